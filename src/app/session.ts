@@ -1,0 +1,83 @@
+/**
+ * One invocation's context: which repository and list, who is acting, and
+ * what time it is. The actor is `--as`, else TASKS_ACTOR, else
+ * `git config tasks.actor`, else the git user email. TASKS_NOW pins the
+ * clock (ISO-8601) for tests and for replaying a scenario.
+ */
+import {randomBytes} from 'node:crypto'
+import {EnvironmentError, UsageError} from '../core/errors'
+import type {OpContext} from '../core/plan'
+import {isValidListName} from '../core/store-layout'
+import {checkActor, checkNote} from '../core/validation'
+import {DEFAULT_CONFIG} from '../core/task'
+import {ListStore} from '../refstore/list-store'
+import {readConfig} from '../refstore/repository'
+
+export interface SessionOptions {
+  cwd: string
+  list: string
+  as?: string
+  force?: boolean
+  reason?: string
+}
+
+export class Session {
+  private actorCache: string | undefined
+
+  private constructor(
+    readonly store: ListStore,
+    private readonly options: SessionOptions,
+  ) {}
+
+  static async open(options: SessionOptions): Promise<Session> {
+    if (!isValidListName(options.list)) {
+      throw new UsageError(`"${options.list}" is not a list name: use letters, digits, . _ - (it becomes refs/tasks/${options.list})`, {list: options.list}, 'bad_list')
+    }
+    if (options.force && !options.reason?.trim()) {
+      throw new UsageError('--force needs --reason "…": the override is recorded in the history', {}, 'force_without_reason')
+    }
+    if (options.reason !== undefined) checkNote('reason', options.reason, DEFAULT_CONFIG)
+    const store = await ListStore.open(options.cwd, options.list)
+    return new Session(store, options)
+  }
+
+  get list(): string {
+    return this.options.list
+  }
+
+  /** The acting identity; resolved once, lazily (reads need none). */
+  async actor(): Promise<string> {
+    if (this.actorCache) return this.actorCache
+    let actor = this.options.as ?? process.env.TASKS_ACTOR
+    if (!actor) {
+      const config = await readConfig(this.store.repo.cwd, '^(tasks\\.actor|user\\.email)$')
+      actor = config.get('tasks.actor') || config.get('user.email')
+    }
+    if (!actor) {
+      throw new EnvironmentError('no_actor', 'who is acting? pass --as NAME, set TASKS_ACTOR, or set git config tasks.actor (or user.email)')
+    }
+    this.actorCache = checkActor(actor)
+    return this.actorCache
+  }
+
+  /** The current time as ISO-8601 UTC (TASKS_NOW overrides). */
+  now(): string {
+    const pinned = process.env.TASKS_NOW
+    if (pinned) {
+      const t = Date.parse(pinned)
+      if (Number.isNaN(t)) throw new UsageError(`TASKS_NOW="${pinned}" is not a date`, {}, 'bad_now')
+      return new Date(t).toISOString()
+    }
+    return new Date().toISOString()
+  }
+
+  async opContext(): Promise<OpContext> {
+    const ctx: OpContext = {actor: await this.actor(), now: this.now(), entropy: randomBytes(16).toString('hex')}
+    if (this.options.force) ctx.force = {reason: this.options.reason!.trim()}
+    return ctx
+  }
+
+  close(): void {
+    this.store.close()
+  }
+}

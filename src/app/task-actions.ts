@@ -1,0 +1,251 @@
+/**
+ * The use cases behind the commands: each runs one op through the
+ * transaction (or one read) and shapes the typed result that a command
+ * prints as JSON or renders as text. Result shapes are documented in
+ * schemas/output/ and checked by the tests.
+ */
+import {UsageError} from '../core/errors'
+import {taskDir} from '../core/ids'
+import {addTask, type AddArgs} from '../core/ops/add'
+import {claimNext, claimTask, heartbeat, releaseAll, releaseTask} from '../core/ops/claim'
+import {addComment} from '../core/ops/comment'
+import {assignTask, editTask, type EditArgs, setDependencies} from '../core/ops/edit'
+import {blockTask, cancelTask, finishTask, reopenTask} from '../core/ops/lifecycle'
+import {removeTask} from '../core/ops/remove'
+import {type Snapshot, allTasks, brokenEntries, childrenOf, dependentsOf, lookup} from '../core/snapshot'
+import {STATUSES, type Comment, type Status, type TaskMeta} from '../core/task'
+import {TaskViewer, type TaskView} from '../core/task-view'
+import {isReady} from '../core/readiness'
+import {readHistory, type HistoryEvent} from '../refstore/history'
+import type {Session} from './session'
+import {mutate, type Op} from './transaction'
+
+export interface TaskResult {
+  task: TaskView
+  /** Commit that recorded the change, or null when nothing changed. */
+  commit: string | null
+}
+
+async function viewer(session: Session, snap: Snapshot): Promise<TaskViewer> {
+  let actor: string | undefined
+  try {
+    actor = await session.actor()
+  } catch {
+    actor = undefined
+  }
+  return new TaskViewer(snap, actor, session.now())
+}
+
+/** Run an op and return the view of the task it produced. */
+async function mutateOne<R extends {task: TaskMeta}>(session: Session, op: Op<R>): Promise<TaskResult & {result: R}> {
+  const done = await mutate(session, op)
+  const v = await viewer(session, done.after)
+  return {task: v.view(done.after.tasks.get(done.result.task.id)?.meta ?? done.result.task), commit: done.commit, result: done.result}
+}
+
+// ---------------------------------------------------------------- init
+
+export interface InitResult {
+  list: string
+  ref: string
+  commit: string
+  created: boolean
+}
+
+export async function initList(session: Session): Promise<InitResult> {
+  const r = await session.store.init()
+  return {list: session.list, ref: session.store.ref, commit: r.commit, created: r.created}
+}
+
+// ---------------------------------------------------------------- create and edit
+
+export async function add(session: Session, args: AddArgs): Promise<TaskResult & {created: boolean}> {
+  const r = await mutateOne(session, (s, c) => addTask(s, c, args))
+  return {task: r.task, created: r.result.created, commit: r.commit}
+}
+
+export async function edit(session: Session, args: EditArgs): Promise<TaskResult & {fields: string[]}> {
+  const r = await mutateOne(session, (s, c) => editTask(s, c, args))
+  return {task: r.task, fields: r.result.fields, commit: r.commit}
+}
+
+export async function assign(session: Session, id: string, assignee: string | null): Promise<TaskResult> {
+  const {task, commit} = await mutateOne(session, (s, c) => assignTask(s, c, {id, assignee}))
+  return {task, commit}
+}
+
+export async function deps(session: Session, id: string, depIds: string[]): Promise<TaskResult> {
+  const {task, commit} = await mutateOne(session, (s, c) => setDependencies(s, c, {id, deps: depIds}))
+  return {task, commit}
+}
+
+export async function comment(session: Session, id: string, text: string, kind?: string): Promise<{comment: Comment; commit: string | null}> {
+  const done = await mutate(session, (s, c) => addComment(s, c, {id, text, kind}))
+  return {comment: done.result.comment, commit: done.commit}
+}
+
+export async function remove(session: Session, id: string): Promise<{removed: Array<{id: string; title: string}>; commit: string | null}> {
+  const done = await mutate(session, (s, c) => removeTask(s, c, {id}))
+  return {removed: done.result.removed.map((t) => ({id: t.id, title: t.title})), commit: done.commit}
+}
+
+// ---------------------------------------------------------------- claims and status
+
+export interface ClaimOutput extends TaskResult {
+  took_over_from: string | null
+  already_owned: boolean
+}
+
+export async function claim(session: Session, id: string, leaseSeconds?: number): Promise<ClaimOutput> {
+  const r = await mutateOne(session, (s, c) => claimTask(s, c, {id, leaseSeconds}))
+  return {task: r.task, commit: r.commit, took_over_from: r.result.took_over_from ?? null, already_owned: r.result.already_owned}
+}
+
+export async function next(session: Session, tags: string[], leaseSeconds?: number): Promise<ClaimOutput> {
+  const r = await mutateOne(session, (s, c) => claimNext(s, c, {tags, leaseSeconds}))
+  return {task: r.task, commit: r.commit, took_over_from: r.result.took_over_from ?? null, already_owned: r.result.already_owned}
+}
+
+export async function beat(session: Session, id: string, epoch?: number, leaseSeconds?: number): Promise<TaskResult> {
+  const {task, commit} = await mutateOne(session, (s, c) => heartbeat(s, c, {id, epoch, leaseSeconds}))
+  return {task, commit}
+}
+
+export async function finish(session: Session, id: string, epoch?: number): Promise<TaskResult & {changed: boolean}> {
+  const r = await mutateOne(session, (s, c) => finishTask(s, c, {id, epoch}))
+  return {task: r.task, commit: r.commit, changed: r.result.changed}
+}
+
+export async function block(session: Session, id: string, note: string, epoch?: number): Promise<TaskResult> {
+  const {task, commit} = await mutateOne(session, (s, c) => blockTask(s, c, {id, note, epoch}))
+  return {task, commit}
+}
+
+export async function reopen(session: Session, id: string): Promise<TaskResult> {
+  const {task, commit} = await mutateOne(session, (s, c) => reopenTask(s, c, {id}))
+  return {task, commit}
+}
+
+export async function cancel(session: Session, id: string, reason: string): Promise<TaskResult & {subitems: TaskView[]}> {
+  const done = await mutate(session, (s, c) => cancelTask(s, c, {id, reason}))
+  const v = await viewer(session, done.after)
+  return {task: v.view(done.result.task), subitems: done.result.subitems.map((t) => v.view(t)), commit: done.commit}
+}
+
+export async function release(session: Session, id: string | undefined, all: boolean, epoch?: number): Promise<{released: TaskView[]; commit: string | null}> {
+  if (all === (id !== undefined)) throw new UsageError('pass an ID to release, or --all to release everything you hold')
+  const done = await mutate(session, (s, c) => (all ? releaseAll(s, c) : releaseTask(s, c, {id: id!, epoch})))
+  const v = await viewer(session, done.after)
+  return {released: done.result.tasks.map((t) => v.view(t)), commit: done.commit}
+}
+
+// ---------------------------------------------------------------- reads
+
+export interface ListFilters {
+  status?: string[]
+  tags?: string[]
+  owner?: string
+  assignee?: string
+  ready?: boolean
+  all?: boolean
+}
+
+export interface ListResult {
+  list: string
+  commit: string
+  tasks: Array<TaskView & {depth: number}>
+  broken: Array<{path: string; error: string}>
+  warnings: string[]
+}
+
+const STATUS_RANK: Record<Status, number> = {in_progress: 0, blocked: 1, todo: 2, done: 3, cancelled: 4}
+const OPEN: ReadonlySet<string> = new Set(['todo', 'in_progress', 'blocked'])
+
+function sortForList(a: TaskMeta, b: TaskMeta): number {
+  return STATUS_RANK[a.status] - STATUS_RANK[b.status] || a.priority - b.priority || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)
+}
+
+export async function list(session: Session, f: ListFilters): Promise<ListResult> {
+  const loaded = await session.store.load()
+  const snap = loaded.snapshot
+  const v = await viewer(session, snap)
+  const statuses = new Set<string>()
+  for (const s of f.status ?? []) {
+    for (const part of s.split(',').map((x) => x.trim()).filter(Boolean)) {
+      if (part !== 'open' && part !== 'all' && part !== 'ready' && part !== 'waiting' && !(STATUSES as readonly string[]).includes(part)) {
+        throw new UsageError(`"${part}" is not a status: use ${STATUSES.join(', ')}, open or all`, {status: part}, 'bad_status')
+      }
+      if (part === 'open') for (const o of OPEN) statuses.add(o)
+      else if (part === 'all') for (const o of STATUSES) statuses.add(o)
+      else statuses.add(part)
+    }
+  }
+  if (statuses.size === 0) for (const s of f.all || f.owner || f.assignee ? STATUSES : OPEN) statuses.add(s)
+  const actor = v.actor
+  const matches = (t: TaskMeta): boolean => {
+    if (!statuses.has(t.status)) return false
+    if (f.tags?.length && !f.tags.every((tag) => t.tags.includes(tag))) return false
+    if (f.owner && t.owner !== f.owner) return false
+    if (f.assignee && t.assignee !== f.assignee) return false
+    if (f.ready && !isReady(snap, t, actor, v.now)) return false
+    return true
+  }
+  const all = allTasks(snap)
+  const selected = new Set(all.filter(matches).map((t) => t.id))
+  const rows: Array<TaskView & {depth: number}> = []
+  const tops = all.filter((t) => selected.has(t.id) && !(t.parent && selected.has(t.parent))).sort(sortForList)
+  for (const t of tops) {
+    rows.push({...v.view(t), depth: 0})
+    for (const c of childrenOf(snap, t.id).filter((c) => selected.has(c.id)).sort(sortForList)) rows.push({...v.view(c), depth: 1})
+  }
+  return {
+    list: session.list,
+    commit: loaded.index.commit,
+    tasks: rows,
+    broken: brokenEntries(snap).map((e) => ({path: e.path, error: e.error ?? 'unreadable'})),
+    warnings: loaded.index.warnings,
+  }
+}
+
+export interface ShowResult {
+  task: TaskView
+  body: string
+  comments: Comment[]
+  dependencies: Array<{id: string; short_id: string; title: string; status: string}>
+  dependents: Array<{id: string; short_id: string; title: string; status: string}>
+  subitems: Array<{id: string; short_id: string; title: string; status: string}>
+  broken: Array<{path: string; error: string}>
+}
+
+export async function show(session: Session, id: string): Promise<ShowResult> {
+  const loaded = await session.store.load()
+  const snap = loaded.snapshot
+  const meta = lookup(snap, id)
+  const v = await viewer(session, snap)
+  const detail = await session.store.readDetail(loaded, meta.id)
+  const brief = (t: TaskMeta | {id: string; missing: true}) =>
+    'missing' in t ? {id: t.id, short_id: t.id, title: '(missing)', status: 'missing'} : {id: t.id, short_id: v.shortId(t.id), title: t.title, status: t.status}
+  return {
+    task: v.view(meta),
+    body: detail.body,
+    comments: detail.comments,
+    dependencies: meta.depends_on.map((d) => brief(snap.tasks.get(d)?.meta ?? {id: d, missing: true})),
+    dependents: dependentsOf(snap, meta.id).map(brief),
+    subitems: childrenOf(snap, meta.id).map(brief),
+    broken: detail.broken,
+  }
+}
+
+export async function log(session: Session, id: string | undefined, limit: number | undefined): Promise<{list: string; task: string | null; events: HistoryEvent[]}> {
+  let path: string | undefined
+  let task: string | null = null
+  if (id !== undefined) {
+    const loaded = await session.store.load()
+    task = lookup(loaded.snapshot, id).id
+    path = taskDir(task)
+  } else if (!session.store.tip) {
+    await session.store.load() // raises "not initialised"
+  }
+  const events = await readHistory(session.store.repo.cwd, session.store.ref, {path, limit})
+  return {list: session.list, task, events}
+}

@@ -1,0 +1,58 @@
+import {readFileSync} from 'node:fs'
+import {Args, Flags} from '@oclif/core'
+import {TasksCommand} from './base-command'
+import {type TaskResult, add} from '../app/task-actions'
+import {UsageError} from '../core/errors'
+import {renderTaskLine} from '../render/tasks'
+import type {Terminal} from '../render/terminal'
+
+type AddOutput = TaskResult & {created: boolean}
+
+/** Read --body-file: a path, or - for standard input. */
+export function readBodyFile(path: string): string {
+  try {
+    return readFileSync(path === '-' ? 0 : path, 'utf8')
+  } catch (error) {
+    throw new UsageError(`cannot read ${path}: ${(error as Error).message}`, {path}, 'bad_file')
+  }
+}
+
+export default class Add extends TasksCommand<AddOutput> {
+  static override summary = 'Add a task.'
+  static override args = {title: Args.string({required: true, description: 'one-line title (at most 500 bytes)'})}
+  static override flags = {
+    body: Flags.string({char: 'b', description: 'Markdown description.', exclusive: ['body-file']}),
+    'body-file': Flags.string({description: 'Read the description from a file (- for stdin).'}),
+    tag: Flags.string({char: 't', description: 'Tag (repeatable, or comma-separated).', multiple: true}),
+    parent: Flags.string({description: 'Make this a sub-item of PARENT (one level deep).'}),
+    'depends-on': Flags.string({char: 'd', description: 'Wait for this task (repeatable).', multiple: true}),
+    priority: Flags.string({char: 'p', description: 'Priority 0 (most urgent) to 4.', default: '2'}),
+    assignee: Flags.string({description: 'Reserve the task for this actor.'}),
+    key: Flags.string({description: 'Idempotency key: adding again with the same key returns the same task.'}),
+  }
+  static override examples = [
+    '<%= config.bin %> add "Wire the claim CAS" --tag backend -p 1',
+    '<%= config.bin %> add "Write the regression test" --parent tsk-k3v9',
+    '<%= config.bin %> add "Publish" --depends-on tsk-k3v9 --depends-on tsk-8d2q',
+  ]
+
+  protected async execute(): Promise<AddOutput> {
+    const {args, flags} = await this.parse(Add)
+    this.flagsForSession = flags
+    const body = flags['body-file'] !== undefined ? readBodyFile(flags['body-file']) : flags.body
+    return add(await this.openSession(), {
+      title: args.title,
+      body,
+      tags: flags.tag,
+      parent: flags.parent,
+      dependsOn: flags['depends-on'],
+      priority: flags.priority,
+      assignee: flags.assignee,
+      key: flags.key,
+    })
+  }
+
+  protected render(r: AddOutput, term: Terminal): string {
+    return renderTaskLine(term, r.created ? 'added' : 'exists', r.task)
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * What every command shares: the global flags (--json, --list, --as), the
+ * session, printing a result as JSON or as text, and turning any failure
+ * into the documented exit code (with --json: one JSON object on stderr).
+ * Commands implement `execute` (one call into the app layer, returning the
+ * result that is also the --json output) and `render` (text for people).
+ */
+import {Command, Flags, type Interfaces} from '@oclif/core'
+import {EXIT, TasksError, UsageError} from '../core/errors'
+import {Session} from '../app/session'
+import {type Terminal, detectTerminal} from '../render/terminal'
+
+export const globalFlags = {
+  json: Flags.boolean({description: 'Print the result as JSON (errors as JSON on stderr).', helpGroup: 'GLOBAL'}),
+  list: Flags.string({description: 'Task list to use: refs/tasks/<list>.', default: 'main', env: 'TASKS_LIST', helpGroup: 'GLOBAL'}),
+  as: Flags.string({description: 'Act as this actor (else $TASKS_ACTOR, git config tasks.actor, user.email).', helpGroup: 'GLOBAL'}),
+}
+
+/** --force/--reason for acting on an item someone else holds; recorded as Tasks-Override. */
+export const overrideFlags = {
+  force: Flags.boolean({description: 'Act on an item held by someone else (needs --reason; recorded in history).'}),
+  reason: Flags.string({description: 'Why you are overriding (with --force).'}),
+}
+
+export const epochFlag = {
+  epoch: Flags.integer({description: 'Fencing token from your claim: refuse if the item was claimed again since.'}),
+}
+
+type GlobalFlags = Interfaces.InferredFlags<typeof globalFlags>
+
+export abstract class TasksCommand<R> extends Command {
+  static override baseFlags = globalFlags
+  /** Commands that take --force/--reason set this so the session can check them. */
+  protected session: Session | null = null
+
+  /** Run the command against a session and return the result (the --json output). */
+  protected abstract execute(): Promise<R>
+
+  /** Text for a person. */
+  protected abstract render(result: R, term: Terminal): string
+
+  protected flagsForSession: GlobalFlags & {force?: boolean; reason?: string} = {json: false, list: 'main', as: undefined}
+
+  /** Open the session for this invocation (once). */
+  protected async openSession(): Promise<Session> {
+    if (!this.session) {
+      const f = this.flagsForSession
+      this.session = await Session.open({cwd: process.cwd(), list: f.list, as: f.as, force: f.force, reason: f.reason})
+    }
+    return this.session
+  }
+
+  protected jsonMode(): boolean {
+    return this.flagsForSession.json || this.argv.includes('--json')
+  }
+
+  public async run(): Promise<void> {
+    try {
+      const result = await this.execute()
+      if (this.jsonMode()) process.stdout.write(`${JSON.stringify(result)}\n`)
+      else process.stdout.write(this.render(result, detectTerminal()))
+    } finally {
+      this.session?.close()
+    }
+  }
+
+  protected override async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}; code?: string}): Promise<void> {
+    this.session?.close()
+    const error = toTasksError(err)
+    if (this.jsonMode()) {
+      process.stderr.write(`${JSON.stringify(error.toJSON())}\n`)
+    } else {
+      process.stderr.write(`error: ${error.message}\n`)
+      if (error.code === 'internal' && process.env.TASKS_DEBUG) process.stderr.write(`${err.stack}\n`)
+    }
+    process.exitCode = error.exitCode
+  }
+}
+
+/** Map anything thrown to a TasksError: oclif parse errors are usage errors, the rest internal bugs. */
+export function toTasksError(err: Error & {oclif?: {exit?: number}; code?: string}): TasksError {
+  if (err instanceof TasksError) return err
+  if (err.oclif?.exit === 2 || /Error$/.test(err.constructor?.name ?? '') && /flag|argument|Expected|Missing|Unexpected|Nonexistent/i.test(err.message)) {
+    return new UsageError(err.message.split('\n')[0]!.replace(/^Error: /, ''), {}, 'usage')
+  }
+  const internal = new TasksError('internal', EXIT.error, `internal error: ${err.message}. This is a bug in git-tasks; please report it with the command you ran (TASKS_DEBUG=1 prints the stack).`)
+  return internal
+}

@@ -1,0 +1,26 @@
+import {Args} from '@oclif/core'
+import {TasksCommand, epochFlag, overrideFlags} from './base-command'
+import {type TaskResult, block} from '../app/task-actions'
+import {renderTaskLine} from '../render/tasks'
+import type {Terminal} from '../render/terminal'
+
+export default class Block extends TasksCommand<TaskResult> {
+  static override summary = 'Mark a task you hold as blocked, with a note saying on what.'
+  static override description = 'A blocked item can be finished directly once the blocker clears, resumed with claim, or reopened.'
+  static override args = {
+    id: Args.string({required: true, description: 'task id or unique prefix'}),
+    reason: Args.string({required: true, description: 'what it is waiting on'}),
+  }
+  static override flags = {...overrideFlags, ...epochFlag}
+  static override examples = ['<%= config.bin %> block tsk-k3v9 "waiting on API review"']
+
+  protected async execute(): Promise<TaskResult> {
+    const {args, flags} = await this.parse(Block)
+    this.flagsForSession = flags
+    return block(await this.openSession(), args.id, args.reason, flags.epoch)
+  }
+
+  protected render(r: TaskResult, term: Terminal): string {
+    return renderTaskLine(term, 'blocked', r.task, r.task.block_note ?? '')
+  }
+}

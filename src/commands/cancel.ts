@@ -1,0 +1,27 @@
+import {Args, Flags} from '@oclif/core'
+import {TasksCommand} from './base-command'
+import {type TaskResult, cancel} from '../app/task-actions'
+import type {TaskView} from '../core/task-view'
+import {renderTaskLine} from '../render/tasks'
+import type {Terminal} from '../render/terminal'
+
+type Output = TaskResult & {subitems: TaskView[]}
+
+export default class Cancel extends TasksCommand<Output> {
+  static override summary = 'Cancel a task (final), with a reason; its open sub-items are cancelled too.'
+  static override args = {id: Args.string({required: true, description: 'task id or unique prefix'})}
+  static override flags = {
+    reason: Flags.string({char: 'r', description: 'Why it is cancelled.', required: true}),
+    force: Flags.boolean({description: 'Cancel even though someone else holds it (recorded in history).'}),
+  }
+
+  protected async execute(): Promise<Output> {
+    const {args, flags} = await this.parse(Cancel)
+    this.flagsForSession = flags
+    return cancel(await this.openSession(), args.id, flags.reason)
+  }
+
+  protected render(r: Output, term: Terminal): string {
+    return [r.task, ...r.subitems].map((t) => renderTaskLine(term, 'cancelled', t)).join('')
+  }
+}

@@ -1,0 +1,34 @@
+import {Args, Flags} from '@oclif/core'
+import {TasksCommand} from './base-command'
+import {comment} from '../app/task-actions'
+import {COMMENT_KINDS, type Comment} from '../core/task'
+import {UsageError} from '../core/errors'
+import {readBodyFile} from './add'
+import {type Terminal, paint} from '../render/terminal'
+
+type Output = {comment: Comment; commit: string | null}
+
+export default class CommentCommand extends TasksCommand<Output> {
+  static override summary = 'Comment on a task: a note, decision, problem, lesson or knowledge.'
+  static override args = {
+    id: Args.string({required: true, description: 'task id or unique prefix'}),
+    text: Args.string({description: 'the comment (or --file)'}),
+  }
+  static override flags = {
+    kind: Flags.string({char: 'k', description: 'Kind of comment.', options: [...COMMENT_KINDS], default: 'note'}),
+    file: Flags.string({description: 'Read the comment from a file (- for stdin).'}),
+  }
+  static override examples = ['<%= config.bin %> comment tsk-k3v9 "Chose CAS over locks" --kind decision']
+
+  protected async execute(): Promise<Output> {
+    const {args, flags} = await this.parse(CommentCommand)
+    this.flagsForSession = flags
+    if ((args.text === undefined) === (flags.file === undefined)) throw new UsageError('pass the comment TEXT or --file, not both')
+    const text = flags.file !== undefined ? readBodyFile(flags.file) : args.text!
+    return comment(await this.openSession(), args.id, text, flags.kind)
+  }
+
+  protected render(r: Output, term: Terminal): string {
+    return `commented on ${paint(term, 'yellow', r.comment.task)} [${r.comment.kind}]\n`
+  }
+}

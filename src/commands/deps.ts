@@ -1,0 +1,23 @@
+import {Args} from '@oclif/core'
+import {TasksCommand} from './base-command'
+import {type TaskResult, deps} from '../app/task-actions'
+import {renderTaskLine} from '../render/tasks'
+import type {Terminal} from '../render/terminal'
+
+export default class Deps extends TasksCommand<TaskResult> {
+  static override summary = "Replace a task's dependencies (none given: clear them)."
+  static override description = 'Missing ids, self-dependencies, cycles and other lists are rejected; duplicates fold into one edge.'
+  static override strict = false
+  static override args = {id: Args.string({required: true, description: 'task id or unique prefix'})}
+  static override examples = ['<%= config.bin %> deps tsk-pub1 tsk-api2 tsk-ui33', '<%= config.bin %> deps tsk-pub1']
+
+  protected async execute(): Promise<TaskResult> {
+    const {args, argv, flags} = await this.parse(Deps)
+    this.flagsForSession = flags
+    return deps(await this.openSession(), args.id, (argv as string[]).slice(1))
+  }
+
+  protected render(r: TaskResult, term: Terminal): string {
+    return renderTaskLine(term, 'dependencies of', r.task, r.task.depends_on.length ? `→ ${r.task.depends_on.join(', ')}` : 'none')
+  }
+}

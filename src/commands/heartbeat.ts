@@ -1,0 +1,22 @@
+import {Args} from '@oclif/core'
+import {TasksCommand, epochFlag} from './base-command'
+import {type TaskResult, beat} from '../app/task-actions'
+import {leaseFlag} from './claim'
+import {renderTaskLine} from '../render/tasks'
+import type {Terminal} from '../render/terminal'
+
+export default class Heartbeat extends TasksCommand<TaskResult> {
+  static override summary = 'Extend the lease on a task you hold.'
+  static override args = {id: Args.string({required: true, description: 'task id or unique prefix'})}
+  static override flags = {...epochFlag, ...leaseFlag}
+
+  protected async execute(): Promise<TaskResult> {
+    const {args, flags} = await this.parse(Heartbeat)
+    this.flagsForSession = flags
+    return beat(await this.openSession(), args.id, flags.epoch, flags.lease)
+  }
+
+  protected render(r: TaskResult, term: Terminal): string {
+    return renderTaskLine(term, 'lease extended', r.task, `until ${r.task.lease_expires}`)
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The command table for oclif's `explicit` discovery strategy: the bundle
+ * exports it as COMMANDS, so oclif never scans directories at start-up.
+ */
+import Add from './add'
+import Assign from './assign'
+import Block from './block'
+import Cancel from './cancel'
+import Claim from './claim'
+import CommentCommand from './comment'
+import Deps from './deps'
+import Done from './done'
+import Edit from './edit'
+import Heartbeat from './heartbeat'
+import Init from './init'
+import List from './list'
+import Log from './log'
+import Next from './next'
+import Release from './release'
+import Reopen from './reopen'
+import Rm from './rm'
+import Show from './show'
+import Start from './start'
+
+export const COMMANDS = {
+  add: Add,
+  assign: Assign,
+  block: Block,
+  cancel: Cancel,
+  claim: Claim,
+  comment: CommentCommand,
+  deps: Deps,
+  done: Done,
+  edit: Edit,
+  heartbeat: Heartbeat,
+  init: Init,
+  list: List,
+  log: Log,
+  next: Next,
+  release: Release,
+  reopen: Reopen,
+  rm: Rm,
+  show: Show,
+  start: Start,
+}

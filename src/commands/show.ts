@@ -1,0 +1,21 @@
+import {Args} from '@oclif/core'
+import {TasksCommand} from './base-command'
+import {type ShowResult, show} from '../app/task-actions'
+import {renderTaskDetail} from '../render/tasks'
+import type {Terminal} from '../render/terminal'
+
+export default class Show extends TasksCommand<ShowResult> {
+  static override summary = 'Show one task: fields, description, comments, dependencies, dependents and sub-items.'
+  static override args = {id: Args.string({required: true, description: 'task id or unique prefix'})}
+  static override examples = ['<%= config.bin %> show tsk-k3v9']
+
+  protected async execute(): Promise<ShowResult> {
+    const {args, flags} = await this.parse(Show)
+    this.flagsForSession = flags
+    return show(await this.openSession(), args.id)
+  }
+
+  protected render(r: ShowResult, term: Terminal): string {
+    return renderTaskDetail(term, r)
+  }
+}

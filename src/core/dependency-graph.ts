@@ -1,0 +1,70 @@
+/**
+ * The dependency DAG of one list. Edges point from an item to what it
+ * depends on. New edges are checked here: missing ids, self-edges, cycles;
+ * duplicates fold. Pure.
+ */
+import {ConflictError, InvalidError} from './errors'
+import {type Snapshot, resolve, taskMeta} from './snapshot'
+
+/**
+ * Resolve and validate a replacement dependency set for `id`.
+ * Returns sorted, de-duplicated stored ids.
+ */
+export function checkDependencies(snap: Snapshot, id: string, inputs: readonly string[]): string[] {
+  const deps = new Set<string>()
+  for (const input of inputs) {
+    if (/^[A-Za-z0-9._-]+:tsk-/i.test(input.trim())) {
+      throw new InvalidError('cross_list_dependency', `"${input}" names another list: dependencies stay within one list`, {input})
+    }
+    const dep = resolve(snap, input)
+    taskMeta(snap, dep) // a broken file cannot be depended on
+    if (dep === id) throw new InvalidError('self_dependency', `${id} cannot depend on itself`, {id})
+    deps.add(dep)
+  }
+  const cycle = findPathTo(snap, [...deps], id)
+  if (cycle) {
+    const loop = [id, ...cycle]
+    throw new InvalidError('dependency_cycle', `that would make a cycle: ${loop.join(' → ')}`, {id, cycle: loop})
+  }
+  return [...deps].sort()
+}
+
+/**
+ * Depth-first search along depends_on from `starts`; returns the path that
+ * reaches `target` (starts[i] … target) or null.
+ */
+export function findPathTo(snap: Snapshot, starts: readonly string[], target: string): string[] | null {
+  const seen = new Set<string>()
+  const stack: Array<{id: string; path: string[]}> = starts.map((s) => ({id: s, path: [s]}))
+  while (stack.length > 0) {
+    const {id, path} = stack.pop()!
+    if (id === target) return path
+    if (seen.has(id)) continue
+    seen.add(id)
+    const meta = snap.tasks.get(id)?.meta
+    if (!meta) continue
+    for (const next of meta.depends_on) if (!seen.has(next)) stack.push({id: next, path: [...path, next]})
+  }
+  return null
+}
+
+/** Ids outside `removed` that depend on something in `removed`. */
+export function externalDependents(snap: Snapshot, removed: ReadonlySet<string>): Array<{id: string; on: string}> {
+  const out: Array<{id: string; on: string}> = []
+  for (const entry of snap.tasks.values()) {
+    if (!entry.meta || removed.has(entry.id)) continue
+    for (const dep of entry.meta.depends_on) if (removed.has(dep)) out.push({id: entry.id, on: dep})
+  }
+  return out
+}
+
+/** Reject removing items that others still depend on. */
+export function assertRemovable(snap: Snapshot, removed: ReadonlySet<string>): void {
+  const blockers = externalDependents(snap, removed)
+  if (blockers.length > 0) {
+    const names = blockers.slice(0, 5).map((b) => `${b.id} depends on ${b.on}`)
+    throw new ConflictError('has_dependents', `cannot remove: ${names.join('; ')}. Change their dependencies first (tasks deps).`, {
+      dependents: blockers,
+    })
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * Task ids, named like git names objects: a long stored id that clones
+ * creating items offline will not collide on, and the shortest unique prefix
+ * for people and agents to read and type.
+ *
+ * Stored id: `tsk-` + 10 characters of lowercase Crockford base32 (50 bits)
+ * taken from a SHA-256 digest of a seed. The seed is random entropy handed in
+ * by the caller, or the list name and an idempotency key (same key, same id).
+ * When the 10-character id is already taken by a different task, the id is
+ * extended one character at a time from the same digest.
+ *
+ * Pure: no randomness or I/O here; callers pass the entropy in.
+ */
+import {createHash} from 'node:crypto'
+import {NotFoundError, UsageError} from './errors'
+
+export const ID_PREFIX = 'tsk-'
+export const ID_BODY_LENGTH = 10
+export const MIN_PREFIX = 4
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'
+const BODY_RE = /^[0-9a-hjkmnp-tv-z]+$/
+const STORED_ID_RE = /^tsk-[0-9a-hjkmnp-tv-z]{10,26}$/
+
+/** Base32 (Crockford, lowercase) of a byte buffer, most significant bits first. */
+function base32(bytes: Uint8Array): string {
+  let out = ''
+  let acc = 0
+  let bits = 0
+  for (const byte of bytes) {
+    acc = (acc << 8) | byte
+    bits += 8
+    while (bits >= 5) {
+      out += ALPHABET[(acc >>> (bits - 5)) & 31]
+      bits -= 5
+    }
+    acc &= (1 << bits) - 1
+  }
+  if (bits > 0) out += ALPHABET[(acc << (5 - bits)) & 31]
+  return out
+}
+
+/** The id body candidates for a seed: 10 characters, then longer ones for collisions. */
+export function idFromSeed(seed: string, taken: (id: string) => boolean): string {
+  const digest = base32(createHash('sha256').update(seed).digest())
+  for (let len = ID_BODY_LENGTH; len <= 26; len++) {
+    const id = ID_PREFIX + digest.slice(0, len)
+    if (!taken(id)) return id
+  }
+  // 26 characters is 130 bits: only an identical seed reaches this.
+  throw new Error(`id space exhausted for seed ${seed}`)
+}
+
+/** Seed for an idempotent create: same list and key always give the same id. */
+export function keyedSeed(list: string, key: string): string {
+  return `key\0${list}\0${key}`
+}
+
+/** True if `id` is a well-formed stored id. */
+export function isStoredId(id: string): boolean {
+  return STORED_ID_RE.test(id)
+}
+
+/**
+ * The fan-out directory of a task: two hex characters of the SHA-1 of its id
+ * (256 shards). Hashing spreads ids evenly whatever their characters, and 256
+ * keeps the `tasks/` tree small (~7 KB) so one mutation writes little.
+ */
+export function shardOf(id: string): string {
+  return createHash('sha1').update(id).digest('hex').slice(0, 2)
+}
+
+/** Path of a task's directory on the ref. */
+export function taskDir(id: string): string {
+  return `tasks/${shardOf(id)}/${id}`
+}
+
+/**
+ * Normalise what a user typed into an id body prefix. Accepts `tsk-abcd`,
+ * `TSK-ABCD` and `abcd`. Anything else (paths, spaces, other letters) is a
+ * usage error: it can never name a task, so nothing is looked up.
+ */
+export function normaliseIdInput(input: string): string {
+  const trimmed = input.trim().toLowerCase()
+  const body = trimmed.startsWith(ID_PREFIX) ? trimmed.slice(ID_PREFIX.length) : trimmed
+  if (body.length === 0 || body.length > 26 || !BODY_RE.test(body)) {
+    throw new UsageError(`"${input}" is not a task id: ids look like ${ID_PREFIX}k3v9 (letters and digits of base32)`, {
+      input,
+    }, 'bad_id')
+  }
+  if (body.length < MIN_PREFIX) {
+    throw new UsageError(`"${input}" is too short: type at least ${MIN_PREFIX} characters of an id`, {input}, 'bad_id')
+  }
+  return ID_PREFIX + body
+}
+
+/**
+ * Resolve a typed id or prefix against the ids of a list. `ids` must be sorted.
+ * Unknown → not found (3); ambiguous → usage (2) listing the candidates.
+ */
+export function resolveId(input: string, sortedIds: readonly string[]): string {
+  const prefix = normaliseIdInput(input)
+  let lo = 0
+  let hi = sortedIds.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (sortedIds[mid]! < prefix) lo = mid + 1
+    else hi = mid
+  }
+  const matches: string[] = []
+  for (let i = lo; i < sortedIds.length && sortedIds[i]!.startsWith(prefix); i++) {
+    if (sortedIds[i] === prefix) return prefix
+    matches.push(sortedIds[i]!)
+  }
+  if (matches.length === 1) return matches[0]!
+  if (matches.length === 0) throw new NotFoundError('task_not_found', `no task matches "${input}"`, {input})
+  throw new UsageError(`"${input}" is ambiguous: it matches ${matches.slice(0, 5).join(', ')}${matches.length > 5 ? ', …' : ''}`, {
+    input,
+    candidates: matches.slice(0, 20),
+  }, 'ambiguous_id')
+}
+
+/**
+ * Shortest unique prefix of every id (at least MIN_PREFIX body characters),
+ * computed from sorted neighbours like `git log --abbrev`.
+ */
+export function shortIds(sortedIds: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>()
+  const common = (a: string | undefined, b: string | undefined): number => {
+    if (a === undefined || b === undefined) return 0
+    let i = 0
+    while (i < a.length && i < b.length && a[i] === b[i]) i++
+    return i
+  }
+  for (let i = 0; i < sortedIds.length; i++) {
+    const id = sortedIds[i]!
+    const need = Math.max(common(id, sortedIds[i - 1]), common(id, sortedIds[i + 1])) + 1
+    const len = Math.min(id.length, Math.max(ID_PREFIX.length + MIN_PREFIX, need))
+    out.set(id, id.slice(0, len))
+  }
+  return out
+}

@@ -1,0 +1,92 @@
+/**
+ * `add`: create a task (optionally a sub-item, with dependencies, tags,
+ * priority and an assignee). With an idempotency key the id is derived from
+ * the key, and adding again with the same key returns the existing task.
+ */
+import {ConflictError, InvalidError} from '../errors'
+import {idFromSeed, keyedSeed} from '../ids'
+import type {OpContext, Plan} from '../plan'
+import {type Snapshot, resolve, taskMeta} from '../snapshot'
+import {checkDependencies} from '../dependency-graph'
+import {DEFAULT_PRIORITY, FINISHED, type TaskMeta} from '../task'
+import {checkActor, checkBody, checkPriority, checkTags, checkTitle} from '../validation'
+
+export interface AddArgs {
+  title: string
+  body?: string
+  tags?: string[]
+  parent?: string
+  dependsOn?: string[]
+  priority?: string | number
+  assignee?: string
+  key?: string
+}
+
+export interface AddResult {
+  task: TaskMeta
+  /** False when --key matched an existing task and nothing was written. */
+  created: boolean
+}
+
+export function addTask(snap: Snapshot, ctx: OpContext, args: AddArgs): Plan<AddResult> {
+  const title = checkTitle(args.title, snap.config)
+  const body = checkBody(args.body ?? '', snap.config)
+  const tags = checkTags(args.tags ?? [])
+  const priority = args.priority === undefined ? DEFAULT_PRIORITY : checkPriority(args.priority)
+  const assignee = args.assignee === undefined ? undefined : checkActor(args.assignee, 'assignee')
+  const key = args.key?.trim()
+  if (args.key !== undefined && !key) throw new InvalidError('empty_key', 'the idempotency key is empty')
+
+  let id: string
+  if (key) {
+    id = idFromSeed(keyedSeed(snap.list, key), (candidate) => {
+      const existing = snap.tasks.get(candidate)
+      return existing !== undefined && existing.meta?.key !== key
+    })
+    const existing = snap.tasks.get(id)?.meta
+    if (existing) return {op: 'add', subject: {id, title: existing.title}, changes: [], trailers: [], result: {task: existing, created: false}}
+  } else {
+    id = idFromSeed(`random\0${ctx.entropy}`, (candidate) => snap.tasks.has(candidate))
+  }
+
+  let parent: string | undefined
+  if (args.parent !== undefined) {
+    parent = resolve(snap, args.parent)
+    const p = taskMeta(snap, parent)
+    if (p.parent) {
+      throw new InvalidError('nesting_too_deep', `${parent} is itself a sub-item of ${p.parent}; sub-items are one level deep`, {
+        parent,
+        grandparent: p.parent,
+      })
+    }
+    if (FINISHED.has(p.status)) {
+      throw new ConflictError('parent_finished', `${parent} is ${p.status}; reopen it before adding sub-items`, {parent, status: p.status})
+    }
+  }
+  const depends_on = checkDependencies(snap, id, args.dependsOn ?? [])
+
+  const meta: TaskMeta = {
+    id,
+    title,
+    status: 'todo',
+    priority,
+    tags,
+    parent,
+    depends_on,
+    assignee,
+    epoch: 0,
+    key,
+    created_at: ctx.now,
+    created_by: ctx.actor,
+    updated_at: ctx.now,
+    updated_by: ctx.actor,
+    revision: 1,
+  }
+  return {
+    op: 'add',
+    subject: {id, title},
+    changes: [{kind: 'put-task', meta, body}],
+    trailers: [],
+    result: {task: meta, created: true},
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * `comment`: typed comments (note, decision, problem, lesson, knowledge),
+ * one file per comment so concurrent comments never touch the same path.
+ */
+import {createHash} from 'node:crypto'
+import {UsageError} from '../errors'
+import type {OpContext, Plan} from '../plan'
+import {type Snapshot, lookup} from '../snapshot'
+import {COMMENT_KINDS, type Comment, type CommentKind} from '../task'
+import {checkText} from '../validation'
+
+/** `2026-11-29T19:13:00.123Z` → `20261129T191300.123Z`: sorts by time, safe in a path. */
+export function compactTimestamp(iso: string): string {
+  return iso.replace(/[-:]/g, '')
+}
+
+export function addComment(snap: Snapshot, ctx: OpContext, args: {id: string; text: string; kind?: string}): Plan<{comment: Comment}> {
+  const meta = lookup(snap, args.id)
+  const kind = (args.kind ?? 'note') as CommentKind
+  if (!COMMENT_KINDS.includes(kind)) {
+    throw new UsageError(`"${args.kind}" is not a comment kind: use one of ${COMMENT_KINDS.join(', ')}`, {kind: args.kind}, 'bad_kind')
+  }
+  const body = checkText('comment', args.text.replace(/\s+$/, ''), snap.config.max_comment_bytes, true)
+  const hash = createHash('sha256').update(`${meta.id}\0${ctx.actor}\0${ctx.now}\0${body}\0${ctx.entropy}`).digest('hex').slice(0, 8)
+  const comment: Comment = {
+    id: `${compactTimestamp(ctx.now)}-${hash}`,
+    task: meta.id,
+    kind,
+    author: ctx.actor,
+    created_at: ctx.now,
+    body,
+  }
+  return {
+    op: 'comment',
+    subject: {id: meta.id, title: meta.title},
+    changes: [{kind: 'add-comment', comment}],
+    trailers: [['Tasks-Comment-Kind', kind]],
+    result: {comment},
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * Changing what a task says rather than where it is in its life: `edit`
+ * (title, body, priority, tags), `assign` and `deps`.
+ */
+import {ConflictError, UsageError} from '../errors'
+import type {OpContext, Plan} from '../plan'
+import {checkDependencies} from '../dependency-graph'
+import {type Snapshot, lookup} from '../snapshot'
+import type {TaskMeta} from '../task'
+import {checkActor, checkBody, checkPriority, checkTags, checkTitle} from '../validation'
+import {revise} from './revision'
+
+export interface EditArgs {
+  id: string
+  title?: string
+  body?: string
+  priority?: string | number
+  addTags?: string[]
+  removeTags?: string[]
+}
+
+export function editTask(snap: Snapshot, ctx: OpContext, args: EditArgs): Plan<{task: TaskMeta; fields: string[]}> {
+  const meta = lookup(snap, args.id)
+  const changes: Partial<TaskMeta> = {}
+  const fields: string[] = []
+  if (args.title !== undefined) {
+    const title = checkTitle(args.title, snap.config)
+    if (title !== meta.title) (changes.title = title), fields.push('title')
+  }
+  if (args.priority !== undefined) {
+    const priority = checkPriority(args.priority)
+    if (priority !== meta.priority) (changes.priority = priority), fields.push('priority')
+  }
+  if (args.addTags?.length || args.removeTags?.length) {
+    const remove = new Set(checkTags(args.removeTags ?? []))
+    const tags = checkTags([...meta.tags.filter((t) => !remove.has(t)), ...(args.addTags ?? [])])
+    if (tags.join(',') !== meta.tags.join(',')) (changes.tags = tags), fields.push('tags')
+  }
+  let body: string | undefined
+  if (args.body !== undefined) {
+    body = checkBody(args.body, snap.config)
+    fields.push('body')
+  }
+  if (args.title === undefined && args.priority === undefined && args.body === undefined && !args.addTags?.length && !args.removeTags?.length) {
+    throw new UsageError('nothing to edit: pass --title, --body, --body-file, --priority, --tag or --untag')
+  }
+  if (fields.length === 0) {
+    return {op: 'edit', subject: {id: meta.id, title: meta.title}, changes: [], trailers: [], result: {task: meta, fields}}
+  }
+  const next = revise(meta, ctx, changes)
+  return {
+    op: 'edit',
+    subject: {id: meta.id, title: next.title},
+    changes: [{kind: 'put-task', meta: next, body}],
+    trailers: [['Tasks-Fields', fields.join(', ')]],
+    result: {task: next, fields},
+  }
+}
+
+/** Reserve an item for an actor (or clear the reservation with `null`). */
+export function assignTask(snap: Snapshot, ctx: OpContext, args: {id: string; assignee: string | null}): Plan<{task: TaskMeta}> {
+  const meta = lookup(snap, args.id)
+  const assignee = args.assignee === null ? undefined : checkActor(args.assignee, 'assignee')
+  const subject = {id: meta.id, title: meta.title}
+  if (assignee === meta.assignee) return {op: 'assign', subject, changes: [], trailers: [], result: {task: meta}}
+  const next = revise(meta, ctx, {assignee})
+  return {op: 'assign', subject, changes: [{kind: 'put-task', meta: next}], trailers: [['Tasks-Assignee', assignee ?? '(none)']], result: {task: next}}
+}
+
+/** Replace an item's dependency set (an empty list clears it). */
+export function setDependencies(snap: Snapshot, ctx: OpContext, args: {id: string; deps: string[]}): Plan<{task: TaskMeta}> {
+  const meta = lookup(snap, args.id)
+  const deps = checkDependencies(snap, meta.id, args.deps)
+  const subject = {id: meta.id, title: meta.title}
+  if (meta.status === 'done') {
+    const open = deps.filter((d) => snap.tasks.get(d)?.meta?.status !== 'done')
+    if (open.length > 0) {
+      throw new ConflictError('done_with_open_dependency', `${meta.id} is done; it cannot depend on unfinished ${open.join(', ')} (reopen it first)`, {
+        id: meta.id,
+        open,
+      })
+    }
+  }
+  if (deps.join(',') === meta.depends_on.join(',')) return {op: 'deps', subject, changes: [], trailers: [], result: {task: meta}}
+  const next = revise(meta, ctx, {depends_on: deps})
+  return {op: 'deps', subject, changes: [{kind: 'put-task', meta: next}], trailers: [['Tasks-Depends-On', deps.join(' ') || '(none)']], result: {task: next}}
+}

@@ -1,0 +1,181 @@
+/**
+ * Status changes after a claim: `done`, `block`, `reopen` and `cancel`.
+ *
+ *   todo ──claim──▶ in_progress ──done──▶ done
+ *                    │      ▲               │
+ *                  block  claim (owner)   reopen ──▶ todo
+ *                    ▼      │
+ *                   blocked ──done──▶ done
+ *   todo | in_progress | blocked ──cancel──▶ cancelled (terminal)
+ *
+ * `done` and `block` on a todo item claim it for the actor in the same
+ * commit (with the same checks as `claim`), so a person can close an item in
+ * one step; the history still shows who did it.
+ */
+import {ConflictError} from '../errors'
+import type {OpContext, Plan} from '../plan'
+import {claimIsLive, openSubItems, reservationAllows, unfinishedDependencies} from '../readiness'
+import {type Snapshot, lookup} from '../snapshot'
+import type {TaskMeta} from '../task'
+import {checkNote} from '../validation'
+import {assertMayForce, assertOwner, overrideTrailers} from './permission'
+import {NO_CLAIM, revise} from './revision'
+
+export interface FinishArgs {
+  id: string
+  epoch?: number
+}
+
+/** For done/block on a todo item: the same checks a claim makes. */
+function assertClaimable(snap: Snapshot, meta: TaskMeta, ctx: OpContext, action: string): void {
+  if (ctx.force) {
+    assertMayForce(snap, ctx, action, meta.id)
+    return
+  }
+  const waiting = unfinishedDependencies(snap, meta)
+  if (waiting.length > 0) {
+    throw new ConflictError('waiting', `${meta.id} is waiting on ${waiting.map((w) => `${w.id} (${w.status})`).join(', ')}`, {
+      id: meta.id,
+      blocked_by: waiting,
+    })
+  }
+  if (!reservationAllows(meta, ctx.actor)) {
+    throw new ConflictError('reserved', `${meta.id} is assigned to ${meta.assignee}; only they may ${action} it`, {
+      id: meta.id,
+      assignee: meta.assignee,
+    })
+  }
+}
+
+export function finishTask(snap: Snapshot, ctx: OpContext, args: FinishArgs): Plan<{task: TaskMeta; changed: boolean}> {
+  const meta = lookup(snap, args.id)
+  const subject = {id: meta.id, title: meta.title}
+  if (meta.status === 'done') {
+    if (meta.owner === ctx.actor) return {op: 'done', subject, changes: [], trailers: [], result: {task: meta, changed: false}}
+    throw new ConflictError('already_done', `${meta.id} is already done${meta.owner ? ` (by ${meta.owner})` : ''}`, {id: meta.id, owner: meta.owner ?? null})
+  }
+  if (meta.status === 'cancelled') {
+    throw new ConflictError('cancelled', `${meta.id} is cancelled: ${meta.cancel_reason ?? ''}`.trimEnd(), {id: meta.id})
+  }
+  let epoch = meta.epoch
+  if (meta.status === 'todo') {
+    assertClaimable(snap, meta, ctx, 'finish')
+    epoch += 1
+  } else {
+    assertOwner(snap, meta, ctx, 'finish', args.epoch)
+    if (!ctx.force) {
+      const waiting = unfinishedDependencies(snap, meta)
+      if (waiting.length > 0) {
+        throw new ConflictError('waiting', `${meta.id} cannot be done while it waits on ${waiting.map((w) => `${w.id} (${w.status})`).join(', ')}`, {
+          id: meta.id,
+          blocked_by: waiting,
+        })
+      }
+    }
+  }
+  const open = openSubItems(snap, meta.id)
+  if (open.length > 0) {
+    throw new ConflictError('open_subitems', `${meta.id} has unfinished sub-items: ${open.map((c) => `${c.id} (${c.status})`).join(', ')}`, {
+      id: meta.id,
+      subitems: open.map((c) => ({id: c.id, status: c.status})),
+    })
+  }
+  const next = revise(meta, ctx, {
+    ...NO_CLAIM,
+    status: 'done',
+    owner: meta.status === 'todo' ? ctx.actor : meta.owner,
+    epoch,
+    closed_at: ctx.now,
+  })
+  const forced = meta.status !== 'todo' && meta.owner !== ctx.actor
+  return {
+    op: 'done',
+    subject,
+    changes: [{kind: 'put-task', meta: next}],
+    trailers: [['Tasks-Epoch', String(epoch)], ...(forced || meta.status === 'todo' ? overrideTrailers(ctx) : [])],
+    result: {task: next, changed: true},
+  }
+}
+
+export interface BlockArgs {
+  id: string
+  note: string
+  epoch?: number
+}
+
+export function blockTask(snap: Snapshot, ctx: OpContext, args: BlockArgs): Plan<{task: TaskMeta}> {
+  const meta = lookup(snap, args.id)
+  const note = checkNote('note', args.note, snap.config)
+  if (meta.status === 'done' || meta.status === 'cancelled') {
+    throw new ConflictError('not_open', `${meta.id} is ${meta.status}; only open items can be blocked`, {id: meta.id, status: meta.status})
+  }
+  let changes: Partial<TaskMeta>
+  if (meta.status === 'todo') {
+    assertClaimable(snap, meta, ctx, 'block')
+    changes = {status: 'blocked', block_note: note, owner: ctx.actor, epoch: meta.epoch + 1, claimed_at: ctx.now}
+  } else {
+    assertOwner(snap, meta, ctx, 'block', args.epoch)
+    changes = {status: 'blocked', block_note: note}
+  }
+  const next = revise(meta, ctx, changes)
+  return {
+    op: 'block',
+    subject: {id: meta.id, title: meta.title},
+    changes: [{kind: 'put-task', meta: next}],
+    trailers: [['Tasks-Epoch', String(next.epoch)], ...(meta.owner && meta.owner !== ctx.actor ? overrideTrailers(ctx) : [])],
+    result: {task: next},
+  }
+}
+
+export function reopenTask(snap: Snapshot, ctx: OpContext, args: {id: string}): Plan<{task: TaskMeta}> {
+  const meta = lookup(snap, args.id)
+  if (meta.status === 'todo') throw new ConflictError('already_open', `${meta.id} is already todo`, {id: meta.id})
+  if (meta.status === 'cancelled') {
+    throw new ConflictError('terminal', `${meta.id} is cancelled, which is final; add a new task instead`, {id: meta.id})
+  }
+  let forced = false
+  if ((meta.status === 'in_progress' || meta.status === 'blocked') && meta.owner !== ctx.actor && claimIsLive(meta, ctx.now, snap.config)) {
+    assertOwner(snap, meta, ctx, 'reopen')
+    forced = true
+  }
+  const next = revise(meta, ctx, {...NO_CLAIM, status: 'todo', closed_at: undefined})
+  return {
+    op: 'reopen',
+    subject: {id: meta.id, title: meta.title},
+    changes: [{kind: 'put-task', meta: next}],
+    trailers: forced ? overrideTrailers(ctx) : [],
+    result: {task: next},
+  }
+}
+
+export interface CancelArgs {
+  id: string
+  reason: string
+}
+
+/** Cancel an item (terminal); its unfinished sub-items are cancelled with it. */
+export function cancelTask(snap: Snapshot, ctx: OpContext, args: CancelArgs): Plan<{task: TaskMeta; subitems: TaskMeta[]}> {
+  const meta = lookup(snap, args.id)
+  const reason = checkNote('reason', args.reason, snap.config)
+  if (meta.status === 'done' || meta.status === 'cancelled') {
+    throw new ConflictError('not_open', `${meta.id} is already ${meta.status}`, {id: meta.id, status: meta.status})
+  }
+  const affected = [meta, ...openSubItems(snap, meta.id)]
+  let forced = false
+  for (const t of affected) {
+    if (t.owner && t.owner !== ctx.actor && claimIsLive(t, ctx.now, snap.config)) {
+      assertOwner(snap, t, ctx, 'cancel')
+      forced = true
+    }
+  }
+  const cancelled = affected.map((t) =>
+    revise(t, ctx, {status: 'cancelled', cancel_reason: t === meta ? reason : `parent ${meta.id} cancelled: ${reason}`, lease_expires: undefined, block_note: undefined, closed_at: ctx.now}),
+  )
+  return {
+    op: 'cancel',
+    subject: {id: meta.id, title: meta.title},
+    changes: cancelled.map((m) => ({kind: 'put-task' as const, meta: m})),
+    trailers: [['Tasks-Reason', reason], ...(forced ? overrideTrailers(ctx) : [])],
+    result: {task: cancelled[0]!, subitems: cancelled.slice(1)},
+  }
+}

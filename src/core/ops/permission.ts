@@ -1,0 +1,57 @@
+/**
+ * Who may act on an item. The claim holder acts freely; anyone else needs
+ * --force with a reason, which the commit records as a Tasks-Override
+ * trailer. When config.yaml lists admins, only they may force.
+ */
+import {NotPermittedError} from '../errors'
+import {claimIsLive} from '../readiness'
+import type {Snapshot} from '../snapshot'
+import type {TaskMeta} from '../task'
+import type {OpContext} from '../plan'
+
+/** Trailers that record an override, or none. */
+export function overrideTrailers(ctx: OpContext): Array<[string, string]> {
+  return ctx.force ? [['Tasks-Override', ctx.force.reason]] : []
+}
+
+/** Throws unless the actor may use --force on this list. */
+export function assertMayForce(snap: Snapshot, ctx: OpContext, action: string, id: string): void {
+  const admins = snap.config.admins
+  if (admins.length > 0 && !admins.includes(ctx.actor)) {
+    throw new NotPermittedError('not_admin', `only the admins listed in config.yaml may ${action} ${id} with --force`, {
+      id,
+      admins,
+    })
+  }
+}
+
+/**
+ * The owner check for finishing, blocking, releasing or heartbeating an
+ * in-progress or blocked item. A stale owner whose claim was taken over is
+ * simply no longer the owner and is refused here. `epoch`, when given, must
+ * match the current fencing token.
+ */
+export function assertOwner(snap: Snapshot, meta: TaskMeta, ctx: OpContext, action: string, epoch?: number): void {
+  if (meta.owner === ctx.actor) {
+    if (epoch !== undefined && epoch !== meta.epoch) {
+      throw new NotPermittedError('stale_epoch', `your claim on ${meta.id} is stale: it was claimed again (epoch ${meta.epoch}, you hold ${epoch})`, {
+        id: meta.id,
+        epoch: meta.epoch,
+        your_epoch: epoch,
+        owner: meta.owner,
+      })
+    }
+    return
+  }
+  if (ctx.force) {
+    assertMayForce(snap, ctx, action, meta.id)
+    return
+  }
+  const live = claimIsLive(meta, ctx.now, snap.config)
+  throw new NotPermittedError('not_owner', `${meta.id} is held by ${meta.owner ?? 'nobody'}${live ? '' : ' (lease expired)'}; only the owner may ${action} it. Claim it first, or use --force --reason "…"`, {
+    id: meta.id,
+    owner: meta.owner ?? null,
+    epoch: meta.epoch,
+    lease_expires: meta.lease_expires ?? null,
+  })
+}

@@ -1,0 +1,23 @@
+/**
+ * Bookkeeping every change to a task file does: revision + 1 and who/when.
+ */
+import type {OpContext} from '../plan'
+import type {TaskMeta} from '../task'
+
+/** A copy of `meta` with `changes` applied and the revision bumped. */
+export function revise(meta: TaskMeta, ctx: OpContext, changes: Partial<TaskMeta>): TaskMeta {
+  return {...meta, ...changes, revision: meta.revision + 1, updated_at: ctx.now, updated_by: ctx.actor}
+}
+
+/** Lease expiry `seconds` after `now`, ISO-8601 UTC. */
+export function leaseUntil(now: string, seconds: number): string {
+  return new Date(Date.parse(now) + seconds * 1000).toISOString()
+}
+
+/** The claim fields cleared, as a partial to spread into revise(). */
+export const NO_CLAIM: Partial<TaskMeta> = {
+  owner: undefined,
+  claimed_at: undefined,
+  lease_expires: undefined,
+  block_note: undefined,
+}

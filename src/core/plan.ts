@@ -1,0 +1,53 @@
+/**
+ * What an op returns: a plan of file changes plus the commit message parts
+ * and the typed result the command prints. The transaction layer turns a plan
+ * into objects and one commit; the op never writes anything itself.
+ */
+import type {Comment, TaskMeta} from './task'
+
+export type Change =
+  /** Create or rewrite task.md. `body` undefined keeps the current body. */
+  | {kind: 'put-task'; meta: TaskMeta; body?: string}
+  /** Remove a task's whole directory (file and comments). */
+  | {kind: 'delete-task'; id: string}
+  | {kind: 'add-comment'; comment: Comment}
+  /** Any other file on the ref (meta.yaml, config.yaml). */
+  | {kind: 'put-file'; path: string; content: string}
+
+export interface Plan<R> {
+  /** Op name, first word of the commit message and the Tasks-Op trailer. */
+  op: string
+  /** The task the commit is about, for the message `<op> <id>: <title>`. */
+  subject?: {id: string; title: string}
+  /** Message when there is no single subject, e.g. "release 3 tasks". */
+  summary?: string
+  changes: Change[]
+  /** Extra trailers after Tasks-Op, Task and Actor. */
+  trailers: Array<[string, string]>
+  result: R
+}
+
+/** Everything an op may know about the invocation, as values. */
+export interface OpContext {
+  actor: string
+  /** ISO-8601 UTC, the acting machine's clock. */
+  now: string
+  /** Random hex supplied by the caller, for ids and comment names. */
+  entropy: string
+  /** Set when the user passed --force with a reason. */
+  force?: {reason: string}
+}
+
+/** Build a commit message from a plan: subject line, blank line, trailers. */
+export function commitMessage(plan: Plan<unknown>, actor: string): string {
+  const head = plan.subject ? `${plan.op} ${plan.subject.id}: ${oneLine(plan.subject.title)}` : `${plan.op}: ${plan.summary ?? ''}`
+  const trailers: Array<[string, string]> = [['Tasks-Op', plan.op]]
+  if (plan.subject) trailers.push(['Task', plan.subject.id])
+  trailers.push(['Actor', actor], ...plan.trailers)
+  return `${head.trimEnd()}\n\n${trailers.map(([k, v]) => `${k}: ${oneLine(v)}`).join('\n')}\n`
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  return flat.length > 200 ? `${flat.slice(0, 199)}…` : flat
+}

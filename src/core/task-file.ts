@@ -1,0 +1,130 @@
+/**
+ * task.md and comment files: parse (validated against schemas/) and
+ * serialise deterministically. A file that fails to parse or validate yields
+ * an error message naming what is wrong; callers report it by path and go on
+ * with every other task.
+ */
+import {validateComment, validateConfig, validateMeta, validateTask, type Validator} from '../generated/validators'
+import {parseFrontmatterYaml, serialiseFrontmatter, splitFrontmatter} from './frontmatter'
+import {type Comment, type CommentKind, DEFAULT_CONFIG, type ListConfig, TASK_KEYS, type TaskMeta} from './task'
+import {stringify, parse} from 'yaml'
+
+export type Parsed<T> = {ok: true; value: T} | {ok: false; error: string}
+
+function schemaError(v: Validator): string {
+  const e = v.errors?.[0]
+  if (!e) return 'does not match its schema'
+  const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : 'frontmatter'
+  return `${where} ${e.message ?? 'is invalid'}`
+}
+
+const KNOWN_TASK_KEYS: ReadonlySet<string> = new Set(TASK_KEYS)
+
+/** Parse a task file. `expectedId` is the directory name it was found under. */
+export function parseTaskFile(text: string, expectedId?: string): Parsed<{meta: TaskMeta; body: string}> {
+  const split = splitFrontmatter(text)
+  if ('error' in split) return {ok: false, error: split.error}
+  const parsed = parseFrontmatterYaml(split.frontmatter)
+  if ('error' in parsed) return {ok: false, error: parsed.error}
+  const fields = parsed.fields
+  if (!validateTask(fields)) return {ok: false, error: schemaError(validateTask)}
+  const record = fields as Record<string, unknown>
+  if (expectedId !== undefined && fields.id !== expectedId) {
+    return {ok: false, error: `id "${String((fields as Record<string, unknown>).id)}" does not match its directory ${expectedId}`}
+  }
+  const meta = {} as Record<string, unknown>
+  const extra: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(record)) {
+    if (KNOWN_TASK_KEYS.has(k)) meta[k] = v
+    else extra[k] = v
+  }
+  if (Object.keys(extra).length > 0) meta.extra = extra
+  return {ok: true, value: {meta: meta as unknown as TaskMeta, body: split.body}}
+}
+
+/** Serialise a task: known keys in schema order, then unknown keys sorted. */
+export function serialiseTask(meta: TaskMeta, body: string): string {
+  const fields: Array<[string, unknown]> = TASK_KEYS.map((k) => [k, meta[k]])
+  if (meta.extra) for (const k of Object.keys(meta.extra).sort()) fields.push([k, meta.extra[k]])
+  return serialiseFrontmatter(fields, body)
+}
+
+/** Only the body of a task file (used when rewriting frontmatter and keeping the text). */
+export function taskBody(text: string): string {
+  const split = splitFrontmatter(text)
+  return 'error' in split ? '' : split.body
+}
+
+/** Parse a comment file stored as `comments/<id>.md` of task `task`. */
+export function parseCommentFile(text: string, task: string, id: string): Parsed<Comment> {
+  const split = splitFrontmatter(text)
+  if ('error' in split) return {ok: false, error: split.error}
+  const parsed = parseFrontmatterYaml(split.frontmatter)
+  if ('error' in parsed) return {ok: false, error: parsed.error}
+  const fields = parsed.fields
+  if (!validateComment(fields)) return {ok: false, error: schemaError(validateComment)}
+  const record = fields as Record<string, unknown>
+  return {
+    ok: true,
+    value: {
+      id,
+      task,
+      kind: record.kind as CommentKind,
+      author: record.author as string,
+      created_at: record.created_at as string,
+      body: split.body.replace(/\n$/, ''),
+    },
+  }
+}
+
+export function serialiseComment(c: Comment): string {
+  return serialiseFrontmatter(
+    [
+      ['kind', c.kind],
+      ['author', c.author],
+      ['created_at', c.created_at],
+    ],
+    c.body,
+  )
+}
+
+/** Parse config.yaml; missing keys take defaults, unknown keys are kept. */
+export function parseConfig(text: string): Parsed<ListConfig> {
+  let value: unknown
+  try {
+    value = parse(text, {schema: 'core', uniqueKeys: true}) ?? {}
+  } catch (error) {
+    return {ok: false, error: `invalid YAML: ${(error as Error).message.split('\n')[0]}`}
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {ok: false, error: 'not a mapping'}
+  if (!validateConfig(value)) return {ok: false, error: schemaError(validateConfig)}
+  const config: ListConfig = {...DEFAULT_CONFIG, admins: [...DEFAULT_CONFIG.admins]}
+  const extra: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(value)) {
+    if (k in DEFAULT_CONFIG) (config as unknown as Record<string, unknown>)[k] = v
+    else extra[k] = v
+  }
+  if (Object.keys(extra).length > 0) config.extra = extra
+  return {ok: true, value: config}
+}
+
+export function serialiseConfig(config: ListConfig): string {
+  const {extra, ...known} = config
+  return stringify({...known, ...extra}, {lineWidth: 0, defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN'})
+}
+
+/** Parse meta.yaml and return the store format number. */
+export function parseMeta(text: string): Parsed<{format: number}> {
+  let value: unknown
+  try {
+    value = parse(text, {schema: 'core'})
+  } catch (error) {
+    return {ok: false, error: `invalid YAML: ${(error as Error).message.split('\n')[0]}`}
+  }
+  if (!validateMeta(value)) return {ok: false, error: schemaError(validateMeta)}
+  return {ok: true, value: {format: (value as {format: number}).format}}
+}
+
+export function serialiseMeta(format: number): string {
+  return `format: ${format}\n`
+}

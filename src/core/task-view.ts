@@ -1,0 +1,89 @@
+/**
+ * The public shape of a task in --json output (schemas/output/task.schema.json):
+ * stored fields plus what is derived from the graph at one moment (ready,
+ * waiting, blocked_by, whether the claim is live, sub-items). Unset fields
+ * are null, never missing, so consumers can rely on every key.
+ */
+import {claimIsLive, isReady, isWaiting, unfinishedDependencies, type WaitReason} from './readiness'
+import {type Snapshot, childrenOf, derived} from './snapshot'
+import {shortIds} from './ids'
+import type {Status, TaskMeta} from './task'
+
+export interface TaskView {
+  id: string
+  short_id: string
+  title: string
+  status: Status
+  priority: number
+  tags: string[]
+  parent: string | null
+  subitems: string[]
+  depends_on: string[]
+  blocked_by: WaitReason[]
+  ready: boolean
+  waiting: boolean
+  assignee: string | null
+  owner: string | null
+  epoch: number
+  claimed_at: string | null
+  lease_expires: string | null
+  claim_live: boolean
+  block_note: string | null
+  cancel_reason: string | null
+  closed_at: string | null
+  key: string | null
+  created_at: string
+  created_by: string
+  updated_at: string
+  updated_by: string
+  revision: number
+}
+
+/** Builds views against one snapshot, sharing the short-id table. */
+export class TaskViewer {
+  private shorts: Map<string, string> | null = null
+
+  constructor(
+    readonly snap: Snapshot,
+    readonly actor: string | undefined,
+    readonly now: string,
+  ) {}
+
+  shortId(id: string): string {
+    this.shorts ??= shortIds(derived(this.snap).sortedIds)
+    return this.shorts.get(id) ?? id
+  }
+
+  view(meta: TaskMeta): TaskView {
+    const snap = this.snap
+    return {
+      id: meta.id,
+      short_id: this.shortId(meta.id),
+      title: meta.title,
+      status: meta.status,
+      priority: meta.priority,
+      tags: meta.tags,
+      parent: meta.parent ?? null,
+      subitems: childrenOf(snap, meta.id).map((c) => c.id),
+      depends_on: meta.depends_on,
+      blocked_by: unfinishedDependencies(snap, meta),
+      ready: isReady(snap, meta, this.actor, this.now),
+      waiting: isWaiting(snap, meta),
+      assignee: meta.assignee ?? null,
+      owner: meta.owner ?? null,
+      epoch: meta.epoch,
+      claimed_at: meta.claimed_at ?? null,
+      lease_expires: meta.lease_expires ?? null,
+      claim_live: claimIsLive(meta, this.now, snap.config),
+      block_note: meta.block_note ?? null,
+      cancel_reason: meta.cancel_reason ?? null,
+      closed_at: meta.closed_at ?? null,
+      key: meta.key ?? null,
+      created_at: meta.created_at,
+      created_by: meta.created_by,
+      updated_at: meta.updated_at,
+      updated_by: meta.updated_by,
+      revision: meta.revision,
+    }
+  }
+}

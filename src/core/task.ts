@@ -1,0 +1,113 @@
+/**
+ * The task model: the fields stored in a task file's frontmatter, the
+ * statuses, comment kinds, and the list's shared configuration.
+ * Values only; parsing and serialising live in task-file.ts.
+ */
+
+export const STATUSES = ['todo', 'in_progress', 'blocked', 'done', 'cancelled'] as const
+export type Status = (typeof STATUSES)[number]
+
+/** Statuses after which an item counts as finished for its parent. */
+export const FINISHED: ReadonlySet<Status> = new Set(['done', 'cancelled'])
+
+export const COMMENT_KINDS = ['note', 'decision', 'problem', 'lesson', 'knowledge'] as const
+export type CommentKind = (typeof COMMENT_KINDS)[number]
+
+export const MIN_PRIORITY = 0
+export const MAX_PRIORITY = 4
+export const DEFAULT_PRIORITY = 2
+
+/**
+ * One task's frontmatter. Field order here is the order in the file.
+ * Optional fields are absent from the file when unset.
+ */
+export interface TaskMeta {
+  id: string
+  title: string
+  status: Status
+  /** 0 (most urgent) … 4. */
+  priority: number
+  tags: string[]
+  /** Parent id for a sub-item (one level deep). */
+  parent?: string
+  depends_on: string[]
+  /** Reserved for this actor: nobody else may claim it without --force. */
+  assignee?: string
+  /** Current claim holder (in_progress or blocked). */
+  owner?: string
+  /** Fencing token: +1 on every claim, never decreases. */
+  epoch: number
+  claimed_at?: string
+  lease_expires?: string
+  block_note?: string
+  cancel_reason?: string
+  closed_at?: string
+  /** Idempotency key the task was created with. */
+  key?: string
+  created_at: string
+  created_by: string
+  updated_at: string
+  updated_by: string
+  /** +1 on every change to the file. */
+  revision: number
+  /** Frontmatter keys this version does not know; kept verbatim so nothing typed is lost. */
+  extra?: Record<string, unknown>
+}
+
+/** Known frontmatter keys in file order. */
+export const TASK_KEYS = [
+  'id',
+  'title',
+  'status',
+  'priority',
+  'tags',
+  'parent',
+  'depends_on',
+  'assignee',
+  'owner',
+  'epoch',
+  'claimed_at',
+  'lease_expires',
+  'block_note',
+  'cancel_reason',
+  'closed_at',
+  'key',
+  'created_at',
+  'created_by',
+  'updated_at',
+  'updated_by',
+  'revision',
+] as const
+
+export interface Comment {
+  /** File stem: `<yyyymmddThhmmss.mmmZ>-<hash>`; sorts by time. */
+  id: string
+  task: string
+  kind: CommentKind
+  author: string
+  created_at: string
+  body: string
+}
+
+/** Shared settings of one list (config.yaml on the ref). */
+export interface ListConfig {
+  lease_seconds: number
+  clock_skew_seconds: number
+  max_title_bytes: number
+  max_body_bytes: number
+  max_comment_bytes: number
+  admins: string[]
+  extra?: Record<string, unknown>
+}
+
+export const DEFAULT_CONFIG: ListConfig = {
+  lease_seconds: 3600,
+  clock_skew_seconds: 30,
+  max_title_bytes: 500,
+  max_body_bytes: 65536,
+  max_comment_bytes: 16384,
+  admins: [],
+}
+
+/** The store format this version reads and writes (meta.yaml `format`). */
+export const FORMAT_VERSION = 1

@@ -1,0 +1,77 @@
+/**
+ * Checks on what users type: titles, bodies, notes, tags, priorities and
+ * actor names. Over-limit or malformed input is an InvalidError (exit 5) or a
+ * UsageError (exit 2) and nothing is written.
+ */
+import {InvalidError, UsageError} from './errors'
+import {type ListConfig, MAX_PRIORITY, MIN_PRIORITY} from './task'
+
+const TAG_RE = /^[A-Za-z0-9][A-Za-z0-9._:/+-]{0,63}$/
+const ACTOR_RE = /^[^\n\r<>]{1,200}$/
+
+export function byteLength(text: string): number {
+  return Buffer.byteLength(text, 'utf8')
+}
+
+export function checkTitle(title: string, config: ListConfig): string {
+  const t = title.trim()
+  if (t.length === 0) throw new InvalidError('empty_title', 'the title is empty')
+  if (/[\n\r]/.test(t)) throw new InvalidError('multiline_title', 'a title is one line; put the rest in the body (--body)')
+  const bytes = byteLength(t)
+  if (bytes > config.max_title_bytes) {
+    throw new InvalidError('title_too_long', `the title is ${bytes} bytes; the limit is ${config.max_title_bytes}`, {
+      bytes,
+      limit: config.max_title_bytes,
+    })
+  }
+  return t
+}
+
+export function checkText(what: 'body' | 'comment' | 'note' | 'reason', text: string, limit: number, required: boolean): string {
+  const bytes = byteLength(text)
+  if (required && text.trim().length === 0) throw new InvalidError(`empty_${what}`, `the ${what} is empty`)
+  if (bytes > limit) {
+    throw new InvalidError(`${what}_too_long`, `the ${what} is ${bytes} bytes; the limit is ${limit}`, {bytes, limit})
+  }
+  return text
+}
+
+export function checkBody(body: string, config: ListConfig): string {
+  return checkText('body', body, config.max_body_bytes, false)
+}
+
+/** Notes (block notes, cancel reasons, override reasons) share the comment limit. */
+export function checkNote(what: 'note' | 'reason', text: string, config: ListConfig): string {
+  return checkText(what, text, config.max_comment_bytes, true).trim()
+}
+
+export function checkTags(tags: readonly string[]): string[] {
+  const out = new Set<string>()
+  for (const raw of tags) {
+    for (const tag of raw.split(',').map((t) => t.trim()).filter(Boolean)) {
+      if (!TAG_RE.test(tag)) {
+        throw new InvalidError('bad_tag', `"${tag}" is not a tag: use letters, digits and . _ : / + - (at most 64)`, {tag})
+      }
+      out.add(tag)
+    }
+  }
+  return [...out].sort()
+}
+
+export function checkPriority(value: string | number): number {
+  const n = typeof value === 'number' ? value : /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN
+  if (!Number.isInteger(n) || n < MIN_PRIORITY || n > MAX_PRIORITY) {
+    throw new InvalidError('bad_priority', `priority must be a whole number from ${MIN_PRIORITY} (most urgent) to ${MAX_PRIORITY}`, {
+      value,
+    })
+  }
+  return n
+}
+
+export function checkActor(actor: string, what = 'actor'): string {
+  const a = actor.trim()
+  if (!ACTOR_RE.test(a)) {
+    throw new UsageError(`"${actor}" is not a valid ${what}: one line, at most 200 characters, no < or >`, {actor}, 'bad_actor')
+  }
+  return a
+}

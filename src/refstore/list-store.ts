@@ -1,0 +1,183 @@
+/**
+ * One list (`refs/tasks/<list>`) of one repository: read a consistent
+ * snapshot at one commit, turn a plan into objects and one commit, and move
+ * the ref with compare-and-swap. The retry loop that re-runs an op after a
+ * lost swap lives above this (app/transaction.ts); this class never decides
+ * anything about tasks.
+ */
+import {EnvironmentError, NotFoundError} from '../core/errors'
+import {taskDir} from '../core/ids'
+import {type Plan, commitMessage} from '../core/plan'
+import type {Snapshot} from '../core/snapshot'
+import {COMMENTS_DIR, INIT_COMMIT, TASK_FILE, commentPath, initialFiles, listRef, taskFilePath} from '../core/store-layout'
+import type {Comment} from '../core/task'
+import {parseCommentFile, serialiseComment, serialiseTask, taskBody} from '../core/task-file'
+import {LooseObjectWriter, TREE_MODE, decodeTree, encodeCommit, zeroOid} from './git-objects'
+import {ObjectReader} from './object-reader'
+import {type RefUpdateOutcome, updateRef} from './ref-transaction'
+import {type Repository, discover} from './repository'
+import {TreeBuilder} from './tree-builder'
+import {type TaskIndex, readCachedIndex, snapshotOf, updateIndex, writeCachedIndex} from './task-index'
+
+/** An index update that read more task files than this is saved even by a mutation. */
+const PERSIST_AFTER_READS = 64
+
+export interface Loaded {
+  index: TaskIndex
+  snapshot: Snapshot
+}
+
+export interface TaskDetail {
+  body: string
+  comments: Comment[]
+  /** Comment files that could not be read, by path. */
+  broken: Array<{path: string; error: string}>
+}
+
+/** git author identity for an actor id: the id is the name; an email-like id is also the email. */
+export function authorOf(actor: string): {name: string; email: string} {
+  return {name: actor, email: /^[^@\s]+@[^@\s]+$/.test(actor) ? actor : ''}
+}
+
+export class ListStore {
+  readonly ref: string
+  readonly reader: ObjectReader
+  readonly writer: LooseObjectWriter
+
+  private constructor(
+    readonly repo: Repository,
+    readonly list: string,
+    /** The ref's value when the store was opened or last refreshed. */
+    public tip: string | null,
+  ) {
+    this.ref = listRef(list)
+    this.reader = new ObjectReader(repo.cwd)
+    this.writer = new LooseObjectWriter(repo.objectsDir, repo.algorithm)
+  }
+
+  static async open(cwd: string, list: string): Promise<ListStore> {
+    const {repo, tip} = await discover(cwd, listRef(list))
+    return new ListStore(repo, list, tip)
+  }
+
+  /** Re-read the ref's current value (through the batch reader: no new process). */
+  async refreshTip(): Promise<string | null> {
+    const obj = await this.reader.read(`${this.ref}^{commit}`)
+    this.tip = obj ? obj.oid : null
+    return this.tip
+  }
+
+  private requireTip(): string {
+    if (!this.tip) {
+      throw new EnvironmentError('not_initialised', `no task list "${this.list}" here (${this.ref} does not exist); run \`tasks init${this.list === 'main' ? '' : ` --list ${this.list}`}\` first`, {
+        list: this.list,
+        ref: this.ref,
+      })
+    }
+    return this.tip
+  }
+
+  /**
+   * Snapshot at the current tip. Reads (persist = 'always') save the updated
+   * cache; mutations save it only after a large catch-up, to keep them fast.
+   */
+  async load(persist: 'always' | 'large' = 'always'): Promise<Loaded> {
+    const tip = this.requireTip()
+    const cached = readCachedIndex(this.repo.commonDir, this.list)
+    const {index, tasksRead} = await updateIndex(this.reader, this.repo.algorithm, this.list, tip, cached)
+    if (index !== cached && (persist === 'always' || tasksRead > PERSIST_AFTER_READS)) writeCachedIndex(this.repo.commonDir, index)
+    return {index, snapshot: snapshotOf(index)}
+  }
+
+  /** Write the objects of a plan and its commit (parent: the snapshot's commit). Returns the commit id. */
+  async writePlan(loaded: Loaded, plan: Plan<unknown>, actor: string, now: string): Promise<string> {
+    const tb = new TreeBuilder(this.reader, this.writer, loaded.index.rootTree)
+    for (const change of plan.changes) {
+      switch (change.kind) {
+        case 'put-task': {
+          let body = change.body
+          if (body === undefined) {
+            const old = await tb.blobAt(taskFilePath(change.meta.id))
+            body = old ? taskBody((await this.reader.readType(old, 'blob')).content.toString('utf8')) : ''
+          }
+          await tb.setFile(taskFilePath(change.meta.id), serialiseTask(change.meta, body))
+          break
+        }
+        case 'delete-task':
+          await tb.remove(taskDir(change.id))
+          break
+        case 'add-comment':
+          await tb.setFile(commentPath(change.comment.task, change.comment.id), serialiseComment(change.comment))
+          break
+        case 'put-file':
+          await tb.setFile(change.path, change.content)
+          break
+      }
+    }
+    const tree = await tb.write()
+    const time = Math.floor(Date.parse(now) / 1000)
+    const who = {...authorOf(actor), time}
+    return this.writer.write('commit', encodeCommit({tree, parents: [loaded.index.commit], author: who, message: commitMessage(plan, actor)}))
+  }
+
+  /** Move the ref from `oldOid` to `newOid` if it still points at `oldOid`. */
+  async compareAndSwap(newOid: string, oldOid: string | null, message: string): Promise<RefUpdateOutcome> {
+    const outcome = await updateRef(this.repo.cwd, {
+      ref: this.ref,
+      newOid,
+      oldOid: oldOid ?? zeroOid(this.repo.algorithm),
+      message,
+    })
+    if (outcome.ok) this.tip = newOid
+    return outcome
+  }
+
+  /**
+   * Create the list with its deterministic root commit. Returns whether it
+   * was created (false: it already existed, which is fine).
+   */
+  async init(): Promise<{created: boolean; commit: string}> {
+    const tb = new TreeBuilder(this.reader, this.writer, null)
+    for (const f of initialFiles()) await tb.setFile(f.path, f.content)
+    const tree = await tb.write()
+    const who = {name: INIT_COMMIT.author, email: INIT_COMMIT.email, time: INIT_COMMIT.time}
+    const commit = this.writer.write('commit', encodeCommit({tree, parents: [], author: who, message: INIT_COMMIT.message}))
+    if (this.tip) return {created: false, commit: this.tip}
+    const outcome = await this.compareAndSwap(commit, null, 'init: task list')
+    if (!outcome.ok) {
+      await this.refreshTip()
+      return {created: false, commit: this.tip ?? commit}
+    }
+    return {created: true, commit}
+  }
+
+  /** Body and comments of one task at the snapshot's commit. */
+  async readDetail(loaded: Loaded, id: string): Promise<TaskDetail> {
+    const dir = await this.reader.read(`${loaded.index.commit}:${taskDir(id)}`)
+    if (!dir) throw new NotFoundError('task_not_found', `no task ${id}`, {id})
+    const entries = decodeTree(dir.content, this.repo.algorithm)
+    const file = entries.find((e) => e.name === TASK_FILE)
+    const body = file ? taskBody((await this.reader.readType(file.oid, 'blob')).content.toString('utf8')) : ''
+    const comments: Comment[] = []
+    const broken: Array<{path: string; error: string}> = []
+    const commentsDir = entries.find((e) => e.name === COMMENTS_DIR && e.mode === TREE_MODE)
+    if (commentsDir) {
+      const files = decodeTree((await this.reader.readType(commentsDir.oid, 'tree')).content, this.repo.algorithm).filter(
+        (e) => e.mode !== TREE_MODE && e.name.endsWith('.md'),
+      )
+      const blobs = await Promise.all(files.map((f) => this.reader.readType(f.oid, 'blob')))
+      files.forEach((f, i) => {
+        const cid = f.name.slice(0, -3)
+        const parsed = parseCommentFile(blobs[i]!.content.toString('utf8'), id, cid)
+        if (parsed.ok) comments.push(parsed.value)
+        else broken.push({path: `${taskDir(id)}/${COMMENTS_DIR}/${f.name}`, error: parsed.error})
+      })
+    }
+    comments.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id))
+    return {body, comments, broken}
+  }
+
+  close(): void {
+    this.reader.close()
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * Edits a git tree by path without a checkout or an index: load only the
+ * trees on the paths being changed (through the object reader), change
+ * entries, then write the changed trees bottom-up. Untouched subtrees keep
+ * their ids, so a mutation writes one blob per changed file plus the trees
+ * on its path, and nothing else. Empty trees are dropped, as git does.
+ */
+import {EnvironmentError} from '../core/errors'
+import {FILE_MODE, TREE_MODE, type LooseObjectWriter, decodeTree, encodeTree} from './git-objects'
+import type {ObjectReader} from './object-reader'
+
+interface Node {
+  oid: string | null
+  entries: Map<string, Entry> | null
+  dirty: boolean
+}
+
+type Entry = {kind: 'blob'; mode: string; oid: string} | {kind: 'tree'; node: Node} | {kind: 'other'; mode: string; oid: string}
+
+export class TreeBuilder {
+  private readonly root: Node
+
+  constructor(
+    private readonly reader: ObjectReader,
+    private readonly writer: LooseObjectWriter,
+    rootOid: string | null,
+  ) {
+    this.root = {oid: rootOid, entries: rootOid ? null : new Map(), dirty: !rootOid}
+  }
+
+  private async load(node: Node): Promise<Map<string, Entry>> {
+    if (node.entries) return node.entries
+    const obj = await this.reader.readType(node.oid!, 'tree')
+    const entries = new Map<string, Entry>()
+    for (const e of decodeTree(obj.content, this.writer.algorithm)) {
+      if (e.mode === TREE_MODE) entries.set(e.name, {kind: 'tree', node: {oid: e.oid, entries: null, dirty: false}})
+      else if (e.mode === FILE_MODE || e.mode === '100755') entries.set(e.name, {kind: 'blob', mode: e.mode, oid: e.oid})
+      else entries.set(e.name, {kind: 'other', mode: e.mode, oid: e.oid})
+    }
+    node.entries = entries
+    return entries
+  }
+
+  /** Walk to the tree holding `path`'s last component, creating trees when `create`. */
+  private async parentOf(path: string, create: boolean): Promise<{nodes: Node[]; name: string} | null> {
+    const parts = path.split('/')
+    const name = parts.pop()!
+    const nodes: Node[] = [this.root]
+    let node = this.root
+    for (const part of parts) {
+      const entries = await this.load(node)
+      const entry = entries.get(part)
+      if (entry?.kind === 'tree') {
+        node = entry.node
+      } else if (!create) {
+        return null
+      } else {
+        if (entry) throw new EnvironmentError('tree_conflict', `cannot create ${path}: ${part} is a file on the ref`)
+        const child: Node = {oid: null, entries: new Map(), dirty: true}
+        entries.set(part, {kind: 'tree', node: child})
+        node = child
+      }
+      nodes.push(node)
+    }
+    await this.load(node)
+    return {nodes, name}
+  }
+
+  /** Object id of the blob at `path`, or null. */
+  async blobAt(path: string): Promise<string | null> {
+    const found = await this.parentOf(path, false)
+    const entry = found?.nodes.at(-1)!.entries!.get(found.name)
+    return entry?.kind === 'blob' ? entry.oid : null
+  }
+
+  /** Create or replace the file at `path`. */
+  async setFile(path: string, content: string | Buffer): Promise<void> {
+    const oid = this.writer.write('blob', content)
+    const {nodes, name} = (await this.parentOf(path, true))!
+    const entries = nodes.at(-1)!.entries!
+    const existing = entries.get(name)
+    if (existing?.kind === 'tree') throw new EnvironmentError('tree_conflict', `cannot write ${path}: it is a directory on the ref`)
+    if (existing?.kind === 'blob' && existing.oid === oid) return
+    entries.set(name, {kind: 'blob', mode: FILE_MODE, oid})
+    for (const n of nodes) n.dirty = true
+  }
+
+  /** Remove a file or a whole directory; no-op when absent. */
+  async remove(path: string): Promise<boolean> {
+    const found = await this.parentOf(path, false)
+    if (!found) return false
+    const entries = found.nodes.at(-1)!.entries!
+    if (!entries.delete(found.name)) return false
+    for (const n of found.nodes) n.dirty = true
+    return true
+  }
+
+  /** Write every changed tree; returns the root tree id. */
+  async write(): Promise<string> {
+    return this.writeNode(this.root) ?? this.writer.write('tree', Buffer.alloc(0))
+  }
+
+  private writeNode(node: Node): string | null {
+    if (!node.dirty) return node.oid
+    const out: Array<{mode: string; name: string; oid: string}> = []
+    for (const [name, entry] of node.entries!) {
+      if (entry.kind === 'tree') {
+        const oid = this.writeNode(entry.node)
+        if (oid) out.push({mode: TREE_MODE, name, oid})
+      } else {
+        out.push({mode: entry.mode, name, oid: entry.oid})
+      }
+    }
+    if (out.length === 0) return null
+    node.oid = this.writer.write('tree', encodeTree(out))
+    node.dirty = false
+    return node.oid
+  }
+}
