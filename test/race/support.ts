@@ -1,0 +1,114 @@
+/**
+ * Shared fixtures for the race tests: a task list with N items, a copy of a
+ * prepared repository (so each test starts from the same state without
+ * re-creating it), and the history of the tasks ref read with plain
+ * `git log` — the audit log the race tests check against.
+ *
+ * Not a *.test.ts file, so vitest does not collect it.
+ */
+import {cpSync} from 'node:fs'
+import {expect} from 'vitest'
+import {type RunResult, gitSync, makeRepo, run, runJson, tempDir} from '../helpers/cli'
+
+export const REF = 'refs/tasks/main'
+
+/** A new repository with an initialised task list. */
+export async function initRepo(): Promise<string> {
+  const repo = makeRepo()
+  await runJson(repo, ['init'])
+  return repo
+}
+
+/**
+ * Add `count` tasks titled `<prefix> 01`…, `batch` processes at a time (the
+ * adds race on the ref too; a lost CAS re-runs the add). Returns the ids in
+ * title order.
+ */
+export async function addTasks(repo: string, count: number, options: {batch?: number; prefix?: string} = {}): Promise<string[]> {
+  const batch = options.batch ?? 8
+  const prefix = options.prefix ?? 'item'
+  const ids: string[] = new Array(count)
+  for (let start = 0; start < count; start += batch) {
+    const slice = Array.from({length: Math.min(batch, count - start)}, (_, k) => start + k)
+    await Promise.all(
+      slice.map(async (i) => {
+        const title = `${prefix} ${String(i + 1).padStart(2, '0')}`
+        const out = await runJson(repo, ['add', title])
+        expect(out.created).toBe(true)
+        ids[i] = out.task.id as string
+      }),
+    )
+  }
+  expect(new Set(ids).size).toBe(count)
+  return ids
+}
+
+/** A copy of a prepared repository (working tree, .git, refs, objects and cache). */
+export function copyRepo(src: string): string {
+  const dst = tempDir('copy-')
+  cpSync(src, dst, {recursive: true})
+  return dst
+}
+
+export interface HistoryCommit {
+  oid: string
+  parents: string[]
+  author: string
+  subject: string
+  /** Trailers of the message, in order (keys as written). */
+  trailers: Array<[string, string]>
+}
+
+/** Value of the first trailer `key`, or undefined. */
+export function trailer(c: HistoryCommit, key: string): string | undefined {
+  return c.trailers.find(([k]) => k === key)?.[1]
+}
+
+/** Every commit on `ref`, newest first, read with plain `git log`. */
+export function history(repo: string, ref = REF): HistoryCommit[] {
+  const out = gitSync(repo, ['log', '--no-color', '--format=%H%x1f%P%x1f%an%x1f%s%x1f%(trailers:only,unfold)%x1e', ref])
+  const commits: HistoryCommit[] = []
+  for (const record of out.split('\x1e')) {
+    const trimmed = record.replace(/^\n/, '')
+    if (!trimmed.trim()) continue
+    const [oid, parents, author, subject, trailerText] = trimmed.split('\x1f') as [string, string, string, string, string]
+    const trailers: Array<[string, string]> = []
+    for (const line of (trailerText ?? '').split('\n')) {
+      const m = /^([A-Za-z][A-Za-z0-9-]*): (.*)$/.exec(line)
+      if (m) trailers.push([m[1]!, m[2]!])
+    }
+    commits.push({oid, parents: parents ? parents.split(' ') : [], author, subject, trailers})
+  }
+  return commits
+}
+
+/** Commits recording `op` (Tasks-Op trailer), optionally for one task. */
+export function opCommits(commits: HistoryCommit[], op: string, task?: string): HistoryCommit[] {
+  return commits.filter((c) => trailer(c, 'Tasks-Op') === op && (task === undefined || trailer(c, 'Task') === task))
+}
+
+/**
+ * The ref's history is one straight line: every commit has exactly one
+ * parent (the root none), and each is the parent of the next. A CAS-only
+ * writer can never produce anything else; a merge or a fork would mean a
+ * write bypassed the swap.
+ */
+export function expectLinearHistory(commits: HistoryCommit[]): void {
+  expect(commits.length).toBeGreaterThan(0)
+  for (let i = 0; i < commits.length - 1; i++) {
+    expect(commits[i]!.parents, `commit ${commits[i]!.oid} (${commits[i]!.subject})`).toEqual([commits[i + 1]!.oid])
+  }
+  expect(commits.at(-1)!.parents).toEqual([])
+}
+
+/** Tip of the tasks ref. */
+export function tip(repo: string, ref = REF): string {
+  return gitSync(repo, ['rev-parse', ref]).trim()
+}
+
+/** A one-line description of a CLI result, for assertion messages. */
+export function describeRun(label: string, r: RunResult): string {
+  return `${label}: exit ${r.code}\n  stdout: ${r.stdout.trim().slice(0, 600)}\n  stderr: ${r.stderr.trim().slice(0, 600)}`
+}
+
+export {run, runJson}

@@ -1,0 +1,67 @@
+import {describe, expect, it} from 'vitest'
+import fc from 'fast-check'
+import {idFromSeed, isStoredId, keyedSeed, normaliseIdInput, resolveId, shardOf, shortIds} from '../../src/core/ids'
+
+describe('ids', () => {
+  it('derives a 10-character base32 id from a seed, deterministically', () => {
+    const a = idFromSeed('seed-1', () => false)
+    expect(a).toMatch(/^tsk-[0-9a-hjkmnp-tv-z]{10}$/)
+    expect(idFromSeed('seed-1', () => false)).toBe(a)
+    expect(idFromSeed('seed-2', () => false)).not.toBe(a)
+    expect(isStoredId(a)).toBe(true)
+  })
+
+  it('extends the id one character at a time on collision', () => {
+    const first = idFromSeed('s', () => false)
+    const second = idFromSeed('s', (id) => id === first)
+    expect(second.length).toBe(first.length + 1)
+    expect(second.startsWith(first)).toBe(true)
+  })
+
+  it('keyed seeds depend on list and key', () => {
+    expect(keyedSeed('main', 'k')).not.toBe(keyedSeed('other', 'k'))
+    expect(idFromSeed(keyedSeed('main', 'k'), () => false)).toBe(idFromSeed(keyedSeed('main', 'k'), () => false))
+  })
+
+  it('shards into 256 two-hex-digit directories', () => {
+    const shards = new Set<string>()
+    for (let i = 0; i < 5000; i++) shards.add(shardOf(idFromSeed(`x${i}`, () => false)))
+    expect([...shards].every((s) => /^[0-9a-f]{2}$/.test(s))).toBe(true)
+    expect(shards.size).toBe(256)
+  })
+
+  it('normalises typed ids and refuses paths and short prefixes', () => {
+    expect(normaliseIdInput('TSK-ABCD')).toBe('tsk-abcd')
+    expect(normaliseIdInput('abcd')).toBe('tsk-abcd')
+    for (const bad of ['../x', 'tsk-ab/cd', '', 'tsk-', 'a b c d', 'tsk-abcdi']) {
+      expect(() => normaliseIdInput(bad)).toThrowError(expect.objectContaining({exitCode: 2}))
+    }
+    expect(() => normaliseIdInput('abc')).toThrowError(/at least 4/)
+  })
+
+  it('resolves unique prefixes, reports ambiguity and absence', () => {
+    const ids = ['tsk-aaaa000000', 'tsk-aaab000000', 'tsk-bbbb000000'].sort()
+    expect(resolveId('tsk-bbbb', ids)).toBe('tsk-bbbb000000')
+    expect(resolveId('aaab', ids)).toBe('tsk-aaab000000')
+    expect(() => resolveId('aaa0', ids)).toThrowError(expect.objectContaining({code: 'task_not_found', exitCode: 3}))
+    expect(() => resolveId('tsk-aaa', ids)).toThrowError(/at least 4/)
+    const amb = ['tsk-aaaa000000', 'tsk-aaaa100000']
+    expect(() => resolveId('aaaa', amb)).toThrowError(expect.objectContaining({code: 'ambiguous_id', exitCode: 2}))
+    // A full id resolves even when a longer (extended) id starts with it.
+    expect(resolveId('tsk-aaaa000000', ['tsk-aaaa000000', 'tsk-aaaa0000001'])).toBe('tsk-aaaa000000')
+  })
+
+  it('short ids are unique prefixes of at least 4 body characters', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.string({minLength: 1, maxLength: 8}), {minLength: 1, maxLength: 200}), (seeds) => {
+        const ids = [...new Set(seeds.map((s) => idFromSeed(s, () => false)))].sort()
+        const short = shortIds(ids)
+        for (const id of ids) {
+          const s = short.get(id)!
+          expect(s.length).toBeGreaterThanOrEqual(8)
+          expect(resolveId(s, ids)).toBe(id)
+        }
+      }),
+    )
+  })
+})
