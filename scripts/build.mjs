@@ -1,7 +1,7 @@
 // Build: precompile the schemas, bundle the CLI into one file with esbuild,
 // and write oclif.manifest.json so oclif needs no command scan at start-up.
 import {execFileSync} from 'node:child_process'
-import {writeFileSync} from 'node:fs'
+import {rmSync, writeFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {build} from 'esbuild'
@@ -9,9 +9,7 @@ import {build} from 'esbuild'
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 execFileSync(process.execPath, [join(root, 'scripts', 'build-schemas.mjs')], {stdio: 'inherit'})
 
-await build({
-  entryPoints: [join(root, 'src', 'main.ts')],
-  outfile: join(root, 'dist', 'tasks.js'),
+const common = {
   bundle: true,
   platform: 'node',
   target: 'node20',
@@ -19,9 +17,15 @@ await build({
   minify: true,
   sourcemap: 'linked',
   // oclif only reads tsconfig through typescript in development mode; never bundle the compiler.
-  external: ['typescript'],
+  external: ['typescript', './engine.js'],
   logLevel: 'warning',
-})
+}
+// Two bundles: the commands (oclif + flag definitions; all that --version and
+// help load) and the engine they require on first use.
+// Stale V8 code caches (bin/compile-cache.js) would only be rejected; drop them.
+for (const f of ['tasks.js.v8cache', 'engine.js.v8cache']) rmSync(join(root, 'dist', f), {force: true})
+await build({...common, entryPoints: [join(root, 'src', 'main.ts')], outfile: join(root, 'dist', 'tasks.js')})
+await build({...common, entryPoints: [join(root, 'src', 'engine.ts')], outfile: join(root, 'dist', 'engine.js')})
 
 // The manifest: what `oclif manifest` writes, computed from the bundle itself.
 const require = (await import('node:module')).createRequire(import.meta.url)
@@ -33,4 +37,4 @@ for (const c of config.commands) {
   commands[c.id] = cached
 }
 writeFileSync(join(root, 'oclif.manifest.json'), `${JSON.stringify({commands, version: config.version}, null, 2)}\n`)
-console.log(`build: dist/tasks.js, oclif.manifest.json (${Object.keys(commands).length} commands)`)
+console.log(`build: dist/tasks.js, dist/engine.js, oclif.manifest.json (${Object.keys(commands).length} commands)`)

@@ -1,9 +1,9 @@
 import {readFileSync} from 'node:fs'
 import {Args, Flags} from '@oclif/core'
 import {TasksCommand} from './base-command'
-import {type TaskResult, add} from '../app/task-actions'
+import type {TaskResult} from '../app/task-actions'
+import {engine} from './engine-loader'
 import {UsageError} from '../core/errors'
-import {renderTaskLine} from '../render/tasks'
 import type {Terminal} from '../render/terminal'
 
 type AddOutput = TaskResult & {created: boolean}
@@ -40,7 +40,7 @@ export default class Add extends TasksCommand<AddOutput> {
     const {args, flags} = await this.parse(Add)
     this.flagsForSession = flags
     const body = flags['body-file'] !== undefined ? readBodyFile(flags['body-file']) : flags.body
-    return add(await this.openSession(), {
+    return engine().actions.add(await this.openSession(), {
       title: args.title,
       body,
       tags: flags.tag,
@@ -53,6 +53,6 @@ export default class Add extends TasksCommand<AddOutput> {
   }
 
   protected render(r: AddOutput, term: Terminal): string {
-    return renderTaskLine(term, r.created ? 'added' : 'exists', r.task)
+    return engine().render.renderTaskLine(term, r.created ? 'added' : 'exists', r.task)
   }
 }

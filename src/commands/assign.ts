@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 import {TasksCommand} from './base-command'
-import {type TaskResult, assign} from '../app/task-actions'
+import type {TaskResult} from '../app/task-actions'
+import {engine} from './engine-loader'
 import {UsageError} from '../core/errors'
-import {renderTaskLine} from '../render/tasks'
 import type {Terminal} from '../render/terminal'
 
 export default class Assign extends TasksCommand<TaskResult> {
@@ -17,10 +17,10 @@ export default class Assign extends TasksCommand<TaskResult> {
     const {args, flags} = await this.parse(Assign)
     this.flagsForSession = flags
     if (flags.none === (args.assignee !== undefined)) throw new UsageError('pass an ASSIGNEE, or --none to clear the assignee')
-    return assign(await this.openSession(), args.id, flags.none ? null : args.assignee!)
+    return engine().actions.assign(await this.openSession(), args.id, flags.none ? null : args.assignee!)
   }
 
   protected render(r: TaskResult, term: Terminal): string {
-    return renderTaskLine(term, r.task.assignee ? `assigned to ${r.task.assignee}:` : 'unassigned', r.task)
+    return engine().render.renderTaskLine(term, r.task.assignee ? `assigned to ${r.task.assignee}:` : 'unassigned', r.task)
   }
 }

@@ -6,9 +6,9 @@
  * result that is also the --json output) and `render` (text for people).
  */
 import {Command, Flags, type Interfaces} from '@oclif/core'
-import {EXIT, TasksError, UsageError} from '../core/errors'
-import {Session} from '../app/session'
-import {type Terminal, detectTerminal} from '../render/terminal'
+import type {Session} from '../app/session'
+import type {Terminal} from '../render/terminal'
+import {engine} from './engine-loader'
 
 export const globalFlags = {
   json: Flags.boolean({description: 'Print the result as JSON (errors as JSON on stderr).', helpGroup: 'GLOBAL'}),
@@ -45,7 +45,7 @@ export abstract class TasksCommand<R> extends Command {
   protected async openSession(): Promise<Session> {
     if (!this.session) {
       const f = this.flagsForSession
-      this.session = await Session.open({cwd: process.cwd(), list: f.list, as: f.as, force: f.force, reason: f.reason})
+      this.session = await engine().Session.open({cwd: process.cwd(), list: f.list, as: f.as, force: f.force, reason: f.reason})
     }
     return this.session
   }
@@ -58,7 +58,7 @@ export abstract class TasksCommand<R> extends Command {
     try {
       const result = await this.execute()
       if (this.jsonMode()) process.stdout.write(`${JSON.stringify(result)}\n`)
-      else process.stdout.write(this.render(result, detectTerminal()))
+      else process.stdout.write(this.render(result, engine().detectTerminal()))
     } finally {
       this.session?.close()
     }
@@ -66,7 +66,7 @@ export abstract class TasksCommand<R> extends Command {
 
   protected override async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}; code?: string}): Promise<void> {
     this.session?.close()
-    const error = toTasksError(err)
+    const error = engine().toTasksError(err)
     if (this.jsonMode()) {
       process.stderr.write(`${JSON.stringify(error.toJSON())}\n`)
     } else {
@@ -75,14 +75,4 @@ export abstract class TasksCommand<R> extends Command {
     }
     process.exitCode = error.exitCode
   }
-}
-
-/** Map anything thrown to a TasksError: oclif parse errors are usage errors, the rest internal bugs. */
-export function toTasksError(err: Error & {oclif?: {exit?: number}; code?: string}): TasksError {
-  if (err instanceof TasksError) return err
-  if (err.oclif?.exit === 2 || /Error$/.test(err.constructor?.name ?? '') && /flag|argument|Expected|Missing|Unexpected|Nonexistent/i.test(err.message)) {
-    return new UsageError(err.message.split('\n')[0]!.replace(/^Error: /, ''), {}, 'usage')
-  }
-  const internal = new TasksError('internal', EXIT.error, `internal error: ${err.message}. This is a bug in git-tasks; please report it with the command you ran (TASKS_DEBUG=1 prints the stack).`)
-  return internal
 }

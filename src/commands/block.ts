@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 import {TasksCommand, epochFlag, overrideFlags} from './base-command'
-import {type TaskResult, block} from '../app/task-actions'
-import {renderTaskLine} from '../render/tasks'
+import type {TaskResult} from '../app/task-actions'
+import {engine} from './engine-loader'
 import type {Terminal} from '../render/terminal'
 
 export default class Block extends TasksCommand<TaskResult> {
@@ -17,10 +17,10 @@ export default class Block extends TasksCommand<TaskResult> {
   protected async execute(): Promise<TaskResult> {
     const {args, flags} = await this.parse(Block)
     this.flagsForSession = flags
-    return block(await this.openSession(), args.id, args.reason, flags.epoch)
+    return engine().actions.block(await this.openSession(), args.id, args.reason, flags.epoch)
   }
 
   protected render(r: TaskResult, term: Terminal): string {
-    return renderTaskLine(term, 'blocked', r.task, r.task.block_note ?? '')
+    return engine().render.renderTaskLine(term, 'blocked', r.task, r.task.block_note ?? '')
   }
 }

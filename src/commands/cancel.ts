@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 import {TasksCommand} from './base-command'
-import {type TaskResult, cancel} from '../app/task-actions'
+import type {TaskResult} from '../app/task-actions'
+import {engine} from './engine-loader'
 import type {TaskView} from '../core/task-view'
-import {renderTaskLine} from '../render/tasks'
 import type {Terminal} from '../render/terminal'
 
 type Output = TaskResult & {subitems: TaskView[]}
@@ -18,10 +18,10 @@ export default class Cancel extends TasksCommand<Output> {
   protected async execute(): Promise<Output> {
     const {args, flags} = await this.parse(Cancel)
     this.flagsForSession = flags
-    return cancel(await this.openSession(), args.id, flags.reason)
+    return engine().actions.cancel(await this.openSession(), args.id, flags.reason)
   }
 
   protected render(r: Output, term: Terminal): string {
-    return [r.task, ...r.subitems].map((t) => renderTaskLine(term, 'cancelled', t)).join('')
+    return [r.task, ...r.subitems].map((t) => engine().render.renderTaskLine(term, 'cancelled', t)).join('')
   }
 }

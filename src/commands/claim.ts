@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {TasksCommand, overrideFlags} from './base-command'
-import {type ClaimOutput, claim} from '../app/task-actions'
-import {renderTaskLine} from '../render/tasks'
+import type {ClaimOutput} from '../app/task-actions'
+import {engine} from './engine-loader'
 import type {Terminal} from '../render/terminal'
 
 export const leaseFlag = {
@@ -11,7 +11,7 @@ export const leaseFlag = {
 /** Shared text for claim-like results. */
 export function renderClaim(r: ClaimOutput, term: Terminal): string {
   const verb = r.already_owned ? 'renewed' : r.took_over_from ? `took over (from ${r.took_over_from})` : 'claimed'
-  return renderTaskLine(term, verb, r.task, `epoch ${r.task.epoch}, lease until ${r.task.lease_expires ?? 'never'}`)
+  return engine().render.renderTaskLine(term, verb, r.task, `epoch ${r.task.epoch}, lease until ${r.task.lease_expires ?? 'never'}`)
 }
 
 export default class Claim extends TasksCommand<ClaimOutput> {
@@ -26,7 +26,7 @@ export default class Claim extends TasksCommand<ClaimOutput> {
   protected async execute(): Promise<ClaimOutput> {
     const {args, flags} = await this.parse(Claim)
     this.flagsForSession = flags
-    return claim(await this.openSession(), args.id, flags.lease)
+    return engine().actions.claim(await this.openSession(), args.id, flags.lease)
   }
 
   protected render(r: ClaimOutput, term: Terminal): string {

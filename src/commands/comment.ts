@@ -1,10 +1,10 @@
 import {Args, Flags} from '@oclif/core'
 import {TasksCommand} from './base-command'
-import {comment} from '../app/task-actions'
+import {engine} from './engine-loader'
 import {COMMENT_KINDS, type Comment} from '../core/task'
 import {UsageError} from '../core/errors'
 import {readBodyFile} from './add'
-import {type Terminal, paint} from '../render/terminal'
+import type {Terminal} from '../render/terminal'
 
 type Output = {comment: Comment; commit: string | null}
 
@@ -25,10 +25,10 @@ export default class CommentCommand extends TasksCommand<Output> {
     this.flagsForSession = flags
     if ((args.text === undefined) === (flags.file === undefined)) throw new UsageError('pass the comment TEXT or --file, not both')
     const text = flags.file !== undefined ? readBodyFile(flags.file) : args.text!
-    return comment(await this.openSession(), args.id, text, flags.kind)
+    return engine().actions.comment(await this.openSession(), args.id, text, flags.kind)
   }
 
   protected render(r: Output, term: Terminal): string {
-    return `commented on ${paint(term, 'yellow', r.comment.task)} [${r.comment.kind}]\n`
+    return `commented on ${engine().paint(term, 'yellow', r.comment.task)} [${r.comment.kind}]\n`
   }
 }

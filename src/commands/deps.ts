@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 import {TasksCommand} from './base-command'
-import {type TaskResult, deps} from '../app/task-actions'
-import {renderTaskLine} from '../render/tasks'
+import type {TaskResult} from '../app/task-actions'
+import {engine} from './engine-loader'
 import type {Terminal} from '../render/terminal'
 
 export default class Deps extends TasksCommand<TaskResult> {
@@ -14,10 +14,10 @@ export default class Deps extends TasksCommand<TaskResult> {
   protected async execute(): Promise<TaskResult> {
     const {args, argv, flags} = await this.parse(Deps)
     this.flagsForSession = flags
-    return deps(await this.openSession(), args.id, (argv as string[]).slice(1))
+    return engine().actions.deps(await this.openSession(), args.id, (argv as string[]).slice(1))
   }
 
   protected render(r: TaskResult, term: Terminal): string {
-    return renderTaskLine(term, 'dependencies of', r.task, r.task.depends_on.length ? `→ ${r.task.depends_on.join(', ')}` : 'none')
+    return engine().render.renderTaskLine(term, 'dependencies of', r.task, r.task.depends_on.length ? `→ ${r.task.depends_on.join(', ')}` : 'none')
   }
 }

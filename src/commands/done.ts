@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 import {TasksCommand, epochFlag, overrideFlags} from './base-command'
-import {type TaskResult, finish} from '../app/task-actions'
-import {renderTaskLine} from '../render/tasks'
+import type {TaskResult} from '../app/task-actions'
+import {engine} from './engine-loader'
 import type {Terminal} from '../render/terminal'
 
 type Output = TaskResult & {changed: boolean}
@@ -15,10 +15,10 @@ export default class Done extends TasksCommand<Output> {
   protected async execute(): Promise<Output> {
     const {args, flags} = await this.parse(Done)
     this.flagsForSession = flags
-    return finish(await this.openSession(), args.id, flags.epoch)
+    return engine().actions.finish(await this.openSession(), args.id, flags.epoch)
   }
 
   protected render(r: Output, term: Terminal): string {
-    return renderTaskLine(term, r.changed ? 'done' : 'already done', r.task)
+    return engine().render.renderTaskLine(term, r.changed ? 'done' : 'already done', r.task)
   }
 }

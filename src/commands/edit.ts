@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 import {TasksCommand} from './base-command'
-import {type TaskResult, edit} from '../app/task-actions'
+import type {TaskResult} from '../app/task-actions'
+import {engine} from './engine-loader'
 import {readBodyFile} from './add'
-import {renderTaskLine} from '../render/tasks'
 import type {Terminal} from '../render/terminal'
 
 type Output = TaskResult & {fields: string[]}
@@ -23,10 +23,10 @@ export default class Edit extends TasksCommand<Output> {
     const {args, flags} = await this.parse(Edit)
     this.flagsForSession = flags
     const body = flags['body-file'] !== undefined ? readBodyFile(flags['body-file']) : flags.body
-    return edit(await this.openSession(), {id: args.id, title: flags.title, body, priority: flags.priority, addTags: flags.tag, removeTags: flags.untag})
+    return engine().actions.edit(await this.openSession(), {id: args.id, title: flags.title, body, priority: flags.priority, addTags: flags.tag, removeTags: flags.untag})
   }
 
   protected render(r: Output, term: Terminal): string {
-    return renderTaskLine(term, r.fields.length ? 'edited' : 'unchanged', r.task, r.fields.join(', '))
+    return engine().render.renderTaskLine(term, r.fields.length ? 'edited' : 'unchanged', r.task, r.fields.join(', '))
   }
 }

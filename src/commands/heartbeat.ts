@@ -1,8 +1,8 @@
 import {Args} from '@oclif/core'
 import {TasksCommand, epochFlag} from './base-command'
-import {type TaskResult, beat} from '../app/task-actions'
+import type {TaskResult} from '../app/task-actions'
+import {engine} from './engine-loader'
 import {leaseFlag} from './claim'
-import {renderTaskLine} from '../render/tasks'
 import type {Terminal} from '../render/terminal'
 
 export default class Heartbeat extends TasksCommand<TaskResult> {
@@ -13,10 +13,10 @@ export default class Heartbeat extends TasksCommand<TaskResult> {
   protected async execute(): Promise<TaskResult> {
     const {args, flags} = await this.parse(Heartbeat)
     this.flagsForSession = flags
-    return beat(await this.openSession(), args.id, flags.epoch, flags.lease)
+    return engine().actions.beat(await this.openSession(), args.id, flags.epoch, flags.lease)
   }
 
   protected render(r: TaskResult, term: Terminal): string {
-    return renderTaskLine(term, 'lease extended', r.task, `until ${r.task.lease_expires}`)
+    return engine().render.renderTaskLine(term, 'lease extended', r.task, `until ${r.task.lease_expires}`)
   }
 }

@@ -1,5 +1,6 @@
 import {TasksCommand} from './base-command'
-import {type InitResult, initList} from '../app/task-actions'
+import type {InitResult} from '../app/task-actions'
+import {engine} from './engine-loader'
 import type {Terminal} from '../render/terminal'
 
 export default class Init extends TasksCommand<InitResult> {
@@ -11,7 +12,7 @@ export default class Init extends TasksCommand<InitResult> {
   protected async execute(): Promise<InitResult> {
     const {flags} = await this.parse(Init)
     this.flagsForSession = flags
-    return initList(await this.openSession())
+    return engine().actions.initList(await this.openSession())
   }
 
   protected render(r: InitResult, _term: Terminal): string {

@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 import {TasksCommand} from './base-command'
-import {type ListResult, list} from '../app/task-actions'
-import {renderTaskList} from '../render/tasks'
-import {type Terminal, paint} from '../render/terminal'
+import type {ListResult} from '../app/task-actions'
+import {engine} from './engine-loader'
+import type {Terminal} from '../render/terminal'
 
 export default class List extends TasksCommand<ListResult> {
   static override summary = 'List tasks (open ones by default), sub-items under their parents.'
@@ -20,14 +20,14 @@ export default class List extends TasksCommand<ListResult> {
   protected async execute(): Promise<ListResult> {
     const {flags} = await this.parse(List)
     this.flagsForSession = flags
-    return list(await this.openSession(), {status: flags.status, tags: flags.tag, owner: flags.owner, assignee: flags.assignee, ready: flags.ready, all: flags.all})
+    return engine().actions.list(await this.openSession(), {status: flags.status, tags: flags.tag, owner: flags.owner, assignee: flags.assignee, ready: flags.ready, all: flags.all})
   }
 
   protected render(r: ListResult, term: Terminal): string {
     const short = new Map(r.tasks.map((t) => [t.id, t.short_id]))
-    let out = renderTaskList(term, r.tasks.map((view) => ({view, depth: view.depth})), (id) => short.get(id) ?? id.slice(0, 8))
-    for (const b of r.broken) out += paint(term, 'red', `unreadable: ${b.path}: ${b.error}`) + '\n'
-    for (const w of r.warnings) out += paint(term, 'red', `warning: ${w}`) + '\n'
+    let out = engine().render.renderTaskList(term, r.tasks.map((view) => ({view, depth: view.depth})), (id) => short.get(id) ?? id.slice(0, 8))
+    for (const b of r.broken) out += engine().paint(term, 'red', `unreadable: ${b.path}: ${b.error}`) + '\n'
+    for (const w of r.warnings) out += engine().paint(term, 'red', `warning: ${w}`) + '\n'
     return out
   }
 }

@@ -1,8 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {TasksCommand} from './base-command'
-import {log} from '../app/task-actions'
+import {engine} from './engine-loader'
 import type {HistoryEvent} from '../refstore/history'
-import {renderEvents} from '../render/tasks'
 import type {Terminal} from '../render/terminal'
 
 type Output = {list: string; task: string | null; events: HistoryEvent[]}
@@ -16,10 +15,10 @@ export default class Log extends TasksCommand<Output> {
   protected async execute(): Promise<Output> {
     const {args, flags} = await this.parse(Log)
     this.flagsForSession = flags
-    return log(await this.openSession(), args.id, flags.limit)
+    return engine().actions.log(await this.openSession(), args.id, flags.limit)
   }
 
   protected render(r: Output, term: Terminal): string {
-    return renderEvents(term, r.events)
+    return engine().render.renderEvents(term, r.events)
   }
 }

@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 import {TasksCommand} from './base-command'
-import {type ClaimOutput, next} from '../app/task-actions'
+import type {ClaimOutput} from '../app/task-actions'
+import {engine} from './engine-loader'
 import {leaseFlag, renderClaim} from './claim'
 import type {Terminal} from '../render/terminal'
 
@@ -17,7 +18,7 @@ export default class Next extends TasksCommand<ClaimOutput> {
   protected async execute(): Promise<ClaimOutput> {
     const {flags} = await this.parse(Next)
     this.flagsForSession = flags
-    return next(await this.openSession(), flags.tag ?? [], flags.lease)
+    return engine().actions.next(await this.openSession(), flags.tag ?? [], flags.lease)
   }
 
   protected render(r: ClaimOutput, term: Terminal): string {

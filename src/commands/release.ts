@@ -1,8 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {TasksCommand, epochFlag, overrideFlags} from './base-command'
-import {release} from '../app/task-actions'
+import {engine} from './engine-loader'
 import type {TaskView} from '../core/task-view'
-import {renderTaskLine} from '../render/tasks'
 import type {Terminal} from '../render/terminal'
 
 type Output = {released: TaskView[]; commit: string | null}
@@ -21,11 +20,11 @@ export default class Release extends TasksCommand<Output> {
   protected async execute(): Promise<Output> {
     const {args, flags} = await this.parse(Release)
     this.flagsForSession = flags
-    return release(await this.openSession(), args.id, flags.all, flags.epoch)
+    return engine().actions.release(await this.openSession(), args.id, flags.all, flags.epoch)
   }
 
   protected render(r: Output, term: Terminal): string {
     if (r.released.length === 0) return 'nothing to release\n'
-    return r.released.map((t) => renderTaskLine(term, 'released', t)).join('')
+    return r.released.map((t) => engine().render.renderTaskLine(term, 'released', t)).join('')
   }
 }

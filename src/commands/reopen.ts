@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 import {TasksCommand, overrideFlags} from './base-command'
-import {type TaskResult, reopen} from '../app/task-actions'
-import {renderTaskLine} from '../render/tasks'
+import type {TaskResult} from '../app/task-actions'
+import {engine} from './engine-loader'
 import type {Terminal} from '../render/terminal'
 
 export default class Reopen extends TasksCommand<TaskResult> {
@@ -12,10 +12,10 @@ export default class Reopen extends TasksCommand<TaskResult> {
   protected async execute(): Promise<TaskResult> {
     const {args, flags} = await this.parse(Reopen)
     this.flagsForSession = flags
-    return reopen(await this.openSession(), args.id)
+    return engine().actions.reopen(await this.openSession(), args.id)
   }
 
   protected render(r: TaskResult, term: Terminal): string {
-    return renderTaskLine(term, 'reopened', r.task)
+    return engine().render.renderTaskLine(term, 'reopened', r.task)
   }
 }

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 import {TasksCommand, overrideFlags} from './base-command'
-import {remove} from '../app/task-actions'
-import {type Terminal, paint} from '../render/terminal'
+import {engine} from './engine-loader'
+import type {Terminal} from '../render/terminal'
 
 type Output = {removed: Array<{id: string; title: string}>; commit: string | null}
 
@@ -14,10 +14,10 @@ export default class Rm extends TasksCommand<Output> {
   protected async execute(): Promise<Output> {
     const {args, flags} = await this.parse(Rm)
     this.flagsForSession = flags
-    return remove(await this.openSession(), args.id)
+    return engine().actions.remove(await this.openSession(), args.id)
   }
 
   protected render(r: Output, term: Terminal): string {
-    return r.removed.map((t) => `removed ${paint(term, 'yellow', t.id)}  ${t.title}\n`).join('')
+    return r.removed.map((t) => `removed ${engine().paint(term, 'yellow', t.id)}  ${t.title}\n`).join('')
   }
 }

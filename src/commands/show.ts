@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 import {TasksCommand} from './base-command'
-import {type ShowResult, show} from '../app/task-actions'
-import {renderTaskDetail} from '../render/tasks'
+import type {ShowResult} from '../app/task-actions'
+import {engine} from './engine-loader'
 import type {Terminal} from '../render/terminal'
 
 export default class Show extends TasksCommand<ShowResult> {
@@ -12,10 +12,10 @@ export default class Show extends TasksCommand<ShowResult> {
   protected async execute(): Promise<ShowResult> {
     const {args, flags} = await this.parse(Show)
     this.flagsForSession = flags
-    return show(await this.openSession(), args.id)
+    return engine().actions.show(await this.openSession(), args.id)
   }
 
   protected render(r: ShowResult, term: Terminal): string {
-    return renderTaskDetail(term, r)
+    return engine().render.renderTaskDetail(term, r)
   }
 }

@@ -9,7 +9,7 @@
  * the same blob. Parsing uses the `yaml` package with YAML 1.2 core schema
  * (no timestamps or octal coercion) and rejects duplicate keys.
  */
-import {parseDocument, stringify} from 'yaml'
+import {yaml} from './yaml-loader'
 
 export interface SplitFile {
   frontmatter: string
@@ -31,7 +31,7 @@ export function splitFrontmatter(text: string): SplitFile | {error: string} {
 
 /** Parse frontmatter YAML into a plain object, or return an error message. */
 export function parseFrontmatterYaml(yamlText: string): {fields: Record<string, unknown>} | {error: string} {
-  const doc = parseDocument(yamlText, {schema: 'core', uniqueKeys: true, prettyErrors: false})
+  const doc = yaml().parseDocument(yamlText, {schema: 'core', uniqueKeys: true, prettyErrors: false})
   if (doc.errors.length > 0) return {error: `invalid YAML: ${doc.errors[0]!.message.split('\n')[0]}`}
   const value: unknown = doc.toJS({maxAliasCount: 0})
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
@@ -48,7 +48,7 @@ export function parseFrontmatterYaml(yamlText: string): {fields: Record<string, 
 export function serialiseFrontmatter(fields: ReadonlyArray<[string, unknown]>, body: string): string {
   const record: Record<string, unknown> = {}
   for (const [k, v] of fields) if (v !== undefined) record[k] = v
-  const yamlText = stringify(record, {
+  const yamlText = yaml().stringify(record, {
     defaultStringType: 'QUOTE_DOUBLE',
     defaultKeyType: 'PLAIN',
     lineWidth: 0,

@@ -7,7 +7,7 @@
 import {validateComment, validateConfig, validateMeta, validateTask, type Validator} from '../generated/validators'
 import {parseFrontmatterYaml, serialiseFrontmatter, splitFrontmatter} from './frontmatter'
 import {type Comment, type CommentKind, DEFAULT_CONFIG, type ListConfig, TASK_KEYS, type TaskMeta} from './task'
-import {stringify, parse} from 'yaml'
+import {yaml} from './yaml-loader'
 
 export type Parsed<T> = {ok: true; value: T} | {ok: false; error: string}
 
@@ -92,7 +92,7 @@ export function serialiseComment(c: Comment): string {
 export function parseConfig(text: string): Parsed<ListConfig> {
   let value: unknown
   try {
-    value = parse(text, {schema: 'core', uniqueKeys: true}) ?? {}
+    value = yaml().parse(text, {schema: 'core', uniqueKeys: true}) ?? {}
   } catch (error) {
     return {ok: false, error: `invalid YAML: ${(error as Error).message.split('\n')[0]}`}
   }
@@ -110,14 +110,14 @@ export function parseConfig(text: string): Parsed<ListConfig> {
 
 export function serialiseConfig(config: ListConfig): string {
   const {extra, ...known} = config
-  return stringify({...known, ...extra}, {lineWidth: 0, defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN'})
+  return yaml().stringify({...known, ...extra}, {lineWidth: 0, defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN'})
 }
 
 /** Parse meta.yaml and return the store format number. */
 export function parseMeta(text: string): Parsed<{format: number}> {
   let value: unknown
   try {
-    value = parse(text, {schema: 'core'})
+    value = yaml().parse(text, {schema: 'core'})
   } catch (error) {
     return {ok: false, error: `invalid YAML: ${(error as Error).message.split('\n')[0]}`}
   }

@@ -1,0 +1,11 @@
+/**
+ * Entry of the second bundle, dist/engine.js: everything a command runs
+ * (app, core, refstore, render). The command bundle (dist/tasks.js) holds
+ * only oclif and the command definitions and loads this on first use, so
+ * `tasks --version` and `tasks help` never compile the engine.
+ */
+export * as actions from './app/task-actions'
+export {Session} from './app/session'
+export * as render from './render/tasks'
+export {detectTerminal, paint} from './render/terminal'
+export {toTasksError} from './app/error-mapping'
