@@ -133,7 +133,7 @@ export async function cancel(session: Session, id: string, reason: string): Prom
 }
 
 export async function release(session: Session, id: string | undefined, all: boolean, epoch?: number): Promise<{released: TaskView[]; commit: string | null}> {
-  if (all === (id !== undefined)) throw new UsageError('pass an ID to release, or --all to release everything you hold')
+  if (Boolean(all) === (id !== undefined)) throw new UsageError('pass an ID to release, or --all to release everything you hold')
   const done = await mutate(session, (s, c) => (all ? releaseAll(s, c) : releaseTask(s, c, {id: id!, epoch})))
   const v = await viewer(session, done.after)
   return {released: done.result.tasks.map((t) => v.view(t)), commit: done.commit}
@@ -223,13 +223,13 @@ export async function show(session: Session, id: string): Promise<ShowResult> {
   const meta = lookup(snap, id)
   const v = await viewer(session, snap)
   const detail = await session.store.readDetail(loaded, meta.id)
-  const brief = (t: TaskMeta | {id: string; missing: true}) =>
-    'missing' in t ? {id: t.id, short_id: t.id, title: '(missing)', status: 'missing'} : {id: t.id, short_id: v.shortId(t.id), title: t.title, status: t.status}
+  const brief = (t: TaskMeta | {id: string; missing: 'missing' | 'unreadable'}) =>
+    'missing' in t ? {id: t.id, short_id: t.id, title: `(${t.missing})`, status: t.missing} : {id: t.id, short_id: v.shortId(t.id), title: t.title, status: t.status}
   return {
     task: v.view(meta),
     body: detail.body,
     comments: detail.comments,
-    dependencies: meta.depends_on.map((d) => brief(snap.tasks.get(d)?.meta ?? {id: d, missing: true})),
+    dependencies: meta.depends_on.map((d) => brief(snap.tasks.get(d)?.meta ?? {id: d, missing: snap.tasks.has(d) ? 'unreadable' : 'missing'})),
     dependents: dependentsOf(snap, meta.id).map(brief),
     subitems: childrenOf(snap, meta.id).map(brief),
     broken: detail.broken,

@@ -19,7 +19,7 @@ export function readBodyFile(path: string): string {
 
 export default class Add extends TasksCommand<AddOutput> {
   static override summary = 'Add a task.'
-  static override args = {title: Args.string({required: true, description: 'one-line title (at most 500 bytes)'})}
+  static override args = {title: Args.string({ignoreStdin: true, required: true, description: 'one-line title (at most 500 bytes)'})}
   static override flags = {
     body: Flags.string({char: 'b', description: 'Markdown description.', exclusive: ['body-file']}),
     'body-file': Flags.string({description: 'Read the description from a file (- for stdin).'}),

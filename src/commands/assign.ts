@@ -8,15 +8,15 @@ import type {Terminal} from '../render/terminal'
 export default class Assign extends TasksCommand<TaskResult> {
   static override summary = 'Reserve a task for an actor (only they may claim it), or --none to clear.'
   static override args = {
-    id: Args.string({required: true, description: 'task id or unique prefix'}),
-    assignee: Args.string({description: 'actor to reserve it for'}),
+    id: Args.string({ignoreStdin: true, required: true, description: 'task id or unique prefix'}),
+    assignee: Args.string({ignoreStdin: true, description: 'actor to reserve it for'}),
   }
   static override flags = {none: Flags.boolean({description: 'Clear the assignee.'})}
 
   protected async execute(): Promise<TaskResult> {
     const {args, flags} = await this.parse(Assign)
     this.flagsForSession = flags
-    if (flags.none === (args.assignee !== undefined)) throw new UsageError('pass an ASSIGNEE, or --none to clear the assignee')
+    if (Boolean(flags.none) === (args.assignee !== undefined)) throw new UsageError('pass an ASSIGNEE, or --none to clear the assignee')
     return engine().actions.assign(await this.openSession(), args.id, flags.none ? null : args.assignee!)
   }
 

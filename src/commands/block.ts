@@ -8,8 +8,8 @@ export default class Block extends TasksCommand<TaskResult> {
   static override summary = 'Mark a task you hold as blocked, with a note saying on what.'
   static override description = 'A blocked item can be finished directly once the blocker clears, resumed with claim, or reopened.'
   static override args = {
-    id: Args.string({required: true, description: 'task id or unique prefix'}),
-    reason: Args.string({required: true, description: 'what it is waiting on'}),
+    id: Args.string({ignoreStdin: true, required: true, description: 'task id or unique prefix'}),
+    reason: Args.string({ignoreStdin: true, required: true, description: 'what it is waiting on'}),
   }
   static override flags = {...overrideFlags, ...epochFlag}
   static override examples = ['<%= config.bin %> block tsk-k3v9 "waiting on API review"']

@@ -11,8 +11,8 @@ type Output = {comment: Comment; commit: string | null}
 export default class CommentCommand extends TasksCommand<Output> {
   static override summary = 'Comment on a task: a note, decision, problem, lesson or knowledge.'
   static override args = {
-    id: Args.string({required: true, description: 'task id or unique prefix'}),
-    text: Args.string({description: 'the comment (or --file)'}),
+    id: Args.string({ignoreStdin: true, required: true, description: 'task id or unique prefix'}),
+    text: Args.string({ignoreStdin: true, description: 'the comment (or --file)'}),
   }
   static override flags = {
     kind: Flags.string({char: 'k', description: 'Kind of comment.', options: [...COMMENT_KINDS], default: 'note'}),

@@ -8,7 +8,7 @@ export default class Deps extends TasksCommand<TaskResult> {
   static override summary = "Replace a task's dependencies (none given: clear them)."
   static override description = 'Missing ids, self-dependencies, cycles and other lists are rejected; duplicates fold into one edge.'
   static override strict = false
-  static override args = {id: Args.string({required: true, description: 'task id or unique prefix'})}
+  static override args = {id: Args.string({ignoreStdin: true, required: true, description: 'task id or unique prefix'})}
   static override examples = ['<%= config.bin %> deps tsk-pub1 tsk-api2 tsk-ui33', '<%= config.bin %> deps tsk-pub1']
 
   protected async execute(): Promise<TaskResult> {

@@ -9,7 +9,7 @@ type Output = TaskResult & {fields: string[]}
 
 export default class Edit extends TasksCommand<Output> {
   static override summary = "Change a task's title, description, priority or tags."
-  static override args = {id: Args.string({required: true, description: 'task id or unique prefix'})}
+  static override args = {id: Args.string({ignoreStdin: true, required: true, description: 'task id or unique prefix'})}
   static override flags = {
     title: Flags.string({description: 'New title.'}),
     body: Flags.string({char: 'b', description: 'New description (replaces the old one).', exclusive: ['body-file']}),

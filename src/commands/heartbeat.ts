@@ -7,7 +7,7 @@ import type {Terminal} from '../render/terminal'
 
 export default class Heartbeat extends TasksCommand<TaskResult> {
   static override summary = 'Extend the lease on a task you hold.'
-  static override args = {id: Args.string({required: true, description: 'task id or unique prefix'})}
+  static override args = {id: Args.string({ignoreStdin: true, required: true, description: 'task id or unique prefix'})}
   static override flags = {...epochFlag, ...leaseFlag}
 
   protected async execute(): Promise<TaskResult> {

@@ -8,7 +8,7 @@ type Output = {list: string; task: string | null; events: HistoryEvent[]}
 
 export default class Log extends TasksCommand<Output> {
   static override summary = 'History of the list, or of one task, from git log of the tasks ref.'
-  static override args = {id: Args.string({description: 'task id or unique prefix'})}
+  static override args = {id: Args.string({ignoreStdin: true, description: 'task id or unique prefix'})}
   static override flags = {limit: Flags.integer({char: 'n', description: 'Show at most this many events.', min: 1})}
   static override examples = ['<%= config.bin %> log', '<%= config.bin %> log tsk-k3v9 --json']
 

@@ -9,7 +9,7 @@ type Output = {released: TaskView[]; commit: string | null}
 export default class Release extends TasksCommand<Output> {
   static override summary = 'Give a claim back (the task returns to todo), or --all of yours.'
   static override description = 'Run `tasks release --all` when an agent session stops so its claims do not wait for their leases to run out.'
-  static override args = {id: Args.string({description: 'task id or unique prefix'})}
+  static override args = {id: Args.string({ignoreStdin: true, description: 'task id or unique prefix'})}
   static override flags = {
     all: Flags.boolean({description: 'Release every item you hold, in one commit.'}),
     ...overrideFlags,

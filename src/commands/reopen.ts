@@ -6,7 +6,7 @@ import type {Terminal} from '../render/terminal'
 
 export default class Reopen extends TasksCommand<TaskResult> {
   static override summary = 'Put a task back to todo and clear its owner.'
-  static override args = {id: Args.string({required: true, description: 'task id or unique prefix'})}
+  static override args = {id: Args.string({ignoreStdin: true, required: true, description: 'task id or unique prefix'})}
   static override flags = {...overrideFlags}
 
   protected async execute(): Promise<TaskResult> {

@@ -6,7 +6,7 @@ import type {Terminal} from '../render/terminal'
 
 export default class Show extends TasksCommand<ShowResult> {
   static override summary = 'Show one task: fields, description, comments, dependencies, dependents and sub-items.'
-  static override args = {id: Args.string({required: true, description: 'task id or unique prefix'})}
+  static override args = {id: Args.string({ignoreStdin: true, required: true, description: 'task id or unique prefix'})}
   static override examples = ['<%= config.bin %> show tsk-k3v9']
 
   protected async execute(): Promise<ShowResult> {

@@ -39,7 +39,7 @@ afterAll(() => {
   if (!process.env.KEEP_RACE_REPOS) cleanupAll()
 })
 
-describe(`${CLAIMERS} processes claim the same item at once`, () => {
+describe(`${CLAIMERS} processes claim the same item at once`, {timeout: 120_000}, () => {
   it('exactly one wins; the others exit 4 already_claimed naming the winner; one claim commit', async () => {
     const repo = copyRepo(seed)
     const id = seedIds[0]!

@@ -19,7 +19,7 @@ import {type Snapshot, lookup} from '../snapshot'
 import type {TaskMeta} from '../task'
 import {checkNote} from '../validation'
 import {assertMayForce, assertOwner, overrideTrailers} from './permission'
-import {NO_CLAIM, revise} from './revision'
+import {NO_CLAIM, leaseUntil, revise} from './revision'
 
 export interface FinishArgs {
   id: string
@@ -112,7 +112,7 @@ export function blockTask(snap: Snapshot, ctx: OpContext, args: BlockArgs): Plan
   let changes: Partial<TaskMeta>
   if (meta.status === 'todo') {
     assertClaimable(snap, meta, ctx, 'block')
-    changes = {status: 'blocked', block_note: note, owner: ctx.actor, epoch: meta.epoch + 1, claimed_at: ctx.now}
+    changes = {status: 'blocked', block_note: note, owner: ctx.actor, epoch: meta.epoch + 1, claimed_at: ctx.now, lease_expires: leaseUntil(ctx.now, snap.config.lease_seconds)}
   } else {
     assertOwner(snap, meta, ctx, 'block', args.epoch)
     changes = {status: 'blocked', block_note: note}

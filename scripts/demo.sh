@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# A tour of git-tasks in a throwaway repository: `npm run demo`.
+set -euo pipefail
+TASKS="$(cd "$(dirname "$0")/.." && pwd)/bin/tasks"
+DEMO="$(mktemp -d "${TMPDIR:-/tmp}/git-tasks-demo-XXXXXX")"
+cd "$DEMO"
+git init -q
+git config user.email "alice@example.com"
+git config user.name "Alice"
+show_args() { local a out=""; for a in "$@"; do case "$a" in *' '*) out+=" \"$a\"";; *) out+=" $a";; esac; done; printf '%s' "$out"; }
+run() { printf '\n$ tasks%s\n' "$(show_args "$@")"; "$TASKS" "$@" 2>&1; }
+
+run init
+API=$("$TASKS" add "Design the claim API" --tag backend -p 1 --json | node -pe 'JSON.parse(require("fs").readFileSync(0,"utf8")).task.id')
+printf '\n$ tasks add "Design the claim API" --tag backend -p 1\n(added %s)\n' "$API"
+run add "Implement compare-and-swap claims" --tag backend --depends-on "$API"
+run add "Write the user guide" --tag docs -p 3
+run list
+printf '\n# two agents ask for work at the same moment\n'
+printf '$ TASKS_ACTOR=agent-1 tasks next & TASKS_ACTOR=agent-2 tasks next\n'
+TASKS_ACTOR=agent-1 "$TASKS" next & TASKS_ACTOR=agent-2 "$TASKS" next; wait
+run claim "$API" --as agent-3 || printf '(exit %s)\n' "$?"
+run done "$API" --as "$("$TASKS" show "$API" --json | node -pe 'JSON.parse(require("fs").readFileSync(0,"utf8")).task.owner')"
+run list
+run comment "$API" "Claims are a CAS on refs/tasks/main" --kind decision
+run show "$API"
+printf '\n$ git log --oneline refs/tasks/main\n'
+git log --oneline refs/tasks/main
+printf '\n(demo repository: %s)\n' "$DEMO"

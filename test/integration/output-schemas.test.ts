@@ -1,0 +1,330 @@
+/**
+ * The --json contract: every command's stdout and every --json error on
+ * stderr is validated against its JSON Schema in schemas/output/, on real
+ * output of the built CLI driven through a scenario that runs every command.
+ * The schemas close their objects (additionalProperties: false), so adding,
+ * renaming or dropping a key fails here until the schema (the documented
+ * shape) is changed with it.
+ */
+import {existsSync, readFileSync, readdirSync} from 'node:fs'
+import {join} from 'node:path'
+import Ajv, {type ValidateFunction} from 'ajv'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {BIN, ROOT, cleanupAll, gitSync, makeRepo, run, tempDir, type RunOptions} from '../helpers/cli'
+
+const SCHEMA_DIR = join(ROOT, 'schemas', 'output')
+const BASE = 'https://git-tasks.dev/schemas/output/'
+
+const ajv = new Ajv({strict: true, allErrors: true})
+const schemaFiles = readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.schema.json')).sort()
+for (const f of schemaFiles) ajv.addSchema(JSON.parse(readFileSync(join(SCHEMA_DIR, f), 'utf8')))
+
+function validator(name: string): ValidateFunction {
+  const v = ajv.getSchema(`${BASE}${name}.schema.json`)
+  if (!v) throw new Error(`no schema ${name}.schema.json in schemas/output`)
+  return v
+}
+
+function check(name: string, data: unknown): void {
+  const v = validator(name)
+  if (!v(data)) throw new Error(`output does not match ${name}.schema.json: ${ajv.errorsText(v.errors)}\n${JSON.stringify(data, null, 1)}`)
+}
+
+function isValid(name: string, data: unknown): boolean {
+  return validator(name)(data) as boolean
+}
+
+/** Which command's output each schema describes (start and next print a claim). */
+const SCHEMA_OF: Record<string, string> = {start: 'claim', next: 'claim'}
+const exercised = new Set<string>()
+const errorCodes = new Set<string>()
+
+/** Run a command with --json, expect exit 0, validate stdout against the command's schema. */
+async function ok(cwd: string, args: string[], options: RunOptions = {}): Promise<any> {
+  const r = await run(cwd, [...args, '--json'], options)
+  if (r.code !== 0) throw new Error(`tasks ${args.join(' ')} exited ${r.code}: ${r.stderr}`)
+  expect(r.stderr).toBe('')
+  expect(r.stdout.endsWith('\n')).toBe(true)
+  expect(r.stdout.trimEnd().split('\n')).toHaveLength(1)
+  const data = JSON.parse(r.stdout)
+  const schema = SCHEMA_OF[args[0]!] ?? args[0]!
+  check(schema, data)
+  exercised.add(schema)
+  return data
+}
+
+/** Run a command with --json that must fail with `exit`; validate the one-line JSON error on stderr. */
+async function fails(cwd: string, args: string[], exit: number, code?: string, options: RunOptions = {}): Promise<any> {
+  const r = await run(cwd, [...args, '--json'], options)
+  expect(r.code, `tasks ${args.join(' ')}: ${r.stderr}`).toBe(exit)
+  expect(r.stdout).toBe('')
+  expect(r.stderr.trimEnd().split('\n')).toHaveLength(1)
+  const data = JSON.parse(r.stderr)
+  check('error', data)
+  expect(data.error.exit).toBe(exit)
+  if (code) expect(data.error.code).toBe(code)
+  exercised.add('error')
+  errorCodes.add(data.error.code)
+  return data.error
+}
+
+afterAll(() => cleanupAll())
+
+beforeAll(() => {
+  if (!existsSync(join(ROOT, 'dist', 'tasks.js'))) throw new Error(`dist/tasks.js is missing: run \`npm run build\` before the integration tests (${BIN})`)
+})
+
+describe('schemas/output', () => {
+  it('every schema compiles in strict mode, is draft-07 and is named after its file', () => {
+    expect(schemaFiles.length).toBeGreaterThan(0)
+    for (const f of schemaFiles) {
+      const s = JSON.parse(readFileSync(join(SCHEMA_DIR, f), 'utf8'))
+      expect(s.$schema).toBe('http://json-schema.org/draft-07/schema#')
+      expect(s.$id).toBe(`${BASE}${f}`)
+      expect(typeof validator(f.replace(/\.schema\.json$/, ''))).toBe('function')
+    }
+  })
+
+  it('every command in the oclif manifest has an output schema', () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, unknown>}
+    const commands = Object.keys(manifest.commands)
+    expect(commands).toContain('list')
+    for (const c of commands) expect(schemaFiles, `schema for ${c}`).toContain(`${SCHEMA_OF[c] ?? c}.schema.json`)
+    expect(schemaFiles).toContain('task.schema.json')
+    expect(schemaFiles).toContain('error.schema.json')
+  })
+
+  it('a list row has exactly the TaskView keys plus depth', () => {
+    const task = JSON.parse(readFileSync(join(SCHEMA_DIR, 'task.schema.json'), 'utf8'))
+    const list = JSON.parse(readFileSync(join(SCHEMA_DIR, 'list.schema.json'), 'utf8'))
+    const row = list.definitions.row
+    expect(Object.keys(row.properties).sort()).toEqual([...Object.keys(task.properties), 'depth'].sort())
+    expect([...row.required].sort()).toEqual([...task.required, 'depth'].sort())
+    expect(row.additionalProperties).toBe(false)
+    expect(task.additionalProperties).toBe(false)
+    // TaskView documents every key as always present (null when unset).
+    expect([...task.required].sort()).toEqual(Object.keys(task.properties).sort())
+  })
+})
+
+describe('every --json output matches its schema', () => {
+  let repo: string
+  const A = {env: {TASKS_ACTOR: 'alice'}}
+  const B = {env: {TASKS_ACTOR: 'bob'}}
+  const ids: Record<string, any> = {}
+
+  beforeAll(() => {
+    repo = makeRepo()
+  })
+
+  it('init (created, then again: harmless)', async () => {
+    const first = await ok(repo, ['init'])
+    expect(first.created).toBe(true)
+    const again = await ok(repo, ['init'])
+    expect(again).toEqual({...first, created: false})
+  })
+
+  it('add with every flag, and an idempotent re-add', async () => {
+    const parent = await ok(repo, ['add', 'Parent', '--tag', 'api,backend', '-p', '1', '--body', 'Some *markdown*\n---\nkey: value'], A)
+    ids.parent = parent.task.id
+    const child = await ok(repo, ['add', 'Child one', '--parent', ids.parent], A)
+    ids.child = child.task.id
+    ids.child2 = (await ok(repo, ['add', 'Child two', '--parent', ids.parent], A)).task.id
+    ids.dep = (await ok(repo, ['add', 'Dependency', '--priority', '0'], A)).task.id
+    const waiter = await ok(repo, ['add', 'Waiter', '--depends-on', ids.dep, '--key', 'waiter-key'], A)
+    ids.waiter = waiter.task.id
+    expect(waiter.task.blocked_by).toEqual([{id: ids.dep, status: 'todo'}])
+    const again = await ok(repo, ['add', 'Waiter', '--depends-on', ids.dep, '--key', 'waiter-key'], A)
+    expect(again.created).toBe(false)
+    expect(again.commit).toBeNull()
+    ids.reserved = (await ok(repo, ['add', 'Reserved for bob', '--assignee', 'bob'], A)).task.id
+    ids.solo = (await ok(repo, ['add', 'Solo', '--body-file', '-'], {...A, input: 'from stdin\n'})).task.id
+  })
+
+  it('list (default, --all, --ready, filters)', async () => {
+    const l = await ok(repo, ['list'], A)
+    expect(l.tasks.map((t: {depth: number}) => t.depth)).toContain(1)
+    expect(l.broken).toEqual([])
+    await ok(repo, ['list', '--all'], A)
+    await ok(repo, ['list', '--ready'], A)
+    await ok(repo, ['list', '--status', 'todo,blocked', '--tag', 'api'], A)
+    await ok(repo, ['list', '--assignee', 'bob'], A)
+  })
+
+  it('show (sub-items, dependencies, dependents)', async () => {
+    const p = await ok(repo, ['show', ids.parent!], A)
+    expect(p.subitems).toHaveLength(2)
+    const w = await ok(repo, ['show', ids.waiter!.slice(0, 8)], A)
+    expect(w.dependencies).toHaveLength(1)
+    const d = await ok(repo, ['show', ids.dep!], A)
+    expect(d.dependents).toHaveLength(1)
+  })
+
+  it('claim, start, next, heartbeat, block, reopen, done', async () => {
+    const c = await ok(repo, ['claim', ids.dep!], A)
+    expect(c.took_over_from).toBeNull()
+    const renewed = await ok(repo, ['claim', ids.dep!], A)
+    expect(renewed.already_owned).toBe(true)
+    await ok(repo, ['heartbeat', ids.dep!, '--lease', '600'], A)
+    await ok(repo, ['block', ids.dep!, 'waiting for review'], A)
+    const resumed = await ok(repo, ['start', ids.dep!], A)
+    expect(resumed.task.status).toBe('in_progress')
+    const done = await ok(repo, ['done', ids.dep!], A)
+    expect(done.changed).toBe(true)
+    const doneAgain = await ok(repo, ['done', ids.dep!], A)
+    expect(doneAgain).toMatchObject({changed: false, commit: null})
+    const reopened = await ok(repo, ['reopen', ids.dep!], A)
+    expect(reopened.task.status).toBe('todo')
+    await ok(repo, ['done', ids.dep!], A)
+    const n = await ok(repo, ['next'], B)
+    expect(n.task.owner).toBe('bob')
+    ids.bobs = n.task.id
+  })
+
+  it('a takeover of an expired claim names the previous holder', async () => {
+    const c = await ok(repo, ['claim', ids.solo!, '--lease', '1'], A)
+    const later = new Date(Date.parse(c.task.lease_expires) + 3_600_000).toISOString()
+    const t = await ok(repo, ['claim', ids.solo!], {env: {TASKS_ACTOR: 'bob', TASKS_NOW: later}})
+    expect(t.took_over_from).toBe('alice')
+  })
+
+  it('release (one, --all, nothing to release)', async () => {
+    const one = await ok(repo, ['release', ids.solo!], B)
+    expect(one.released).toHaveLength(1)
+    await ok(repo, ['claim', ids.solo!], B)
+    const all = await ok(repo, ['release', '--all'], B)
+    expect(all.released.length).toBeGreaterThanOrEqual(2)
+    const none = await ok(repo, ['release', '--all'], B)
+    expect(none).toEqual({released: [], commit: null})
+  })
+
+  it('edit (changed and unchanged)', async () => {
+    const e = await ok(repo, ['edit', ids.solo!, '--title', 'Solo, renamed', '-p', '3', '--tag', 'x', '--body', 'new body'], A)
+    expect(e.fields.sort()).toEqual(['body', 'priority', 'tags', 'title'])
+    const same = await ok(repo, ['edit', ids.solo!, '--title', 'Solo, renamed'], A)
+    expect(same).toMatchObject({fields: [], commit: null})
+  })
+
+  it('assign, assign --none, deps (set, clear)', async () => {
+    const a = await ok(repo, ['assign', ids.solo!, 'carol'], A)
+    expect(a.task.assignee).toBe('carol')
+    const n = await ok(repo, ['assign', ids.solo!, '--none'], A)
+    expect(n.task.assignee).toBeNull()
+    const d = await ok(repo, ['deps', ids.solo!, ids.reserved!, ids.dep!], A)
+    expect(d.task.depends_on).toHaveLength(2)
+    const cleared = await ok(repo, ['deps', ids.solo!], A)
+    expect(cleared.task.depends_on).toEqual([])
+  })
+
+  it('comment (every kind), then show with comments', async () => {
+    for (const kind of ['note', 'decision', 'problem', 'lesson', 'knowledge']) {
+      const c = await ok(repo, ['comment', ids.parent!, `a ${kind}`, '--kind', kind], A)
+      expect(c.comment.kind).toBe(kind)
+    }
+    const s = await ok(repo, ['show', ids.parent!], A)
+    expect(s.comments).toHaveLength(5)
+  })
+
+  it('cancel (with sub-items) and rm', async () => {
+    const c = await ok(repo, ['cancel', ids.parent!, '--reason', 'no longer needed'], A)
+    expect(c.subitems).toHaveLength(2)
+    const r = await ok(repo, ['rm', ids.reserved!], A)
+    expect(r.removed).toEqual([{id: ids.reserved, title: 'Reserved for bob'}])
+  })
+
+  it('log, log ID, log -n', async () => {
+    const all = await ok(repo, ['log'], A)
+    expect(all.task).toBeNull()
+    expect(all.events.at(-1).op).toBe('init')
+    const one = await ok(repo, ['log', ids.solo!], A)
+    expect(one.task).toBe(ids.solo)
+    await ok(repo, ['log', '-n', '2'], A)
+  })
+
+  it('list and show report a hand-broken task file in `broken`', async () => {
+    const path = gitSync(repo, ['ls-tree', '-r', '--name-only', 'refs/tasks/main']).split('\n').find((p) => p.includes(ids.child2!))!
+    putFileOnRef(repo, path, '---\ntitle: [unclosed\n---\nbody\n')
+    const l = await ok(repo, ['list', '--all'], A)
+    expect(l.broken).toEqual([{path, error: expect.any(String)}])
+    await fails(repo, ['show', ids.child2!], 5, 'broken_task_file', A)
+  })
+
+  it('errors, each one JSON object on stderr', async () => {
+    await fails(repo, ['show', 'tsk-zzzzzzzzzz'], 3, 'task_not_found')
+    await fails(repo, ['show', '../x'], 2, 'bad_id')
+    await fails(repo, ['list', '--bogus'], 2, 'usage')
+    await fails(repo, ['frobnicate'], 2)
+    await fails(repo, ['add', 'x', '-p', 'high'], 5, 'bad_priority')
+    await fails(repo, ['add', 'x'.repeat(501)], 5, 'title_too_long')
+    await fails(repo, ['claim', ids.dep!], 4, 'not_claimable', A)
+    await fails(repo, ['deps', ids.dep!, ids.dep!], 5, 'self_dependency', A)
+    await ok(repo, ['deps', ids.solo!, ids.waiter!], A)
+    await fails(repo, ['deps', ids.waiter!, ids.solo!], 5, 'dependency_cycle', A)
+    await ok(repo, ['claim', ids.waiter!], A)
+    await fails(repo, ['done', ids.waiter!], 6, 'not_owner', B)
+    await fails(repo, ['claim', ids.waiter!], 4, 'already_claimed', B)
+    await fails(repo, ['done', ids.waiter!, '--force'], 2, 'force_without_reason', B)
+    await fails(repo, ['next', '--tag', 'no-such-tag'], 3, 'nothing_ready', B)
+    await fails(repo, ['comment', ids.waiter!, 'x', '--kind', 'rant'], 2)
+    await fails(repo, ['rm', ids.waiter!], 4, 'has_dependents', A)
+    const bare = makeRepo()
+    await fails(bare, ['list'], 1, 'not_initialised')
+    await fails(tempDir('nogit-'), ['list'], 1, 'not_a_repository')
+    expect(errorCodes.size).toBeGreaterThanOrEqual(15)
+  })
+
+  it('exercised every output schema', () => {
+    const names = schemaFiles.map((f) => f.replace(/\.schema\.json$/, '')).filter((n) => n !== 'task')
+    expect([...exercised].sort()).toEqual(names.sort())
+  })
+})
+
+describe('a change of shape fails validation', () => {
+  let repo: string
+  let add: any
+  beforeAll(async () => {
+    repo = makeRepo()
+    await ok(repo, ['init'])
+    add = await ok(repo, ['add', 'Shape probe'], {env: {TASKS_ACTOR: 'alice'}})
+  })
+
+  it('an extra, a missing or a retyped key in a TaskView is rejected', () => {
+    expect(isValid('add', add)).toBe(true)
+    expect(isValid('add', {...add, extra: 1})).toBe(false)
+    expect(isValid('add', {...add, task: {...add.task, surprise: true}})).toBe(false)
+    const {owner: _owner, ...withoutOwner} = add.task
+    expect(isValid('add', {...add, task: withoutOwner})).toBe(false)
+    expect(isValid('add', {...add, task: {...add.task, priority: '2'}})).toBe(false)
+    expect(isValid('add', {...add, task: {...add.task, status: 'open'}})).toBe(false)
+    expect(isValid('task', add.task)).toBe(true)
+  })
+
+  it('a list row must carry depth, and an error must carry code, message and exit', () => {
+    const row = {...add.task, depth: 0}
+    const list = {list: 'main', commit: add.commit, tasks: [row], broken: [], warnings: []}
+    expect(isValid('list', list)).toBe(true)
+    expect(isValid('list', {...list, tasks: [add.task]})).toBe(false)
+    expect(isValid('list', {...list, tasks: [{...row, depth: 2}]})).toBe(false)
+    expect(isValid('error', {error: {code: 'x', message: 'm', exit: 3, extra: 'data is allowed'}})).toBe(true)
+    expect(isValid('error', {error: {code: 'x', message: 'm'}})).toBe(false)
+    expect(isValid('error', {error: {code: 'x', message: 'm', exit: 0}})).toBe(false)
+    expect(isValid('error', {error: {code: 'x', message: 'm', exit: 3}, more: 1})).toBe(false)
+  })
+})
+
+/** Commit `content` at `path` onto refs/tasks/main with plain plumbing (hash-object, mktree, commit-tree, update-ref). */
+function putFileOnRef(repo: string, path: string, content: string): void {
+  const blob = gitSync(repo, ['hash-object', '-w', '--stdin'], content).trim()
+  const old = gitSync(repo, ['rev-parse', 'refs/tasks/main']).trim()
+  const put = (tree: string | null, parts: string[]): string => {
+    const [name, ...rest] = parts as [string, ...string[]]
+    const entries = tree ? gitSync(repo, ['ls-tree', tree]).split('\n').filter(Boolean) : []
+    const existing = entries.find((l) => l.split('\t')[1] === name)
+    const kept = entries.filter((l) => l !== existing)
+    const entry = rest.length === 0 ? `100644 blob ${blob}\t${name}` : `040000 tree ${put(existing ? existing.split(/\s+/)[2]! : null, rest)}\t${name}`
+    return gitSync(repo, ['mktree'], `${[...kept, entry].join('\n')}\n`).trim()
+  }
+  const tree = put(`${old}^{tree}`, path.split('/'))
+  const commit = gitSync(repo, ['commit-tree', tree, '-p', old, '-m', 'hand edit']).trim()
+  gitSync(repo, ['update-ref', 'refs/tasks/main', commit, old])
+}
