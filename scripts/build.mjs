@@ -30,6 +30,8 @@ await build({...common, entryPoints: [join(root, 'src', 'engine.ts')], outfile: 
 // The manifest: what `oclif manifest` writes, computed from the bundle itself.
 const require = (await import('node:module')).createRequire(import.meta.url)
 const {Config} = require('@oclif/core')
+// oclif would read the old manifest instead of the commands: remove it first.
+rmSync(join(root, 'oclif.manifest.json'), {force: true})
 const config = await Config.load(root)
 const commands = {}
 for (const c of config.commands) {

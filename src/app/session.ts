@@ -19,10 +19,13 @@ export interface SessionOptions {
   as?: string
   force?: boolean
   reason?: string
+  /** Commit locally only, even when a remote is configured (also TASKS_OFFLINE=1). */
+  offline?: boolean
 }
 
 export class Session {
   private actorCache: string | undefined
+  private configCache: Map<string, string> | undefined
 
   private constructor(
     readonly store: ListStore,
@@ -45,12 +48,32 @@ export class Session {
     return this.options.list
   }
 
+  /** The git config values the CLI uses, read once with one `git config` call. */
+  private async gitConfig(): Promise<Map<string, string>> {
+    this.configCache ??= await readConfig(this.store.repo.cwd, '^(tasks\\.(actor|remote)|user\\.email)$')
+    return this.configCache
+  }
+
+  /**
+   * The remote mutations go through (git config tasks.remote), or null when
+   * working offline: --offline, TASKS_OFFLINE=1, or no remote configured.
+   */
+  async remote(): Promise<string | null> {
+    if (this.options.offline || /^(1|true|yes)$/i.test(process.env.TASKS_OFFLINE ?? '')) return null
+    return (await this.gitConfig()).get('tasks.remote') || null
+  }
+
+  /** The configured remote even when offline (for sync, which is always online). */
+  async configuredRemote(): Promise<string | null> {
+    return (await this.gitConfig()).get('tasks.remote') || null
+  }
+
   /** The acting identity; resolved once, lazily (reads need none). */
   async actor(): Promise<string> {
     if (this.actorCache) return this.actorCache
     let actor = this.options.as ?? process.env.TASKS_ACTOR
     if (!actor) {
-      const config = await readConfig(this.store.repo.cwd, '^(tasks\\.actor|user\\.email)$')
+      const config = await this.gitConfig()
       actor = config.get('tasks.actor') || config.get('user.email')
     }
     if (!actor) {

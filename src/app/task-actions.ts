@@ -4,7 +4,12 @@
  * prints as JSON or renders as text. Result shapes are documented in
  * schemas/output/ and checked by the tests.
  */
-import {UsageError} from '../core/errors'
+import {NotFoundError, UsageError} from '../core/errors'
+import {type Repair, type Violation, checkInvariants, reconcile} from '../merge/index'
+import {installMergeDriver} from '../refstore/merge-driver-setup'
+import {remoteExists} from '../refstore/remote'
+import {writeConfig} from '../refstore/repository'
+import {type SyncAction, sync} from './sync'
 import {taskDir} from '../core/ids'
 import {addTask, type AddArgs} from '../core/ops/add'
 import {claimNext, claimTask, heartbeat, releaseAll, releaseTask} from '../core/ops/claim'
@@ -50,11 +55,81 @@ export interface InitResult {
   ref: string
   commit: string
   created: boolean
+  remote: string | null
+  /** What happened with the remote: its list adopted, ours published, both merged. */
+  sync: SyncAction | null
 }
 
-export async function initList(session: Session): Promise<InitResult> {
-  const r = await session.store.init()
-  return {list: session.list, ref: session.store.ref, commit: r.commit, created: r.created}
+/**
+ * Create the list (deterministic root), register the merge driver, and with
+ * a remote: record it as tasks.remote and sync, so a clone that initialises
+ * against a remote that already has the list simply adopts it.
+ */
+export async function initList(session: Session, options: {remote?: string; cli: string}): Promise<InitResult> {
+  const store = session.store
+  if (options.remote !== undefined) {
+    if (!(await remoteExists(store.repo.cwd, options.remote))) {
+      throw new NotFoundError('remote_not_found', `there is no git remote named "${options.remote}" (see \`git remote -v\`)`, {remote: options.remote})
+    }
+    await writeConfig(store.repo.cwd, 'tasks.remote', options.remote)
+  }
+  await installMergeDriver(store.repo.cwd, store.repo.commonDir, options.cli)
+  const r = await store.init()
+  const remote = await session.configuredRemote()
+  if (options.remote !== undefined && remote) {
+    const synced = await sync(session)
+    return {list: session.list, ref: store.ref, commit: synced.commit, created: r.created, remote, sync: synced.action}
+  }
+  return {list: session.list, ref: store.ref, commit: r.commit, created: r.created, remote, sync: null}
+}
+
+export interface RemoteResult {
+  remote: string | null
+  previous: string | null
+}
+
+/** `tasks remote set NAME` / `tasks remote unset`. */
+export async function setRemote(session: Session, name: string | null): Promise<RemoteResult> {
+  const cwd = session.store.repo.cwd
+  if (name !== null && !(await remoteExists(cwd, name))) {
+    throw new NotFoundError('remote_not_found', `there is no git remote named "${name}" (see \`git remote -v\`)`, {remote: name})
+  }
+  const previous = await session.configuredRemote()
+  await writeConfig(cwd, 'tasks.remote', name)
+  return {remote: name, previous}
+}
+
+export {sync}
+
+export interface DoctorResult {
+  list: string
+  commit: string
+  violations: Violation[]
+  broken: Array<{path: string; error: string}>
+  repairs: Repair[]
+  /** The repair commit with --fix, else null. */
+  fixed: string | null
+}
+
+/** `tasks doctor [--fix]`: the reconciler's checks on demand, and its repairs with --fix. */
+export async function doctor(session: Session, fix: boolean): Promise<DoctorResult> {
+  const loaded = await session.store.load()
+  const violations = checkInvariants(loaded.snapshot)
+  const broken = brokenEntries(loaded.snapshot).map((e) => ({path: e.path, error: e.error ?? 'unreadable'}))
+  if (!fix || violations.length === 0) {
+    return {list: session.list, commit: loaded.index.commit, violations, broken, repairs: [], fixed: null}
+  }
+  const done = await mutate(session, (snap, ctx) => {
+    const rec = reconcile(snap, {now: ctx.now})
+    return {
+      op: 'doctor',
+      summary: `${rec.repairs.length} repair${rec.repairs.length === 1 ? '' : 's'}`,
+      changes: rec.changes,
+      trailers: rec.repairs.map((r) => ['Tasks-Repair', `${r.kind} ${r.task}`] as [string, string]),
+      result: rec.repairs,
+    }
+  })
+  return {list: session.list, commit: done.commit ?? loaded.index.commit, violations, broken, repairs: done.result, fixed: done.commit}
 }
 
 // ---------------------------------------------------------------- create and edit

@@ -31,6 +31,8 @@ function backoff(attempt: number): Promise<void> {
 }
 
 export async function mutate<R>(session: Session, op: Op<R>): Promise<Committed<R>> {
+  const remote = await session.remote()
+  if (remote) return mutateOnline(session, remote, op)
   const store = session.store
   for (let attempt = 1; attempt <= MAX_TRIES; attempt++) {
     if (attempt > 1) await store.refreshTip()
@@ -46,4 +48,47 @@ export async function mutate<R>(session: Session, op: Op<R>): Promise<Committed<
   throw new ConflictError('cas_exhausted', `the task list kept changing under this command; gave up after ${MAX_TRIES} tries. Try again.`, {
     tries: MAX_TRIES,
   })
+}
+
+/**
+ * Online mode: the op runs on the remote's tip (plus any unpublished local
+ * commits, merged in first), and the new commit is pushed with a lease on
+ * the remote tip it was computed from. A rejected push fetches and re-runs
+ * the op, so across machines exactly one claimer of an item wins. The local
+ * ref moves only after the push was accepted.
+ */
+async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Promise<Committed<R>> {
+  const store = session.store
+  const cwd = store.repo.cwd
+  const {fetchList, pushList, relate} = await import('../refstore/remote')
+  const {mergeTips} = await import('./sync')
+  for (let attempt = 1; attempt <= MAX_TRIES; attempt++) {
+    const remoteTip = await fetchList(cwd, remote, session.list)
+    const localTip = await store.refreshTip()
+    let base: string
+    if (!remoteTip) {
+      if (!localTip) await store.load() // raises not_initialised
+      base = localTip!
+    } else if (!localTip || localTip === remoteTip) {
+      base = remoteTip
+    } else {
+      const rel = await relate(cwd, localTip, remoteTip)
+      if (rel.kind === 'behind' || rel.kind === 'same') base = remoteTip
+      else if (rel.kind === 'ahead') base = localTip
+      else base = (await mergeTips(session, localTip, remoteTip, rel.base, remote)).commit
+    }
+    const loaded = await store.loadCommit(base, 'large')
+    const ctx = await session.opContext()
+    const plan = op(loaded.snapshot, ctx)
+    if (plan.changes.length === 0) return {result: plan.result, plan, commit: null, tries: attempt, after: loaded.snapshot}
+    const commit = await store.writePlan(loaded, plan, ctx.actor, ctx.now)
+    const pushed = await pushList(cwd, remote, session.list, commit, remoteTip)
+    if (pushed.ok) {
+      // Published. Bring the local ref along; if a local command moved it meanwhile, `sync` merges it later.
+      await store.compareAndSwap(commit, localTip, plan.subject ? `${plan.op} ${plan.subject.id}` : plan.op)
+      return {result: plan.result, plan, commit, tries: attempt, after: withChanges(loaded.snapshot, plan.changes, commit)}
+    }
+    await backoff(attempt)
+  }
+  throw new ConflictError('cas_exhausted', `the remote list kept changing under this command; gave up after ${MAX_TRIES} tries. Try again.`, {tries: MAX_TRIES, remote})
 }

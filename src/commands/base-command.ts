@@ -14,6 +14,7 @@ export const globalFlags = {
   json: Flags.boolean({description: 'Print the result as JSON (errors as JSON on stderr).', helpGroup: 'GLOBAL'}),
   list: Flags.string({description: 'Task list to use: refs/tasks/<list>.', default: 'main', env: 'TASKS_LIST', helpGroup: 'GLOBAL'}),
   as: Flags.string({description: 'Act as this actor (else $TASKS_ACTOR, git config tasks.actor, user.email).', helpGroup: 'GLOBAL'}),
+  offline: Flags.boolean({description: 'Commit locally only, even with a remote configured (also TASKS_OFFLINE=1); `tasks sync` publishes later.', helpGroup: 'GLOBAL'}),
 }
 
 /** --force/--reason for acting on an item someone else holds; recorded as Tasks-Override. */
@@ -39,13 +40,13 @@ export abstract class TasksCommand<R> extends Command {
   /** Text for a person. */
   protected abstract render(result: R, term: Terminal): string
 
-  protected flagsForSession: GlobalFlags & {force?: boolean; reason?: string} = {json: false, list: 'main', as: undefined}
+  protected flagsForSession: GlobalFlags & {force?: boolean; reason?: string} = {json: false, list: 'main', as: undefined, offline: false}
 
   /** Open the session for this invocation (once). */
   protected async openSession(): Promise<Session> {
     if (!this.session) {
       const f = this.flagsForSession
-      this.session = await engine().Session.open({cwd: process.cwd(), list: f.list, as: f.as, force: f.force, reason: f.reason})
+      this.session = await engine().Session.open({cwd: process.cwd(), list: f.list, as: f.as, force: f.force, reason: f.reason, offline: f.offline})
     }
     return this.session
   }

@@ -32,13 +32,26 @@ export function matchLines(a: readonly string[], b: readonly string[]): Int32Arr
     if (id === undefined) ids.set(s, (id = ids.size))
     return id
   }
-  const A = Int32Array.from(a, intern)
-  const B = Int32Array.from(b, intern)
-  const match = new Int32Array(a.length).fill(-1)
+  const A0 = Int32Array.from(a, intern)
+  const B0 = Int32Array.from(b, intern)
+  // A line that occurs on one side only can never be matched: leave it out of
+  // the search (as GNU diff does). The LCS is the same, and a rewritten text
+  // costs nothing instead of O((N+M)·D).
+  const inA = new Uint8Array(ids.size)
+  const inB = new Uint8Array(ids.size)
+  for (const x of A0) inA[x] = 1
+  for (const x of B0) inB[x] = 1
+  const aIdx = [...A0.keys()].filter((i) => inB[A0[i]!])
+  const bIdx = [...B0.keys()].filter((j) => inA[B0[j]!])
+  const A = Int32Array.from(aIdx, (i) => A0[i]!)
+  const B = Int32Array.from(bIdx, (j) => B0[j]!)
+  const sub = new Int32Array(A.length).fill(-1)
   const max = A.length + B.length + 2
   const vf = new Int32Array(2 * max + 1)
   const vb = new Int32Array(2 * max + 1)
-  diffRange(A, 0, A.length, B, 0, B.length, match, vf, vb, max)
+  diffRange(A, 0, A.length, B, 0, B.length, sub, vf, vb, max)
+  const match = new Int32Array(a.length).fill(-1)
+  for (let i = 0; i < sub.length; i++) if (sub[i]! >= 0) match[aIdx[i]!] = bIdx[sub[i]!]!
   return match
 }
 

@@ -7,13 +7,14 @@
  */
 import {EnvironmentError, NotFoundError} from '../core/errors'
 import {taskDir} from '../core/ids'
-import {type Plan, commitMessage} from '../core/plan'
+import {type Change, type Plan, commitMessage} from '../core/plan'
 import type {Snapshot} from '../core/snapshot'
 import {COMMENTS_DIR, INIT_COMMIT, TASK_FILE, commentPath, initialFiles, listRef, taskFilePath} from '../core/store-layout'
 import type {Comment} from '../core/task'
 import {parseCommentFile, serialiseComment, serialiseTask, taskBody} from '../core/task-file'
 import {LooseObjectWriter, TREE_MODE, decodeTree, encodeCommit, zeroOid} from './git-objects'
 import {ObjectReader} from './object-reader'
+import {gitOk} from './git-process'
 import {type RefUpdateOutcome, updateRef} from './ref-transaction'
 import {type Repository, discover} from './repository'
 import {TreeBuilder} from './tree-builder'
@@ -82,17 +83,78 @@ export class ListStore {
    * cache; mutations save it only after a large catch-up, to keep them fast.
    */
   async load(persist: 'always' | 'large' = 'always'): Promise<Loaded> {
-    const tip = this.requireTip()
-    const cached = readCachedIndex(this.repo.commonDir, this.list)
-    const {index, tasksRead} = await updateIndex(this.reader, this.repo.algorithm, this.list, tip, cached)
-    if (index !== cached && (persist === 'always' || tasksRead > PERSIST_AFTER_READS)) writeCachedIndex(this.repo.commonDir, index)
+    return this.loadCommit(this.requireTip(), persist)
+  }
+
+  /** Snapshot at any commit of this list (a remote tip, a merge result). */
+  async loadCommit(commit: string, persist: 'always' | 'large' | 'never' = 'large', from?: TaskIndex): Promise<Loaded> {
+    const cached = from ?? this.lastIndex ?? readCachedIndex(this.repo.commonDir, this.list)
+    const {index, tasksRead} = await updateIndex(this.reader, this.repo.algorithm, this.list, commit, cached)
+    if (index !== cached && persist !== 'never' && (persist === 'always' || tasksRead > PERSIST_AFTER_READS)) writeCachedIndex(this.repo.commonDir, index)
+    this.lastIndex = index
     return {index, snapshot: snapshotOf(index)}
   }
 
+  /** The last index loaded by this process: the base for the next incremental update. */
+  private lastIndex: TaskIndex | undefined
+
+  /**
+   * Every path that differs between `base` and either side, with its content
+   * at the base and on each side (null: absent). `base` null means unrelated
+   * histories: everything counts as added.
+   */
+  async threeWay(base: string | null, ours: string, theirs: string): Promise<Array<{path: string; base: string | null; ours: string | null; theirs: string | null}>> {
+    const baseTree = base ?? this.writer.write('tree', Buffer.alloc(0))
+    const changed = new Set<string>()
+    for (const side of [ours, theirs]) {
+      const out = await gitOk(['diff-tree', '-r', '-z', '--no-renames', '--name-only', baseTree, side], {cwd: this.repo.cwd})
+      for (const path of out.split('\0')) if (path) changed.add(path)
+    }
+    const paths = [...changed].sort()
+    const read = async (commit: string | null, path: string): Promise<string | null> => {
+      if (!commit) return null
+      const obj = await this.reader.read(`${commit}:${path}`)
+      return obj && obj.type === 'blob' ? obj.content.toString('utf8') : null
+    }
+    return Promise.all(paths.map(async (path) => ({path, base: await read(base, path), ours: await read(ours, path), theirs: await read(theirs, path)})))
+  }
+
+  /**
+   * Write a merge commit: start from `theirs`' tree, apply merged files, then
+   * further changes (the reconciler's), with parents [ours, theirs].
+   */
+  async writeTreeFrom(commit: string, files: ReadonlyArray<{path: string; content: string | null}>): Promise<string> {
+    const root = (await this.loadCommit(commit, 'never')).index.rootTree
+    const tb = new TreeBuilder(this.reader, this.writer, root)
+    for (const f of files) {
+      if (f.content === null) await tb.remove(f.path)
+      else await tb.setFile(f.path, f.content)
+    }
+    return tb.write()
+  }
+
+  /** Write a commit object for `tree` with the given parents; returns its id. */
+  writeCommit(tree: string, parents: string[], actor: string, now: string, message: string): string {
+    const who = {...authorOf(actor), time: Math.floor(Date.parse(now) / 1000)}
+    return this.writer.write('commit', encodeCommit({tree, parents, author: who, message}))
+  }
+
+  /** Move the ref to `newOid` without a compare (only for a fast-forward the caller verified). */
+  async setTip(newOid: string, oldOid: string | null, message: string): Promise<boolean> {
+    const outcome = await this.compareAndSwap(newOid, oldOid, message)
+    return outcome.ok
+  }
+
   /** Write the objects of a plan and its commit (parent: the snapshot's commit). Returns the commit id. */
-  async writePlan(loaded: Loaded, plan: Plan<unknown>, actor: string, now: string): Promise<string> {
-    const tb = new TreeBuilder(this.reader, this.writer, loaded.index.rootTree)
-    for (const change of plan.changes) {
+  async writePlan(loaded: Loaded, plan: Plan<unknown>, actor: string, now: string, parents: string[] = [loaded.index.commit]): Promise<string> {
+    const tree = await this.applyChanges(loaded.index.rootTree, plan.changes)
+    return this.writeCommit(tree, parents, actor, now, commitMessage(plan, actor))
+  }
+
+  /** Apply plan changes to a tree; returns the new tree id. */
+  async applyChanges(rootTree: string, changes: readonly Change[]): Promise<string> {
+    const tb = new TreeBuilder(this.reader, this.writer, rootTree)
+    for (const change of changes) {
       switch (change.kind) {
         case 'put-task': {
           let body = change.body
@@ -114,10 +176,7 @@ export class ListStore {
           break
       }
     }
-    const tree = await tb.write()
-    const time = Math.floor(Date.parse(now) / 1000)
-    const who = {...authorOf(actor), time}
-    return this.writer.write('commit', encodeCommit({tree, parents: [loaded.index.commit], author: who, message: commitMessage(plan, actor)}))
+    return tb.write()
   }
 
   /** Move the ref from `oldOid` to `newOid` if it still points at `oldOid`. */

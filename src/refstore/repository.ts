@@ -57,3 +57,13 @@ export async function readConfig(cwd: string, pattern: string): Promise<Map<stri
   }
   return out
 }
+
+/** Set (value) or unset (null) a key in the repository's own config (.git/config). */
+export async function writeConfig(cwd: string, key: string, value: string | null): Promise<void> {
+  const args = value === null ? ['config', '--local', '--unset-all', key] : ['config', '--local', key, value]
+  const r = await git(args, {cwd})
+  // Exit 5 from --unset-all means the key was not set: nothing to do.
+  if (r.code !== 0 && !(value === null && r.code === 5)) {
+    throw new EnvironmentError('git_failed', `git config ${key} failed: ${r.stderr.trim()}`)
+  }
+}

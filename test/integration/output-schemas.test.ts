@@ -35,7 +35,7 @@ function isValid(name: string, data: unknown): boolean {
 }
 
 /** Which command's output each schema describes (start and next print a claim). */
-const SCHEMA_OF: Record<string, string> = {start: 'claim', next: 'claim'}
+const SCHEMA_OF: Record<string, string> = {start: 'claim', next: 'claim', 'remote:set': 'remote', 'remote:unset': 'remote', remote: 'remote'}
 const exercised = new Set<string>()
 const errorCodes = new Set<string>()
 

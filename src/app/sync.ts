@@ -1,0 +1,109 @@
+/**
+ * Sync with the shared remote: fetch, relate the local and remote tips,
+ * fast-forward or merge (the pure engine in src/merge, then the reconciler),
+ * commit a real two-parent merge, push with an exact-old-value lease, and
+ * retry from the fetch when someone else pushed first. The local ref moves
+ * only after the remote accepted the result, and only by compare-and-swap.
+ */
+import {ConflictError, EnvironmentError} from '../core/errors'
+import {type MergeNote, type Repair, mergeFiles, reconcile} from '../merge/index'
+import {fetchList, pushList, relate} from '../refstore/remote'
+import type {Session} from './session'
+
+export interface MergeOutcome {
+  commit: string
+  notes: MergeNote[]
+  repairs: Repair[]
+}
+
+const MAX_SYNC_TRIES = 20
+
+function backoff(attempt: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, Math.random() * Math.min(500, 20 * 2 ** Math.min(attempt, 5))))
+}
+
+/**
+ * Merge `theirs` (published) into `ours` and write the merge commit (objects
+ * only; no ref moves). `base` null: unrelated histories, everything added.
+ */
+export async function mergeTips(session: Session, ours: string, theirs: string, base: string | null, remoteName: string): Promise<MergeOutcome> {
+  const store = session.store
+  const actor = await session.actor()
+  const now = session.now()
+  const files = await store.threeWay(base, ours, theirs)
+  const oursLoaded = await store.loadCommit(ours, 'never')
+  const theirsLoaded = await store.loadCommit(theirs, 'never')
+  const taken = (id: string) => oursLoaded.snapshot.tasks.has(id) || theirsLoaded.snapshot.tasks.has(id)
+  const merged = mergeFiles(files, {now, published: 'theirs', taken})
+  const tree1 = await store.writeTreeFrom(theirs, merged.files)
+  // A provisional commit of the merged tree, so the reconciler can read it as a snapshot.
+  const provisional = store.writeCommit(tree1, [ours, theirs], actor, now, 'sync (provisional)\n')
+  const mergedLoaded = await store.loadCommit(provisional, 'never')
+  const rec = reconcile(mergedLoaded.snapshot, {now, before: [oursLoaded.snapshot, theirsLoaded.snapshot]})
+  const tree2 = rec.changes.length > 0 ? await store.applyChanges(tree1, rec.changes) : tree1
+  const trailers: string[] = ['Tasks-Op: sync', `Actor: ${actor}`]
+  for (const n of merged.notes) trailers.push(`Tasks-Merge: ${n.kind} ${'task' in n && n.task ? n.task : 'path' in n ? n.path : ''}`.trimEnd())
+  for (const r of rec.repairs) trailers.push(`Tasks-Repair: ${r.kind} ${r.task}`)
+  const summary = merged.notes.length + rec.repairs.length === 0 ? 'clean' : `${merged.notes.length} merge note(s), ${rec.repairs.length} repair(s)`
+  const lines = [...merged.notes.map((n) => `- ${n.message}`), ...rec.repairs.map((r) => `- repaired: ${r.message}`)]
+  const message = `sync: merge ${remoteName}/tasks/${session.list} (${summary})\n\n${lines.length ? `${lines.join('\n')}\n\n` : ''}${trailers.join('\n')}\n`
+  const commit = store.writeCommit(tree2, [ours, theirs], actor, now, message)
+  return {commit, notes: merged.notes, repairs: rec.repairs}
+}
+
+export type SyncAction = 'up_to_date' | 'fast_forward' | 'pushed' | 'merged' | 'published'
+
+export interface SyncResult {
+  list: string
+  remote: string
+  action: SyncAction
+  local_before: string | null
+  remote_before: string | null
+  commit: string
+  notes: MergeNote[]
+  repairs: Repair[]
+  tries: number
+}
+
+/** `tasks sync`: make the local list and the remote's equal, merging if they diverged. */
+export async function sync(session: Session): Promise<SyncResult> {
+  const remote = await session.configuredRemote()
+  if (!remote) {
+    throw new EnvironmentError('no_remote', 'no remote is configured for tasks: run `tasks remote set NAME` (e.g. origin), or `tasks init --remote NAME`', {})
+  }
+  const store = session.store
+  const cwd = store.repo.cwd
+  for (let attempt = 1; attempt <= MAX_SYNC_TRIES; attempt++) {
+    const remoteTip = await fetchList(cwd, remote, session.list)
+    const localTip = await store.refreshTip()
+    const base = {list: session.list, remote, local_before: localTip, remote_before: remoteTip, notes: [] as MergeNote[], repairs: [] as Repair[], tries: attempt}
+    if (!localTip && !remoteTip) {
+      throw new EnvironmentError('not_initialised', `neither this repository nor ${remote} has the list "${session.list}"; run \`tasks init --remote ${remote}\``)
+    }
+    if (!remoteTip) {
+      const pushed = await pushList(cwd, remote, session.list, localTip!, null)
+      if (pushed.ok) return {...base, action: 'published', commit: localTip!}
+    } else if (!localTip) {
+      if (await store.setTip(remoteTip, null, 'sync: fast-forward')) return {...base, action: 'fast_forward', commit: remoteTip}
+    } else {
+      const rel = await relate(cwd, localTip, remoteTip)
+      if (rel.kind === 'same') return {...base, action: 'up_to_date', commit: localTip}
+      if (rel.kind === 'behind') {
+        if (await store.setTip(remoteTip, localTip, 'sync: fast-forward')) return {...base, action: 'fast_forward', commit: remoteTip}
+      } else if (rel.kind === 'ahead') {
+        const pushed = await pushList(cwd, remote, session.list, localTip, remoteTip)
+        if (pushed.ok) return {...base, action: 'pushed', commit: localTip}
+      } else {
+        const m = await mergeTips(session, localTip, remoteTip, rel.base, remote)
+        const pushed = await pushList(cwd, remote, session.list, m.commit, remoteTip)
+        if (pushed.ok) {
+          // Published; now move the local ref. If a local command moved it meanwhile, the next sync merges that too.
+          await store.setTip(m.commit, localTip, 'sync: merge')
+          return {...base, action: 'merged', commit: m.commit, notes: m.notes, repairs: m.repairs}
+        }
+      }
+    }
+    await backoff(attempt)
+  }
+  throw new ConflictError('sync_exhausted', `the remote kept changing during sync; gave up after ${MAX_SYNC_TRIES} tries. Try again.`, {tries: MAX_SYNC_TRIES})
+}

@@ -1,0 +1,29 @@
+import {Flags} from '@oclif/core'
+import {TasksCommand} from './base-command'
+import type {DoctorResult} from '../app/task-actions'
+import {engine} from './engine-loader'
+import type {Terminal} from '../render/terminal'
+
+export default class Doctor extends TasksCommand<DoctorResult> {
+  static override summary = "Check the list's invariants (cycles, dangling edges, nesting, done-before-dependencies); --fix repairs."
+  static override description = 'The same checks and repairs the reconciler runs after every merge. Unreadable files are reported by path. Exits 0 when healthy or repaired, 5 when problems remain.'
+  static override flags = {fix: Flags.boolean({description: 'Repair what is found, in one commit, recording why on each card.'})}
+
+  protected async execute(): Promise<DoctorResult> {
+    const {flags} = await this.parse(Doctor)
+    this.flagsForSession = flags
+    const r = await engine().actions.doctor(await this.openSession(), Boolean(flags.fix))
+    if ((r.violations.length > 0 && !r.fixed) || r.broken.length > 0) process.exitCode = 5
+    return r
+  }
+
+  protected render(r: DoctorResult, _term: Terminal): string {
+    if (r.violations.length === 0 && r.broken.length === 0) return 'no problems found\n'
+    const lines: string[] = []
+    for (const v of r.violations) lines.push(`${v.kind.replace(/_/g, ' ')}: ${v.message}`)
+    for (const b of r.broken) lines.push(`unreadable: ${b.path}: ${b.error}`)
+    if (r.fixed) lines.push(`repaired ${r.repairs.length} in ${r.fixed.slice(0, 10)}`)
+    else if (r.violations.length > 0) lines.push('run `tasks doctor --fix` to repair')
+    return `${lines.join('\n')}\n`
+  }
+}

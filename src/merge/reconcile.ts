@@ -1,0 +1,310 @@
+/**
+ * The reconciler: after a merge, check the invariants of the whole list and
+ * repair what two clones broke between them, deterministically. It owns
+ * exactly these repairs (docs/merge.md), in this order:
+ *
+ *  1. dangling parent (parent not in the list) → clear the parent;
+ *     parent links forming a loop → clear the parent of the loop member with
+ *     the latest updated_at (ties: the greatest id);
+ *     sub-item nested too deep → re-parent it to its top-level ancestor;
+ *  2. dangling dependency → remove the edge;
+ *  3. dependency cycle → remove the edge from the cycle member with the
+ *     latest updated_at (ties: the greatest id) to its successor in the
+ *     cycle; repeat until acyclic;
+ *  4. item done while a dependency is not done, when that is new in the
+ *     merged state (not present in every `before` snapshot) → reopen it to
+ *     todo, clearing owner and lease; repeat until nothing new remains.
+ *
+ * Nothing else: it never edits anything that is not one of these, never
+ * reads git or a clock (time comes in as `now`), and every repair is returned
+ * as a Repair and as a comment on the affected card.
+ */
+import type {Change} from '../core/plan'
+import type {Snapshot} from '../core/snapshot'
+import type {TaskMeta} from '../core/task'
+import {MERGE_ACTOR, cmpStr, cmpTime, engineComment} from './merge-types'
+
+export type RepairKind =
+  | 'dangling_parent'
+  | 'parent_cycle'
+  | 'nesting_too_deep'
+  | 'dangling_dependency'
+  | 'dependency_cycle'
+  | 'done_with_open_dependency'
+
+/** One repair the reconciler made, on one card. */
+export interface Repair {
+  kind: RepairKind
+  /** The card that was changed. */
+  task: string
+  message: string
+}
+
+/** An invariant that does not hold (reported by checkInvariants, e.g. for `tasks doctor`). */
+export interface Violation {
+  kind: RepairKind
+  /** The card that breaks the invariant (the one a repair would change). */
+  task: string
+  /** The other ids involved: the missing parent or dependency, the loop or cycle, the open dependency. */
+  related: string[]
+  message: string
+}
+
+export interface ReconcileContext {
+  /** ISO-8601 UTC time of the merge. */
+  now: string
+  /**
+   * The snapshots that were merged (ours and theirs). A done item with an
+   * unfinished dependency is reopened only when that pair is not already in
+   * every one of them. Absent or empty: such items are never reopened.
+   */
+  before?: readonly Snapshot[]
+}
+
+export interface ReconcileResult {
+  /** put-task (revision + 1, updated_at now, updated_by git-tasks) and add-comment changes. */
+  changes: Change[]
+  repairs: Repair[]
+}
+
+/** Working state: the readable tasks (mutable copies) and which ids exist at all. */
+interface Work {
+  metas: Map<string, TaskMeta>
+  exists: (id: string) => boolean
+  ids: string[]
+}
+
+function work(snap: Snapshot): Work {
+  const metas = new Map<string, TaskMeta>()
+  const ids = [...snap.tasks.keys()].sort(cmpStr)
+  for (const id of ids) {
+    const meta = snap.tasks.get(id)!.meta
+    if (meta) metas.set(id, {...meta, tags: [...meta.tags], depends_on: [...meta.depends_on]})
+  }
+  return {metas, exists: (id) => snap.tasks.has(id), ids}
+}
+
+/** The member of a loop or cycle whose link goes: the latest updated_at, then the greatest id. */
+function latest(metas: Map<string, TaskMeta>, members: readonly string[]): string {
+  let best = members[0]!
+  for (const id of members.slice(1)) {
+    const c = cmpTime(metas.get(id)!.updated_at, metas.get(best)!.updated_at) || cmpStr(id, best)
+    if (c > 0) best = id
+  }
+  return best
+}
+
+type Report = (kind: RepairKind, task: string, related: string[], message: string) => void
+
+// ---------------------------------------------------------------------------
+// Parents.
+
+/** A loop of parent links among readable tasks, in link order, or null. */
+function findParentLoop(w: Work): string[] | null {
+  const done = new Set<string>()
+  for (const start of w.ids) {
+    if (done.has(start) || !w.metas.has(start)) continue
+    const path: string[] = []
+    const onPath = new Map<string, number>()
+    let id: string | undefined = start
+    while (id !== undefined && w.metas.has(id) && !done.has(id)) {
+      if (onPath.has(id)) return path.slice(onPath.get(id))
+      onPath.set(id, path.length)
+      path.push(id)
+      id = w.metas.get(id)!.parent
+    }
+    for (const p of path) done.add(p)
+  }
+  return null
+}
+
+function repairParents(w: Work, report: Report): void {
+  for (const id of w.ids) {
+    const meta = w.metas.get(id)
+    if (!meta?.parent || w.exists(meta.parent)) continue
+    const parent = meta.parent
+    delete meta.parent
+    report('dangling_parent', id, [parent], `cleared the parent ${parent}, which is not in this list (removed on another clone); this is now a top-level item`)
+  }
+  for (let loop = findParentLoop(w); loop; loop = findParentLoop(w)) {
+    const id = latest(w.metas, loop)
+    const meta = w.metas.get(id)!
+    const parent = meta.parent!
+    delete meta.parent
+    report('parent_cycle', id, [...loop], `cleared the parent ${parent}: parent links formed a loop (${[...loop, loop[0]].join(' → ')})`)
+  }
+  // Roots are computed before any re-parenting; re-parenting to a root never changes a root.
+  const rootOf = (id: string): string => {
+    let cur = id
+    for (;;) {
+      const parent = w.metas.get(cur)?.parent
+      if (parent === undefined) return cur
+      cur = parent
+    }
+  }
+  const moves: Array<{id: string; from: string; to: string}> = []
+  for (const id of w.ids) {
+    const parent = w.metas.get(id)?.parent
+    if (parent === undefined || w.metas.get(parent)?.parent === undefined) continue
+    moves.push({id, from: parent, to: rootOf(parent)})
+  }
+  for (const {id, from, to} of moves) {
+    w.metas.get(id)!.parent = to
+    report('nesting_too_deep', id, [from, to], `moved under ${to}: its parent ${from} is itself a sub-item, and sub-items are one level deep`)
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Dependencies.
+
+function repairDangling(w: Work, report: Report): void {
+  for (const id of w.ids) {
+    const meta = w.metas.get(id)
+    if (!meta) continue
+    for (const dep of meta.depends_on.filter((d) => !w.exists(d))) {
+      meta.depends_on = meta.depends_on.filter((d) => d !== dep)
+      report('dangling_dependency', id, [dep], `removed the dependency on ${dep}, which is not in this list (removed on another clone)`)
+    }
+  }
+}
+
+/**
+ * The first dependency cycle a depth-first search finds, visiting ids and
+ * edges in sorted order (deterministic), as [a, b, …] with a → b → … → a.
+ */
+export function findCycle(metas: ReadonlyMap<string, TaskMeta>, ids: readonly string[]): string[] | null {
+  const state = new Map<string, 1 | 2>() // 1 on the stack, 2 finished
+  for (const root of ids) {
+    if (state.has(root) || !metas.has(root)) continue
+    const stack: Array<{id: string; next: string[]; i: number}> = []
+    const enter = (id: string): void => {
+      state.set(id, 1)
+      stack.push({id, next: [...metas.get(id)!.depends_on].sort(cmpStr), i: 0})
+    }
+    enter(root)
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!
+      if (top.i >= top.next.length) {
+        state.set(top.id, 2)
+        stack.pop()
+        continue
+      }
+      const dep = top.next[top.i++]!
+      if (!metas.has(dep)) continue
+      const s = state.get(dep)
+      if (s === 1) {
+        const from = stack.findIndex((f) => f.id === dep)
+        return stack.slice(from).map((f) => f.id)
+      }
+      if (s === undefined) enter(dep)
+    }
+  }
+  return null
+}
+
+function repairCycles(w: Work, report: Report): void {
+  for (let cycle = findCycle(w.metas, w.ids); cycle; cycle = findCycle(w.metas, w.ids)) {
+    const id = latest(w.metas, cycle)
+    const successor = cycle[(cycle.indexOf(id) + 1) % cycle.length]!
+    const meta = w.metas.get(id)!
+    meta.depends_on = meta.depends_on.filter((d) => d !== successor)
+    report('dependency_cycle', id, [...cycle], `removed the dependency on ${successor}: dependencies made on different clones formed a cycle (${[...cycle, cycle[0]].join(' → ')})`)
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Done items with unfinished dependencies.
+
+/** Pairs [done item, dependency] where the dependency is readable and not done. */
+function doneWithOpen(metas: ReadonlyMap<string, TaskMeta>, ids: readonly string[]): Array<[string, string]> {
+  const out: Array<[string, string]> = []
+  for (const id of ids) {
+    const meta = metas.get(id)
+    if (meta?.status !== 'done') continue
+    for (const dep of [...meta.depends_on].sort(cmpStr)) {
+      const d = metas.get(dep)
+      if (d && d.status !== 'done') out.push([id, dep])
+    }
+  }
+  return out
+}
+
+function inSnapshot(snap: Snapshot, id: string, dep: string): boolean {
+  const meta = snap.tasks.get(id)?.meta
+  const d = snap.tasks.get(dep)?.meta
+  return meta?.status === 'done' && meta.depends_on.includes(dep) && d !== undefined && d.status !== 'done'
+}
+
+function repairDone(w: Work, before: readonly Snapshot[], report: Report): void {
+  if (before.length === 0) return
+  const isNew = (id: string, dep: string): boolean => !before.every((s) => inSnapshot(s, id, dep))
+  for (;;) {
+    const fresh = doneWithOpen(w.metas, w.ids).filter(([id, dep]) => isNew(id, dep))
+    if (fresh.length === 0) return
+    const reopened = new Set<string>()
+    for (const [id, dep] of fresh) {
+      if (reopened.has(id)) continue
+      reopened.add(id)
+      const meta = w.metas.get(id)!
+      const depStatus = w.metas.get(dep)!.status
+      for (const k of ['owner', 'claimed_at', 'lease_expires', 'block_note', 'closed_at'] as const) delete meta[k]
+      meta.status = 'todo'
+      report('done_with_open_dependency', id, [dep], `reopened (it was done) because its dependency ${dep} is ${depStatus}: it was finished on one clone while the dependency changed on another`)
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+
+/**
+ * Check the merged list's invariants and repair them deterministically.
+ * Returns the changes to commit with the merge (one put-task per changed
+ * card: revision + 1, updated_at = ctx.now, updated_by "git-tasks"; one
+ * add-comment per repair, kind "problem", author "git-tasks") and the
+ * repairs for the commit message and sync output. Unreadable task files are
+ * left alone (and count as existing, so edges to them are not dangling).
+ * Idempotent: reconciling the reconciled list (same `before`) changes nothing.
+ */
+export function reconcile(merged: Snapshot, ctx: ReconcileContext): ReconcileResult {
+  const w = work(merged)
+  const repairs: Repair[] = []
+  const report: Report = (kind, task, _related, message) => repairs.push({kind, task, message})
+  repairParents(w, report)
+  repairDangling(w, report)
+  repairCycles(w, report)
+  repairDone(w, ctx.before ?? [], report)
+
+  const changes: Change[] = []
+  const touched = [...new Set(repairs.map((r) => r.task))].sort(cmpStr)
+  for (const id of touched) {
+    const original = merged.tasks.get(id)!.meta!
+    const meta: TaskMeta = {...w.metas.get(id)!, revision: original.revision + 1, updated_at: ctx.now, updated_by: MERGE_ACTOR}
+    changes.push({kind: 'put-task', meta})
+    for (const r of repairs.filter((x) => x.task === id)) {
+      changes.push({kind: 'add-comment', comment: engineComment(id, 'problem', MERGE_ACTOR, `Merge repair: ${r.message}.`, ctx.now)})
+    }
+  }
+  return {changes, repairs}
+}
+
+/**
+ * Every invariant the reconciler would repair that does not hold in `snap`,
+ * without changing anything (for `tasks doctor`). Unlike reconcile, every
+ * done item with an unfinished dependency is reported, new or not. Cycles
+ * are reported as the reconciler would meet them (one per edge it would
+ * remove).
+ */
+export function checkInvariants(snap: Snapshot): Violation[] {
+  const w = work(snap)
+  const out: Violation[] = []
+  const report: Report = (kind, task, related, message) => out.push({kind, task, related, message})
+  // Repairing a copy finds loops and cycles the way reconcile would, one at a time.
+  repairParents(w, report)
+  repairDangling(w, report)
+  repairCycles(w, report)
+  const original = work(snap)
+  for (const [id, dep] of doneWithOpen(original.metas, original.ids)) {
+    out.push({kind: 'done_with_open_dependency', task: id, related: [dep], message: `${id} is done but its dependency ${dep} is ${original.metas.get(dep)!.status}`})
+  }
+  return out.map((v) => (v.message.startsWith(v.task) ? v : {...v, message: `${v.task}: ${v.message}`}))
+}

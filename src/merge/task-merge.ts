@@ -1,0 +1,300 @@
+/**
+ * Field-level 3-way merge of one task (frontmatter and description), with
+ * one documented rule per field (docs/merge.md):
+ *
+ *  - claim/lifecycle unit (status, owner, epoch, claimed_at, lease_expires,
+ *    block_note, cancel_reason, closed_at) moves as one: one side changed →
+ *    that side; both changed differently → the published side, and the
+ *    losing claim is reported (note + comment). The epoch never goes back.
+ *  - scalars (title, priority, parent, assignee, key) and unknown keys: 3-way
+ *    per field; both changed → the later side (updated_at, revision,
+ *    updated_by, then the values themselves), never the position.
+ *  - sets (tags, depends_on): base ∪ added − removed, sorted.
+ *  - body: 3-way text merge; a conflict keeps the winning side and files the
+ *    other text as a comment.
+ *
+ * This module owns those rules. It must never drop text someone typed, never
+ * depend on which side is called "ours" except through `published`, and
+ * never read a clock or the disk: values in, values out.
+ */
+import type {Comment, TaskMeta} from '../core/task'
+import {type ClaimState, MERGE_ACTOR, type MergeContext, type MergeNote, type Side, canon, cmpStr, cmpTime, engineComment, same} from './merge-types'
+import {mergeText} from './text-merge'
+
+/** One side's version of a task: its frontmatter and description. */
+export interface TaskVersion {
+  meta: TaskMeta
+  body: string
+}
+
+/** The merged task, plus comments to add to its card and notes for the caller. */
+export interface TaskMergeResult {
+  meta: TaskMeta
+  body: string
+  /** New comment files for this task (ids derived from content and `now`). */
+  comments: Comment[]
+  notes: MergeNote[]
+}
+
+/** Fields that change together when an item is claimed, blocked, finished, released or cancelled. */
+export const CLAIM_UNIT = ['status', 'owner', 'epoch', 'claimed_at', 'lease_expires', 'block_note', 'cancel_reason', 'closed_at'] as const
+/** Scalars merged field by field. */
+export const SCALAR_FIELDS = ['title', 'priority', 'parent', 'assignee', 'key'] as const
+/** Sets merged by adds and removes. */
+export const SET_FIELDS = ['tags', 'depends_on'] as const
+
+type ClaimKey = (typeof CLAIM_UNIT)[number]
+type ScalarKey = (typeof SCALAR_FIELDS)[number]
+
+/**
+ * Which side's edit is the later one: positive when `ours` is, negative when
+ * `theirs` is, 0 when they cannot be told apart. Later `updated_at` (by
+ * instant), then higher `revision`, then the greater `updated_by` (string
+ * compare). Depends only on the values, never on the position.
+ */
+export function compareSides(ours: TaskMeta, theirs: TaskMeta): number {
+  return cmpTime(ours.updated_at, theirs.updated_at) || ours.revision - theirs.revision || cmpStr(ours.updated_by, theirs.updated_by)
+}
+
+/**
+ * The side that wins a field both sides changed to different values:
+ * compareSides, then the greater canonical value (so that the result is the
+ * same whichever side is passed first).
+ */
+function winnerOf(ours: TaskMeta, theirs: TaskMeta, oursValue: unknown, theirsValue: unknown): Side {
+  const c = compareSides(ours, theirs)
+  if (c !== 0) return c > 0 ? 'ours' : 'theirs'
+  return cmpStr(canon(oursValue), canon(theirsValue)) >= 0 ? 'ours' : 'theirs'
+}
+
+/** 3-way pick: equal sides, or the side that changed; `conflict` when both changed differently. */
+function pick3<T>(base: T, ours: T, theirs: T): {value: T; conflict: false} | {conflict: true} {
+  if (same(ours, theirs) || same(theirs, base)) return {value: ours, conflict: false}
+  if (same(ours, base)) return {value: theirs, conflict: false}
+  return {conflict: true}
+}
+
+/** Set merge: an element is in the result if every side has it, or if it is new on a side that has it. */
+export function mergeSet(base: readonly string[], ours: readonly string[], theirs: readonly string[]): string[] {
+  const b = new Set(base)
+  const o = new Set(ours)
+  const t = new Set(theirs)
+  const out = new Set<string>()
+  for (const x of [...o, ...t]) {
+    if (b.has(x) ? o.has(x) && t.has(x) : true) out.add(x)
+  }
+  return [...out].sort(cmpStr)
+}
+
+function sameVersion(a: TaskVersion, b: TaskVersion): boolean {
+  return a.body === b.body && same(a.meta, b.meta)
+}
+
+function claimUnit(meta: TaskMeta | undefined): Record<ClaimKey, unknown> | undefined {
+  if (!meta) return undefined
+  const unit = {} as Record<ClaimKey, unknown>
+  for (const k of CLAIM_UNIT) unit[k] = meta[k]
+  return unit
+}
+
+function claimState(meta: TaskMeta): ClaimState {
+  return {status: meta.status, owner: meta.owner ?? null, epoch: meta.epoch, actor: meta.updated_by}
+}
+
+function describeClaim(meta: TaskMeta): string {
+  return `${meta.status}${meta.owner ? ` held by ${meta.owner}` : ''} (epoch ${meta.epoch})`
+}
+
+const quote = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) : v === undefined ? '(unset)' : canon(v))
+
+/**
+ * Merge three versions of one task. `base` is null when both sides created
+ * the task (the same idempotency key on two clones): every field then counts
+ * as changed on both sides, sets are the union, and the body merges against
+ * an empty text. Returns the merged frontmatter and body, comments to add to
+ * the card (superseded claim, losing title, losing description) and notes.
+ *
+ * If one side is unchanged from base, or both sides are equal, that version
+ * is returned as it is (no revision bump, no comments). Otherwise revision is
+ * max(ours, theirs) + 1, updated_at is `ctx.now`, and updated_by is the
+ * later side's updated_by ("git-tasks" is not an actor and never appears
+ * there); created_at/created_by come from base, or from the earlier creation.
+ *
+ * Symmetric: swapping ours and theirs together with ctx.published gives the
+ * same result.
+ */
+export function mergeTask(base: TaskVersion | null, ours: TaskVersion, theirs: TaskVersion, ctx: MergeContext): TaskMergeResult {
+  const id = ours.meta.id
+  if (theirs.meta.id !== id || (base && base.meta.id !== id)) {
+    throw new Error(`internal: mergeTask of different ids ${base?.meta.id ?? '-'} / ${id} / ${theirs.meta.id}`)
+  }
+  if (sameVersion(ours, theirs) || (base && sameVersion(theirs, base))) return {meta: ours.meta, body: ours.body, comments: [], notes: []}
+  if (base && sameVersion(ours, base)) return {meta: theirs.meta, body: theirs.body, comments: [], notes: []}
+
+  const o = ours.meta
+  const t = theirs.meta
+  const b = base?.meta
+  const side = (s: Side): TaskMeta => (s === 'ours' ? o : t)
+  const comments: Comment[] = []
+  const notes: MergeNote[] = []
+  const out = {} as Record<string, unknown>
+
+  // Claim/lifecycle unit: one side changed → that side; both → the published side.
+  const claim = pick3(claimUnit(b), claimUnit(o), claimUnit(t))
+  let unitFrom: TaskMeta
+  if (!claim.conflict) unitFrom = same(claim.value, claimUnit(o)) ? o : t
+  else {
+    const winner = side(ctx.published)
+    const loser = side(ctx.published === 'ours' ? 'theirs' : 'ours')
+    unitFrom = winner
+    lostClaim(id, winner, loser, ctx, comments, notes)
+  }
+  for (const k of CLAIM_UNIT) out[k] = unitFrom[k]
+  // The epoch is a fencing token: a number once handed out is never handed out again.
+  out.epoch = Math.max(o.epoch, t.epoch, b?.epoch ?? 0)
+
+  // Scalars: 3-way per field; both changed → the later side.
+  for (const k of SCALAR_FIELDS) {
+    const r = pick3<unknown>(b?.[k], o[k], t[k])
+    if (!r.conflict) {
+      out[k] = r.value
+      continue
+    }
+    const w = winnerOf(o, t, o[k], t[k])
+    const winner = side(w)
+    const loser = side(w === 'ours' ? 'theirs' : 'ours')
+    out[k] = winner[k]
+    scalarConflict(id, k, winner, loser, winner[k], loser[k], ctx, comments, notes)
+  }
+
+  // Sets: base ∪ added − removed.
+  for (const k of ['tags', 'depends_on'] as const) out[k] = mergeSet(b?.[k] ?? [], o[k], t[k])
+
+  // Unknown frontmatter keys: 3-way per key like scalars.
+  const extraKeys = [...new Set([...Object.keys(b?.extra ?? {}), ...Object.keys(o.extra ?? {}), ...Object.keys(t.extra ?? {})])].sort(cmpStr)
+  const extra: Record<string, unknown> = {}
+  for (const k of extraKeys) {
+    const bv = b?.extra?.[k]
+    const ov = o.extra?.[k]
+    const tv = t.extra?.[k]
+    const r = pick3(bv, ov, tv)
+    let value: unknown
+    if (!r.conflict) value = r.value
+    else {
+      const w = winnerOf(o, t, ov, tv)
+      value = w === 'ours' ? ov : tv
+      const dropped = w === 'ours' ? tv : ov
+      notes.push({kind: 'field_conflict', task: id, field: k, kept: value ?? null, dropped: dropped ?? null, message: `${id}: both sides changed ${k}; kept ${quote(value)}, dropped ${quote(dropped)}`})
+    }
+    if (value !== undefined) extra[k] = value
+  }
+
+  // Body: 3-way text merge; a conflict keeps the later side and files the other.
+  let body: string
+  const text = mergeText(base?.body ?? '', ours.body, theirs.body)
+  if (text.clean) body = text.text
+  else {
+    const w = winnerOf(o, t, ours.body, theirs.body)
+    const winner = side(w)
+    const loser = side(w === 'ours' ? 'theirs' : 'ours')
+    body = w === 'ours' ? ours.body : theirs.body
+    const lost = w === 'ours' ? theirs.body : ours.body
+    const c = engineComment(
+      id,
+      'note',
+      loser.updated_by,
+      `Concurrent edit of the description that could not be merged with another edit made at the same time (the version by ${winner.updated_by} was kept). The full text of this edit:\n\n${lost}`,
+      ctx.now,
+    )
+    comments.push(c)
+    notes.push({kind: 'body_conflict', task: id, comment: c.id, message: `${id}: the description was edited on both sides and could not be merged; kept ${winner.updated_by}'s text, filed ${loser.updated_by}'s as comment ${c.id}`})
+  }
+
+  // Bookkeeping.
+  const created = b ?? earlierCreation(o, t)
+  const later = compareSides(o, t) >= 0 ? o : t
+  const meta = {
+    id,
+    title: out.title,
+    status: out.status,
+    priority: out.priority,
+    tags: out.tags,
+    parent: out.parent,
+    depends_on: out.depends_on,
+    assignee: out.assignee,
+    owner: out.owner,
+    epoch: out.epoch,
+    claimed_at: out.claimed_at,
+    lease_expires: out.lease_expires,
+    block_note: out.block_note,
+    cancel_reason: out.cancel_reason,
+    closed_at: out.closed_at,
+    key: out.key,
+    created_at: created.created_at,
+    created_by: created.created_by,
+    updated_at: ctx.now,
+    updated_by: later.updated_by,
+    revision: Math.max(o.revision, t.revision) + 1,
+  } as TaskMeta
+  if (extraKeys.length > 0 && Object.keys(extra).length > 0) meta.extra = extra
+  return {meta: dropUndefined(meta), body, comments, notes}
+}
+
+function dropUndefined(meta: TaskMeta): TaskMeta {
+  const out = {} as Record<string, unknown>
+  for (const [k, v] of Object.entries(meta)) if (v !== undefined) out[k] = v
+  return out as unknown as TaskMeta
+}
+
+/** The side that created the task first (then the smaller created_by), for add/add merges. */
+function earlierCreation(o: TaskMeta, t: TaskMeta): TaskMeta {
+  const c = cmpTime(o.created_at, t.created_at) || cmpStr(o.created_by, t.created_by)
+  return c <= 0 ? o : t
+}
+
+/** Report the losing side of a claim/lifecycle conflict, and keep any text it carried. */
+function lostClaim(id: string, winner: TaskMeta, loser: TaskMeta, ctx: MergeContext, comments: Comment[], notes: MergeNote[]): void {
+  const sameClaim = winner.status === loser.status && winner.owner === loser.owner && winner.epoch === loser.epoch
+  const typed: string[] = []
+  if (loser.block_note !== undefined && loser.block_note !== winner.block_note) typed.push(`Its block note: ${loser.block_note}`)
+  if (loser.cancel_reason !== undefined && loser.cancel_reason !== winner.cancel_reason) typed.push(`Its cancel reason: ${loser.cancel_reason}`)
+  if (sameClaim) {
+    // The same claim seen twice (e.g. two heartbeats): nobody lost it. Only keep text.
+    if (typed.length > 0) {
+      comments.push(engineComment(id, 'note', loser.updated_by, `A concurrent change to this item's ${describeClaim(loser)} was superseded by the published version on merge. ${typed.join('\n')}`, ctx.now))
+    }
+    return
+  }
+  const message = `${id}: a concurrent change was superseded by the published one: ${describeClaim(loser)} by ${loser.updated_by} was not kept; it stays ${describeClaim(winner)}`
+  notes.push({kind: 'lost_claim', task: id, loser: claimState(loser), winner: claimState(winner), message})
+  const text = [
+    `Merge: two clones changed this item's status at the same time and the published change wins. Superseded: ${describeClaim(loser)}, set by ${loser.updated_by}. Kept: ${describeClaim(winner)}, set by ${winner.updated_by}.`,
+    ...typed,
+  ].join('\n')
+  comments.push(engineComment(id, 'problem', MERGE_ACTOR, text, ctx.now))
+}
+
+/** Note a scalar both sides changed; a losing title is kept as a comment. */
+function scalarConflict(
+  id: string,
+  field: ScalarKey,
+  winner: TaskMeta,
+  loser: TaskMeta,
+  kept: unknown,
+  dropped: unknown,
+  ctx: MergeContext,
+  comments: Comment[],
+  notes: MergeNote[],
+): void {
+  notes.push({
+    kind: 'field_conflict',
+    task: id,
+    field,
+    kept: kept ?? null,
+    dropped: dropped ?? null,
+    message: `${id}: both sides changed ${field}; kept ${quote(kept)} (${winner.updated_by}), dropped ${quote(dropped)} (${loser.updated_by})`,
+  })
+  if (field === 'title' && typeof dropped === 'string') {
+    comments.push(engineComment(id, 'note', loser.updated_by, `Concurrent title change not kept on merge: ${JSON.stringify(dropped)} (the title ${JSON.stringify(kept)} by ${winner.updated_by} was kept).`, ctx.now))
+  }
+}

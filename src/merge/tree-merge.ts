@@ -1,0 +1,446 @@
+/**
+ * 3-way merge of a list's files: the paths that differ between the merge
+ * base and at least one side go in, the merged content of each (and of any
+ * file the merge adds) comes out. This module owns the per-path rules
+ * (docs/merge.md): one-side changes, task files (field merge via mergeTask),
+ * a change beating a removal, two tasks created with one id, append-only
+ * comment and inbox files, config.yaml per key, meta.yaml by format, and
+ * files that do not parse.
+ *
+ * It never reads git, the disk or a clock (the caller reads the three trees
+ * and writes the result), never emits conflict markers, never drops text
+ * someone typed, and depends on which side is called "ours" only through
+ * `published`: swapping the sides together with `published` gives the same
+ * files.
+ */
+import {idFromSeed, taskDir} from '../core/ids'
+import {CONFIG_PATH, META_PATH, commentPath, taskFilePath} from '../core/store-layout'
+import {type Comment, DEFAULT_CONFIG, type TaskMeta} from '../core/task'
+import {parseConfig, parseMeta, parseTaskFile, serialiseComment, serialiseTask} from '../core/task-file'
+import {yaml} from '../core/yaml-loader'
+import {MERGE_ACTOR, type MergeContext, type MergeNote, type Side, canon, cmpStr, engineComment, hash8, same} from './merge-types'
+import {mergeTask} from './task-merge'
+import {mergeText} from './text-merge'
+
+/** One path as it is in the merge base and on each side; null = absent. */
+export interface FileVersions {
+  path: string
+  base: string | null
+  ours: string | null
+  theirs: string | null
+}
+
+/** The merged content of one path; null = the path is absent from the result. */
+export interface MergedFile {
+  path: string
+  content: string | null
+}
+
+export interface FilesMergeContext extends MergeContext {
+  /**
+   * True for task ids that exist anywhere in the base or either side's tree
+   * (including paths not passed in), so a task moved off a colliding id
+   * never lands on an existing one. Optional: without it only the ids in the
+   * paths passed in are avoided (a 50-bit id makes a clash vanishingly rare).
+   */
+  taken?: (id: string) => boolean
+}
+
+export interface FilesMergeResult {
+  /**
+   * Every path passed in, plus every path the merge adds, sorted by path.
+   * Apply them to the base tree (or to either side's tree): write the
+   * content, or remove the path when it is null.
+   */
+  files: MergedFile[]
+  notes: MergeNote[]
+}
+
+const ID = 'tsk-[0-9a-hjkmnp-tv-z]{10,26}'
+const TASK_FILE_RE = new RegExp(`^tasks/[0-9a-f]{2}/(${ID})/task\\.md$`)
+const TASK_DIR_RE = new RegExp(`^tasks/[0-9a-f]{2}/(${ID})/`)
+const COMMENT_RE = new RegExp(`^tasks/[0-9a-f]{2}/(${ID})/comments/[^/]+\\.md$`)
+const INBOX_RE = /^inbox\//
+
+type Versions = {base: string | null; ours: string | null; theirs: string | null}
+
+const otherSide = (s: Side): Side => (s === 'ours' ? 'theirs' : 'ours')
+
+/** The task id a path belongs to (tasks/<xx>/<id>/…), if any. */
+function taskOfPath(path: string): string | undefined {
+  return TASK_DIR_RE.exec(path)?.[1]
+}
+
+/**
+ * Merge the files of a list. `paths` lists only paths that differ between
+ * base and at least one side (null = absent there). Rules, in order:
+ *
+ *  1. Two different tasks created with the same id on both sides (different
+ *     or no idempotency key): the published side's task keeps the id; the
+ *     other is moved to an id derived from its content (idFromSeed), with
+ *     its comment files, and references to the old id made on its side are
+ *     rewritten. Same key on both sides: one task, merged with no base.
+ *  2. A task removed on one side and changed on the other (task.md modified,
+ *     or files added or changed in its directory): kept, with every file the
+ *     removal deleted, and a note and a comment on the card.
+ *  3. Per path: equal sides → that; changed on one side → that side; both
+ *     changed: removed on one side → the changed side; task.md → mergeTask;
+ *     comment and inbox files → keep both (the published one at the path, the
+ *     other at a derived path); config.yaml → per top-level key; meta.yaml →
+ *     the higher format; any other file → 3-way text merge, or keep both.
+ *  4. A file that does not parse on one side: the side that parses, with the
+ *     unreadable text filed as a comment on the card; neither parses: the
+ *     published side's text (again filing the other).
+ */
+export function mergeFiles(paths: readonly FileVersions[], ctx: FilesMergeContext): FilesMergeResult {
+  const entries = new Map<string, Versions>()
+  for (const p of paths) {
+    if (entries.has(p.path)) throw new Error(`internal: path ${p.path} passed twice to mergeFiles`)
+    entries.set(p.path, {base: p.base, ours: p.ours, theirs: p.theirs})
+  }
+  const state: MergeState = {ctx, entries, notes: [], comments: [], out: new Map()}
+  moveCollidingTasks(state)
+  keepChangedOverRemoved(state)
+  for (const path of [...entries.keys()].sort(cmpStr)) {
+    const v = entries.get(path)!
+    mergePath(state, path, v)
+  }
+  for (const c of state.comments) place(state, commentPath(c.task, c.id), serialiseComment(c))
+  const files = [...state.out.entries()].sort((a, b) => cmpStr(a[0], b[0])).map(([path, content]) => ({path, content}))
+  return {files, notes: state.notes}
+}
+
+interface MergeState {
+  ctx: FilesMergeContext
+  entries: Map<string, Versions>
+  notes: MergeNote[]
+  /** Comments the merge adds (claims superseded, texts that lost, repairs of the tree). */
+  comments: Comment[]
+  out: Map<string, string | null>
+}
+
+// ---------------------------------------------------------------------------
+// 1. Two tasks created with one id.
+
+function moveCollidingTasks(state: MergeState): void {
+  const {ctx, entries} = state
+  const moving = otherSide(ctx.published)
+  const inputIds = new Set<string>()
+  for (const path of entries.keys()) {
+    const id = taskOfPath(path)
+    if (id) inputIds.add(id)
+  }
+  const allocated = new Set<string>()
+  const collisions: Array<{id: string; to: string}> = []
+  for (const path of [...entries.keys()].sort(cmpStr)) {
+    const m = TASK_FILE_RE.exec(path)
+    const v = entries.get(path)!
+    if (!m || v.base !== null || v.ours === null || v.theirs === null || v.ours === v.theirs) continue
+    const id = m[1]!
+    const o = parseTaskFile(v.ours, id)
+    const t = parseTaskFile(v.theirs, id)
+    if (!o.ok || !t.ok) continue // the unreadable-file rule decides
+    if (o.value.meta.key !== undefined && o.value.meta.key === t.value.meta.key) continue // idempotent create on two clones
+    const text = v[moving]!
+    const to = idFromSeed(`merge-collision\0${id}\0${text}`, (c) => c === id || inputIds.has(c) || allocated.has(c) || (ctx.taken?.(c) ?? false))
+    allocated.add(to)
+    collisions.push({id, to})
+  }
+  if (collisions.length === 0) return
+
+  const renames = new Map(collisions.map((c) => [c.id, c.to]))
+  // Move the moving side's files of each colliding task to the new directory.
+  for (const {id, to} of collisions) {
+    const from = `${taskDir(id)}/`
+    for (const [path, v] of [...entries.entries()].sort((a, b) => cmpStr(a[0], b[0]))) {
+      if (!path.startsWith(from) || v.base !== null || v[moving] === null) continue
+      let content = v[moving]!
+      if (path === taskFilePath(id)) {
+        const parsed = parseTaskFile(content, id)
+        if (parsed.ok) content = serialiseTask({...parsed.value.meta, id: to}, parsed.value.body)
+      }
+      const target = `${taskDir(to)}/${path.slice(from.length)}`
+      entries.set(target, {base: null, ours: null, theirs: null, [moving]: content})
+      entries.set(path, {...v, [moving]: null})
+    }
+    const message = `${id} was created on two clones for different tasks; the published one keeps ${id}, the other moved to ${to}`
+    state.notes.push({kind: 'id_collision', task: id, moved_to: to, message})
+    state.comments.push(
+      engineComment(
+        to,
+        'problem',
+        MERGE_ACTOR,
+        `This item was created offline as ${id}, an id that another clone gave to a different item at the same time. On merge it moved to ${to}; references to ${id} made on the same clone now point here.`,
+        ctx.now,
+      ),
+    )
+  }
+  // On the moving side every reference to a moved id meant the moved task:
+  // rewrite them in the task files that side changed or added.
+  for (const [path, v] of entries) {
+    const m = TASK_FILE_RE.exec(path)
+    const content = v[moving]
+    if (!m || content === null || content === v.base) continue
+    const parsed = parseTaskFile(content, m[1])
+    if (!parsed.ok) continue
+    const meta = parsed.value.meta
+    const parent = meta.parent !== undefined ? (renames.get(meta.parent) ?? meta.parent) : undefined
+    const deps = [...new Set(meta.depends_on.map((d) => renames.get(d) ?? d))].sort(cmpStr)
+    if (parent === meta.parent && same(deps, meta.depends_on)) continue
+    const next: TaskMeta = {...meta, depends_on: deps}
+    if (parent !== undefined) next.parent = parent
+    entries.set(path, {...v, [moving]: serialiseTask(next, parsed.value.body)})
+  }
+}
+
+// ---------------------------------------------------------------------------
+// 2. A change wins over a removal.
+
+function keepChangedOverRemoved(state: MergeState): void {
+  const {entries, ctx} = state
+  const byTask = new Map<string, string[]>()
+  for (const path of entries.keys()) {
+    const id = taskOfPath(path)
+    if (!id) continue
+    const list = byTask.get(id)
+    if (list) list.push(path)
+    else byTask.set(id, [path])
+  }
+  for (const id of [...byTask.keys()].sort(cmpStr)) {
+    const file = entries.get(taskFilePath(id))
+    if (!file || file.base === null) continue
+    const dirPaths = byTask.get(id)!
+    for (const removedOn of ['ours', 'theirs'] as const) {
+      const changedOn = otherSide(removedOn)
+      if (file[removedOn] !== null || file[changedOn] === null) continue
+      const changed = dirPaths.some((p) => {
+        const e = entries.get(p)!
+        return e[changedOn] !== null && e[changedOn] !== e.base
+      })
+      if (!changed) continue
+      for (const p of dirPaths) {
+        const e = entries.get(p)!
+        if (e[removedOn] === null && e.base !== null) entries.set(p, {...e, [removedOn]: e.base})
+      }
+      state.notes.push({kind: 'kept_over_delete', task: id, path: taskFilePath(id), message: `${id} was removed on one side and changed on the other; it is kept (a change wins over a removal)`})
+      state.comments.push(
+        engineComment(id, 'problem', MERGE_ACTOR, 'Merge: this item was removed on one clone while it was changed on another; it is kept, because a change wins over a removal. Remove it again if it should go.', ctx.now),
+      )
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// 3. Per path.
+
+function mergePath(state: MergeState, path: string, v: Versions): void {
+  const set = (content: string | null): void => {
+    state.out.set(path, content)
+  }
+  if (v.ours === v.theirs || v.theirs === v.base) return set(v.ours)
+  if (v.ours === v.base) return set(v.theirs)
+  if (v.ours === null || v.theirs === null) {
+    // Removed on one side, changed on the other: the change wins.
+    const changedOn: Side = v.ours === null ? 'theirs' : 'ours'
+    state.notes.push({kind: 'kept_over_delete', task: taskOfPath(path), path, message: `${path} was removed on one side and changed on the other; the changed file is kept`})
+    return set(v[changedOn])
+  }
+  const both: Both = {base: v.base, ours: v.ours, theirs: v.theirs}
+  const task = TASK_FILE_RE.exec(path)
+  if (task) return set(mergeTaskFile(state, path, task[1]!, both))
+  if (COMMENT_RE.test(path) || INBOX_RE.test(path)) return set(keepBoth(state, path, both))
+  if (path === CONFIG_PATH) return set(mergeConfigFile(state, path, both))
+  if (path === META_PATH) return set(mergeMetaFile(state, path, both))
+  const text = mergeText(v.base ?? '', v.ours, v.theirs)
+  if (text.clean) return set(text.text)
+  set(keepBoth(state, path, both))
+}
+
+type Both = {base: string | null; ours: string; theirs: string}
+
+/** Append-only files: the published text keeps the path, the other goes to a derived path. */
+function keepBoth(state: MergeState, path: string, v: Both): string {
+  const pub = state.ctx.published
+  const other = v[otherSide(pub)]
+  const moved = place(state, derivedPath(path, other), other)
+  state.notes.push({kind: 'path_collision', path, moved_to: moved, message: `${path} was written on both sides with different text; the published one keeps the path, the other is at ${moved}`})
+  return v[pub]
+}
+
+/**
+ * A sibling path for a second file: a comment or inbox record
+ * `<ts>-<8 hex>.md` keeps its timestamp and gets a hash of its text (so it
+ * still sorts by time); any other file gets `.merge-<8 hex>` appended.
+ */
+function derivedPath(path: string, content: string, attempt = 0): string {
+  const h = hash8(path, content, String(attempt))
+  const m = /^(.*\/[^/]*?)(?:-[0-9a-f]{8})?\.md$/.exec(path)
+  if (m && (COMMENT_RE.test(path) || INBOX_RE.test(path))) return `${m[1]}-${h}.md`
+  return `${path}.merge-${h}`
+}
+
+/**
+ * Write `content` at `path`, or at a path derived from it when another file
+ * is (or will be) there. Returns the path used.
+ */
+function place(state: MergeState, path: string, content: string): string {
+  for (let attempt = 0; ; attempt++) {
+    const target = attempt === 0 ? path : derivedPath(path, content, attempt)
+    if (state.out.get(target) === content) return target
+    if (!state.out.has(target) && !state.entries.has(target)) {
+      state.out.set(target, content)
+      return target
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Task files.
+
+function mergeTaskFile(state: MergeState, path: string, id: string, v: Both): string {
+  const {ctx} = state
+  const base = v.base === null ? null : parseTaskFile(v.base, id)
+  const o = parseTaskFile(v.ours, id)
+  const t = parseTaskFile(v.theirs, id)
+  if (o.ok && t.ok) {
+    if (base && !base.ok) {
+      state.notes.push({kind: 'unreadable', path, side: 'base', error: base.error, message: `${path} cannot be read in the merge base (${base.error}); merged as if both sides created it`})
+    }
+    const r = mergeTask(base?.ok ? base.value : null, o.value, t.value, ctx)
+    state.notes.push(...r.notes)
+    state.comments.push(...r.comments)
+    return serialiseTask(r.meta, r.body)
+  }
+  // One side (or neither) reads: keep the side that reads, else the published text,
+  // and file the other text as a comment so nothing typed is lost.
+  const keptSide: Side = o.ok ? 'ours' : t.ok ? 'theirs' : ctx.published
+  const bad = otherSide(keptSide)
+  const badParse = bad === 'ours' ? o : t
+  const error = badParse.ok ? '' : badParse.error
+  const bothBad = !o.ok && !t.ok
+  state.notes.push({
+    kind: 'unreadable',
+    path,
+    side: bothBad ? 'both' : bad,
+    error,
+    message: bothBad
+      ? `${path} cannot be read on either side; kept the published text and filed the other as a comment`
+      : `${path} cannot be read on one side (${error}); kept the side that reads and filed the unreadable text as a comment`,
+  })
+  state.comments.push(
+    engineComment(
+      id,
+      'problem',
+      MERGE_ACTOR,
+      `Merge: one clone's version of this item's task file could not be read (${error}), so the other version was kept. The unreadable text, for the record:\n\n${v[bad]}`,
+      ctx.now,
+    ),
+  )
+  return v[keptSide]
+}
+
+// ---------------------------------------------------------------------------
+// config.yaml and meta.yaml.
+
+type Mapping = Record<string, unknown>
+
+function readMapping(text: string | null): {ok: true; value: Mapping} | {ok: false; error: string} {
+  if (text === null) return {ok: true, value: {}}
+  const checked = parseConfig(text)
+  if (!checked.ok) return checked
+  const value = yaml().parse(text, {schema: 'core', uniqueKeys: true}) as unknown
+  return {ok: true, value: (value ?? {}) as Mapping}
+}
+
+const KNOWN_CONFIG_KEYS = Object.keys(DEFAULT_CONFIG)
+
+/** Serialise config.yaml as serialiseConfig does: known keys in their order, then the rest sorted. */
+function writeMapping(map: Mapping): string {
+  const ordered: Mapping = {}
+  for (const k of KNOWN_CONFIG_KEYS) if (k in map) ordered[k] = map[k]
+  for (const k of Object.keys(map).sort(cmpStr)) if (!(k in ordered)) ordered[k] = map[k]
+  return yaml().stringify(ordered, {lineWidth: 0, defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN'})
+}
+
+const isScalar = (x: unknown): boolean => x === null || ['string', 'number', 'boolean'].includes(typeof x)
+
+/** Total order on config values: numbers by size, anything else by canonical JSON. */
+function cmpConfigValue(a: unknown, b: unknown): number {
+  if (typeof a === 'number' && typeof b === 'number' && a !== b) return a < b ? -1 : 1
+  return cmpStr(canon(a), canon(b))
+}
+
+/**
+ * config.yaml: 3-way per top-level key. Both sides changed a key: a list of
+ * plain values on both sides merges as a set (adds and removes, sorted); a
+ * key removed on one side and changed on the other keeps the change;
+ * otherwise the greater value wins (numbers by size, others by canonical
+ * JSON), so the result does not depend on the side.
+ */
+function mergeConfigFile(state: MergeState, path: string, v: Both): string {
+  const b = readMapping(v.base)
+  const o = readMapping(v.ours)
+  const t = readMapping(v.theirs)
+  if (!o.ok || !t.ok) return unreadableSettings(state, path, v, o, t)
+  const base = b.ok ? b.value : {}
+  const keys = [...new Set([...Object.keys(base), ...Object.keys(o.value), ...Object.keys(t.value)])].sort(cmpStr)
+  const out: Mapping = {}
+  for (const k of keys) {
+    const bv = base[k]
+    const ov = o.value[k]
+    const tv = t.value[k]
+    let value: unknown
+    if (same(ov, tv) || same(tv, bv)) value = ov
+    else if (same(ov, bv)) value = tv
+    else if (ov === undefined || tv === undefined) value = ov ?? tv
+    else if (Array.isArray(ov) && Array.isArray(tv) && (bv === undefined || Array.isArray(bv)) && [...ov, ...tv, ...((bv as unknown[]) ?? [])].every(isScalar)) {
+      value = mergeValueSet((bv as unknown[]) ?? [], ov, tv)
+    } else {
+      value = cmpConfigValue(ov, tv) >= 0 ? ov : tv
+      const dropped = value === ov ? tv : ov
+      state.notes.push({kind: 'config_conflict', key: k, kept: value, dropped, message: `config.yaml: both sides changed ${k}; kept ${canon(value)}, dropped ${canon(dropped)}`})
+    }
+    if (value !== undefined) out[k] = value
+  }
+  return writeMapping(out)
+}
+
+function mergeValueSet(base: unknown[], ours: unknown[], theirs: unknown[]): unknown[] {
+  const b = new Set(base.map(canon))
+  const o = new Map(ours.map((x) => [canon(x), x]))
+  const t = new Map(theirs.map((x) => [canon(x), x]))
+  const out = new Map<string, unknown>()
+  for (const [k, x] of [...o, ...t]) if (b.has(k) ? o.has(k) && t.has(k) : true) out.set(k, x)
+  return [...out.keys()].sort(cmpStr).map((k) => out.get(k))
+}
+
+function unreadableSettings(
+  state: MergeState,
+  path: string,
+  v: Both,
+  o: {ok: boolean; error?: string},
+  t: {ok: boolean; error?: string},
+): string {
+  const kept: Side = o.ok ? 'ours' : t.ok ? 'theirs' : state.ctx.published
+  const bothBad = !o.ok && !t.ok
+  const bad = otherSide(kept)
+  const error = (bad === 'ours' ? o.error : t.error) ?? ''
+  state.notes.push({
+    kind: 'unreadable',
+    path,
+    side: bothBad ? 'both' : bad,
+    error,
+    message: bothBad ? `${path} cannot be read on either side; kept the published text` : `${path} cannot be read on one side (${error}); kept the side that reads`,
+  })
+  return v[kept]
+}
+
+/** meta.yaml: the higher format wins; the same format: the published text. */
+function mergeMetaFile(state: MergeState, path: string, v: Both): string {
+  const o = parseMeta(v.ours)
+  const t = parseMeta(v.theirs)
+  if (!o.ok || !t.ok) return unreadableSettings(state, path, v, {ok: o.ok, error: o.ok ? undefined : o.error}, {ok: t.ok, error: t.ok ? undefined : t.error})
+  if (o.value.format !== t.value.format) return o.value.format > t.value.format ? v.ours : v.theirs
+  return v[state.ctx.published]
+}
+

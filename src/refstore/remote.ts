@@ -1,0 +1,87 @@
+/**
+ * The shared remote: fetch one list's ref into its remote-tracking ref and
+ * push a new commit with an exact-old-value lease, so a push lands only if
+ * the remote still holds the commit the op was computed on. Explicit
+ * refspecs only: ordinary `git fetch`/`git push` of branches are untouched,
+ * and nothing here ever changes a branch.
+ *
+ * Must never: push without a lease, or report success for a push git did
+ * not accept.
+ */
+import {EnvironmentError} from '../core/errors'
+import {git} from './git-process'
+
+export function trackingRef(remote: string, list: string): string {
+  return `refs/remotes/${remote}/tasks/${list}`
+}
+
+const UNREACHABLE = /Could not read from remote|does not appear to be a git repository|unable to access|Connection refused|Could not resolve host|No such file or directory|not found|unable to connect|Permission denied/i
+
+function unreachable(remote: string, detail: string): EnvironmentError {
+  return new EnvironmentError('remote_unreachable', `cannot reach remote "${remote}": ${detail.split('\n').filter(Boolean).pop() ?? 'unknown error'}. Work offline with --offline (or TASKS_OFFLINE=1) and run \`tasks sync\` later.`, {
+    remote,
+    detail,
+  })
+}
+
+/**
+ * Fetch `refs/tasks/<list>` from `remote` into its tracking ref. Returns the
+ * remote's commit id, or null when the remote has no such list yet.
+ */
+export async function fetchList(cwd: string, remote: string, list: string): Promise<string | null> {
+  const ref = `refs/tasks/${list}`
+  const tracking = trackingRef(remote, list)
+  const r = await git(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', remote, `+${ref}:${tracking}`], {cwd})
+  if (r.code !== 0) {
+    if (/couldn't find remote ref|no such ref/i.test(r.stderr)) {
+      // The remote has no list: drop a stale tracking ref so it cannot mislead.
+      await git(['update-ref', '-d', tracking], {cwd})
+      return null
+    }
+    throw unreachable(remote, r.stderr.trim())
+  }
+  const rp = await git(['rev-parse', '--verify', '-q', `${tracking}^{commit}`], {cwd})
+  return rp.code === 0 ? rp.stdout.trim() : null
+}
+
+export type PushOutcome = {ok: true} | {ok: false; reason: 'stale'; detail: string}
+
+/**
+ * Push `newOid` to `refs/tasks/<list>` on `remote` if and only if the remote
+ * still holds `expectedOld` (null: the remote must not have the ref). On
+ * success the tracking ref is moved too.
+ */
+export async function pushList(cwd: string, remote: string, list: string, newOid: string, expectedOld: string | null): Promise<PushOutcome> {
+  const ref = `refs/tasks/${list}`
+  const r = await git(['push', '--porcelain', '--quiet', '--no-verify', `--force-with-lease=${ref}:${expectedOld ?? ''}`, remote, `${newOid}:${ref}`], {cwd})
+  const rejected = r.stdout.split('\n').find((l) => l.startsWith('!'))
+  if (r.code === 0 && !rejected) {
+    await git(['update-ref', trackingRef(remote, list), newOid], {cwd})
+    return {ok: true}
+  }
+  const text = `${r.stdout}\n${r.stderr}`
+  if (rejected || /stale info|fetch first|non-fast-forward|rejected|failed to update ref|cannot lock ref|incorrect old value/i.test(text)) {
+    return {ok: false, reason: 'stale', detail: (rejected ?? r.stderr).trim()}
+  }
+  if (UNREACHABLE.test(text)) throw unreachable(remote, r.stderr.trim())
+  throw new EnvironmentError('push_failed', `git push to ${remote} failed: ${r.stderr.trim().split('\n').pop() ?? `exit ${r.code}`}`, {remote, detail: r.stderr.trim()})
+}
+
+/** True when the named remote exists in this repository's config. */
+export async function remoteExists(cwd: string, remote: string): Promise<boolean> {
+  const r = await git(['remote', 'get-url', remote], {cwd})
+  return r.code === 0
+}
+
+/**
+ * How two commits relate: 'same', 'ahead' (a contains b), 'behind' (b
+ * contains a) or 'diverged' with their merge base (null: unrelated histories).
+ */
+export async function relate(cwd: string, a: string, b: string): Promise<{kind: 'same'} | {kind: 'ahead'} | {kind: 'behind'} | {kind: 'diverged'; base: string | null}> {
+  if (a === b) return {kind: 'same'}
+  const r = await git(['merge-base', a, b], {cwd})
+  const base = r.code === 0 ? r.stdout.trim() : null
+  if (base === b) return {kind: 'ahead'}
+  if (base === a) return {kind: 'behind'}
+  return {kind: 'diverged', base}
+}
