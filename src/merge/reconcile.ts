@@ -12,8 +12,9 @@
  *     latest updated_at (ties: the greatest id) to its successor in the
  *     cycle; repeat until acyclic;
  *  4. item done while a dependency is not done, when that is new in the
- *     merged state (not present in every `before` snapshot) → reopen it to
- *     todo, clearing owner and lease; repeat until nothing new remains.
+ *     merged state (the pair is in none of the `before` snapshots: the merge
+ *     made it) → reopen it to todo, clearing owner and lease; repeat until
+ *     nothing new remains.
  *
  * Nothing else: it never edits anything that is not one of these, never
  * reads git or a clock (time comes in as `now`), and every repair is returned
@@ -55,8 +56,11 @@ export interface ReconcileContext {
   now: string
   /**
    * The snapshots that were merged (ours and theirs). A done item with an
-   * unfinished dependency is reopened only when that pair is not already in
-   * every one of them. Absent or empty: such items are never reopened.
+   * unfinished dependency is reopened only when that pair is in none of
+   * them, i.e. the merge made it: a state one clone reached by its own ops
+   * (say, a dependency reopened after its dependent was done) is left as a
+   * fast-forward would leave it. Absent or empty: such items are never
+   * reopened.
    */
   before?: readonly Snapshot[]
 }
@@ -237,7 +241,7 @@ function inSnapshot(snap: Snapshot, id: string, dep: string): boolean {
 
 function repairDone(w: Work, before: readonly Snapshot[], report: Report): void {
   if (before.length === 0) return
-  const isNew = (id: string, dep: string): boolean => !before.every((s) => inSnapshot(s, id, dep))
+  const isNew = (id: string, dep: string): boolean => !before.some((s) => inSnapshot(s, id, dep))
   for (;;) {
     const fresh = doneWithOpen(w.metas, w.ids).filter(([id, dep]) => isNew(id, dep))
     if (fresh.length === 0) return

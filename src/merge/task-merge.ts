@@ -116,8 +116,8 @@ const quote = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v)
  *
  * If one side is unchanged from base, or both sides are equal, that version
  * is returned as it is (no revision bump, no comments). Otherwise revision is
- * max(ours, theirs) + 1, updated_at is `ctx.now`, and updated_by is the
- * later side's updated_by ("git-tasks" is not an actor and never appears
+ * max(ours, theirs) + 1, and updated_at/updated_by are the later side's
+ * (the merge is not an edit: a later merge still compares real edit times) ("git-tasks" is not an actor and never appears
  * there); created_at/created_by come from base, or from the earlier creation.
  *
  * Symmetric: swapping ours and theirs together with ctx.published gives the
@@ -168,7 +168,7 @@ export function mergeTask(base: TaskVersion | null, ours: TaskVersion, theirs: T
   }
 
   // Sets: base ∪ added − removed.
-  for (const k of ['tags', 'depends_on'] as const) out[k] = mergeSet(b?.[k] ?? [], o[k], t[k])
+  for (const k of SET_FIELDS) out[k] = mergeSet(b?.[k] ?? [], o[k], t[k])
 
   // Unknown frontmatter keys: 3-way per key like scalars.
   const extraKeys = [...new Set([...Object.keys(b?.extra ?? {}), ...Object.keys(o.extra ?? {}), ...Object.keys(t.extra ?? {})])].sort(cmpStr)
@@ -232,11 +232,13 @@ export function mergeTask(base: TaskVersion | null, ours: TaskVersion, theirs: T
     key: out.key,
     created_at: created.created_at,
     created_by: created.created_by,
-    updated_at: ctx.now,
+    // The later side's edit time, not the merge time: a merge is not an edit, and a
+    // later merge must still compare when people actually changed the task.
+    updated_at: later.updated_at,
     updated_by: later.updated_by,
     revision: Math.max(o.revision, t.revision) + 1,
   } as TaskMeta
-  if (extraKeys.length > 0 && Object.keys(extra).length > 0) meta.extra = extra
+  if (Object.keys(extra).length > 0) meta.extra = extra
   return {meta: dropUndefined(meta), body, comments, notes}
 }
 

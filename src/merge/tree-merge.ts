@@ -14,7 +14,7 @@
  * files.
  */
 import {idFromSeed, taskDir} from '../core/ids'
-import {CONFIG_PATH, META_PATH, commentPath, taskFilePath} from '../core/store-layout'
+import {CONFIG_PATH, META_PATH, commentPath} from '../core/store-layout'
 import {type Comment, DEFAULT_CONFIG, type TaskMeta} from '../core/task'
 import {parseConfig, parseMeta, parseTaskFile, serialiseComment, serialiseTask} from '../core/task-file'
 import {yaml} from '../core/yaml-loader'
@@ -58,7 +58,7 @@ export interface FilesMergeResult {
 
 const ID = 'tsk-[0-9a-hjkmnp-tv-z]{10,26}'
 const TASK_FILE_RE = new RegExp(`^tasks/[0-9a-f]{2}/(${ID})/task\\.md$`)
-const TASK_DIR_RE = new RegExp(`^tasks/[0-9a-f]{2}/(${ID})/`)
+const TASK_DIR_RE = new RegExp(`^(tasks/[0-9a-f]{2}/(${ID}))/`)
 const COMMENT_RE = new RegExp(`^tasks/[0-9a-f]{2}/(${ID})/comments/[^/]+\\.md$`)
 const INBOX_RE = /^inbox\//
 
@@ -68,6 +68,11 @@ const otherSide = (s: Side): Side => (s === 'ours' ? 'theirs' : 'ours')
 
 /** The task id a path belongs to (tasks/<xx>/<id>/…), if any. */
 function taskOfPath(path: string): string | undefined {
+  return TASK_DIR_RE.exec(path)?.[2]
+}
+
+/** The task directory a path is in (`tasks/<xx>/<id>`), if any. */
+function dirOfPath(path: string): string | undefined {
   return TASK_DIR_RE.exec(path)?.[1]
 }
 
@@ -131,7 +136,7 @@ function moveCollidingTasks(state: MergeState): void {
     if (id) inputIds.add(id)
   }
   const allocated = new Set<string>()
-  const collisions: Array<{id: string; to: string}> = []
+  const collisions: Array<{id: string; dir: string; to: string}> = []
   for (const path of [...entries.keys()].sort(cmpStr)) {
     const m = TASK_FILE_RE.exec(path)
     const v = entries.get(path)!
@@ -144,18 +149,18 @@ function moveCollidingTasks(state: MergeState): void {
     const text = v[moving]!
     const to = idFromSeed(`merge-collision\0${id}\0${text}`, (c) => c === id || inputIds.has(c) || allocated.has(c) || (ctx.taken?.(c) ?? false))
     allocated.add(to)
-    collisions.push({id, to})
+    collisions.push({id, dir: dirOfPath(path)!, to})
   }
   if (collisions.length === 0) return
 
   const renames = new Map(collisions.map((c) => [c.id, c.to]))
   // Move the moving side's files of each colliding task to the new directory.
-  for (const {id, to} of collisions) {
-    const from = `${taskDir(id)}/`
+  for (const {id, dir, to} of collisions) {
+    const from = `${dir}/`
     for (const [path, v] of [...entries.entries()].sort((a, b) => cmpStr(a[0], b[0]))) {
       if (!path.startsWith(from) || v.base !== null || v[moving] === null) continue
       let content = v[moving]!
-      if (path === taskFilePath(id)) {
+      if (path === `${from}task.md`) {
         const parsed = parseTaskFile(content, id)
         if (parsed.ok) content = serialiseTask({...parsed.value.meta, id: to}, parsed.value.body)
       }
@@ -198,18 +203,20 @@ function moveCollidingTasks(state: MergeState): void {
 
 function keepChangedOverRemoved(state: MergeState): void {
   const {entries, ctx} = state
-  const byTask = new Map<string, string[]>()
+  const byDir = new Map<string, string[]>()
   for (const path of entries.keys()) {
-    const id = taskOfPath(path)
-    if (!id) continue
-    const list = byTask.get(id)
+    const dir = dirOfPath(path)
+    if (!dir) continue
+    const list = byDir.get(dir)
     if (list) list.push(path)
-    else byTask.set(id, [path])
+    else byDir.set(dir, [path])
   }
-  for (const id of [...byTask.keys()].sort(cmpStr)) {
-    const file = entries.get(taskFilePath(id))
+  for (const dir of [...byDir.keys()].sort(cmpStr)) {
+    const taskPath = `${dir}/task.md`
+    const file = entries.get(taskPath)
     if (!file || file.base === null) continue
-    const dirPaths = byTask.get(id)!
+    const id = taskOfPath(taskPath)!
+    const dirPaths = byDir.get(dir)!
     for (const removedOn of ['ours', 'theirs'] as const) {
       const changedOn = otherSide(removedOn)
       if (file[removedOn] !== null || file[changedOn] === null) continue
@@ -222,7 +229,7 @@ function keepChangedOverRemoved(state: MergeState): void {
         const e = entries.get(p)!
         if (e[removedOn] === null && e.base !== null) entries.set(p, {...e, [removedOn]: e.base})
       }
-      state.notes.push({kind: 'kept_over_delete', task: id, path: taskFilePath(id), message: `${id} was removed on one side and changed on the other; it is kept (a change wins over a removal)`})
+      state.notes.push({kind: 'kept_over_delete', task: id, path: taskPath, message: `${id} was removed on one side and changed on the other; it is kept (a change wins over a removal)`})
       state.comments.push(
         engineComment(id, 'problem', MERGE_ACTOR, 'Merge: this item was removed on one clone while it was changed on another; it is kept, because a change wins over a removal. Remove it again if it should go.', ctx.now),
       )
@@ -332,7 +339,9 @@ function mergeTaskFile(state: MergeState, path: string, id: string, v: Both): st
       id,
       'problem',
       MERGE_ACTOR,
-      `Merge: one clone's version of this item's task file could not be read (${error}), so the other version was kept. The unreadable text, for the record:\n\n${v[bad]}`,
+      bothBad
+        ? `Merge: neither clone's version of this item's task file could be read; the published one was kept. The other version's text (${error}), for the record:\n\n${v[bad]}`
+        : `Merge: one clone's version of this item's task file could not be read (${error}), so the other version was kept. The unreadable text, for the record:\n\n${v[bad]}`,
       ctx.now,
     ),
   )
