@@ -17,10 +17,10 @@ import {addComment} from '../core/ops/comment'
 import {assignTask, editTask, type EditArgs, setDependencies} from '../core/ops/edit'
 import {blockTask, cancelTask, finishTask, reopenTask} from '../core/ops/lifecycle'
 import {removeTask} from '../core/ops/remove'
-import {type Snapshot, allTasks, brokenEntries, childrenOf, dependentsOf, lookup} from '../core/snapshot'
+import {type Snapshot, brokenEntries, childIds, childrenOf, dependentsOf, lookup, tasksWithStatus} from '../core/snapshot'
 import {STATUSES, type Comment, type Status, type TaskMeta} from '../core/task'
 import {TaskViewer, type TaskView} from '../core/task-view'
-import {isReady} from '../core/readiness'
+import {cmp, isReady} from '../core/readiness'
 import {readHistory, type HistoryEvent} from '../refstore/history'
 import type {Session} from './session'
 import {mutate, type Op} from './transaction'
@@ -237,7 +237,7 @@ const STATUS_RANK: Record<Status, number> = {in_progress: 0, blocked: 1, todo: 2
 const OPEN: ReadonlySet<string> = new Set(['todo', 'in_progress', 'blocked'])
 
 function sortForList(a: TaskMeta, b: TaskMeta): number {
-  return STATUS_RANK[a.status] - STATUS_RANK[b.status] || a.priority - b.priority || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)
+  return STATUS_RANK[a.status] - STATUS_RANK[b.status] || a.priority - b.priority || cmp(a.created_at, b.created_at) || cmp(a.id, b.id)
 }
 
 export async function list(session: Session, f: ListFilters): Promise<ListResult> {
@@ -265,13 +265,19 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
     if (f.ready && !isReady(snap, t, actor, v.now)) return false
     return true
   }
-  const all = allTasks(snap)
+  const all = tasksWithStatus(snap, statuses)
   const selected = new Set(all.filter(matches).map((t) => t.id))
   const rows: Array<TaskView & {depth: number}> = []
+  const row = (t: TaskMeta, depth: number) => {
+    const view = v.view(t) as TaskView & {depth: number}
+    view.depth = depth
+    rows.push(view)
+  }
   const tops = all.filter((t) => selected.has(t.id) && !(t.parent && selected.has(t.parent))).sort(sortForList)
   for (const t of tops) {
-    rows.push({...v.view(t), depth: 0})
-    for (const c of childrenOf(snap, t.id).filter((c) => selected.has(c.id)).sort(sortForList)) rows.push({...v.view(c), depth: 1})
+    row(t, 0)
+    const kids = childIds(snap, t.id).filter((c) => selected.has(c)).map((c) => snap.tasks.get(c)!.meta!)
+    for (const c of kids.sort(sortForList)) row(c, 1)
   }
   return {
     list: session.list,

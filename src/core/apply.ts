@@ -4,14 +4,18 @@
  * anything that chains ops). Pure: the input snapshot is not changed.
  */
 import type {Change} from './plan'
-import type {Snapshot, TaskEntry} from './snapshot'
+import {type Snapshot, type TaskEntry, entryOf, shareDerivedIfSameShape} from './snapshot'
 import {taskFilePath} from './store-layout'
 
 export function withChanges(snap: Snapshot, changes: readonly Change[], commit: string | null = snap.commit): Snapshot {
   const tasks = new Map<string, TaskEntry>(snap.tasks)
   for (const c of changes) {
-    if (c.kind === 'put-task') tasks.set(c.meta.id, {id: c.meta.id, path: taskFilePath(c.meta.id), meta: c.meta})
+    if (c.kind === 'put-task') tasks.set(c.meta.id, entryOf(c.meta, taskFilePath(c.meta.id)))
     else if (c.kind === 'delete-task') tasks.delete(c.id)
   }
-  return {...snap, commit, tasks}
+  const next: Snapshot = {list: snap.list, commit, config: snap.config, tasks}
+  if (changes.every((c) => c.kind !== 'delete-task')) {
+    shareDerivedIfSameShape(snap, next, changes.flatMap((c) => (c.kind === 'put-task' ? [c.meta.id] : [])))
+  }
+  return next
 }

@@ -41,9 +41,9 @@ export function findPathTo(snap: Snapshot, starts: readonly string[], target: st
     if (id === target) return path
     if (seen.has(id)) continue
     seen.add(id)
-    const meta = snap.tasks.get(id)?.meta
-    if (!meta) continue
-    for (const next of meta.depends_on) if (!seen.has(next)) stack.push({id: next, path: [...path, next]})
+    const deps = snap.tasks.get(id)?.depends_on
+    if (!deps) continue
+    for (const next of deps) if (!seen.has(next)) stack.push({id: next, path: [...path, next]})
   }
   return null
 }
@@ -52,8 +52,8 @@ export function findPathTo(snap: Snapshot, starts: readonly string[], target: st
 export function externalDependents(snap: Snapshot, removed: ReadonlySet<string>): Array<{id: string; on: string}> {
   const out: Array<{id: string; on: string}> = []
   for (const entry of snap.tasks.values()) {
-    if (!entry.meta || removed.has(entry.id)) continue
-    for (const dep of entry.meta.depends_on) if (removed.has(dep)) out.push({id: entry.id, on: dep})
+    if (!entry.depends_on || removed.has(entry.id)) continue
+    for (const dep of entry.depends_on) if (removed.has(dep)) out.push({id: entry.id, on: dep})
   }
   return out
 }

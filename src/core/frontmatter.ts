@@ -29,8 +29,15 @@ export function splitFrontmatter(text: string): SplitFile | {error: string} {
   return {frontmatter, body}
 }
 
-/** Parse frontmatter YAML into a plain object, or return an error message. */
+/**
+ * Parse frontmatter YAML into a plain object, or return an error message.
+ * Files written by git-tasks (see serialiseFrontmatter) are read by a small
+ * exact parser without loading the YAML library; anything else (a file
+ * edited by hand, comments, other quoting) goes to the full YAML parser.
+ */
 export function parseFrontmatterYaml(yamlText: string): {fields: Record<string, unknown>} | {error: string} {
+  const fast = parseCanonical(yamlText)
+  if (fast) return {fields: fast}
   const doc = yaml().parseDocument(yamlText, {schema: 'core', uniqueKeys: true, prettyErrors: false})
   if (doc.errors.length > 0) return {error: `invalid YAML: ${doc.errors[0]!.message.split('\n')[0]}`}
   const value: unknown = doc.toJS({maxAliasCount: 0})
@@ -40,26 +47,101 @@ export function parseFrontmatterYaml(yamlText: string): {fields: Record<string, 
   return {fields: value as Record<string, unknown>}
 }
 
+const KEY_LINE = /^([A-Za-z_][A-Za-z0-9_]*):(?: (.+))?$/
+
+/**
+ * The canonical form only: `key: <JSON scalar or [] or flow>` lines and
+ * `key:` followed by `  - <JSON>` items. Every such line is also YAML with
+ * the same meaning (JSON is YAML 1.2). Returns null for anything else, so
+ * the caller falls back to the YAML parser, which also reports errors.
+ */
+export function parseCanonical(text: string): Record<string, unknown> | null {
+  const out: Record<string, unknown> = Object.create(null)
+  const lines = text.split('\n')
+  let i = 0
+  while (i < lines.length) {
+    const line = lines[i]!
+    if (line === '') {
+      i++
+      continue
+    }
+    const m = KEY_LINE.exec(line)
+    if (!m || m[1]! in out) return null
+    const key = m[1]!
+    if (m[2] === undefined) {
+      const items: unknown[] = []
+      i++
+      while (i < lines.length && lines[i]!.startsWith('  - ')) {
+        try {
+          items.push(JSON.parse(lines[i]!.slice(4)))
+        } catch {
+          return null
+        }
+        i++
+      }
+      if (items.length === 0) return null
+      out[key] = items
+      continue
+    }
+    try {
+      out[key] = JSON.parse(m[2])
+    } catch {
+      return null
+    }
+    i++
+  }
+  return {...out}
+}
+
+/** JSON text of a string, with the two line separators JSON leaves raw escaped too. */
+function quote(s: string): string {
+  return JSON.stringify(s).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')
+}
+
+function isScalar(v: unknown): v is string | number | boolean | null {
+  return v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))
+}
+
+function scalarText(v: string | number | boolean | null): string {
+  return typeof v === 'string' ? quote(v) : String(v)
+}
+
 /**
  * Serialise an ordered record of frontmatter values and a body. Keys with
- * `undefined` values are left out. The body is normalised to LF and ends with
- * exactly one newline (an empty body writes nothing after the closing line).
+ * `undefined` values are left out. Strings are double-quoted JSON, numbers
+ * plain, lists of scalars one `  - item` per line (`[]` when empty), no line
+ * folding: deterministic, so the same state always gives the same blob.
+ * Values of any other shape (unknown keys a person added) are written by the
+ * YAML library with the same style. The body is normalised to LF and ends
+ * with exactly one newline (an empty body writes nothing after the closing
+ * line).
  */
 export function serialiseFrontmatter(fields: ReadonlyArray<[string, unknown]>, body: string): string {
-  const record: Record<string, unknown> = {}
-  for (const [k, v] of fields) if (v !== undefined) record[k] = v
-  const yamlText = yaml().stringify(record, {
-    defaultStringType: 'QUOTE_DOUBLE',
-    defaultKeyType: 'PLAIN',
-    lineWidth: 0,
-    minContentWidth: 0,
-    indent: 2,
-    indentSeq: true,
-    doubleQuotedAsJSON: true,
-    flowCollectionPadding: false,
-  })
-  return `---\n${yamlText}---\n${normaliseBody(body)}`
+  let out = '---\n'
+  for (const [k, v] of fields) {
+    if (v === undefined) continue
+    if (isScalar(v) && /^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) {
+      out += `${k}: ${scalarText(v)}\n`
+    } else if (Array.isArray(v) && v.every(isScalar) && /^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) {
+      out += v.length === 0 ? `${k}: []\n` : `${k}:\n${v.map((item) => `  - ${scalarText(item)}\n`).join('')}`
+    } else {
+      out += yaml().stringify({[k]: v}, YAML_STYLE)
+    }
+  }
+  return `${out}---\n${normaliseBody(body)}`
 }
+
+/** The YAML library's options matching the canonical style, for values it writes. */
+export const YAML_STYLE = {
+  defaultStringType: 'QUOTE_DOUBLE',
+  defaultKeyType: 'PLAIN',
+  lineWidth: 0,
+  minContentWidth: 0,
+  indent: 2,
+  indentSeq: true,
+  doubleQuotedAsJSON: true,
+  flowCollectionPadding: false,
+} as const
 
 /** LF line endings, no trailing blank lines, one final newline (or nothing at all). */
 export function normaliseBody(body: string): string {

@@ -139,3 +139,22 @@ export function shortIds(sortedIds: readonly string[]): Map<string, string> {
   }
   return out
 }
+
+/** Shortest unique prefix of one id, from its neighbours in `sortedIds` (binary search). */
+export function shortIdOf(sortedIds: readonly string[], id: string): string {
+  let lo = 0
+  let hi = sortedIds.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (sortedIds[mid]! < id) lo = mid + 1
+    else hi = mid
+  }
+  const common = (other: string | undefined): number => {
+    if (other === undefined || other === id) return 0
+    let i = 0
+    while (i < id.length && i < other.length && id[i] === other[i]) i++
+    return i
+  }
+  const need = Math.max(common(sortedIds[lo - 1]), common(sortedIds[sortedIds[lo] === id ? lo + 1 : lo])) + 1
+  return id.slice(0, Math.min(id.length, Math.max(ID_PREFIX.length + MIN_PREFIX, need)))
+}

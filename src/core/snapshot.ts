@@ -6,8 +6,14 @@
  */
 import {InvalidError} from './errors'
 import {resolveId} from './ids'
-import type {ListConfig, TaskMeta} from './task'
+import type {ListConfig, Status, TaskMeta} from './task'
 
+/**
+ * One task of a snapshot. `status`, `parent` and `depends_on` are copies of
+ * the frontmatter fields, present whenever `meta` is: the graph and the
+ * status filters read them without touching `meta`, which the store may
+ * decode lazily (a 10,000-task list then decodes only what a command uses).
+ */
 export interface TaskEntry {
   id: string
   /** Path of the task file on the ref, e.g. tasks/3f/tsk-k3v9…/task.md. */
@@ -15,6 +21,14 @@ export interface TaskEntry {
   meta?: TaskMeta
   /** Why the file could not be read, when `meta` is absent. */
   error?: string
+  status?: Status
+  parent?: string
+  depends_on?: readonly string[]
+}
+
+/** A readable entry built from a parsed frontmatter. */
+export function entryOf(meta: TaskMeta, path: string): TaskEntry {
+  return {id: meta.id, path, meta, status: meta.status, parent: meta.parent, depends_on: meta.depends_on}
 }
 
 export interface Snapshot {
@@ -23,10 +37,12 @@ export interface Snapshot {
   commit: string | null
   config: ListConfig
   tasks: ReadonlyMap<string, TaskEntry>
+  /** Every id in `tasks`, sorted, when the store already has them in order. */
+  sortedIds?: readonly string[]
 }
 
 interface Derived {
-  sortedIds: string[]
+  sortedIds: readonly string[]
   children: Map<string, string[]>
   dependents: Map<string, string[]>
 }
@@ -37,14 +53,14 @@ const derivedCache = new WeakMap<Snapshot, Derived>()
 export function derived(snap: Snapshot): Derived {
   let d = derivedCache.get(snap)
   if (d) return d
-  const sortedIds = [...snap.tasks.keys()].sort()
+  const sortedIds = snap.sortedIds ?? [...snap.tasks.keys()].sort()
   const children = new Map<string, string[]>()
   const dependents = new Map<string, string[]>()
   for (const id of sortedIds) {
-    const meta = snap.tasks.get(id)!.meta
-    if (!meta) continue
-    if (meta.parent) push(children, meta.parent, id)
-    for (const dep of meta.depends_on) push(dependents, dep, id)
+    const entry = snap.tasks.get(id)!
+    if (!entry.status) continue
+    if (entry.parent) push(children, entry.parent, id)
+    for (const dep of entry.depends_on ?? []) push(dependents, dep, id)
   }
   d = {sortedIds, children, dependents}
   derivedCache.set(snap, d)
@@ -89,7 +105,7 @@ export function dependentsOf(snap: Snapshot, id: string): TaskMeta[] {
   return (derived(snap).dependents.get(id) ?? []).map((c) => snap.tasks.get(c)?.meta).filter((m): m is TaskMeta => !!m)
 }
 
-/** Every readable task, in id order. */
+/** Every readable task, in id order (decodes every task: prefer tasksWithStatus). */
 export function allTasks(snap: Snapshot): TaskMeta[] {
   const out: TaskMeta[] = []
   for (const id of derived(snap).sortedIds) {
@@ -99,7 +115,38 @@ export function allTasks(snap: Snapshot): TaskMeta[] {
   return out
 }
 
+/** Readable tasks whose status is in `statuses`, in id order; others are not decoded. */
+export function tasksWithStatus(snap: Snapshot, statuses: ReadonlySet<string>): TaskMeta[] {
+  const out: TaskMeta[] = []
+  for (const id of derived(snap).sortedIds) {
+    const entry = snap.tasks.get(id)!
+    if (entry.status && statuses.has(entry.status) && entry.meta) out.push(entry.meta)
+  }
+  return out
+}
+
+/** Ids of a task's sub-items (no decoding). */
+export function childIds(snap: Snapshot, id: string): readonly string[] {
+  return derived(snap).children.get(id) ?? []
+}
+
 /** Files that could not be read, for reporting by path. */
 export function brokenEntries(snap: Snapshot): TaskEntry[] {
-  return [...snap.tasks.values()].filter((e) => !e.meta).sort((a, b) => a.path.localeCompare(b.path))
+  return [...snap.tasks.values()].filter((e) => !e.status).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+}
+
+/**
+ * Let `to` reuse `from`'s derived tables (sorted ids, children, dependents)
+ * when the changes between them kept every id, parent and dependency: the
+ * common case of a status change, which then costs no re-sort of the list.
+ */
+export function shareDerivedIfSameShape(from: Snapshot, to: Snapshot, changedIds: readonly string[]): void {
+  const d = derivedCache.get(from)
+  if (!d || from.tasks.size !== to.tasks.size) return
+  for (const id of changedIds) {
+    const a = from.tasks.get(id)
+    const b = to.tasks.get(id)
+    if (!a || !b || a.parent !== b.parent || (a.depends_on ?? []).join(' ') !== (b.depends_on ?? []).join(' ')) return
+  }
+  derivedCache.set(to, d)
 }

@@ -5,8 +5,8 @@
  * are null, never missing, so consumers can rely on every key.
  */
 import {claimIsLive, isReady, isWaiting, unfinishedDependencies, type WaitReason} from './readiness'
-import {type Snapshot, childrenOf, derived} from './snapshot'
-import {shortIds} from './ids'
+import {type Snapshot, childIds, derived} from './snapshot'
+import {shortIdOf} from './ids'
 import type {Status, TaskMeta} from './task'
 
 export interface TaskView {
@@ -41,7 +41,7 @@ export interface TaskView {
 
 /** Builds views against one snapshot, sharing the short-id table. */
 export class TaskViewer {
-  private shorts: Map<string, string> | null = null
+  private readonly shorts = new Map<string, string>()
 
   constructor(
     readonly snap: Snapshot,
@@ -49,9 +49,14 @@ export class TaskViewer {
     readonly now: string,
   ) {}
 
+  /** Shortest unique prefix, from the id's neighbours in sorted order (no table of all ids). */
   shortId(id: string): string {
-    this.shorts ??= shortIds(derived(this.snap).sortedIds)
-    return this.shorts.get(id) ?? id
+    let s = this.shorts.get(id)
+    if (s === undefined) {
+      s = shortIdOf(derived(this.snap).sortedIds, id)
+      this.shorts.set(id, s)
+    }
+    return s
   }
 
   view(meta: TaskMeta): TaskView {
@@ -64,7 +69,7 @@ export class TaskViewer {
       priority: meta.priority,
       tags: meta.tags,
       parent: meta.parent ?? null,
-      subitems: childrenOf(snap, meta.id).map((c) => c.id),
+      subitems: [...childIds(snap, meta.id)],
       depends_on: meta.depends_on,
       blocked_by: unfinishedDependencies(snap, meta),
       ready: isReady(snap, meta, this.actor, this.now),

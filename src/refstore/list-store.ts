@@ -20,8 +20,12 @@ import {type Repository, discover} from './repository'
 import {TreeBuilder} from './tree-builder'
 import {type TaskIndex, readCachedIndex, snapshotOf, updateIndex, writeCachedIndex} from './task-index'
 
-/** An index update that read more task files than this is saved even by a mutation. */
-const PERSIST_AFTER_READS = 64
+/**
+ * The cache is saved when it was missing or an update read more task files
+ * than this; smaller catch-ups are cheaper to redo (a few pipelined reads)
+ * than rewriting the whole index file on every command.
+ */
+const PERSIST_AFTER_READS = 16
 
 export interface Loaded {
   index: TaskIndex
@@ -90,7 +94,8 @@ export class ListStore {
   async loadCommit(commit: string, persist: 'always' | 'large' | 'never' = 'large', from?: TaskIndex): Promise<Loaded> {
     const cached = from ?? this.lastIndex ?? readCachedIndex(this.repo.commonDir, this.list)
     const {index, tasksRead} = await updateIndex(this.reader, this.repo.algorithm, this.list, commit, cached)
-    if (index !== cached && persist !== 'never' && (persist === 'always' || tasksRead > PERSIST_AFTER_READS)) writeCachedIndex(this.repo.commonDir, index)
+    const worth = cached === null || tasksRead > PERSIST_AFTER_READS
+    if (index !== cached && persist !== 'never' && worth) writeCachedIndex(this.repo.commonDir, index)
     this.lastIndex = index
     return {index, snapshot: snapshotOf(index)}
   }

@@ -108,7 +108,7 @@ describe('init', () => {
     await add(repo, 'keep me')
     const before = tip(repo)
     const again = await runJson(repo, ['init'])
-    expect(again).toEqual({list: 'main', ref: 'refs/tasks/main', commit: before, created: false})
+    expect(again).toEqual({list: 'main', ref: 'refs/tasks/main', commit: before, created: false, remote: null, sync: null})
     expect(tip(repo)).toBe(before)
     expect(before).not.toBe(first.commit)
     const human = await run(repo, ['init'])

@@ -1,7 +1,8 @@
 import {describe, expect, it} from 'vitest'
 import fc from 'fast-check'
 import {parseCommentFile, parseConfig, parseMeta, parseTaskFile, serialiseComment, serialiseConfig, serialiseTask} from '../../src/core/task-file'
-import {splitFrontmatter} from '../../src/core/frontmatter'
+import {YAML_STYLE, parseCanonical, serialiseFrontmatter, splitFrontmatter} from '../../src/core/frontmatter'
+import * as YAML from 'yaml'
 import {DEFAULT_CONFIG} from '../../src/core/task'
 import {task} from '../helpers/snapshot'
 
@@ -92,5 +93,38 @@ describe('task files', () => {
     expect(partial.ok && partial.value.extra).toEqual({team: 'x'})
     expect(parseMeta('format: 1\n')).toEqual({ok: true, value: {format: 1}})
     expect(parseMeta('format: "x"\n').ok).toBe(false)
+  })
+})
+
+describe('canonical frontmatter', () => {
+  const value = fc.oneof(fc.string(), fc.string({unit: 'binary'}), fc.integer(), fc.constant(null), fc.array(fc.string(), {maxLength: 4}), fc.array(fc.integer(), {maxLength: 3}))
+  const record = fc.dictionary(fc.stringMatching(/^[a-z_][a-z0-9_]{0,10}$/), value, {maxKeys: 8})
+
+  it('writes exactly what the YAML library writes in the same style', () => {
+    fc.assert(
+      fc.property(record, (rec) => {
+        const fields = Object.entries(rec)
+        const ours = serialiseFrontmatter(fields, '')
+        const theirs = `---\n${fields.length ? YAML.stringify(Object.fromEntries(fields), YAML_STYLE) : ''}---\n`
+        expect(ours).toBe(theirs)
+      }),
+      {numRuns: 500},
+    )
+  })
+
+  it('reads back what it writes, as the YAML library does, without the library', () => {
+    fc.assert(
+      fc.property(record, (rec) => {
+        const text = serialiseFrontmatter(Object.entries(rec), '').slice(4, -4)
+        const fast = parseCanonical(text)
+        expect(fast).not.toBeNull()
+        expect(fast).toEqual(YAML.parse(text, {schema: 'core'}) ?? {})
+      }),
+      {numRuns: 500},
+    )
+  })
+
+  it('leaves anything else to the YAML parser', () => {
+    for (const text of ['a: plain\n', "a: 'single'\n", 'a: "x" # note\n', 'a:\n  b: 1\n', 'a: 1\na: 2\n', 'a:\n']) expect(parseCanonical(text)).toBeNull()
   })
 })

@@ -8,8 +8,13 @@
  */
 import {ConflictError, NotFoundError} from '../errors'
 import type {OpContext, Plan} from '../plan'
-import {claimIsLive, compareForNext, isReady, openSubItems, reservationAllows, unfinishedDependencies} from '../readiness'
-import {type Snapshot, allTasks, lookup} from '../snapshot'
+import {claimIsLive, compareForNext, hasOpenSubItems, isReady, reservationAllows, unfinishedDependencies} from '../readiness'
+import {type Snapshot, lookup, tasksWithStatus} from '../snapshot'
+
+const CLAIMABLE: ReadonlySet<string> = new Set(['todo', 'in_progress'])
+const TODO: ReadonlySet<string> = new Set(['todo'])
+const IN_PROGRESS: ReadonlySet<string> = new Set(['in_progress'])
+const HELD: ReadonlySet<string> = new Set(['in_progress', 'blocked'])
 import type {TaskMeta} from '../task'
 import {assertMayForce, assertOwner, overrideTrailers} from './permission'
 import {NO_CLAIM, leaseUntil, revise} from './revision'
@@ -121,19 +126,19 @@ export interface NextArgs {
  */
 export function claimNext(snap: Snapshot, ctx: OpContext, args: NextArgs): Plan<ClaimResult> {
   const wanted = args.tags ?? []
-  const candidates = allTasks(snap)
-    .filter((t) => isReady(snap, t, ctx.actor, ctx.now))
-    .filter((t) => wanted.every((tag) => t.tags.includes(tag)))
-    .filter((t) => openSubItems(snap, t.id).length === 0)
-    .sort(compareForNext)
-  const pick = candidates[0]
+  let pick: TaskMeta | undefined
+  for (const t of tasksWithStatus(snap, CLAIMABLE)) {
+    if (pick && compareForNext(t, pick) >= 0) continue
+    if (!isReady(snap, t, ctx.actor, ctx.now) || !wanted.every((tag) => t.tags.includes(tag)) || hasOpenSubItems(snap, t.id)) continue
+    pick = t
+  }
   if (!pick) {
-    const open = allTasks(snap).filter((t) => t.status === 'todo')
+    const open = tasksWithStatus(snap, TODO)
     throw new NotFoundError('nothing_ready', `nothing is ready to claim${wanted.length ? ` with tag ${wanted.join(', ')}` : ''}`, {
       todo: open.length,
       waiting: open.filter((t) => unfinishedDependencies(snap, t).length > 0).length,
       reserved: open.filter((t) => !reservationAllows(t, ctx.actor)).length,
-      in_progress: allTasks(snap).filter((t) => t.status === 'in_progress').length,
+      in_progress: tasksWithStatus(snap, IN_PROGRESS).length,
     })
   }
   const plan = claimTask(snap, ctx, {id: pick.id, leaseSeconds: args.leaseSeconds})
@@ -181,7 +186,7 @@ export function releaseTask(snap: Snapshot, ctx: OpContext, args: ReleaseArgs): 
 
 /** Release every item the actor holds (an agent session ending), in one commit. */
 export function releaseAll(snap: Snapshot, ctx: OpContext): Plan<{tasks: TaskMeta[]}> {
-  const held = allTasks(snap).filter((t) => t.owner === ctx.actor && (t.status === 'in_progress' || t.status === 'blocked'))
+  const held = tasksWithStatus(snap, HELD).filter((t) => t.owner === ctx.actor)
   const released = held.map((t) => revise(t, ctx, {...NO_CLAIM, status: 'todo'}))
   return {
     op: 'release',

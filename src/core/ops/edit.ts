@@ -73,7 +73,7 @@ export function setDependencies(snap: Snapshot, ctx: OpContext, args: {id: strin
   const deps = checkDependencies(snap, meta.id, args.deps)
   const subject = {id: meta.id, title: meta.title}
   if (meta.status === 'done') {
-    const open = deps.filter((d) => snap.tasks.get(d)?.meta?.status !== 'done')
+    const open = deps.filter((d) => snap.tasks.get(d)?.status !== 'done')
     if (open.length > 0) {
       throw new ConflictError('done_with_open_dependency', `${meta.id} is done; it cannot depend on unfinished ${open.join(', ')} (reopen it first)`, {
         id: meta.id,
