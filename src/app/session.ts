@@ -11,7 +11,7 @@ import {isValidListName} from '../core/store-layout'
 import {checkActor, checkNote} from '../core/validation'
 import {DEFAULT_CONFIG} from '../core/task'
 import {ListStore} from '../refstore/list-store'
-import {readConfig} from '../refstore/repository'
+import {readConfig, readLocalConfigValue} from '../refstore/repository'
 
 export interface SessionOptions {
   cwd: string
@@ -55,23 +55,35 @@ export class Session {
   }
 
   /**
-   * The remote mutations go through (git config tasks.remote), or null when
-   * working offline: --offline, TASKS_OFFLINE=1, or no remote configured.
+   * A repository-level setting (`tasks.remote`, `tasks.actor`): read from the
+   * repository's config file in-process when it is plain, else through git.
+   */
+  private async repoSetting(key: 'remote' | 'actor'): Promise<string | null> {
+    const local = readLocalConfigValue(this.store.repo.commonDir, 'tasks', key)
+    if (local !== null) return local || null
+    return (await this.gitConfig()).get(`tasks.${key}`) || null
+  }
+
+  /**
+   * The remote mutations go through (tasks.remote in the repository's
+   * config), or null when working offline: --offline, TASKS_OFFLINE=1, or no
+   * remote configured.
    */
   async remote(): Promise<string | null> {
     if (this.options.offline || /^(1|true|yes)$/i.test(process.env.TASKS_OFFLINE ?? '')) return null
-    return (await this.gitConfig()).get('tasks.remote') || null
+    return this.repoSetting('remote')
   }
 
   /** The configured remote even when offline (for sync, which is always online). */
   async configuredRemote(): Promise<string | null> {
-    return (await this.gitConfig()).get('tasks.remote') || null
+    return this.repoSetting('remote')
   }
 
   /** The acting identity; resolved once, lazily (reads need none). */
   async actor(): Promise<string> {
     if (this.actorCache) return this.actorCache
     let actor = this.options.as ?? process.env.TASKS_ACTOR
+    if (!actor) actor = (await this.repoSetting('actor')) ?? undefined
     if (!actor) {
       const config = await this.gitConfig()
       actor = config.get('tasks.actor') || config.get('user.email')

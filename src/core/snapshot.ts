@@ -47,22 +47,50 @@ interface Derived {
   dependents: Map<string, string[]>
 }
 
+/** Lazily computed tables: a command that needs only ids never builds the maps. */
+class DerivedTables implements Derived {
+  private childMap: Map<string, string[]> | undefined
+  private dependentMap: Map<string, string[]> | undefined
+
+  constructor(
+    private readonly snap: Snapshot,
+    readonly sortedIds: readonly string[],
+  ) {}
+
+  get children(): Map<string, string[]> {
+    if (!this.childMap) {
+      const map = new Map<string, string[]>()
+      for (const entry of this.snap.tasks.values()) {
+        const parent = entry.parent
+        if (parent && entry.status) push(map, parent, entry.id)
+      }
+      for (const list of map.values()) list.sort()
+      this.childMap = map
+    }
+    return this.childMap
+  }
+
+  get dependents(): Map<string, string[]> {
+    if (!this.dependentMap) {
+      const map = new Map<string, string[]>()
+      for (const entry of this.snap.tasks.values()) {
+        const deps = entry.depends_on
+        if (deps && deps.length > 0) for (const dep of deps) push(map, dep, entry.id)
+      }
+      for (const list of map.values()) list.sort()
+      this.dependentMap = map
+    }
+    return this.dependentMap
+  }
+}
+
 const derivedCache = new WeakMap<Snapshot, Derived>()
 
 /** Sorted ids, children by parent and dependents by dependency, computed once per snapshot. */
 export function derived(snap: Snapshot): Derived {
   let d = derivedCache.get(snap)
   if (d) return d
-  const sortedIds = snap.sortedIds ?? [...snap.tasks.keys()].sort()
-  const children = new Map<string, string[]>()
-  const dependents = new Map<string, string[]>()
-  for (const id of sortedIds) {
-    const entry = snap.tasks.get(id)!
-    if (!entry.status) continue
-    if (entry.parent) push(children, entry.parent, id)
-    for (const dep of entry.depends_on ?? []) push(dependents, dep, id)
-  }
-  d = {sortedIds, children, dependents}
+  d = new DerivedTables(snap, snap.sortedIds ?? [...snap.tasks.keys()].sort())
   derivedCache.set(snap, d)
   return d
 }

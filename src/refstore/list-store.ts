@@ -237,7 +237,7 @@ export class ListStore {
         else broken.push({path: `${taskDir(id)}/${COMMENTS_DIR}/${f.name}`, error: parsed.error})
       })
     }
-    comments.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id))
+    comments.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     return {body, comments, broken}
   }
 

@@ -4,7 +4,8 @@
  * one `git rev-parse` call. Also reads the few git config values the CLI
  * uses (actor identity) in one `git config` call.
  */
-import {isAbsolute, join, resolve} from 'node:path'
+import {existsSync, readFileSync, statSync} from 'node:fs'
+import {dirname, isAbsolute, join, resolve} from 'node:path'
 import {EnvironmentError} from '../core/errors'
 import {git} from './git-process'
 import type {HashAlgorithm} from './git-objects'
@@ -24,8 +25,122 @@ export interface Discovered {
   tip: string | null
 }
 
-/** Locate the repository from `cwd` and read `ref` in the same process. */
+/** Locate the repository from `cwd` and read `ref` (in-process when it is plain, else via git). */
 export async function discover(cwd: string, ref: string): Promise<Discovered> {
+  return discoverInProcess(cwd, ref) ?? discoverWithGit(cwd, ref)
+}
+
+/** Environment variables that change how git finds a repository: leave those cases to git. */
+const DISCOVERY_ENV = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_COMMON_DIR', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_CEILING_DIRECTORIES', 'GIT_DISCOVERY_ACROSS_FILESYSTEM', 'GIT_NAMESPACE', 'GIT_INDEX_FILE']
+
+function isDir(p: string): boolean {
+  try {
+    return statSync(p).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+function readText(p: string): string | null {
+  try {
+    return readFileSync(p, 'utf8')
+  } catch {
+    return null
+  }
+}
+
+/**
+ * What `git rev-parse` would find, read from the file system for the plain
+ * cases (a .git directory or gitfile above cwd, or cwd inside a git dir; the
+ * files ref backend; our own user owns it). Anything unusual returns null and
+ * goes to git itself: discovery env vars, includes in the config, reftable,
+ * a symbolic ref, another owner (git's safe.directory check).
+ */
+export function discoverInProcess(cwd: string, ref: string): Discovered | null {
+  if (DISCOVERY_ENV.some((v) => process.env[v] !== undefined)) return null
+  let dir = resolve(cwd)
+  let gitDir: string | null = null
+  for (;;) {
+    const dotGit = join(dir, '.git')
+    if (isDir(dotGit)) {
+      gitDir = dotGit
+      break
+    }
+    const gitFile = readText(dotGit)
+    if (gitFile !== null) {
+      const m = /^gitdir: (.+)$/m.exec(gitFile)
+      if (!m) return null
+      gitDir = resolve(dir, m[1]!.trim())
+      break
+    }
+    if (existsSync(join(dir, 'HEAD')) && isDir(join(dir, 'objects')) && isDir(join(dir, 'refs'))) {
+      gitDir = dir
+      break
+    }
+    const up = dirname(dir)
+    if (up === dir) return null
+    dir = up
+  }
+  const uid = typeof process.getuid === 'function' ? process.getuid() : -1
+  try {
+    if (uid !== -1 && statSync(gitDir).uid !== uid) return null
+  } catch {
+    return null
+  }
+  const commonFile = readText(join(gitDir, 'commondir'))
+  const commonDir = commonFile ? resolve(gitDir, commonFile.trim()) : gitDir
+  const config = readText(join(commonDir, 'config'))
+  if (config === null || /^\s*\[\s*include/im.test(config) || /refstorage|worktreeconfig/i.test(config)) return null
+  const format = /^\s*objectformat\s*=\s*(\w+)/im.exec(config)?.[1]?.toLowerCase() ?? 'sha1'
+  if (format !== 'sha1' && format !== 'sha256') return null
+  const oidRe = format === 'sha1' ? /^[0-9a-f]{40}$/ : /^[0-9a-f]{64}$/
+  let tip: string | null = null
+  const loose = readText(join(commonDir, ...ref.split('/')))
+  if (loose !== null) {
+    const value = loose.trim()
+    if (!oidRe.test(value)) return null // symbolic or odd: let git resolve it
+    tip = value
+  } else {
+    const packed = readText(join(commonDir, 'packed-refs'))
+    if (packed) {
+      for (const line of packed.split('\n')) {
+        if (line.endsWith(` ${ref}`) && oidRe.test(line.slice(0, line.indexOf(' ')))) {
+          tip = line.slice(0, line.indexOf(' '))
+          break
+        }
+      }
+    }
+  }
+  return {repo: {cwd, gitDir, commonDir, objectsDir: join(commonDir, 'objects'), algorithm: format}, tip}
+}
+
+/** The local config file's value for `section.key` (only plain [section] headers), or undefined. Null when git must be asked. */
+export function readLocalConfigValue(commonDir: string, section: string, key: string): string | undefined | null {
+  const text = readText(join(commonDir, 'config'))
+  if (text === null) return undefined
+  if (/^\s*\[\s*include/im.test(text)) return null
+  let current = ''
+  let value: string | undefined
+  for (const raw of text.split('\n')) {
+    const line = raw.trim()
+    if (!line || line.startsWith('#') || line.startsWith(';')) continue
+    const header = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"(?:[^"\\]|\\.)*")?\s*\]/.exec(line)
+    if (header) {
+      current = line.includes('"') ? `${header[1]!.toLowerCase()}"` : header[1]!.toLowerCase()
+      continue
+    }
+    if (current !== section) continue
+    const kv = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line)
+    if (!kv || kv[1]!.toLowerCase() !== key) continue
+    let v = (kv[2] ?? 'true').replace(/\s[#;].*$/, '').trim()
+    if (v.startsWith('"') && v.endsWith('"') && v.length >= 2) v = v.slice(1, -1).replace(/\\(.)/g, '$1')
+    if (/\\$/.test(v) || v.includes('"')) return null // continuation or tricky quoting: ask git
+    value = v
+  }
+  return value
+}
+
+async function discoverWithGit(cwd: string, ref: string): Promise<Discovered> {
   const r = await git(['rev-parse', '--absolute-git-dir', '--git-common-dir', '--show-object-format', '--verify', '-q', `${ref}^{commit}`], {cwd})
   const lines = r.stdout.split('\n').filter(Boolean)
   if (lines.length < 3) {
