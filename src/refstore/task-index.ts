@@ -264,9 +264,14 @@ export async function updateIndex(
     // Keep every task of an unchanged shard; re-read the changed shards.
     const previous = new Map<string, IndexedTask>()
     if (base) {
+      // Copying the map whole and deleting the few changed shards' tasks is
+      // cheaper than re-inserting 10,000 unchanged ones.
+      tasks = new Map(base.tasks)
       for (const [id, t] of base.tasks) {
-        if (changed.has(t.shard)) previous.set(id, t)
-        else tasks.set(id, t)
+        if (changed.has(t.shard)) {
+          previous.set(id, t)
+          tasks.delete(id)
+        }
       }
     }
     let idsChanged = !base
