@@ -134,7 +134,6 @@ export async function seed(opts: SeedOptions): Promise<SeedResult> {
   const showIndex = [...roles].find(([, r]) => r === 'show')![0]
 
   const metas: TaskMeta[] = []
-  const bodies: string[] = []
   const ids = new Set<string>()
   const byIndex: string[] = []
   const isParentable: boolean[] = []
@@ -264,12 +263,15 @@ export async function seed(opts: SeedOptions): Promise<SeedResult> {
       body = out.join('\n\n')
     }
 
-    // Every generated file must read back exactly as the CLI will read it.
-    const check = parseTaskFile(serialiseTask(meta, body), id)
-    if (!check.ok) throw new Error(`seed produced an invalid task file for ${id}: ${check.error}`)
+    // Generated files must read back as the CLI reads them. Checked on a sample
+    // (serialising twice would double the seeding time); run.mjs then lists the
+    // whole store and requires zero unreadable files.
+    if (role || i % 64 === 0) {
+      const check = parseTaskFile(serialiseTask(meta, body), id)
+      if (!check.ok) throw new Error(`seed produced an invalid task file for ${id}: ${check.error}`)
+    }
 
     metas.push(meta)
-    bodies.push(body)
     changes.push({kind: 'put-task', meta, body})
 
     const nComments = role === 'show' ? 3 : chance(0.1) ? 1 + Math.floor(rand() * 3) : 0

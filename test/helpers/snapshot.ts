@@ -1,6 +1,6 @@
 /** Build in-memory snapshots for unit tests of the pure core. */
 import type {OpContext} from '../../src/core/plan'
-import type {Snapshot, TaskEntry} from '../../src/core/snapshot'
+import {type Snapshot, type TaskEntry, entryOf} from '../../src/core/snapshot'
 import {DEFAULT_CONFIG, type TaskMeta} from '../../src/core/task'
 import {taskFilePath} from '../../src/core/store-layout'
 import {withChanges} from '../../src/core/apply'
@@ -36,7 +36,7 @@ export function task(partial: Partial<TaskMeta> & {id?: string} = {}): TaskMeta 
 
 export function snapshot(tasks: TaskMeta[], broken: Array<{id: string; error: string}> = []): Snapshot {
   const map = new Map<string, TaskEntry>()
-  for (const t of tasks) map.set(t.id, {id: t.id, path: taskFilePath(t.id), meta: t})
+  for (const t of tasks) map.set(t.id, entryOf(t, taskFilePath(t.id)))
   for (const b of broken) map.set(b.id, {id: b.id, path: taskFilePath(b.id), error: b.error})
   return {list: 'main', commit: 'c0', config: {...DEFAULT_CONFIG}, tasks: map}
 }
