@@ -21,6 +21,8 @@ export interface SessionOptions {
   reason?: string
   /** Commit locally only, even when a remote is configured (also TASKS_OFFLINE=1). */
   offline?: boolean
+  /** Machine-readable output: warnings on stderr are JSON objects too. */
+  json?: boolean
 }
 
 export class Session {
@@ -46,6 +48,14 @@ export class Session {
 
   get list(): string {
     return this.options.list
+  }
+
+  /**
+   * Something the actor should know that is not part of the result (stderr):
+   * one line, a JSON object `{"warning": …}` under --json.
+   */
+  warn(warning: {kind: string; message: string}): void {
+    process.stderr.write(this.options.json ? `${JSON.stringify({warning})}\n` : `warning: ${warning.message}\n`)
   }
 
   /** The git config values the CLI uses, read once with one `git config` call. */

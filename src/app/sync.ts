@@ -7,7 +7,8 @@
  */
 import {ConflictError, EnvironmentError} from '../core/errors'
 import {type MergeNote, type Repair, mergeFiles, reconcile} from '../merge/index'
-import {fetchList, pushList, relate} from '../refstore/remote'
+import {type PushOutcome, fetchList, pushList, relate} from '../refstore/remote'
+import {MAX_DECLINED} from './transaction'
 import type {Session} from './session'
 
 export interface MergeOutcome {
@@ -73,6 +74,12 @@ export async function sync(session: Session): Promise<SyncResult> {
   }
   const store = session.store
   const cwd = store.repo.cwd
+  let declined = 0
+  const refused = (pushed: PushOutcome): void => {
+    if (!pushed.ok && pushed.reason === 'declined' && ++declined >= MAX_DECLINED) {
+      throw new ConflictError('push_declined', `${remote} refused the update ${declined} times: ${pushed.detail}`, {remote, last_rejection: pushed.detail})
+    }
+  }
   for (let attempt = 1; attempt <= MAX_SYNC_TRIES; attempt++) {
     const remoteTip = await fetchList(cwd, remote, session.list)
     const localTip = await store.refreshTip()
@@ -83,6 +90,7 @@ export async function sync(session: Session): Promise<SyncResult> {
     if (!remoteTip) {
       const pushed = await pushList(cwd, remote, session.list, localTip!, null)
       if (pushed.ok) return {...base, action: 'published', commit: localTip!}
+      refused(pushed)
     } else if (!localTip) {
       if (await store.setTip(remoteTip, null, 'sync: fast-forward')) return {...base, action: 'fast_forward', commit: remoteTip}
     } else {
@@ -93,6 +101,7 @@ export async function sync(session: Session): Promise<SyncResult> {
       } else if (rel.kind === 'ahead') {
         const pushed = await pushList(cwd, remote, session.list, localTip, remoteTip)
         if (pushed.ok) return {...base, action: 'pushed', commit: localTip}
+        refused(pushed)
       } else {
         const m = await mergeTips(session, localTip, remoteTip, rel.base, remote)
         const pushed = await pushList(cwd, remote, session.list, m.commit, remoteTip)
@@ -101,6 +110,7 @@ export async function sync(session: Session): Promise<SyncResult> {
           await store.setTip(m.commit, localTip, 'sync: merge')
           return {...base, action: 'merged', commit: m.commit, notes: m.notes, repairs: m.repairs}
         }
+        refused(pushed)
       }
     }
     await backoff(attempt)

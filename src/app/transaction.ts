@@ -12,6 +12,10 @@ import {withChanges} from '../core/apply'
 import type {Session} from './session'
 
 export const MAX_TRIES = 40
+/** Online tries: a round trip to the remote is slower, so races with many agents last longer. */
+export const MAX_REMOTE_TRIES = 100
+/** A server that refuses the update itself (a hook) is asked this many times, then reported. */
+export const MAX_DECLINED = 5
 
 export interface Committed<R> {
   result: R
@@ -62,7 +66,9 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
   const cwd = store.repo.cwd
   const {fetchList, pushList, relate} = await import('../refstore/remote')
   const {mergeTips} = await import('./sync')
-  for (let attempt = 1; attempt <= MAX_TRIES; attempt++) {
+  let lastRejection = ''
+  let declined = 0
+  for (let attempt = 1; attempt <= MAX_REMOTE_TRIES; attempt++) {
     const remoteTip = await fetchList(cwd, remote, session.list)
     const localTip = await store.refreshTip()
     let base: string
@@ -75,7 +81,13 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
       const rel = await relate(cwd, localTip, remoteTip)
       if (rel.kind === 'behind' || rel.kind === 'same') base = remoteTip
       else if (rel.kind === 'ahead') base = localTip
-      else base = (await mergeTips(session, localTip, remoteTip, rel.base, remote)).commit
+      else {
+        // Unpublished local commits diverged from the remote: merge them first, and say what the merge decided.
+        const merged = await mergeTips(session, localTip, remoteTip, rel.base, remote)
+        base = merged.commit
+        for (const n of merged.notes) session.warn({...n, message: `merged unpublished local changes: ${n.message}`})
+        for (const r of merged.repairs) session.warn({...r, kind: `repaired_${r.kind}`, message: `repaired after merging: ${r.message}`})
+      }
     }
     const loaded = await store.loadCommit(base, 'large')
     const ctx = await session.opContext()
@@ -88,7 +100,16 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
       await store.compareAndSwap(commit, localTip, plan.subject ? `${plan.op} ${plan.subject.id}` : plan.op)
       return {result: plan.result, plan, commit, tries: attempt, after: withChanges(loaded.snapshot, plan.changes, commit)}
     }
+    lastRejection = pushed.detail
+    if (pushed.reason === 'declined' && ++declined >= MAX_DECLINED) {
+      throw new ConflictError('push_declined', `${remote} refused the update ${declined} times: ${pushed.detail}`, {remote, tries: attempt, last_rejection: pushed.detail})
+    }
     await backoff(attempt)
   }
-  throw new ConflictError('cas_exhausted', `the remote list kept changing under this command; gave up after ${MAX_TRIES} tries. Try again.`, {tries: MAX_TRIES, remote})
+  throw new ConflictError('cas_exhausted', `the remote kept rejecting the push; gave up after ${MAX_REMOTE_TRIES} tries (last: ${lastRejection || 'rejected'}). Try again.`, {
+    tries: MAX_REMOTE_TRIES,
+    remote,
+    last_rejection: lastRejection,
+  })
 }
+

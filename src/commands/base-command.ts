@@ -46,7 +46,7 @@ export abstract class TasksCommand<R> extends Command {
   protected async openSession(): Promise<Session> {
     if (!this.session) {
       const f = this.flagsForSession
-      this.session = await engine().Session.open({cwd: process.cwd(), list: f.list, as: f.as, force: f.force, reason: f.reason, offline: f.offline})
+      this.session = await engine().Session.open({cwd: process.cwd(), list: f.list, as: f.as, force: f.force, reason: f.reason, offline: f.offline, json: this.jsonMode()})
     }
     return this.session
   }

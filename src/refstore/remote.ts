@@ -17,8 +17,15 @@ export function trackingRef(remote: string, list: string): string {
 
 const UNREACHABLE = /Could not read from remote|does not appear to be a git repository|unable to access|Connection refused|Could not resolve host|No such file or directory|not found|unable to connect|Permission denied/i
 
+/** The line of git's stderr that says what went wrong (its first `fatal:`/`error:`), not its generic advice. */
+export function gitReason(detail: string): string {
+  const lines = detail.split('\n').map((l) => l.trim()).filter(Boolean)
+  const line = lines.find((l) => /^(fatal|error):/i.test(l)) ?? lines[0] ?? 'unknown error'
+  return line.replace(/^(fatal|error):\s*/i, '').replace(/\.$/, '')
+}
+
 function unreachable(remote: string, detail: string): EnvironmentError {
-  return new EnvironmentError('remote_unreachable', `cannot reach remote "${remote}": ${detail.split('\n').filter(Boolean).pop() ?? 'unknown error'}. Work offline with --offline (or TASKS_OFFLINE=1) and run \`tasks sync\` later.`, {
+  return new EnvironmentError('remote_unreachable', `cannot reach remote "${remote}": ${gitReason(detail)}. Work offline with --offline (or TASKS_OFFLINE=1) and run \`tasks sync\` later.`, {
     remote,
     detail,
   })
@@ -44,7 +51,12 @@ export async function fetchList(cwd: string, remote: string, list: string): Prom
   return rp.code === 0 ? rp.stdout.trim() : null
 }
 
-export type PushOutcome = {ok: true} | {ok: false; reason: 'stale'; detail: string}
+/**
+ * stale: someone else pushed first (the lease did not hold): re-run the op.
+ * declined: the server refused the update itself (a hook, a protected ref):
+ * retrying a few times covers a transient refusal, then it is reported.
+ */
+export type PushOutcome = {ok: true} | {ok: false; reason: 'stale' | 'declined'; detail: string}
 
 /**
  * Push `newOid` to `refs/tasks/<list>` on `remote` if and only if the remote
@@ -60,6 +72,10 @@ export async function pushList(cwd: string, remote: string, list: string, newOid
     return {ok: true}
   }
   const text = `${r.stdout}\n${r.stderr}`
+  if (rejected && /remote rejected|declined|denied/i.test(rejected)) {
+    const hook = r.stderr.split('\n').filter((l) => /^remote:/.test(l)).map((l) => l.replace(/^remote:\s*/, '').trim()).filter(Boolean).join(' ')
+    return {ok: false, reason: 'declined', detail: `${rejected.split('\t').pop()?.trim() ?? 'rejected'}${hook ? `: ${hook}` : ''}`}
+  }
   if (rejected || /stale info|fetch first|non-fast-forward|rejected|failed to update ref|cannot lock ref|incorrect old value/i.test(text)) {
     return {ok: false, reason: 'stale', detail: (rejected ?? r.stderr).trim()}
   }

@@ -6,11 +6,11 @@
  * renaming or dropping a key fails here until the schema (the documented
  * shape) is changed with it.
  */
-import {existsSync, readFileSync, readdirSync} from 'node:fs'
+import {existsSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import Ajv, {type ValidateFunction} from 'ajv'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {BIN, ROOT, cleanupAll, gitSync, makeRepo, run, tempDir, type RunOptions} from '../helpers/cli'
+import {BIN, ROOT, cleanupAll, gitSync, makeBareRepo, makeRepo, run, tempDir, type RunOptions} from '../helpers/cli'
 
 const SCHEMA_DIR = join(ROOT, 'schemas', 'output')
 const BASE = 'https://git-tasks.dev/schemas/output/'
@@ -45,6 +45,19 @@ async function ok(cwd: string, args: string[], options: RunOptions = {}): Promis
   if (r.code !== 0) throw new Error(`tasks ${args.join(' ')} exited ${r.code}: ${r.stderr}`)
   expect(r.stderr).toBe('')
   expect(r.stdout.endsWith('\n')).toBe(true)
+  expect(r.stdout.trimEnd().split('\n')).toHaveLength(1)
+  const data = JSON.parse(r.stdout)
+  const schema = SCHEMA_OF[args[0]!] ?? args[0]!
+  check(schema, data)
+  exercised.add(schema)
+  return data
+}
+
+/** Run a command with --json that exits `exit` but still prints its result on stdout (doctor: 5 when problems remain). */
+async function okWithExit(cwd: string, args: string[], exit: number, options: RunOptions = {}): Promise<any> {
+  const r = await run(cwd, [...args, '--json'], options)
+  expect(r.code, `tasks ${args.join(' ')}: ${r.stderr}`).toBe(exit)
+  expect(r.stderr).toBe('')
   expect(r.stdout.trimEnd().split('\n')).toHaveLength(1)
   const data = JSON.parse(r.stdout)
   const schema = SCHEMA_OF[args[0]!] ?? args[0]!
@@ -271,6 +284,96 @@ describe('every --json output matches its schema', () => {
     await fails(bare, ['list'], 1, 'not_initialised')
     await fails(tempDir('nogit-'), ['list'], 1, 'not_a_repository')
     expect(errorCodes.size).toBeGreaterThanOrEqual(15)
+  })
+
+  it('doctor on the hand-broken list: exit 5, the file in `broken`, the result on stdout', async () => {
+    const d = await okWithExit(repo, ['doctor'], 5, A)
+    expect(d.broken).toHaveLength(1)
+    expect(d.fixed).toBeNull()
+  })
+
+  it('shared remote: init --remote, remote set/unset, sync (every action, notes, repairs), doctor, merge-driver', async () => {
+    const bare = makeBareRepo()
+    const clone = (): string => {
+      const dir = tempDir('clone-')
+      gitSync(dir, ['clone', '-q', bare, '.'])
+      return dir
+    }
+    const c1 = clone()
+    await fails(c1, ['init', '--remote', 'nosuch'], 3, 'remote_not_found')
+    const i1 = await ok(c1, ['init', '--remote', 'origin'])
+    expect(i1).toMatchObject({created: true, remote: 'origin', sync: 'published'})
+    const c2 = clone()
+    const i2 = await ok(c2, ['init', '--remote', 'origin'])
+    expect(i2).toMatchObject({remote: 'origin', commit: i1.commit})
+    expect(['up_to_date', 'fast_forward']).toContain(i2.sync)
+    const i3 = await ok(c2, ['init'])
+    expect(i3).toMatchObject({created: false, remote: 'origin', sync: null})
+
+    // remote set / unset.
+    const unset = await ok(c2, ['remote', 'unset'])
+    expect(unset).toEqual({remote: null, previous: 'origin'})
+    expect(await ok(c2, ['remote', 'unset'])).toEqual({remote: null, previous: null})
+    await fails(c2, ['sync'], 1, 'no_remote')
+    await fails(c2, ['remote', 'set', 'nosuch'], 3, 'remote_not_found')
+    expect(await ok(c2, ['remote', 'set', 'origin'])).toEqual({remote: 'origin', previous: null})
+    expect(await ok(c2, ['remote', 'set', 'origin'])).toEqual({remote: 'origin', previous: 'origin'})
+
+    // Every sync action.
+    expect((await ok(c1, ['sync'])).action).toBe('up_to_date')
+    const p = (await ok(c1, ['add', 'Shared P'], A)).task.id
+    const q = (await ok(c1, ['add', 'Shared Q'], A)).task.id
+    const claimable = (await ok(c1, ['add', 'Shared claim'], A)).task.id
+    expect((await ok(c2, ['sync'])).action).toBe('fast_forward')
+    await ok(c1, ['deps', p, q, '--offline'], A)
+    await ok(c1, ['claim', claimable, '--offline'], A)
+    await ok(c2, ['deps', q, p, '--offline'], B)
+    await ok(c2, ['claim', claimable, '--offline'], B)
+    await ok(c2, ['edit', p, '--title', 'P by bob', '--offline'], B)
+    await ok(c1, ['edit', p, '--title', 'P by alice', '--offline'], A)
+    const pushed = await ok(c1, ['sync'])
+    expect(pushed).toMatchObject({action: 'pushed', notes: [], repairs: []})
+    const merged = await ok(c2, ['sync'])
+    expect(merged.action).toBe('merged')
+    expect(merged.notes.map((n: {kind: string}) => n.kind).sort()).toEqual(['field_conflict', 'lost_claim'])
+    expect(merged.notes.find((n: {kind: string}) => n.kind === 'lost_claim')).toMatchObject({task: claimable, loser: {owner: 'bob'}, winner: {owner: 'alice'}})
+    expect(merged.repairs.map((r: {kind: string}) => r.kind)).toEqual(['dependency_cycle'])
+    const published = makeRepo()
+    gitSync(published, ['remote', 'add', 'origin', makeBareRepo()])
+    await ok(published, ['init'])
+    await ok(published, ['remote', 'set', 'origin'])
+    expect((await ok(published, ['sync'])).action).toBe('published')
+
+    // An online mutation with the remote unreachable.
+    gitSync(c1, ['remote', 'set-url', 'origin', join(bare, '..', 'no-such-remote.git')])
+    await fails(c1, ['comment', p, 'lost?'], 1, 'remote_unreachable', A)
+    gitSync(c1, ['remote', 'set-url', 'origin', bare])
+
+    // doctor: healthy, then a dangling dependency made by hand, then --fix.
+    expect((await ok(c2, ['doctor'])).violations).toEqual([])
+    const target = (await ok(c2, ['add', 'Doctor target'], B)).task.id
+    const path = gitSync(c2, ['ls-tree', '-r', '--name-only', 'refs/tasks/main']).split('\n').find((f) => f.endsWith(`/${target}/task.md`))!
+    const text = gitSync(c2, ['cat-file', '-p', `refs/tasks/main:${path}`])
+    const dangling = text.replace(/^depends_on: \[\]$/m, 'depends_on:\n  - "tsk-zzzzzzzzzz"')
+    expect(dangling).not.toBe(text)
+    putFileOnRef(c2, path, dangling)
+    const sick = await okWithExit(c2, ['doctor'], 5)
+    expect(sick.violations).toEqual([{kind: 'dangling_dependency', task: target, related: ['tsk-zzzzzzzzzz'], message: expect.any(String)}])
+    const fixed = await ok(c2, ['doctor', '--fix'], B)
+    expect(fixed.repairs).toHaveLength(1)
+    expect(fixed.fixed).toMatch(/^[0-9a-f]{40}$/)
+
+    // merge-driver, as git calls it: BASE OURS THEIRS PATH; the result over OURS.
+    const dir = tempDir('driver-')
+    const base = text
+    const ours = text.replace(/^title: .*$/m, 'title: "Target by ours"').replace(/^updated_at: .*$/m, 'updated_at: "2031-01-01T00:00:00.000Z"')
+    const theirs = text.replace(/^tags: \[\]$/m, 'tags:\n  - "theirs"')
+    for (const [f, c] of [['base', base], ['ours', ours], ['theirs', theirs]] as const) writeFileSync(join(dir, f), c)
+    const drv = await ok(dir, ['merge-driver', join(dir, 'base'), join(dir, 'ours'), join(dir, 'theirs'), path])
+    expect(drv).toMatchObject({path, clean: true, extra_files: []})
+    const result = readFileSync(join(dir, 'ours'), 'utf8')
+    expect(result).toMatch(/^title: "Target by ours"$/m)
+    expect(result).toContain('  - "theirs"')
   })
 
   it('exercised every output schema', () => {

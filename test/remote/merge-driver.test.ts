@@ -1,0 +1,80 @@
+/**
+ * The git merge driver, the fallback for a person who checks the tasks ref
+ * out and merges it with plain git. `tasks init` registers it
+ * (merge.tasks.driver in .git/config, the task files routed to it in
+ * $GIT_DIR/info/attributes, never a committed .gitattributes). Two clones
+ * edit one task's title and tags offline; in one of them the tasks ref is
+ * checked out as a branch and the other version merged with `git merge`:
+ * no conflict, no conflict markers, and the same task.md `tasks sync`
+ * produces for the same pair (tags merged as sets, the later title).
+ */
+import {existsSync, readFileSync, readdirSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, describe, expect, it} from 'vitest'
+import {BIN, cleanupAll, gitSync, runJson} from '../helpers/cli'
+import {REF, gitTry, shared, taskPath, treeOf} from './support'
+
+afterAll(() => cleanupAll())
+
+function walk(dir: string, out: string[] = []): string[] {
+  for (const e of readdirSync(dir, {withFileTypes: true})) {
+    if (e.name === '.git') continue
+    const p = join(dir, e.name)
+    if (e.isDirectory()) walk(p, out)
+    else out.push(p)
+  }
+  return out
+}
+
+describe('git merge of the checked-out tasks ref uses the field-level driver', {timeout: 90_000}, () => {
+  it('`tasks init` registers the driver in .git/config and info/attributes, not in a committed .gitattributes', async () => {
+    const {clones} = await shared(1)
+    const c = clones[0]!
+    const driver = gitSync(c, ['config', 'merge.tasks.driver']).trim()
+    expect(driver).toContain('merge-driver %O %A %B %P')
+    expect(driver).toContain(BIN)
+    const attributes = readFileSync(join(c, '.git', 'info', 'attributes'), 'utf8')
+    expect(attributes).toContain('tasks/*/tsk-*/task.md merge=tasks')
+    expect(existsSync(join(c, '.gitattributes'))).toBe(false)
+    // Running init again does not duplicate the lines.
+    await runJson(c, ['init'])
+    expect(readFileSync(join(c, '.git', 'info', 'attributes'), 'utf8')).toBe(attributes)
+    expect(gitSync(c, ['check-attr', 'merge', '--', 'tasks/ab/tsk-0123456789/task.md'])).toContain('merge: tasks')
+  })
+
+  it('two offline versions of one task merge with plain `git merge`: no conflict, no markers, the same task.md as `tasks sync`', async () => {
+    const {bare, clones} = await shared(2)
+    const [a, b] = clones as [string, string]
+    const id = (await runJson(a, ['add', 'Base title', '--tag', 'base-1,base-2'], {env: {TASKS_ACTOR: 'lead'}})).task.id as string
+    expect((await runJson(b, ['sync'])).action).toBe('fast_forward')
+    await runJson(a, ['edit', id, '--title', 'Title from A', '--tag', 'from-a', '--untag', 'base-1', '--offline'], {env: {TASKS_ACTOR: 'alice'}})
+    await runJson(b, ['edit', id, '--title', 'Title from B', '--tag', 'from-b', '--untag', 'base-2', '--offline'], {env: {TASKS_ACTOR: 'bob'}})
+    const path = taskPath(a, id)
+
+    // Plain git in clone A: the other version fetched, the tasks ref checked out as a branch and merged.
+    gitSync(a, ['fetch', '-q', b, `+${REF}:refs/other/tasks`])
+    gitSync(a, ['checkout', '-q', '-b', 't', REF])
+    const merged = gitTry(a, ['merge', '--no-edit', 'refs/other/tasks'])
+    expect(merged.code, merged.stdout + merged.stderr).toBe(0)
+    expect(merged.stdout).not.toMatch(/CONFLICT/)
+    expect(gitSync(a, ['rev-list', '--parents', '-n', '1', 'HEAD']).trim().split(' ')).toHaveLength(3)
+    for (const f of walk(a)) expect(readFileSync(f, 'utf8'), f).not.toMatch(/^(<{7}|={7}|>{7})( |$)/m)
+    const byGit = gitSync(a, ['show', `HEAD:${path}`])
+    expect(readFileSync(join(a, path), 'utf8')).toBe(byGit)
+    expect(byGit).toMatch(/^title: "Title from B"$/m)
+    expect(byGit).toContain('tags:\n  - "from-a"\n  - "from-b"\n')
+    // The losing title is written beside it as a comment file, for the person to add to the merge.
+    const extra = walk(join(a, path, '..')).filter((f) => f.includes('/comments/'))
+    expect(extra.some((f) => readFileSync(f, 'utf8').includes('Title from A'))).toBe(true)
+
+    // `tasks sync` of the same pair (A publishes, B merges it) gives the same task.md.
+    expect((await runJson(a, ['sync'])).action).toBe('pushed')
+    const s = await runJson(b, ['sync'])
+    expect(s.action).toBe('merged')
+    const bySync = gitSync(b, ['show', `${REF}:${path}`])
+    expect(bySync).toBe(byGit)
+    const shown = await runJson(b, ['show', id])
+    expect(shown.task).toMatchObject({title: 'Title from B', tags: ['from-a', 'from-b']})
+    expect(treeOf(b)).toBe(treeOf(bare))
+  })
+})
