@@ -38,7 +38,13 @@ function unreachable(remote: string, detail: string): EnvironmentError {
 export async function fetchList(cwd: string, remote: string, list: string): Promise<string | null> {
   const ref = `refs/tasks/${list}`
   const tracking = trackingRef(remote, list)
-  const r = await git(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', remote, `+${ref}:${tracking}`], {cwd})
+  const args = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', remote, `+${ref}:${tracking}`]
+  let r = await git(args, {cwd})
+  // Another process of this clone fetching at the same moment holds the tracking ref's lock: its fetch is as good as ours.
+  for (let i = 0; i < 10 && r.code !== 0 && /cannot lock ref|Unable to create .*\.lock|but expected/i.test(r.stderr); i++) {
+    await new Promise((done) => setTimeout(done, 10 + Math.random() * 40))
+    r = await git(args, {cwd})
+  }
   if (r.code !== 0) {
     if (/couldn't find remote ref|no such ref/i.test(r.stderr)) {
       // The remote has no list: drop a stale tracking ref so it cannot mislead.
@@ -72,7 +78,9 @@ export async function pushList(cwd: string, remote: string, list: string, newOid
     return {ok: true}
   }
   const text = `${r.stdout}\n${r.stderr}`
-  if (rejected && /remote rejected|declined|denied/i.test(rejected)) {
+  // A server-side lost race ("failed to update ref: cannot lock ref … but expected …") is stale, not a refusal.
+  const race = /cannot lock ref|but expected|stale info|fetch first|non-fast-forward|incorrect old value/i
+  if (rejected && !race.test(text) && /hook declined|declined|denied|protected|not allowed|remote rejected/i.test(rejected)) {
     const hook = r.stderr.split('\n').filter((l) => /^remote:/.test(l)).map((l) => l.replace(/^remote:\s*/, '').trim()).filter(Boolean).join(' ')
     return {ok: false, reason: 'declined', detail: `${rejected.split('\t').pop()?.trim() ?? 'rejected'}${hook ? `: ${hook}` : ''}`}
   }
