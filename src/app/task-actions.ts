@@ -19,7 +19,7 @@ import {blockTask, cancelTask, finishTask, reopenTask} from '../core/ops/lifecyc
 import {removeTask} from '../core/ops/remove'
 import {type Snapshot, brokenEntries, childIds, childrenOf, dependentsOf, lookup, tasksWithStatus} from '../core/snapshot'
 import {STATUSES, type Comment, type Status, type TaskMeta} from '../core/task'
-import {TaskViewer, type TaskView} from '../core/task-view'
+import {type TaskDetail, TaskViewer, type TaskView} from '../core/task-view'
 import {cmp, isReady} from '../core/readiness'
 import {readHistory, type HistoryEvent} from '../refstore/history'
 import type {Session} from './session'
@@ -288,15 +288,7 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
   }
 }
 
-export interface ShowResult {
-  task: TaskView
-  body: string
-  comments: Comment[]
-  dependencies: Array<{id: string; short_id: string; title: string; status: string}>
-  dependents: Array<{id: string; short_id: string; title: string; status: string}>
-  subitems: Array<{id: string; short_id: string; title: string; status: string}>
-  broken: Array<{path: string; error: string}>
-}
+export type ShowResult = TaskDetail
 
 export async function show(session: Session, id: string): Promise<ShowResult> {
   const loaded = await session.store.load()

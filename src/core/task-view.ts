@@ -7,7 +7,7 @@
 import {claimIsLive, isReady, isWaiting, unfinishedDependencies, type WaitReason} from './readiness'
 import {type Snapshot, childIds, derived} from './snapshot'
 import {shortIdOf} from './ids'
-import type {Status, TaskMeta} from './task'
+import type {Comment, Status, TaskMeta} from './task'
 
 export interface TaskView {
   id: string
@@ -37,6 +37,25 @@ export interface TaskView {
   updated_at: string
   updated_by: string
   revision: number
+}
+
+/** A related task in a detail view (dependency, dependent, sub-item). */
+export interface TaskBrief {
+  id: string
+  short_id: string
+  title: string
+  status: string
+}
+
+/** `tasks show`: the task, its text, its comments and its neighbours in the graph. */
+export interface TaskDetail {
+  task: TaskView
+  body: string
+  comments: Comment[]
+  dependencies: TaskBrief[]
+  dependents: TaskBrief[]
+  subitems: TaskBrief[]
+  broken: Array<{path: string; error: string}>
 }
 
 /** Builds views against one snapshot, sharing the short-id table. */

@@ -2,8 +2,7 @@
  * Human renderings of task results. Input is exactly the --json result of a
  * command; output is text for a person. Nothing here reads state.
  */
-import type {Comment} from '../core/task'
-import type {TaskView} from '../core/task-view'
+import type {TaskDetail, TaskView} from '../core/task-view'
 import type {HistoryEvent} from '../refstore/history'
 import {renderTable} from './table'
 import {type Style, type Terminal, paint} from './terminal'
@@ -53,17 +52,7 @@ export function renderTaskList(term: Terminal, rows: ListRow[], shortOf: (id: st
   )
 }
 
-export interface TaskDetailResult {
-  task: TaskView
-  body: string
-  comments: Comment[]
-  dependencies: Array<{id: string; short_id: string; title: string; status: string}>
-  dependents: Array<{id: string; short_id: string; title: string; status: string}>
-  subitems: Array<{id: string; short_id: string; title: string; status: string}>
-  broken: Array<{path: string; error: string}>
-}
-
-export function renderTaskDetail(term: Terminal, d: TaskDetailResult): string {
+export function renderTaskDetail(term: Terminal, d: TaskDetail): string {
   const t = d.task
   const lines: string[] = []
   lines.push(`${paint(term, 'yellow', t.id)}  ${paint(term, 'bold', t.title)}`)
@@ -81,7 +70,7 @@ export function renderTaskDetail(term: Terminal, d: TaskDetailResult): string {
   field('created', `${t.created_at} by ${t.created_by}`)
   field('updated', `${t.updated_at} by ${t.updated_by} (revision ${t.revision})`)
   field('closed', t.closed_at)
-  const related = (title: string, items: TaskDetailResult['dependencies']) => {
+  const related = (title: string, items: TaskDetail['dependencies']) => {
     if (items.length === 0) return
     lines.push('', paint(term, 'bold', title))
     for (const i of items) lines.push(`  ${paint(term, 'yellow', i.short_id)}  ${i.status.padEnd(11)} ${i.title}`)

@@ -16,7 +16,7 @@ const TODO: ReadonlySet<string> = new Set(['todo'])
 const IN_PROGRESS: ReadonlySet<string> = new Set(['in_progress'])
 const HELD: ReadonlySet<string> = new Set(['in_progress', 'blocked'])
 import type {TaskMeta} from '../task'
-import {assertMayForce, assertOwner, overrideTrailers} from './permission'
+import {assertClaimable, assertMayForce, assertOwner, overrideTrailers} from './permission'
 import {NO_CLAIM, leaseUntil, revise} from './revision'
 
 export interface ClaimResult {
@@ -84,23 +84,7 @@ export function claimTask(snap: Snapshot, ctx: OpContext, args: ClaimArgs): Plan
     }
     tookOver = meta.owner
   }
-  if (!ctx.force) {
-    const waiting = unfinishedDependencies(snap, meta)
-    if (waiting.length > 0) {
-      throw new ConflictError('waiting', `${meta.id} is waiting on ${waiting.map((w) => `${w.id} (${w.status})`).join(', ')}`, {
-        id: meta.id,
-        blocked_by: waiting,
-      })
-    }
-    if (!reservationAllows(meta, ctx.actor)) {
-      throw new ConflictError('reserved', `${meta.id} is assigned to ${meta.assignee}; only they may claim it (or use --force --reason "…")`, {
-        id: meta.id,
-        assignee: meta.assignee,
-      })
-    }
-  } else {
-    assertMayForce(snap, ctx, 'claim', meta.id)
-  }
+  assertClaimable(snap, meta, ctx, 'claim')
   const next = claimed(snap, meta, ctx, lease)
   const trailers: Array<[string, string]> = [['Tasks-Epoch', String(next.epoch)]]
   if (tookOver) trailers.push(['Tasks-Takeover', tookOver])

@@ -14,37 +14,16 @@
  */
 import {ConflictError} from '../errors'
 import type {OpContext, Plan} from '../plan'
-import {claimIsLive, openSubItems, reservationAllows, unfinishedDependencies} from '../readiness'
+import {claimIsLive, openSubItems, unfinishedDependencies} from '../readiness'
 import {type Snapshot, lookup} from '../snapshot'
 import type {TaskMeta} from '../task'
 import {checkNote} from '../validation'
-import {assertMayForce, assertOwner, overrideTrailers} from './permission'
+import {assertClaimable, assertOwner, overrideTrailers} from './permission'
 import {NO_CLAIM, leaseUntil, revise} from './revision'
 
 export interface FinishArgs {
   id: string
   epoch?: number
-}
-
-/** For done/block on a todo item: the same checks a claim makes. */
-function assertClaimable(snap: Snapshot, meta: TaskMeta, ctx: OpContext, action: string): void {
-  if (ctx.force) {
-    assertMayForce(snap, ctx, action, meta.id)
-    return
-  }
-  const waiting = unfinishedDependencies(snap, meta)
-  if (waiting.length > 0) {
-    throw new ConflictError('waiting', `${meta.id} is waiting on ${waiting.map((w) => `${w.id} (${w.status})`).join(', ')}`, {
-      id: meta.id,
-      blocked_by: waiting,
-    })
-  }
-  if (!reservationAllows(meta, ctx.actor)) {
-    throw new ConflictError('reserved', `${meta.id} is assigned to ${meta.assignee}; only they may ${action} it`, {
-      id: meta.id,
-      assignee: meta.assignee,
-    })
-  }
 }
 
 export function finishTask(snap: Snapshot, ctx: OpContext, args: FinishArgs): Plan<{task: TaskMeta; changed: boolean}> {

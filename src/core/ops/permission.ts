@@ -3,8 +3,8 @@
  * --force with a reason, which the commit records as a Tasks-Override
  * trailer. When config.yaml lists admins, only they may force.
  */
-import {NotPermittedError} from '../errors'
-import {claimIsLive} from '../readiness'
+import {ConflictError, NotPermittedError} from '../errors'
+import {claimIsLive, reservationAllows, unfinishedDependencies} from '../readiness'
 import type {Snapshot} from '../snapshot'
 import type {TaskMeta} from '../task'
 import type {OpContext} from '../plan'
@@ -54,4 +54,29 @@ export function assertOwner(snap: Snapshot, meta: TaskMeta, ctx: OpContext, acti
     epoch: meta.epoch,
     lease_expires: meta.lease_expires ?? null,
   })
+}
+
+/**
+ * The checks a claim makes before taking a todo item (also used when done or
+ * block take one directly): every dependency done and no reservation for
+ * someone else; --force skips them (admins only, when admins are listed).
+ */
+export function assertClaimable(snap: Snapshot, meta: TaskMeta, ctx: OpContext, action: string): void {
+  if (ctx.force) {
+    assertMayForce(snap, ctx, action, meta.id)
+    return
+  }
+  const waiting = unfinishedDependencies(snap, meta)
+  if (waiting.length > 0) {
+    throw new ConflictError('waiting', `${meta.id} is waiting on ${waiting.map((w) => `${w.id} (${w.status})`).join(', ')}`, {
+      id: meta.id,
+      blocked_by: waiting,
+    })
+  }
+  if (!reservationAllows(meta, ctx.actor)) {
+    throw new ConflictError('reserved', `${meta.id} is assigned to ${meta.assignee}; only they may ${action} it (or use --force --reason "…")`, {
+      id: meta.id,
+      assignee: meta.assignee,
+    })
+  }
 }
