@@ -18,7 +18,6 @@ export default class Claim extends TasksCommand<ClaimOutput> {
   static override summary = 'Claim a task: it becomes in_progress, owned by you, with a lease.'
   static override description =
     'Atomic: when several agents claim the same item at once exactly one wins; the others exit 4 naming the holder. An expired lease may be claimed again (epoch + 1).'
-  static override aliases = ['start']
   static override args = {id: Args.string({ignoreStdin: true, required: true, description: 'task id or unique prefix'})}
   static override flags = {...overrideFlags, ...leaseFlag}
   static override examples = ['<%= config.bin %> claim tsk-k3v9 --json']
