@@ -297,7 +297,7 @@ export async function seed(opts: SeedOptions): Promise<SeedResult> {
   const store = await ListStore.open(opts.cwd, LIST)
   try {
     await store.init()
-    const loaded = await store.load('always')
+    const loaded = await store.load()
     const plan: Plan<null> = {
       op: 'import',
       summary: `benchmark seed of ${n} tasks`,

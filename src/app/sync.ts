@@ -8,7 +8,6 @@
 import {ConflictError, EnvironmentError} from '../core/errors'
 import {type MergeNote, type Repair, mergeFiles, reconcile} from '../merge/index'
 import {type PushOutcome, fetchList, pushList, relate} from '../refstore/remote'
-import {MAX_DECLINED} from './transaction'
 import type {Session} from './session'
 
 export interface MergeOutcome {
@@ -18,6 +17,22 @@ export interface MergeOutcome {
 }
 
 const MAX_SYNC_TRIES = 20
+/** A server that refuses the update itself (a hook) is asked this many times, then reported. */
+export const MAX_DECLINED = 5
+
+/**
+ * Counts pushes the server declined (as opposed to lost races) and throws
+ * `push_declined` (exit 4) at the MAX_DECLINED-th: retrying a hook's refusal
+ * a hundred times helps nobody.
+ */
+export function refusalCounter(remote: string): (pushed: PushOutcome, tries: number) => void {
+  let declined = 0
+  return (pushed, tries) => {
+    if (!pushed.ok && pushed.reason === 'declined' && ++declined >= MAX_DECLINED) {
+      throw new ConflictError('push_declined', `${remote} refused the update ${declined} times: ${pushed.detail}`, {remote, tries, last_rejection: pushed.detail})
+    }
+  }
+}
 
 function backoff(attempt: number): Promise<void> {
   return new Promise((r) => setTimeout(r, Math.random() * Math.min(500, 20 * 2 ** Math.min(attempt, 5))))
@@ -32,14 +47,14 @@ export async function mergeTips(session: Session, ours: string, theirs: string, 
   const actor = await session.actor()
   const now = session.now()
   const files = await store.threeWay(base, ours, theirs)
-  const oursLoaded = await store.loadCommit(ours, 'never')
-  const theirsLoaded = await store.loadCommit(theirs, 'never')
+  const oursLoaded = await store.loadCommit(ours, false)
+  const theirsLoaded = await store.loadCommit(theirs, false)
   const taken = (id: string) => oursLoaded.snapshot.tasks.has(id) || theirsLoaded.snapshot.tasks.has(id)
   const merged = mergeFiles(files, {now, published: 'theirs', taken})
-  const tree1 = await store.writeTreeFrom(theirs, merged.files)
+  const tree1 = await store.writeFiles(theirsLoaded.index.rootTree, merged.files)
   // A provisional commit of the merged tree, so the reconciler can read it as a snapshot.
   const provisional = store.writeCommit(tree1, [ours, theirs], actor, now, 'sync (provisional)\n')
-  const mergedLoaded = await store.loadCommit(provisional, 'never')
+  const mergedLoaded = await store.loadCommit(provisional, false)
   const rec = reconcile(mergedLoaded.snapshot, {now, before: [oursLoaded.snapshot, theirsLoaded.snapshot]})
   const tree2 = rec.changes.length > 0 ? await store.applyChanges(tree1, rec.changes) : tree1
   const trailers: string[] = ['Tasks-Op: sync', `Actor: ${actor}`]
@@ -74,12 +89,7 @@ export async function sync(session: Session): Promise<SyncResult> {
   }
   const store = session.store
   const cwd = store.repo.cwd
-  let declined = 0
-  const refused = (pushed: PushOutcome): void => {
-    if (!pushed.ok && pushed.reason === 'declined' && ++declined >= MAX_DECLINED) {
-      throw new ConflictError('push_declined', `${remote} refused the update ${declined} times: ${pushed.detail}`, {remote, last_rejection: pushed.detail})
-    }
-  }
+  const refused = refusalCounter(remote)
   for (let attempt = 1; attempt <= MAX_SYNC_TRIES; attempt++) {
     const remoteTip = await fetchList(cwd, remote, session.list)
     const localTip = await store.refreshTip()
@@ -90,27 +100,27 @@ export async function sync(session: Session): Promise<SyncResult> {
     if (!remoteTip) {
       const pushed = await pushList(cwd, remote, session.list, localTip!, null)
       if (pushed.ok) return {...base, action: 'published', commit: localTip!}
-      refused(pushed)
+      refused(pushed, attempt)
     } else if (!localTip) {
-      if (await store.setTip(remoteTip, null, 'sync: fast-forward')) return {...base, action: 'fast_forward', commit: remoteTip}
+      if ((await store.compareAndSwap(remoteTip, null, 'sync: fast-forward')).ok) return {...base, action: 'fast_forward', commit: remoteTip}
     } else {
       const rel = await relate(cwd, localTip, remoteTip)
       if (rel.kind === 'same') return {...base, action: 'up_to_date', commit: localTip}
       if (rel.kind === 'behind') {
-        if (await store.setTip(remoteTip, localTip, 'sync: fast-forward')) return {...base, action: 'fast_forward', commit: remoteTip}
+        if ((await store.compareAndSwap(remoteTip, localTip, 'sync: fast-forward')).ok) return {...base, action: 'fast_forward', commit: remoteTip}
       } else if (rel.kind === 'ahead') {
         const pushed = await pushList(cwd, remote, session.list, localTip, remoteTip)
         if (pushed.ok) return {...base, action: 'pushed', commit: localTip}
-        refused(pushed)
+        refused(pushed, attempt)
       } else {
         const m = await mergeTips(session, localTip, remoteTip, rel.base, remote)
         const pushed = await pushList(cwd, remote, session.list, m.commit, remoteTip)
         if (pushed.ok) {
           // Published; now move the local ref. If a local command moved it meanwhile, the next sync merges that too.
-          await store.setTip(m.commit, localTip, 'sync: merge')
+          await store.compareAndSwap(m.commit, localTip, 'sync: merge')
           return {...base, action: 'merged', commit: m.commit, notes: m.notes, repairs: m.repairs}
         }
-        refused(pushed)
+        refused(pushed, attempt)
       }
     }
     await backoff(attempt)

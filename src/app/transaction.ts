@@ -9,13 +9,13 @@ import {ConflictError} from '../core/errors'
 import type {OpContext, Plan} from '../core/plan'
 import type {Snapshot} from '../core/snapshot'
 import {withChanges} from '../core/apply'
+import {fetchList, pushList, relate} from '../refstore/remote'
+import {mergeTips, refusalCounter} from './sync'
 import type {Session} from './session'
 
 export const MAX_TRIES = 40
 /** Online tries: a round trip to the remote is slower, so races with many agents last longer. */
 export const MAX_REMOTE_TRIES = 100
-/** A server that refuses the update itself (a hook) is asked this many times, then reported. */
-export const MAX_DECLINED = 5
 
 export interface Committed<R> {
   result: R
@@ -40,7 +40,7 @@ export async function mutate<R>(session: Session, op: Op<R>): Promise<Committed<
   const store = session.store
   for (let attempt = 1; attempt <= MAX_TRIES; attempt++) {
     if (attempt > 1) await store.refreshTip()
-    const loaded = await store.load('large')
+    const loaded = await store.load()
     const ctx = await session.opContext()
     const plan = op(loaded.snapshot, ctx)
     if (plan.changes.length === 0) return {result: plan.result, plan, commit: null, tries: attempt, after: loaded.snapshot}
@@ -64,10 +64,8 @@ export async function mutate<R>(session: Session, op: Op<R>): Promise<Committed<
 async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Promise<Committed<R>> {
   const store = session.store
   const cwd = store.repo.cwd
-  const {fetchList, pushList, relate} = await import('../refstore/remote')
-  const {mergeTips} = await import('./sync')
   let lastRejection = ''
-  let declined = 0
+  const refused = refusalCounter(remote)
   for (let attempt = 1; attempt <= MAX_REMOTE_TRIES; attempt++) {
     const remoteTip = await fetchList(cwd, remote, session.list)
     const localTip = await store.refreshTip()
@@ -89,7 +87,7 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
         for (const r of merged.repairs) session.warn({...r, kind: `repaired_${r.kind}`, message: `repaired after merging: ${r.message}`})
       }
     }
-    const loaded = await store.loadCommit(base, 'large')
+    const loaded = await store.loadCommit(base)
     const ctx = await session.opContext()
     const plan = op(loaded.snapshot, ctx)
     if (plan.changes.length === 0) return {result: plan.result, plan, commit: null, tries: attempt, after: loaded.snapshot}
@@ -101,9 +99,7 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
       return {result: plan.result, plan, commit, tries: attempt, after: withChanges(loaded.snapshot, plan.changes, commit)}
     }
     lastRejection = pushed.detail
-    if (pushed.reason === 'declined' && ++declined >= MAX_DECLINED) {
-      throw new ConflictError('push_declined', `${remote} refused the update ${declined} times: ${pushed.detail}`, {remote, tries: attempt, last_rejection: pushed.detail})
-    }
+    refused(pushed, attempt)
     await backoff(attempt)
   }
   throw new ConflictError('cas_exhausted', `the remote kept rejecting the push; gave up after ${MAX_REMOTE_TRIES} tries (last: ${lastRejection || 'rejected'}). Try again.`, {

@@ -31,7 +31,7 @@ type GlobalFlags = Interfaces.InferredFlags<typeof globalFlags>
 
 export abstract class TasksCommand<R> extends Command {
   static override baseFlags = globalFlags
-  /** Commands that take --force/--reason set this so the session can check them. */
+  /** Opened on first use by openSession(); closed when the command ends. */
   protected session: Session | null = null
 
   /** Run the command against a session and return the result (the --json output). */

@@ -119,27 +119,6 @@ export function resolveId(input: string, sortedIds: readonly string[]): string {
   }, 'ambiguous_id')
 }
 
-/**
- * Shortest unique prefix of every id (at least MIN_PREFIX body characters),
- * computed from sorted neighbours like `git log --abbrev`.
- */
-export function shortIds(sortedIds: readonly string[]): Map<string, string> {
-  const out = new Map<string, string>()
-  const common = (a: string | undefined, b: string | undefined): number => {
-    if (a === undefined || b === undefined) return 0
-    let i = 0
-    while (i < a.length && i < b.length && a[i] === b[i]) i++
-    return i
-  }
-  for (let i = 0; i < sortedIds.length; i++) {
-    const id = sortedIds[i]!
-    const need = Math.max(common(id, sortedIds[i - 1]), common(id, sortedIds[i + 1])) + 1
-    const len = Math.min(id.length, Math.max(ID_PREFIX.length + MIN_PREFIX, need))
-    out.set(id, id.slice(0, len))
-  }
-  return out
-}
-
 /** Shortest unique prefix of one id, from its neighbours in `sortedIds` (binary search). */
 export function shortIdOf(sortedIds: readonly string[], id: string): string {
   let lo = 0

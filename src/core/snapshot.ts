@@ -133,16 +133,6 @@ export function dependentsOf(snap: Snapshot, id: string): TaskMeta[] {
   return (derived(snap).dependents.get(id) ?? []).map((c) => snap.tasks.get(c)?.meta).filter((m): m is TaskMeta => !!m)
 }
 
-/** Every readable task, in id order (decodes every task: prefer tasksWithStatus). */
-export function allTasks(snap: Snapshot): TaskMeta[] {
-  const out: TaskMeta[] = []
-  for (const id of derived(snap).sortedIds) {
-    const meta = snap.tasks.get(id)!.meta
-    if (meta) out.push(meta)
-  }
-  return out
-}
-
 /** Readable tasks whose status is in `statuses`, in id order; others are not decoded. */
 export function tasksWithStatus(snap: Snapshot, statuses: ReadonlySet<string>): TaskMeta[] {
   const out: TaskMeta[] = []

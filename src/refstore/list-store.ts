@@ -82,20 +82,21 @@ export class ListStore {
     return this.tip
   }
 
-  /**
-   * Snapshot at the current tip. Reads (persist = 'always') save the updated
-   * cache; mutations save it only after a large catch-up, to keep them fast.
-   */
-  async load(persist: 'always' | 'large' = 'always'): Promise<Loaded> {
-    return this.loadCommit(this.requireTip(), persist)
+  /** Snapshot at the current tip. */
+  async load(): Promise<Loaded> {
+    return this.loadCommit(this.requireTip())
   }
 
-  /** Snapshot at any commit of this list (a remote tip, a merge result). */
-  async loadCommit(commit: string, persist: 'always' | 'large' | 'never' = 'large', from?: TaskIndex): Promise<Loaded> {
-    const cached = from ?? this.lastIndex ?? readCachedIndex(this.repo.commonDir, this.list)
+  /**
+   * Snapshot at any commit of this list (a remote tip, a merge result). The
+   * cache file is saved when it was missing or the update was large; never
+   * with `persist` false (provisional commits of a merge).
+   */
+  async loadCommit(commit: string, persist = true): Promise<Loaded> {
+    const cached = this.lastIndex ?? readCachedIndex(this.repo.commonDir, this.list)
     const {index, tasksRead} = await updateIndex(this.reader, this.repo.algorithm, this.list, commit, cached)
     const worth = cached === null || tasksRead > PERSIST_AFTER_READS
-    if (index !== cached && persist !== 'never' && worth) writeCachedIndex(this.repo.commonDir, index)
+    if (index !== cached && persist && worth) writeCachedIndex(this.repo.commonDir, index)
     this.lastIndex = index
     return {index, snapshot: snapshotOf(index)}
   }
@@ -124,13 +125,9 @@ export class ListStore {
     return Promise.all(paths.map(async (path) => ({path, base: await read(base, path), ours: await read(ours, path), theirs: await read(theirs, path)})))
   }
 
-  /**
-   * Write a merge commit: start from `theirs`' tree, apply merged files, then
-   * further changes (the reconciler's), with parents [ours, theirs].
-   */
-  async writeTreeFrom(commit: string, files: ReadonlyArray<{path: string; content: string | null}>): Promise<string> {
-    const root = (await this.loadCommit(commit, 'never')).index.rootTree
-    const tb = new TreeBuilder(this.reader, this.writer, root)
+  /** Write `files` (content, or null to remove the path) over `rootTree`; returns the new tree id. */
+  async writeFiles(rootTree: string, files: ReadonlyArray<{path: string; content: string | null}>): Promise<string> {
+    const tb = new TreeBuilder(this.reader, this.writer, rootTree)
     for (const f of files) {
       if (f.content === null) await tb.remove(f.path)
       else await tb.setFile(f.path, f.content)
@@ -144,11 +141,6 @@ export class ListStore {
     return this.writer.write('commit', encodeCommit({tree, parents, author: who, message}))
   }
 
-  /** Move the ref to `newOid` without a compare (only for a fast-forward the caller verified). */
-  async setTip(newOid: string, oldOid: string | null, message: string): Promise<boolean> {
-    const outcome = await this.compareAndSwap(newOid, oldOid, message)
-    return outcome.ok
-  }
 
   /** Write the objects of a plan and its commit (parent: the snapshot's commit). Returns the commit id. */
   async writePlan(loaded: Loaded, plan: Plan<unknown>, actor: string, now: string, parents: string[] = [loaded.index.commit]): Promise<string> {
