@@ -14,7 +14,8 @@ const common = {
   platform: 'node',
   target: 'node20',
   format: 'cjs',
-  minify: true,
+  // TASKS_BUILD_READABLE=1 keeps names readable, for CPU profiles (bench/README.md).
+  minify: process.env.TASKS_BUILD_READABLE !== '1',
   sourcemap: 'linked',
   // oclif only reads tsconfig through typescript in development mode; never bundle the compiler.
   external: ['typescript', './engine.js'],

@@ -3,19 +3,16 @@
  * after the commit (used to render results against the new state, and by
  * anything that chains ops). Pure: the input snapshot is not changed.
  */
+import {overlaySnapshot} from './overlay'
 import type {Change} from './plan'
-import {type Snapshot, type TaskEntry, entryOf, shareDerivedIfSameShape} from './snapshot'
+import {type Snapshot, type TaskEntry, entryOf} from './snapshot'
 import {taskFilePath} from './store-layout'
 
 export function withChanges(snap: Snapshot, changes: readonly Change[], commit: string | null = snap.commit): Snapshot {
-  const tasks = new Map<string, TaskEntry>(snap.tasks)
+  const changed = new Map<string, TaskEntry | null>()
   for (const c of changes) {
-    if (c.kind === 'put-task') tasks.set(c.meta.id, entryOf(c.meta, taskFilePath(c.meta.id)))
-    else if (c.kind === 'delete-task') tasks.delete(c.id)
+    if (c.kind === 'put-task') changed.set(c.meta.id, entryOf(c.meta, taskFilePath(c.meta.id)))
+    else if (c.kind === 'delete-task') changed.set(c.id, null)
   }
-  const next: Snapshot = {list: snap.list, commit, config: snap.config, tasks}
-  if (changes.every((c) => c.kind !== 'delete-task')) {
-    shareDerivedIfSameShape(snap, next, changes.flatMap((c) => (c.kind === 'put-task' ? [c.meta.id] : [])))
-  }
-  return next
+  return overlaySnapshot(snap, changed, commit)
 }

@@ -4,7 +4,7 @@
  * duplicates fold. Pure.
  */
 import {ConflictError, InvalidError} from './errors'
-import {type Snapshot, resolve, taskMeta} from './snapshot'
+import {type Snapshot, resolve, tablesOf, taskMeta} from './snapshot'
 
 /**
  * Resolve and validate a replacement dependency set for `id`.
@@ -50,10 +50,10 @@ export function findPathTo(snap: Snapshot, starts: readonly string[], target: st
 
 /** Ids outside `removed` that depend on something in `removed`. */
 export function externalDependents(snap: Snapshot, removed: ReadonlySet<string>): Array<{id: string; on: string}> {
+  const tables = tablesOf(snap)
   const out: Array<{id: string; on: string}> = []
-  for (const entry of snap.tasks.values()) {
-    if (!entry.depends_on || removed.has(entry.id)) continue
-    for (const dep of entry.depends_on) if (removed.has(dep)) out.push({id: entry.id, on: dep})
+  for (const on of [...removed].sort()) {
+    for (const id of tables.dependents(on)) if (!removed.has(id)) out.push({id, on})
   }
   return out
 }

@@ -94,46 +94,59 @@ export function normaliseIdInput(input: string): string {
 }
 
 /**
- * Resolve a typed id or prefix against the ids of a list. `ids` must be sorted.
- * Unknown → not found (3); ambiguous → usage (2) listing the candidates.
+ * Sorted stored ids that start with `prefix`, at most `limit` of them: how
+ * lookups reach a list's ids without every id being in memory (the store
+ * answers it from its sorted index, tests from an array).
  */
-export function resolveId(input: string, sortedIds: readonly string[]): string {
-  const prefix = normaliseIdInput(input)
+export type PrefixSearch = (prefix: string, limit: number) => readonly string[]
+
+/** Index of the first id ≥ `key` in a sorted array. */
+export function lowerBound(sortedIds: readonly string[], key: string): number {
   let lo = 0
   let hi = sortedIds.length
   while (lo < hi) {
     const mid = (lo + hi) >>> 1
-    if (sortedIds[mid]! < prefix) lo = mid + 1
+    if (sortedIds[mid]! < key) lo = mid + 1
     else hi = mid
   }
-  const matches: string[] = []
-  for (let i = lo; i < sortedIds.length && sortedIds[i]!.startsWith(prefix); i++) {
-    if (sortedIds[i] === prefix) return prefix
-    matches.push(sortedIds[i]!)
+  return lo
+}
+
+/** A PrefixSearch over a sorted array. */
+export function prefixSearchIn(sortedIds: readonly string[]): PrefixSearch {
+  return (prefix, limit) => {
+    const out: string[] = []
+    for (let i = lowerBound(sortedIds, prefix); i < sortedIds.length && out.length < limit && sortedIds[i]!.startsWith(prefix); i++) {
+      out.push(sortedIds[i]!)
+    }
+    return out
   }
-  if (matches.length === 1) return matches[0]!
+}
+
+const MAX_CANDIDATES = 20
+
+/**
+ * Resolve a typed id or prefix against the ids of a list.
+ * Unknown → not found (3); ambiguous → usage (2) listing the candidates.
+ */
+export function resolveId(input: string, search: PrefixSearch): string {
+  const prefix = normaliseIdInput(input)
+  const matches = search(prefix, MAX_CANDIDATES + 1)
+  // An exact id sorts before every longer id it prefixes.
+  if (matches[0] === prefix || matches.length === 1) return matches[0]!
   if (matches.length === 0) throw new NotFoundError('task_not_found', `no task matches "${input}"`, {input})
   throw new UsageError(`"${input}" is ambiguous: it matches ${matches.slice(0, 5).join(', ')}${matches.length > 5 ? ', …' : ''}`, {
     input,
-    candidates: matches.slice(0, 20),
+    candidates: matches.slice(0, MAX_CANDIDATES),
   }, 'ambiguous_id')
 }
 
-/** Shortest unique prefix of one id, from its neighbours in `sortedIds` (binary search). */
-export function shortIdOf(sortedIds: readonly string[], id: string): string {
-  let lo = 0
-  let hi = sortedIds.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (sortedIds[mid]! < id) lo = mid + 1
-    else hi = mid
+/** Shortest unique prefix of a stored id (at least MIN_PREFIX characters of body). */
+export function shortIdOf(search: PrefixSearch, id: string): string {
+  for (let len = ID_PREFIX.length + MIN_PREFIX; len < id.length; len++) {
+    const prefix = id.slice(0, len)
+    const found = search(prefix, 2)
+    if (found.length === 1 && found[0] === id) return prefix
   }
-  const common = (other: string | undefined): number => {
-    if (other === undefined || other === id) return 0
-    let i = 0
-    while (i < id.length && i < other.length && id[i] === other[i]) i++
-    return i
-  }
-  const need = Math.max(common(sortedIds[lo - 1]), common(sortedIds[sortedIds[lo] === id ? lo + 1 : lo])) + 1
-  return id.slice(0, Math.min(id.length, Math.max(ID_PREFIX.length + MIN_PREFIX, need)))
+  return id
 }

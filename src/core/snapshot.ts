@@ -5,7 +5,7 @@
  * and never change them.
  */
 import {InvalidError} from './errors'
-import {resolveId} from './ids'
+import {prefixSearchIn, resolveId} from './ids'
 import type {ListConfig, Status, TaskMeta} from './task'
 
 /**
@@ -37,62 +37,102 @@ export interface Snapshot {
   commit: string | null
   config: ListConfig
   tasks: ReadonlyMap<string, TaskEntry>
-  /** Every id in `tasks`, sorted, when the store already has them in order. */
-  sortedIds?: readonly string[]
+  /**
+   * Lookups the store can answer without visiting every task (its index
+   * keeps ids sorted and the reverse edges stored). Without them they are
+   * computed from `tasks` on first use.
+   */
+  tables?: SnapshotTables
 }
 
-interface Derived {
-  sortedIds: readonly string[]
-  children: Map<string, string[]>
-  dependents: Map<string, string[]>
+/**
+ * Questions about a whole list that the core asks by id. Answers are sorted
+ * ids; only entries with a status (readable files) count as children,
+ * dependents or status members.
+ */
+export interface SnapshotTables {
+  /** Ids starting with `prefix`, sorted, at most `limit`. */
+  idsWithPrefix(prefix: string, limit: number): readonly string[]
+  /** Every id, sorted. */
+  sortedIds(): readonly string[]
+  /** Sub-items of `id`. */
+  children(id: string): readonly string[]
+  /** Items whose depends_on names `id`. */
+  dependents(id: string): readonly string[]
+  /** Ids whose status is in `statuses`. */
+  idsWithStatus(statuses: ReadonlySet<string>): readonly string[]
+  /** Ids whose file could not be read (no status). */
+  brokenIds(): readonly string[]
 }
 
-/** Lazily computed tables: a command that needs only ids never builds the maps. */
-class DerivedTables implements Derived {
+const NONE: readonly string[] = Object.freeze([])
+
+/** Tables computed from the entries themselves, each on first use. */
+export class ScannedTables implements SnapshotTables {
+  private ids: readonly string[] | undefined
   private childMap: Map<string, string[]> | undefined
   private dependentMap: Map<string, string[]> | undefined
 
-  constructor(
-    private readonly snap: Snapshot,
-    readonly sortedIds: readonly string[],
-  ) {}
+  constructor(private readonly tasks: ReadonlyMap<string, TaskEntry>) {}
 
-  get children(): Map<string, string[]> {
+  sortedIds(): readonly string[] {
+    this.ids ??= [...this.tasks.keys()].sort()
+    return this.ids
+  }
+
+  idsWithPrefix(prefix: string, limit: number): readonly string[] {
+    return prefixSearchIn(this.sortedIds())(prefix, limit)
+  }
+
+  children(id: string): readonly string[] {
     if (!this.childMap) {
       const map = new Map<string, string[]>()
-      for (const entry of this.snap.tasks.values()) {
+      for (const entry of this.tasks.values()) {
         const parent = entry.parent
         if (parent && entry.status) push(map, parent, entry.id)
       }
       for (const list of map.values()) list.sort()
       this.childMap = map
     }
-    return this.childMap
+    return this.childMap.get(id) ?? NONE
   }
 
-  get dependents(): Map<string, string[]> {
+  dependents(id: string): readonly string[] {
     if (!this.dependentMap) {
       const map = new Map<string, string[]>()
-      for (const entry of this.snap.tasks.values()) {
+      for (const entry of this.tasks.values()) {
         const deps = entry.depends_on
-        if (deps && deps.length > 0) for (const dep of deps) push(map, dep, entry.id)
+        if (deps && deps.length > 0 && entry.status) for (const dep of deps) push(map, dep, entry.id)
       }
       for (const list of map.values()) list.sort()
       this.dependentMap = map
     }
-    return this.dependentMap
+    return this.dependentMap.get(id) ?? NONE
+  }
+
+  idsWithStatus(statuses: ReadonlySet<string>): readonly string[] {
+    return this.sortedIds().filter((id) => {
+      const status = this.tasks.get(id)!.status
+      return status !== undefined && statuses.has(status)
+    })
+  }
+
+  brokenIds(): readonly string[] {
+    return this.sortedIds().filter((id) => !this.tasks.get(id)!.status)
   }
 }
 
-const derivedCache = new WeakMap<Snapshot, Derived>()
+const scannedCache = new WeakMap<Snapshot, SnapshotTables>()
 
-/** Sorted ids, children by parent and dependents by dependency, computed once per snapshot. */
-export function derived(snap: Snapshot): Derived {
-  let d = derivedCache.get(snap)
-  if (d) return d
-  d = new DerivedTables(snap, snap.sortedIds ?? [...snap.tasks.keys()].sort())
-  derivedCache.set(snap, d)
-  return d
+/** The snapshot's tables: the store's own, else computed once per snapshot. */
+export function tablesOf(snap: Snapshot): SnapshotTables {
+  if (snap.tables) return snap.tables
+  let t = scannedCache.get(snap)
+  if (!t) {
+    t = new ScannedTables(snap.tasks)
+    scannedCache.set(snap, t)
+  }
+  return t
 }
 
 function push(map: Map<string, string[]>, key: string, value: string): void {
@@ -103,7 +143,8 @@ function push(map: Map<string, string[]>, key: string, value: string): void {
 
 /** Resolve a typed id or prefix to a stored id (throws not found / ambiguous). */
 export function resolve(snap: Snapshot, input: string): string {
-  return resolveId(input, derived(snap).sortedIds)
+  const tables = tablesOf(snap)
+  return resolveId(input, (prefix, limit) => tables.idsWithPrefix(prefix, limit))
 }
 
 /** The frontmatter of a task that exists; a broken file is an invalid-input error naming its path. */
@@ -126,45 +167,36 @@ export function lookup(snap: Snapshot, input: string): TaskMeta {
 }
 
 export function childrenOf(snap: Snapshot, id: string): TaskMeta[] {
-  return (derived(snap).children.get(id) ?? []).map((c) => snap.tasks.get(c)?.meta).filter((m): m is TaskMeta => !!m)
+  return metasOf(snap, tablesOf(snap).children(id))
 }
 
 export function dependentsOf(snap: Snapshot, id: string): TaskMeta[] {
-  return (derived(snap).dependents.get(id) ?? []).map((c) => snap.tasks.get(c)?.meta).filter((m): m is TaskMeta => !!m)
+  return metasOf(snap, tablesOf(snap).dependents(id))
+}
+
+function metasOf(snap: Snapshot, ids: readonly string[]): TaskMeta[] {
+  return ids.map((c) => snap.tasks.get(c)?.meta).filter((m): m is TaskMeta => !!m)
 }
 
 /** Readable tasks whose status is in `statuses`, in id order; others are not decoded. */
 export function tasksWithStatus(snap: Snapshot, statuses: ReadonlySet<string>): TaskMeta[] {
   const out: TaskMeta[] = []
-  for (const id of derived(snap).sortedIds) {
-    const entry = snap.tasks.get(id)!
-    if (entry.status && statuses.has(entry.status) && entry.meta) out.push(entry.meta)
+  for (const id of tablesOf(snap).idsWithStatus(statuses)) {
+    const meta = snap.tasks.get(id)?.meta
+    if (meta) out.push(meta)
   }
   return out
 }
 
 /** Ids of a task's sub-items (no decoding). */
 export function childIds(snap: Snapshot, id: string): readonly string[] {
-  return derived(snap).children.get(id) ?? []
+  return tablesOf(snap).children(id)
 }
 
 /** Files that could not be read, for reporting by path. */
 export function brokenEntries(snap: Snapshot): TaskEntry[] {
-  return [...snap.tasks.values()].filter((e) => !e.status).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-}
-
-/**
- * Let `to` reuse `from`'s derived tables (sorted ids, children, dependents)
- * when the changes between them kept every id, parent and dependency: the
- * common case of a status change, which then costs no re-sort of the list.
- */
-export function shareDerivedIfSameShape(from: Snapshot, to: Snapshot, changedIds: readonly string[]): void {
-  const d = derivedCache.get(from)
-  if (!d || from.tasks.size !== to.tasks.size) return
-  for (const id of changedIds) {
-    const a = from.tasks.get(id)
-    const b = to.tasks.get(id)
-    if (!a || !b || a.parent !== b.parent || (a.depends_on ?? []).join(' ') !== (b.depends_on ?? []).join(' ')) return
-  }
-  derivedCache.set(to, d)
+  return tablesOf(snap)
+    .brokenIds()
+    .map((id) => snap.tasks.get(id)!)
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
 }

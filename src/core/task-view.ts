@@ -5,7 +5,7 @@
  * are null, never missing, so consumers can rely on every key.
  */
 import {claimIsLive, isReady, isWaiting, unfinishedDependencies, type WaitReason} from './readiness'
-import {type Snapshot, childIds, derived} from './snapshot'
+import {type Snapshot, childIds, tablesOf} from './snapshot'
 import {shortIdOf} from './ids'
 import type {Comment, Status, TaskMeta} from './task'
 
@@ -68,11 +68,12 @@ export class TaskViewer {
     readonly now: string,
   ) {}
 
-  /** Shortest unique prefix, from the id's neighbours in sorted order (no table of all ids). */
+  /** Shortest unique prefix, by prefix lookups in the sorted ids (no table of all ids). */
   shortId(id: string): string {
     let s = this.shorts.get(id)
     if (s === undefined) {
-      s = shortIdOf(derived(this.snap).sortedIds, id)
+      const tables = tablesOf(this.snap)
+      s = shortIdOf((prefix, limit) => tables.idsWithPrefix(prefix, limit), id)
       this.shorts.set(id, s)
     }
     return s

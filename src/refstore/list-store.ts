@@ -21,11 +21,12 @@ import {TreeBuilder} from './tree-builder'
 import {type TaskIndex, readCachedIndex, snapshotOf, updateIndex, writeCachedIndex} from './task-index'
 
 /**
- * The cache is saved when it was missing or an update read more task files
- * than this; smaller catch-ups are cheaper to redo (a few pipelined reads)
- * than rewriting the whole index file on every command.
+ * The cache file is rewritten when it was missing or the index has drifted
+ * more than this many tasks from it. Each command re-reads the tasks that
+ * changed since the file's commit from git (a few pipelined reads); beyond
+ * this it is cheaper to rewrite the file once.
  */
-const PERSIST_AFTER_READS = 16
+export const PERSIST_AFTER_CHANGES = 16
 
 export interface Loaded {
   index: TaskIndex
@@ -89,16 +90,21 @@ export class ListStore {
 
   /**
    * Snapshot at any commit of this list (a remote tip, a merge result). The
-   * cache file is saved when it was missing or the update was large; never
-   * with `persist` false (provisional commits of a merge).
+   * cache file is saved when it was missing or has fallen behind; never with
+   * `persist` false (provisional commits of a merge).
    */
   async loadCommit(commit: string, persist = true): Promise<Loaded> {
     const cached = this.lastIndex ?? readCachedIndex(this.repo.commonDir, this.list)
-    const {index, tasksRead} = await updateIndex(this.reader, this.repo.algorithm, this.list, commit, cached)
-    const worth = cached === null || tasksRead > PERSIST_AFTER_READS
-    if (index !== cached && persist && worth) writeCachedIndex(this.repo.commonDir, index)
+    let {index} = await updateIndex(this.reader, this.repo.algorithm, this.list, commit, cached)
+    const snapshot = snapshotOf(index)
+    if (persist && index !== cached && (cached === null || index.changes.size > PERSIST_AFTER_CHANGES)) {
+      writeCachedIndex(this.repo.commonDir, index, snapshot)
+      // Later loads in this process start from the new file, not from the old one plus changes.
+      const saved = readCachedIndex(this.repo.commonDir, this.list)
+      if (saved?.commit === index.commit) index = saved
+    }
     this.lastIndex = index
-    return {index, snapshot: snapshotOf(index)}
+    return {index, snapshot}
   }
 
   /** The last index loaded by this process: the base for the next incremental update. */

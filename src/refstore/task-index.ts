@@ -1,33 +1,40 @@
 /**
  * The task index: every task of a list at one commit, derived from the tree
  * and cached under the git directory (`<common-dir>/git-tasks/index-<list>`).
- * It is keyed by the commit it describes and updated incrementally: from the
- * cached commit's tree to the new tip, only shards whose tree id changed are
- * read, and in them only tasks whose directory changed, so a plain
- * `git fetch` that moved the ref never leaves it stale and a rebuild is
- * always possible (delete the file). No daemon, no database: a file written
- * by rename, last writer wins, and every version is correct for the commit
- * it names.
+ * It is keyed by the commit it describes and brought forward incrementally:
+ * from the cached commit's tree to the new tip, only shards whose tree id
+ * changed are compared, and in them only task directories whose tree id
+ * changed are read. A plain `git fetch` that moved the ref never leaves it
+ * stale, and a rebuild is always possible (delete the file). No daemon, no
+ * database: a file written by rename, last writer wins, and every version is
+ * correct for the commit it names.
  *
- * Built to be cheap at 10,000 tasks: the file is one line per task in id
- * order (so ids need no sorting), each task's frontmatter stays JSON text
- * until a command touches it, and status, parent and dependencies are kept
- * apart for the graph and the status filters.
+ * Built so that a command about one task does not pay for 10,000: the file
+ * is one line per task in id order and is searched in place (binary search
+ * over the bytes), each line carries the task's sub-items and dependents as
+ * well as its own edges, and a line's frontmatter stays JSON text until a
+ * command touches it. Commands that need every task (list) decode the whole
+ * file at once.
  */
 import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {EnvironmentError} from '../core/errors'
 import {shardOf} from '../core/ids'
-import type {Snapshot, TaskEntry} from '../core/snapshot'
+import {overlaySnapshot} from '../core/overlay'
+import {ScannedTables, type Snapshot, type SnapshotTables, type TaskEntry, tablesOf} from '../core/snapshot'
 import {CONFIG_PATH, META_PATH, TASKS_DIR, TASK_FILE} from '../core/store-layout'
 import {DEFAULT_CONFIG, FORMAT_VERSION, type ListConfig, type Status, TASK_KEYS, type TaskMeta} from '../core/task'
 import {parseConfig, parseMeta, parseTaskFile} from '../core/task-file'
-import {type HashAlgorithm, TREE_MODE, decodeCommit, decodeTree} from './git-objects'
+import {type HashAlgorithm, TREE_MODE, type TreeEntry, decodeCommit, decodeTree} from './git-objects'
 import type {ObjectReader} from './object-reader'
 
-const CACHE_VERSION = 3
-const MAGIC = 'git-tasks index 3'
-const NO_DEPS: readonly string[] = Object.freeze([])
+const CACHE_VERSION = 4
+const MAGIC = 'git-tasks index 4'
+const NO_IDS: readonly string[] = Object.freeze([])
+/** Binary searches one command may make before the whole file is decoded instead. */
+const SEARCHES_BEFORE_DECODING_ALL = 200
+const NL = 0x0a
+const TAB = 0x09
 
 /** Frontmatter as a JSON array in TASK_KEYS order (+ extra): half the size of an object. */
 function encodeMeta(m: TaskMeta): string {
@@ -72,7 +79,7 @@ export class IndexedTask implements TaskEntry {
   }
 
   static broken(id: string, shard: string, dir: string, error: string): IndexedTask {
-    return new IndexedTask(id, shard, dir, '', '', NO_DEPS, undefined, error)
+    return new IndexedTask(id, shard, dir, '', '', NO_IDS, undefined, error)
   }
 
   get path(): string {
@@ -104,7 +111,8 @@ export class IndexedTask implements TaskEntry {
   }
 }
 
-export interface TaskIndex {
+/** What the index knows about a commit besides its tasks. */
+export interface IndexHeader {
   v: number
   list: string
   commit: string
@@ -117,85 +125,294 @@ export interface TaskIndex {
   warnings: string[]
   /** Shard name → tree id. */
   shards: Record<string, string>
-  tasks: Map<string, IndexedTask>
-  /** Every id, sorted. */
-  sortedIds: string[]
+}
+
+/** A complete set of tasks with its tables: the cache file, or tasks read from git. */
+export interface TaskBase {
+  tasks: ReadonlyMap<string, IndexedTask>
+  tables: SnapshotTables
+}
+
+/**
+ * The tasks at `commit`: a base (usually the cache file, at an older commit)
+ * and the entries that changed since it (null: removed).
+ */
+export interface TaskIndex extends IndexHeader {
+  base: TaskBase
+  changes: ReadonlyMap<string, IndexedTask | null>
 }
 
 export function cachePath(commonDir: string, list: string): string {
   return join(commonDir, 'git-tasks', `index-${list}`)
 }
 
+/** A line of the file that does not parse: the cache was damaged outside git-tasks. */
+function damaged(what: string): EnvironmentError {
+  return new EnvironmentError('index_damaged', `the git-tasks index cache is damaged (${what}); delete .git/git-tasks/ and run the command again`)
+}
+
 /**
- * Cache file format (text, one record per line, fields split by TAB):
- *   git-tasks index 3
- *   {JSON header: list, commit, trees, config, warnings, shards}
- *   <id> <shard> <dir tree> <status> <parent> <deps, space-separated> <frontmatter JSON array | !error JSON>
- * Task lines are in id order. JSON text never holds a raw TAB or newline.
+ * The cache file, searched in place. Format (text, fields split by TAB, JSON
+ * text never holds a raw TAB or newline):
+ *   git-tasks index 4
+ *   {JSON header: IndexHeader + count and byte length of the task lines}
+ *   <id> <status> <shard> <dir tree> <parent> <deps> <sub-items> <dependents> <frontmatter JSON array | !error JSON>
+ * One line per task in id order (JavaScript string order); id lists are
+ * space-separated and sorted. `status` is empty for an unreadable file.
  */
-export function readCachedIndex(commonDir: string, list: string): TaskIndex | null {
-  let text: string
-  try {
-    text = readFileSync(cachePath(commonDir, list), 'utf8')
-  } catch {
-    return null
+export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTables, TaskBase {
+  readonly size: number
+  /** Lines parsed so far (null: no such id). */
+  private readonly lines = new Map<string, Line | null>()
+  /** After the first full pass: the decoded task lines and where each id's line starts. */
+  private text: string | undefined
+  private offsets: Map<string, number> | undefined
+
+  private constructor(
+    private readonly buf: Buffer,
+    /** Offset of the first task line. */
+    private readonly start: number,
+    count: number,
+  ) {
+    this.size = count
   }
-  try {
-    let nl = text.indexOf('\n')
-    if (text.slice(0, nl) !== MAGIC) return null
-    let start = nl + 1
-    nl = text.indexOf('\n', start)
-    const header = JSON.parse(text.slice(start, nl)) as Omit<TaskIndex, 'tasks' | 'sortedIds'>
-    if (header.v !== CACHE_VERSION || header.list !== list) return null
-    const tasks = new Map<string, IndexedTask>()
-    const sortedIds: string[] = []
-    start = nl + 1
-    while (start < text.length) {
-      nl = text.indexOf('\n', start)
-      if (nl === -1) nl = text.length
-      const t1 = text.indexOf('\t', start)
-      const t2 = text.indexOf('\t', t1 + 1)
-      const t3 = text.indexOf('\t', t2 + 1)
-      const t4 = text.indexOf('\t', t3 + 1)
-      const t5 = text.indexOf('\t', t4 + 1)
-      const t6 = text.indexOf('\t', t5 + 1)
-      if (t6 === -1 || t6 > nl) return null
-      const id = text.slice(start, t1)
-      const deps = t6 > t5 + 1 ? text.slice(t5 + 1, t6).split(' ') : NO_DEPS
-      const data = text.slice(t6 + 1, nl)
-      const task =
-        data[0] === '!'
-          ? IndexedTask.broken(id, text.slice(t1 + 1, t2), text.slice(t2 + 1, t3), JSON.parse(data.slice(1)) as string)
-          : new IndexedTask(id, text.slice(t1 + 1, t2), text.slice(t2 + 1, t3), text.slice(t3 + 1, t4), text.slice(t4 + 1, t5), deps, data, undefined)
-      tasks.set(id, task)
-      sortedIds.push(id)
-      start = nl + 1
+
+  get tasks(): ReadonlyMap<string, IndexedTask> {
+    return this
+  }
+
+  get tables(): SnapshotTables {
+    return this
+  }
+
+  /** Parse the header; the task lines are read on demand. Null when absent or not this version. */
+  static read(file: string, list: string): {header: IndexHeader; file: IndexFile} | null {
+    let buf: Buffer
+    try {
+      buf = readFileSync(file)
+    } catch {
+      return null
     }
-    return {...header, tasks, sortedIds}
-  } catch {
-    return null
+    const nl1 = buf.indexOf(NL)
+    if (nl1 === -1 || buf.toString('utf8', 0, nl1) !== MAGIC) return null
+    const nl2 = buf.indexOf(NL, nl1 + 1)
+    if (nl2 === -1) return null
+    let header: IndexHeader & {count: number; bytes: number}
+    try {
+      header = JSON.parse(buf.toString('utf8', nl1 + 1, nl2)) as typeof header
+    } catch {
+      return null
+    }
+    const start = nl2 + 1
+    // A torn or truncated file is ignored (rebuilt), never half-used.
+    if (header.v !== CACHE_VERSION || header.list !== list || buf.length - start !== header.bytes) return null
+    const {count, bytes, ...rest} = header
+    return {header: rest, file: new IndexFile(buf, start, count)}
+  }
+
+  /** Offset of the first line whose id is ≥ `key` (or the end). */
+  private lowerBound(key: string): number {
+    const buf = this.buf
+    let lo = this.start
+    let hi = buf.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      // Every lo is a line start, so the line holding mid starts at or after lo.
+      const ls = buf.lastIndexOf(NL, mid - 1) + 1
+      const tab = buf.indexOf(TAB, ls)
+      if (tab === -1) throw damaged('a line without fields')
+      if (buf.toString('utf8', ls, tab) < key) lo = buf.indexOf(NL, tab) + 1
+      else hi = ls
+    }
+    return lo
+  }
+
+  private idAt(ls: number): string {
+    return this.buf.toString('utf8', ls, this.buf.indexOf(TAB, ls))
+  }
+
+  private lineAt(ls: number): {line: Line; next: number} {
+    const nl = this.buf.indexOf(NL, ls)
+    return {line: parseLine(this.buf.toString('utf8', ls, nl)), next: nl + 1}
+  }
+
+  private find(id: string): Line | undefined {
+    let line = this.lines.get(id)
+    if (line === undefined) {
+      if (this.offsets || this.lines.size >= SEARCHES_BEFORE_DECODING_ALL) {
+        // A command walking many tasks is better served by one pass over the file.
+        const off = this.all().get(id)
+        line = off === undefined ? null : parseLine(this.text!.slice(off, this.text!.indexOf('\n', off)))
+      } else {
+        const ls = this.lowerBound(id)
+        line = ls < this.buf.length && this.idAt(ls) === id ? this.lineAt(ls).line : null
+      }
+      this.lines.set(id, line)
+    }
+    return line ?? undefined
+  }
+
+  /**
+   * Decode the file once and note where each id's line starts: what walking
+   * every task needs. Lines are still parsed only when asked for.
+   */
+  private all(): Map<string, number> {
+    if (!this.offsets) {
+      const offsets = new Map<string, number>()
+      const text = this.buf.toString('utf8', this.start)
+      let ls = 0
+      while (ls < text.length) {
+        const tab = text.indexOf('\t', ls)
+        const nl = text.indexOf('\n', ls)
+        if (tab === -1 || nl === -1 || tab > nl) throw damaged('a line without fields')
+        offsets.set(text.slice(ls, tab), ls)
+        ls = nl + 1
+      }
+      if (offsets.size !== this.size) throw damaged(`${offsets.size} lines for ${this.size} tasks`)
+      this.text = text
+      this.offsets = offsets
+    }
+    return this.offsets
+  }
+
+  get(id: string): IndexedTask | undefined {
+    return this.find(id)?.task
+  }
+
+  has(id: string): boolean {
+    return this.find(id) !== undefined
+  }
+
+  *entries(): MapIterator<[string, IndexedTask]> {
+    for (const id of this.all().keys()) yield [id, this.find(id)!.task]
+  }
+
+  keys(): MapIterator<string> {
+    return this.all().keys()
+  }
+
+  *values(): MapIterator<IndexedTask> {
+    for (const id of this.all().keys()) yield this.find(id)!.task
+  }
+
+  [Symbol.iterator](): MapIterator<[string, IndexedTask]> {
+    return this.entries()
+  }
+
+  forEach(fn: (value: IndexedTask, key: string, map: ReadonlyMap<string, IndexedTask>) => void): void {
+    for (const [id, task] of this.entries()) fn(task, id, this)
+  }
+
+  sortedIds(): readonly string[] {
+    return [...this.all().keys()]
+  }
+
+  idsWithPrefix(prefix: string, limit: number): readonly string[] {
+    const out: string[] = []
+    const buf = this.buf
+    let ls = this.lowerBound(prefix)
+    while (ls < buf.length && out.length < limit) {
+      const id = this.idAt(ls)
+      if (!id.startsWith(prefix)) break
+      out.push(id)
+      ls = buf.indexOf(NL, ls) + 1
+    }
+    return out
+  }
+
+  children(id: string): readonly string[] {
+    return this.find(id)?.children ?? NO_IDS
+  }
+
+  dependents(id: string): readonly string[] {
+    return this.find(id)?.dependents ?? NO_IDS
+  }
+
+  /** Searches the bytes for the status column's values; no line is decoded. */
+  idsWithStatus(statuses: ReadonlySet<string>): readonly string[] {
+    return this.withStatusField([...statuses].filter(Boolean))
+  }
+
+  brokenIds(): readonly string[] {
+    return this.withStatusField([''])
+  }
+
+  private withStatusField(values: readonly string[]): string[] {
+    const buf = this.buf
+    const out: string[] = []
+    for (const status of values) {
+      const needle = Buffer.from(`\t${status}\t`)
+      let at = buf.indexOf(needle, this.start)
+      while (at !== -1) {
+        const ls = buf.lastIndexOf(NL, at) + 1
+        // Only the second field is the status (the id is the first).
+        if (buf.indexOf(TAB, ls) === at) out.push(buf.toString('utf8', ls, at))
+        at = buf.indexOf(needle, buf.indexOf(NL, at) + 1)
+      }
+    }
+    return values.length > 1 ? out.sort() : out
   }
 }
 
-export function writeCachedIndex(commonDir: string, index: TaskIndex): void {
+interface Line {
+  task: IndexedTask
+  children: readonly string[]
+  dependents: readonly string[]
+}
+
+function idList(text: string): readonly string[] {
+  return text ? text.split(' ') : NO_IDS
+}
+
+function parseLine(text: string): Line {
+  const f = text.split('\t')
+  if (f.length !== 9) throw damaged(`a line with ${f.length} fields`)
+  const [id, status, shard, dir, parent, deps, children, dependents, data] = f as [string, string, string, string, string, string, string, string, string]
+  const task =
+    data[0] === '!'
+      ? IndexedTask.broken(id, shard, dir, JSON.parse(data.slice(1)) as string)
+      : new IndexedTask(id, shard, dir, status, parent, idList(deps), data, undefined)
+  return {task, children: idList(children), dependents: idList(dependents)}
+}
+
+/** Tasks read from git and held in memory, with tables computed from them. */
+function memoryBase(tasks: Map<string, IndexedTask>): TaskBase {
+  return {tasks, tables: new ScannedTables(tasks)}
+}
+
+const EMPTY_BASE: TaskBase = memoryBase(new Map())
+
+/** Read the cache file; null when it is absent, of another version or list, or torn. */
+export function readCachedIndex(commonDir: string, list: string): TaskIndex | null {
+  const read = IndexFile.read(cachePath(commonDir, list), list)
+  return read ? {...read.header, base: read.file, changes: new Map()} : null
+}
+
+/** Write the index as the cache file (every task, with its reverse edges); failures are ignored. */
+export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snapshot = snapshotOf(index)): void {
   const file = cachePath(commonDir, index.list)
   try {
-    const {tasks, sortedIds, ...header} = index
-    const out: string[] = [MAGIC, JSON.stringify(header)]
-    for (const id of sortedIds) {
-      const t = tasks.get(id)!
-      out.push(`${id}\t${t.shard}\t${t.dir}\t${t.statusText}\t${t.parentText}\t${t.deps.join(' ')}\t${t.data()}`)
+    const tables = tablesOf(snap)
+    const lines: string[] = []
+    let bytes = 0
+    for (const id of tables.sortedIds()) {
+      const t = snap.tasks.get(id) as IndexedTask
+      const line = `${id}\t${t.statusText}\t${t.shard}\t${t.dir}\t${t.parentText}\t${t.deps.join(' ')}\t${tables.children(id).join(' ')}\t${tables.dependents(id).join(' ')}\t${t.data()}\n`
+      lines.push(line)
+      bytes += Buffer.byteLength(line)
     }
+    const {base, changes, ...header} = index
+    const out = `${MAGIC}\n${JSON.stringify({...header, v: CACHE_VERSION, count: lines.length, bytes})}\n${lines.join('')}`
     mkdirSync(join(commonDir, 'git-tasks'), {recursive: true})
     const tmp = `${file}.${process.pid}.tmp`
-    writeFileSync(tmp, `${out.join('\n')}\n`)
+    writeFileSync(tmp, out)
     renameSync(tmp, file)
   } catch {
     // The cache is an optimisation; a read-only git dir must not fail a read.
   }
 }
 
-/** Counts of what an update read, for deciding whether to persist it. */
+/** An updated index and how many task directories it read from git. */
 export interface IndexUpdate {
   index: TaskIndex
   tasksRead: number
@@ -212,11 +429,11 @@ export async function updateIndex(
   commit: string,
   cached: TaskIndex | null,
 ): Promise<IndexUpdate> {
-  const base = cached && cached.list === list ? cached : null
-  if (base && base.commit === commit) return {index: base, tasksRead: 0}
+  const from = cached && cached.list === list ? cached : null
+  if (from && from.commit === commit) return {index: from, tasksRead: 0}
   const commitObj = await reader.readType(commit, 'commit')
   const rootTree = decodeCommit(commitObj.content).tree
-  if (base && base.rootTree === rootTree) return {index: {...base, commit}, tasksRead: 0}
+  if (from && from.rootTree === rootTree) return {index: {...from, commit}, tasksRead: 0}
 
   const root = decodeTree((await reader.readType(rootTree, 'tree')).content, algorithm)
   const byName = new Map(root.map((e) => [e.name, e]))
@@ -224,7 +441,7 @@ export async function updateIndex(
 
   const metaBlob = byName.get(META_PATH)?.oid ?? null
   if (!metaBlob) throw new EnvironmentError('bad_store', `the tasks ref ${commit.slice(0, 12)} has no ${META_PATH}; it is not a git-tasks list`)
-  if (!base || base.metaBlob !== metaBlob) {
+  if (!from || from.metaBlob !== metaBlob) {
     const meta = parseMeta((await reader.readType(metaBlob, 'blob')).content.toString('utf8'))
     if (!meta.ok) throw new EnvironmentError('bad_store', `${META_PATH} on the tasks ref is broken: ${meta.error}`)
     if (meta.value.format > FORMAT_VERSION) {
@@ -236,8 +453,8 @@ export async function updateIndex(
   }
 
   const configBlob = byName.get(CONFIG_PATH)?.oid ?? null
-  let config: ListConfig = base?.config ?? DEFAULT_CONFIG
-  if (!base || base.configBlob !== configBlob) {
+  let config: ListConfig = from?.config ?? DEFAULT_CONFIG
+  if (!from || from.configBlob !== configBlob) {
     config = {...DEFAULT_CONFIG}
     if (configBlob) {
       const parsed = parseConfig((await reader.readType(configBlob, 'blob')).content.toString('utf8'))
@@ -245,59 +462,76 @@ export async function updateIndex(
       else warnings.push(`${CONFIG_PATH}: ${parsed.error}; using defaults`)
     }
   } else {
-    warnings.push(...base.warnings)
+    warnings.push(...from.warnings)
   }
 
   const tasksEntry = byName.get(TASKS_DIR)
   const tasksTree = tasksEntry?.mode === TREE_MODE ? tasksEntry.oid : null
-  let tasksRead = 0
-  let shards: Record<string, string> = {}
-  let tasks = new Map<string, IndexedTask>()
-  let sortedIds: string[] = []
-  if (tasksTree && base && base.tasksTree === tasksTree) {
-    ;({shards, tasks, sortedIds} = base)
-  } else if (tasksTree) {
-    const shardEntries = decodeTree((await reader.readType(tasksTree, 'tree')).content, algorithm).filter((e) => e.mode === TREE_MODE)
-    for (const e of shardEntries) shards[e.name] = e.oid
-    const changed = new Set(shardEntries.filter((e) => base?.shards[e.name] !== e.oid).map((e) => e.name))
-    if (base) for (const name of Object.keys(base.shards)) if (!(name in shards)) changed.add(name)
-    // Keep every task of an unchanged shard; re-read the changed shards.
-    const previous = new Map<string, IndexedTask>()
-    if (base) {
-      // Copying the map whole and deleting the few changed shards' tasks is
-      // cheaper than re-inserting 10,000 unchanged ones.
-      tasks = new Map(base.tasks)
-      for (const [id, t] of base.tasks) {
-        if (changed.has(t.shard)) {
-          previous.set(id, t)
-          tasks.delete(id)
-        }
-      }
-    }
-    let idsChanged = !base
-    const work: Array<Promise<void>> = []
-    const changedEntries = shardEntries.filter((e) => changed.has(e.name))
-    const shardTrees = await Promise.all(changedEntries.map((e) => reader.readType(e.oid, 'tree')))
-    changedEntries.forEach((shardEntry, i) => {
-      for (const dir of decodeTree(shardTrees[i]!.content, algorithm)) {
-        if (dir.mode !== TREE_MODE) continue
-        const prev = previous.get(dir.name)
-        previous.delete(dir.name)
-        if (prev && prev.dir === dir.oid && prev.shard === shardEntry.name) {
-          tasks.set(dir.name, prev)
-          continue
-        }
-        if (!prev) idsChanged = true
-        tasksRead++
-        work.push(readTaskDir(reader, algorithm, shardEntry.name, dir.name, dir.oid).then((t) => void tasks.set(dir.name, t)))
-      }
-    })
-    await Promise.all(work)
-    if (previous.size > 0) idsChanged = true // removed tasks
-    sortedIds = idsChanged ? [...tasks.keys()].sort() : base!.sortedIds
+  const header = {v: CACHE_VERSION, list, commit, rootTree, tasksTree, metaBlob, configBlob, config, warnings}
+  if (from && from.tasksTree === tasksTree) return {index: {...header, shards: from.shards, base: from.base, changes: from.changes}, tasksRead: 0}
+  if (!tasksTree) return {index: {...header, shards: {}, base: EMPTY_BASE, changes: new Map()}, tasksRead: 0}
+
+  const shards: Record<string, string> = {}
+  for (const e of decodeTree((await reader.readType(tasksTree, 'tree')).content, algorithm)) if (e.mode === TREE_MODE) shards[e.name] = e.oid
+  if (from) {
+    const moved = await changesBetween(reader, algorithm, from, shards)
+    if (moved) return {index: {...header, shards, base: from.base, changes: moved.changes}, tasksRead: moved.tasksRead}
   }
-  const index: TaskIndex = {v: CACHE_VERSION, list, commit, rootTree, tasksTree, metaBlob, configBlob, config, warnings, shards, tasks, sortedIds}
-  return {index, tasksRead}
+  // Nothing to start from (or its trees are gone): read every task.
+  const tasks = new Map<string, IndexedTask>()
+  const names = Object.keys(shards)
+  const trees = await Promise.all(names.map((name) => reader.readType(shards[name]!, 'tree')))
+  const work: Array<Promise<void>> = []
+  names.forEach((shard, i) => {
+    for (const dir of decodeTree(trees[i]!.content, algorithm)) {
+      if (dir.mode === TREE_MODE) work.push(readTaskDir(reader, algorithm, shard, dir.name, dir.oid).then((t) => void tasks.set(dir.name, t)))
+    }
+  })
+  await Promise.all(work)
+  return {index: {...header, shards, base: memoryBase(tasks), changes: new Map()}, tasksRead: tasks.size}
+}
+
+/**
+ * The changes from `from`'s base to the new shard trees: `from`'s own changes
+ * plus, for each shard whose tree id moved, the task directories added,
+ * changed or removed between its old and new tree. Null when an old tree is
+ * no longer in the repository.
+ */
+async function changesBetween(
+  reader: ObjectReader,
+  algorithm: HashAlgorithm,
+  from: TaskIndex,
+  shards: Record<string, string>,
+): Promise<{changes: Map<string, IndexedTask | null>; tasksRead: number} | null> {
+  const moved = new Set<string>()
+  for (const [name, oid] of Object.entries(shards)) if (from.shards[name] !== oid) moved.add(name)
+  for (const name of Object.keys(from.shards)) if (!(name in shards)) moved.add(name)
+  const names = [...moved].sort()
+  const listing = async (oid: string | undefined): Promise<TreeEntry[] | null> => {
+    if (!oid) return []
+    const o = await reader.read(oid)
+    return o && o.type === 'tree' ? decodeTree(o.content, algorithm).filter((e) => e.mode === TREE_MODE) : null
+  }
+  const [before, after] = await Promise.all([Promise.all(names.map((n) => listing(from.shards[n]))), Promise.all(names.map((n) => listing(shards[n])))])
+  if (before.some((b) => b === null)) return null
+  const changes = new Map(from.changes)
+  const reads: Array<{shard: string; entry: TreeEntry}> = []
+  names.forEach((shard, i) => {
+    const old = new Map(before[i]!.map((e) => [e.name, e.oid]))
+    for (const e of after[i]!) {
+      if (old.get(e.name) !== e.oid) reads.push({shard, entry: e})
+      old.delete(e.name)
+    }
+    for (const id of old.keys()) changes.set(id, null)
+  })
+  const read = await Promise.all(reads.map(({shard, entry}) => readTaskDir(reader, algorithm, shard, entry.name, entry.oid)))
+  for (const t of read) changes.set(t.id, t)
+  // A change that restores the base's own entry is no change.
+  for (const [id, t] of changes) {
+    const b = from.base.tasks.get(id)
+    if (t === null ? b === undefined : b !== undefined && b.dir === t.dir && b.shard === t.shard) changes.delete(id)
+  }
+  return {changes, tasksRead: reads.length}
 }
 
 async function readTaskDir(reader: ObjectReader, algorithm: HashAlgorithm, shard: string, id: string, dirOid: string): Promise<IndexedTask> {
@@ -313,7 +547,8 @@ async function readTaskDir(reader: ObjectReader, algorithm: HashAlgorithm, shard
   return IndexedTask.fromMeta(id, shard, dirOid, parsed.value.meta)
 }
 
-/** The core's view of an index: the index's own entries, with their sorted ids. */
+/** The core's view of an index: the base read through the changes. */
 export function snapshotOf(index: TaskIndex): Snapshot {
-  return {list: index.list, commit: index.commit, config: index.config, tasks: index.tasks as ReadonlyMap<string, TaskEntry>, sortedIds: index.sortedIds}
+  const base: Snapshot = {list: index.list, commit: index.commit, config: index.config, tasks: index.base.tasks as ReadonlyMap<string, TaskEntry>, tables: index.base.tables}
+  return index.changes.size === 0 ? base : overlaySnapshot(base, index.changes, index.commit)
 }

@@ -3,14 +3,18 @@
  * what git computes, objects pass `git fsck`, and the incremental index
  * cache always equals a cold rebuild.
  */
-import {rmSync} from 'node:fs'
+import {readFileSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {LooseObjectWriter, decodeTree, encodeTree, hashObject} from '../../src/refstore/git-objects'
 import {ObjectReader} from '../../src/refstore/object-reader'
 import {TreeBuilder} from '../../src/refstore/tree-builder'
-import {ListStore} from '../../src/refstore/list-store'
-import {cachePath} from '../../src/refstore/task-index'
+import {ListStore, PERSIST_AFTER_CHANGES} from '../../src/refstore/list-store'
+import {type IndexedTask, cachePath, snapshotOf, updateIndex} from '../../src/refstore/task-index'
+import {type Snapshot, tablesOf} from '../../src/core/snapshot'
+import {finishTask} from '../../src/core/ops/lifecycle'
+import {removeTask} from '../../src/core/ops/remove'
+import {setDependencies} from '../../src/core/ops/edit'
 import {addTask} from '../../src/core/ops/add'
 import {claimTask} from '../../src/core/ops/claim'
 import {gitSync, makeRepo} from '../helpers/cli'
@@ -83,14 +87,85 @@ describe('task index cache', () => {
     rmSync(cachePath(store.repo.commonDir, 'main'))
     const cold = await store.load()
     expect(warm.index.shards).toEqual(cold.index.shards)
-    expect(warm.index.sortedIds).toEqual(cold.index.sortedIds)
-    const view = (l: typeof warm) => l.index.sortedIds.map((id) => [id, l.index.tasks.get(id)!.dir, l.index.tasks.get(id)!.meta])
+    const view = (l: typeof warm) => {
+      const tables = tablesOf(l.snapshot)
+      return tables.sortedIds().map((id) => {
+        const t = l.snapshot.tasks.get(id) as IndexedTask
+        return [id, t.dir, t.meta, tables.children(id), tables.dependents(id)]
+      })
+    }
     expect(view(warm)).toEqual(view(cold))
     expect(warm.snapshot.tasks.size).toBe(30)
     store.close()
     gitSync(dir, ['fsck', '--strict', '--no-dangling'])
     // Every mutation is exactly one commit on the ref, plus the root.
     expect(gitSync(dir, ['rev-list', '--count', 'refs/tasks/main']).trim()).toBe(String(1 + 30 + 5)) // root, 30 adds, a claim and four lease renewals
+  })
+
+  it('a cache file read in place and brought forward answers like a cold rebuild', async () => {
+    const dir = makeRepo()
+    const first = await ListStore.open(dir, 'main')
+    await first.init()
+    first.close()
+    let seed = 7
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      return seed % n
+    }
+    const pick = <T>(xs: readonly T[]): T | undefined => xs[rand(Math.max(xs.length, 1))]
+    const ids: string[] = []
+    const persisted = new Set<string>()
+    for (let step = 0; step < 100; step++) {
+      // A new store per step, as a new process: the index comes from the file.
+      const store = await ListStore.open(dir, 'main')
+      const loaded = await store.load()
+      // The file never falls further behind than the threshold plus one commit.
+      expect(loaded.index.changes.size).toBeLessThanOrEqual(PERSIST_AFTER_CHANGES + 3)
+      const snap = loaded.snapshot
+      const live = ids.filter((id) => snap.tasks.has(id))
+      const op = step < 12 ? 0 : rand(6)
+      let plan
+      try {
+        if (op === 0 || op === 5) {
+          const parent = rand(3) === 0 ? live.find((id) => !snap.tasks.get(id)!.parent) : undefined
+          plan = addTask(snap, ctx('alice'), {title: `t${step}`, parent, dependsOn: live.filter(() => rand(8) === 0)})
+          ids.push(plan.result.task.id)
+        } else if (op === 1) plan = claimTask(snap, ctx('bob'), {id: pick(live) ?? 'tsk-0000'})
+        else if (op === 2) plan = finishTask(snap, ctx('bob'), {id: pick(live) ?? 'tsk-0000'})
+        else if (op === 3) plan = removeTask(snap, ctx('alice'), {id: pick(live) ?? 'tsk-0000'})
+        else plan = setDependencies(snap, ctx('alice'), {id: pick(live) ?? 'tsk-0000', deps: live.filter(() => rand(6) === 0)})
+      } catch {
+        plan = undefined // not allowed in this state: fine, try another step
+      }
+      if (plan && plan.changes.length > 0) {
+        const commit = await store.writePlan(loaded, plan, 'alice', ctx().now)
+        expect((await store.compareAndSwap(commit, loaded.index.commit, 'step')).ok).toBe(true)
+      }
+      store.close()
+      const file = readFileSync(cachePath(dir + '/.git', 'main'), 'utf8')
+      persisted.add(file.split('\n')[1]!)
+      if (step % 5 !== 4) continue
+      const warmStore = await ListStore.open(dir, 'main')
+      const warm = await warmStore.load()
+      const cold = await updateIndex(warmStore.reader, 'sha1', 'main', warm.index.commit, null)
+      const answers = (s: Snapshot) => {
+        const t = tablesOf(s)
+        const all = t.sortedIds()
+        return {
+          all: all.map((id) => [id, (s.tasks.get(id) as IndexedTask).dir, s.tasks.get(id)!.meta, t.children(id), t.dependents(id)]),
+          size: s.tasks.size,
+          prefixes: all.map((id) => t.idsWithPrefix(id.slice(0, 6), 3)),
+          todo: t.idsWithStatus(new Set(['todo'])),
+          held: t.idsWithStatus(new Set(['in_progress', 'blocked'])),
+          broken: t.brokenIds(),
+        }
+      }
+      expect(answers(warm.snapshot)).toEqual(answers(snapshotOf(cold.index)))
+      warmStore.close()
+    }
+    // The file was rewritten along the way (catch-ups past the threshold), not only at the first read.
+    expect(persisted.size).toBeGreaterThan(2)
+    gitSync(dir, ['fsck', '--strict', '--no-dangling'])
   })
 
   it('a compare-and-swap against a stale old value is refused and moves nothing', async () => {

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import fc from 'fast-check'
-import {idFromSeed, isStoredId, keyedSeed, normaliseIdInput, resolveId, shardOf, shortIdOf} from '../../src/core/ids'
+import {idFromSeed, isStoredId, keyedSeed, normaliseIdInput, prefixSearchIn, resolveId, shardOf, shortIdOf} from '../../src/core/ids'
 
 describe('ids', () => {
   it('derives a 10-character base32 id from a seed, deterministically', () => {
@@ -41,14 +41,14 @@ describe('ids', () => {
 
   it('resolves unique prefixes, reports ambiguity and absence', () => {
     const ids = ['tsk-aaaa000000', 'tsk-aaab000000', 'tsk-bbbb000000'].sort()
-    expect(resolveId('tsk-bbbb', ids)).toBe('tsk-bbbb000000')
-    expect(resolveId('aaab', ids)).toBe('tsk-aaab000000')
-    expect(() => resolveId('aaa0', ids)).toThrowError(expect.objectContaining({code: 'task_not_found', exitCode: 3}))
-    expect(() => resolveId('tsk-aaa', ids)).toThrowError(/at least 4/)
+    expect(resolveId('tsk-bbbb', prefixSearchIn(ids))).toBe('tsk-bbbb000000')
+    expect(resolveId('aaab', prefixSearchIn(ids))).toBe('tsk-aaab000000')
+    expect(() => resolveId('aaa0', prefixSearchIn(ids))).toThrowError(expect.objectContaining({code: 'task_not_found', exitCode: 3}))
+    expect(() => resolveId('tsk-aaa', prefixSearchIn(ids))).toThrowError(/at least 4/)
     const amb = ['tsk-aaaa000000', 'tsk-aaaa100000']
-    expect(() => resolveId('aaaa', amb)).toThrowError(expect.objectContaining({code: 'ambiguous_id', exitCode: 2}))
+    expect(() => resolveId('aaaa', prefixSearchIn(amb))).toThrowError(expect.objectContaining({code: 'ambiguous_id', exitCode: 2}))
     // A full id resolves even when a longer (extended) id starts with it.
-    expect(resolveId('tsk-aaaa000000', ['tsk-aaaa000000', 'tsk-aaaa0000001'])).toBe('tsk-aaaa000000')
+    expect(resolveId('tsk-aaaa000000', prefixSearchIn(['tsk-aaaa000000', 'tsk-aaaa0000001']))).toBe('tsk-aaaa000000')
   })
 
   it('short ids are unique prefixes of at least 4 body characters', () => {
@@ -56,9 +56,12 @@ describe('ids', () => {
       fc.property(fc.uniqueArray(fc.string({minLength: 1, maxLength: 8}), {minLength: 1, maxLength: 200}), (seeds) => {
         const ids = [...new Set(seeds.map((s) => idFromSeed(s, () => false)))].sort()
         for (const id of ids) {
-          const s = shortIdOf(ids, id)
+          const search = prefixSearchIn(ids)
+          const s = shortIdOf(search, id)
           expect(s.length).toBeGreaterThanOrEqual(8)
-          expect(resolveId(s, ids)).toBe(id)
+          expect(resolveId(s, search)).toBe(id)
+          // Shortest: one character less is ambiguous (or below the minimum).
+          if (s.length > 8) expect(search(s.slice(0, -1), 2).length).toBe(2)
         }
       }),
     )

@@ -1,0 +1,77 @@
+/**
+ * A snapshot read through changes answers every question exactly as the
+ * same tasks held in one plain map would, and overlays fold instead of
+ * stacking.
+ */
+import fc from 'fast-check'
+import {describe, expect, it} from 'vitest'
+import {OverlayTasks, overlaySnapshot} from '../../src/core/overlay'
+import {ScannedTables, type Snapshot, type SnapshotTables, type TaskEntry, entryOf, tablesOf} from '../../src/core/snapshot'
+import {DEFAULT_CONFIG, type Status} from '../../src/core/task'
+import {taskFilePath} from '../../src/core/store-layout'
+import {task} from '../helpers/snapshot'
+
+const POOL = ['tsk-aaaa000001', 'tsk-aaaa000002', 'tsk-aaab000000', 'tsk-abcd000000', 'tsk-abce000000', 'tsk-b00000000', 'tsk-b000000001', 'tsk-c0000000aa']
+const STATUSES: Status[] = ['todo', 'in_progress', 'blocked', 'done', 'cancelled']
+
+/** An entry for `id`: readable with some parent and dependencies, or an unreadable file. */
+const entryArb = (id: string): fc.Arbitrary<TaskEntry> =>
+  fc.oneof(
+    {weight: 5, arbitrary: fc.record({status: fc.constantFrom(...STATUSES), parent: fc.option(fc.constantFrom(...POOL), {nil: undefined}), deps: fc.subarray(POOL)}).map(({status, parent, deps}) =>
+      entryOf(task({id, status, parent, depends_on: deps.filter((d) => d !== id)}), taskFilePath(id)))},
+    {weight: 1, arbitrary: fc.constant<TaskEntry>({id, path: taskFilePath(id), error: 'broken'})},
+  )
+
+const tasksArb = fc.subarray(POOL).chain((ids) => fc.tuple(...ids.map(entryArb)).map((entries) => new Map(entries.map((e) => [e.id, e]))))
+const changesArb = fc.subarray(POOL).chain((ids) =>
+  fc.tuple(...ids.map((id) => fc.option(entryArb(id), {nil: null, freq: 3}).map((e) => [id, e] as const))).map((pairs) => new Map(pairs)),
+)
+
+const snap = (tasks: ReadonlyMap<string, TaskEntry>, tables?: SnapshotTables): Snapshot => ({list: 'main', commit: 'c', config: DEFAULT_CONFIG, tasks, tables})
+
+function applied(base: ReadonlyMap<string, TaskEntry>, changes: ReadonlyMap<string, TaskEntry | null>): Map<string, TaskEntry> {
+  const out = new Map(base)
+  for (const [id, e] of changes) {
+    if (e) out.set(id, e)
+    else out.delete(id)
+  }
+  return out
+}
+
+function answers(s: Snapshot) {
+  const t = tablesOf(s)
+  const groups = [new Set(['todo']), new Set(['in_progress', 'blocked']), new Set(STATUSES)]
+  return {
+    size: s.tasks.size,
+    entries: [...s.tasks.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)),
+    has: POOL.map((id) => s.tasks.has(id)),
+    ids: t.sortedIds(),
+    prefixes: ['tsk-a', 'tsk-aaaa', 'tsk-aaaa00000', 'tsk-b', 'tsk-', 'tsk-z'].map((p) => [t.idsWithPrefix(p, 2), t.idsWithPrefix(p, 100)]),
+    children: POOL.map((id) => t.children(id)),
+    dependents: POOL.map((id) => t.dependents(id)),
+    statuses: groups.map((g) => t.idsWithStatus(g)),
+    broken: t.brokenIds(),
+  }
+}
+
+describe('overlay snapshots', () => {
+  it('answer like a plain map of the same tasks', () => {
+    fc.assert(
+      fc.property(tasksArb, changesArb, (base, changes) => {
+        const over = overlaySnapshot(snap(base), changes, 'c')
+        expect(answers(over)).toEqual(answers(snap(applied(base, changes), new ScannedTables(applied(base, changes)))))
+      }),
+    )
+  })
+
+  it('fold a second change set into the first instead of stacking', () => {
+    fc.assert(
+      fc.property(tasksArb, changesArb, changesArb, (base, first, second) => {
+        const once = overlaySnapshot(snap(base), first, 'c1')
+        const twice = overlaySnapshot(once, second, 'c2')
+        expect((twice.tasks as OverlayTasks).base).toBe(base)
+        expect(answers(twice)).toEqual(answers(snap(applied(applied(base, first), second))))
+      }),
+    )
+  })
+})
