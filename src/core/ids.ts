@@ -112,15 +112,18 @@ export function lowerBound(sortedIds: readonly string[], key: string): number {
   return lo
 }
 
+/** Ids of a sorted array that start with `prefix`, at most `limit`. */
+export function idsWithPrefixIn(sortedIds: readonly string[], prefix: string, limit: number): string[] {
+  const out: string[] = []
+  for (let i = lowerBound(sortedIds, prefix); i < sortedIds.length && out.length < limit && sortedIds[i]!.startsWith(prefix); i++) {
+    out.push(sortedIds[i]!)
+  }
+  return out
+}
+
 /** A PrefixSearch over a sorted array. */
 export function prefixSearchIn(sortedIds: readonly string[]): PrefixSearch {
-  return (prefix, limit) => {
-    const out: string[] = []
-    for (let i = lowerBound(sortedIds, prefix); i < sortedIds.length && out.length < limit && sortedIds[i]!.startsWith(prefix); i++) {
-      out.push(sortedIds[i]!)
-    }
-    return out
-  }
+  return (prefix, limit) => idsWithPrefixIn(sortedIds, prefix, limit)
 }
 
 const MAX_CANDIDATES = 20

@@ -5,6 +5,8 @@
  * core to show the result of a plan. Pure.
  */
 import {lowerBound} from './ids'
+import {QUEUED, compareForNext} from './order'
+import type {TaskMeta} from './task'
 import {type Snapshot, type SnapshotTables, type TaskEntry, tablesOf} from './snapshot'
 
 /** Entry per changed id; null: the task is gone. */
@@ -86,6 +88,7 @@ function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
  */
 export class OverlayTables implements SnapshotTables {
   private ids: readonly string[] | undefined
+  private queue: readonly string[] | undefined
 
   constructor(
     readonly base: SnapshotTables,
@@ -132,6 +135,30 @@ export class OverlayTables implements SnapshotTables {
 
   brokenIds(): readonly string[] {
     return this.correct(this.base.brokenIds(), (e) => !e.status)
+  }
+
+  /** The base's queue without the changed ids, each changed queued item put in place by binary search. */
+  nextQueue(): readonly string[] {
+    if (!this.queue) {
+      const tasks = this.tasks
+      const base = this.base.nextQueue()
+      const queue = base.filter((id) => !tasks.changes.has(id))
+      const metaOf = (id: string): TaskMeta => tasks.get(id)!.meta!
+      for (const entry of tasks.changes.values()) {
+        const meta = entry?.meta
+        if (!meta || !QUEUED.has(meta.status)) continue
+        let lo = 0
+        let hi = queue.length
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1
+          if (compareForNext(metaOf(queue[mid]!), meta) < 0) lo = mid + 1
+          else hi = mid
+        }
+        queue.splice(lo, 0, meta.id)
+      }
+      this.queue = queue
+    }
+    return this.queue
   }
 }
 

@@ -76,12 +76,5 @@ export function isWaiting(snap: Snapshot, meta: TaskMeta): boolean {
   return !FINISHED.has(meta.status) && unfinishedDependencies(snap, meta).length > 0
 }
 
-/** The ordering `next` uses: priority, then creation time, then id. */
-export function compareForNext(a: TaskMeta, b: TaskMeta): number {
-  return a.priority - b.priority || cmp(a.created_at, b.created_at) || cmp(a.id, b.id)
-}
+export {cmp, compareForNext} from './order'
 
-/** Code-unit order: locale-independent and much faster than localeCompare. */
-export function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0
-}

@@ -5,7 +5,8 @@
  * and never change them.
  */
 import {InvalidError} from './errors'
-import {prefixSearchIn, resolveId} from './ids'
+import {idsWithPrefixIn, resolveId} from './ids'
+import {QUEUED, compareForNext} from './order'
 import type {ListConfig, Status, TaskMeta} from './task'
 
 /**
@@ -63,6 +64,11 @@ export interface SnapshotTables {
   idsWithStatus(statuses: ReadonlySet<string>): readonly string[]
   /** Ids whose file could not be read (no status). */
   brokenIds(): readonly string[]
+  /**
+   * Readable items `next` considers (status in QUEUED), in the order it
+   * considers them (compareForNext): it stops at the first ready one.
+   */
+  nextQueue(): readonly string[]
 }
 
 const NONE: readonly string[] = Object.freeze([])
@@ -81,7 +87,7 @@ export class ScannedTables implements SnapshotTables {
   }
 
   idsWithPrefix(prefix: string, limit: number): readonly string[] {
-    return prefixSearchIn(this.sortedIds())(prefix, limit)
+    return idsWithPrefixIn(this.sortedIds(), prefix, limit)
   }
 
   children(id: string): readonly string[] {
@@ -119,6 +125,14 @@ export class ScannedTables implements SnapshotTables {
 
   brokenIds(): readonly string[] {
     return this.sortedIds().filter((id) => !this.tasks.get(id)!.status)
+  }
+
+  nextQueue(): readonly string[] {
+    return this.idsWithStatus(QUEUED)
+      .map((id) => this.tasks.get(id)!.meta)
+      .filter((m): m is TaskMeta => !!m)
+      .sort(compareForNext)
+      .map((m) => m.id)
   }
 }
 

@@ -19,7 +19,7 @@
 import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {EnvironmentError} from '../core/errors'
-import {shardOf} from '../core/ids'
+import {idsWithPrefixIn, shardOf} from '../core/ids'
 import {overlaySnapshot} from '../core/overlay'
 import {ScannedTables, type Snapshot, type SnapshotTables, type TaskEntry, tablesOf} from '../core/snapshot'
 import {CONFIG_PATH, META_PATH, TASKS_DIR, TASK_FILE} from '../core/store-layout'
@@ -156,6 +156,7 @@ function damaged(what: string): EnvironmentError {
  * text never holds a raw TAB or newline):
  *   git-tasks index 4
  *   {JSON header: IndexHeader + count and byte length of the task lines}
+ *   <ids of the next queue, space-separated, in next order>
  *   <id> <status> <shard> <dir tree> <parent> <deps> <sub-items> <dependents> <frontmatter JSON array | !error JSON>
  * One line per task in id order (JavaScript string order); id lists are
  * space-separated and sorted. `status` is empty for an unreadable file.
@@ -165,11 +166,15 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
   /** Lines parsed so far (null: no such id). */
   private readonly lines = new Map<string, Line | null>()
   /** After the first full pass: the decoded task lines and where each id's line starts. */
+  private queue: readonly string[] | undefined
   private text: string | undefined
   private offsets: Map<string, number> | undefined
+  private ids: string[] | undefined
 
   private constructor(
     private readonly buf: Buffer,
+    /** Offset of the queue line. */
+    private readonly queueStart: number,
     /** Offset of the first task line. */
     private readonly start: number,
     count: number,
@@ -196,18 +201,19 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     const nl1 = buf.indexOf(NL)
     if (nl1 === -1 || buf.toString('utf8', 0, nl1) !== MAGIC) return null
     const nl2 = buf.indexOf(NL, nl1 + 1)
-    if (nl2 === -1) return null
+    const nl3 = nl2 === -1 ? -1 : buf.indexOf(NL, nl2 + 1)
+    if (nl3 === -1) return null
     let header: IndexHeader & {count: number; bytes: number}
     try {
       header = JSON.parse(buf.toString('utf8', nl1 + 1, nl2)) as typeof header
     } catch {
       return null
     }
-    const start = nl2 + 1
+    const start = nl3 + 1
     // A torn or truncated file is ignored (rebuilt), never half-used.
     if (header.v !== CACHE_VERSION || header.list !== list || buf.length - start !== header.bytes) return null
     const {count, bytes, ...rest} = header
-    return {header: rest, file: new IndexFile(buf, start, count)}
+    return {header: rest, file: new IndexFile(buf, nl2 + 1, start, count)}
   }
 
   /** Offset of the first line whose id is ≥ `key` (or the end). */
@@ -259,18 +265,22 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
   private all(): Map<string, number> {
     if (!this.offsets) {
       const offsets = new Map<string, number>()
+      const ids: string[] = []
       const text = this.buf.toString('utf8', this.start)
       let ls = 0
       while (ls < text.length) {
         const tab = text.indexOf('\t', ls)
         const nl = text.indexOf('\n', ls)
         if (tab === -1 || nl === -1 || tab > nl) throw damaged('a line without fields')
-        offsets.set(text.slice(ls, tab), ls)
+        const id = text.slice(ls, tab)
+        offsets.set(id, ls)
+        ids.push(id)
         ls = nl + 1
       }
       if (offsets.size !== this.size) throw damaged(`${offsets.size} lines for ${this.size} tasks`)
       this.text = text
       this.offsets = offsets
+      this.ids = ids
     }
     return this.offsets
   }
@@ -304,10 +314,12 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
   }
 
   sortedIds(): readonly string[] {
-    return [...this.all().keys()]
+    this.all()
+    return this.ids!
   }
 
   idsWithPrefix(prefix: string, limit: number): readonly string[] {
+    if (this.ids) return idsWithPrefixIn(this.ids, prefix, limit)
     const out: string[] = []
     const buf = this.buf
     let ls = this.lowerBound(prefix)
@@ -328,7 +340,12 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     return this.find(id)?.dependents ?? NO_IDS
   }
 
-  /** Searches the bytes for the status column's values; no line is decoded. */
+  nextQueue(): readonly string[] {
+    this.queue ??= idList(this.buf.toString('utf8', this.queueStart, this.start - 1))
+    return this.queue
+  }
+
+  /** Compares the status field of every line; only matching lines are parsed later. */
   idsWithStatus(statuses: ReadonlySet<string>): readonly string[] {
     return this.withStatusField([...statuses].filter(Boolean))
   }
@@ -338,19 +355,20 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
   }
 
   private withStatusField(values: readonly string[]): string[] {
-    const buf = this.buf
+    const offsets = this.all()
+    const text = this.text!
+    const fields = values.map((v) => `${v}\t`)
     const out: string[] = []
-    for (const status of values) {
-      const needle = Buffer.from(`\t${status}\t`)
-      let at = buf.indexOf(needle, this.start)
-      while (at !== -1) {
-        const ls = buf.lastIndexOf(NL, at) + 1
-        // Only the second field is the status (the id is the first).
-        if (buf.indexOf(TAB, ls) === at) out.push(buf.toString('utf8', ls, at))
-        at = buf.indexOf(needle, buf.indexOf(NL, at) + 1)
+    for (const [id, ls] of offsets) {
+      const at = ls + id.length + 1
+      for (const f of fields) {
+        if (text.startsWith(f, at)) {
+          out.push(id)
+          break
+        }
       }
     }
-    return values.length > 1 ? out.sort() : out
+    return out
   }
 }
 
@@ -402,7 +420,8 @@ export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snap
       bytes += Buffer.byteLength(line)
     }
     const {base, changes, ...header} = index
-    const out = `${MAGIC}\n${JSON.stringify({...header, v: CACHE_VERSION, count: lines.length, bytes})}\n${lines.join('')}`
+    const queue = tables.nextQueue().join(' ')
+    const out = `${MAGIC}\n${JSON.stringify({...header, v: CACHE_VERSION, count: lines.length, bytes})}\n${queue}\n${lines.join('')}`
     mkdirSync(join(commonDir, 'git-tasks'), {recursive: true})
     const tmp = `${file}.${process.pid}.tmp`
     writeFileSync(tmp, out)

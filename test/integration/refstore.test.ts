@@ -158,6 +158,7 @@ describe('task index cache', () => {
           todo: t.idsWithStatus(new Set(['todo'])),
           held: t.idsWithStatus(new Set(['in_progress', 'blocked'])),
           broken: t.brokenIds(),
+          queue: t.nextQueue(),
         }
       }
       expect(answers(warm.snapshot)).toEqual(answers(snapshotOf(cold.index)))

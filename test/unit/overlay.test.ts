@@ -17,8 +17,8 @@ const STATUSES: Status[] = ['todo', 'in_progress', 'blocked', 'done', 'cancelled
 /** An entry for `id`: readable with some parent and dependencies, or an unreadable file. */
 const entryArb = (id: string): fc.Arbitrary<TaskEntry> =>
   fc.oneof(
-    {weight: 5, arbitrary: fc.record({status: fc.constantFrom(...STATUSES), parent: fc.option(fc.constantFrom(...POOL), {nil: undefined}), deps: fc.subarray(POOL)}).map(({status, parent, deps}) =>
-      entryOf(task({id, status, parent, depends_on: deps.filter((d) => d !== id)}), taskFilePath(id)))},
+    {weight: 5, arbitrary: fc.record({status: fc.constantFrom(...STATUSES), priority: fc.integer({min: 0, max: 4}), parent: fc.option(fc.constantFrom(...POOL), {nil: undefined}), deps: fc.subarray(POOL)}).map(({status, priority, parent, deps}) =>
+      entryOf(task({id, status, priority, parent, depends_on: deps.filter((d) => d !== id)}), taskFilePath(id)))},
     {weight: 1, arbitrary: fc.constant<TaskEntry>({id, path: taskFilePath(id), error: 'broken'})},
   )
 
@@ -51,6 +51,7 @@ function answers(s: Snapshot) {
     dependents: POOL.map((id) => t.dependents(id)),
     statuses: groups.map((g) => t.idsWithStatus(g)),
     broken: t.brokenIds(),
+    queue: t.nextQueue(),
   }
 }
 

@@ -8,10 +8,9 @@
  */
 import {ConflictError, NotFoundError} from '../errors'
 import type {OpContext, Plan} from '../plan'
-import {claimIsLive, compareForNext, hasOpenSubItems, isReady, reservationAllows, unfinishedDependencies} from '../readiness'
-import {type Snapshot, lookup, tasksWithStatus} from '../snapshot'
+import {claimIsLive, hasOpenSubItems, isReady, reservationAllows, unfinishedDependencies} from '../readiness'
+import {type Snapshot, lookup, tablesOf, tasksWithStatus} from '../snapshot'
 
-const CLAIMABLE: ReadonlySet<string> = new Set(['todo', 'in_progress'])
 const TODO: ReadonlySet<string> = new Set(['todo'])
 const IN_PROGRESS: ReadonlySet<string> = new Set(['in_progress'])
 const HELD: ReadonlySet<string> = new Set(['in_progress', 'blocked'])
@@ -111,10 +110,12 @@ export interface NextArgs {
 export function claimNext(snap: Snapshot, ctx: OpContext, args: NextArgs): Plan<ClaimResult> {
   const wanted = args.tags ?? []
   let pick: TaskMeta | undefined
-  for (const t of tasksWithStatus(snap, CLAIMABLE)) {
-    if (pick && compareForNext(t, pick) >= 0) continue
+  // The queue is in next order: the first ready item is the one.
+  for (const id of tablesOf(snap).nextQueue()) {
+    const t = snap.tasks.get(id)!.meta!
     if (!isReady(snap, t, ctx.actor, ctx.now) || !wanted.every((tag) => t.tags.includes(tag)) || hasOpenSubItems(snap, t.id)) continue
     pick = t
+    break
   }
   if (!pick) {
     const open = tasksWithStatus(snap, TODO)
