@@ -165,8 +165,8 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
   readonly size: number
   /** Lines parsed so far (null: no such id). */
   private readonly lines = new Map<string, Line | null>()
-  /** After the first full pass: the decoded task lines and where each id's line starts. */
   private queue: readonly string[] | undefined
+  /** After the first full pass: the decoded task lines, where each id's line starts, and the ids in order. */
   private text: string | undefined
   private offsets: Map<string, number> | undefined
   private ids: string[] | undefined
@@ -237,9 +237,8 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     return this.buf.toString('utf8', ls, this.buf.indexOf(TAB, ls))
   }
 
-  private lineAt(ls: number): {line: Line; next: number} {
-    const nl = this.buf.indexOf(NL, ls)
-    return {line: parseLine(this.buf.toString('utf8', ls, nl)), next: nl + 1}
+  private lineAt(ls: number): Line {
+    return parseLine(this.buf.toString('utf8', ls, this.buf.indexOf(NL, ls)))
   }
 
   private find(id: string): Line | undefined {
@@ -251,7 +250,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
         line = off === undefined ? null : parseLine(this.text!.slice(off, this.text!.indexOf('\n', off)))
       } else {
         const ls = this.lowerBound(id)
-        line = ls < this.buf.length && this.idAt(ls) === id ? this.lineAt(ls).line : null
+        line = ls < this.buf.length && this.idAt(ls) === id ? this.lineAt(ls) : null
       }
       this.lines.set(id, line)
     }
@@ -386,10 +385,18 @@ function parseLine(text: string): Line {
   const f = text.split('\t')
   if (f.length !== 9) throw damaged(`a line with ${f.length} fields`)
   const [id, status, shard, dir, parent, deps, children, dependents, data] = f as [string, string, string, string, string, string, string, string, string]
-  const task =
-    data[0] === '!'
-      ? IndexedTask.broken(id, shard, dir, JSON.parse(data.slice(1)) as string)
-      : new IndexedTask(id, shard, dir, status, parent, idList(deps), data, undefined)
+  let task: IndexedTask
+  if (data[0] === '!') {
+    let error: string
+    try {
+      error = JSON.parse(data.slice(1)) as string
+    } catch {
+      throw damaged(`the line of ${id}`)
+    }
+    task = IndexedTask.broken(id, shard, dir, error)
+  } else {
+    task = new IndexedTask(id, shard, dir, status, parent, idList(deps), data, undefined)
+  }
   return {task, children: idList(children), dependents: idList(dependents)}
 }
 

@@ -3,14 +3,14 @@
  * what git computes, objects pass `git fsck`, and the incremental index
  * cache always equals a cold rebuild.
  */
-import {readFileSync, rmSync} from 'node:fs'
+import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {LooseObjectWriter, decodeTree, encodeTree, hashObject} from '../../src/refstore/git-objects'
 import {ObjectReader} from '../../src/refstore/object-reader'
 import {TreeBuilder} from '../../src/refstore/tree-builder'
 import {ListStore, PERSIST_AFTER_CHANGES} from '../../src/refstore/list-store'
-import {type IndexedTask, cachePath, snapshotOf, updateIndex} from '../../src/refstore/task-index'
+import {type IndexedTask, cachePath, readCachedIndex, snapshotOf, updateIndex} from '../../src/refstore/task-index'
 import {type Snapshot, tablesOf} from '../../src/core/snapshot'
 import {finishTask} from '../../src/core/ops/lifecycle'
 import {removeTask} from '../../src/core/ops/remove'
@@ -167,6 +167,34 @@ describe('task index cache', () => {
     // The file was rewritten along the way (catch-ups past the threshold), not only at the first read.
     expect(persisted.size).toBeGreaterThan(2)
     gitSync(dir, ['fsck', '--strict', '--no-dangling'])
+  })
+
+  it('a torn or foreign cache file is rebuilt, never half-used', async () => {
+    const dir = makeRepo()
+    const store = await ListStore.open(dir, 'main')
+    await store.init()
+    for (let i = 0; i < 5; i++) {
+      const loaded = await store.load()
+      const plan = addTask(loaded.snapshot, ctx('alice'), {title: `t${i}`})
+      expect((await store.compareAndSwap(await store.writePlan(loaded, plan, 'alice', ctx().now), loaded.index.commit, 'add')).ok).toBe(true)
+    }
+    store.close()
+    const file = cachePath(join(dir, '.git'), 'main')
+    const fresh = async () => {
+      const s = await ListStore.open(dir, 'main')
+      const l = await s.load()
+      s.close()
+      return tablesOf(l.snapshot).sortedIds().map((id) => l.snapshot.tasks.get(id)!.meta!.title)
+    }
+    const titles = await fresh()
+    expect(titles).toHaveLength(5)
+    const whole = readFileSync(file)
+    const tip = gitSync(dir, ['rev-parse', 'refs/tasks/main']).trim()
+    for (const broken of [whole.subarray(0, whole.length - 40), Buffer.from('git-tasks index 3\n{}\n'), Buffer.from('not an index')]) {
+      writeFileSync(file, broken)
+      expect(await fresh()).toEqual(titles)
+      expect(readCachedIndex(join(dir, '.git'), 'main')?.commit).toBe(tip) // and written again whole
+    }
   })
 
   it('a compare-and-swap against a stale old value is refused and moves nothing', async () => {
