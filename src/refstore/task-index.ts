@@ -288,6 +288,12 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     return this.find(id)?.task
   }
 
+  /** The line of `id` as it is in the file, newline included. */
+  rawLine(id: string): string | undefined {
+    const off = this.all().get(id)
+    return off === undefined ? undefined : this.text!.slice(off, this.text!.indexOf('\n', off) + 1)
+  }
+
   has(id: string): boolean {
     return this.find(id) !== undefined
   }
@@ -418,17 +424,23 @@ export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snap
   const file = cachePath(commonDir, index.list)
   try {
     const tables = tablesOf(snap)
+    // Lines of the old file whose task, sub-items and dependents are unchanged are copied as they are.
+    const old = index.base instanceof IndexFile ? index.base : undefined
+    const touched = old ? touchedBy(old, index.changes) : undefined
     const lines: string[] = []
-    let bytes = 0
     for (const id of tables.sortedIds()) {
+      const same = old && !touched!.has(id) ? old.rawLine(id) : undefined
+      if (same !== undefined) {
+        lines.push(same)
+        continue
+      }
       const t = snap.tasks.get(id) as IndexedTask
-      const line = `${id}\t${t.statusText}\t${t.shard}\t${t.dir}\t${t.parentText}\t${t.deps.join(' ')}\t${tables.children(id).join(' ')}\t${tables.dependents(id).join(' ')}\t${t.data()}\n`
-      lines.push(line)
-      bytes += Buffer.byteLength(line)
+      lines.push(`${id}\t${t.statusText}\t${t.shard}\t${t.dir}\t${t.parentText}\t${t.deps.join(' ')}\t${tables.children(id).join(' ')}\t${tables.dependents(id).join(' ')}\t${t.data()}\n`)
     }
+    const body = lines.join('')
     const {base, changes, ...header} = index
     const queue = tables.nextQueue().join(' ')
-    const out = `${MAGIC}\n${JSON.stringify({...header, v: CACHE_VERSION, count: lines.length, bytes})}\n${queue}\n${lines.join('')}`
+    const out = `${MAGIC}\n${JSON.stringify({...header, v: CACHE_VERSION, count: lines.length, bytes: Buffer.byteLength(body)})}\n${queue}\n${body}`
     mkdirSync(join(commonDir, 'git-tasks'), {recursive: true})
     const tmp = `${file}.${process.pid}.tmp`
     writeFileSync(tmp, out)
@@ -436,6 +448,20 @@ export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snap
   } catch {
     // The cache is an optimisation; a read-only git dir must not fail a read.
   }
+}
+
+/** Ids whose line changes with `changes`: the changed tasks and every parent or dependency they had or have. */
+function touchedBy(file: IndexFile, changes: ReadonlyMap<string, IndexedTask | null>): Set<string> {
+  const touched = new Set<string>()
+  for (const [id, now] of changes) {
+    touched.add(id)
+    for (const t of [file.get(id), now]) {
+      if (!t) continue
+      if (t.parentText) touched.add(t.parentText)
+      for (const dep of t.deps) touched.add(dep)
+    }
+  }
+  return touched
 }
 
 /** An updated index and how many task directories it read from git. */
