@@ -10,8 +10,8 @@
  * each gets, is up to the scheduler.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type RunResult, cleanupAll, jsonError, run, runJson} from '../helpers/cli'
-import {type HistoryCommit, addTasks, copyRepo, describeRun, expectLinearHistory, history, initRepo, opCommits, trailer} from './support'
+import {type RunResult, cleanupAll, run, runJson} from '../helpers/cli'
+import {addTasks, copyRepo, describeRun, expectEachOnce, expectHandedTo, expectLinearHistory, expectOneCommitEach, expectStoppedEmpty, history, initRepo, trailer} from './support'
 
 const ITEMS = 50
 const AGENTS = 8
@@ -41,11 +41,7 @@ async function agent(repo: string, actor: string, finish: boolean): Promise<Agen
       log.last = r
       return log
     }
-    const out = JSON.parse(r.stdout)
-    const id = out.task.id as string
-    expect(out.task, describeRun(`${actor} next`, r)).toMatchObject({owner: actor, status: 'in_progress', epoch: 1})
-    expect(out.took_over_from, describeRun(`${actor} next`, r)).toBeNull()
-    expect(out.already_owned, describeRun(`${actor} next`, r)).toBe(false)
+    const id = expectHandedTo(actor, r)
     log.claimed.push(id)
     if (finish) {
       const d = await run(repo, ['done', id, '--json', '--as', actor])
@@ -59,52 +55,12 @@ async function agent(repo: string, actor: string, finish: boolean): Promise<Agen
   throw new Error(`${actor} was handed more than ${ITEMS} items: ${log.claimed.join(', ')}`)
 }
 
-/** Run the fleet and check what every agent saw. */
+/** Run the fleet; every agent must have stopped on an empty queue. */
 async function drain(repo: string, finish: boolean): Promise<AgentLog[]> {
   const actors = Array.from({length: AGENTS}, (_, k) => `agent-${k + 1}`)
   const logs = await Promise.all(actors.map((a) => agent(repo, a, finish)))
-  for (const log of logs) {
-    const last = log.last!
-    const label = describeRun(`${log.actor}'s last next (after ${log.claimed.length} claims)`, last)
-    expect(last.code, label).toBe(3)
-    const err = jsonError(last)
-    expect(err.code, label).toBe('nothing_ready')
-    expect(err.todo, label).toBe(0)
-  }
+  for (const log of logs) expectStoppedEmpty(log)
   return logs
-}
-
-/** Every item handed out exactly once across the fleet; returns id → agent. */
-function expectEachOnce(logs: AgentLog[], ids: string[]): Map<string, string> {
-  const owner = new Map<string, string>()
-  const dupes: string[] = []
-  for (const log of logs) {
-    for (const id of log.claimed) {
-      if (owner.has(id)) dupes.push(`${id}: ${owner.get(id)} and ${log.actor}`)
-      owner.set(id, log.actor)
-    }
-  }
-  expect(dupes, 'items handed out twice').toEqual([])
-  expect([...owner.keys()].sort()).toEqual([...ids].sort())
-  expect(logs.reduce((n, l) => n + l.claimed.length, 0)).toBe(ITEMS)
-  return owner
-}
-
-/** The ref's commits for `op`, checked one per item, by the agent that was told it got it. */
-function expectOneCommitEach(commits: HistoryCommit[], op: string, owner: Map<string, string>): Map<string, HistoryCommit> {
-  const mine = opCommits(commits, op)
-  expect(mine.length, `${op} commits`).toBe(ITEMS)
-  const byTask = new Map<string, HistoryCommit>()
-  for (const c of mine) {
-    const id = trailer(c, 'Task')!
-    expect(byTask.has(id), `two ${op} commits for ${id}`).toBe(false)
-    byTask.set(id, c)
-    expect(trailer(c, 'Actor'), `${op} ${id}`).toBe(owner.get(id))
-    expect(c.author, `${op} ${id}`).toBe(owner.get(id))
-    expect(trailer(c, 'Tasks-Epoch'), `${op} ${id}`).toBe('1')
-  }
-  expect([...byTask.keys()].sort()).toEqual([...owner.keys()].sort())
-  return byTask
 }
 
 let seed: string

@@ -8,7 +8,7 @@
  */
 import {cpSync} from 'node:fs'
 import {expect} from 'vitest'
-import {type RunResult, gitSync, makeRepo, run, runJson, tempDir} from '../helpers/cli'
+import {type RunResult, gitSync, jsonError, makeRepo, run, runJson, tempDir} from '../helpers/cli'
 
 export const REF = 'refs/tasks/main'
 
@@ -109,6 +109,66 @@ export function tip(repo: string, ref = REF): string {
 /** A one-line description of a CLI result, for assertion messages. */
 export function describeRun(label: string, r: RunResult): string {
   return `${label}: exit ${r.code}\n  stdout: ${r.stdout.trim().slice(0, 600)}\n  stderr: ${r.stderr.trim().slice(0, 600)}`
+}
+
+/** What a fleet agent reports: the ids `next` handed it, and the `next` that ended its loop. */
+export interface FleetLog {
+  actor: string
+  claimed: string[]
+  last: RunResult | null
+}
+
+/** A successful `next --json` handed `actor` a fresh claim (epoch 1, no takeover); returns the id. */
+export function expectHandedTo(actor: string, r: RunResult): string {
+  const out = JSON.parse(r.stdout)
+  expect(out.task, describeRun(`${actor} next`, r)).toMatchObject({owner: actor, status: 'in_progress', epoch: 1})
+  expect(out.took_over_from, describeRun(`${actor} next`, r)).toBeNull()
+  expect(out.already_owned, describeRun(`${actor} next`, r)).toBe(false)
+  return out.task.id as string
+}
+
+/** The agent stopped because nothing was left: exit 3 nothing_ready with no todo item. */
+export function expectStoppedEmpty(log: FleetLog): void {
+  const label = describeRun(`${log.actor}'s last next (after ${log.claimed.length} claims)`, log.last!)
+  expect(log.last!.code, label).toBe(3)
+  const err = jsonError(log.last!)
+  expect(err.code, label).toBe('nothing_ready')
+  expect(err.todo, label).toBe(0)
+}
+
+/** Every one of `ids` was handed to exactly one agent; returns id → agent. */
+export function expectEachOnce(logs: readonly FleetLog[], ids: readonly string[]): Map<string, string> {
+  const owner = new Map<string, string>()
+  const dupes: string[] = []
+  for (const log of logs) {
+    for (const id of log.claimed) {
+      if (owner.has(id)) dupes.push(`${id}: ${owner.get(id)} and ${log.actor}`)
+      owner.set(id, log.actor)
+    }
+  }
+  expect(dupes, 'items handed out twice').toEqual([])
+  expect([...owner.keys()].sort()).toEqual([...ids].sort())
+  return owner
+}
+
+/**
+ * The history has exactly one `op` commit per item, authored by and naming
+ * the agent that was told it got the item, at epoch 1. Returns id → commit.
+ */
+export function expectOneCommitEach(commits: HistoryCommit[], op: string, owner: ReadonlyMap<string, string>): Map<string, HistoryCommit> {
+  const mine = opCommits(commits, op)
+  expect(mine.length, `${op} commits`).toBe(owner.size)
+  const byTask = new Map<string, HistoryCommit>()
+  for (const c of mine) {
+    const id = trailer(c, 'Task')!
+    expect(byTask.has(id), `two ${op} commits for ${id}`).toBe(false)
+    byTask.set(id, c)
+    expect(trailer(c, 'Actor'), `${op} ${id}`).toBe(owner.get(id))
+    expect(c.author, `${op} ${id}`).toBe(owner.get(id))
+    expect(trailer(c, 'Tasks-Epoch'), `${op} ${id}`).toBe('1')
+  }
+  expect([...byTask.keys()].sort()).toEqual([...owner.keys()].sort())
+  return byTask
 }
 
 export {run, runJson}

@@ -12,8 +12,8 @@
  * uncontended remote claim.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type RunResult, cleanupAll, jsonError, run, runJson} from '../helpers/cli'
-import {type HistoryCommit, describeRun, expectLinearHistory, history, opCommits, trailer} from '../race/support'
+import {type RunResult, cleanupAll, run, runJson} from '../helpers/cli'
+import {describeRun, expectEachOnce, expectHandedTo, expectLinearHistory, expectOneCommitEach, expectStoppedEmpty, history, trailer} from '../race/support'
 import {type Shared, cloneOf, figure, median, shared, tipOf} from './support'
 
 const ITEMS = 200
@@ -55,10 +55,7 @@ async function agent(clone: string, actor: string): Promise<AgentLog> {
       log.last = r
       return log
     }
-    const out = JSON.parse(r.stdout)
-    const id = out.task.id as string
-    expect(out.task, describeRun(`${actor} next`, r)).toMatchObject({owner: actor, status: 'in_progress', epoch: 1})
-    expect(out.took_over_from, describeRun(`${actor} next`, r)).toBeNull()
+    const id = expectHandedTo(actor, r)
     log.claimed.push(id)
     const d = await retrying(['done', id])
     expect(d.code, describeRun(`${actor} done ${id}`, d)).toBe(0)
@@ -68,21 +65,6 @@ async function agent(clone: string, actor: string): Promise<AgentLog> {
     log.finished.push(id)
   }
   throw new Error(`${actor} was handed more than ${ITEMS} items`)
-}
-
-function expectOneCommitEach(commits: HistoryCommit[], op: string, owner: Map<string, string>): Map<string, HistoryCommit> {
-  const mine = opCommits(commits, op)
-  expect(mine.length, `${op} commits`).toBe(ITEMS)
-  const byTask = new Map<string, HistoryCommit>()
-  for (const c of mine) {
-    const id = trailer(c, 'Task')!
-    expect(byTask.has(id), `two ${op} commits for ${id}`).toBe(false)
-    byTask.set(id, c)
-    expect(trailer(c, 'Actor'), `${op} ${id}`).toBe(owner.get(id))
-    expect(c.author, `${op} ${id}`).toBe(owner.get(id))
-  }
-  expect([...byTask.keys()].sort()).toEqual([...owner.keys()].sort())
-  return byTask
 }
 
 let net: Shared
@@ -128,25 +110,12 @@ describe(`${AGENTS} agents in ${AGENTS} clones drain ${ITEMS} items through one 
 
       // Every agent stopped on nothing_ready with nothing left to do.
       for (const log of logs) {
-        const label = describeRun(`${log.actor}'s last next (after ${log.claimed.length} claims)`, log.last!)
-        expect(log.last!.code, label).toBe(3)
-        const err = jsonError(log.last!)
-        expect(err.code, label).toBe('nothing_ready')
-        expect(err.todo, label).toBe(0)
+        expectStoppedEmpty(log)
         expect(log.finished).toEqual(log.claimed)
       }
 
       // From the agents' outputs: each item claimed once and done once.
-      const owner = new Map<string, string>()
-      const dupes: string[] = []
-      for (const log of logs) {
-        for (const id of log.claimed) {
-          if (owner.has(id)) dupes.push(`${id}: ${owner.get(id)} and ${log.actor}`)
-          owner.set(id, log.actor)
-        }
-      }
-      expect(dupes, 'items handed out twice').toEqual([])
-      expect([...owner.keys()].sort()).toEqual([...ids].sort())
+      const owner = expectEachOnce(logs, ids)
 
       // From the remote ref's history (plain git log, trailers): exactly 200 claims and 200 dones, by the agents told so.
       const commits = history(net.bare)

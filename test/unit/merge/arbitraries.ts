@@ -28,14 +28,18 @@ export function baseTask(id = 'tsk-0123456789'): TaskMeta {
   }
 }
 
-const bodyEdit = (base: string[]) =>
-  fc.array(fc.tuple(fc.nat(), fc.constantFrom('del', 'ins', 'rep'), lineArb), {maxLength: 3}).map((edits) => {
+/**
+ * `base` after up to `maxEdits` random line edits (delete, insert, replace,
+ * or nothing), so the sides of a merge share most lines and often merge cleanly.
+ */
+export const editedLines = (base: string[], line: fc.Arbitrary<string>, maxEdits: number): fc.Arbitrary<string[]> =>
+  fc.array(fc.tuple(fc.nat(), fc.constantFrom('keep', 'del', 'ins', 'rep'), line), {maxLength: maxEdits}).map((edits) => {
     const out = [...base]
-    for (const [pos, op, line] of edits) {
+    for (const [pos, op, text] of edits) {
       const i = out.length === 0 ? 0 : pos % (out.length + 1)
       if (op === 'del' && i < out.length) out.splice(i, 1)
-      else if (op === 'ins') out.splice(i, 0, line)
-      else if (op === 'rep' && i < out.length) out[i] = line
+      else if (op === 'ins') out.splice(i, 0, text)
+      else if (op === 'rep' && i < out.length) out[i] = text
     }
     return out
   })
@@ -69,7 +73,7 @@ export function sideArb(base: TaskVersion): fc.Arbitrary<TaskVersion> {
       addDeps: fc.subarray([...IDS]),
       removeDeps: fc.subarray(b.depends_on),
       lifecycle: lifecycleArb(b),
-      body: fc.option(bodyEdit(baseLines), {freq: 2}),
+      body: fc.option(editedLines(baseLines, lineArb, 3), {freq: 2}),
       extra: fc.option(fc.dictionary(fc.constantFrom('x-estimate', 'x-link'), fc.oneof(fc.integer({min: 0, max: 3}), fc.constantFrom('u', 'v'))), {freq: 2}),
       updatedAt: fc.integer({min: 1, max: 4}),
       revisionBump: fc.integer({min: 1, max: 3}),

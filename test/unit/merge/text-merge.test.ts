@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import fc from 'fast-check'
 import {matchLines, mergeText, splitLines} from '../../../src/merge/text-merge'
+import {editedLines} from './arbitraries'
 
 const L = (...lines: string[]): string => lines.map((l) => `${l}\n`).join('')
 
@@ -17,19 +18,7 @@ function lcsLength(a: string[], b: string[]): number {
 const lineArb = fc.constantFrom('a', 'b', 'c', 'd', 'e', '', '---', 'x y')
 const linesArb = fc.array(lineArb, {maxLength: 14})
 const textArb = fc.tuple(linesArb, fc.boolean()).map(([ls, trailing]) => (ls.length === 0 ? '' : ls.join('\n') + (trailing ? '\n' : '')))
-/** A side derived from base by random edits, so merges are often clean. */
-const editedArb = (base: string[]) =>
-  fc.array(fc.tuple(fc.nat(), fc.constantFrom('keep', 'del', 'ins', 'rep'), lineArb), {maxLength: 4}).map((edits) => {
-    const out = [...base]
-    for (const [pos, op, line] of edits) {
-      const i = out.length === 0 ? 0 : pos % (out.length + 1)
-      if (op === 'del' && i < out.length) out.splice(i, 1)
-      else if (op === 'ins') out.splice(i, 0, line)
-      else if (op === 'rep' && i < out.length) out[i] = line
-    }
-    return out
-  })
-const tripleArb = linesArb.chain((base) => fc.tuple(fc.constant(base), editedArb(base), editedArb(base)))
+const tripleArb = linesArb.chain((base) => fc.tuple(fc.constant(base), editedLines(base, lineArb, 4), editedLines(base, lineArb, 4)))
 const toText = (ls: string[]): string => ls.map((l) => `${l}\n`).join('')
 
 const count = (lines: string[], l: string): number => lines.filter((x) => x === l).length
