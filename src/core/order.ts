@@ -6,7 +6,11 @@ export function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
 
-/** The ordering `next` uses: priority, then creation time, then id. */
+/**
+ * The ordering `next` uses: priority, then creation time, then id. The index
+ * cache stores the queue in this order: changing it means a new cache version
+ * (CACHE_VERSION in src/refstore/task-index.ts).
+ */
 export function compareForNext(a: TaskMeta, b: TaskMeta): number {
   return a.priority - b.priority || cmp(a.created_at, b.created_at) || cmp(a.id, b.id)
 }
