@@ -91,7 +91,7 @@ export async function sync(session: Session): Promise<SyncResult> {
   const cwd = store.repo.cwd
   const refused = refusalCounter(remote)
   for (let attempt = 1; attempt <= MAX_SYNC_TRIES; attempt++) {
-    const remoteTip = await fetchList(cwd, remote, session.list)
+    const remoteTip = await fetchList(cwd, remote, session.list, (ref) => store.readRef(ref))
     const localTip = await store.refreshTip()
     const base = {list: session.list, remote, local_before: localTip, remote_before: remoteTip, notes: [] as MergeNote[], repairs: [] as Repair[], tries: attempt}
     if (!localTip && !remoteTip) {

@@ -67,7 +67,7 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
   let lastRejection = ''
   const refused = refusalCounter(remote)
   for (let attempt = 1; attempt <= MAX_REMOTE_TRIES; attempt++) {
-    const remoteTip = await fetchList(cwd, remote, session.list)
+    const remoteTip = await fetchList(cwd, remote, session.list, (ref) => store.readRef(ref))
     const localTip = await store.refreshTip()
     let base: string
     if (!remoteTip) {

@@ -68,9 +68,14 @@ export class ListStore {
 
   /** Re-read the ref's current value (through the batch reader: no new process). */
   async refreshTip(): Promise<string | null> {
-    const obj = await this.reader.read(`${this.ref}^{commit}`)
-    this.tip = obj ? obj.oid : null
+    this.tip = await this.readRef(this.ref)
     return this.tip
+  }
+
+  /** The commit a ref names, through the batch reader (no new process); null when absent. */
+  async readRef(ref: string): Promise<string | null> {
+    const obj = await this.reader.read(`${ref}^{commit}`)
+    return obj ? obj.oid : null
   }
 
   private requireTip(): string {

@@ -31,14 +31,26 @@ function unreachable(remote: string, detail: string): EnvironmentError {
   })
 }
 
+/** Resolve a ref name to a commit id (null: no such ref). */
+export type ReadRef = (ref: string) => Promise<string | null>
+
+async function revParse(cwd: string, ref: string): Promise<string | null> {
+  const rp = await git(['rev-parse', '--verify', '-q', `${ref}^{commit}`], {cwd})
+  return rp.code === 0 ? rp.stdout.trim() : null
+}
+
 /**
  * Fetch `refs/tasks/<list>` from `remote` into its tracking ref. Returns the
- * remote's commit id, or null when the remote has no such list yet.
+ * remote's commit id, or null when the remote has no such list yet. The
+ * tracking ref is read with `readRef` when given (a batch reader already
+ * running), else with `git rev-parse`.
  */
-export async function fetchList(cwd: string, remote: string, list: string): Promise<string | null> {
+export async function fetchList(cwd: string, remote: string, list: string, readRef?: ReadRef): Promise<string | null> {
   const ref = `refs/tasks/${list}`
   const tracking = trackingRef(remote, list)
-  const args = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', remote, `+${ref}:${tracking}`]
+  // One ref, explicitly: no tags, no FETCH_HEAD, no submodules, and none of
+  // fetch's after-work (forced-update scan, auto maintenance) on this hot path.
+  const args = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', '--no-show-forced-updates', '--no-auto-maintenance', remote, `+${ref}:${tracking}`]
   let r = await git(args, {cwd})
   // Another process of this clone fetching at the same moment holds the tracking ref's lock: its fetch is as good as ours.
   for (let i = 0; i < 10 && r.code !== 0 && /cannot lock ref|Unable to create .*\.lock|but expected/i.test(r.stderr); i++) {
@@ -53,8 +65,7 @@ export async function fetchList(cwd: string, remote: string, list: string): Prom
     }
     throw unreachable(remote, r.stderr.trim())
   }
-  const rp = await git(['rev-parse', '--verify', '-q', `${tracking}^{commit}`], {cwd})
-  return rp.code === 0 ? rp.stdout.trim() : null
+  return readRef ? readRef(tracking) : revParse(cwd, tracking)
 }
 
 /**
