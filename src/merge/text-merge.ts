@@ -195,10 +195,12 @@ function sameLines(x: readonly string[], y: readonly string[]): boolean {
 export function mergeText(base: string, ours: string, theirs: string): TextMergeResult {
   if (ours === theirs || theirs === base) return {clean: true, text: ours}
   if (ours === base) return {clean: true, text: theirs}
+  // Chunks of lines are joined, never spread into push(): a file of many
+  // short lines (a hand-edited body, a raised size limit) would overflow the stack.
   const merged: string[] = []
   for (const c of chunks(splitLines(base), splitLines(ours), splitLines(theirs))) {
-    if (c.stable || sameLines(c.ours, c.theirs) || sameLines(c.theirs, c.base)) merged.push(...c.ours)
-    else if (sameLines(c.ours, c.base)) merged.push(...c.theirs)
+    if (c.stable || sameLines(c.ours, c.theirs) || sameLines(c.theirs, c.base)) merged.push(c.ours.join(''))
+    else if (sameLines(c.ours, c.base)) merged.push(c.theirs.join(''))
     else return {clean: false, ours, theirs}
   }
   return {clean: true, text: merged.join('')}

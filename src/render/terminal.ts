@@ -24,8 +24,12 @@ export function paint(term: Terminal, style: Style, text: string): string {
   return `\u001b[${open}m${text}\u001b[${close}m`
 }
 
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/
+
 /** Display width of plain text (code points; wide CJK counts 2). */
 export function displayWidth(text: string): number {
+  // Printable ASCII, by far the common case, is one column a character.
+  if (PRINTABLE_ASCII.test(text)) return text.length
   let w = 0
   for (const ch of text) {
     const cp = ch.codePointAt(0)!

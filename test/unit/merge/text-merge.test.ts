@@ -180,6 +180,19 @@ describe('mergeText: size', () => {
     expect(Date.now() - t).toBeLessThan(2000)
   })
 
+  it('merges texts of more lines than a function call can take arguments', () => {
+    const base = Array.from({length: 200_000}, (_, i) => `line ${i}\n`)
+    const ours = [...base]
+    ours[10] = 'ours\n'
+    const theirs = [...base]
+    theirs[150_000] = 'theirs\n'
+    const r = mergeText(base.join(''), ours.join(''), theirs.join(''))
+    expect(r.clean).toBe(true)
+    const expected = [...ours]
+    expected[150_000] = 'theirs\n'
+    expect(r.clean && r.text).toBe(expected.join(''))
+  })
+
   it('copes with a pathological text of two repeated lines', () => {
     let seed = 1
     const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed / 2 ** 31)
