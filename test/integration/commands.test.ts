@@ -5,7 +5,7 @@
  * call is a separate process (~150 ms), so the blocks keep calls few.
  */
 import {execFileSync} from 'node:child_process'
-import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, rmSync, writeFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {BIN, ROOT, TEST_ENV, cleanupAll, gitSync, jsonError, makeRepo, run, runJson, tempDir, type RunOptions} from '../helpers/cli'
@@ -861,5 +861,31 @@ describe('text round-trip', () => {
     const c = await runJson(repo, ['comment', t.id, '--file', file])
     expect(c.comment.body).toBe(body.trimEnd())
     expect((await runJson(repo, ['show', t.id])).comments[0].body).toBe(body.trimEnd())
+  })
+})
+
+describe('a sha256 repository', () => {
+  it('works the same: objects git accepts, dependencies, sub-items, and a cache equal to a cold rebuild', async () => {
+    const repo = tempDir('sha256-')
+    gitSync(repo, ['init', '-q', '--object-format=sha256'])
+    await runJson(repo, ['init'])
+    const a = (await runJson(repo, ['add', 'parent A'])).task
+    const b = (await runJson(repo, ['add', 'waits on A', '--depends-on', a.id])).task
+    const c = (await runJson(repo, ['add', 'sub-item of A', '--parent', a.id])).task
+    // next skips A (its sub-item is open) and B (waiting): C.
+    const n = await runJson(repo, ['next'])
+    expect(n.task.id).toBe(c.id)
+    await runJson(repo, ['done', c.id])
+    await runJson(repo, ['done', a.id])
+    const shown = await runJson(repo, ['show', b.id])
+    expect(shown.task).toMatchObject({ready: true, blocked_by: []})
+    expect(shown.dependencies.map((d: {id: string}) => d.id)).toEqual([a.id])
+    await runJson(repo, ['comment', b.id, 'sha256 note', '--kind', 'note'])
+    expect(gitSync(repo, ['rev-parse', 'refs/tasks/main']).trim()).toMatch(/^[0-9a-f]{64}$/)
+    gitSync(repo, ['fsck', '--strict', '--no-dangling'])
+    const warm = await runJson(repo, ['list', '--all'])
+    rmSync(join(repo, '.git', 'git-tasks'), {recursive: true, force: true})
+    expect(await runJson(repo, ['list', '--all'])).toEqual(warm)
+    expect((await runJson(repo, ['show', a.id])).dependents.map((d: {id: string}) => d.id)).toEqual([b.id])
   })
 })
