@@ -24,6 +24,14 @@ function readOrNull(file: string): string | null {
 export function runMergeDriver(basePath: string, oursPath: string, theirsPath: string, path: string, now: string, workTree: string): DriverResult {
   const base = readOrNull(basePath)
   const merged = mergeFiles([{path, base: base === '' ? null : base, ours: readOrNull(oursPath), theirs: readOrNull(theirsPath)}], {now, published: 'theirs'})
+  // Two tasks created with one id: the merge would move one of them to a new
+  // id, but git merges its comment files (and other tasks' references to it)
+  // without the driver, so they would stay with the other task. Leave the
+  // conflict to git; `tasks sync` moves the whole task.
+  const collision = merged.notes.find((n) => n.kind === 'id_collision')
+  if (collision) {
+    return {path, clean: false, extra_files: [], notes: [`${collision.message}; a plain git merge cannot move its comments: merge with \`tasks sync\` instead`]}
+  }
   const extra: string[] = []
   for (const f of merged.files) {
     if (f.path === path) {

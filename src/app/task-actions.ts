@@ -20,7 +20,7 @@ import {removeTask} from '../core/ops/remove'
 import {type Snapshot, brokenEntries, childIds, childrenOf, dependentsOf, lookup, tasksWithStatus} from '../core/snapshot'
 import {STATUSES, type Comment, type Status, type TaskMeta} from '../core/task'
 import {type TaskDetail, TaskViewer, type TaskView} from '../core/task-view'
-import {cmp, isReady} from '../core/readiness'
+import {cmp, isReady, isWaiting} from '../core/readiness'
 import {readHistory, type HistoryEvent} from '../refstore/history'
 import type {Session} from './session'
 import {mutate, type Op} from './transaction'
@@ -68,9 +68,7 @@ export interface InitResult {
 export async function initList(session: Session, options: {remote?: string; cli: string}): Promise<InitResult> {
   const store = session.store
   if (options.remote !== undefined) {
-    if (!(await remoteExists(store.repo.cwd, options.remote))) {
-      throw new NotFoundError('remote_not_found', `there is no git remote named "${options.remote}" (see \`git remote -v\`)`, {remote: options.remote})
-    }
+    await assertRemoteExists(store.repo.cwd, options.remote)
     await writeConfig(store.repo.cwd, 'tasks.remote', options.remote)
   }
   await installMergeDriver(store.repo.cwd, store.repo.commonDir, options.cli)
@@ -83,6 +81,12 @@ export async function initList(session: Session, options: {remote?: string; cli:
   return {list: session.list, ref: store.ref, commit: r.commit, created: r.created, remote, sync: null}
 }
 
+async function assertRemoteExists(cwd: string, name: string): Promise<void> {
+  if (!(await remoteExists(cwd, name))) {
+    throw new NotFoundError('remote_not_found', `there is no git remote named "${name}" (see \`git remote -v\`)`, {remote: name})
+  }
+}
+
 export interface RemoteResult {
   remote: string | null
   previous: string | null
@@ -91,9 +95,7 @@ export interface RemoteResult {
 /** `tasks remote set NAME` / `tasks remote unset`. */
 export async function setRemote(session: Session, name: string | null): Promise<RemoteResult> {
   const cwd = session.store.repo.cwd
-  if (name !== null && !(await remoteExists(cwd, name))) {
-    throw new NotFoundError('remote_not_found', `there is no git remote named "${name}" (see \`git remote -v\`)`, {remote: name})
-  }
+  if (name !== null) await assertRemoteExists(cwd, name)
   const previous = await session.configuredRemote()
   await writeConfig(cwd, 'tasks.remote', name)
   return {remote: name, previous}
@@ -244,28 +246,35 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
   const loaded = await session.store.load()
   const snap = loaded.snapshot
   const v = await viewer(session, snap)
+  // Stored statuses asked for, plus the derived ones (ready, waiting), which are checked per task.
   const statuses = new Set<string>()
+  const derivedWanted = {ready: false, waiting: false}
   for (const s of f.status ?? []) {
     for (const part of s.split(',').map((x) => x.trim()).filter(Boolean)) {
-      if (part !== 'open' && part !== 'all' && part !== 'ready' && part !== 'waiting' && !(STATUSES as readonly string[]).includes(part)) {
-        throw new UsageError(`"${part}" is not a status: use ${STATUSES.join(', ')}, open or all`, {status: part}, 'bad_status')
-      }
-      if (part === 'open') for (const o of OPEN) statuses.add(o)
+      if (part === 'ready' || part === 'waiting') derivedWanted[part] = true
+      else if (part === 'open') for (const o of OPEN) statuses.add(o)
       else if (part === 'all') for (const o of STATUSES) statuses.add(o)
-      else statuses.add(part)
+      else if ((STATUSES as readonly string[]).includes(part)) statuses.add(part)
+      else throw new UsageError(`"${part}" is not a status: use ${STATUSES.join(', ')}, ready, waiting, open or all`, {status: part}, 'bad_status')
     }
   }
-  if (statuses.size === 0) for (const s of f.all || f.owner || f.assignee ? STATUSES : OPEN) statuses.add(s)
+  if (statuses.size === 0 && !derivedWanted.ready && !derivedWanted.waiting) for (const s of f.all || f.owner || f.assignee ? STATUSES : OPEN) statuses.add(s)
   const actor = v.actor
+  // The stored statuses to read: ready items are todo (or in progress with an expired lease), waiting ones open.
+  const scan = new Set(statuses)
+  if (derivedWanted.ready) for (const s of ['todo', 'in_progress']) scan.add(s)
+  if (derivedWanted.waiting) for (const o of OPEN) scan.add(o)
   const matches = (t: TaskMeta): boolean => {
-    if (!statuses.has(t.status)) return false
+    const byStatus =
+      statuses.has(t.status) || (derivedWanted.ready && isReady(snap, t, actor, v.now)) || (derivedWanted.waiting && isWaiting(snap, t))
+    if (!byStatus) return false
     if (f.tags?.length && !f.tags.every((tag) => t.tags.includes(tag))) return false
     if (f.owner && t.owner !== f.owner) return false
     if (f.assignee && t.assignee !== f.assignee) return false
     if (f.ready && !isReady(snap, t, actor, v.now)) return false
     return true
   }
-  const all = tasksWithStatus(snap, statuses)
+  const all = tasksWithStatus(snap, scan)
   const selected = new Set(all.filter(matches).map((t) => t.id))
   const rows: Array<TaskView & {depth: number}> = []
   const row = (t: TaskMeta, depth: number) => {

@@ -67,6 +67,8 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
   let lastRejection = ''
   const refused = refusalCounter(remote)
   for (let attempt = 1; attempt <= MAX_REMOTE_TRIES; attempt++) {
+    // What merging unpublished local work decided, told once the result is published (not once per try).
+    let mergeWarnings: Array<{kind: string; message: string}> = []
     const remoteTip = await fetchList(cwd, remote, session.list, (ref) => store.readRef(ref))
     const localTip = await store.refreshTip()
     let base: string
@@ -83,17 +85,23 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
         // Unpublished local commits diverged from the remote: merge them first, and say what the merge decided.
         const merged = await mergeTips(session, localTip, remoteTip, rel.base, remote)
         base = merged.commit
-        for (const n of merged.notes) session.warn({...n, message: `merged unpublished local changes: ${n.message}`})
-        for (const r of merged.repairs) session.warn({...r, kind: `repaired_${r.kind}`, message: `repaired after merging: ${r.message}`})
+        mergeWarnings = [
+          ...merged.notes.map((n) => ({...n, message: `merged unpublished local changes: ${n.message}`})),
+          ...merged.repairs.map((r) => ({...r, kind: `repaired_${r.kind}`, message: `repaired after merging: ${r.message}`})),
+        ]
       }
     }
     const loaded = await store.loadCommit(base)
     const ctx = await session.opContext()
     const plan = op(loaded.snapshot, ctx)
-    if (plan.changes.length === 0) return {result: plan.result, plan, commit: null, tries: attempt, after: loaded.snapshot}
+    if (plan.changes.length === 0) {
+      for (const w of mergeWarnings) session.warn(w)
+      return {result: plan.result, plan, commit: null, tries: attempt, after: loaded.snapshot}
+    }
     const commit = await store.writePlan(loaded, plan, ctx.actor, ctx.now)
     const pushed = await pushList(cwd, remote, session.list, commit, remoteTip)
     if (pushed.ok) {
+      for (const w of mergeWarnings) session.warn(w)
       // Published. Bring the local ref along; if a local command moved it meanwhile, `sync` merges it later.
       await store.compareAndSwap(commit, localTip, plan.subject ? `${plan.op} ${plan.subject.id}` : plan.op)
       return {result: plan.result, plan, commit, tries: attempt, after: withChanges(loaded.snapshot, plan.changes, commit)}

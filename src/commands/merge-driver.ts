@@ -18,7 +18,10 @@ export default class MergeDriver extends TasksCommand<DriverResult> {
   protected async execute(): Promise<DriverResult> {
     const {args, flags} = await this.parse(MergeDriver)
     this.flagsForSession = flags
-    return engine().runMergeDriver(args.base, args.ours, args.theirs, args.path, new Date().toISOString(), process.cwd())
+    const r = engine().runMergeDriver(args.base, args.ours, args.theirs, args.path, new Date().toISOString(), process.cwd())
+    // Non-zero tells git the file is still in conflict.
+    if (!r.clean) process.exitCode = 1
+    return r
   }
 
   protected render(r: DriverResult, _term: Terminal): string {

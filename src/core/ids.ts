@@ -94,11 +94,13 @@ export function normaliseIdInput(input: string): string {
 }
 
 /**
- * Sorted stored ids that start with `prefix`, at most `limit` of them: how
- * lookups reach a list's ids without every id being in memory (the store
- * answers it from its sorted index, tests from an array).
+ * How lookups reach a list's ids without every id being in memory: the
+ * snapshot's tables answer it (the store from its sorted index).
  */
-export type PrefixSearch = (prefix: string, limit: number) => readonly string[]
+export interface PrefixSearch {
+  /** Sorted stored ids that start with `prefix`, at most `limit` of them. */
+  idsWithPrefix(prefix: string, limit: number): readonly string[]
+}
 
 /** Index of the first id ≥ `key` in a sorted array. */
 export function lowerBound(sortedIds: readonly string[], key: string): number {
@@ -121,11 +123,6 @@ export function idsWithPrefixIn(sortedIds: readonly string[], prefix: string, li
   return out
 }
 
-/** A PrefixSearch over a sorted array. */
-export function prefixSearchIn(sortedIds: readonly string[]): PrefixSearch {
-  return (prefix, limit) => idsWithPrefixIn(sortedIds, prefix, limit)
-}
-
 const MAX_CANDIDATES = 20
 
 /**
@@ -134,7 +131,7 @@ const MAX_CANDIDATES = 20
  */
 export function resolveId(input: string, search: PrefixSearch): string {
   const prefix = normaliseIdInput(input)
-  const matches = search(prefix, MAX_CANDIDATES + 1)
+  const matches = search.idsWithPrefix(prefix, MAX_CANDIDATES + 1)
   // An exact id sorts before every longer id it prefixes.
   if (matches[0] === prefix || matches.length === 1) return matches[0]!
   if (matches.length === 0) throw new NotFoundError('task_not_found', `no task matches "${input}"`, {input})
@@ -148,7 +145,7 @@ export function resolveId(input: string, search: PrefixSearch): string {
 export function shortIdOf(search: PrefixSearch, id: string): string {
   for (let len = ID_PREFIX.length + MIN_PREFIX; len < id.length; len++) {
     const prefix = id.slice(0, len)
-    const found = search(prefix, 2)
+    const found = search.idsWithPrefix(prefix, 2)
     if (found.length === 1 && found[0] === id) return prefix
   }
   return id

@@ -38,11 +38,20 @@ export interface OpContext {
   force?: {reason: string}
 }
 
-/** Build a commit message from a plan: subject line, blank line, trailers. */
+/**
+ * Build a commit message from a plan: subject line, blank line, trailers.
+ * Every task the plan touches gets a `Task:` trailer (the subject first), so
+ * `git log --grep` and shortlog find a change from any task it concerns.
+ */
 export function commitMessage(plan: Plan<unknown>, actor: string): string {
   const head = plan.subject ? `${plan.op} ${plan.subject.id}: ${oneLine(plan.subject.title)}` : `${plan.op}: ${plan.summary ?? ''}`
-  const trailers: Array<[string, string]> = [['Tasks-Op', plan.op]]
-  if (plan.subject) trailers.push(['Task', plan.subject.id])
+  const touched = new Set<string>(plan.subject ? [plan.subject.id] : [])
+  for (const c of plan.changes) {
+    if (c.kind === 'put-task') touched.add(c.meta.id)
+    else if (c.kind === 'delete-task') touched.add(c.id)
+    else if (c.kind === 'add-comment') touched.add(c.comment.task)
+  }
+  const trailers: Array<[string, string]> = [['Tasks-Op', plan.op], ...[...touched].map((id) => ['Task', id] as [string, string])]
   trailers.push(['Actor', actor], ...plan.trailers)
   return `${head.trimEnd()}\n\n${trailers.map(([k, v]) => `${k}: ${oneLine(v)}`).join('\n')}\n`
 }

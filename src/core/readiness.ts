@@ -38,22 +38,22 @@ export function unfinishedDependencies(snap: Snapshot, meta: TaskMeta): WaitReas
   return out
 }
 
+/** A readable task that is neither done nor cancelled (no decoding). */
+function isOpen(snap: Snapshot, id: string): boolean {
+  const status = snap.tasks.get(id)?.status
+  return status !== undefined && !FINISHED.has(status)
+}
+
 /** Sub-items that are neither done nor cancelled. */
 export function openSubItems(snap: Snapshot, id: string): TaskMeta[] {
   return childIds(snap, id)
-    .filter((c) => {
-      const status = snap.tasks.get(c)?.status
-      return status !== undefined && !FINISHED.has(status)
-    })
+    .filter((c) => isOpen(snap, c))
     .map((c) => snap.tasks.get(c)!.meta!)
 }
 
 /** True when the task has a sub-item that is neither done nor cancelled (no decoding). */
 export function hasOpenSubItems(snap: Snapshot, id: string): boolean {
-  return childIds(snap, id).some((c) => {
-    const status = snap.tasks.get(c)?.status
-    return status !== undefined && !FINISHED.has(status)
-  })
+  return childIds(snap, id).some((c) => isOpen(snap, c))
 }
 
 /** True when `actor` may take the item under the assignee reservation. */
@@ -64,16 +64,17 @@ export function reservationAllows(meta: TaskMeta, actor: string | undefined): bo
 /**
  * Ready: todo, every dependency done, and not reserved for someone else.
  * An in-progress item whose lease has expired is ready again (it may be
- * reclaimed, with epoch + 1).
+ * reclaimed, with epoch + 1). `unfinished`: the item's unfinished
+ * dependencies when the caller has them already.
  */
-export function isReady(snap: Snapshot, meta: TaskMeta, actor: string | undefined, now: string): boolean {
+export function isReady(snap: Snapshot, meta: TaskMeta, actor: string | undefined, now: string, unfinished?: readonly WaitReason[]): boolean {
   const open = meta.status === 'todo' || (meta.status === 'in_progress' && !claimIsLive(meta, now, snap.config))
-  return open && reservationAllows(meta, actor) && unfinishedDependencies(snap, meta).length === 0
+  return open && reservationAllows(meta, actor) && (unfinished ?? unfinishedDependencies(snap, meta)).length === 0
 }
 
 /** Waiting: has unfinished dependencies (whatever its status, unless it is finished). */
-export function isWaiting(snap: Snapshot, meta: TaskMeta): boolean {
-  return !FINISHED.has(meta.status) && unfinishedDependencies(snap, meta).length > 0
+export function isWaiting(snap: Snapshot, meta: TaskMeta, unfinished?: readonly WaitReason[]): boolean {
+  return !FINISHED.has(meta.status) && (unfinished ?? unfinishedDependencies(snap, meta)).length > 0
 }
 
 export {cmp, compareForNext} from './order'

@@ -5,7 +5,7 @@
  * and never change them.
  */
 import {InvalidError} from './errors'
-import {idsWithPrefixIn, resolveId} from './ids'
+import {type PrefixSearch, idsWithPrefixIn, resolveId} from './ids'
 import {QUEUED, compareForNext} from './order'
 import type {ListConfig, Status, TaskMeta} from './task'
 
@@ -51,9 +51,7 @@ export interface Snapshot {
  * ids; only entries with a status (readable files) count as children,
  * dependents or status members.
  */
-export interface SnapshotTables {
-  /** Ids starting with `prefix`, sorted, at most `limit`. */
-  idsWithPrefix(prefix: string, limit: number): readonly string[]
+export interface SnapshotTables extends PrefixSearch {
   /** Every id, sorted. */
   sortedIds(): readonly string[]
   /** Sub-items of `id`. */
@@ -157,8 +155,7 @@ function push(map: Map<string, string[]>, key: string, value: string): void {
 
 /** Resolve a typed id or prefix to a stored id (throws not found / ambiguous). */
 export function resolve(snap: Snapshot, input: string): string {
-  const tables = tablesOf(snap)
-  return resolveId(input, (prefix, limit) => tables.idsWithPrefix(prefix, limit))
+  return resolveId(input, tablesOf(snap))
 }
 
 /** The frontmatter of a task that exists; a broken file is an invalid-input error naming its path. */
@@ -194,12 +191,7 @@ function metasOf(snap: Snapshot, ids: readonly string[]): TaskMeta[] {
 
 /** Readable tasks whose status is in `statuses`, in id order; others are not decoded. */
 export function tasksWithStatus(snap: Snapshot, statuses: ReadonlySet<string>): TaskMeta[] {
-  const out: TaskMeta[] = []
-  for (const id of tablesOf(snap).idsWithStatus(statuses)) {
-    const meta = snap.tasks.get(id)?.meta
-    if (meta) out.push(meta)
-  }
-  return out
+  return metasOf(snap, tablesOf(snap).idsWithStatus(statuses))
 }
 
 /** Ids of a task's sub-items (no decoding). */

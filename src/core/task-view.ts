@@ -72,8 +72,7 @@ export class TaskViewer {
   shortId(id: string): string {
     let s = this.shorts.get(id)
     if (s === undefined) {
-      const tables = tablesOf(this.snap)
-      s = shortIdOf((prefix, limit) => tables.idsWithPrefix(prefix, limit), id)
+      s = shortIdOf(tablesOf(this.snap), id)
       this.shorts.set(id, s)
     }
     return s
@@ -81,6 +80,7 @@ export class TaskViewer {
 
   view(meta: TaskMeta): TaskView {
     const snap = this.snap
+    const blockedBy = unfinishedDependencies(snap, meta)
     return {
       id: meta.id,
       short_id: this.shortId(meta.id),
@@ -91,9 +91,9 @@ export class TaskViewer {
       parent: meta.parent ?? null,
       subitems: [...childIds(snap, meta.id)],
       depends_on: meta.depends_on,
-      blocked_by: unfinishedDependencies(snap, meta),
-      ready: isReady(snap, meta, this.actor, this.now),
-      waiting: isWaiting(snap, meta),
+      blocked_by: blockedBy,
+      ready: isReady(snap, meta, this.actor, this.now, blockedBy),
+      waiting: isWaiting(snap, meta, blockedBy),
       assignee: meta.assignee ?? null,
       owner: meta.owner ?? null,
       epoch: meta.epoch,

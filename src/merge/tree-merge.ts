@@ -401,7 +401,8 @@ function mergeConfigFile(state: MergeState, path: string, v: Both): string {
     let value: unknown
     if (same(ov, tv) || same(tv, bv)) value = ov
     else if (same(ov, bv)) value = tv
-    else if (ov === undefined || tv === undefined) value = ov ?? tv
+    // A key removed on one side and changed (even to null) on the other keeps the change.
+    else if (ov === undefined || tv === undefined) value = ov !== undefined ? ov : tv
     else if (Array.isArray(ov) && Array.isArray(tv) && (bv === undefined || Array.isArray(bv)) && [...ov, ...tv, ...((bv as unknown[]) ?? [])].every(isScalar)) {
       value = mergeValueSet((bv as unknown[]) ?? [], ov, tv)
     } else {

@@ -100,7 +100,7 @@ export class ListStore {
    */
   async loadCommit(commit: string, persist = true): Promise<Loaded> {
     const cached = this.lastIndex ?? readCachedIndex(this.repo.commonDir, this.list)
-    let {index} = await updateIndex(this.reader, this.repo.algorithm, this.list, commit, cached)
+    let index = await updateIndex(this.reader, this.repo.algorithm, this.list, commit, cached)
     const snapshot = snapshotOf(index)
     if (persist && index !== cached && (cached === null || index.changes.size > PERSIST_AFTER_CHANGES)) {
       writeCachedIndex(this.repo.commonDir, index, snapshot)

@@ -13,8 +13,8 @@
  * is one line per task in id order and is searched in place (binary search
  * over the bytes), each line carries the task's sub-items and dependents as
  * well as its own edges, and a line's frontmatter stays JSON text until a
- * command touches it. Commands that need every task (list) decode the whole
- * file at once.
+ * command touches it. A command that walks many tasks (list) decodes the
+ * file's text once and still parses only the lines it uses.
  */
 import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
@@ -29,7 +29,8 @@ import {type HashAlgorithm, TREE_MODE, type TreeEntry, decodeCommit, decodeTree}
 import type {ObjectReader} from './object-reader'
 
 const CACHE_VERSION = 4
-const MAGIC = 'git-tasks index 4'
+/** First line of the file; it names the format version, so another version is simply not read. */
+const MAGIC = `git-tasks index ${CACHE_VERSION}`
 const NO_IDS: readonly string[] = Object.freeze([])
 /** Binary searches one command may make before the whole file is decoded instead. */
 const SEARCHES_BEFORE_DECODING_ALL = 200
@@ -43,8 +44,13 @@ function encodeMeta(m: TaskMeta): string {
   return JSON.stringify(values)
 }
 
-function decodeMeta(text: string): TaskMeta {
-  const values = JSON.parse(text) as unknown[]
+function decodeMeta(id: string, text: string): TaskMeta {
+  let values: unknown[]
+  try {
+    values = JSON.parse(text) as unknown[]
+  } catch {
+    throw damaged(`the frontmatter of ${id}`)
+  }
   const m: Record<string, unknown> = {}
   for (let i = 0; i < TASK_KEYS.length; i++) if (values[i] !== null) m[TASK_KEYS[i]!] = values[i]
   if (values.length > TASK_KEYS.length) m.extra = values[TASK_KEYS.length]
@@ -87,7 +93,7 @@ export class IndexedTask implements TaskEntry {
   }
 
   get meta(): TaskMeta | undefined {
-    if (this.decoded === undefined && this.json !== undefined) this.decoded = decodeMeta(this.json)
+    if (this.decoded === undefined && this.json !== undefined) this.decoded = decodeMeta(this.id, this.json)
     return this.decoded
   }
 
@@ -113,7 +119,6 @@ export class IndexedTask implements TaskEntry {
 
 /** What the index knows about a commit besides its tasks. */
 export interface IndexHeader {
-  v: number
   list: string
   commit: string
   rootTree: string
@@ -211,7 +216,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     }
     const start = nl3 + 1
     // A torn or truncated file is ignored (rebuilt), never half-used.
-    if (header.v !== CACHE_VERSION || header.list !== list || buf.length - start !== header.bytes) return null
+    if (header.list !== list || buf.length - start !== header.bytes) return null
     const {count, bytes, ...rest} = header
     return {header: rest, file: new IndexFile(buf, nl2 + 1, start, count)}
   }
@@ -440,7 +445,7 @@ export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snap
     const body = lines.join('')
     const {base, changes, ...header} = index
     const queue = tables.nextQueue().join(' ')
-    const out = `${MAGIC}\n${JSON.stringify({...header, v: CACHE_VERSION, count: lines.length, bytes: Buffer.byteLength(body)})}\n${queue}\n${body}`
+    const out = `${MAGIC}\n${JSON.stringify({...header, count: lines.length, bytes: Buffer.byteLength(body)})}\n${queue}\n${body}`
     mkdirSync(join(commonDir, 'git-tasks'), {recursive: true})
     const tmp = `${file}.${process.pid}.tmp`
     writeFileSync(tmp, out)
@@ -464,12 +469,6 @@ function touchedBy(file: IndexFile, changes: ReadonlyMap<string, IndexedTask | n
   return touched
 }
 
-/** An updated index and how many task directories it read from git. */
-export interface IndexUpdate {
-  index: TaskIndex
-  tasksRead: number
-}
-
 /**
  * Bring `cached` (or nothing) up to `commit`. Reads are issued level by level
  * and pipelined through the batch reader.
@@ -480,12 +479,12 @@ export async function updateIndex(
   list: string,
   commit: string,
   cached: TaskIndex | null,
-): Promise<IndexUpdate> {
+): Promise<TaskIndex> {
   const from = cached && cached.list === list ? cached : null
-  if (from && from.commit === commit) return {index: from, tasksRead: 0}
+  if (from && from.commit === commit) return from
   const commitObj = await reader.readType(commit, 'commit')
   const rootTree = decodeCommit(commitObj.content).tree
-  if (from && from.rootTree === rootTree) return {index: {...from, commit}, tasksRead: 0}
+  if (from && from.rootTree === rootTree) return {...from, commit}
 
   const root = decodeTree((await reader.readType(rootTree, 'tree')).content, algorithm)
   const byName = new Map(root.map((e) => [e.name, e]))
@@ -519,15 +518,15 @@ export async function updateIndex(
 
   const tasksEntry = byName.get(TASKS_DIR)
   const tasksTree = tasksEntry?.mode === TREE_MODE ? tasksEntry.oid : null
-  const header = {v: CACHE_VERSION, list, commit, rootTree, tasksTree, metaBlob, configBlob, config, warnings}
-  if (from && from.tasksTree === tasksTree) return {index: {...header, shards: from.shards, base: from.base, changes: from.changes}, tasksRead: 0}
-  if (!tasksTree) return {index: {...header, shards: {}, base: EMPTY_BASE, changes: new Map()}, tasksRead: 0}
+  const header = {list, commit, rootTree, tasksTree, metaBlob, configBlob, config, warnings}
+  if (from && from.tasksTree === tasksTree) return {...header, shards: from.shards, base: from.base, changes: from.changes}
+  if (!tasksTree) return {...header, shards: {}, base: EMPTY_BASE, changes: new Map()}
 
   const shards: Record<string, string> = {}
   for (const e of decodeTree((await reader.readType(tasksTree, 'tree')).content, algorithm)) if (e.mode === TREE_MODE) shards[e.name] = e.oid
   if (from) {
-    const moved = await changesBetween(reader, algorithm, from, shards)
-    if (moved) return {index: {...header, shards, base: from.base, changes: moved.changes}, tasksRead: moved.tasksRead}
+    const changes = await changesBetween(reader, algorithm, from, shards)
+    if (changes) return {...header, shards, base: from.base, changes}
   }
   // Nothing to start from (or its trees are gone): read every task.
   const tasks = new Map<string, IndexedTask>()
@@ -540,7 +539,7 @@ export async function updateIndex(
     }
   })
   await Promise.all(work)
-  return {index: {...header, shards, base: memoryBase(tasks), changes: new Map()}, tasksRead: tasks.size}
+  return {...header, shards, base: memoryBase(tasks), changes: new Map()}
 }
 
 /**
@@ -554,7 +553,7 @@ async function changesBetween(
   algorithm: HashAlgorithm,
   from: TaskIndex,
   shards: Record<string, string>,
-): Promise<{changes: Map<string, IndexedTask | null>; tasksRead: number} | null> {
+): Promise<Map<string, IndexedTask | null> | null> {
   const moved = new Set<string>()
   for (const [name, oid] of Object.entries(shards)) if (from.shards[name] !== oid) moved.add(name)
   for (const name of Object.keys(from.shards)) if (!(name in shards)) moved.add(name)
@@ -583,7 +582,7 @@ async function changesBetween(
     const b = from.base.tasks.get(id)
     if (t === null ? b === undefined : b !== undefined && b.dir === t.dir && b.shard === t.shard) changes.delete(id)
   }
-  return {changes, tasksRead: reads.length}
+  return changes
 }
 
 async function readTaskDir(reader: ObjectReader, algorithm: HashAlgorithm, shard: string, id: string, dirOid: string): Promise<IndexedTask> {

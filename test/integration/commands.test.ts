@@ -272,6 +272,17 @@ describe('list and show', () => {
     expect(ids(await list(['--status', 'open']))).toEqual(ids(await list()))
   })
 
+  it('--status ready and waiting: the derived states, alone or with stored statuses', async () => {
+    const ready = await list(['--status', 'ready'])
+    expect(ids(ready)).toEqual(ids(await list(['--ready'])))
+    for (const row of ready.tasks) expect(row, row.id).toMatchObject({ready: true})
+    expect(ids(ready)).toContain(t.dep.id)
+    expect(ids(ready)).not.toContain(t.waiter.id)
+    expect(ids(await list(['--status', 'waiting']))).toEqual([t.waiter.id])
+    expect([...ids(await list(['--status', 'waiting,done']))].sort()).toEqual([t.waiter.id, t.finished.id].sort())
+    await refused(repo, ['list', '--status', 'soon'], 2, 'bad_status', as('alice', at(30)))
+  })
+
   it('--tag (all given tags must match), --owner, --assignee', async () => {
     const api = await list(['--tag', 'api'])
     expect([...ids(api)].sort()).toEqual([t.parent.id, t.child2.id, t.waiter.id].sort())

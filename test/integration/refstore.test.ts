@@ -161,7 +161,7 @@ describe('task index cache', () => {
           queue: t.nextQueue(),
         }
       }
-      expect(answers(warm.snapshot)).toEqual(answers(snapshotOf(cold.index)))
+      expect(answers(warm.snapshot)).toEqual(answers(snapshotOf(cold)))
       warmStore.close()
     }
     // The file was rewritten along the way (catch-ups past the threshold), not only at the first read.

@@ -1,6 +1,9 @@
 import {describe, expect, it} from 'vitest'
 import fc from 'fast-check'
-import {idFromSeed, isStoredId, keyedSeed, normaliseIdInput, prefixSearchIn, resolveId, shardOf, shortIdOf} from '../../src/core/ids'
+import {idFromSeed, isStoredId, keyedSeed, normaliseIdInput, type PrefixSearch, idsWithPrefixIn, resolveId, shardOf, shortIdOf} from '../../src/core/ids'
+
+/** Prefix search over a sorted array, as the snapshot's tables answer it. */
+const prefixSearchIn = (sortedIds: readonly string[]): PrefixSearch => ({idsWithPrefix: (prefix, limit) => idsWithPrefixIn(sortedIds, prefix, limit)})
 
 describe('ids', () => {
   it('derives a 10-character base32 id from a seed, deterministically', () => {
@@ -61,7 +64,7 @@ describe('ids', () => {
           expect(s.length).toBeGreaterThanOrEqual(8)
           expect(resolveId(s, search)).toBe(id)
           // Shortest: one character less is ambiguous (or below the minimum).
-          if (s.length > 8) expect(search(s.slice(0, -1), 2).length).toBe(2)
+          if (s.length > 8) expect(search.idsWithPrefix(s.slice(0, -1), 2).length).toBe(2)
         }
       }),
     )

@@ -81,6 +81,21 @@ describe('claim', () => {
     expect(finishTask(s2, ctx('carol', later(100)), {id: t.id, epoch: 2}).result.task.status).toBe('done')
   })
 
+  it('--epoch fences: a stale epoch is refused whoever holds the item now, or when it is back at todo', () => {
+    const t = task()
+    const s0 = snapshot([t])
+    const s1 = after(s0, claimTask(s0, ctx('bob'), {id: t.id}))
+    const s2 = after(s1, releaseTask(s1, ctx('bob'), {id: t.id}))
+    const s3 = after(s2, claimTask(s2, ctx('carol'), {id: t.id}))
+    // Held by carol at epoch 2: bob's epoch 1 is stale (not merely "not the owner").
+    expect(() => finishTask(s3, ctx('bob'), {id: t.id, epoch: 1})).toThrowError(expect.objectContaining({code: 'stale_epoch', exitCode: 6}))
+    // Released again: the todo item is at epoch 2; bob's done/block with epoch 1 must not take it.
+    const s4 = after(s3, releaseTask(s3, ctx('carol'), {id: t.id}))
+    expect(() => finishTask(s4, ctx('bob'), {id: t.id, epoch: 1})).toThrowError(expect.objectContaining({code: 'stale_epoch', exitCode: 6}))
+    expect(() => blockTask(s4, ctx('bob'), {id: t.id, note: 'n', epoch: 1})).toThrowError(expect.objectContaining({code: 'stale_epoch', exitCode: 6}))
+    expect(finishTask(s4, ctx('bob'), {id: t.id, epoch: 2}).result.task).toMatchObject({status: 'done', epoch: 3})
+  })
+
   it('refuses waiting, reserved, finished and blocked items; --force overrides and is recorded', () => {
     const dep = task()
     const waiting = task({depends_on: [dep.id]})

@@ -177,7 +177,7 @@ export function releaseAll(snap: Snapshot, ctx: OpContext): Plan<{tasks: TaskMet
     op: 'release',
     summary: `${released.length} task${released.length === 1 ? '' : 's'} held by ${ctx.actor}`,
     changes: released.map((meta) => ({kind: 'put-task' as const, meta})),
-    trailers: released.map((t) => ['Task', t.id] as [string, string]),
+    trailers: [],
     result: {tasks: released},
   }
 }

@@ -18,7 +18,7 @@ import {claimIsLive, openSubItems, unfinishedDependencies} from '../readiness'
 import {type Snapshot, lookup} from '../snapshot'
 import type {TaskMeta} from '../task'
 import {checkNote} from '../validation'
-import {assertClaimable, assertOwner, overrideTrailers} from './permission'
+import {assertClaimable, assertEpoch, assertOwner, overrideTrailers} from './permission'
 import {NO_CLAIM, leaseUntil, revise} from './revision'
 
 export interface FinishArgs {
@@ -38,6 +38,7 @@ export function finishTask(snap: Snapshot, ctx: OpContext, args: FinishArgs): Pl
   }
   let epoch = meta.epoch
   if (meta.status === 'todo') {
+    assertEpoch(meta, args.epoch)
     assertClaimable(snap, meta, ctx, 'finish')
     epoch += 1
   } else {
@@ -90,6 +91,7 @@ export function blockTask(snap: Snapshot, ctx: OpContext, args: BlockArgs): Plan
   }
   let changes: Partial<TaskMeta>
   if (meta.status === 'todo') {
+    assertEpoch(meta, args.epoch)
     assertClaimable(snap, meta, ctx, 'block')
     changes = {status: 'blocked', block_note: note, owner: ctx.actor, epoch: meta.epoch + 1, claimed_at: ctx.now, lease_expires: leaseUntil(ctx.now, snap.config.lease_seconds)}
   } else {

@@ -26,23 +26,28 @@ export function assertMayForce(snap: Snapshot, ctx: OpContext, action: string, i
 }
 
 /**
+ * The fencing check: `epoch`, when given, must be the item's current epoch,
+ * whoever holds it now (or nobody: released or reopened since).
+ */
+export function assertEpoch(meta: TaskMeta, epoch: number | undefined): void {
+  if (epoch === undefined || epoch === meta.epoch) return
+  throw new NotPermittedError('stale_epoch', `your claim on ${meta.id} is stale: it is at epoch ${meta.epoch} (${meta.owner ? `held by ${meta.owner}` : 'not claimed'}), you hold epoch ${epoch}`, {
+    id: meta.id,
+    epoch: meta.epoch,
+    your_epoch: epoch,
+    owner: meta.owner ?? null,
+  })
+}
+
+/**
  * The owner check for finishing, blocking, releasing or heartbeating an
  * in-progress or blocked item. A stale owner whose claim was taken over is
  * simply no longer the owner and is refused here. `epoch`, when given, must
- * match the current fencing token.
+ * match the current fencing token (checked first: it says more).
  */
 export function assertOwner(snap: Snapshot, meta: TaskMeta, ctx: OpContext, action: string, epoch?: number): void {
-  if (meta.owner === ctx.actor) {
-    if (epoch !== undefined && epoch !== meta.epoch) {
-      throw new NotPermittedError('stale_epoch', `your claim on ${meta.id} is stale: it was claimed again (epoch ${meta.epoch}, you hold ${epoch})`, {
-        id: meta.id,
-        epoch: meta.epoch,
-        your_epoch: epoch,
-        owner: meta.owner,
-      })
-    }
-    return
-  }
+  assertEpoch(meta, epoch)
+  if (meta.owner === ctx.actor) return
   if (ctx.force) {
     assertMayForce(snap, ctx, action, meta.id)
     return

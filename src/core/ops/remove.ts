@@ -25,7 +25,7 @@ export function removeTask(snap: Snapshot, ctx: OpContext, args: {id: string}): 
     op: 'rm',
     subject: {id: meta.id, title: meta.title},
     changes: removed.map((t) => ({kind: 'delete-task' as const, id: t.id})),
-    trailers: [...removed.slice(1).map((t) => ['Task', t.id] as [string, string]), ...(forced ? overrideTrailers(ctx) : [])],
+    trailers: forced ? overrideTrailers(ctx) : [],
     result: {removed},
   }
 }
