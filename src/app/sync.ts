@@ -18,7 +18,7 @@ export interface MergeOutcome {
 
 const MAX_SYNC_TRIES = 20
 /** A server that refuses the update itself (a hook) is asked this many times, then reported. */
-export const MAX_DECLINED = 5
+const MAX_DECLINED = 5
 
 /**
  * Counts pushes the server declined (as opposed to lost races) and throws

@@ -22,6 +22,8 @@ import {STATUSES, type Comment, type Status, type TaskMeta} from '../core/task'
 import {type TaskDetail, TaskViewer, type TaskView} from '../core/task-view'
 import {cmp, isReady, isWaiting} from '../core/readiness'
 import {readHistory, type HistoryEvent} from '../refstore/history'
+
+export type {HistoryEvent}
 import type {Session} from './session'
 import {mutate, type Op} from './transaction'
 

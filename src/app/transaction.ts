@@ -13,9 +13,9 @@ import {fetchList, pushList, relate} from '../refstore/remote'
 import {mergeTips, refusalCounter} from './sync'
 import type {Session} from './session'
 
-export const MAX_TRIES = 40
+const MAX_TRIES = 40
 /** Online tries: a round trip to the remote is slower, so races with many agents last longer. */
-export const MAX_REMOTE_TRIES = 100
+const MAX_REMOTE_TRIES = 100
 
 export interface Committed<R> {
   result: R

@@ -4,16 +4,26 @@ import type {DoctorResult} from '../app/task-actions'
 import {engine} from './engine-loader'
 import type {Terminal} from '../render/terminal'
 
+/**
+ * Violations --fix repairs. A done item with an unfinished dependency is
+ * only reported: ops reach that state (done --force, a dependency reopened
+ * afterwards), so only a merge that creates it reopens the item.
+ */
+function repairable(r: DoctorResult): DoctorResult['violations'] {
+  return r.violations.filter((v) => v.kind !== 'done_with_open_dependency')
+}
+
 export default class Doctor extends TasksCommand<DoctorResult> {
   static override summary = "Check the list's invariants (cycles, dangling edges, nesting, done-before-dependencies); --fix repairs."
-  static override description = 'The same checks and repairs the reconciler runs after every merge. Unreadable files are reported by path. Exits 0 when healthy or repaired, 5 when problems remain.'
+  static override description =
+    'The same checks and repairs the reconciler runs after every merge. Unreadable files are reported by path. An item done before its dependencies is reported but not repaired (ops reach that state: --force, or a dependency reopened later). Exits 0 when healthy or repaired, 5 when problems remain.'
   static override flags = {fix: Flags.boolean({description: 'Repair what is found, in one commit, recording why on each card.'})}
 
   protected async execute(): Promise<DoctorResult> {
     const {flags} = await this.parse(Doctor)
     this.flagsForSession = flags
     const r = await engine().actions.doctor(await this.openSession(), Boolean(flags.fix))
-    if ((r.violations.length > 0 && !r.fixed) || r.broken.length > 0) process.exitCode = 5
+    if ((repairable(r).length > 0 && !r.fixed) || r.broken.length > 0) process.exitCode = 5
     return r
   }
 
@@ -23,7 +33,7 @@ export default class Doctor extends TasksCommand<DoctorResult> {
     for (const v of r.violations) lines.push(`${v.kind.replace(/_/g, ' ')}: ${v.message}`)
     for (const b of r.broken) lines.push(`unreadable: ${b.path}: ${b.error}`)
     if (r.fixed) lines.push(`repaired ${r.repairs.length} in ${r.fixed.slice(0, 10)}`)
-    else if (r.violations.length > 0) lines.push('run `tasks doctor --fix` to repair')
+    else if (repairable(r).length > 0) lines.push('run `tasks doctor --fix` to repair')
     return `${lines.join('\n')}\n`
   }
 }

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {TasksCommand} from './base-command'
 import {engine} from './engine-loader'
-import type {HistoryEvent} from '../refstore/history'
+import type {HistoryEvent} from '../app/task-actions'
 import type {Terminal} from '../render/terminal'
 
 type Output = {list: string; task: string | null; events: HistoryEvent[]}

@@ -6,7 +6,7 @@
  * reads a clock or draws randomness. Rules: docs/merge.md.
  */
 export {type TextMergeResult, matchLines, mergeText, splitLines} from './text-merge'
-export {CLAIM_UNIT, SCALAR_FIELDS, SET_FIELDS, type TaskMergeResult, type TaskVersion, compareSides, mergeSet, mergeTask} from './task-merge'
+export {type TaskMergeResult, type TaskVersion, compareSides, mergeSet, mergeTask} from './task-merge'
 export {type FileVersions, type FilesMergeContext, type FilesMergeResult, type MergedFile, mergeFiles} from './tree-merge'
 export {type ReconcileContext, type ReconcileResult, type Repair, type RepairKind, type Violation, checkInvariants, findCycle, reconcile} from './reconcile'
 export {type ClaimState, MERGE_ACTOR, type MergeContext, type MergeNote, type Side} from './merge-types'

@@ -6,6 +6,7 @@
  * Pure: no I/O, no clock (time comes in as `now`), no randomness. Nothing here
  * may depend on which side is called "ours" except through `published`.
  */
+import {cmp} from '../core/order'
 import {createHash} from 'node:crypto'
 import {compactTimestamp} from '../core/ops/comment'
 import type {Comment, CommentKind, Status} from '../core/task'
@@ -69,14 +70,14 @@ export function canon(value: unknown): string {
   })
 }
 
+/** The side that is not `s`. */
+export function otherSide(s: Side): Side {
+  return s === 'ours' ? 'theirs' : 'ours'
+}
+
 /** Structural equality through canonical JSON. */
 export function same(a: unknown, b: unknown): boolean {
   return canon(a) === canon(b)
-}
-
-/** String order that does not depend on the locale. */
-export function cmpStr(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0
 }
 
 /** Compare two ISO timestamps by instant, then by text (so the order is total). */
@@ -84,7 +85,7 @@ export function cmpTime(a: string, b: string): number {
   const ta = Date.parse(a)
   const tb = Date.parse(b)
   if (!Number.isNaN(ta) && !Number.isNaN(tb) && ta !== tb) return ta < tb ? -1 : 1
-  return cmpStr(a, b)
+  return cmp(a, b)
 }
 
 /** 8 hex characters of the SHA-256 of the parts, joined by NUL. */

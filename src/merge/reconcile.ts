@@ -20,10 +20,12 @@
  * reads git or a clock (time comes in as `now`), and every repair is returned
  * as a Repair and as a comment on the affected card.
  */
+import {cmp} from '../core/order'
 import type {Change} from '../core/plan'
+import {NO_CLAIM} from '../core/ops/revision'
 import type {Snapshot} from '../core/snapshot'
 import type {TaskMeta} from '../core/task'
-import {MERGE_ACTOR, cmpStr, cmpTime, engineComment} from './merge-types'
+import {MERGE_ACTOR, cmpTime, engineComment} from './merge-types'
 
 export type RepairKind =
   | 'dangling_parent'
@@ -80,7 +82,7 @@ interface Work {
 
 function work(snap: Snapshot): Work {
   const metas = new Map<string, TaskMeta>()
-  const ids = [...snap.tasks.keys()].sort(cmpStr)
+  const ids = [...snap.tasks.keys()].sort(cmp)
   for (const id of ids) {
     const meta = snap.tasks.get(id)!.meta
     if (meta) metas.set(id, {...meta, tags: [...meta.tags], depends_on: [...meta.depends_on]})
@@ -92,7 +94,7 @@ function work(snap: Snapshot): Work {
 function latest(metas: Map<string, TaskMeta>, members: readonly string[]): string {
   let best = members[0]!
   for (const id of members.slice(1)) {
-    const c = cmpTime(metas.get(id)!.updated_at, metas.get(best)!.updated_at) || cmpStr(id, best)
+    const c = cmpTime(metas.get(id)!.updated_at, metas.get(best)!.updated_at) || cmp(id, best)
     if (c > 0) best = id
   }
   return best
@@ -183,7 +185,7 @@ export function findCycle(metas: ReadonlyMap<string, TaskMeta>, ids: readonly st
     const stack: Array<{id: string; next: string[]; i: number}> = []
     const enter = (id: string): void => {
       state.set(id, 1)
-      stack.push({id, next: [...metas.get(id)!.depends_on].sort(cmpStr), i: 0})
+      stack.push({id, next: [...metas.get(id)!.depends_on].sort(cmp), i: 0})
     }
     enter(root)
     while (stack.length > 0) {
@@ -225,7 +227,7 @@ function doneWithOpen(metas: ReadonlyMap<string, TaskMeta>, ids: readonly string
   for (const id of ids) {
     const meta = metas.get(id)
     if (meta?.status !== 'done') continue
-    for (const dep of [...meta.depends_on].sort(cmpStr)) {
+    for (const dep of [...meta.depends_on].sort(cmp)) {
       const d = metas.get(dep)
       if (d && d.status !== 'done') out.push([id, dep])
     }
@@ -251,7 +253,8 @@ function repairDone(w: Work, before: readonly Snapshot[], report: Report): void 
       reopened.add(id)
       const meta = w.metas.get(id)!
       const depStatus = w.metas.get(dep)!.status
-      for (const k of ['owner', 'claimed_at', 'lease_expires', 'block_note', 'closed_at'] as const) delete meta[k]
+      // What `reopen` clears.
+      for (const k of [...Object.keys(NO_CLAIM), 'closed_at'] as Array<keyof TaskMeta>) delete meta[k]
       meta.status = 'todo'
       report('done_with_open_dependency', id, [dep], `reopened (it was done) because its dependency ${dep} is ${depStatus}: it was finished on one clone while the dependency changed on another`)
     }
@@ -279,7 +282,7 @@ export function reconcile(merged: Snapshot, ctx: ReconcileContext): ReconcileRes
   repairDone(w, ctx.before ?? [], report)
 
   const changes: Change[] = []
-  const touched = [...new Set(repairs.map((r) => r.task))].sort(cmpStr)
+  const touched = [...new Set(repairs.map((r) => r.task))].sort(cmp)
   for (const id of touched) {
     const original = merged.tasks.get(id)!.meta!
     const meta: TaskMeta = {...w.metas.get(id)!, revision: original.revision + 1, updated_at: ctx.now, updated_by: MERGE_ACTOR}

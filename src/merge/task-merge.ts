@@ -17,8 +17,9 @@
  * depend on which side is called "ours" except through `published`, and
  * never read a clock or the disk: values in, values out.
  */
+import {cmp} from '../core/order'
 import type {Comment, TaskMeta} from '../core/task'
-import {type ClaimState, MERGE_ACTOR, type MergeContext, type MergeNote, type Side, canon, cmpStr, cmpTime, engineComment, same} from './merge-types'
+import {type ClaimState, MERGE_ACTOR, type MergeContext, type MergeNote, type Side, canon, cmpTime, engineComment, same, otherSide} from './merge-types'
 import {mergeText} from './text-merge'
 
 /** One side's version of a task: its frontmatter and description. */
@@ -37,11 +38,11 @@ export interface TaskMergeResult {
 }
 
 /** Fields that change together when an item is claimed, blocked, finished, released or cancelled. */
-export const CLAIM_UNIT = ['status', 'owner', 'epoch', 'claimed_at', 'lease_expires', 'block_note', 'cancel_reason', 'closed_at'] as const
+const CLAIM_UNIT = ['status', 'owner', 'epoch', 'claimed_at', 'lease_expires', 'block_note', 'cancel_reason', 'closed_at'] as const
 /** Scalars merged field by field. */
-export const SCALAR_FIELDS = ['title', 'priority', 'parent', 'assignee', 'key'] as const
+const SCALAR_FIELDS = ['title', 'priority', 'parent', 'assignee', 'key'] as const
 /** Sets merged by adds and removes. */
-export const SET_FIELDS = ['tags', 'depends_on'] as const
+const SET_FIELDS = ['tags', 'depends_on'] as const
 
 type ClaimKey = (typeof CLAIM_UNIT)[number]
 type ScalarKey = (typeof SCALAR_FIELDS)[number]
@@ -53,7 +54,7 @@ type ScalarKey = (typeof SCALAR_FIELDS)[number]
  * compare). Depends only on the values, never on the position.
  */
 export function compareSides(ours: TaskMeta, theirs: TaskMeta): number {
-  return cmpTime(ours.updated_at, theirs.updated_at) || ours.revision - theirs.revision || cmpStr(ours.updated_by, theirs.updated_by)
+  return cmpTime(ours.updated_at, theirs.updated_at) || ours.revision - theirs.revision || cmp(ours.updated_by, theirs.updated_by)
 }
 
 /**
@@ -64,7 +65,7 @@ export function compareSides(ours: TaskMeta, theirs: TaskMeta): number {
 function winnerOf(ours: TaskMeta, theirs: TaskMeta, oursValue: unknown, theirsValue: unknown): Side {
   const c = compareSides(ours, theirs)
   if (c !== 0) return c > 0 ? 'ours' : 'theirs'
-  return cmpStr(canon(oursValue), canon(theirsValue)) >= 0 ? 'ours' : 'theirs'
+  return cmp(canon(oursValue), canon(theirsValue)) >= 0 ? 'ours' : 'theirs'
 }
 
 /** 3-way pick: equal sides, or the side that changed; `conflict` when both changed differently. */
@@ -83,7 +84,7 @@ export function mergeSet(base: readonly string[], ours: readonly string[], their
   for (const x of [...o, ...t]) {
     if (b.has(x) ? o.has(x) && t.has(x) : true) out.add(x)
   }
-  return [...out].sort(cmpStr)
+  return [...out].sort(cmp)
 }
 
 function sameVersion(a: TaskVersion, b: TaskVersion): boolean {
@@ -145,7 +146,7 @@ export function mergeTask(base: TaskVersion | null, ours: TaskVersion, theirs: T
   if (!claim.conflict) unitFrom = same(claim.value, claimUnit(o)) ? o : t
   else {
     const winner = side(ctx.published)
-    const loser = side(ctx.published === 'ours' ? 'theirs' : 'ours')
+    const loser = side(otherSide(ctx.published))
     unitFrom = winner
     lostClaim(id, winner, loser, ctx, comments, notes)
   }
@@ -171,7 +172,7 @@ export function mergeTask(base: TaskVersion | null, ours: TaskVersion, theirs: T
   for (const k of SET_FIELDS) out[k] = mergeSet(b?.[k] ?? [], o[k], t[k])
 
   // Unknown frontmatter keys: 3-way per key like scalars.
-  const extraKeys = [...new Set([...Object.keys(b?.extra ?? {}), ...Object.keys(o.extra ?? {}), ...Object.keys(t.extra ?? {})])].sort(cmpStr)
+  const extraKeys = [...new Set([...Object.keys(b?.extra ?? {}), ...Object.keys(o.extra ?? {}), ...Object.keys(t.extra ?? {})])].sort(cmp)
   const extra: Record<string, unknown> = {}
   for (const k of extraKeys) {
     const bv = b?.extra?.[k]
@@ -250,7 +251,7 @@ function dropUndefined(meta: TaskMeta): TaskMeta {
 
 /** The side that created the task first (then the smaller created_by), for add/add merges. */
 function earlierCreation(o: TaskMeta, t: TaskMeta): TaskMeta {
-  const c = cmpTime(o.created_at, t.created_at) || cmpStr(o.created_by, t.created_by)
+  const c = cmpTime(o.created_at, t.created_at) || cmp(o.created_by, t.created_by)
   return c <= 0 ? o : t
 }
 

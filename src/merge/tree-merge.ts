@@ -13,12 +13,13 @@
  * `published`: swapping the sides together with `published` gives the same
  * files.
  */
+import {cmp} from '../core/order'
 import {idFromSeed, taskDir} from '../core/ids'
 import {CONFIG_PATH, META_PATH, commentPath} from '../core/store-layout'
 import {type Comment, DEFAULT_CONFIG, type TaskMeta} from '../core/task'
 import {parseConfig, parseMeta, parseTaskFile, serialiseComment, serialiseTask} from '../core/task-file'
 import {yaml} from '../core/yaml-loader'
-import {MERGE_ACTOR, type MergeContext, type MergeNote, type Side, canon, cmpStr, engineComment, hash8, same} from './merge-types'
+import {MERGE_ACTOR, type MergeContext, type MergeNote, type Side, canon, engineComment, hash8, otherSide, same} from './merge-types'
 import {mergeTask} from './task-merge'
 import {mergeText} from './text-merge'
 
@@ -64,7 +65,6 @@ const INBOX_RE = /^inbox\//
 
 type Versions = {base: string | null; ours: string | null; theirs: string | null}
 
-const otherSide = (s: Side): Side => (s === 'ours' ? 'theirs' : 'ours')
 
 /** The task id a path belongs to (tasks/<xx>/<id>/…), if any. */
 function taskOfPath(path: string): string | undefined {
@@ -106,12 +106,12 @@ export function mergeFiles(paths: readonly FileVersions[], ctx: FilesMergeContex
   const state: MergeState = {ctx, entries, notes: [], comments: [], out: new Map()}
   moveCollidingTasks(state)
   keepChangedOverRemoved(state)
-  for (const path of [...entries.keys()].sort(cmpStr)) {
+  for (const path of [...entries.keys()].sort(cmp)) {
     const v = entries.get(path)!
     mergePath(state, path, v)
   }
   for (const c of state.comments) place(state, commentPath(c.task, c.id), serialiseComment(c))
-  const files = [...state.out.entries()].sort((a, b) => cmpStr(a[0], b[0])).map(([path, content]) => ({path, content}))
+  const files = [...state.out.entries()].sort((a, b) => cmp(a[0], b[0])).map(([path, content]) => ({path, content}))
   return {files, notes: state.notes}
 }
 
@@ -137,7 +137,7 @@ function moveCollidingTasks(state: MergeState): void {
   }
   const allocated = new Set<string>()
   const collisions: Array<{id: string; dir: string; to: string}> = []
-  for (const path of [...entries.keys()].sort(cmpStr)) {
+  for (const path of [...entries.keys()].sort(cmp)) {
     const m = TASK_FILE_RE.exec(path)
     const v = entries.get(path)!
     if (!m || v.base !== null || v.ours === null || v.theirs === null || v.ours === v.theirs) continue
@@ -157,7 +157,7 @@ function moveCollidingTasks(state: MergeState): void {
   // Move the moving side's files of each colliding task to the new directory.
   for (const {id, dir, to} of collisions) {
     const from = `${dir}/`
-    for (const [path, v] of [...entries.entries()].sort((a, b) => cmpStr(a[0], b[0]))) {
+    for (const [path, v] of [...entries.entries()].sort((a, b) => cmp(a[0], b[0]))) {
       if (!path.startsWith(from) || v.base !== null || v[moving] === null) continue
       let content = v[moving]!
       if (path === `${from}task.md`) {
@@ -190,7 +190,7 @@ function moveCollidingTasks(state: MergeState): void {
     if (!parsed.ok) continue
     const meta = parsed.value.meta
     const parent = meta.parent !== undefined ? (renames.get(meta.parent) ?? meta.parent) : undefined
-    const deps = [...new Set(meta.depends_on.map((d) => renames.get(d) ?? d))].sort(cmpStr)
+    const deps = [...new Set(meta.depends_on.map((d) => renames.get(d) ?? d))].sort(cmp)
     if (parent === meta.parent && same(deps, meta.depends_on)) continue
     const next: TaskMeta = {...meta, depends_on: deps}
     if (parent !== undefined) next.parent = parent
@@ -211,7 +211,7 @@ function keepChangedOverRemoved(state: MergeState): void {
     if (list) list.push(path)
     else byDir.set(dir, [path])
   }
-  for (const dir of [...byDir.keys()].sort(cmpStr)) {
+  for (const dir of [...byDir.keys()].sort(cmp)) {
     const taskPath = `${dir}/task.md`
     const file = entries.get(taskPath)
     if (!file || file.base === null) continue
@@ -367,7 +367,7 @@ const KNOWN_CONFIG_KEYS = Object.keys(DEFAULT_CONFIG)
 function writeMapping(map: Mapping): string {
   const ordered: Mapping = {}
   for (const k of KNOWN_CONFIG_KEYS) if (k in map) ordered[k] = map[k]
-  for (const k of Object.keys(map).sort(cmpStr)) if (!(k in ordered)) ordered[k] = map[k]
+  for (const k of Object.keys(map).sort(cmp)) if (!(k in ordered)) ordered[k] = map[k]
   return yaml().stringify(ordered, {lineWidth: 0, defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN'})
 }
 
@@ -376,7 +376,7 @@ const isScalar = (x: unknown): boolean => x === null || ['string', 'number', 'bo
 /** Total order on config values: numbers by size, anything else by canonical JSON. */
 function cmpConfigValue(a: unknown, b: unknown): number {
   if (typeof a === 'number' && typeof b === 'number' && a !== b) return a < b ? -1 : 1
-  return cmpStr(canon(a), canon(b))
+  return cmp(canon(a), canon(b))
 }
 
 /**
@@ -392,7 +392,7 @@ function mergeConfigFile(state: MergeState, path: string, v: Both): string {
   const t = readMapping(v.theirs)
   if (!o.ok || !t.ok) return unreadableSettings(state, path, v, o, t)
   const base = b.ok ? b.value : {}
-  const keys = [...new Set([...Object.keys(base), ...Object.keys(o.value), ...Object.keys(t.value)])].sort(cmpStr)
+  const keys = [...new Set([...Object.keys(base), ...Object.keys(o.value), ...Object.keys(t.value)])].sort(cmp)
   const out: Mapping = {}
   for (const k of keys) {
     const bv = base[k]
@@ -421,7 +421,7 @@ function mergeValueSet(base: unknown[], ours: unknown[], theirs: unknown[]): unk
   const t = new Map(theirs.map((x) => [canon(x), x]))
   const out = new Map<string, unknown>()
   for (const [k, x] of [...o, ...t]) if (b.has(k) ? o.has(k) && t.has(k) : true) out.set(k, x)
-  return [...out.keys()].sort(cmpStr).map((k) => out.get(k))
+  return [...out.keys()].sort(cmp).map((k) => out.get(k))
 }
 
 function unreadableSettings(

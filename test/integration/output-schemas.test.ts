@@ -39,25 +39,16 @@ const SCHEMA_OF: Record<string, string> = {start: 'claim', next: 'claim', 'remot
 const exercised = new Set<string>()
 const errorCodes = new Set<string>()
 
-/** Run a command with --json, expect exit 0, validate stdout against the command's schema. */
-async function ok(cwd: string, args: string[], options: RunOptions = {}): Promise<any> {
-  const r = await run(cwd, [...args, '--json'], options)
-  if (r.code !== 0) throw new Error(`tasks ${args.join(' ')} exited ${r.code}: ${r.stderr}`)
-  expect(r.stderr).toBe('')
-  expect(r.stdout.endsWith('\n')).toBe(true)
-  expect(r.stdout.trimEnd().split('\n')).toHaveLength(1)
-  const data = JSON.parse(r.stdout)
-  const schema = SCHEMA_OF[args[0]!] ?? args[0]!
-  check(schema, data)
-  exercised.add(schema)
-  return data
-}
-
-/** Run a command with --json that exits `exit` but still prints its result on stdout (doctor: 5 when problems remain). */
-async function okWithExit(cwd: string, args: string[], exit: number, options: RunOptions = {}): Promise<any> {
+/**
+ * Run a command with --json, expect exit `exit` (0, or 5 for a doctor that
+ * finds problems: it still prints its result), and validate the one line on
+ * stdout against the command's schema.
+ */
+async function ok(cwd: string, args: string[], options: RunOptions = {}, exit = 0): Promise<any> {
   const r = await run(cwd, [...args, '--json'], options)
   expect(r.code, `tasks ${args.join(' ')}: ${r.stderr}`).toBe(exit)
   expect(r.stderr).toBe('')
+  expect(r.stdout.endsWith('\n')).toBe(true)
   expect(r.stdout.trimEnd().split('\n')).toHaveLength(1)
   const data = JSON.parse(r.stdout)
   const schema = SCHEMA_OF[args[0]!] ?? args[0]!
@@ -287,7 +278,7 @@ describe('every --json output matches its schema', () => {
   })
 
   it('doctor on the hand-broken list: exit 5, the file in `broken`, the result on stdout', async () => {
-    const d = await okWithExit(repo, ['doctor'], 5, A)
+    const d = await ok(repo, ['doctor'], A, 5)
     expect(d.broken).toHaveLength(1)
     expect(d.fixed).toBeNull()
   })
@@ -357,7 +348,7 @@ describe('every --json output matches its schema', () => {
     const dangling = text.replace(/^depends_on: \[\]$/m, 'depends_on:\n  - "tsk-zzzzzzzzzz"')
     expect(dangling).not.toBe(text)
     putFileOnRef(c2, path, dangling)
-    const sick = await okWithExit(c2, ['doctor'], 5)
+    const sick = await ok(c2, ['doctor'], {}, 5)
     expect(sick.violations).toEqual([{kind: 'dangling_dependency', task: target, related: ['tsk-zzzzzzzzzz'], message: expect.any(String)}])
     const fixed = await ok(c2, ['doctor', '--fix'], B)
     expect(fixed.repairs).toHaveLength(1)

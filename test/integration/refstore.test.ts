@@ -12,6 +12,7 @@ import {TreeBuilder} from '../../src/refstore/tree-builder'
 import {ListStore, PERSIST_AFTER_CHANGES} from '../../src/refstore/list-store'
 import {type IndexedTask, cachePath, readCachedIndex, snapshotOf, updateIndex} from '../../src/refstore/task-index'
 import {type Snapshot, tablesOf} from '../../src/core/snapshot'
+import {TasksError} from '../../src/core/errors'
 import {finishTask} from '../../src/core/ops/lifecycle'
 import {removeTask} from '../../src/core/ops/remove'
 import {setDependencies} from '../../src/core/ops/edit'
@@ -110,16 +111,17 @@ describe('task index cache', () => {
     let seed = 7
     const rand = (n: number) => {
       seed = (seed * 1103515245 + 12345) % 2147483648
-      return seed % n
+      return Math.floor((seed / 2147483648) * n) // the high bits: an LCG's low bits cycle
     }
     const pick = <T>(xs: readonly T[]): T | undefined => xs[rand(Math.max(xs.length, 1))]
     const ids: string[] = []
     const persisted = new Set<string>()
+    const committed = new Map<string, number>()
     for (let step = 0; step < 100; step++) {
       // A new store per step, as a new process: the index comes from the file.
       const store = await ListStore.open(dir, 'main')
       const loaded = await store.load()
-      // The file never falls further behind than the threshold plus one commit.
+      // The file never falls further behind than the threshold plus one commit (an rm may take sub-items along).
       expect(loaded.index.changes.size).toBeLessThanOrEqual(PERSIST_AFTER_CHANGES + 3)
       const snap = loaded.snapshot
       const live = ids.filter((id) => snap.tasks.has(id))
@@ -133,11 +135,17 @@ describe('task index cache', () => {
         } else if (op === 1) plan = claimTask(snap, ctx('bob'), {id: pick(live) ?? 'tsk-0000'})
         else if (op === 2) plan = finishTask(snap, ctx('bob'), {id: pick(live) ?? 'tsk-0000'})
         else if (op === 3) plan = removeTask(snap, ctx('alice'), {id: pick(live) ?? 'tsk-0000'})
-        else plan = setDependencies(snap, ctx('alice'), {id: pick(live) ?? 'tsk-0000', deps: live.filter(() => rand(6) === 0)})
-      } catch {
-        plan = undefined // not allowed in this state: fine, try another step
+        else {
+          const id = pick(live) ?? 'tsk-0000'
+          plan = setDependencies(snap, ctx('alice'), {id, deps: live.filter((d) => d !== id && rand(6) === 0)})
+        }
+      } catch (e) {
+        // Not allowed in this state (a refusal with a code): fine, try another step. Anything else is a bug.
+        if (!(e instanceof TasksError)) throw e
+        plan = undefined
       }
       if (plan && plan.changes.length > 0) {
+        committed.set(plan.op, (committed.get(plan.op) ?? 0) + 1)
         const commit = await store.writePlan(loaded, plan, 'alice', ctx().now)
         expect((await store.compareAndSwap(commit, loaded.index.commit, 'step')).ok).toBe(true)
       }
@@ -164,6 +172,8 @@ describe('task index cache', () => {
       expect(answers(warm.snapshot)).toEqual(answers(snapshotOf(cold)))
       warmStore.close()
     }
+    // Every kind of change was exercised.
+    expect(Object.fromEntries(committed), 'commits by op').toEqual(expect.objectContaining({add: expect.any(Number), claim: expect.any(Number), done: expect.any(Number), rm: expect.any(Number), deps: expect.any(Number)}))
     // The file was rewritten along the way (catch-ups past the threshold), not only at the first read.
     expect(persisted.size).toBeGreaterThan(2)
     gitSync(dir, ['fsck', '--strict', '--no-dangling'])

@@ -145,7 +145,8 @@ describe('a stale owner is refused after a takeover', {timeout: 120_000}, () => 
       expect(JSON.parse(claims[w]!.stdout)).toMatchObject({took_over_from: 'agent-a', task: {owner: winner, epoch: 2}})
       const aLabel = describeRun('agent-a done', aDone!)
       expect(aDone!.code, aLabel).toBe(6)
-      expect(jsonError(aDone!), aLabel).toMatchObject({code: 'not_owner', owner: winner, epoch: 2})
+      // A passed --epoch 1: the fencing check speaks first (stale_epoch, docs/model.md), naming the new holder.
+      expect(jsonError(aDone!), aLabel).toMatchObject({code: 'stale_epoch', your_epoch: 1, owner: winner, epoch: 2})
       for (const [i, r] of claims.entries()) {
         if (i === w) continue
         const label = describeRun(takers[i]!, r)

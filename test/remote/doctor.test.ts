@@ -105,4 +105,22 @@ describe('tasks doctor on a hand-broken list', {timeout: 60_000}, () => {
     expect(card.comments.filter((x: any) => x.kind === 'problem' && x.author === 'git-tasks' && x.body.includes(ghost))).toHaveLength(1)
     expect((await doctor(c)).code).toBe(0)
   })
+
+  it('an item done before its dependency (done --force): reported, not a failure, and --fix leaves it', async () => {
+    const {clones} = await shared(1)
+    const c = clones[0]!
+    const dep = (await runJson(c, ['add', 'Dependency'], ME)).task.id
+    const t = (await runJson(c, ['add', 'Done early', '--depends-on', dep], ME)).task.id
+    await runJson(c, ['done', t, '--force', '--reason', 'shipped anyway'], ME)
+    const report = await doctor(c)
+    expect(report.code).toBe(0)
+    expect(report.out.violations).toEqual([{kind: 'done_with_open_dependency', task: t, related: [dep], message: expect.any(String)}])
+    const human = await run(c, ['doctor'], ME)
+    expect(human.stdout).not.toContain('--fix')
+    const before = gitSync(c, ['rev-parse', REF]).trim()
+    const fixed = await doctor(c, ['--fix', '--offline'])
+    expect(fixed.code).toBe(0)
+    expect(fixed.out).toMatchObject({fixed: null, repairs: []})
+    expect(gitSync(c, ['rev-parse', REF]).trim()).toBe(before)
+  })
 })

@@ -8,10 +8,12 @@
  * no conflict, no conflict markers, and the same task.md `tasks sync`
  * produces for the same pair (tags merged as sets, the later title).
  */
-import {existsSync, readFileSync, readdirSync} from 'node:fs'
+import {existsSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-import {BIN, cleanupAll, gitSync, runJson} from '../helpers/cli'
+import {BIN, cleanupAll, gitSync, run, runJson, tempDir} from '../helpers/cli'
+import {serialiseTask} from '../../src/core/task-file'
+import {task} from '../helpers/snapshot'
 import {REF, gitTry, shared, taskPath, treeOf} from './support'
 
 afterAll(() => cleanupAll())
@@ -76,5 +78,21 @@ describe('git merge of the checked-out tasks ref uses the field-level driver', {
     const shown = await runJson(b, ['show', id])
     expect(shown.task).toMatchObject({title: 'Title from B', tags: ['from-a', 'from-b']})
     expect(treeOf(b)).toBe(treeOf(bare))
+  })
+
+  it('two different tasks created with one id are left in conflict for `tasks sync` (their comments cannot move)', async () => {
+    const dir = tempDir('driver-')
+    const id = 'tsk-0123456789'
+    const ours = join(dir, 'ours')
+    const theirs = join(dir, 'theirs')
+    const oursText = serialiseTask(task({id, title: 'Ours'}), 'ours body\n')
+    writeFileSync(join(dir, 'base'), '')
+    writeFileSync(ours, oursText)
+    writeFileSync(theirs, serialiseTask(task({id, title: 'Theirs'}), 'theirs body\n'))
+    const r = await run(dir, ['merge-driver', join(dir, 'base'), ours, theirs, `tasks/ab/${id}/task.md`, '--json'])
+    expect(r.code, r.stderr).toBe(1)
+    expect(JSON.parse(r.stdout)).toMatchObject({clean: false, extra_files: []})
+    expect(JSON.parse(r.stdout).notes.join(' ')).toMatch(/tasks sync/)
+    expect(readFileSync(ours, 'utf8')).toBe(oursText) // untouched: git records the conflict
   })
 })

@@ -42,6 +42,11 @@ describe('ids', () => {
     expect(() => normaliseIdInput('abc')).toThrowError(/at least 4/)
   })
 
+  it('keeps the stored format: ids and shards of known seeds never change (they are on every ref)', () => {
+    expect(idFromSeed(keyedSeed('main', 'deploy-42'), () => false)).toBe('tsk-m34yts22sa')
+    expect(shardOf('tsk-0123456789')).toBe('71')
+  })
+
   it('resolves unique prefixes, reports ambiguity and absence', () => {
     const ids = ['tsk-aaaa000000', 'tsk-aaab000000', 'tsk-bbbb000000'].sort()
     expect(resolveId('tsk-bbbb', prefixSearchIn(ids))).toBe('tsk-bbbb000000')

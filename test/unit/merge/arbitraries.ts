@@ -11,6 +11,15 @@ const ACTORS = ['alice', 'bob', 'carol'] as const
 const IDS = ['tsk-aaaaaaaaaa', 'tsk-bbbbbbbbbb', 'tsk-cccccccccc', 'tsk-dddddddddd'] as const
 export const lineArb = fc.constantFrom('alpha', 'beta', 'gamma', 'delta', '', '---', 'status: done', '- [ ] item')
 
+/** `base` edited by `who` at `minutes` past BASE_TIME: the bookkeeping an op would write. */
+export const edit = (base: TaskMeta, changes: Partial<TaskMeta>, who = 'bob', minutes = 10): TaskMeta => ({
+  ...base,
+  ...changes,
+  updated_at: at(minutes),
+  updated_by: who,
+  revision: base.revision + 1,
+})
+
 export function baseTask(id = 'tsk-0123456789'): TaskMeta {
   return {
     id,

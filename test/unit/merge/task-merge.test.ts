@@ -5,16 +5,9 @@ import {parseTaskFile, serialiseTask} from '../../../src/core/task-file'
 import type {TaskMeta} from '../../../src/core/task'
 import {type TaskVersion, compareSides, mergeSet, mergeTask} from '../../../src/merge/task-merge'
 import type {MergeContext, Side} from '../../../src/merge/merge-types'
-import {NOW, at, baseTask, taskTripleArb} from './arbitraries'
+import {NOW, at, baseTask, edit, taskTripleArb} from './arbitraries'
 
 const v = (meta: TaskMeta, body = 'Body\n'): TaskVersion => ({meta, body})
-const edit = (base: TaskMeta, changes: Partial<TaskMeta>, who = 'bob', minutes = 10): TaskMeta => ({
-  ...base,
-  ...changes,
-  updated_at: at(minutes),
-  updated_by: who,
-  revision: base.revision + 1,
-})
 const ctxOf = (published: Side = 'theirs'): MergeContext => ({now: NOW, published})
 const swapped = (c: MergeContext): MergeContext => ({...c, published: c.published === 'ours' ? 'theirs' : 'ours'})
 
@@ -229,6 +222,7 @@ describe('mergeTask: body', () => {
     const r1 = mergeTask(base, ours, theirs, ctxOf())
     const r2 = mergeTask(base, ours, theirs, ctxOf())
     expect(r1).toEqual(r2)
+    expect(r1.comments).toHaveLength(2) // the losing title and the losing body
     for (const c of r1.comments) {
       expect(c.id).toMatch(/^20261130T080000\.000Z-[0-9a-f]{8}$/)
       const h = createHash('sha256').update([c.task, c.kind, c.author, c.body].join('\0')).digest('hex').slice(0, 8)

@@ -6,17 +6,10 @@ import {type Comment, DEFAULT_CONFIG, type TaskMeta} from '../../../src/core/tas
 import {parseCommentFile, parseConfig, parseTaskFile, serialiseComment, serialiseConfig, serialiseMeta, serialiseTask} from '../../../src/core/task-file'
 import {type FileVersions, type FilesMergeContext, type MergedFile, mergeFiles} from '../../../src/merge/tree-merge'
 import type {MergeNote, Side} from '../../../src/merge/merge-types'
-import {NOW, at, baseTask, taskTripleArb} from './arbitraries'
+import {NOW, at, baseTask, edit, taskTripleArb} from './arbitraries'
 
 const ID = 'tsk-0123456789'
 const file = (meta: TaskMeta, body = 'Body\n'): string => serialiseTask(meta, body)
-const edit = (base: TaskMeta, changes: Partial<TaskMeta>, who = 'bob', minutes = 10): TaskMeta => ({
-  ...base,
-  ...changes,
-  updated_at: at(minutes),
-  updated_by: who,
-  revision: base.revision + 1,
-})
 const comment = (task: string, body: string, author = 'alice', when = at(3), id = `20261129T120300.000Z-${body.length.toString(16).padStart(8, '0')}`): Comment => ({
   id,
   task,
@@ -267,6 +260,11 @@ describe('mergeFiles: config.yaml and meta.yaml', () => {
     const theirs = 'lease_seconds: 100\n'
     const r = mergeFiles([{path: CONFIG_PATH, base, ours, theirs}], ctxOf())
     expect(get(r.files, CONFIG_PATH)).toBe('lease_seconds: 100\nnotify: true\nteam: "platform"\n')
+  })
+
+  it('a key changed to null on one side and removed on the other keeps the null', () => {
+    const r = mergeFiles([{path: CONFIG_PATH, base: 'lease_seconds: 3600\nteam: "core"\n', ours: 'lease_seconds: 3600\nteam: null\n', theirs: 'lease_seconds: 3600\n'}], ctxOf())
+    expect(get(r.files, CONFIG_PATH)).toMatch(/^team: null$/m)
   })
 
   it('takes the side that parses when one does not', () => {
