@@ -7,7 +7,7 @@ import type {Terminal} from '../render/terminal'
 export default class MergeDriver extends TasksCommand<DriverResult> {
   static override hidden = true
   static override summary = 'Git merge driver for task files (git calls it; `tasks init` registers it).'
-  static override description = 'merge.tasks.driver = tasks merge-driver %O %A %B %P. Writes the field-level merge of BASE, OURS and THEIRS over OURS.'
+  static override description = 'merge.tasks.driver = tasks merge-driver %O %A %B %P. Writes the field-level merge of BASE, OURS and THEIRS over OURS. Text that cannot be merged (a description, a title, a note edited on both sides) stays in the file between conflict markers and the exit status is 1, so git reports a conflict.'
   static override args = {
     base: Args.string({ignoreStdin: true, required: true, description: '%O: the merge base version'}),
     ours: Args.string({ignoreStdin: true, required: true, description: '%A: our version; the result is written here'}),
@@ -18,7 +18,7 @@ export default class MergeDriver extends TasksCommand<DriverResult> {
   protected async execute(): Promise<DriverResult> {
     const {args, flags} = await this.parse(MergeDriver)
     this.flagsForSession = flags
-    const r = engine().runMergeDriver(args.base, args.ours, args.theirs, args.path, new Date().toISOString(), process.cwd())
+    const r = engine().runMergeDriver(args.base, args.ours, args.theirs, args.path, new Date().toISOString())
     // Non-zero tells git the file is still in conflict.
     if (!r.clean) process.exitCode = 1
     return r
@@ -27,7 +27,6 @@ export default class MergeDriver extends TasksCommand<DriverResult> {
   protected render(r: DriverResult, _term: Terminal): string {
     // Git shows the driver's stdout; keep it to what a person merging should know.
     const lines = r.notes.map((n) => `git-tasks: ${r.path}: ${n}`)
-    for (const f of r.extra_files) lines.push(`git-tasks: wrote ${f} (add it to the merge commit)`)
     return lines.length ? `${lines.join('\n')}\n` : ''
   }
 }

@@ -16,6 +16,28 @@ export interface SplitFile {
   body: string
 }
 
+/**
+ * The line number (1-based) where a complete git conflict block starts: a
+ * `<<<<<<<` line, later a `=======` line, later a `>>>>>>>` line, each at the
+ * start of a line and followed by a space or the end of the line. Null when
+ * there is none. A file holding one was committed with a merge unresolved.
+ */
+export function conflictMarkerLine(text: string): number | null {
+  if (!text.includes('<<<<<<<')) return null
+  const lines = text.split('\n')
+  let start = -1
+  let middle = false
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.replace(/\r$/, '')
+    if (/^<{7}(?: |$)/.test(line)) {
+      if (start === -1) start = i
+      middle = false
+    } else if (start !== -1 && /^={7}$/.test(line)) middle = true
+    else if (start !== -1 && middle && /^>{7}(?: |$)/.test(line)) return start + 1
+  }
+  return null
+}
+
 /** Split a file into its frontmatter text and body, or return an error message. */
 export function splitFrontmatter(text: string): SplitFile | {error: string} {
   const src = text.replace(/\r\n/g, '\n')

@@ -5,7 +5,7 @@
  * with every other task.
  */
 import {validateComment, validateConfig, validateMeta, validateTask, type Validator} from '../generated/validators'
-import {parseFrontmatterYaml, serialiseFrontmatter, splitFrontmatter} from './frontmatter'
+import {conflictMarkerLine, parseFrontmatterYaml, serialiseFrontmatter, splitFrontmatter} from './frontmatter'
 import {type Comment, type CommentKind, DEFAULT_CONFIG, type ListConfig, TASK_KEYS, type TaskMeta} from './task'
 import {yaml} from './yaml-loader'
 
@@ -22,6 +22,10 @@ const KNOWN_TASK_KEYS: ReadonlySet<string> = new Set(TASK_KEYS)
 
 /** Parse a task file. `expectedId` is the directory name it was found under. */
 export function parseTaskFile(text: string, expectedId?: string): Parsed<{meta: TaskMeta; body: string}> {
+  // Checked first: markers in the frontmatter would otherwise read as a YAML error, and in the
+  // body as text. git-tasks never writes a body holding them (checkBody refuses one).
+  const marker = conflictMarkerLine(text)
+  if (marker !== null) return {ok: false, error: `unresolved merge conflict markers at line ${marker}: resolve them (or merge with \`tasks sync\`), then run \`tasks doctor\``}
   const split = splitFrontmatter(text)
   if ('error' in split) return {ok: false, error: split.error}
   const parsed = parseFrontmatterYaml(split.frontmatter)

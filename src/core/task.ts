@@ -37,6 +37,13 @@ export interface TaskMeta {
   owner?: string
   /** Fencing token: +1 on every claim, never decreases. */
   epoch: number
+  /**
+   * Set by a merge that superseded a concurrent claim and moved the epoch
+   * past both: the numbers the current claim was handed out under, ending
+   * with `epoch`. Its owner may still present any of them; valid only while
+   * the last equals `epoch` (docs/merge.md, fencing).
+   */
+  claim_epochs?: number[]
   claimed_at?: string
   lease_expires?: string
   block_note?: string
@@ -66,6 +73,7 @@ export const TASK_KEYS = [
   'assignee',
   'owner',
   'epoch',
+  'claim_epochs',
   'claimed_at',
   'lease_expires',
   'block_note',

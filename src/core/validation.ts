@@ -4,6 +4,7 @@
  * UsageError (exit 2) and nothing is written.
  */
 import {InvalidError, UsageError} from './errors'
+import {conflictMarkerLine} from './frontmatter'
 import {type ListConfig, MAX_PRIORITY, MIN_PRIORITY} from './task'
 
 const TAG_RE = /^[A-Za-z0-9][A-Za-z0-9._:/+-]{0,63}$/
@@ -36,8 +37,18 @@ export function checkText(what: 'body' | 'comment' | 'note' | 'reason', text: st
   return text
 }
 
+/**
+ * A description may not hold a complete git conflict block (`<<<<<<<`,
+ * `=======`, `>>>>>>>` at line starts): a task file with one reads as an
+ * unresolved merge, so the tool would write what it then reports as broken.
+ */
 export function checkBody(body: string, config: ListConfig): string {
-  return checkText('body', body, config.max_body_bytes, false)
+  const text = checkText('body', body, config.max_body_bytes, false)
+  const line = conflictMarkerLine(text)
+  if (line !== null) {
+    throw new InvalidError('conflict_markers', `the body holds git conflict markers (line ${line}); resolve them, or indent the marker lines to quote them`, {line})
+  }
+  return text
 }
 
 /** Notes (block notes, cancel reasons, override reasons) share the comment limit. */

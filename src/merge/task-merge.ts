@@ -5,13 +5,21 @@
  *  - claim/lifecycle unit (status, owner, epoch, claimed_at, lease_expires,
  *    block_note, cancel_reason, closed_at) moves as one: one side changed →
  *    that side; both changed differently → the published side, and the
- *    losing claim is reported (note + comment). The epoch never goes back.
+ *    losing claim is reported (note + comment). The epoch never goes back,
+ *    and a superseded claim's token is never accepted again: when it was not
+ *    below the winner's, the epoch moves past both and the winner's owner
+ *    keeps its old number through `claim_epochs`.
  *  - scalars (title, priority, parent, assignee, key) and unknown keys: 3-way
  *    per field; both changed → the later side (updated_at, revision,
  *    updated_by, then the values themselves), never the position.
  *  - sets (tags, depends_on): base ∪ added − removed, sorted.
  *  - body: 3-way text merge; a conflict keeps the winning side and files the
  *    other text as a comment.
+ *
+ * Wherever typed text could not be merged (body, title, unknown keys, the
+ * block note or cancel reason of a superseded claim) the result also carries
+ * `conflict`: the body's regions and the frontmatter as each side would have
+ * it, so the git merge driver can write conflict markers instead of comments.
  *
  * This module owns those rules. It must never drop text someone typed, never
  * depend on which side is called "ours" except through `published`, and
@@ -20,7 +28,7 @@
 import {cmp} from '../core/order'
 import type {Comment, TaskMeta} from '../core/task'
 import {type ClaimState, MERGE_ACTOR, type MergeContext, type MergeNote, type Side, canon, cmpTime, engineComment, same, otherSide} from './merge-types'
-import {mergeText} from './text-merge'
+import {type MergeRegion, mergeText} from './text-merge'
 
 /** One side's version of a task: its frontmatter and description. */
 export interface TaskVersion {
@@ -35,10 +43,18 @@ export interface TaskMergeResult {
   /** New comment files for this task (ids derived from content and `now`). */
   comments: Comment[]
   notes: MergeNote[]
+  /**
+   * Set when typed text could not be merged (the comments above keep it, for
+   * `tasks sync`). `body`: the description's regions, when it conflicted.
+   * `ours`/`theirs`: the merged frontmatter with each conflicting text field
+   * (title, unknown keys, a superseded claim that carried a block note or
+   * cancel reason: the whole claim) taken from that side instead.
+   */
+  conflict?: {body?: MergeRegion[]; ours: TaskMeta; theirs: TaskMeta}
 }
 
 /** Fields that change together when an item is claimed, blocked, finished, released or cancelled. */
-const CLAIM_UNIT = ['status', 'owner', 'epoch', 'claimed_at', 'lease_expires', 'block_note', 'cancel_reason', 'closed_at'] as const
+const CLAIM_UNIT = ['status', 'owner', 'epoch', 'claim_epochs', 'claimed_at', 'lease_expires', 'block_note', 'cancel_reason', 'closed_at'] as const
 /** Scalars merged field by field. */
 const SCALAR_FIELDS = ['title', 'priority', 'parent', 'assignee', 'key'] as const
 /** Sets merged by adds and removes. */
@@ -139,20 +155,36 @@ export function mergeTask(base: TaskVersion | null, ours: TaskVersion, theirs: T
   const comments: Comment[] = []
   const notes: MergeNote[] = []
   const out = {} as Record<string, unknown>
+  // Text fields both sides changed differently: each side's value (for the driver's markers).
+  const textFields: Record<Side, Record<string, unknown>> = {ours: {}, theirs: {}}
+  const extraFields: Record<Side, Record<string, unknown>> = {ours: {}, theirs: {}}
 
   // Claim/lifecycle unit: one side changed → that side; both → the published side.
   const claim = pick3(claimUnit(b), claimUnit(o), claimUnit(t))
   let unitFrom: TaskMeta
+  // The epoch is a fencing token: a number once handed out is never handed out again.
+  let epoch = Math.max(o.epoch, t.epoch, b?.epoch ?? 0)
+  // Both claims of a claim conflict, when the loser carried text (for the driver's markers).
+  let claimVariants: Record<Side, Record<string, unknown>> | undefined
   if (!claim.conflict) unitFrom = same(claim.value, claimUnit(o)) ? o : t
   else {
     const winner = side(ctx.published)
     const loser = side(otherSide(ctx.published))
     unitFrom = winner
-    lostClaim(id, winner, loser, ctx, comments, notes)
+    const carriedText = lostClaim(id, winner, loser, ctx, comments, notes)
+    // A superseded claim whose token is not below the winner's would still pass `--epoch`
+    // (two offline claims both get epoch n + 1): move the epoch past both. The winning owner
+    // keeps its own number through claim_epochs (permission.ts accepts it from the owner only).
+    if (supersedes(winner, loser)) {
+      epoch += 1
+      const note = notes[notes.length - 1]
+      if (note?.kind === 'lost_claim') {
+        note.message += `; the epoch moves to ${epoch}, so ${loser.owner}'s epoch ${loser.epoch} is refused${winner.owner ? ` (${winner.owner} may still use ${winner.epoch})` : ''}`
+      }
+    }
+    if (carriedText) claimVariants = {ours: fencedUnit(o, epoch), theirs: fencedUnit(t, epoch)}
   }
-  for (const k of CLAIM_UNIT) out[k] = unitFrom[k]
-  // The epoch is a fencing token: a number once handed out is never handed out again.
-  out.epoch = Math.max(o.epoch, t.epoch, b?.epoch ?? 0)
+  Object.assign(out, fencedUnit(unitFrom, epoch))
 
   // Scalars: 3-way per field; both changed → the later side.
   for (const k of SCALAR_FIELDS) {
@@ -165,6 +197,10 @@ export function mergeTask(base: TaskVersion | null, ours: TaskVersion, theirs: T
     const winner = side(w)
     const loser = side(w === 'ours' ? 'theirs' : 'ours')
     out[k] = winner[k]
+    if (k === 'title') {
+      textFields.ours[k] = o[k]
+      textFields.theirs[k] = t[k]
+    }
     scalarConflict(id, k, winner, loser, winner[k], loser[k], ctx, comments, notes)
   }
 
@@ -185,6 +221,8 @@ export function mergeTask(base: TaskVersion | null, ours: TaskVersion, theirs: T
       const w = winnerOf(o, t, ov, tv)
       value = w === 'ours' ? ov : tv
       const dropped = w === 'ours' ? tv : ov
+      extraFields.ours[k] = ov
+      extraFields.theirs[k] = tv
       notes.push({kind: 'field_conflict', task: id, field: k, kept: value ?? null, dropped: dropped ?? null, message: `${id}: both sides changed ${k}; kept ${quote(value)}, dropped ${quote(dropped)}`})
     }
     if (value !== undefined) extra[k] = value
@@ -192,9 +230,11 @@ export function mergeTask(base: TaskVersion | null, ours: TaskVersion, theirs: T
 
   // Body: 3-way text merge; a conflict keeps the later side and files the other.
   let body: string
+  let bodyRegions: MergeRegion[] | undefined
   const text = mergeText(base?.body ?? '', ours.body, theirs.body)
   if (text.clean) body = text.text
   else {
+    bodyRegions = text.regions
     const w = winnerOf(o, t, ours.body, theirs.body)
     const winner = side(w)
     const loser = side(w === 'ours' ? 'theirs' : 'ours')
@@ -225,6 +265,7 @@ export function mergeTask(base: TaskVersion | null, ours: TaskVersion, theirs: T
     assignee: out.assignee,
     owner: out.owner,
     epoch: out.epoch,
+    claim_epochs: out.claim_epochs,
     claimed_at: out.claimed_at,
     lease_expires: out.lease_expires,
     block_note: out.block_note,
@@ -240,7 +281,54 @@ export function mergeTask(base: TaskVersion | null, ours: TaskVersion, theirs: T
     revision: Math.max(o.revision, t.revision) + 1,
   } as TaskMeta
   if (Object.keys(extra).length > 0) meta.extra = extra
-  return {meta: dropUndefined(meta), body, comments, notes}
+  const merged = dropUndefined(meta)
+  const result: TaskMergeResult = {meta: merged, body, comments, notes}
+  const variant = (s: Side): TaskMeta => {
+    const v = {...merged, ...claimVariants?.[s], ...textFields[s]} as TaskMeta
+    const extras = {...merged.extra}
+    for (const [k, x] of Object.entries(extraFields[s])) {
+      if (x === undefined) delete extras[k]
+      else extras[k] = x
+    }
+    if (Object.keys(extras).length > 0) v.extra = extras
+    else delete v.extra
+    return dropUndefined(v)
+  }
+  if (bodyRegions || claimVariants || Object.keys(textFields.ours).length > 0 || Object.keys(extraFields.ours).length > 0) {
+    result.conflict = {body: bodyRegions, ours: variant('ours'), theirs: variant('theirs')}
+  }
+  return result
+}
+
+/**
+ * Whether keeping `winner` over `loser` must move the epoch on: the loser is
+ * someone else's claim (it has an owner, not the winner's) holding a token
+ * not below the winner's, which `--epoch` would otherwise still accept.
+ */
+function supersedes(winner: TaskMeta, loser: TaskMeta): boolean {
+  return loser.owner !== undefined && loser.owner !== winner.owner && loser.epoch >= winner.epoch
+}
+
+/**
+ * The epochs under which the claim in `meta` was handed out: `claim_epochs`
+ * while it is current (its last number is the epoch), else just the epoch.
+ */
+function tokensOf(meta: TaskMeta): number[] {
+  const c = meta.claim_epochs
+  return c && c.length > 0 && c[c.length - 1] === meta.epoch ? c : [meta.epoch]
+}
+
+/**
+ * `meta`'s claim unit at `epoch`. When the epoch moved past the claim's own
+ * (a superseded claim), the owner's earlier numbers stay valid through
+ * `claim_epochs`, ending with the new epoch; an unowned claim needs none.
+ */
+function fencedUnit(meta: TaskMeta, epoch: number): Record<string, unknown> {
+  const unit: Record<string, unknown> = {...claimUnit(meta), epoch}
+  const tokens = tokensOf(meta)
+  if (epoch === meta.epoch) unit.claim_epochs = tokens.length > 1 ? tokens : undefined
+  else unit.claim_epochs = meta.owner !== undefined ? [...tokens, epoch] : undefined
+  return unit
 }
 
 function dropUndefined(meta: TaskMeta): TaskMeta {
@@ -255,8 +343,11 @@ function earlierCreation(o: TaskMeta, t: TaskMeta): TaskMeta {
   return c <= 0 ? o : t
 }
 
-/** Report the losing side of a claim/lifecycle conflict, and keep any text it carried. */
-function lostClaim(id: string, winner: TaskMeta, loser: TaskMeta, ctx: MergeContext, comments: Comment[], notes: MergeNote[]): void {
+/**
+ * Report the losing side of a claim/lifecycle conflict, and keep any text it
+ * carried (block note, cancel reason) as a comment. Returns whether it did.
+ */
+function lostClaim(id: string, winner: TaskMeta, loser: TaskMeta, ctx: MergeContext, comments: Comment[], notes: MergeNote[]): boolean {
   const sameClaim = winner.status === loser.status && winner.owner === loser.owner && winner.epoch === loser.epoch
   const typed: string[] = []
   if (loser.block_note !== undefined && loser.block_note !== winner.block_note) typed.push(`Its block note: ${loser.block_note}`)
@@ -266,7 +357,7 @@ function lostClaim(id: string, winner: TaskMeta, loser: TaskMeta, ctx: MergeCont
     if (typed.length > 0) {
       comments.push(engineComment(id, 'note', loser.updated_by, `A concurrent change to this item's ${describeClaim(loser)} was superseded by the published version on merge. ${typed.join('\n')}`, ctx.now))
     }
-    return
+    return typed.length > 0
   }
   const message = `${id}: a concurrent change was superseded by the published one: ${describeClaim(loser)} by ${loser.updated_by} was not kept; it stays ${describeClaim(winner)}`
   notes.push({kind: 'lost_claim', task: id, loser: claimState(loser), winner: claimState(winner), message})
@@ -275,6 +366,7 @@ function lostClaim(id: string, winner: TaskMeta, loser: TaskMeta, ctx: MergeCont
     ...typed,
   ].join('\n')
   comments.push(engineComment(id, 'problem', MERGE_ACTOR, text, ctx.now))
+  return typed.length > 0
 }
 
 /** Note a scalar both sides changed; a losing title is kept as a comment. */

@@ -1,14 +1,78 @@
 /**
  * Line-based 3-way merge of free text (task descriptions, unknown files):
- * diff3 over a Myers diff of lines. This module owns the diff and the chunk
- * rules; it never emits conflict markers and never decides which side wins a
- * conflict (callers do, and keep the losing text somewhere).
+ * diff3 over a Myers diff of lines. This module owns the diff, the chunk
+ * rules and the rendering of git-style conflict markers; it never decides
+ * which side wins a conflict. `tasks sync` keeps one text and files the other
+ * as a comment; the git merge driver writes the regions with markers
+ * (renderConflict) and lets the person resolve them.
  *
  * Pure and deterministic: values in, values out.
  */
 
-/** Result of a 3-way text merge. On conflict both sides come back whole. */
-export type TextMergeResult = {clean: true; text: string} | {clean: false; ours: string; theirs: string}
+/**
+ * One region of a merged text: merged cleanly, or changed differently on
+ * both sides (with the three versions of that region).
+ */
+export type MergeRegion = {conflict: false; text: string} | {conflict: true; base: string; ours: string; theirs: string}
+
+/**
+ * Result of a 3-way text merge. On conflict both sides come back whole, and
+ * `regions` cut the text into the parts that merged (non-overlapping edits
+ * applied) and the parts that did not, in order.
+ */
+export type TextMergeResult = {clean: true; text: string} | {clean: false; ours: string; theirs: string; regions: MergeRegion[]}
+
+/** Labels of the two sides in conflict markers. */
+export interface ConflictLabels {
+  ours: string
+  theirs: string
+}
+
+/** Git's conflict marker lines: seven characters, then a space and a label. */
+export const MARKER_SIZE = 7
+
+const withNewline = (s: string): string => (s === '' || s.endsWith('\n') ? s : `${s}\n`)
+
+/**
+ * Text with git-style conflict markers (`<<<<<<< ours`, `=======`,
+ * `>>>>>>> theirs`, git's default "merge" style) around every conflicting
+ * region; the clean regions as they merged. Every line of both sides of a
+ * conflict is in the output, so nothing is lost until a person resolves it.
+ */
+export function renderConflict(regions: readonly MergeRegion[], labels: ConflictLabels): string {
+  const out: string[] = []
+  for (const r of regions) {
+    if (!r.conflict) out.push(r.text)
+    else {
+      // A region that does not end with a newline (the end of the text) must not glue onto a marker.
+      const prev = out.length > 0 ? out[out.length - 1]! : ''
+      if (prev !== '' && !prev.endsWith('\n')) out.push('\n')
+      out.push(`${'<'.repeat(MARKER_SIZE)} ${labels.ours}\n`, withNewline(r.ours), `${'='.repeat(MARKER_SIZE)}\n`, withNewline(r.theirs), `${'>'.repeat(MARKER_SIZE)} ${labels.theirs}\n`)
+    }
+  }
+  return out.join('')
+}
+
+/**
+ * Two versions of a text that differ in one stretch (the same text with one
+ * choice made differently) as one conflict: the common leading and trailing
+ * lines once, the differing lines between them as a conflict region.
+ */
+export function twoWayRegions(ours: string, theirs: string): MergeRegion[] {
+  if (ours === theirs) return [{conflict: false, text: ours}]
+  const a = splitLines(ours)
+  const b = splitLines(theirs)
+  let pre = 0
+  while (pre < a.length && pre < b.length && a[pre] === b[pre]) pre++
+  let post = 0
+  while (post < a.length - pre && post < b.length - pre && a[a.length - 1 - post] === b[b.length - 1 - post]) post++
+  const regions: MergeRegion[] = []
+  if (pre > 0) regions.push({conflict: false, text: a.slice(0, pre).join('')})
+  regions.push({conflict: true, base: '', ours: a.slice(pre, a.length - post).join(''), theirs: b.slice(pre, b.length - post).join('')})
+  if (post > 0) regions.push({conflict: false, text: a.slice(a.length - post).join('')})
+  return regions
+}
+
 
 /**
  * Split text into lines, each keeping its `\n` terminator (the last line may
@@ -188,7 +252,8 @@ function sameLines(x: readonly string[], y: readonly string[]): boolean {
  * side; a region changed identically on both sides is taken once; a region
  * changed differently on both sides (overlapping or adjacent edits) is a
  * conflict, and then both texts are returned whole so the caller can keep
- * one and file the other. Never emits conflict markers.
+ * one and file the other, with the regions for a caller that renders
+ * conflict markers (renderConflict). Never emits markers itself.
  *
  * Symmetric: swapping ours and theirs gives the same clean text.
  */
@@ -198,10 +263,20 @@ export function mergeText(base: string, ours: string, theirs: string): TextMerge
   // Chunks of lines are joined, never spread into push(): a file of many
   // short lines (a hand-edited body, a raised size limit) would overflow the stack.
   const merged: string[] = []
+  const regions: MergeRegion[] = []
+  const flush = (): void => {
+    if (merged.length > 0) regions.push({conflict: false, text: merged.join('')})
+    merged.length = 0
+  }
   for (const c of chunks(splitLines(base), splitLines(ours), splitLines(theirs))) {
     if (c.stable || sameLines(c.ours, c.theirs) || sameLines(c.theirs, c.base)) merged.push(c.ours.join(''))
     else if (sameLines(c.ours, c.base)) merged.push(c.theirs.join(''))
-    else return {clean: false, ours, theirs}
+    else {
+      flush()
+      regions.push({conflict: true, base: c.base.join(''), ours: c.ours.join(''), theirs: c.theirs.join('')})
+    }
   }
-  return {clean: true, text: merged.join('')}
+  if (regions.length === 0) return {clean: true, text: merged.join('')}
+  flush()
+  return {clean: false, ours, theirs, regions}
 }

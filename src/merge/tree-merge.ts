@@ -8,10 +8,11 @@
  * files that do not parse.
  *
  * It never reads git, the disk or a clock (the caller reads the three trees
- * and writes the result), never emits conflict markers, never drops text
- * someone typed, and depends on which side is called "ours" only through
- * `published`: swapping the sides together with `published` gives the same
- * files.
+ * and writes the result), never drops text someone typed, and depends on
+ * which side is called "ours" only through `published`: swapping the sides
+ * together with `published` gives the same files. It writes conflict markers
+ * only when asked to (`markers`, for the git merge driver, which can write no
+ * file but the one git hands it); `tasks sync` never asks.
  */
 import {cmp} from '../core/order'
 import {idFromSeed, taskDir} from '../core/ids'
@@ -21,7 +22,7 @@ import {parseConfig, parseMeta, parseTaskFile, serialiseComment, serialiseTask} 
 import {yaml} from '../core/yaml-loader'
 import {MERGE_ACTOR, type MergeContext, type MergeNote, type Side, canon, engineComment, hash8, otherSide, same} from './merge-types'
 import {mergeTask} from './task-merge'
-import {mergeText} from './text-merge'
+import {type ConflictLabels, type MergeRegion, mergeText, renderConflict, twoWayRegions} from './text-merge'
 
 /** One path as it is in the merge base and on each side; null = absent. */
 export interface FileVersions {
@@ -45,6 +46,13 @@ export interface FilesMergeContext extends MergeContext {
    * paths passed in are avoided (a 50-bit id makes a clash vanishingly rare).
    */
   taken?: (id: string) => boolean
+  /**
+   * Write text that cannot be merged into the file itself, between git
+   * conflict markers with these labels, instead of keeping it in another
+   * file (a comment, a sibling path). Such paths are listed in `conflicted`.
+   * For the git merge driver; `tasks sync` leaves it unset.
+   */
+  markers?: ConflictLabels
 }
 
 export interface FilesMergeResult {
@@ -55,6 +63,8 @@ export interface FilesMergeResult {
    */
   files: MergedFile[]
   notes: MergeNote[]
+  /** Paths written with conflict markers (only with `markers`), sorted. */
+  conflicted: string[]
 }
 
 const ID = 'tsk-[0-9a-hjkmnp-tv-z]{10,26}'
@@ -103,7 +113,7 @@ export function mergeFiles(paths: readonly FileVersions[], ctx: FilesMergeContex
     if (entries.has(p.path)) throw new Error(`internal: path ${p.path} passed twice to mergeFiles`)
     entries.set(p.path, {base: p.base, ours: p.ours, theirs: p.theirs})
   }
-  const state: MergeState = {ctx, entries, notes: [], comments: [], out: new Map()}
+  const state: MergeState = {ctx, entries, notes: [], comments: [], out: new Map(), conflicted: []}
   moveCollidingTasks(state)
   keepChangedOverRemoved(state)
   for (const path of [...entries.keys()].sort(cmp)) {
@@ -112,7 +122,7 @@ export function mergeFiles(paths: readonly FileVersions[], ctx: FilesMergeContex
   }
   for (const c of state.comments) place(state, commentPath(c.task, c.id), serialiseComment(c))
   const files = [...state.out.entries()].sort((a, b) => cmp(a[0], b[0])).map(([path, content]) => ({path, content}))
-  return {files, notes: state.notes}
+  return {files, notes: state.notes, conflicted: state.conflicted.sort(cmp)}
 }
 
 interface MergeState {
@@ -122,6 +132,18 @@ interface MergeState {
   /** Comments the merge adds (claims superseded, texts that lost, repairs of the tree). */
   comments: Comment[]
   out: Map<string, string | null>
+  conflicted: string[]
+}
+
+/** With `markers`: the regions rendered with conflict markers, and the path noted as conflicted. */
+function marked(state: MergeState, path: string, regions: readonly MergeRegion[]): string {
+  state.conflicted.push(path)
+  return renderConflict(regions, state.ctx.markers!)
+}
+
+/** Both whole texts as one conflict: for files whose parts cannot be merged (or parsed) separately. */
+function wholeConflict(ours: string, theirs: string): MergeRegion[] {
+  return [{conflict: true, base: '', ours, theirs}]
 }
 
 // ---------------------------------------------------------------------------
@@ -260,6 +282,7 @@ function mergePath(state: MergeState, path: string, v: Versions): void {
   if (path === META_PATH) return set(mergeMetaFile(state, path, both))
   const text = mergeText(v.base ?? '', v.ours, v.theirs)
   if (text.clean) return set(text.text)
+  if (state.ctx.markers) return set(marked(state, path, text.regions))
   set(keepBoth(state, path, both))
 }
 
@@ -267,6 +290,9 @@ type Both = {base: string | null; ours: string; theirs: string}
 
 /** Append-only files: the published text keeps the path, the other goes to a derived path. */
 function keepBoth(state: MergeState, path: string, v: Both): string {
+  // A comment or record is written whole by one writer: mark the whole file, which then also
+  // no longer parses, so a person who commits it unresolved sees it reported as broken.
+  if (state.ctx.markers) return marked(state, path, wholeConflict(v.ours, v.theirs))
   const pub = state.ctx.published
   const other = v[otherSide(pub)]
   const moved = place(state, derivedPath(path, other), other)
@@ -315,8 +341,17 @@ function mergeTaskFile(state: MergeState, path: string, id: string, v: Both): st
     }
     const r = mergeTask(base?.ok ? base.value : null, o.value, t.value, ctx)
     state.notes.push(...r.notes)
+    if (ctx.markers && r.conflict) {
+      // The texts the comments would keep are in the file, between markers.
+      const body = r.conflict.body ? renderConflict(r.conflict.body, ctx.markers) : r.body
+      return marked(state, path, twoWayRegions(serialiseTask(r.conflict.ours, body), serialiseTask(r.conflict.theirs, body)))
+    }
     state.comments.push(...r.comments)
     return serialiseTask(r.meta, r.body)
+  }
+  if (ctx.markers) {
+    state.notes.push({kind: 'unreadable', path, side: !o.ok && !t.ok ? 'both' : !o.ok ? 'ours' : 'theirs', error: !o.ok ? o.error : !t.ok ? t.error : '', message: `${path} cannot be read on ${!o.ok && !t.ok ? 'either side' : 'one side'}; both versions left in conflict`})
+    return marked(state, path, wholeConflict(v.ours, v.theirs))
   }
   // One side (or neither) reads: keep the side that reads, else the published text,
   // and file the other text as a comment so nothing typed is lost.
@@ -394,6 +429,8 @@ function mergeConfigFile(state: MergeState, path: string, v: Both): string {
   const base = b.ok ? b.value : {}
   const keys = [...new Set([...Object.keys(base), ...Object.keys(o.value), ...Object.keys(t.value)])].sort(cmp)
   const out: Mapping = {}
+  // Keys both sides changed to different values, as each side had them (for markers).
+  const conflicting: Record<Side, Mapping> = {ours: {}, theirs: {}}
   for (const k of keys) {
     const bv = base[k]
     const ov = o.value[k]
@@ -408,9 +445,14 @@ function mergeConfigFile(state: MergeState, path: string, v: Both): string {
     } else {
       value = cmpConfigValue(ov, tv) >= 0 ? ov : tv
       const dropped = value === ov ? tv : ov
+      conflicting.ours[k] = ov
+      conflicting.theirs[k] = tv
       state.notes.push({kind: 'config_conflict', key: k, kept: value, dropped, message: `config.yaml: both sides changed ${k}; kept ${canon(value)}, dropped ${canon(dropped)}`})
     }
     if (value !== undefined) out[k] = value
+  }
+  if (state.ctx.markers && Object.keys(conflicting.ours).length > 0) {
+    return marked(state, path, twoWayRegions(writeMapping({...out, ...conflicting.ours}), writeMapping({...out, ...conflicting.theirs})))
   }
   return writeMapping(out)
 }
@@ -433,6 +475,10 @@ function unreadableSettings(
 ): string {
   const kept: Side = o.ok ? 'ours' : t.ok ? 'theirs' : state.ctx.published
   const bothBad = !o.ok && !t.ok
+  if (state.ctx.markers) {
+    state.notes.push({kind: 'unreadable', path, side: bothBad ? 'both' : otherSide(kept), error: (o.ok ? t.error : o.error) ?? '', message: `${path} cannot be read on ${bothBad ? 'either side' : 'one side'}; both versions left in conflict`})
+    return marked(state, path, wholeConflict(v.ours, v.theirs))
+  }
   const bad = otherSide(kept)
   const error = (bad === 'ours' ? o.error : t.error) ?? ''
   state.notes.push({

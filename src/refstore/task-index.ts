@@ -28,7 +28,7 @@ import {parseConfig, parseMeta, parseTaskFile} from '../core/task-file'
 import {type HashAlgorithm, TREE_MODE, type TreeEntry, decodeCommit, decodeTree} from './git-objects'
 import type {ObjectReader} from './object-reader'
 
-const CACHE_VERSION = 4
+const CACHE_VERSION = 5
 /** First line of the file; it names the format version, so another version is simply not read. */
 const MAGIC = `git-tasks index ${CACHE_VERSION}`
 const NO_IDS: readonly string[] = Object.freeze([])
@@ -159,7 +159,7 @@ function damaged(what: string): EnvironmentError {
 /**
  * The cache file, searched in place. Format (text, fields split by TAB, JSON
  * text never holds a raw TAB or newline):
- *   git-tasks index 4
+ *   git-tasks index 5
  *   {JSON header: IndexHeader + count and byte length of the task lines}
  *   <ids of the next queue, space-separated, in next order>
  *   <id> <status> <shard> <dir tree> <parent> <deps> <sub-items> <dependents> <frontmatter JSON array | !error JSON>

@@ -361,7 +361,7 @@ describe('every --json output matches its schema', () => {
     const theirs = text.replace(/^tags: \[\]$/m, 'tags:\n  - "theirs"')
     for (const [f, c] of [['base', base], ['ours', ours], ['theirs', theirs]] as const) writeFileSync(join(dir, f), c)
     const drv = await ok(dir, ['merge-driver', join(dir, 'base'), join(dir, 'ours'), join(dir, 'theirs'), path])
-    expect(drv).toMatchObject({path, clean: true, extra_files: []})
+    expect(drv).toMatchObject({path, clean: true})
     const result = readFileSync(join(dir, 'ours'), 'utf8')
     expect(result).toMatch(/^title: "Target by ours"$/m)
     expect(result).toContain('  - "theirs"')

@@ -13,14 +13,15 @@
  *   cycle made across clones → one edge removed and a problem comment on
  *   the card; the same `--key` created on both → one task; two different
  *   tasks with the same id → the unpublished one moves to a new id (and
- *   edges to it follow); competing offline claims → the published one wins
- *   and the sync that merged reports `lost_claim` for the loser;
+ *   edges to it follow); competing offline claims → the published one wins,
+ *   the sync that merged reports `lost_claim` for the loser, and the epoch
+ *   moves past the token both were handed (the loser's is stale);
  * - nothing typed on either side is lost: every title, body and comment
  *   text is in some file of the final tree (`git ls-tree -r` + `cat-file`);
  * - the history has a real merge commit with two parents.
  */
 import {afterAll, describe, expect, it} from 'vitest'
-import {cleanupAll, gitSync, run, runJson} from '../helpers/cli'
+import {cleanupAll, gitSync, jsonError, run, runJson} from '../helpers/cli'
 import {history, trailer} from '../race/support'
 import {REF, expectSchema, filesOf, putFileOnRef, shared, taskFiles, taskPath, tipOf, treeOf} from './support'
 
@@ -208,18 +209,19 @@ for (const order of ['A, B, A', 'B, A, B'] as const) {
         expect((await show(id.needs!)).task.depends_on).toEqual([bTwin.id])
 
         const c = await show(id.C!)
-        expect(c.task).toMatchObject({owner: winner, status: 'in_progress', epoch: 1})
+        // Both claims were handed epoch 1: the epoch moves past it (the winner may still present 1).
+        expect(c.task).toMatchObject({owner: winner, status: 'in_progress', epoch: 2})
         expect(c.comments.some((x: any) => x.kind === 'problem' && x.author === 'git-tasks' && x.body.includes(loser))).toBe(true)
         expect(c.comments.some((x: any) => x.author === 'bob' && x.body === 'comment typed on B about C')).toBe(true)
         expect(listed.broken).toEqual([])
       }
 
-      // The loser of the claim is not the owner: finishing it is refused, with or without the epoch it was handed.
+      // The loser of the claim is not the owner: finishing it is refused; with the epoch it was handed, as stale.
       const loserClone = loser === 'bob' ? s.b : s.a
-      for (const extra of [[], ['--epoch', '1']]) {
+      for (const [extra, code] of [[[], 'not_owner'], [['--epoch', '1'], 'stale_epoch']] as const) {
         const r = await run(loserClone, ['done', id.C!, ...extra, '--json'], {env: {TASKS_ACTOR: loser}})
         expect(r.code, r.stderr).toBe(6)
-        expect(JSON.parse(r.stderr).error.code).toBe('not_owner')
+        expect(JSON.parse(r.stderr).error.code).toBe(code)
       }
 
       // Nothing typed was lost: every text is in some file of the final tree; no conflict markers anywhere.
@@ -288,5 +290,43 @@ describe('an online mutation that has to merge unpublished offline work first', 
     const toldInOutput = /lost_claim/.test(r.stdout + r.stderr)
     const inbox = [...filesOf(bare).keys()].filter((p) => p.startsWith('inbox/bob/'))
     expect(toldInOutput || inbox.length > 0, `bob was not told that his claim on ${c} was superseded; output: ${r.stdout}`).toBe(true)
+  })
+})
+
+describe('fencing tokens after a merge (issue 7, point 6)', {timeout: 60_000}, () => {
+  it('two offline claims both got epoch 1: after sync the loser\'s token is refused (stale_epoch), the winner\'s still works', async () => {
+    const {bare, clones} = await shared(2)
+    const [a, b] = clones as [string, string]
+    const alice = {env: {TASKS_ACTOR: 'alice'}}
+    const bob = {env: {TASKS_ACTOR: 'bob'}}
+    const id = (await runJson(a, ['add', 'Fenced'], {env: {TASKS_ACTOR: 'lead'}})).task.id as string
+    expect((await runJson(b, ['sync'])).action).toBe('fast_forward')
+    expect((await runJson(a, ['claim', id, '--offline'], alice)).task.epoch).toBe(1)
+    expect((await runJson(b, ['claim', id, '--offline'], bob)).task.epoch).toBe(1)
+    expect((await runJson(a, ['sync'], alice)).action).toBe('pushed')
+    const merged = await runJson(b, ['sync'], bob)
+    expect(merged.action).toBe('merged')
+    expect(JSON.stringify(merged)).toMatch(/lost_claim/)
+    const shown = (await runJson(b, ['show', id], bob)).task
+    expect(shown).toMatchObject({owner: 'alice', epoch: 2})
+
+    // Bob's stale token no longer matches, even with --force, and nothing is written.
+    const tip = tipOf(bare)
+    for (const args of [
+      ['release', id, '--epoch', '1', '--force', '--reason', 'mine'],
+      ['done', id, '--epoch', '1', '--force', '--reason', 'mine'],
+      ['heartbeat', id, '--epoch', '1'],
+    ]) {
+      const r = await run(b, [...args, '--json'], bob)
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(6)
+      expect(jsonError(r)).toMatchObject({code: 'stale_epoch', epoch: 2, your_epoch: 1, owner: 'alice'})
+    }
+    expect(tipOf(bare)).toBe(tip)
+
+    // Alice, who never saw the merge, keeps working with the token she was given.
+    expect((await runJson(a, ['heartbeat', id, '--epoch', '1'], alice)).task).toMatchObject({owner: 'alice', epoch: 2})
+    expect((await runJson(a, ['done', id, '--epoch', '1'], alice)).task).toMatchObject({status: 'done', owner: 'alice'})
+    expect((await runJson(b, ['sync'], bob)).action).toBe('fast_forward')
+    expect(treeOf(b)).toBe(treeOf(bare))
   })
 })

@@ -27,10 +27,14 @@ export function assertMayForce(snap: Snapshot, ctx: OpContext, action: string, i
 
 /**
  * The fencing check: `epoch`, when given, must be the item's current epoch,
- * whoever holds it now (or nobody: released or reopened since).
+ * whoever holds it now (or nobody: released or reopened since). The owner
+ * of a claim that a merge renumbered (`claim_epochs`, docs/merge.md) may
+ * also present the numbers it was handed out under; nobody else may.
  */
-export function assertEpoch(meta: TaskMeta, epoch: number | undefined): void {
+export function assertEpoch(meta: TaskMeta, epoch: number | undefined, actor?: string): void {
   if (epoch === undefined || epoch === meta.epoch) return
+  const earlier = meta.claim_epochs
+  if (actor !== undefined && actor === meta.owner && earlier && earlier[earlier.length - 1] === meta.epoch && earlier.includes(epoch)) return
   throw new NotPermittedError('stale_epoch', `your claim on ${meta.id} is stale: it is at epoch ${meta.epoch} (${meta.owner ? `held by ${meta.owner}` : 'not claimed'}), you hold epoch ${epoch}`, {
     id: meta.id,
     epoch: meta.epoch,
@@ -46,7 +50,7 @@ export function assertEpoch(meta: TaskMeta, epoch: number | undefined): void {
  * match the current fencing token (checked first: it says more).
  */
 export function assertOwner(snap: Snapshot, meta: TaskMeta, ctx: OpContext, action: string, epoch?: number): void {
-  assertEpoch(meta, epoch)
+  assertEpoch(meta, epoch, ctx.actor)
   if (meta.owner === ctx.actor) return
   if (ctx.force) {
     assertMayForce(snap, ctx, action, meta.id)

@@ -3,13 +3,29 @@ import {describe, expect, it} from 'vitest'
 import fc from 'fast-check'
 import {parseTaskFile, serialiseTask} from '../../../src/core/task-file'
 import type {TaskMeta} from '../../../src/core/task'
-import {type TaskVersion, compareSides, mergeSet, mergeTask} from '../../../src/merge/task-merge'
+import {type TaskMergeResult, type TaskVersion, compareSides, mergeSet, mergeTask} from '../../../src/merge/task-merge'
+import {assertEpoch} from '../../../src/core/ops/permission'
 import type {MergeContext, Side} from '../../../src/merge/merge-types'
 import {NOW, at, baseTask, edit, taskTripleArb} from './arbitraries'
 
 const v = (meta: TaskMeta, body = 'Body\n'): TaskVersion => ({meta, body})
 const ctxOf = (published: Side = 'theirs'): MergeContext => ({now: NOW, published})
 const swapped = (c: MergeContext): MergeContext => ({...c, published: c.published === 'ours' ? 'theirs' : 'ours'})
+/** The result as the other side would see it: the conflict's "ours" and "theirs" change places, nothing else. */
+const mirrored = (r: TaskMergeResult): TaskMergeResult =>
+  r.conflict
+    ? {...r, conflict: {body: r.conflict.body?.map((x) => (x.conflict ? {...x, ours: x.theirs, theirs: x.ours} : x)), ours: r.conflict.theirs, theirs: r.conflict.ours}}
+    : r
+/** Whether `--epoch token` by `actor` passes the fencing check on `meta`. */
+const accepts = (meta: TaskMeta, token: number, actor: string): boolean => {
+  try {
+    assertEpoch(meta, token, actor)
+    return true
+  } catch (e) {
+    expect((e as {code?: string}).code).toBe('stale_epoch')
+    return false
+  }
+}
 
 describe('mergeTask: shortcuts', () => {
   it('returns a side unchanged when the other did not change, or both are equal', () => {
@@ -43,7 +59,11 @@ describe('mergeTask: the claim/lifecycle unit', () => {
     const ours = v(edit(base.meta, {status: 'in_progress', owner: 'alice', epoch: 2, claimed_at: at(30), lease_expires: at(90)}, 'alice', 30))
     const theirs = v(edit(base.meta, {status: 'in_progress', owner: 'bob', epoch: 2, claimed_at: at(1), lease_expires: at(61)}, 'bob', 1))
     const r = mergeTask(base, ours, theirs, ctxOf('theirs'))
-    expect(r.meta).toMatchObject({status: 'in_progress', owner: 'bob', epoch: 2, claimed_at: at(1), lease_expires: at(61)})
+    // Both were handed epoch 2: the epoch moves on to 3 and only bob may still present 2.
+    expect(r.meta).toMatchObject({status: 'in_progress', owner: 'bob', epoch: 3, claim_epochs: [2, 3], claimed_at: at(1), lease_expires: at(61)})
+    expect(accepts(r.meta, 2, 'bob')).toBe(true)
+    expect(accepts(r.meta, 3, 'bob')).toBe(true)
+    expect(accepts(r.meta, 2, 'alice')).toBe(false)
     expect(r.notes).toEqual([
       expect.objectContaining({
         kind: 'lost_claim',
@@ -58,15 +78,19 @@ describe('mergeTask: the claim/lifecycle unit', () => {
     expect(r.comments[0]!.body).toContain('bob')
     // Published the other way round: alice's claim wins, although it is later or not.
     const r2 = mergeTask(base, ours, theirs, ctxOf('ours'))
-    expect(r2.meta).toMatchObject({owner: 'alice', claimed_at: at(30)})
+    expect(r2.meta).toMatchObject({owner: 'alice', claimed_at: at(30), epoch: 3, claim_epochs: [2, 3]})
+    expect(accepts(r2.meta, 2, 'alice')).toBe(true)
+    expect(accepts(r2.meta, 2, 'bob')).toBe(false)
     expect(r2.notes[0]).toMatchObject({kind: 'lost_claim', loser: {owner: 'bob'}})
   })
 
-  it('never moves the epoch backwards: the higher epoch of the losing side is kept', () => {
+  it('never moves the epoch backwards: past the higher epoch of the losing side, the winner keeps its own number', () => {
     const ours = v(edit(base.meta, {status: 'in_progress', owner: 'alice', epoch: 4, claimed_at: at(3), lease_expires: at(63)}, 'alice', 3))
     const theirs = v(edit(base.meta, {status: 'done', owner: 'bob', epoch: 2, closed_at: at(2)}, 'bob', 2))
     const r = mergeTask(base, ours, theirs, ctxOf('theirs'))
-    expect(r.meta).toMatchObject({status: 'done', owner: 'bob', epoch: 4, closed_at: at(2)})
+    expect(r.meta).toMatchObject({status: 'done', owner: 'bob', epoch: 5, claim_epochs: [2, 5], closed_at: at(2)})
+    expect(accepts(r.meta, 4, 'alice')).toBe(false)
+    expect(accepts(r.meta, 2, 'bob')).toBe(true)
     expect(r.meta.claimed_at).toBeUndefined()
     expect(r.meta.lease_expires).toBeUndefined()
   })
@@ -271,7 +295,7 @@ describe('mergeTask: properties', () => {
     fc.assert(
       fc.property(taskTripleArb, fc.constantFrom<Side>('ours', 'theirs'), ([b, o, t], published) => {
         const ctx = {now: NOW, published}
-        expect(mergeTask(b, t, o, swapped(ctx))).toEqual(mergeTask(b, o, t, ctx))
+        expect(mirrored(mergeTask(b, t, o, swapped(ctx)))).toEqual(mergeTask(b, o, t, ctx))
       }),
       {numRuns: 1000},
     )
@@ -308,6 +332,34 @@ describe('mergeTask: properties', () => {
       }),
       {numRuns: 1000},
     )
+  })
+
+  it('fencing: after a lost claim the loser\'s token is refused, the winner\'s accepted, and no token is handed out again', () => {
+    let superseded = 0
+    fc.assert(
+      fc.property(taskTripleArb, fc.constantFrom<Side>('ours', 'theirs'), ([b, o, t], published) => {
+        const r = mergeTask(b, o, t, {now: NOW, published})
+        const m = r.meta
+        expect(m.epoch).toBeGreaterThanOrEqual(Math.max(o.meta.epoch, t.meta.epoch, b.meta.epoch))
+        // claim_epochs, when set, is current: it ends with the epoch.
+        if (m.claim_epochs) expect(m.claim_epochs[m.claim_epochs.length - 1]).toBe(m.epoch)
+        const lost = r.notes.find((n) => n.kind === 'lost_claim')
+        if (!lost || lost.kind !== 'lost_claim') return
+        const winner = published === 'ours' ? o.meta : t.meta
+        const loser = published === 'ours' ? t.meta : o.meta
+        // The winner's owner keeps working with the token it was given.
+        if (winner.owner) expect(accepts(m, winner.epoch, winner.owner)).toBe(true)
+        if (loser.owner && loser.owner !== winner.owner) {
+          superseded++
+          // The superseded claim's token is refused, and the next claim (epoch + 1) is a new number.
+          expect(accepts(m, loser.epoch, loser.owner)).toBe(false)
+          expect(m.epoch + 1).toBeGreaterThan(loser.epoch)
+        }
+      }),
+      {numRuns: 1000},
+    )
+    // Not vacuous: the generator makes superseded claims often.
+    expect(superseded).toBeGreaterThan(50)
   })
 
   it('a lost claim is always reported when the claims differ', () => {

@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import fc from 'fast-check'
-import {matchLines, mergeText, splitLines} from '../../../src/merge/text-merge'
+import {matchLines, mergeText, renderConflict, splitLines} from '../../../src/merge/text-merge'
+import {conflictMarkerLine} from '../../../src/core/frontmatter'
 import {editedLines} from './arbitraries'
 
 const L = (...lines: string[]): string => lines.map((l) => `${l}\n`).join('')
@@ -82,10 +83,57 @@ describe('mergeText', () => {
     expect(mergeText(L('a', 'b', 'c', 'd'), L('a', 'c', 'd'), L('a', 'b', 'c', 'D'))).toEqual({clean: true, text: L('a', 'c', 'D')})
   })
 
-  it('reports overlapping different changes as a conflict with both texts whole, never markers', () => {
+  it('reports overlapping different changes as a conflict with both texts whole and the regions, never markers', () => {
     const r = mergeText(L('a', 'b', 'c'), L('a', 'X', 'c'), L('a', 'Y', 'c'))
-    expect(r).toEqual({clean: false, ours: L('a', 'X', 'c'), theirs: L('a', 'Y', 'c')})
+    expect(r).toEqual({
+      clean: false,
+      ours: L('a', 'X', 'c'),
+      theirs: L('a', 'Y', 'c'),
+      regions: [
+        {conflict: false, text: 'a\n'},
+        {conflict: true, base: 'b\n', ours: 'X\n', theirs: 'Y\n'},
+        {conflict: false, text: 'c\n'},
+      ],
+    })
     expect(JSON.stringify(r)).not.toMatch(/<<<<<<<|>>>>>>>|=======/)
+  })
+
+  it('keeps merging after a conflict: the regions hold every clean edit and every conflict', () => {
+    const r = mergeText(L('a', 'b', 'c', 'd', 'e', 'f', 'g'), L('A', 'b', 'X', 'd', 'e', 'f', 'P'), L('a', 'b', 'Y', 'd', 'E', 'f', 'Q'))
+    expect(r.clean).toBe(false)
+    if (r.clean) return
+    expect(renderConflict(r.regions, {ours: 'ours', theirs: 'theirs'})).toBe(
+      L('A', 'b', '<<<<<<< ours', 'X', '=======', 'Y', '>>>>>>> theirs', 'd', 'E', 'f', '<<<<<<< ours', 'P', '=======', 'Q', '>>>>>>> theirs'),
+    )
+    // A last line without a newline does not glue onto a marker.
+    const end = mergeText('a\nb', 'a\nX', 'a\nY')
+    expect(end.clean).toBe(false)
+    if (!end.clean) expect(renderConflict(end.regions, {ours: 'o', theirs: 't'})).toBe(L('a', '<<<<<<< o', 'X', '=======', 'Y', '>>>>>>> t'))
+  })
+
+  it('rendered conflicts keep every line either side added, between complete markers (property)', () => {
+    fc.assert(
+      fc.property(tripleArb, ([bl, ol, tl]) => {
+        const [b, o, t] = [toText(bl), toText(ol), toText(tl)]
+        const r = mergeText(b, o, t)
+        if (r.clean) return
+        const out = renderConflict(r.regions, {ours: 'ours', theirs: 'theirs'})
+        // Every line a side added is there (lines only one side kept may go: the other deleted them).
+        const outLines = out.split('\n')
+        for (const side of [ol, tl]) for (const line of side) if (!(bl as string[]).includes(line)) expect(outLines).toContain(line)
+        expect(conflictMarkerLine(out)).not.toBeNull()
+      }),
+      {numRuns: 500},
+    )
+  })
+
+  it('conflictMarkerLine finds a complete block only', () => {
+    expect(conflictMarkerLine(L('x', '<<<<<<< ours', 'a', '=======', 'b', '>>>>>>> theirs'))).toBe(2)
+    expect(conflictMarkerLine(L('<<<<<<<', '=======', '>>>>>>>'))).toBe(1)
+    expect(conflictMarkerLine(L('<<<<<<< ours', 'a', '=======', 'b'))).toBeNull()
+    expect(conflictMarkerLine(L(' <<<<<<< ours', 'a', '=======', 'b', '>>>>>>> theirs'))).toBeNull()
+    expect(conflictMarkerLine(L('<<<<<<<< eight', '=======', '>>>>>>> theirs'))).toBeNull()
+    expect(conflictMarkerLine(L('>>>>>>> theirs', '=======', '<<<<<<< ours'))).toBeNull()
   })
 
   it('conflicts on two different insertions at the same place, and on edit next to edit', () => {
