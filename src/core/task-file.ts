@@ -25,7 +25,7 @@ export function parseTaskFile(text: string, expectedId?: string): Parsed<{meta: 
   // Checked first: markers in the frontmatter would otherwise read as a YAML error, and in the
   // body as text. git-tasks never writes a body holding them (checkBody refuses one).
   const marker = conflictMarkerLine(text)
-  if (marker !== null) return {ok: false, error: `unresolved merge conflict markers at line ${marker}: resolve them (or merge with \`tasks sync\`), then run \`tasks doctor\``}
+  if (marker !== null) return {ok: false, error: `unresolved merge conflict markers at line ${marker}: edit the file to resolve them, commit it, then run \`tasks doctor\``}
   const split = splitFrontmatter(text)
   if ('error' in split) return {ok: false, error: split.error}
   const parsed = parseFrontmatterYaml(split.frontmatter)

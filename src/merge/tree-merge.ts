@@ -340,12 +340,14 @@ function mergeTaskFile(state: MergeState, path: string, id: string, v: Both): st
       state.notes.push({kind: 'unreadable', path, side: 'base', error: base.error, message: `${path} cannot be read in the merge base (${base.error}); merged as if both sides created it`})
     }
     const r = mergeTask(base?.ok ? base.value : null, o.value, t.value, ctx)
-    state.notes.push(...r.notes)
     if (ctx.markers && r.conflict) {
-      // The texts the comments would keep are in the file, between markers.
+      // The texts the comments would keep are in the file, between markers; the notes say so.
+      const {ours, theirs} = r.conflict
+      state.notes.push(...r.notes.map((n) => markedNote(n, ours, theirs)))
       const body = r.conflict.body ? renderConflict(r.conflict.body, ctx.markers) : r.body
-      return marked(state, path, twoWayRegions(serialiseTask(r.conflict.ours, body), serialiseTask(r.conflict.theirs, body)))
+      return marked(state, path, twoWayRegions(serialiseTask(ours, body), serialiseTask(theirs, body)))
     }
+    state.notes.push(...r.notes)
     state.comments.push(...r.comments)
     return serialiseTask(r.meta, r.body)
   }
@@ -381,6 +383,25 @@ function mergeTaskFile(state: MergeState, path: string, id: string, v: Both): st
     ),
   )
   return v[keptSide]
+}
+
+/**
+ * A task note as the merge driver must put it: text that `sync` would keep in
+ * a comment is left between conflict markers instead (`ours`/`theirs`: the
+ * frontmatter each side would have).
+ */
+function markedNote(n: MergeNote, ours: TaskMeta, theirs: TaskMeta): MergeNote {
+  const value = (m: TaskMeta, field: string): unknown => (field in m || !m.extra ? (m as unknown as Record<string, unknown>)[field] : m.extra[field])
+  if (n.kind === 'body_conflict') {
+    return {...n, comment: '', message: `${n.task}: the description was edited on both sides and the edits overlap; both versions of those lines are left between conflict markers`}
+  }
+  if (n.kind === 'field_conflict' && !same(value(ours, n.field), value(theirs, n.field))) {
+    return {...n, message: `${n.task}: both sides changed ${n.field}; both values are left between conflict markers`}
+  }
+  if (n.kind === 'lost_claim' && ['status', 'owner', 'block_note', 'cancel_reason'].some((k) => !same(value(ours, k), value(theirs, k)))) {
+    return {...n, message: `${n.message}; both claims, with their notes, are left between conflict markers`}
+  }
+  return n
 }
 
 // ---------------------------------------------------------------------------

@@ -123,7 +123,8 @@ describe('driverMerge: what is left in conflict', () => {
     expect(r.content).toBe(
       `${merged}<<<<<<< ours\nline one\nline two changed by b\n=======\nline one changed by a\nline two\n>>>>>>> theirs\nline three\n`,
     )
-    expect(r.notes[0]).toMatch(/description was edited on both sides/)
+    expect(r.notes).toEqual([expect.stringMatching(/description was edited on both sides .*left between conflict markers/), expect.stringMatching(/tasks doctor/)])
+    expect(r.notes[0]).not.toMatch(/comment/)
   })
 
   it('non-overlapping edits merge cleanly, with no markers', () => {
@@ -142,6 +143,7 @@ describe('driverMerge: what is left in conflict', () => {
     const r = driverMerge(PATH, file(base), file(o), file(t), NOW)
     expect(r.clean).toBe(false)
     expect(r.content).toContain('<<<<<<< ours\ntitle: "Title A"\n=======\ntitle: "Title B"\n>>>>>>> theirs\n')
+    expect(r.notes[0]).toMatch(/both sides changed title; both values are left between conflict markers/)
     expect(r.content).toMatch(/^priority: 1$/m)
     expect(r.content).toContain('  - "x"\n')
     // Resolving the markers either way gives a readable task.
@@ -156,6 +158,7 @@ describe('driverMerge: what is left in conflict', () => {
     expect(r.clean).toBe(false)
     const out = r.content!
     expect(out).toContain('waiting for the DBA')
+    expect(r.notes[0]).toMatch(/lost|superseded.*both claims, with their notes, are left between conflict markers/)
     const [, ours, theirs] = /<{7} ours\n([^]*?)={7}\n([^]*?)>{7} theirs\n/.exec(out)!
     expect(ours).toMatch(/status: "blocked"/)
     expect(ours).toMatch(/owner: "alice"/)
