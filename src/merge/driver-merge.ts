@@ -27,7 +27,7 @@ export interface DriverMerge {
 
 /** What a person does after the driver left markers, said once per file. */
 export const RESOLVE_ADVICE =
-  'left in conflict between <<<<<<< ours and >>>>>>> theirs markers: edit it to keep what should stay, `git add` it and commit, then run `tasks doctor`; ' +
+  'left in conflict between <<<<<<< ours and >>>>>>> theirs markers: edit it to keep what should stay, `git add` it and commit, move the tasks ref to that commit, then run `tasks doctor`; ' +
   'or run `git merge --abort` and merge with `tasks sync`, which keeps both texts (the other one as a comment) without stopping'
 
 /**
