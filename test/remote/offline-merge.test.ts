@@ -323,9 +323,14 @@ describe('fencing tokens after a merge (issue 7, point 6)', {timeout: 60_000}, (
     }
     expect(tipOf(bare)).toBe(tip)
 
+    // The card records the winning claim's numbers (docs/merge.md, claim_epochs).
+    const file = () => gitSync(bare, ['cat-file', '-p', `${REF}:${taskPath(bare, id)}`])
+    expect(file()).toContain('epoch: 2\nclaim_epochs:\n  - 1\n  - 2\n')
     // Alice, who never saw the merge, keeps working with the token she was given.
     expect((await runJson(a, ['heartbeat', id, '--epoch', '1'], alice)).task).toMatchObject({owner: 'alice', epoch: 2})
     expect((await runJson(a, ['done', id, '--epoch', '1'], alice)).task).toMatchObject({status: 'done', owner: 'alice'})
+    // The record ends with the claim.
+    expect(file()).not.toContain('claim_epochs')
     expect((await runJson(b, ['sync'], bob)).action).toBe('fast_forward')
     expect(treeOf(b)).toBe(treeOf(bare))
   })

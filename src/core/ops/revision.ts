@@ -17,6 +17,8 @@ export function leaseUntil(now: string, seconds: number): string {
 /** The claim fields cleared, as a partial to spread into revise(). */
 export const NO_CLAIM: Partial<TaskMeta> = {
   owner: undefined,
+  // A merge's record of the claim's earlier epochs ends with the claim (docs/merge.md).
+  claim_epochs: undefined,
   claimed_at: undefined,
   lease_expires: undefined,
   block_note: undefined,
