@@ -282,7 +282,10 @@ function mergePath(state: MergeState, path: string, v: Versions): void {
   if (path === META_PATH) return set(mergeMetaFile(state, path, both))
   const text = mergeText(v.base ?? '', v.ours, v.theirs)
   if (text.clean) return set(text.text)
-  if (state.ctx.markers) return set(marked(state, path, text.regions))
+  if (state.ctx.markers) {
+    state.notes.push({kind: 'path_collision', path, moved_to: path, message: `${path} was edited on both sides and the edits overlap; both versions of those lines are left between conflict markers`})
+    return set(marked(state, path, text.regions))
+  }
   set(keepBoth(state, path, both))
 }
 
@@ -292,7 +295,10 @@ type Both = {base: string | null; ours: string; theirs: string}
 function keepBoth(state: MergeState, path: string, v: Both): string {
   // A comment or record is written whole by one writer: mark the whole file, which then also
   // no longer parses, so a person who commits it unresolved sees it reported as broken.
-  if (state.ctx.markers) return marked(state, path, wholeConflict(v.ours, v.theirs))
+  if (state.ctx.markers) {
+    state.notes.push({kind: 'path_collision', path, moved_to: path, message: `${path} was written on both sides with different text; both versions are left between conflict markers`})
+    return marked(state, path, wholeConflict(v.ours, v.theirs))
+  }
   const pub = state.ctx.published
   const other = v[otherSide(pub)]
   const moved = place(state, derivedPath(path, other), other)

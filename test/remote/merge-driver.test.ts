@@ -130,6 +130,9 @@ describe('git merge of the checked-out tasks ref uses the field-level driver', {
     const doctor = await run(b, ['doctor', '--json'], B)
     expect(doctor.code, doctor.stderr).toBe(5)
     expect(JSON.parse(doctor.stdout).broken).toEqual([{path, error: expect.stringMatching(/unresolved merge conflict/)}])
+    const show = await run(b, ['show', id, '--offline', '--json'], B)
+    expect(show.code).toBe(5)
+    expect(JSON.parse(show.stderr).error).toMatchObject({code: 'broken_task_file', path})
     // Resolved by hand (both lines kept, markers gone): readable again.
     const resolved = file.replace(/^<{7} ours\n([^]*?)={7}\n([^]*?)>{7} theirs\n/m, 'line one changed by a\nline two changed by b\n')
     expect(resolved).not.toMatch(/^<{7}/m)

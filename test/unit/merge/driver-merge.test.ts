@@ -198,6 +198,7 @@ describe('driverMerge: what is left in conflict', () => {
     const r = driverMerge(path, null, o, t, NOW)
     expect(r.clean).toBe(false)
     expect(r.content).toBe(`<<<<<<< ours\n${o}=======\n${t}>>>>>>> theirs\n`)
+    expect(r.notes[0]).toMatch(/written on both sides.*both versions are left between conflict markers/)
     expect(parseCommentFile(r.content!, ID, c('').id).ok).toBe(false)
   })
 
