@@ -2,7 +2,7 @@
  * Field-level 3-way merge of one task (frontmatter and description), with
  * one documented rule per field (docs/merge.md):
  *
- *  - claim/lifecycle unit (status, owner, epoch, claimed_at, lease_expires,
+ *  - claim/lifecycle unit (status, owner, epoch, claim_epochs, claimed_at, lease_expires,
  *    block_note, cancel_reason, closed_at) moves as one: one side changed →
  *    that side; both changed differently → the published side, and the
  *    losing claim is reported (note + comment). The epoch never goes back,
