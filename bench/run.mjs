@@ -192,7 +192,7 @@ try {
       {key: 'show', label: 'tasks show ID', args: () => ['show', seeded.showTarget]},
       {key: 'add', label: 'tasks add TITLE', args: () => ['add', `Benchmark item ${size}-${++addCounter}: measure start-up`]},
       {key: 'claim', label: 'tasks claim ID', args: () => ['claim', nextClaim()]},
-      {key: 'next', label: 'tasks next', args: () => ['next']},
+      {key: 'next', label: 'tasks next', args: () => ['next', '--another']},
       {key: 'done', label: 'tasks done ID', args: () => ['done', nextDone()]},
     ]
 

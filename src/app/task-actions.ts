@@ -4,14 +4,14 @@
  * prints as JSON or renders as text. Result shapes are documented in
  * schemas/output/ and checked by the tests.
  */
-import {NotFoundError, UsageError} from '../core/errors'
+import {ConflictError, NotFoundError, NotPermittedError, TasksError, UsageError} from '../core/errors'
 import {type Repair, type Violation, checkInvariants, reconcile} from '../merge/index'
 import {installMergeDriver} from '../refstore/merge-driver-setup'
-import {remoteExists} from '../refstore/remote'
+import {remoteExists, trackingRef} from '../refstore/remote'
 import {writeConfig} from '../refstore/repository'
 import {type SyncAction, sync} from './sync'
 import {taskDir} from '../core/ids'
-import {addTask, type AddArgs} from '../core/ops/add'
+import {addTask, keyMismatch, type AddArgs} from '../core/ops/add'
 import {claimNext, claimTask, heartbeat, releaseAll, releaseTask} from '../core/ops/claim'
 import {addComment} from '../core/ops/comment'
 import {assignTask, editTask, type EditArgs, setDependencies} from '../core/ops/edit'
@@ -44,10 +44,11 @@ async function viewer(session: Session, snap: Snapshot): Promise<TaskViewer> {
 }
 
 /** Run an op and return the view of the task it produced. */
-async function mutateOne<R extends {task: TaskMeta}>(session: Session, op: Op<R>): Promise<TaskResult & {result: R}> {
+async function mutateOne<R extends {task: TaskMeta}>(session: Session, op: Op<R>): Promise<TaskResult & {result: R; at: string | null}> {
   const done = await mutate(session, op)
   const v = await viewer(session, done.after)
-  return {task: v.view(done.after.tasks.get(done.result.task.id)?.meta ?? done.result.task), commit: done.commit, result: done.result}
+  // `at`: the commit the result describes (the new one, or the one the op found nothing to change in).
+  return {task: v.view(done.after.tasks.get(done.result.task.id)?.meta ?? done.result.task), commit: done.commit, result: done.result, at: done.after.commit}
 }
 
 // ---------------------------------------------------------------- init
@@ -140,6 +141,11 @@ export async function doctor(session: Session, fix: boolean): Promise<DoctorResu
 
 export async function add(session: Session, args: AddArgs): Promise<TaskResult & {created: boolean}> {
   const r = await mutateOne(session, (s, c) => addTask(s, c, args))
+  if (!r.result.created && r.result.body !== undefined) {
+    // The key matched: the description is the one parameter the snapshot does not hold.
+    const stored = r.at ? (await session.store.readDetail(r.at, r.task.id)).body : ''
+    if (stored.trimEnd() !== r.result.body.trimEnd()) throw keyMismatch(r.result.task, r.result.task.key ?? args.key ?? '', ['body'])
+  }
   return {task: r.task, created: r.result.created, commit: r.commit}
 }
 
@@ -175,28 +181,93 @@ export interface ClaimOutput extends TaskResult {
   already_owned: boolean
 }
 
+/** `next`: a claim, plus what an agent needs to start without a second call. */
+export interface NextOutput extends ClaimOutput {
+  /** True when `next` handed back a claim the actor already held (a retry after a crash), not a new item. */
+  resumed: boolean
+  /** The item's description. */
+  body: string
+  /** The newest comments (at most NEXT_COMMENTS), oldest first. */
+  comments: Comment[]
+  /** How many comments the item has in all. */
+  comment_count: number
+}
+
+/** Comments `next --json` carries; `show` has them all. */
+const NEXT_COMMENTS = 5
+
 export async function claim(session: Session, id: string, leaseSeconds?: number): Promise<ClaimOutput> {
   const r = await mutateOne(session, (s, c) => claimTask(s, c, {id, leaseSeconds}))
   return {task: r.task, commit: r.commit, took_over_from: r.result.took_over_from ?? null, already_owned: r.result.already_owned}
 }
 
-export async function next(session: Session, tags: string[], leaseSeconds?: number): Promise<ClaimOutput> {
-  const r = await mutateOne(session, (s, c) => claimNext(s, c, {tags, leaseSeconds}))
-  return {task: r.task, commit: r.commit, took_over_from: r.result.took_over_from ?? null, already_owned: r.result.already_owned}
+export async function next(session: Session, options: {tags: string[]; leaseSeconds?: number; another?: boolean}): Promise<NextOutput> {
+  const r = await mutateOne(session, (s, c) => claimNext(s, c, options))
+  const detail = r.at ? await session.store.readDetail(r.at, r.task.id) : {body: '', comments: []}
+  return {
+    task: r.task,
+    commit: r.commit,
+    took_over_from: r.result.took_over_from ?? null,
+    already_owned: r.result.already_owned,
+    resumed: r.result.resumed ?? false,
+    body: detail.body,
+    comments: detail.comments.slice(-NEXT_COMMENTS),
+    comment_count: detail.comments.length,
+  }
+}
+
+/**
+ * A holder whose claim was taken over (its lease expired, or someone forced
+ * it) and who then tries to finish, block, release or heartbeat the item is
+ * refused as "not the owner" by the op. The card's history says more: when
+ * the latest claim of the card took it over from this actor, the refusal
+ * becomes `claim_taken_over`, naming who holds it now at which epoch, and
+ * telling the agent to stop and pick other work. Read only on this error
+ * path; the local ref, or the remote-tracking one when the refusal came from
+ * the remote's tip.
+ */
+async function explainTakeover<T>(session: Session, work: Promise<T>): Promise<T> {
+  try {
+    return await work
+  } catch (error) {
+    if (!(error instanceof TasksError) || (error.code !== 'not_owner' && error.code !== 'stale_epoch')) throw error
+    const id = String(error.data.id ?? '')
+    const actor = await session.actor()
+    const remote = await session.configuredRemote()
+    const refs = [session.store.ref, ...(remote ? [trackingRef(remote, session.list)] : [])]
+    for (const ref of refs) {
+      const events = await readHistory(session.store.repo.cwd, ref, {path: taskDir(id), limit: 50})
+      const lastClaim = events.find((e) => e.op === 'claim')
+      if (!lastClaim) continue
+      const from = lastClaim.trailers.find(([k]) => k === 'Tasks-Takeover')?.[1]
+      if (from !== actor) break
+      const epoch = Number(lastClaim.trailers.find(([k]) => k === 'Tasks-Epoch')?.[1] ?? error.data.epoch)
+      const override = lastClaim.trailers.find(([k]) => k === 'Tasks-Override')?.[1]
+      const how = override ? `forced: ${override}` : 'your lease had expired'
+      // --epoch given: the fencing code stays stale_epoch (scripts rely on it); the message tells the story.
+      const code = error.code === 'stale_epoch' ? 'stale_epoch' : 'claim_taken_over'
+      throw new NotPermittedError(
+        code,
+        `your claim on ${id} was taken over by ${lastClaim.author} at epoch ${epoch} (${lastClaim.date}; ${how}). Stop working on it: your changes to it will be refused. Run \`tasks next\` for other work.`,
+        {...error.data, id, owner: error.data.owner ?? lastClaim.author, epoch, taken_over_by: lastClaim.author, taken_over_at: lastClaim.date, takeover_commit: lastClaim.commit, forced: override ?? null},
+      )
+    }
+    throw error
+  }
 }
 
 export async function beat(session: Session, id: string, epoch?: number, leaseSeconds?: number): Promise<TaskResult> {
-  const {task, commit} = await mutateOne(session, (s, c) => heartbeat(s, c, {id, epoch, leaseSeconds}))
+  const {task, commit} = await explainTakeover(session, mutateOne(session, (s, c) => heartbeat(s, c, {id, epoch, leaseSeconds})))
   return {task, commit}
 }
 
 export async function finish(session: Session, id: string, epoch?: number): Promise<TaskResult & {changed: boolean}> {
-  const r = await mutateOne(session, (s, c) => finishTask(s, c, {id, epoch}))
+  const r = await explainTakeover(session, mutateOne(session, (s, c) => finishTask(s, c, {id, epoch})))
   return {task: r.task, commit: r.commit, changed: r.result.changed}
 }
 
 export async function block(session: Session, id: string, note: string, epoch?: number): Promise<TaskResult> {
-  const {task, commit} = await mutateOne(session, (s, c) => blockTask(s, c, {id, note, epoch}))
+  const {task, commit} = await explainTakeover(session, mutateOne(session, (s, c) => blockTask(s, c, {id, note, epoch})))
   return {task, commit}
 }
 
@@ -213,7 +284,7 @@ export async function cancel(session: Session, id: string, reason: string): Prom
 
 export async function release(session: Session, id: string | undefined, all: boolean, epoch?: number): Promise<{released: TaskView[]; commit: string | null}> {
   if (Boolean(all) === (id !== undefined)) throw new UsageError('pass an ID to release, or --all to release everything you hold')
-  const done = await mutate(session, (s, c) => (all ? releaseAll(s, c) : releaseTask(s, c, {id: id!, epoch})))
+  const done = await explainTakeover(session, mutate(session, (s, c) => (all ? releaseAll(s, c) : releaseTask(s, c, {id: id!, epoch}))))
   const v = await viewer(session, done.after)
   return {released: done.result.tasks.map((t) => v.view(t)), commit: done.commit}
 }
@@ -306,7 +377,7 @@ export async function show(session: Session, id: string): Promise<ShowResult> {
   const snap = loaded.snapshot
   const meta = lookup(snap, id)
   const v = await viewer(session, snap)
-  const detail = await session.store.readDetail(loaded, meta.id)
+  const detail = await session.store.readDetail(loaded.index.commit, meta.id)
   const brief = (t: TaskMeta | {id: string; missing: 'missing' | 'unreadable'}) =>
     'missing' in t ? {id: t.id, short_id: t.id, title: `(${t.missing})`, status: t.missing} : {id: t.id, short_id: v.shortId(t.id), title: t.title, status: t.status}
   return {

@@ -9,8 +9,8 @@ export const leaseFlag = {
 }
 
 /** Shared text for claim-like results. */
-export function renderClaim(r: ClaimOutput, term: Terminal): string {
-  const verb = r.already_owned ? 'renewed' : r.took_over_from ? `took over (from ${r.took_over_from})` : 'claimed'
+export function renderClaim(r: ClaimOutput & {resumed?: boolean}, term: Terminal): string {
+  const verb = r.resumed ? 'resumed' : r.already_owned ? 'renewed' : r.took_over_from ? `took over (from ${r.took_over_from})` : 'claimed'
   return engine().render.renderTaskLine(term, verb, r.task, `epoch ${r.task.epoch}, lease until ${r.task.lease_expires ?? 'never'}`)
 }
 

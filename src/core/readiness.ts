@@ -8,10 +8,12 @@ import {FINISHED, type ListConfig, type TaskMeta} from './task'
 
 /** Reasons an item is not workable yet, in the order they are shown. */
 export interface WaitReason {
-  /** The dependency id, or the sub-item id for parents. */
+  /** The dependency id. */
   id: string
   /** Its status, or "missing" for a dangling edge, or "unreadable" for a broken file. */
   status: string
+  /** The parent whose dependency this is (a sub-item waits for its parent's dependencies), or null for the item's own. */
+  via: string | null
 }
 
 /**
@@ -31,11 +33,28 @@ export function unfinishedDependencies(snap: Snapshot, meta: TaskMeta): WaitReas
   const out: WaitReason[] = []
   for (const dep of meta.depends_on) {
     const entry = snap.tasks.get(dep)
-    if (!entry) out.push({id: dep, status: 'missing'})
-    else if (!entry.status) out.push({id: dep, status: 'unreadable'})
-    else if (entry.status !== 'done') out.push({id: dep, status: entry.status})
+    if (!entry) out.push({id: dep, status: 'missing', via: null})
+    else if (!entry.status) out.push({id: dep, status: 'unreadable', via: null})
+    else if (entry.status !== 'done') out.push({id: dep, status: entry.status, via: null})
   }
   return out
+}
+
+/**
+ * Everything an item waits on (WHY BLOCKED): its own unfinished
+ * dependencies, then those of its parent (a sub-item is part of its parent's
+ * work, so it cannot start before the parent could), each marked `via` the
+ * parent. The one source of "waiting" for list, show, next, claim and done.
+ */
+export function waitReasons(snap: Snapshot, meta: TaskMeta): WaitReason[] {
+  const own = unfinishedDependencies(snap, meta)
+  const parent = meta.parent ? snap.tasks.get(meta.parent)?.meta : undefined
+  if (!parent) return own
+  const seen = new Set(own.map((r) => r.id))
+  for (const r of unfinishedDependencies(snap, parent)) {
+    if (!seen.has(r.id)) own.push({...r, via: parent.id})
+  }
+  return own
 }
 
 /** A readable task that is neither done nor cancelled (no decoding). */
@@ -62,19 +81,21 @@ export function reservationAllows(meta: TaskMeta, actor: string | undefined): bo
 }
 
 /**
- * Ready: todo, every dependency done, and not reserved for someone else.
- * An in-progress item whose lease has expired is ready again (it may be
- * reclaimed, with epoch + 1). `unfinished`: the item's unfinished
- * dependencies when the caller has them already.
+ * Ready, the one predicate behind `next`, `list --ready`, `show` and the
+ * JSON `ready` field: todo (or in progress with an expired lease, which may
+ * be reclaimed with epoch + 1), nothing to wait on (`waitReasons`: its own
+ * dependencies and its parent's), not reserved for someone else, and not a
+ * parent with open sub-items (the sub-items are the work). `reasons`: the
+ * item's wait reasons when the caller has them already.
  */
-export function isReady(snap: Snapshot, meta: TaskMeta, actor: string | undefined, now: string, unfinished?: readonly WaitReason[]): boolean {
+export function isReady(snap: Snapshot, meta: TaskMeta, actor: string | undefined, now: string, reasons?: readonly WaitReason[]): boolean {
   const open = meta.status === 'todo' || (meta.status === 'in_progress' && !claimIsLive(meta, now, snap.config))
-  return open && reservationAllows(meta, actor) && (unfinished ?? unfinishedDependencies(snap, meta)).length === 0
+  return open && reservationAllows(meta, actor) && (reasons ?? waitReasons(snap, meta)).length === 0 && !hasOpenSubItems(snap, meta.id)
 }
 
-/** Waiting: has unfinished dependencies (whatever its status, unless it is finished). */
-export function isWaiting(snap: Snapshot, meta: TaskMeta, unfinished?: readonly WaitReason[]): boolean {
-  return !FINISHED.has(meta.status) && (unfinished ?? unfinishedDependencies(snap, meta)).length > 0
+/** Waiting: something to wait on (`waitReasons`), whatever its status, unless it is finished. */
+export function isWaiting(snap: Snapshot, meta: TaskMeta, reasons?: readonly WaitReason[]): boolean {
+  return !FINISHED.has(meta.status) && (reasons ?? waitReasons(snap, meta)).length > 0
 }
 
 export {cmp, compareForNext} from './order'

@@ -4,7 +4,7 @@
  * waiting, blocked_by, whether the claim is live, sub-items). Unset fields
  * are null, never missing, so consumers can rely on every key.
  */
-import {claimIsLive, isReady, isWaiting, unfinishedDependencies, type WaitReason} from './readiness'
+import {claimIsLive, isReady, isWaiting, waitReasons, type WaitReason} from './readiness'
 import {type Snapshot, childIds, tablesOf} from './snapshot'
 import {shortIdOf} from './ids'
 import type {Comment, Status, TaskMeta} from './task'
@@ -80,7 +80,7 @@ export class TaskViewer {
 
   view(meta: TaskMeta): TaskView {
     const snap = this.snap
-    const blockedBy = unfinishedDependencies(snap, meta)
+    const blockedBy = waitReasons(snap, meta)
     return {
       id: meta.id,
       short_id: this.shortId(meta.id),

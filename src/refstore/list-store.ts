@@ -218,9 +218,9 @@ export class ListStore {
     return {created: true, commit}
   }
 
-  /** Body and comments of one task at the snapshot's commit. */
-  async readDetail(loaded: Loaded, id: string): Promise<TaskDetail> {
-    const dir = await this.reader.read(`${loaded.index.commit}:${taskDir(id)}`)
+  /** The description and comments of task `id` as of `commit`. */
+  async readDetail(commit: string, id: string): Promise<TaskDetail> {
+    const dir = await this.reader.read(`${commit}:${taskDir(id)}`)
     if (!dir) throw new NotFoundError('task_not_found', `no task ${id}`, {id})
     const entries = decodeTree(dir.content, this.repo.algorithm)
     const file = entries.find((e) => e.name === TASK_FILE)

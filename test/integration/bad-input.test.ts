@@ -379,7 +379,7 @@ describe('a hand-broken task file committed with plain git', () => {
       ].sort((a, b) => a.path.localeCompare(b.path)),
     )
     const waiter = l.tasks.find((x: any) => x.id === t.waiter.id)
-    expect(waiter.blocked_by).toEqual([{id: t.victim.id, status: 'unreadable'}])
+    expect(waiter.blocked_by).toEqual([{id: t.victim.id, status: 'unreadable', via: null}])
     const human = await run(repo, ['list'])
     expect(human.code).toBe(0)
     expect(human.stdout).toContain('Good one')
@@ -413,7 +413,7 @@ describe('a hand-broken task file committed with plain git', () => {
   // meta as missing). Repro: break a dependency's task.md on the ref, then `tasks show DEPENDENT --json`.
   it('show of a dependent reports the unreadable dependency as unreadable, not missing', async () => {
     const s = await runJson(repo, ['show', t.waiter.id])
-    expect(s.task.blocked_by).toEqual([{id: t.victim.id, status: 'unreadable'}])
+    expect(s.task.blocked_by).toEqual([{id: t.victim.id, status: 'unreadable', via: null}])
     expect(s.dependencies).toEqual([expect.objectContaining({id: t.victim.id, status: 'unreadable'})])
   })
 })

@@ -183,7 +183,7 @@ describe('add', () => {
     expect(c.depends_on).toEqual([d1.id, d2.id].sort())
     expect(c.waiting).toBe(true)
     expect(c.ready).toBe(false)
-    expect(c.blocked_by).toEqual([d1.id, d2.id].sort().map((id) => ({id, status: 'todo'})))
+    expect(c.blocked_by).toEqual([d1.id, d2.id].sort().map((id) => ({id, status: 'todo', via: null})))
     const shown = await runJson(repo, ['show', p.id])
     expect(shown.task.subitems).toEqual([c.id])
   })
@@ -193,11 +193,16 @@ describe('add', () => {
     expect(first.created).toBe(true)
     expect(first.task.key).toBe('deploy-42')
     const before = tip(repo)
-    const again = await runJson(repo, ['add', 'Keyed (retry, other title)', '--key', 'deploy-42'], as('bob'))
+    const again = await runJson(repo, ['add', 'Keyed', '--key', 'deploy-42'], as('bob'))
     expect(again.created).toBe(false)
     expect(again.commit).toBeNull()
     expect(again.task.id).toBe(first.task.id)
     expect(again.task.title).toBe('Keyed')
+    expect(tip(repo)).toBe(before)
+    // The same key for something else is a conflict naming the item and what differs; nothing written.
+    const e = await refused(repo, ['add', 'Keyed (retry, other title)', '--key', 'deploy-42', '-p', '0'], 4, 'key_mismatch', as('bob'))
+    expect(e).toMatchObject({id: first.task.id, key: 'deploy-42', fields: ['title', 'priority']})
+    await refused(repo, ['add', 'Keyed', '--key', 'deploy-42', '--body', 'another description'], 4, 'key_mismatch', as('bob'))
     expect(tip(repo)).toBe(before)
     const other = await runJson(repo, ['add', 'Keyed', '--key', 'deploy-43'], as('alice'))
     expect(other.task.id).not.toBe(first.task.id)
@@ -359,7 +364,7 @@ describe('list and show', () => {
     expect(p.dependencies).toEqual([])
     const w = await runJson(repo, ['show', t.waiter.id], as('alice', at(30)))
     expect(w.dependencies).toEqual([{id: t.dep.id, short_id: t.dep.short_id, title: 'Dependency', status: 'todo'}])
-    expect(w.task.blocked_by).toEqual([{id: t.dep.id, status: 'todo'}])
+    expect(w.task.blocked_by).toEqual([{id: t.dep.id, status: 'todo', via: null}])
     const d = await runJson(repo, ['show', t.dep.id], as('alice', at(30)))
     expect(d.dependents).toEqual([{id: t.waiter.id, short_id: t.waiter.short_id, title: 'Waiter', status: 'todo'}])
     const c = await runJson(repo, ['show', t.claimed.id], as('alice', at(30)))
@@ -419,8 +424,15 @@ describe('claim and start', () => {
     expect(r.took_over_from).toBe('alice')
     expect(r.task).toMatchObject({owner: 'bob', epoch: 2})
     expect(trailersOf(lastMessage(repo))['Tasks-Takeover']).toEqual(['alice'])
-    // The old owner is no longer the owner.
-    await refused(repo, ['done', task.id], 6, 'not_owner', as('alice', at(31)))
+    // The old owner is told its claim was taken over, by whom and at which epoch, and to move on.
+    const e = await refused(repo, ['done', task.id], 6, 'claim_taken_over', as('alice', at(31)))
+    expect(e).toMatchObject({id: task.id, owner: 'bob', epoch: 2, taken_over_by: 'bob', forced: null})
+    expect(e.message).toMatch(/your claim on .* was taken over by bob at epoch 2 .*lease had expired.*tasks next/)
+    // With its fencing token the code stays stale_epoch, with the same story.
+    const f = await refused(repo, ['release', task.id, '--epoch', '1'], 6, 'stale_epoch', as('alice', at(31)))
+    expect(f).toMatchObject({your_epoch: 1, epoch: 2, taken_over_by: 'bob'})
+    // Someone who never held it is simply not the owner.
+    await refused(repo, ['done', task.id], 6, 'not_owner', as('carol', at(31)))
   })
 
   it('start is claim under another name', async () => {
@@ -436,7 +448,7 @@ describe('claim and start', () => {
     await refused(repo, ['claim', d.id], 4, 'not_claimable', as('bob', at(52)))
     const w = await add(repo, 'Waits', ['--depends-on', task.id], as('alice', at(53)))
     const e = await refused(repo, ['claim', w.id], 4, 'waiting', as('bob', at(54)))
-    expect(e.blocked_by).toEqual([{id: task.id, status: 'in_progress'}])
+    expect(e.blocked_by).toEqual([{id: task.id, status: 'in_progress', via: null}])
   })
 })
 
@@ -454,11 +466,11 @@ describe('next', () => {
 
   it('claims by priority, then creation order; skips waiting and reserved items; exit 3 when nothing is ready', async () => {
     const order: string[] = []
-    for (let i = 0; i < 3; i++) order.push((await runJson(repo, ['next'], as('alice', at(10 + i)))).task.id)
+    for (let i = 0; i < 3; i++) order.push((await runJson(repo, ['next', '--another'], as('alice', at(10 + i)))).task.id)
     expect(order).toEqual([t.b.id, t.c.id, t.a.id])
-    const e = await refused(repo, ['next'], 3, 'nothing_ready', as('alice', at(20)))
+    const e = await refused(repo, ['next', '--another'], 3, 'nothing_ready', as('alice', at(20)))
     expect(e).toMatchObject({waiting: 1, reserved: 1})
-    const human = await run(repo, ['next'], as('alice', at(20)))
+    const human = await run(repo, ['next', '--another'], as('alice', at(20)))
     expect(human.code).toBe(3)
     expect(human.stderr).toMatch(/^error: nothing is ready/)
   })
@@ -466,7 +478,7 @@ describe('next', () => {
   it('the assignee gets the reserved item; finishing a dependency makes its waiter ready', async () => {
     expect((await runJson(repo, ['next'], as('bob', at(21)))).task.id).toBe(t.r.id)
     await runJson(repo, ['done', t.a.id], as('alice', at(22)))
-    const n = await runJson(repo, ['next'], as('alice', at(23)))
+    const n = await runJson(repo, ['next', '--another'], as('alice', at(23)))
     expect(n.task.id).toBe(t.w.id)
     expect(trailersOf(lastMessage(repo))).toMatchObject({'Tasks-Op': ['claim'], 'Tasks-Via': ['next']})
   })
@@ -479,7 +491,80 @@ describe('next', () => {
     await refused(repo2, ['next', '--tag', 'x'], 3, 'nothing_ready', as('alice', at(4)))
     const first = await runJson(repo2, ['next'], as('alice', at(5)))
     expect(first.task.title).toBe('Other p1')
-    expect((await runJson(repo2, ['next'], as('alice', at(6)))).task.id).toBe(s.id)
+    expect((await runJson(repo2, ['next', '--another'], as('alice', at(6)))).task.id).toBe(s.id)
+  })
+
+  it('is safe to retry: resumes the caller’s own claim (resumed: true, lease renewed) until --another', async () => {
+    const r = await newList()
+    const x = await add(r, 'X p1', ['-p', '1', '--body', 'the plan'], as('alice', at(1)))
+    const y = await add(r, 'Y p2', [], as('alice', at(2)))
+    await runJson(r, ['comment', x.id, 'first note'], as('alice', at(3)))
+    const first = await runJson(r, ['next'], as('agent-1', at(4)))
+    expect(first).toMatchObject({resumed: false, body: 'the plan\n', comment_count: 1})
+    expect(first.task.id).toBe(x.id)
+    expect(first.comments.map((c: any) => c.body)).toEqual(['first note'])
+    // The agent crashed and runs next again: the same item, same epoch, lease renewed.
+    const retry = await runJson(r, ['next'], as('agent-1', at(60)))
+    expect(retry).toMatchObject({resumed: true, already_owned: true})
+    expect(retry.task).toMatchObject({id: x.id, epoch: 1, lease_expires: at(120)})
+    const human = await run(r, ['next'], as('agent-1', at(61)))
+    expect(human.stdout).toMatch(/^resumed /)
+    const more = await runJson(r, ['next', '--another'], as('agent-1', at(62)))
+    expect(more).toMatchObject({resumed: false})
+    expect(more.task.id).toBe(y.id)
+    // Another agent is not resumed onto agent-1's work.
+    await refused(r, ['next'], 3, 'nothing_ready', as('agent-2', at(63)))
+  })
+
+  it('an item reserved for the caller comes before unreserved items of any priority', async () => {
+    const r = await newList()
+    await add(r, 'Urgent, unreserved', ['-p', '0'], as('alice', at(1)))
+    const mine = await add(r, 'Low, reserved for me', ['-p', '4', '--assignee', 'agent-1'], as('alice', at(2)))
+    expect((await runJson(r, ['next'], as('agent-1', at(3)))).task.id).toBe(mine.id)
+    expect((await runJson(r, ['next'], as('agent-2', at(4)))).task.title).toBe('Urgent, unreserved')
+  })
+})
+
+describe('one readiness rule for list, show, next, claim and done', () => {
+  it('a parent whose sub-items are all claimed is not ready anywhere, and cannot be claimed as work', async () => {
+    const r = await newList()
+    const p = await add(r, 'Epic', ['-p', '0'], as('alice', at(1)))
+    const s1 = await add(r, 'Part 1', ['--parent', p.id], as('alice', at(2)))
+    const s2 = await add(r, 'Part 2', ['--parent', p.id], as('alice', at(3)))
+    await runJson(r, ['claim', s1.id], as('a1', at(4)))
+    await runJson(r, ['claim', s2.id], as('a2', at(5)))
+    const ready = await runJson(r, ['list', '--ready'], as('a3', at(6)))
+    expect(ready.tasks.map((t: any) => t.id)).toEqual([])
+    expect((await runJson(r, ['show', p.id], as('a3', at(6)))).task).toMatchObject({ready: false, waiting: false})
+    await refused(r, ['next'], 3, 'nothing_ready', as('a3', at(6)))
+    const e = await refused(r, ['claim', p.id], 4, 'open_subitems', as('a3', at(6)))
+    expect(e.subitems.map((x: any) => x.id).sort()).toEqual([s1.id, s2.id].sort())
+    // Once the sub-items are finished the parent is ready work again.
+    await runJson(r, ['done', s1.id], as('a1', at(7)))
+    await runJson(r, ['done', s2.id], as('a2', at(8)))
+    expect((await runJson(r, ['show', p.id], as('a3', at(9)))).task.ready).toBe(true)
+    expect((await runJson(r, ['next'], as('a3', at(9)))).task.id).toBe(p.id)
+  })
+
+  it('a sub-item waits for its parent’s dependencies (blocked_by names them via the parent)', async () => {
+    const r = await newList()
+    const b = await add(r, 'Blocker', ['-p', '3'], as('alice', at(1)))
+    const p = await add(r, 'Parent', ['-p', '0', '--depends-on', b.id], as('alice', at(2)))
+    const s = await add(r, 'Sub', ['-p', '0', '--parent', p.id], as('alice', at(3)))
+    const shown = (await runJson(r, ['show', s.id], as('bob', at(4)))).task
+    expect(shown).toMatchObject({ready: false, waiting: true, blocked_by: [{id: b.id, status: 'todo', via: p.id}]})
+    const waiting = await runJson(r, ['list', '--status', 'waiting'], as('bob', at(4)))
+    expect(waiting.tasks.map((t: any) => t.id).sort()).toEqual([p.id, s.id].sort())
+    expect((await runJson(r, ['list', '--ready'], as('bob', at(4)))).tasks.map((t: any) => t.id)).toEqual([b.id])
+    const e = await refused(r, ['claim', s.id], 4, 'waiting', as('bob', at(4)))
+    expect(e.message).toContain(`a dependency of its parent ${p.id}`)
+    await refused(r, ['done', s.id], 4, 'waiting', as('bob', at(4)))
+    // next hands out the blocker, not the sub-item, though the sub-item has the higher priority.
+    expect((await runJson(r, ['next'], as('bob', at(5)))).task.id).toBe(b.id)
+    await runJson(r, ['done', b.id], as('bob', at(6)))
+    expect((await runJson(r, ['next'], as('carol', at(7)))).task.id).toBe(s.id)
+    const human = await run(r, ['list'], as('carol', at(8)))
+    expect(human.code).toBe(0)
   })
 })
 
@@ -523,7 +608,7 @@ describe('done', () => {
     const d = await add(repo, 'Dependency', [], as('alice', at(13)))
     const w = await add(repo, 'Waiter', ['-d', d.id], as('alice', at(14)))
     const e = await refused(repo, ['done', w.id], 4, 'waiting', as('alice', at(15)))
-    expect(e.blocked_by).toEqual([{id: d.id, status: 'todo'}])
+    expect(e.blocked_by).toEqual([{id: d.id, status: 'todo', via: null}])
     await runJson(repo, ['claim', w.id, '--force', '--reason', 'starting early'], as('alice', at(16)))
     await refused(repo, ['done', w.id], 4, 'waiting', as('alice', at(17)))
     await runJson(repo, ['done', d.id], as('alice', at(18)))

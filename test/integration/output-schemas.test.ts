@@ -35,7 +35,7 @@ function isValid(name: string, data: unknown): boolean {
 }
 
 /** Which command's output each schema describes (start and next print a claim). */
-const SCHEMA_OF: Record<string, string> = {start: 'claim', next: 'claim', 'remote:set': 'remote', 'remote:unset': 'remote', remote: 'remote'}
+const SCHEMA_OF: Record<string, string> = {start: 'claim', 'remote:set': 'remote', 'remote:unset': 'remote', remote: 'remote'}
 const exercised = new Set<string>()
 const errorCodes = new Set<string>()
 
@@ -137,7 +137,7 @@ describe('every --json output matches its schema', () => {
     ids.dep = (await ok(repo, ['add', 'Dependency', '--priority', '0'], A)).task.id
     const waiter = await ok(repo, ['add', 'Waiter', '--depends-on', ids.dep, '--key', 'waiter-key'], A)
     ids.waiter = waiter.task.id
-    expect(waiter.task.blocked_by).toEqual([{id: ids.dep, status: 'todo'}])
+    expect(waiter.task.blocked_by).toEqual([{id: ids.dep, status: 'todo', via: null}])
     const again = await ok(repo, ['add', 'Waiter', '--depends-on', ids.dep, '--key', 'waiter-key'], A)
     expect(again.created).toBe(false)
     expect(again.commit).toBeNull()

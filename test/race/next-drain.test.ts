@@ -36,7 +36,8 @@ async function agent(repo: string, actor: string, finish: boolean): Promise<Agen
   const log: AgentLog = {actor, claimed: [], finished: [], last: null}
   // Bounded: no agent can legitimately be handed more than every item.
   for (let i = 0; i <= ITEMS; i++) {
-    const r = await run(repo, ['next', '--json', '--as', actor])
+    // Without done in between, each next must take one more item (not resume the one the agent holds).
+    const r = await run(repo, ['next', '--json', '--as', actor, ...(finish ? [] : ['--another'])])
     if (r.code !== 0) {
       log.last = r
       return log

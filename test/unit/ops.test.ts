@@ -103,7 +103,7 @@ describe('claim', () => {
     const done = task({status: 'done'})
     const blocked = task({status: 'blocked', owner: 'eve', epoch: 1, block_note: 'api', lease_expires: later(3600)})
     const s = snapshot([dep, waiting, reserved, done, blocked])
-    expect(() => claimTask(s, ctx(), {id: waiting.id})).toThrowError(expect.objectContaining({code: 'waiting', data: expect.objectContaining({blocked_by: [{id: dep.id, status: 'todo'}]})}))
+    expect(() => claimTask(s, ctx(), {id: waiting.id})).toThrowError(expect.objectContaining({code: 'waiting', data: expect.objectContaining({blocked_by: [{id: dep.id, status: 'todo', via: null}]})}))
     expect(() => claimTask(s, ctx(), {id: reserved.id})).toThrowError(expect.objectContaining({code: 'reserved'}))
     expect(claimTask(s, ctx('dave'), {id: reserved.id}).result.task.owner).toBe('dave')
     expect(() => claimTask(s, ctx(), {id: done.id})).toThrowError(expect.objectContaining({code: 'not_claimable'}))

@@ -26,6 +26,31 @@ export interface AddResult {
   task: TaskMeta
   /** False when --key matched an existing task and nothing was written. */
   created: boolean
+  /** With `created: false`: the description asked for, for the caller to compare with the stored one (not in the snapshot). */
+  body?: string
+}
+
+/** Fields of an existing keyed item that differ from what this add asks for. */
+function keyDifferences(snap: Snapshot, existing: TaskMeta, want: {title: string; tags: string[]; priority: number; assignee?: string; parent?: string; dependsOn: string[]}): string[] {
+  const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i])
+  const out: string[] = []
+  if (existing.title !== want.title) out.push('title')
+  if (!sameSet(existing.tags, want.tags)) out.push('tags')
+  if (existing.priority !== want.priority) out.push('priority')
+  if ((existing.assignee ?? undefined) !== want.assignee) out.push('assignee')
+  const parent = want.parent === undefined ? undefined : resolve(snap, want.parent)
+  if ((existing.parent ?? undefined) !== parent) out.push('parent')
+  if (!sameSet(existing.depends_on, want.dependsOn.map((d) => resolve(snap, d)))) out.push('depends_on')
+  return out
+}
+
+/** The conflict of reusing an idempotency key for a different item. */
+export function keyMismatch(existing: TaskMeta, key: string, fields: readonly string[]): ConflictError {
+  return new ConflictError('key_mismatch', `key "${key}" already made ${existing.id} ("${existing.title}") with a different ${fields.join(', ')}; use another key, or edit ${existing.id}`, {
+    id: existing.id,
+    key,
+    fields,
+  })
 }
 
 export function addTask(snap: Snapshot, ctx: OpContext, args: AddArgs): Plan<AddResult> {
@@ -44,7 +69,12 @@ export function addTask(snap: Snapshot, ctx: OpContext, args: AddArgs): Plan<Add
       return existing !== undefined && existing.meta?.key !== key
     })
     const existing = snap.tasks.get(id)?.meta
-    if (existing) return {op: 'add', subject: {id, title: existing.title}, changes: [], trailers: [], result: {task: existing, created: false}}
+    if (existing) {
+      // A retry with the same parameters gets the item back; the same key for something else is a conflict.
+      const differs = keyDifferences(snap, existing, {title, tags, priority, assignee, parent: args.parent, dependsOn: args.dependsOn ?? []})
+      if (differs.length > 0) throw keyMismatch(existing, key, differs)
+      return {op: 'add', subject: {id, title: existing.title}, changes: [], trailers: [], result: {task: existing, created: false, body}}
+    }
   } else {
     id = idFromSeed(`random\0${ctx.entropy}`, (candidate) => snap.tasks.has(candidate))
   }

@@ -8,7 +8,7 @@
  */
 import {ConflictError, NotFoundError} from '../errors'
 import type {OpContext, Plan} from '../plan'
-import {claimIsLive, hasOpenSubItems, isReady, reservationAllows, unfinishedDependencies} from '../readiness'
+import {claimIsLive, compareForNext, isReady, reservationAllows, waitReasons} from '../readiness'
 import {type Snapshot, lookup, tablesOf, tasksWithStatus} from '../snapshot'
 
 const TODO: ReadonlySet<string> = new Set(['todo'])
@@ -24,6 +24,8 @@ export interface ClaimResult {
   took_over_from?: string
   /** True when the actor already held the claim (the lease was renewed). */
   already_owned: boolean
+  /** `next` only: true when it handed back a claim the actor already held instead of taking another. */
+  resumed?: boolean
 }
 
 export interface ClaimArgs {
@@ -100,34 +102,57 @@ export function claimTask(snap: Snapshot, ctx: OpContext, args: ClaimArgs): Plan
 export interface NextArgs {
   tags?: string[]
   leaseSeconds?: number
+  /** Take one more item even when the actor already holds one (no resume). */
+  another?: boolean
 }
 
 /**
- * Claim the first ready item: lowest priority number, then oldest, then id.
- * Parents whose sub-items are still open are skipped (the sub-items are the
- * work). Nothing ready is "not found" (exit 3), with counts of why.
+ * `next`, safe to retry. First it resumes the actor's own claim (an agent
+ * that crashed after `next` and runs it again gets the same item back, its
+ * lease renewed, `resumed: true`), unless `another` asks for one more. Then
+ * it claims the first ready item (\`isReady\`), items reserved for the actor
+ * before unreserved ones of any priority, each group in next order (lowest
+ * priority number, then oldest, then id). Nothing ready is "not found"
+ * (exit 3), with counts of why.
  */
 export function claimNext(snap: Snapshot, ctx: OpContext, args: NextArgs): Plan<ClaimResult> {
   const wanted = args.tags ?? []
+  const fits = (t: TaskMeta) => wanted.every((tag) => t.tags.includes(tag))
+  if (!args.another) {
+    const mine = tasksWithStatus(snap, IN_PROGRESS)
+      .filter((t) => t.owner === ctx.actor && fits(t))
+      .sort(compareForNext)
+    if (mine.length > 0) {
+      const plan = claimTask(snap, ctx, {id: mine[0]!.id, leaseSeconds: args.leaseSeconds})
+      return {...plan, trailers: [...plan.trailers, ['Tasks-Via', 'next']], result: {...plan.result, resumed: true}}
+    }
+  }
   let pick: TaskMeta | undefined
-  // The queue is in next order: the first ready item is the one.
+  let firstUnreserved: TaskMeta | undefined
+  // The queue is in next order. An item reserved for the actor wins at once;
+  // otherwise the first ready unreserved one, found on the way.
   for (const id of tablesOf(snap).nextQueue()) {
     const t = snap.tasks.get(id)!.meta!
-    if (!isReady(snap, t, ctx.actor, ctx.now) || !wanted.every((tag) => t.tags.includes(tag)) || hasOpenSubItems(snap, t.id)) continue
-    pick = t
-    break
+    if (firstUnreserved && !t.assignee) continue
+    if (!fits(t) || !isReady(snap, t, ctx.actor, ctx.now)) continue
+    if (t.assignee === ctx.actor) {
+      pick = t
+      break
+    }
+    firstUnreserved ??= t
   }
+  pick ??= firstUnreserved
   if (!pick) {
     const open = tasksWithStatus(snap, TODO)
     throw new NotFoundError('nothing_ready', `nothing is ready to claim${wanted.length ? ` with tag ${wanted.join(', ')}` : ''}`, {
       todo: open.length,
-      waiting: open.filter((t) => unfinishedDependencies(snap, t).length > 0).length,
+      waiting: open.filter((t) => waitReasons(snap, t).length > 0).length,
       reserved: open.filter((t) => !reservationAllows(t, ctx.actor)).length,
       in_progress: tasksWithStatus(snap, IN_PROGRESS).length,
     })
   }
   const plan = claimTask(snap, ctx, {id: pick.id, leaseSeconds: args.leaseSeconds})
-  return {...plan, op: 'claim', trailers: [...plan.trailers, ['Tasks-Via', 'next']]}
+  return {...plan, op: 'claim', trailers: [...plan.trailers, ['Tasks-Via', 'next']], result: {...plan.result, resumed: false}}
 }
 
 export interface HeartbeatArgs {

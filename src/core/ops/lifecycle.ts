@@ -14,11 +14,11 @@
  */
 import {ConflictError} from '../errors'
 import type {OpContext, Plan} from '../plan'
-import {claimIsLive, openSubItems, unfinishedDependencies} from '../readiness'
+import {claimIsLive, openSubItems, waitReasons} from '../readiness'
 import {type Snapshot, lookup} from '../snapshot'
 import type {TaskMeta} from '../task'
 import {checkNote} from '../validation'
-import {assertClaimable, assertEpoch, assertOwner, overrideTrailers} from './permission'
+import {assertClaimable, assertEpoch, assertOwner, describeWaits, openSubItemsError, overrideTrailers} from './permission'
 import {NO_CLAIM, leaseUntil, revise} from './revision'
 
 export interface FinishArgs {
@@ -44,22 +44,17 @@ export function finishTask(snap: Snapshot, ctx: OpContext, args: FinishArgs): Pl
   } else {
     assertOwner(snap, meta, ctx, 'finish', args.epoch)
     if (!ctx.force) {
-      const waiting = unfinishedDependencies(snap, meta)
+      const waiting = waitReasons(snap, meta)
       if (waiting.length > 0) {
-        throw new ConflictError('waiting', `${meta.id} cannot be done while it waits on ${waiting.map((w) => `${w.id} (${w.status})`).join(', ')}`, {
+        throw new ConflictError('waiting', `${meta.id} cannot be done while it waits on ${describeWaits(waiting)}`, {
           id: meta.id,
           blocked_by: waiting,
         })
       }
     }
   }
-  const open = openSubItems(snap, meta.id)
-  if (open.length > 0) {
-    throw new ConflictError('open_subitems', `${meta.id} has unfinished sub-items: ${open.map((c) => `${c.id} (${c.status})`).join(', ')}`, {
-      id: meta.id,
-      subitems: open.map((c) => ({id: c.id, status: c.status})),
-    })
-  }
+  const open = openSubItemsError(snap, meta, 'finish')
+  if (open) throw open
   const next = revise(meta, ctx, {
     ...NO_CLAIM,
     status: 'done',

@@ -4,7 +4,7 @@
  * trailer. When config.yaml lists admins, only they may force.
  */
 import {ConflictError, NotPermittedError} from '../errors'
-import {claimIsLive, reservationAllows, unfinishedDependencies} from '../readiness'
+import {claimIsLive, openSubItems, reservationAllows, waitReasons, type WaitReason} from '../readiness'
 import type {Snapshot} from '../snapshot'
 import type {TaskMeta} from '../task'
 import type {OpContext} from '../plan'
@@ -65,23 +65,42 @@ export function assertOwner(snap: Snapshot, meta: TaskMeta, ctx: OpContext, acti
   })
 }
 
+/** "tsk-a (todo), tsk-b (in_progress, a dependency of its parent tsk-p)". */
+export function describeWaits(reasons: readonly WaitReason[]): string {
+  return reasons.map((w) => `${w.id} (${w.status}${w.via ? `, a dependency of its parent ${w.via}` : ''})`).join(', ')
+}
+
+/** The conflict of finishing or claiming a parent whose sub-items are still open. */
+export function openSubItemsError(snap: Snapshot, meta: TaskMeta, action: string): ConflictError | null {
+  const open = openSubItems(snap, meta.id)
+  if (open.length === 0) return null
+  return new ConflictError('open_subitems', `${meta.id} has unfinished sub-items: ${open.map((c) => `${c.id} (${c.status})`).join(', ')}; ${action === 'finish' ? 'finish or cancel them first' : 'they are the work: claim one of them instead'}`, {
+    id: meta.id,
+    subitems: open.map((c) => ({id: c.id, status: c.status})),
+  })
+}
+
 /**
  * The checks a claim makes before taking a todo item (also used when done or
- * block take one directly): every dependency done and no reservation for
- * someone else; --force skips them (admins only, when admins are listed).
+ * block take one directly), the same rule as \`isReady\`: nothing to wait on
+ * (its own or its parent's dependencies), no reservation for someone else,
+ * and no open sub-items; --force skips them (admins only, when admins are
+ * listed).
  */
 export function assertClaimable(snap: Snapshot, meta: TaskMeta, ctx: OpContext, action: string): void {
   if (ctx.force) {
     assertMayForce(snap, ctx, action, meta.id)
     return
   }
-  const waiting = unfinishedDependencies(snap, meta)
+  const waiting = waitReasons(snap, meta)
   if (waiting.length > 0) {
-    throw new ConflictError('waiting', `${meta.id} is waiting on ${waiting.map((w) => `${w.id} (${w.status})`).join(', ')}`, {
+    throw new ConflictError('waiting', `${meta.id} is waiting on ${describeWaits(waiting)}`, {
       id: meta.id,
       blocked_by: waiting,
     })
   }
+  const parentWork = openSubItemsError(snap, meta, action)
+  if (parentWork) throw parentWork
   if (!reservationAllows(meta, ctx.actor)) {
     throw new ConflictError('reserved', `${meta.id} is assigned to ${meta.assignee}; only they may ${action} it (or use --force --reason "…")`, {
       id: meta.id,
