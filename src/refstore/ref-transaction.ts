@@ -18,7 +18,6 @@ import {statSync} from 'node:fs'
 import {isAbsolute, resolve} from 'node:path'
 import {git} from './git-process'
 import {EnvironmentError} from '../core/errors'
-import {formatDuration} from '../core/duration'
 
 export interface RefUpdate {
   ref: string
@@ -78,11 +77,18 @@ export async function heldLock(lock: HeldLock): Promise<HeldLock | null> {
   }
 }
 
+/** A lock's age for a message: seconds, then minutes, then hours. */
+function formatAge(ms: number): string {
+  if (ms < 120_000) return `${(ms / 1000).toFixed(1)} s`
+  if (ms < 7_200_000) return `${Math.round(ms / 60_000)} min`
+  return `${Math.round(ms / 3_600_000)} h`
+}
+
 /** The `ref_locked` error: which ref, which file, how old, and how to get rid of it. */
 export function refLockedError(ref: string, lock: HeldLock): EnvironmentError {
   return new EnvironmentError(
     'ref_locked',
-    `${ref} is locked: ${lock.path} has existed for ${formatDuration(Math.round(lock.ageMs / 100) * 100)}, so a git process that was killed (or is stuck) left it behind and retrying will not help. Run \`tasks doctor --fix\` (removes ref locks older than 10 minutes), or delete the file yourself if no git process is running in this repository.`,
+    `${ref} is locked: ${lock.path} has existed for ${formatAge(lock.ageMs)}, so a git process that was killed (or is stuck) left it behind and retrying will not help. Run \`tasks doctor --fix\` (removes ref locks older than 10 minutes), or delete the file yourself if no git process is running in this repository.`,
     {ref, path: lock.path, age_seconds: Math.round(lock.ageMs / 1000)},
   )
 }
