@@ -10,7 +10,8 @@
  * measured only with TASKS_SLOW_TESTS=1.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {cleanupAll, gitSync, jsonError, run, runJson} from '../helpers/cli'
+import {networkLimits} from '../../src/refstore/remote'
+import {cleanupAll, gitSync, jsonError, makeRepo, run, runJson} from '../helpers/cli'
 import {describeRun} from '../race/support'
 import {type HungServer, figure, hungServer, shared, tipOf} from './support'
 
@@ -44,10 +45,11 @@ async function connectionsClosed(): Promise<number> {
 }
 
 describe('a remote that accepts the connection and never answers', {timeout: 60_000}, () => {
-  for (const scheme of ['git', 'http'] as const) {
+  for (const scheme of ['git', 'http', 'ssh'] as const) {
     it(`${scheme}://: an online mutation fails with remote_timeout within the configured 2 s; nothing written locally`, async () => {
       const {clone, id} = await cloneFacing(`${scheme}://127.0.0.1:${server.port}/x`)
       gitSync(clone, ['config', 'tasks.remoteTimeout', '2s'])
+      // ssh: a fresh HOME with no known_hosts and no keys; the hung server never sends a banner, so that is never reached.
       const local = tipOf(clone)
       const tracking = tipOf(clone, TRACKING)
       const objects = gitSync(clone, ['count-objects']).trim()
@@ -134,4 +136,36 @@ describe('a remote that accepts the connection and never answers', {timeout: 60_
     },
     60_000,
   )
+
+  it('ssh options are added only when the user has no ssh command of their own', async () => {
+    const repo = makeRepo()
+    const saved = {cmd: process.env.GIT_SSH_COMMAND, ssh: process.env.GIT_SSH, t: process.env.TASKS_REMOTE_TIMEOUT}
+    delete process.env.GIT_SSH_COMMAND
+    delete process.env.GIT_SSH
+    delete process.env.TASKS_REMOTE_TIMEOUT
+    try {
+      const plain = await networkLimits(repo, 30_000)
+      expect(plain.deadlineMs).toBe(30_000)
+      expect(plain.env.GIT_SSH_COMMAND).toBe('ssh -o ConnectTimeout=10 -o ServerAliveInterval=5 -o ServerAliveCountMax=3')
+      expect(plain.config).toEqual(['-c', 'http.lowSpeedLimit=1', '-c', 'http.lowSpeedTime=15'])
+      gitSync(repo, ['config', 'core.sshCommand', 'ssh -i my-key'])
+      expect((await networkLimits(repo, 30_000)).env).toEqual({})
+      gitSync(repo, ['config', '--unset', 'core.sshCommand'])
+      process.env.GIT_SSH = '/usr/bin/my-ssh'
+      expect((await networkLimits(repo, 30_000)).env).toEqual({})
+      delete process.env.GIT_SSH
+      process.env.GIT_SSH_COMMAND = 'ssh -v'
+      expect((await networkLimits(repo, 30_000)).env).toEqual({})
+      delete process.env.GIT_SSH_COMMAND
+      gitSync(repo, ['config', 'tasks.remoteTimeout', '0'])
+      const off = await networkLimits(repo, 30_000)
+      expect(off.deadlineMs).toBe(0)
+      expect(off.config).toContain('http.lowSpeedTime=15')
+    } finally {
+      for (const [k, v] of [['GIT_SSH_COMMAND', saved.cmd], ['GIT_SSH', saved.ssh], ['TASKS_REMOTE_TIMEOUT', saved.t]] as const) {
+        if (v === undefined) delete process.env[k]
+        else process.env[k] = v
+      }
+    }
+  })
 })
