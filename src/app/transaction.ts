@@ -118,5 +118,3 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
     last_rejection: lastRejection,
   })
 }
-
-
