@@ -12,6 +12,7 @@ import {checkActor, checkNote} from '../core/validation'
 import {DEFAULT_CONFIG} from '../core/task'
 import {ListStore} from '../refstore/list-store'
 import {readConfig, readLocalConfigValue} from '../refstore/repository'
+import {catchUpPublished} from './published'
 
 export interface SessionOptions {
   cwd: string
@@ -43,7 +44,10 @@ export class Session {
     }
     if (options.reason !== undefined) checkNote('reason', options.reason, DEFAULT_CONFIG)
     const store = await ListStore.open(options.cwd, options.list)
-    return new Session(store, options)
+    const session = new Session(store, options)
+    // A commit published earlier that the local ref could not follow (its lock was held): follow it now.
+    await catchUpPublished(session)
+    return session
   }
 
   get list(): string {

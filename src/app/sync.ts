@@ -7,8 +7,9 @@
  */
 import {ConflictError, EnvironmentError} from '../core/errors'
 import {type MergeNote, type Repair, mergeFiles, reconcile} from '../merge/index'
-import {type PushOutcome, fetchList, pushList, relate} from '../refstore/remote'
+import {type PushOutcome, SYNC_TIMEOUT_MS, fetchList, networkLimits, pushList, relate} from '../refstore/remote'
 import type {Session} from './session'
+import {followPublished} from './published'
 
 export interface MergeOutcome {
   commit: string
@@ -90,15 +91,16 @@ export async function sync(session: Session): Promise<SyncResult> {
   const store = session.store
   const cwd = store.repo.cwd
   const refused = refusalCounter(remote)
+  const limits = await networkLimits(cwd, SYNC_TIMEOUT_MS)
   for (let attempt = 1; attempt <= MAX_SYNC_TRIES; attempt++) {
-    const remoteTip = await fetchList(cwd, remote, session.list, (ref) => store.readRef(ref))
+    const remoteTip = await fetchList(cwd, remote, session.list, (ref) => store.readRef(ref), limits)
     const localTip = await store.refreshTip()
     const base = {list: session.list, remote, local_before: localTip, remote_before: remoteTip, notes: [] as MergeNote[], repairs: [] as Repair[], tries: attempt}
     if (!localTip && !remoteTip) {
       throw new EnvironmentError('not_initialised', `neither this repository nor ${remote} has the list "${session.list}"; run \`tasks init --remote ${remote}\``)
     }
     if (!remoteTip) {
-      const pushed = await pushList(cwd, remote, session.list, localTip!, null)
+      const pushed = await pushList(cwd, remote, session.list, localTip!, null, limits)
       if (pushed.ok) return {...base, action: 'published', commit: localTip!}
       refused(pushed, attempt)
     } else if (!localTip) {
@@ -109,15 +111,15 @@ export async function sync(session: Session): Promise<SyncResult> {
       if (rel.kind === 'behind') {
         if ((await store.compareAndSwap(remoteTip, localTip, 'sync: fast-forward')).ok) return {...base, action: 'fast_forward', commit: remoteTip}
       } else if (rel.kind === 'ahead') {
-        const pushed = await pushList(cwd, remote, session.list, localTip, remoteTip)
+        const pushed = await pushList(cwd, remote, session.list, localTip, remoteTip, limits)
         if (pushed.ok) return {...base, action: 'pushed', commit: localTip}
         refused(pushed, attempt)
       } else {
         const m = await mergeTips(session, localTip, remoteTip, rel.base, remote)
-        const pushed = await pushList(cwd, remote, session.list, m.commit, remoteTip)
+        const pushed = await pushList(cwd, remote, session.list, m.commit, remoteTip, limits)
         if (pushed.ok) {
           // Published; now move the local ref. If a local command moved it meanwhile, the next sync merges that too.
-          await store.compareAndSwap(m.commit, localTip, 'sync: merge')
+          await followPublished(session, m.commit, localTip, 'sync: merge')
           return {...base, action: 'merged', commit: m.commit, notes: m.notes, repairs: m.repairs}
         }
         refused(pushed, attempt)

@@ -22,6 +22,7 @@ import {STATUSES, type Comment, type Status, type TaskMeta} from '../core/task'
 import {type TaskDetail, TaskViewer, type TaskView} from '../core/task-view'
 import {cmp, isReady, isWaiting} from '../core/readiness'
 import {readHistory, type HistoryEvent} from '../refstore/history'
+import {type RefLock, findRefLocks, removeStaleLocks} from '../refstore/ref-locks'
 
 export type {HistoryEvent}
 import type {Session} from './session'
@@ -114,15 +115,20 @@ export interface DoctorResult {
   repairs: Repair[]
   /** The repair commit with --fix, else null. */
   fixed: string | null
+  /** Ref lock files left behind by dead processes (removed with --fix once stale). */
+  locks: RefLock[]
 }
 
 /** `tasks doctor [--fix]`: the reconciler's checks on demand, and its repairs with --fix. */
 export async function doctor(session: Session, fix: boolean): Promise<DoctorResult> {
+  // Locks first: a stale one would stop the repair commit below.
+  const found = findRefLocks(session.store.repo.commonDir)
+  const locks = fix ? removeStaleLocks(found) : found
   const loaded = await session.store.load()
   const violations = checkInvariants(loaded.snapshot)
   const broken = brokenEntries(loaded.snapshot).map((e) => ({path: e.path, error: e.error ?? 'unreadable'}))
   if (!fix || violations.length === 0) {
-    return {list: session.list, commit: loaded.index.commit, violations, broken, repairs: [], fixed: null}
+    return {list: session.list, commit: loaded.index.commit, violations, broken, repairs: [], fixed: null, locks}
   }
   const done = await mutate(session, (snap, ctx) => {
     const rec = reconcile(snap, {now: ctx.now})
@@ -134,7 +140,7 @@ export async function doctor(session: Session, fix: boolean): Promise<DoctorResu
       result: rec.repairs,
     }
   })
-  return {list: session.list, commit: done.commit ?? loaded.index.commit, violations, broken, repairs: done.result, fixed: done.commit}
+  return {list: session.list, commit: done.commit ?? loaded.index.commit, violations, broken, repairs: done.result, fixed: done.commit, locks}
 }
 
 // ---------------------------------------------------------------- create and edit

@@ -9,7 +9,8 @@ import {ConflictError} from '../core/errors'
 import type {OpContext, Plan} from '../core/plan'
 import type {Snapshot} from '../core/snapshot'
 import {withChanges} from '../core/apply'
-import {fetchList, pushList, relate} from '../refstore/remote'
+import {MUTATION_TIMEOUT_MS, fetchList, networkLimits, pushList, relate} from '../refstore/remote'
+import {followPublished} from './published'
 import {mergeTips, refusalCounter} from './sync'
 import type {Session} from './session'
 
@@ -64,12 +65,13 @@ export async function mutate<R>(session: Session, op: Op<R>): Promise<Committed<
 async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Promise<Committed<R>> {
   const store = session.store
   const cwd = store.repo.cwd
+  const limits = await networkLimits(cwd, MUTATION_TIMEOUT_MS)
   let lastRejection = ''
   const refused = refusalCounter(remote)
   for (let attempt = 1; attempt <= MAX_REMOTE_TRIES; attempt++) {
     // What merging unpublished local work decided, told once the result is published (not once per try).
     let mergeWarnings: Array<{kind: string; message: string}> = []
-    const remoteTip = await fetchList(cwd, remote, session.list, (ref) => store.readRef(ref))
+    const remoteTip = await fetchList(cwd, remote, session.list, (ref) => store.readRef(ref), limits)
     const localTip = await store.refreshTip()
     let base: string
     if (!remoteTip) {
@@ -99,11 +101,11 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
       return {result: plan.result, plan, commit: null, tries: attempt, after: loaded.snapshot}
     }
     const commit = await store.writePlan(loaded, plan, ctx.actor, ctx.now)
-    const pushed = await pushList(cwd, remote, session.list, commit, remoteTip)
+    const pushed = await pushList(cwd, remote, session.list, commit, remoteTip, limits)
     if (pushed.ok) {
       for (const w of mergeWarnings) session.warn(w)
       // Published. Bring the local ref along; if a local command moved it meanwhile, `sync` merges it later.
-      await store.compareAndSwap(commit, localTip, plan.subject ? `${plan.op} ${plan.subject.id}` : plan.op)
+      await followPublished(session, commit, localTip, plan.subject ? `${plan.op} ${plan.subject.id}` : plan.op)
       return {result: plan.result, plan, commit, tries: attempt, after: withChanges(loaded.snapshot, plan.changes, commit)}
     }
     lastRejection = pushed.detail
@@ -116,4 +118,3 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
     last_rejection: lastRejection,
   })
 }
-

@@ -10,10 +10,17 @@
  * Must never: write anything but complete, correctly named objects. An object
  * is written to a temporary file and renamed into place, so a reader never
  * sees a partial object, and an object that already exists is left alone.
+ *
+ * Like git, objects are flushed to disk only when the repository asks for it
+ * (core.fsync naming loose objects, or core.fsyncObjectFiles): `flush` then
+ * fsyncs every object written since the last flush and its directory, before
+ * the ref that makes them reachable moves (git's "batch" order). A killed
+ * write can leave a `tmp_obj_*` file behind; the first write into a fan-out
+ * directory removes those older than STALE_TMP_OBJ_MS.
  */
 import {createHash} from 'node:crypto'
-import {existsSync, mkdirSync, renameSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
+import {closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync} from 'node:fs'
+import {dirname, join} from 'node:path'
 import {deflateSync} from 'node:zlib'
 
 export type ObjectType = 'blob' | 'tree' | 'commit'
@@ -109,11 +116,50 @@ export function decodeCommit(content: Buffer): DecodedCommit {
   return {tree, parents, message: split === -1 ? '' : text.slice(split + 2)}
 }
 
+/**
+ * Age after which a `tmp_obj_*` file is a leftover of a killed write, not a
+ * write in progress (which takes milliseconds). An hour, like nothing git
+ * itself would still be writing; `git gc` removes them after two weeks.
+ */
+export const STALE_TMP_OBJ_MS = 3_600_000
+
+/**
+ * Whether git fsyncs loose objects under these settings: core.fsync (a
+ * comma list; `none` clears, `-x` removes; loose objects are in
+ * `loose-object`, `objects`, `committed`, `added`, `all`, and not in git's
+ * default) or, when core.fsync is unset, the older core.fsyncObjectFiles.
+ */
+export function fsyncsLooseObjects(coreFsync: string | undefined, fsyncObjectFiles: string | undefined): boolean {
+  if (coreFsync === undefined) return /^(true|yes|on|1)$/i.test((fsyncObjectFiles ?? '').trim())
+  let on = false
+  for (const raw of coreFsync.split(',')) {
+    const item = raw.trim().toLowerCase()
+    if (item === 'none') on = false
+    else if (item.startsWith('-')) {
+      if (['loose-object', 'objects', 'committed', 'added', 'all'].includes(item.slice(1))) on = false
+    } else if (['loose-object', 'objects', 'committed', 'added', 'all'].includes(item)) on = true
+  }
+  return on
+}
+
+function fsyncPath(path: string): void {
+  const fd = openSync(path, 'r')
+  try {
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
+
 /** Writes loose objects into one object directory. */
 export class LooseObjectWriter {
   private readonly madeDirs = new Set<string>()
+  /** Objects written since the last flush (final paths). */
+  private unflushed: string[] = []
   /** Bytes of new objects written (deflated), for the benchmark's size figure. */
   bytesWritten = 0
+  /** New objects written by this writer (existing ones are not counted). */
+  objectsWritten = 0
 
   constructor(
     private readonly objectsDir: string,
@@ -129,6 +175,7 @@ export class LooseObjectWriter {
     if (existsSync(file)) return oid
     if (!this.madeDirs.has(dir)) {
       mkdirSync(dir, {recursive: true})
+      removeStaleTmpObjects(dir, Date.now())
       this.madeDirs.add(dir)
     }
     // Same compression level git uses for loose objects by default (core.looseCompression = 1).
@@ -137,6 +184,50 @@ export class LooseObjectWriter {
     writeFileSync(tmp, data, {mode: 0o444})
     renameSync(tmp, file)
     this.bytesWritten += data.length
+    this.objectsWritten++
+    this.unflushed.push(file)
     return oid
   }
+
+  /** True when objects were written since the last flush. */
+  get pending(): boolean {
+    return this.unflushed.length > 0
+  }
+
+  /**
+   * Objects written since the last flush are about to become reachable:
+   * with `fsync`, flush each of them and their directories to disk.
+   */
+  flush(fsync: boolean): void {
+    const files = this.unflushed
+    this.unflushed = []
+    if (!fsync) return
+    for (const f of files) fsyncPath(f)
+    for (const d of new Set(files.map((f) => dirname(f)))) fsyncPath(d)
+    fsyncPath(this.objectsDir)
+  }
+}
+
+/** Remove `tmp_obj_*` files in one fan-out directory that are older than STALE_TMP_OBJ_MS (best-effort). */
+export function removeStaleTmpObjects(dir: string, now: number): number {
+  let removed = 0
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return 0
+  }
+  for (const name of names) {
+    if (!name.startsWith('tmp_obj_')) continue
+    const path = join(dir, name)
+    try {
+      if (now - statSync(path).mtimeMs > STALE_TMP_OBJ_MS) {
+        unlinkSync(path)
+        removed++
+      }
+    } catch {
+      // Gone already, or not ours to remove.
+    }
+  }
+  return removed
 }

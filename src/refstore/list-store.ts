@@ -12,11 +12,12 @@ import type {Snapshot} from '../core/snapshot'
 import {COMMENTS_DIR, INIT_COMMIT, TASK_FILE, commentPath, initialFiles, listRef, taskFilePath} from '../core/store-layout'
 import type {Comment} from '../core/task'
 import {parseCommentFile, serialiseComment, serialiseTask, taskBody} from '../core/task-file'
-import {LooseObjectWriter, TREE_MODE, decodeTree, encodeCommit, zeroOid} from './git-objects'
+import {LooseObjectWriter, TREE_MODE, decodeTree, encodeCommit, fsyncsLooseObjects, zeroOid} from './git-objects'
+import {autoMaintenance} from './housekeeping'
 import {ObjectReader} from './object-reader'
 import {gitOk} from './git-process'
 import {type RefUpdateOutcome, updateRef} from './ref-transaction'
-import {type Repository, discover} from './repository'
+import {type Repository, discover, readConfig} from './repository'
 import {TreeBuilder} from './tree-builder'
 import {type TaskIndex, readCachedIndex, snapshotOf, updateIndex, writeCachedIndex} from './task-index'
 
@@ -138,6 +139,7 @@ export class ListStore {
 
   /** Write `files` (content, or null to remove the path) over `rootTree`; returns the new tree id. */
   async writeFiles(rootTree: string, files: ReadonlyArray<{path: string; content: string | null}>): Promise<string> {
+    void this.fsyncObjects() // asked while the trees are built; awaited before the ref moves
     const tb = new TreeBuilder(this.reader, this.writer, rootTree)
     for (const f of files) {
       if (f.content === null) await tb.remove(f.path)
@@ -161,6 +163,7 @@ export class ListStore {
 
   /** Apply plan changes to a tree; returns the new tree id. */
   async applyChanges(rootTree: string, changes: readonly Change[]): Promise<string> {
+    void this.fsyncObjects() // asked while the trees are built; awaited before the ref moves
     const tb = new TreeBuilder(this.reader, this.writer, rootTree)
     for (const change of changes) {
       switch (change.kind) {
@@ -187,8 +190,20 @@ export class ListStore {
     return tb.write()
   }
 
+  /** Whether this repository fsyncs loose objects (core.fsync, core.fsyncObjectFiles); asked once, when needed. */
+  private fsyncSetting: Promise<boolean> | undefined
+
+  private fsyncObjects(): Promise<boolean> {
+    this.fsyncSetting ??= readConfig(this.repo.cwd, '^core\\.(fsync|fsyncobjectfiles)$')
+      .then((c) => fsyncsLooseObjects(c.get('core.fsync'), c.get('core.fsyncobjectfiles')))
+      .catch(() => false)
+    return this.fsyncSetting
+  }
+
   /** Move the ref from `oldOid` to `newOid` if it still points at `oldOid`. */
   async compareAndSwap(newOid: string, oldOid: string | null, message: string): Promise<RefUpdateOutcome> {
+    // The objects the ref is about to make reachable go to disk first, when the repository asks for that.
+    if (this.writer.pending) this.writer.flush(await this.fsyncObjects())
     const outcome = await updateRef(this.repo.cwd, {
       ref: this.ref,
       newOid,
@@ -246,5 +261,7 @@ export class ListStore {
 
   close(): void {
     this.reader.close()
+    // Like git's porcelain after a write: let `git maintenance run --auto` pack loose objects, in the background.
+    if (this.writer.objectsWritten > 0) autoMaintenance(this.repo)
   }
 }

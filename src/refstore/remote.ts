@@ -5,11 +5,18 @@
  * refspecs only: ordinary `git fetch`/`git push` of branches are untouched,
  * and nothing here ever changes a branch.
  *
- * Must never: push without a lease, or report success for a push git did
- * not accept.
+ * Every network call is bounded (NetworkLimits): idle limits git and ssh
+ * enforce themselves, and a hard deadline after which the whole git process
+ * group is killed. Running out of time is `remote_timeout`.
+ *
+ * Must never: push without a lease, report success for a push git did not
+ * accept, or wait on a remote without a bound.
  */
-import {EnvironmentError} from '../core/errors'
+import {EnvironmentError, UsageError} from '../core/errors'
+import {formatDuration, parseDuration} from '../core/duration'
 import {git} from './git-process'
+import {heldLock, lockIn, refLockedError} from './ref-transaction'
+import {readConfig} from './repository'
 
 export function trackingRef(remote: string, list: string): string {
   return `refs/remotes/${remote}/tasks/${list}`
@@ -31,6 +38,84 @@ function unreachable(remote: string, detail: string): EnvironmentError {
   })
 }
 
+/** Default hard deadline of one network git call made by a mutation. */
+export const MUTATION_TIMEOUT_MS = 30_000
+/** Default for `tasks sync` (and `init --remote`): a first sync may fetch a whole list's history. */
+export const SYNC_TIMEOUT_MS = 120_000
+
+/** How long one network git call may take, and how. */
+export interface NetworkLimits {
+  /** Hard deadline per git call in ms (0: none); then the git process group is killed. */
+  deadlineMs: number
+  /** Git config (`-c`) for http(s): abort when nothing arrives for this long. */
+  config: string[]
+  /** Environment for ssh (GIT_SSH_COMMAND), only when the user set no ssh command of their own. */
+  env: Record<string, string>
+  /** Where the deadline came from, for the error message. */
+  source: string
+}
+
+/**
+ * The limits for network calls: the deadline is TASKS_REMOTE_TIMEOUT, else
+ * git config `tasks.remoteTimeout`, else `defaultMs` (30 s for a mutation,
+ * 120 s for sync); `0` turns the deadline off (the idle limits stay). The
+ * idle limit is half the deadline, at most 15 s: http(s) through
+ * http.lowSpeedLimit/lowSpeedTime, ssh through ConnectTimeout and
+ * ServerAlive* options, unless GIT_SSH_COMMAND, GIT_SSH or core.sshCommand
+ * is set (the user's own ssh command is used as it is). git:// has no idle
+ * setting in git: only the deadline bounds it.
+ */
+export async function networkLimits(cwd: string, defaultMs: number): Promise<NetworkLimits> {
+  const userSsh = Boolean(process.env.GIT_SSH_COMMAND || process.env.GIT_SSH)
+  const fromEnv = process.env.TASKS_REMOTE_TIMEOUT
+  const config = fromEnv !== undefined && userSsh ? new Map<string, string>() : await readConfig(cwd, '^(core\\.sshcommand|tasks\\.remotetimeout)$')
+  let deadlineMs = defaultMs
+  let source = 'the default'
+  const setting = fromEnv ?? config.get('tasks.remotetimeout')
+  if (setting !== undefined) {
+    const parsed = parseDuration(setting)
+    const name = fromEnv !== undefined ? 'TASKS_REMOTE_TIMEOUT' : 'git config tasks.remoteTimeout'
+    if (parsed === null) {
+      throw new UsageError(`${name}="${setting}" is not a duration: use e.g. 30s, 2m or 1500ms (0 turns the deadline off)`, {setting: name, value: setting}, 'bad_remote_timeout')
+    }
+    deadlineMs = parsed
+    source = name
+  }
+  const idleS = Math.max(1, Math.min(15, Math.ceil((deadlineMs || 30_000) / 2000)))
+  const env: Record<string, string> = {}
+  if (!userSsh && !config.get('core.sshcommand')) {
+    env.GIT_SSH_COMMAND = `ssh -o ConnectTimeout=${Math.min(10, idleS)} -o ServerAliveInterval=${Math.max(1, Math.ceil(idleS / 3))} -o ServerAliveCountMax=3`
+  }
+  return {deadlineMs, config: ['-c', 'http.lowSpeedLimit=1', '-c', `http.lowSpeedTime=${idleS}`], env, source}
+}
+
+/** No deadline and no idle limits: for callers that do not say (tests of the plain git behaviour). */
+const UNBOUNDED: NetworkLimits = {deadlineMs: 0, config: [], env: {}, source: 'none'}
+
+/** What git says when its own idle or connect limit ran out (curl, ssh). */
+const TIMED_OUT = /Operation too slow|Operation timed out|Connection timed out|timed out during banner exchange|Timeout, server .* not responding/i
+
+function remoteTimeout(remote: string, operation: 'fetch' | 'push', limits: NetworkLimits, waitedMs: number, detail: string): EnvironmentError {
+  const bound = limits.deadlineMs > 0 ? `within ${formatDuration(limits.deadlineMs)} (${limits.source})` : 'in time'
+  const after =
+    operation === 'push'
+      ? 'The push may or may not have reached it; the next command (or `tasks sync`) finds out and nothing is lost.'
+      : 'Nothing was changed locally.'
+  return new EnvironmentError(
+    'remote_timeout',
+    `remote "${remote}" did not answer ${bound}: git ${operation} gave up after ${formatDuration(Math.round(waitedMs / 100) * 100)}. ${after} Work offline with --offline (or TASKS_OFFLINE=1) and run \`tasks sync\` later, or allow longer with git config tasks.remoteTimeout (or TASKS_REMOTE_TIMEOUT).`,
+    {remote, operation, timeout_seconds: limits.deadlineMs / 1000, waited_seconds: Math.round(waitedMs / 100) / 10, ...(detail ? {detail} : {})},
+  )
+}
+
+/** Run one network git call within `limits`; a timeout (ours or git's own) throws remote_timeout. */
+async function networkGit(cwd: string, remote: string, operation: 'fetch' | 'push', args: string[], limits: NetworkLimits) {
+  const started = Date.now()
+  const r = await git([...limits.config, ...args], {cwd, env: limits.env, deadlineMs: limits.deadlineMs})
+  if (r.timedOut || (r.code !== 0 && TIMED_OUT.test(r.stderr))) throw remoteTimeout(remote, operation, limits, Date.now() - started, r.stderr.trim())
+  return r
+}
+
 /** Resolve a ref name to a commit id (null: no such ref). */
 export type ReadRef = (ref: string) => Promise<string | null>
 
@@ -45,19 +130,25 @@ async function revParse(cwd: string, ref: string): Promise<string | null> {
  * tracking ref is read with `readRef` when given (a batch reader already
  * running), else with `git rev-parse`.
  */
-export async function fetchList(cwd: string, remote: string, list: string, readRef?: ReadRef): Promise<string | null> {
+export async function fetchList(cwd: string, remote: string, list: string, readRef?: ReadRef, limits: NetworkLimits = UNBOUNDED): Promise<string | null> {
   const ref = `refs/tasks/${list}`
   const tracking = trackingRef(remote, list)
   // One ref, explicitly: no tags, no FETCH_HEAD, no submodules, and none of
   // fetch's after-work (forced-update scan, auto maintenance) on this hot path.
   const args = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', '--no-show-forced-updates', '--no-auto-maintenance', remote, `+${ref}:${tracking}`]
-  let r = await git(args, {cwd})
+  let r = await networkGit(cwd, remote, 'fetch', args, limits)
   // Another process of this clone fetching at the same moment holds the tracking ref's lock: its fetch is as good as ours.
+  // A lock that stays was left by a dead process: that is ref_locked, not contention and not an unreachable remote.
   for (let i = 0; i < 10 && r.code !== 0 && /cannot lock ref|Unable to create .*\.lock|but expected/i.test(r.stderr); i++) {
+    const lock = lockIn(r.stderr, cwd)
+    const held = lock && (await heldLock(lock))
+    if (held) throw refLockedError(tracking, held)
     await new Promise((done) => setTimeout(done, 10 + Math.random() * 40))
-    r = await git(args, {cwd})
+    r = await networkGit(cwd, remote, 'fetch', args, limits)
   }
   if (r.code !== 0) {
+    const lock = lockIn(r.stderr, cwd)
+    if (lock) throw refLockedError(tracking, lock)
     if (/couldn't find remote ref|no such ref/i.test(r.stderr)) {
       // The remote has no list: drop a stale tracking ref so it cannot mislead.
       await git(['update-ref', '-d', tracking], {cwd})
@@ -80,9 +171,9 @@ export type PushOutcome = {ok: true} | {ok: false; reason: 'stale' | 'declined';
  * still holds `expectedOld` (null: the remote must not have the ref). On
  * success the tracking ref is moved too.
  */
-export async function pushList(cwd: string, remote: string, list: string, newOid: string, expectedOld: string | null): Promise<PushOutcome> {
+export async function pushList(cwd: string, remote: string, list: string, newOid: string, expectedOld: string | null, limits: NetworkLimits = UNBOUNDED): Promise<PushOutcome> {
   const ref = `refs/tasks/${list}`
-  const r = await git(['push', '--porcelain', '--quiet', '--no-verify', `--force-with-lease=${ref}:${expectedOld ?? ''}`, remote, `${newOid}:${ref}`], {cwd})
+  const r = await networkGit(cwd, remote, 'push', ['push', '--porcelain', '--quiet', '--no-verify', `--force-with-lease=${ref}:${expectedOld ?? ''}`, remote, `${newOid}:${ref}`], limits)
   const rejected = r.stdout.split('\n').find((l) => l.startsWith('!'))
   if (r.code === 0 && !rejected) {
     await git(['update-ref', trackingRef(remote, list), newOid], {cwd})

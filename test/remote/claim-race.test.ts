@@ -7,29 +7,49 @@
  * are told who holds it (exit 4, already_claimed), and the remote's history
  * holds exactly one claim commit for the item.
  *
+ * The same race runs over two transports: the bare remote's path (8 clones,
+ * 3 rounds), and real git:// through a `git daemon` the test starts on a
+ * free loopback port and stops afterwards (4 clones, 2 rounds), where
+ * fetch and push go through upload-pack and receive-pack over TCP.
+ *
  * Outcome only, never timing: whichever clone wins, exactly one does.
  */
+import {dirname} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type RunResult, cleanupAll, jsonError, run, runJson} from '../helpers/cli'
+import {type RunResult, cleanupAll, gitSync, jsonError, run, runJson} from '../helpers/cli'
 import {describeRun, expectLinearHistory, history, opCommits, trailer} from '../race/support'
-import {type Shared, shared, tipOf} from './support'
+import {type GitDaemon, type Shared, gitDaemon, shared, tipOf} from './support'
 
-const CLONES = 8
-const ROUNDS = 3
-
-let net: Shared
-
-beforeAll(async () => {
-  net = await shared(CLONES)
-}, 120_000)
+const TRANSPORTS = [
+  {name: 'a local path', clones: 8, rounds: 3, daemon: false},
+  {name: 'git:// (git daemon)', clones: 4, rounds: 2, daemon: true},
+]
 
 afterAll(() => {
   if (!process.env.KEEP_RACE_REPOS) cleanupAll()
 })
 
-describe(`${CLONES} clones claim the same item through one bare remote`, {timeout: 180_000}, () => {
+describe.each(TRANSPORTS)('clones claim the same item through one remote over $name', ({clones: CLONES, rounds: ROUNDS, daemon: overDaemon}) => {
+  let net: Shared
+  let daemon: GitDaemon | null = null
+
+  beforeAll(async () => {
+    net = await shared(CLONES)
+    if (overDaemon) {
+      daemon = await gitDaemon(dirname(net.bare))
+      for (const c of net.clones) gitSync(c, ['remote', 'set-url', 'origin', daemon.url(net.bare)])
+      // The transport really is git://: a sync goes through the daemon.
+      expect(gitSync(net.clones[0]!, ['remote', 'get-url', 'origin']).trim()).toMatch(/^git:\/\/127\.0\.0\.1:\d+\//)
+      expect((await runJson(net.clones[0]!, ['sync'])).action).toBe('up_to_date')
+    }
+  }, 120_000)
+
+  afterAll(async () => {
+    await daemon?.stop()
+  })
+
   for (let round = 1; round <= ROUNDS; round++) {
-    it(`round ${round}: exactly one wins; seven exit 4 already_claimed naming it; one claim commit on the remote`, async () => {
+    it(`round ${round}: exactly one wins; the other ${CLONES - 1} exit 4 already_claimed naming it; one claim commit on the remote`, {timeout: 180_000}, async () => {
       const [first] = net.clones as [string]
       // A fresh item, published by one clone online.
       const added = await runJson(first, ['add', `contended ${round}`, '--as', 'lead'])

@@ -7,8 +7,9 @@
  *
  * Not a *.test.ts file, so vitest does not collect it.
  */
-import {execFileSync} from 'node:child_process'
+import {type ChildProcess, execFileSync, spawn} from 'node:child_process'
 import {readFileSync, readdirSync} from 'node:fs'
+import {type Socket, createConnection, createServer} from 'node:net'
 import {join} from 'node:path'
 import Ajv from 'ajv'
 import {expect} from 'vitest'
@@ -150,3 +151,101 @@ export function expectSchema(name: string, data: unknown): void {
 }
 
 export {run, runJson}
+
+/**
+ * A remote that accepts TCP connections and never answers (a half-open
+ * server, a stuck proxy): use it as `git://127.0.0.1:PORT/x` or
+ * `http://127.0.0.1:PORT/x`. `open` counts the connections still open, so a
+ * test can see that the client side was killed, not left waiting.
+ */
+export interface HungServer {
+  port: number
+  open(): number
+  accepted(): number
+  close(): Promise<void>
+}
+
+export async function hungServer(): Promise<HungServer> {
+  const sockets = new Set<Socket>()
+  let accepted = 0
+  const server = createServer((socket) => {
+    accepted++
+    sockets.add(socket)
+    socket.on('error', () => undefined)
+    socket.on('close', () => sockets.delete(socket))
+    // Read and drop what the client sends (so its going away is noticed), never answer.
+    socket.resume()
+  })
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+  const port = (server.address() as {port: number}).port
+  return {
+    port,
+    open: () => sockets.size,
+    accepted: () => accepted,
+    close: () =>
+      new Promise<void>((done) => {
+        for (const s of sockets) s.destroy()
+        server.close(() => done())
+      }),
+  }
+}
+
+/** A free TCP port on the loopback interface (bound and released: good enough for a test's own daemon). */
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+  const port = (server.address() as {port: number}).port
+  await new Promise<void>((done) => server.close(() => done()))
+  return port
+}
+
+/**
+ * A real `git daemon` serving every repository under `base` over git://
+ * on a free loopback port, pushes allowed (receive-pack). `url(repo)` is the
+ * git:// URL of a repository under `base`; `stop()` kills the daemon.
+ */
+export interface GitDaemon {
+  port: number
+  url(repoDir: string): string
+  stop(): Promise<void>
+}
+
+export async function gitDaemon(base: string): Promise<GitDaemon> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort()
+    const child: ChildProcess = spawn(
+      'git',
+      ['daemon', '--reuseaddr', '--listen=127.0.0.1', `--port=${port}`, '--export-all', '--enable=receive-pack', `--base-path=${base}`, base],
+      {env: TEST_ENV, stdio: ['ignore', 'ignore', 'pipe']},
+    )
+    let stderr = ''
+    child.stderr!.on('data', (b) => (stderr += b))
+    const exited = new Promise<void>((done) => child.on('exit', () => done()))
+    // Ready when it accepts a connection.
+    const deadline = Date.now() + 10_000
+    let ready = false
+    while (!ready && child.exitCode === null && Date.now() < deadline) {
+      ready = await new Promise<boolean>((done) => {
+        const c = createConnection({host: '127.0.0.1', port}, () => {
+          c.destroy()
+          done(true)
+        })
+        c.on('error', () => done(false))
+      })
+      if (!ready) await new Promise((r) => setTimeout(r, 50))
+    }
+    if (ready) {
+      return {
+        port,
+        url: (repoDir) => `git://127.0.0.1:${port}/${repoDir.slice(base.length).replace(/^\/+/, '')}`,
+        stop: async () => {
+          if (child.exitCode === null) child.kill('SIGTERM')
+          await exited
+        },
+      }
+    }
+    child.kill('SIGKILL')
+    await exited
+    if (attempt >= 3) throw new Error(`git daemon did not start on port ${port}: ${stderr}`)
+  }
+}
