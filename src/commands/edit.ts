@@ -15,8 +15,8 @@ export default class Edit extends TasksCommand<Output> {
     body: Flags.string({char: 'b', description: 'New description (replaces the old one).', exclusive: ['body-file']}),
     'body-file': Flags.string({description: 'Read the new description from a file (- for stdin).'}),
     priority: Flags.string({char: 'p', description: 'New priority, 0 to 4.'}),
-    tag: Flags.string({char: 't', description: 'Add a tag (repeatable).', multiple: true}),
-    untag: Flags.string({description: 'Remove a tag (repeatable).', multiple: true}),
+    tag: Flags.string({char: 't', description: 'Add a tag (repeatable).', multiple: true, multipleNonGreedy: true}),
+    untag: Flags.string({description: 'Remove a tag (repeatable).', multiple: true, multipleNonGreedy: true}),
   }
 
   protected async execute(): Promise<Output> {
