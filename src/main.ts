@@ -34,6 +34,11 @@ function useCodeUnitCompare(): void {
   }
 }
 
+/** The root help at 72 columns (a man page indents it): also the man page (scripts/build.mjs writes man/man1/tasks.1 and git-tasks.1 from it). */
+export function rootHelpText(): string {
+  return rootHelp(COMMANDS as unknown as CommandTable, 72)
+}
+
 /** Whether the user asked for JSON (before any `--`): errors are then one JSON object on stderr. */
 function wantsJson(argv: string[]): boolean {
   const end = argv.indexOf('--')
