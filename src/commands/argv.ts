@@ -174,14 +174,16 @@ export function editDistance(a: string, b: string): number {
   return d[a.length]![b.length]!
 }
 
-/** Candidates close to `typed`: within 2 edits (1 for words of 3 letters or fewer), or that it prefixes; closest first. */
+/** The closest candidates to `typed`: within 2 edits (1 for words of 3 letters or fewer), or that it prefixes. */
 export function suggest(typed: string, candidates: readonly string[]): string[] {
   const limit = typed.length <= 3 ? 1 : 2
   const scored = candidates
     .map((c) => ({c, d: c.startsWith(typed) && typed.length >= 2 ? 0.5 : editDistance(typed, c)}))
     .filter((x) => x.d <= limit)
-  scored.sort((x, y) => x.d - y.d || (x.c < y.c ? -1 : 1))
-  return [...new Set(scored.map((x) => x.c))].slice(0, 3)
+  const best = Math.min(...scored.map((x) => x.d))
+  // Only the closest: "lsit" is "list", not also "edit" and "init".
+  const closest = scored.filter((x) => x.d === best).map((x) => x.c)
+  return [...new Set(closest)].sort().slice(0, 3)
 }
 
 function unknownCommand(typed: string, table: CommandTable): UsageError {
