@@ -111,6 +111,18 @@ describe('help and discovery (point 9)', () => {
   })
 })
 
+describe('start-up', () => {
+  it('--version, help, typos, parse errors and completion of commands never load the engine', () => {
+    const hook = join(tempDir('hook-'), 'hook.js')
+    writeFileSync(hook, `const M = require('module'); const load = M._load\nM._load = function (req, ...rest) { if (/engine\\.js$/.test(req)) process.stderr.write('ENGINE LOADED\\n'); return load.call(this, req, ...rest) }\n`)
+    const loads = (args: string[]) => spawnSync(process.execPath, ['-r', hook, BIN, ...args], {cwd: repo, env: TEST_ENV, encoding: 'utf8'}).stderr.includes('ENGINE LOADED')
+    for (const args of [['--version'], ['help'], ['-h'], ['add', '-h'], ['ad'], ['add'], ['log', '-n', 'x'], ['claim', 'x', '--lease', 'zz'], ['completion', 'bash'], ['__complete', 'li']]) {
+      expect(loads(args), args.join(' ')).toBe(false)
+    }
+    expect(loads(['list'])).toBe(true)
+  })
+})
+
 describe('parse errors in our own words (point 9)', () => {
   const cases: Array<[string[], RegExp]> = [
     [['add'], /^error: tasks add needs TITLE/],
