@@ -81,7 +81,7 @@ export function resolveArgv(argv: string[], table: CommandTable, chdir: (dir: st
   for (; i < argv.length; i++) {
     const a = argv[i]!
     if (a === '-h' || a === '--help') help = true
-    else if (a === '--version' && moved.length === 0 && !help) return {kind: 'version'}
+    else if (a === '--version' && !help) return {kind: 'version'}
     else if (a === '-C' || a.startsWith('-C')) {
       const dir = a === '-C' ? argv[++i] : a.slice(2)
       if (dir === undefined) throw new UsageError('-C expects a directory (tasks -C DIR COMMAND …)', {flag: 'C'})

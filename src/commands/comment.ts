@@ -4,7 +4,7 @@ import {engine} from './engine-loader'
 import {COMMENT_KINDS, type Comment} from '../core/task'
 import {UsageError} from '../core/errors'
 import {readBodyFile} from './add'
-import {commentFromEditor, interactive} from './editor'
+import {commentFromEditor, interactive, keepTextOnFailure} from './editor'
 import type {Terminal} from '../render/terminal'
 
 type Output = {comment: Comment; commit: string | null}
@@ -27,11 +27,15 @@ export default class CommentCommand extends TasksCommand<Output> {
     this.flagsForSession = flags
     if (args.text !== undefined && flags.file !== undefined) throw new UsageError('pass the comment TEXT or --file, not both')
     let text: string
+    let fromEditor = false
     if (flags.file !== undefined) text = readBodyFile(flags.file)
     else if (args.text !== undefined) text = args.text
-    else if (interactive()) text = commentFromEditor(args.id, flags.kind)
-    else throw new UsageError('pass the comment TEXT, or --file PATH (- for stdin); on a terminal, `tasks comment ID` opens $EDITOR')
-    return engine().actions.comment(await this.openSession(), args.id, text, flags.kind)
+    else if (interactive()) {
+      text = commentFromEditor(args.id, flags.kind)
+      fromEditor = true
+    } else throw new UsageError('pass the comment TEXT, or --file PATH (- for stdin); on a terminal, `tasks comment ID` opens $EDITOR')
+    const post = async () => engine().actions.comment(await this.openSession(), args.id, text, flags.kind)
+    return fromEditor ? keepTextOnFailure(text, args.id, post) : post()
   }
 
   protected render(r: Output, term: Terminal): string {

@@ -48,7 +48,30 @@ export async function editTaskInEditor(session: Session, id: string): Promise<Ta
   const title = edited.title !== current.task.title ? edited.title : undefined
   const body = edited.body.trimEnd() !== (current.body ?? '').trimEnd() ? edited.body : undefined
   if (title === undefined && body === undefined) return {task: current.task, fields: [], commit: null}
-  return engine().actions.edit(session, {id: current.task.id, title, body})
+  const saved = `${edited.title}\n\n${edited.body}`
+  return keepTextOnFailure(saved, current.task.id, () => engine().actions.edit(session, {id: current.task.id, title, body}))
+}
+
+/**
+ * Run `write`; if it fails, what the user typed in the editor is not lost:
+ * it is saved to a file in the temporary directory, named in the error
+ * (message and `saved` in --json), as git keeps .git/COMMIT_EDITMSG.
+ */
+export async function keepTextOnFailure<T>(text: string, id: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write()
+  } catch (error) {
+    const e = error as Error & {data?: Record<string, unknown>}
+    const file = join(tmpdir(), `git-tasks-${id.replace(/[^\w-]/g, '')}-${process.pid}.md`)
+    try {
+      writeFileSync(file, text.endsWith('\n') ? text : `${text}\n`)
+      e.message = `${e.message} (your text is saved in ${file})`
+      if (e.data && typeof e.data === 'object') e.data.saved = file
+    } catch {
+      // Keep the original error.
+    }
+    throw e
+  }
 }
 
 /** `tasks comment ID` on a terminal: the comment text from the editor. */

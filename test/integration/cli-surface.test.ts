@@ -253,6 +253,11 @@ describe('$EDITOR (point 10)', () => {
     const emptied = underPty(['edit', t.id], editorScript(`: > "$1"`))
     expect(emptied.code).toBe(2)
     expect(emptied.output).toContain('edit aborted, nothing written')
+    const tooLong = underPty(['edit', t.id, '--json'], editorScript(`printf '%0600d\\n\\nbody\\n' 0 > "$1"`))
+    expect(tooLong.code, tooLong.output).toBe(5)
+    const saved = /"saved":"([^"]+)"/.exec(tooLong.output)?.[1]
+    expect(saved, tooLong.output).toBeTruthy()
+    expect(readFileSync(saved!, 'utf8')).toMatch(/^0{600}\n\nbody\n$/)
     const failed = underPty(['comment', t.id, '--json'], 'false')
     expect(failed.code).toBe(1)
     expect(failed.output).toContain('"code":"editor_failed"')
