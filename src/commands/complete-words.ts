@@ -142,8 +142,10 @@ if [[ $zsh_eval_context[-1] == loadautofunc ]]; then _tasks "$@"; else compdef _
     case 'fish':
       return `# tasks completion for fish. Install: tasks completion fish > ~/.config/fish/completions/tasks.fish
 function __tasks_complete
-    set -l words (commandline -opc) (commandline -ct)
-    tasks __complete $words[2..-1] 2>/dev/null
+    set -l words (commandline -opc)
+    set -l cur (commandline -ct)
+    # "$cur" is always one argument, even when the word under the cursor is empty.
+    tasks __complete $words[2..-1] "$cur" 2>/dev/null
 end
 complete -c tasks -f -a '(__tasks_complete)'
 `
