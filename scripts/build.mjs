@@ -1,7 +1,7 @@
 // Build: precompile the schemas, bundle the CLI into one file with esbuild,
 // and write oclif.manifest.json so oclif needs no command scan at start-up.
 import {execFileSync} from 'node:child_process'
-import {rmSync, writeFileSync} from 'node:fs'
+import {mkdirSync, rmSync, writeFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {build} from 'esbuild'
@@ -43,4 +43,27 @@ for (const c of config.commands) {
   commands[c.id] = cached
 }
 writeFileSync(join(root, 'oclif.manifest.json'), `${JSON.stringify({commands, version: config.version}, null, 2)}\n`)
-console.log(`build: dist/tasks.js, dist/engine.js, oclif.manifest.json (${Object.keys(commands).length} commands)`)
+// Man pages from the root help: `git tasks --help` becomes `git help tasks`, which runs `man git-tasks`
+// (git never passes --help to git-tasks). npm links them on a global install ("man" in package.json);
+// man also finds man/ beside a bin/ directory on PATH.
+const help = require(join(root, 'dist', 'tasks.js')).rootHelpText()
+const roff = (name) =>
+  [
+    `.TH ${name.toUpperCase()} 1 "" "git-tasks ${config.version}" "git-tasks manual"`,
+    '.SH NAME',
+    `${name.replace(/-/g, '\\-')} \\- a Git-native task tracker for coding agents and humans`,
+    '.SH SYNOPSIS',
+    '.nf',
+    'tasks [GLOBAL FLAGS] COMMAND [ARGS] [FLAGS]',
+    'git tasks COMMAND ...',
+    'tasks help COMMAND',
+    '.fi',
+    '.SH DESCRIPTION',
+    '.nf',
+    ...help.replace(/\\/g, '\\e').replace(/-/g, '\\-').split('\n').map((l) => (/^[.']/.test(l) ? `\\&${l}` : l)),
+    '.fi',
+    '',
+  ].join('\n')
+mkdirSync(join(root, 'man', 'man1'), {recursive: true})
+for (const name of ['tasks', 'git-tasks']) writeFileSync(join(root, 'man', 'man1', `${name}.1`), roff(name))
+console.log(`build: dist/tasks.js, dist/engine.js, man/man1/{tasks,git-tasks}.1, oclif.manifest.json (${Object.keys(commands).length} commands)`)

@@ -23,9 +23,9 @@ export default class Add extends TasksCommand<AddOutput> {
   static override flags = {
     body: Flags.string({char: 'b', description: 'Markdown description.', exclusive: ['body-file']}),
     'body-file': Flags.string({description: 'Read the description from a file (- for stdin).'}),
-    tag: Flags.string({char: 't', description: 'Tag (repeatable, or comma-separated).', multiple: true}),
+    tag: Flags.string({char: 't', description: 'Tag (repeatable, or comma-separated).', multiple: true, multipleNonGreedy: true}),
     parent: Flags.string({description: 'Make this a sub-item of PARENT (one level deep).'}),
-    'depends-on': Flags.string({char: 'd', description: 'Wait for this task (repeatable).', multiple: true}),
+    'depends-on': Flags.string({char: 'd', description: 'Wait for this task (repeatable).', multiple: true, multipleNonGreedy: true}),
     priority: Flags.string({char: 'p', description: 'Priority 0 (most urgent) to 4.', default: '2'}),
     assignee: Flags.string({description: 'Reserve the task for this actor.'}),
     key: Flags.string({description: 'Idempotency key: adding again with the same key returns the same task.'}),

@@ -7,6 +7,7 @@ import type {Terminal} from '../render/terminal'
 
 export default class Assign extends TasksCommand<TaskResult> {
   static override summary = 'Reserve a task for an actor (only they may claim it), or --none to clear.'
+  static override examples = ['<%= config.bin %> assign tsk-k3v9 agent-2', '<%= config.bin %> assign tsk-k3v9 --none']
   static override args = {
     id: Args.string({ignoreStdin: true, required: true, description: 'task id or unique prefix'}),
     assignee: Args.string({ignoreStdin: true, description: 'actor to reserve it for'}),

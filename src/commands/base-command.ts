@@ -9,6 +9,8 @@ import {Command, Flags, type Interfaces} from '@oclif/core'
 import type {Session} from '../app/session'
 import type {Terminal} from '../render/terminal'
 import {engine} from './engine-loader'
+import type {CommandInfo} from './argv'
+import {usageFromParseError} from './parse-errors'
 
 export const globalFlags = {
   json: Flags.boolean({description: 'Print the result as JSON (errors as JSON on stderr).', helpGroup: 'GLOBAL'}),
@@ -67,7 +69,8 @@ export abstract class TasksCommand<R> extends Command {
 
   protected override async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}; code?: string}): Promise<void> {
     this.session?.close()
-    const error = engine().toTasksError(err)
+    // oclif's parse errors need no engine: they become our own one-line usage errors.
+    const error = usageFromParseError(err, this.id, this.ctor as unknown as CommandInfo) ?? engine().toTasksError(err)
     if (this.jsonMode()) {
       process.stderr.write(`${JSON.stringify(error.toJSON())}\n`)
     } else {

@@ -9,6 +9,7 @@ type Output = TaskResult & {subitems: TaskView[]}
 
 export default class Cancel extends TasksCommand<Output> {
   static override summary = 'Cancel a task (final), with a reason; its open sub-items are cancelled too.'
+  static override examples = ['<%= config.bin %> cancel tsk-k3v9 --reason "superseded by tsk-8d2q"']
   static override args = {id: Args.string({ignoreStdin: true, required: true, description: 'task id or unique prefix'})}
   static override flags = {
     reason: Flags.string({char: 'r', description: 'Why it is cancelled.', required: true}),

@@ -3,9 +3,14 @@ import {TasksCommand, overrideFlags} from './base-command'
 import type {ClaimOutput} from '../app/task-actions'
 import {engine} from './engine-loader'
 import type {Terminal} from '../render/terminal'
+import {parseDurationSeconds} from '../core/duration-flag'
 
 export const leaseFlag = {
-  lease: Flags.integer({description: 'Lease length in seconds (default: lease_seconds in config.yaml, 3600).', min: 1}),
+  lease: Flags.custom<number>({
+    description: 'Lease length: 90s, 30m, 1h, 1h30m, or plain seconds (default: lease_seconds in config.yaml, 3600).',
+    helpValue: 'DURATION',
+    parse: async (input) => parseDurationSeconds(input),
+  })(),
 }
 
 /** Shared text for claim-like results. */
@@ -20,7 +25,7 @@ export default class Claim extends TasksCommand<ClaimOutput> {
     'Atomic: when several agents claim the same item at once exactly one wins; the others exit 4 naming the holder. An expired lease may be claimed again (epoch + 1).'
   static override args = {id: Args.string({ignoreStdin: true, required: true, description: 'task id or unique prefix'})}
   static override flags = {...overrideFlags, ...leaseFlag}
-  static override examples = ['<%= config.bin %> claim tsk-k3v9 --json']
+  static override examples = ['<%= config.bin %> claim tsk-k3v9 --json', '<%= config.bin %> claim tsk-k3v9 --lease 30m']
 
   protected async execute(): Promise<ClaimOutput> {
     const {args, flags} = await this.parse(Claim)

@@ -4,6 +4,7 @@ import {engine} from './engine-loader'
 import {COMMENT_KINDS, type Comment} from '../core/task'
 import {UsageError} from '../core/errors'
 import {readBodyFile} from './add'
+import {commentFromEditor, interactive, keepTextOnFailure} from './editor'
 import type {Terminal} from '../render/terminal'
 
 type Output = {comment: Comment; commit: string | null}
@@ -18,14 +19,23 @@ export default class CommentCommand extends TasksCommand<Output> {
     kind: Flags.string({char: 'k', description: 'Kind of comment.', options: [...COMMENT_KINDS], default: 'note'}),
     file: Flags.string({description: 'Read the comment from a file (- for stdin).'}),
   }
-  static override examples = ['<%= config.bin %> comment tsk-k3v9 "Chose CAS over locks" --kind decision']
+  static override description = 'With neither TEXT nor --file on a terminal, opens $VISUAL or $EDITOR (else vi) for the text.'
+  static override examples = ['<%= config.bin %> comment tsk-k3v9 "Chose CAS over locks" --kind decision', '<%= config.bin %> comment tsk-k3v9 --file - < notes.md']
 
   protected async execute(): Promise<Output> {
     const {args, flags} = await this.parse(CommentCommand)
     this.flagsForSession = flags
-    if ((args.text === undefined) === (flags.file === undefined)) throw new UsageError('pass the comment TEXT or --file, not both')
-    const text = flags.file !== undefined ? readBodyFile(flags.file) : args.text!
-    return engine().actions.comment(await this.openSession(), args.id, text, flags.kind)
+    if (args.text !== undefined && flags.file !== undefined) throw new UsageError('pass the comment TEXT or --file, not both')
+    let text: string
+    let fromEditor = false
+    if (flags.file !== undefined) text = readBodyFile(flags.file)
+    else if (args.text !== undefined) text = args.text
+    else if (interactive()) {
+      text = commentFromEditor(args.id, flags.kind)
+      fromEditor = true
+    } else throw new UsageError('pass the comment TEXT, or --file PATH (- for stdin); on a terminal, `tasks comment ID` opens $EDITOR')
+    const post = async () => engine().actions.comment(await this.openSession(), args.id, text, flags.kind)
+    return fromEditor ? keepTextOnFailure(text, args.id, post) : post()
   }
 
   protected render(r: Output, term: Terminal): string {

@@ -15,6 +15,7 @@ function repairable(r: DoctorResult): DoctorResult['violations'] {
 
 export default class Doctor extends TasksCommand<DoctorResult> {
   static override summary = "Check the list's invariants (cycles, dangling edges, nesting, done-before-dependencies) and stale ref locks; --fix repairs."
+  static override examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --fix --json']
   static override description =
     'The same checks and repairs the reconciler runs after every merge. Unreadable files are reported by path. An item done before its dependencies is reported but not repaired (ops reach that state: --force, or a dependency reopened later). Ref lock files left by killed git processes on the task refs, their tracking refs and packed-refs are reported; --fix removes those older than 10 minutes. Exits 0 when healthy or repaired, 5 when problems remain.'
   static override flags = {fix: Flags.boolean({description: 'Repair what is found, in one commit, recording why on each card.'})}

@@ -7,6 +7,7 @@ import type {Terminal} from '../render/terminal'
 
 export default class Heartbeat extends TasksCommand<TaskResult> {
   static override summary = 'Extend the lease on a task you hold.'
+  static override examples = ['<%= config.bin %> heartbeat tsk-k3v9 --lease 30m', '<%= config.bin %> heartbeat tsk-k3v9 --epoch 2 --json']
   static override args = {id: Args.string({ignoreStdin: true, required: true, description: 'task id or unique prefix'})}
   static override flags = {...epochFlag, ...leaseFlag}
 

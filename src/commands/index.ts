@@ -8,6 +8,7 @@ import Block from './block'
 import Cancel from './cancel'
 import Claim from './claim'
 import CommentCommand from './comment'
+import Completion from './completion'
 import Deps from './deps'
 import Doctor from './doctor'
 import Done from './done'
@@ -34,6 +35,7 @@ export const COMMANDS = {
   cancel: Cancel,
   claim: Claim,
   comment: CommentCommand,
+  completion: Completion,
   deps: Deps,
   doctor: Doctor,
   done: Done,

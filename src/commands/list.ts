@@ -8,8 +8,8 @@ export default class List extends TasksCommand<ListResult> {
   static override summary = 'List tasks (open ones by default), sub-items under their parents.'
   static override description = 'WHY BLOCKED shows the unfinished dependencies of waiting items and the note of blocked ones.'
   static override flags = {
-    status: Flags.string({char: 's', description: 'Only these statuses (todo, in_progress, blocked, done, cancelled; the derived ready and waiting; open, all; repeatable).', multiple: true}),
-    tag: Flags.string({char: 't', description: 'Only items with this tag (repeatable: all must match).', multiple: true}),
+    status: Flags.string({char: 's', description: 'Only these statuses (todo, in_progress, blocked, done, cancelled; the derived ready and waiting; open, all; repeatable).', multiple: true, multipleNonGreedy: true}),
+    tag: Flags.string({char: 't', description: 'Only items with this tag (repeatable: all must match).', multiple: true, multipleNonGreedy: true}),
     owner: Flags.string({description: 'Only items claimed by this actor.'}),
     assignee: Flags.string({description: 'Only items assigned to this actor.'}),
     ready: Flags.boolean({description: 'Only items you could claim now.'}),

@@ -7,6 +7,7 @@ import type {Terminal} from '../render/terminal'
 export default class MergeDriver extends TasksCommand<DriverResult> {
   static override hidden = true
   static override summary = 'Git merge driver for task files (git calls it; `tasks init` registers it).'
+  static override examples = ['git config merge.tasks.driver "<%= config.bin %> merge-driver %O %A %B %P"']
   static override description = 'merge.tasks.driver = tasks merge-driver %O %A %B %P. Writes the field-level merge of BASE, OURS and THEIRS over OURS. Text that cannot be merged (a description, a title, a note edited on both sides) stays in the file between conflict markers and the exit status is 1, so git reports a conflict.'
   static override args = {
     base: Args.string({ignoreStdin: true, required: true, description: '%O: the merge base version'}),

@@ -10,7 +10,7 @@ export default class Next extends TasksCommand<NextOutput> {
   static override description =
     'Safe to retry: when you already hold an in-progress item, next hands it back (lease renewed, "resumed": true) instead of taking another; --another takes one more. Otherwise it claims the first ready item: reserved for you first, then by priority, then oldest. Ready means todo, nothing to wait on (its own dependencies and its parent\'s), not reserved for someone else, and no open sub-items; an in-progress item whose lease expired counts too. --json includes the description and the newest comments. Exits 3 when nothing is ready.'
   static override flags = {
-    tag: Flags.string({char: 't', description: 'Only items with this tag (repeatable).', multiple: true}),
+    tag: Flags.string({char: 't', description: 'Only items with this tag (repeatable).', multiple: true, multipleNonGreedy: true}),
     another: Flags.boolean({description: 'Take one more item even if you already hold one (do not resume).'}),
     ...leaseFlag,
   }

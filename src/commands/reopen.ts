@@ -6,6 +6,7 @@ import type {Terminal} from '../render/terminal'
 
 export default class Reopen extends TasksCommand<TaskResult> {
   static override summary = 'Put a task back to todo and clear its owner.'
+  static override examples = ['<%= config.bin %> reopen tsk-k3v9']
   static override args = {id: Args.string({ignoreStdin: true, required: true, description: 'task id or unique prefix'})}
   static override flags = {...overrideFlags}
 

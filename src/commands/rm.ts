@@ -7,6 +7,7 @@ type Output = {removed: Array<{id: string; title: string}>; commit: string | nul
 
 export default class Rm extends TasksCommand<Output> {
   static override summary = 'Remove a task and its sub-items (history keeps them).'
+  static override examples = ['<%= config.bin %> rm tsk-k3v9']
   static override description = 'Refused while another task depends on it: change that dependency first.'
   static override args = {id: Args.string({ignoreStdin: true, required: true, description: 'task id or unique prefix'})}
   static override flags = {...overrideFlags}

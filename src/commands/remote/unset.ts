@@ -5,6 +5,7 @@ import type {Terminal} from '../../render/terminal'
 
 export default class RemoteUnset extends TasksCommand<RemoteResult> {
   static override summary = 'Stop sharing through a remote: every mutation commits locally only.'
+  static override examples = ['<%= config.bin %> remote unset']
 
   protected async execute(): Promise<RemoteResult> {
     const {flags} = await this.parse(RemoteUnset)
