@@ -52,12 +52,14 @@ it(`single writer: ${N} mutations, most killed at random moments, lose no acknow
   const writes: Write[] = []
   const titles = new Set<string>()
   const seen = {tmpObjects: 0, tmpIndex: 0}
+  const refDirs = [join(gitDirOf(repo), 'refs', 'tasks')]
+  const cacheDirs = [join(gitDirOf(repo), 'git-tasks')]
   let listing: Listing | null = await checkRepo(repo, 'start', tally, env, false)
 
   for (let i = 1; i <= N; i++) {
     tally.iterations++
     const serial = `s${i}`
-    const plan = random.chance(0.1) ? null : planWrite(random, listing!.tasks, actor, serial)
+    const plan = i > 1 && random.chance(0.1) ? null : planWrite(random, listing!.tasks, actor, serial)
     // A `list` (or a mutation) that finds no cache writes it: kill some of those writes too.
     if (random.chance(0.15)) {
       const cacheDir = join(gitDirOf(repo), 'git-tasks')
@@ -66,12 +68,13 @@ it(`single writer: ${N} mutations, most killed at random moments, lose no acknow
     const args = plan ? plan.args : ['list', '--all', '--json']
     if (plan?.kind === 'add') titles.add(plan.token)
     // The first command runs to its end, to time one on this machine now.
-    const kill = i > 1 && random.chance(0.85) ? clock.plan() : null
+    const kill = i === 1 || random.chance(0.15) ? null : random.chance(0.6) ? clock.plan(args[0]!) : clock.planAt(random.chance(0.7) ? refDirs : cacheDirs)
     const before = [fingerprint(repo)]
     const o = await runKillable(repo, args, env, kill)
     const after = [fingerprint(repo)]
     tally.classify(o, before, after)
-    clock.observe(o)
+    if (process.env.SOAK_TRACE) console.log(`${serial} ${args[0]} kill=${JSON.stringify(kill)?.replace(/\/tmp\S*\//g, '')} ms=${Math.round(o.ms)} killed=${o.killed} code=${o.code} sig=${o.signal}`)
+    clock.observe(o, Tally.wroteNothing(before, after))
     const locks = clearLeftovers(repo, tally, 'repo', seen)
     const out = acknowledged(o)
     if (plan && out) {
@@ -93,7 +96,7 @@ it(`single writer: ${N} mutations, most killed at random moments, lose no acknow
   console.log(
     tally.summary(random.seed, {
       'seconds': seconds(started),
-      'typical command (ms)': clock.typicalMs,
+      'typical run (ms)': clock.describe(),
       'tasks at the end': listing?.tasks.length ?? 'unreadable',
       'acknowledged writes in the ledger': writes.length,
     }),

@@ -13,6 +13,7 @@
  * Not a *.test.ts file, so vitest does not collect it.
  */
 import {spawn} from 'node:child_process'
+import {type FSWatcher, watch} from 'node:fs'
 import {existsSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {BIN, TEST_ENV, gitSync, tempDir} from '../helpers/cli'
@@ -86,12 +87,20 @@ export interface Outcome {
   killed: boolean
   killAfterMs: number | null
   killMode: KillMode | null
+  killPlan: KillPlan | null
   ms: number
 }
 
+/**
+ * When to kill: `afterMs` after the start, or, with `watch`, `afterMs` after
+ * the first file event in one of those directories (git's
+ * `refs/tasks/main.lock` appearing, the cache's temp file), which aims the
+ * kill at the moment the ref or the cache is being written.
+ */
 export interface KillPlan {
   afterMs: number
   mode: KillMode
+  watch?: string[]
 }
 
 /** The process group still has a live member (zombies waiting for a reaper do not count). */
@@ -156,16 +165,29 @@ export function runKillable(cwd: string, args: string[], env: Record<string, str
     let killed = false
     child.stdout!.on('data', (b) => (stdout += b))
     child.stderr!.on('data', (b) => (stderr += b))
-    const timer = kill
-      ? setTimeout(() => {
-          if (exited) return
-          killed = true
-          try {
-            process.kill(kill.mode === 'group' ? -pgid : pgid, 'SIGKILL')
-          } catch {}
-        }, kill.afterMs)
-      : null
-    child.on('exit', () => (exited = true))
+    const shoot = () => {
+      if (exited) return
+      killed = true
+      try {
+        process.kill(kill!.mode === 'group' ? -pgid : pgid, 'SIGKILL')
+      } catch {}
+    }
+    let timer: NodeJS.Timeout | null = null
+    const watchers: FSWatcher[] = []
+    if (kill?.watch) {
+      for (const dir of kill.watch) {
+        if (!existsSync(dir)) continue
+        watchers.push(
+          watch(dir, () => {
+            if (timer === null) timer = setTimeout(shoot, kill.afterMs)
+          }),
+        )
+      }
+    } else if (kill) timer = setTimeout(shoot, kill.afterMs)
+    child.on('exit', () => {
+      exited = true
+      for (const w of watchers) w.close()
+    })
     child.on('error', fail)
     child.on('close', (code, signal) => {
       if (timer) clearTimeout(timer)
@@ -181,6 +203,7 @@ export function runKillable(cwd: string, args: string[], env: Record<string, str
             killed: killed && signal === 'SIGKILL',
             killAfterMs: kill?.afterMs ?? null,
             killMode: kill?.mode ?? null,
+            killPlan: kill,
             ms,
           }),
         fail,
@@ -209,37 +232,59 @@ export function errorCode(o: Outcome): string {
 }
 
 /**
- * When to kill: adapts to how long unkilled commands of the same kind took
- * (the machine is shared, so this drifts). A quarter of the kills land in
- * start-up, most in the last part of the run where the objects, the ref and
- * the cache are written, and some after the command would have finished.
+ * When to kill: adapts to how long unkilled commands of the same kind
+ * (`add`, `sync`, …) took, since the machine is shared and this drifts. A
+ * quarter of the kills land in start-up, most in the last part of the run
+ * where the objects, the ref and the cache are written, and some after the
+ * command would have finished. A late kill that still found nothing written
+ * means the estimate is short: it grows by a tenth.
  */
 export class KillClock {
-  private estimate: number
-  private observed = 0
+  private readonly estimates = new Map<string, {ms: number; n: number}>()
 
   constructor(
     private readonly random: Random,
-    initialMs: number,
-  ) {
-    this.estimate = initialMs
+    private readonly initialMs: number,
+  ) {}
+
+  private estimate(kind: string): {ms: number; n: number} {
+    let e = this.estimates.get(kind)
+    // A kind not seen yet starts from the average of those seen.
+    if (!e) {
+      const seen = [...this.estimates.values()].filter((x) => x.n > 0)
+      const ms = seen.length ? seen.reduce((sum, x) => sum + x.ms, 0) / seen.length : this.initialMs
+      this.estimates.set(kind, (e = {ms, n: 0}))
+    }
+    return e
   }
 
-  /** Learn from a command that ran to its end. */
-  observe(o: Outcome): void {
-    if (o.killed || o.code === null) return
-    this.estimate = this.observed++ === 0 ? o.ms : 0.8 * this.estimate + 0.2 * o.ms
+  /** Learn from a finished command; `wroteNothing` says a kill found no new object or ref. */
+  observe(o: Outcome, wroteNothing = false): void {
+    const e = this.estimate(o.args[0]!)
+    if (o.killed) {
+      if (o.killPlan?.watch) return
+      if (wroteNothing && o.killAfterMs !== null && o.killAfterMs > 0.8 * e.ms) e.ms *= 1.1
+      return
+    }
+    if (o.code === null) return
+    e.ms = e.n++ === 0 ? o.ms : 0.8 * e.ms + 0.2 * o.ms
   }
 
-  plan(): KillPlan {
-    const d = this.estimate
+  plan(kind: string): KillPlan {
+    const d = this.estimate(kind).ms
     const u = this.random.next()
     const afterMs = u < 0.25 ? this.random.next() * 0.6 * d : u < 0.85 ? (0.6 + this.random.next() * 0.5) * d : (1.1 + this.random.next() * 0.4) * d
     return {afterMs: Math.round(afterMs), mode: this.random.chance(0.5) ? 'group' : 'process'}
   }
 
-  get typicalMs(): number {
-    return Math.round(this.estimate)
+  /** A kill 0–3 ms after the first file event in one of `dirs` (see KillPlan). */
+  planAt(dirs: string[]): KillPlan {
+    return {afterMs: this.random.int(0, 3), mode: this.random.chance(0.5) ? 'group' : 'process', watch: dirs}
+  }
+
+  /** The current estimates, for the summary. */
+  describe(): string {
+    return [...this.estimates].map(([k, e]) => `${k} ${Math.round(e.ms)}`).join(', ')
   }
 }
 
@@ -360,6 +405,11 @@ export class Tally {
     if (refsMoved) this.killedAfterRef++
     else if (objectsWritten) this.killedObjectsOnly++
     else this.killedBeforeWrite++
+  }
+
+  /** The last classified kill found nothing written. */
+  static wroteNothing(before: Fingerprint[], after: Fingerprint[]): boolean {
+    return before.every((b, i) => b.refs === after[i]!.refs && b.objects === after[i]!.objects)
   }
 
   get killedMidWrite(): number {
