@@ -469,11 +469,22 @@ export interface ListedTask {
   epoch: number
   tags: string[]
   key: string | null
+  created_by: string
 }
 
 export interface Listing {
   commit: string
   tasks: ListedTask[]
+}
+
+/** `git fsck --strict` finds nothing wrong (dangling objects, left by killed or losing writes, are fine). */
+export function fsck(repo: string, label: string, tally: Tally): void {
+  tally.fsckRuns++
+  const r = gitTry(repo, ['fsck', '--strict', '--no-progress', '--no-dangling'])
+  const problems = `${r.stdout}\n${r.stderr}`
+    .split('\n')
+    .filter((l) => l.trim() && !l.startsWith('notice:') && !l.startsWith('dangling'))
+  if (r.code !== 0 || problems.length) tally.fail(`${label}: git fsck --strict (exit ${r.code}): ${problems.slice(0, 5).join(' | ')}`)
 }
 
 const PINNED_NOW = '2030-01-01T00:00:00.000Z'
@@ -497,14 +508,7 @@ export async function checkRepo(repo: string, label: string, tally: Tally, env: 
   for (const line of refs.stdout.split('\n').filter((l) => /^refs\/(tasks\/|remotes\/[^/]+\/tasks\/)/.test(l))) {
     if (!line.endsWith(' commit')) tally.fail(`${label}: ref is not a commit: ${line}`)
   }
-  if (deep) {
-    tally.fsckRuns++
-    const fsck = gitTry(repo, ['fsck', '--strict', '--no-progress', '--no-dangling'])
-    const problems = `${fsck.stdout}\n${fsck.stderr}`
-      .split('\n')
-      .filter((l) => l.trim() && !l.startsWith('notice:') && !l.startsWith('dangling') && !l.startsWith('Checking'))
-    if (fsck.code !== 0 || problems.length) tally.fail(`${label}: git fsck --strict (exit ${fsck.code}): ${problems.slice(0, 5).join(' | ')}`)
-  }
+  if (deep) fsck(repo, label, tally)
   const listEnv = {...env, TASKS_NOW: PINNED_NOW, TASKS_OFFLINE: '1'}
   const warm = await runKillable(repo, ['list', '--all', '--json'], listEnv, null)
   if (warm.code !== 0) {
