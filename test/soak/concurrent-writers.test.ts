@@ -46,7 +46,7 @@ afterAll(() => cleanupAll())
 
 const ROUNDS = iterations(6, 100)
 const WRITERS = 4
-const DEEP_EVERY = LONG ? 2 : 4
+const DEEP_EVERY = LONG ? 2 : 3
 /** Exit codes a racing writer may legitimately get: conflict (4), not permitted (6). */
 const RACE_EXITS = new Set([4, 6])
 

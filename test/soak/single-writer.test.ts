@@ -39,7 +39,7 @@ import {join} from 'node:path'
 afterAll(() => cleanupAll())
 
 const N = iterations(10, 150)
-const DEEP_EVERY = LONG ? 1 : 4
+const DEEP_EVERY = LONG ? 1 : 5
 
 it(`single writer: ${N} mutations, most killed at random moments, lose no acknowledged write`, {timeout: timeoutFor(N, 1500)}, async () => {
   const random = Random.fromEnv()

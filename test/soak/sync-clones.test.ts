@@ -20,6 +20,7 @@ import {gitTry, shared, tipOf} from '../remote/support'
 import {
   type Fingerprint,
   KillClock,
+  LONG,
   type KillPlan,
   REF,
   type Listing,
@@ -46,7 +47,7 @@ import {
 afterAll(() => cleanupAll())
 
 const N = iterations(3, 100)
-const DEEP_EVERY = 2
+const DEEP_EVERY = LONG ? 2 : N
 
 interface Clone {
   name: string
