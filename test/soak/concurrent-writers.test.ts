@@ -30,8 +30,7 @@ import {
   actorsWithNewCommits,
   checkRepo,
   clearLeftovers,
-  errorCode,
-  failedOnLock,
+  failedCommand,
   gitDirOf,
   iterations,
   ledgerEntry,
@@ -55,7 +54,10 @@ it(`${WRITERS} concurrent writers: ${ROUNDS} rounds, some killed, lose no acknow
   const tally = new Tally('concurrent writers')
   const started = performance.now()
   const repo = await initRepo()
-  const clock = new KillClock(random, 600)
+  // A group kill can leave refs/tasks/main.lock behind while the other three
+  // writers still run; today they retry for 12–15 s before cas_exhausted.
+  // The short run kills node alone (its update-ref finishes), to stay short.
+  const clock = new KillClock(random, 600, LONG ? ['group', 'process'] : ['process'])
   const writes: Write[] = []
   const titles = new Set<string>()
   const seen = {tmpObjects: 0, tmpIndex: 0}
@@ -99,9 +101,7 @@ it(`${WRITERS} concurrent writers: ${ROUNDS} rounds, some killed, lose no acknow
         else tally.fail(`round ${round} ${j.actor}: ${j.plan.args.join(' ')} acknowledged something else: ${o.stdout.slice(0, 300)}`)
         return
       }
-      tally.error(errorCode(o))
-      if (failedOnLock(o)) tally.lockFailures++
-      else if (!RACE_EXITS.has(o.code ?? -1) && locks.length === 0) tally.fail(`round ${round} ${j.actor}: ${j.plan.args.join(' ')} failed: ${errorCode(o)}`)
+      failedCommand(tally, o, `round ${round} ${j.actor}`, locks.length, RACE_EXITS)
     })
     const deep = round % DEEP_EVERY === 0 || round === ROUNDS
     listing = await checkRepo(repo, `after round ${round}`, tally, {TASKS_ACTOR: 'w1'}, deep)

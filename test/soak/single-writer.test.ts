@@ -21,8 +21,7 @@ import {
   acknowledged,
   checkRepo,
   clearLeftovers,
-  errorCode,
-  failedOnLock,
+  failedCommand,
   fingerprint,
   gitDirOf,
   iterations,
@@ -82,11 +81,7 @@ it(`single writer: ${N} mutations, most killed at random moments, lose no acknow
       const entry = ledgerEntry(plan, out, actor, serial)
       if (entry) writes.push(entry)
       else tally.fail(`${serial}: ${args.join(' ')} acknowledged something else: ${o.stdout.slice(0, 300)}`)
-    } else if (!o.killed && o.code !== 0) {
-      tally.error(errorCode(o))
-      if (failedOnLock(o)) tally.lockFailures++
-      else if (locks.length === 0) tally.fail(`${serial}: ${args.join(' ')} failed without a kill: ${errorCode(o)}`)
-    }
+    } else if (!o.killed && o.code !== 0) failedCommand(tally, o, serial, locks.length)
     const deep = i % DEEP_EVERY === 0 || i === N
     listing = await checkRepo(repo, `after ${serial}`, tally, env, deep)
     if (!listing) break

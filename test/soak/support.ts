@@ -245,6 +245,8 @@ export class KillClock {
   constructor(
     private readonly random: Random,
     private readonly initialMs: number,
+    /** How kills are delivered, chosen evenly. */
+    private readonly modes: readonly KillMode[] = ['group', 'process'],
   ) {}
 
   private estimate(kind: string): {ms: number; n: number} {
@@ -274,12 +276,12 @@ export class KillClock {
     const d = this.estimate(kind).ms
     const u = this.random.next()
     const afterMs = u < 0.25 ? this.random.next() * 0.6 * d : u < 0.85 ? (0.6 + this.random.next() * 0.5) * d : (1.1 + this.random.next() * 0.4) * d
-    return {afterMs: Math.round(afterMs), mode: this.random.chance(0.5) ? 'group' : 'process'}
+    return {afterMs: Math.round(afterMs), mode: this.random.pick(this.modes)}
   }
 
   /** A kill 0–3 ms after the first file event in one of `dirs` (see KillPlan). */
   planAt(dirs: string[]): KillPlan {
-    return {afterMs: this.random.int(0, 3), mode: this.random.chance(0.5) ? 'group' : 'process', watch: dirs}
+    return {afterMs: this.random.int(0, 3), mode: this.random.pick(this.modes), watch: dirs}
   }
 
   /** The current estimates, for the summary. */
@@ -374,6 +376,8 @@ export class Tally {
   locksLeft = new Map<string, number>()
   /** Commands that failed because of a stale lock. */
   lockFailures = 0
+  /** The longest such failure took (a stale lock makes the compare-and-swap retry until it gives up). */
+  lockFailureMs = 0
   tmpObjectsLeft = 0
   tmpIndexLeft = 0
   /** Error codes of commands that ran to their end and failed (expected for races, e.g. already_claimed). */
@@ -424,7 +428,7 @@ export class Tally {
       `  iterations ${this.iterations}, processes ${this.processes}, killed ${this.killed} (group ${this.killedGroup}, node only ${this.killedProcessOnly})`,
       `  killed before writing ${this.killedBeforeWrite}, mid-write ${this.killedMidWrite} (objects only ${this.killedObjectsOnly}, ref moved ${this.killedAfterRef})${this.killedUnattributed ? `, not attributable ${this.killedUnattributed}` : ''}`,
       `  acknowledged writes ${this.acknowledged} (ledger entries verified ${this.acknowledgedChecked} times in all); checks ${this.checks} (fsck ${this.fsckRuns}, cache vs cold rebuild ${this.cacheComparisons})`,
-      `  stale locks left: ${locks}; commands failed on a lock: ${this.lockFailures}; temp objects left ${this.tmpObjectsLeft}, temp cache files left ${this.tmpIndexLeft}`,
+      `  stale locks left: ${locks}; commands failed on a lock: ${this.lockFailures}${this.lockFailures ? ` (the slowest after ${(this.lockFailureMs / 1000).toFixed(1)} s)` : ''}; temp objects left ${this.tmpObjectsLeft}, temp cache files left ${this.tmpIndexLeft}`,
       `  errors of finished commands: ${errors}`,
       ...Object.entries(extra).map(([k, v]) => `  ${k}: ${v}`),
       `  failures ${this.failures.length}${this.failures.length ? `:\n    ${this.failures.slice(0, 20).join('\n    ')}` : ''}`,
@@ -452,10 +456,25 @@ export function clearLeftovers(repo: string, tally: Tally, label: string, seen: 
   return l.locks
 }
 
-/** A failed command that names a lock (git's "File exists", `ref_locked`, or a CAS that never got through a held lock). */
-export function failedOnLock(o: Outcome): boolean {
-  if (o.killed || o.code === 0) return false
-  return /\.lock|ref_locked|File exists|cas_exhausted|sync_exhausted/.test(o.stderr)
+/** git's or the tool's words for a held ref lock. */
+const LOCK_WORDS = /\.lock\b|ref_locked|File exists/
+
+/**
+ * Account for a command that ran to its end and failed. A failure on a lock
+ * (one the tool names, or a compare-and-swap retried to exhaustion while a
+ * kill had left a stale lock: `stale` is how many were found after it) is
+ * counted, with how long it took to give up; an exit in `expected` (a lost
+ * race: already claimed, not the owner) is only counted; anything else is a
+ * failure of the soak.
+ */
+export function failedCommand(tally: Tally, o: Outcome, label: string, stale: number, expected: ReadonlySet<number> = new Set()): void {
+  const code = errorCode(o)
+  tally.error(code)
+  const exhausted = code === 'cas_exhausted' || code === 'sync_exhausted'
+  if (LOCK_WORDS.test(o.stderr) || (exhausted && stale > 0)) {
+    tally.lockFailures++
+    tally.lockFailureMs = Math.max(tally.lockFailureMs, o.ms)
+  } else if (!expected.has(o.code ?? -1) || exhausted) tally.fail(`${label}: ${o.args.join(' ')} failed: ${code} ${o.stderr.trim().slice(0, 200)}`)
 }
 
 // ---------------------------------------------------------------------------
@@ -606,11 +625,14 @@ export function ledgerEntry(plan: PlannedWrite, out: any, actor: string, where: 
   }
 }
 
+let patternsFile: string | undefined
+
 /** Comment texts on the ref, found with plain `git grep` over the ref's tree: text → task ids holding it. */
 function commentsOnRef(repo: string, texts: readonly string[]): Map<string, Set<string>> {
   const found = new Map<string, Set<string>>()
   if (texts.length === 0) return found
-  const patterns = join(tempDir('soak-grep-'), 'patterns')
+  patternsFile ??= join(tempDir('soak-grep-'), 'patterns')
+  const patterns = patternsFile
   writeFileSync(patterns, `${texts.join('\n')}\n`)
   // -o prints each match; the texts end with '.', so one cannot match inside another.
   const r = gitTry(repo, ['grep', '-F', '-o', '-f', patterns, REF, '--', 'tasks'])

@@ -30,8 +30,7 @@ import {
   acknowledged,
   checkRepo,
   clearLeftovers,
-  errorCode,
-  failedOnLock,
+  failedCommand,
   fingerprint,
   fsck,
   gitDirOf,
@@ -91,11 +90,7 @@ it(`sync between two clones: ${N} iterations, syncs killed at random moments, lo
     tally.classify(o, before, after)
     clock.observe(o, Tally.wroteNothing(before, after))
     const locks = clearAll()
-    if (!o.killed && o.code !== 0) {
-      tally.error(errorCode(o))
-      if (failedOnLock(o)) tally.lockFailures++
-      else if (locks === 0) tally.fail(`${label}: ${args.join(' ')} in clone ${c.name} failed: ${errorCode(o)}`)
-    }
+    if (!o.killed && o.code !== 0) failedCommand(tally, o, `${label} in clone ${c.name}`, locks)
     return o
   }
 
