@@ -60,7 +60,7 @@ it(`${WRITERS} concurrent writers: ${ROUNDS} rounds, some killed, lose no acknow
   const clock = new KillClock(random, 600, LONG ? ['group', 'process'] : ['process'])
   const writes: Write[] = []
   const titles = new Set<string>()
-  const seen = {tmpObjects: 0, tmpIndex: 0}
+  const seen = new Set<string>()
   const refDirs = [join(gitDirOf(repo), 'refs', 'tasks')]
   let listing: Listing | null = await checkRepo(repo, 'start', tally, {TASKS_ACTOR: 'w1'}, false)
   let landedUnacknowledged = 0

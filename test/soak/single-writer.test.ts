@@ -50,7 +50,7 @@ it(`single writer: ${N} mutations, most killed at random moments, lose no acknow
   const clock = new KillClock(random, 400)
   const writes: Write[] = []
   const titles = new Set<string>()
-  const seen = {tmpObjects: 0, tmpIndex: 0}
+  const seen = new Set<string>()
   const refDirs = [join(gitDirOf(repo), 'refs', 'tasks')]
   const cacheDirs = [join(gitDirOf(repo), 'git-tasks')]
   let listing: Listing | null = await checkRepo(repo, 'start', tally, env, false)

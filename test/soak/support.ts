@@ -13,8 +13,7 @@
  * Not a *.test.ts file, so vitest does not collect it.
  */
 import {spawn} from 'node:child_process'
-import {type FSWatcher, watch} from 'node:fs'
-import {existsSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
+import {type FSWatcher, existsSync, readFileSync, readdirSync, rmSync, watch, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {BIN, TEST_ENV, gitSync, tempDir} from '../helpers/cli'
 import {gitTry} from '../remote/support'
@@ -317,10 +316,8 @@ export function fingerprint(repo: string): Fingerprint {
 export interface Leftovers {
   /** Lock files (`refs/tasks/main.lock`, `packed-refs.lock`, …), relative to the git dir. */
   locks: string[]
-  /** Half-written loose objects (`objects/xx/tmp_obj_*`). */
-  tmpObjects: number
-  /** Half-written index cache files (`git-tasks/index-*.tmp`). */
-  tmpIndex: number
+  /** Half-written loose objects (`objects/xx/tmp_obj_*`) and index cache files (`git-tasks/index-*.tmp`). */
+  temps: string[]
 }
 
 function walk(dir: string, base: string, out: string[]): void {
@@ -338,14 +335,14 @@ export function leftovers(repo: string): Leftovers {
   walk(join(gitDir, 'refs'), 'refs', files)
   const locks = files.filter((f) => f.endsWith('.lock'))
   for (const top of ['packed-refs.lock', 'HEAD.lock', 'config.lock', 'index.lock', 'shallow.lock']) if (existsSync(join(gitDir, top))) locks.push(top)
-  let tmpObjects = 0
+  const temps: string[] = []
   const objectsDir = join(gitDir, 'objects')
   for (const d of readdirSync(objectsDir)) {
-    if (/^[0-9a-f]{2}$/.test(d)) tmpObjects += readdirSync(join(objectsDir, d)).filter((f) => f.startsWith('tmp_')).length
+    if (/^[0-9a-f]{2}$/.test(d)) for (const f of readdirSync(join(objectsDir, d))) if (f.startsWith('tmp_')) temps.push(`objects/${d}/${f}`)
   }
   const cacheDir = join(gitDir, 'git-tasks')
-  const tmpIndex = existsSync(cacheDir) ? readdirSync(cacheDir).filter((f) => f.endsWith('.tmp')).length : 0
-  return {locks, tmpObjects, tmpIndex}
+  if (existsSync(cacheDir)) for (const f of readdirSync(cacheDir)) if (f.endsWith('.tmp')) temps.push(`git-tasks/${f}`)
+  return {locks, temps}
 }
 
 // ---------------------------------------------------------------------------
@@ -440,19 +437,22 @@ export class Tally {
 /**
  * Remove the lock files a kill left (as a person would, after seeing
  * "File exists" or `ref_locked`), counting each; temp files are counted
- * and left (they are harmless garbage).
+ * once each and left (harmless garbage; the cache check deletes the
+ * cache's). `seen` holds the temp files already counted.
  */
-export function clearLeftovers(repo: string, tally: Tally, label: string, seen: {tmpObjects: number; tmpIndex: number}): string[] {
+export function clearLeftovers(repo: string, tally: Tally, label: string, seen: Set<string>): string[] {
   const l = leftovers(repo)
   for (const lock of l.locks) {
     const key = `${label}:${lock}`
     tally.locksLeft.set(key, (tally.locksLeft.get(key) ?? 0) + 1)
     rmSync(join(gitDirOf(repo), lock), {force: true})
   }
-  if (l.tmpObjects > seen.tmpObjects) tally.tmpObjectsLeft += l.tmpObjects - seen.tmpObjects
-  if (l.tmpIndex > seen.tmpIndex) tally.tmpIndexLeft += l.tmpIndex - seen.tmpIndex
-  seen.tmpObjects = l.tmpObjects
-  seen.tmpIndex = l.tmpIndex
+  for (const t of l.temps) {
+    if (seen.has(t)) continue
+    seen.add(t)
+    if (t.startsWith('objects/')) tally.tmpObjectsLeft++
+    else tally.tmpIndexLeft++
+  }
   return l.locks
 }
 

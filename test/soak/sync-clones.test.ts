@@ -54,7 +54,7 @@ interface Clone {
   actor: string
   env: Record<string, string>
   listing: Listing
-  seen: {tmpObjects: number; tmpIndex: number}
+  seen: Set<string>
 }
 
 it(`sync between two clones: ${N} iterations, syncs killed at random moments, lose no acknowledged write`, {timeout: timeoutFor(N, 5000)}, async () => {
@@ -65,14 +65,14 @@ it(`sync between two clones: ${N} iterations, syncs killed at random moments, lo
   const clock = new KillClock(random, 600)
   const writes: Write[] = []
   const titles = new Set<string>()
-  const bareSeen = {tmpObjects: 0, tmpIndex: 0}
+  const bareSeen = new Set<string>()
   const clones: Clone[] = []
   for (const [k, dir] of dirs.entries()) {
     const name = k === 0 ? 'A' : 'B'
     const actor = k === 0 ? 'alice' : 'bob'
     const env = {TASKS_ACTOR: actor}
     const listing = (await checkRepo(dir, `clone ${name} at start`, tally, env, false))!
-    clones.push({name, dir, actor, env, listing, seen: {tmpObjects: 0, tmpIndex: 0}})
+    clones.push({name, dir, actor, env, listing, seen: new Set<string>()})
   }
   const everyRepo = [...dirs, bare]
   let syncsAcknowledged = 0
