@@ -166,7 +166,8 @@ it(`sync between two clones: ${N} iterations, syncs killed at random moments, lo
     }),
   )
   expect(tally.failures).toEqual([])
-  expect(tally.killed).toBeGreaterThan(0)
+  // Three short iterations may, rarely, see every kill arrive after its command ended.
+  if (LONG) expect(tally.killed).toBeGreaterThan(0)
 })
 
 /** The bare remote: its tasks ref names a commit and `git fsck --strict` is clean. */
