@@ -8,6 +8,8 @@
  * at the end) `git fsck --strict` is clean and the warm cache lists exactly
  * like a cold rebuild. docs/reliability.md explains the counts.
  */
+import {existsSync, readdirSync, rmSync} from 'node:fs'
+import {join} from 'node:path'
 import {afterAll, expect, it} from 'vitest'
 import {cleanupAll} from '../helpers/cli'
 import {initRepo} from '../race/support'
@@ -32,8 +34,6 @@ import {
   timeoutFor,
   verifyWrites,
 } from './support'
-import {existsSync, readdirSync, rmSync} from 'node:fs'
-import {join} from 'node:path'
 
 afterAll(() => cleanupAll())
 
@@ -52,7 +52,7 @@ it(`single writer: ${N} mutations, most killed at random moments, lose no acknow
   const titles = new Set<string>()
   const seen = new Set<string>()
   const refDirs = [join(gitDirOf(repo), 'refs', 'tasks')]
-  const cacheDirs = [join(gitDirOf(repo), 'git-tasks')]
+  const cacheDir = join(gitDirOf(repo), 'git-tasks')
   let listing: Listing | null = await checkRepo(repo, 'start', tally, env, false)
 
   for (let i = 1; i <= N; i++) {
@@ -60,14 +60,13 @@ it(`single writer: ${N} mutations, most killed at random moments, lose no acknow
     const serial = `s${i}`
     const plan = i > 1 && random.chance(0.1) ? null : planWrite(random, listing!.tasks, actor, serial)
     // A `list` (or a mutation) that finds no cache writes it: kill some of those writes too.
-    if (random.chance(0.15)) {
-      const cacheDir = join(gitDirOf(repo), 'git-tasks')
-      if (existsSync(cacheDir)) for (const f of readdirSync(cacheDir)) if (f.startsWith('index-')) rmSync(join(cacheDir, f))
+    if (random.chance(0.15) && existsSync(cacheDir)) {
+      for (const f of readdirSync(cacheDir)) if (f.startsWith('index-')) rmSync(join(cacheDir, f))
     }
     const args = plan ? plan.args : ['list', '--all', '--json']
     if (plan?.kind === 'add') titles.add(plan.token)
     // The first command runs to its end, to time one on this machine now.
-    const kill = i === 1 || random.chance(0.15) ? null : random.chance(0.6) ? clock.plan(args[0]!) : clock.planAt(random.chance(0.7) ? refDirs : cacheDirs)
+    const kill = i === 1 || random.chance(0.15) ? null : random.chance(0.6) ? clock.plan(args[0]!) : clock.planAt(random.chance(0.7) ? refDirs : [cacheDir])
     const before = [fingerprint(repo)]
     const o = await runKillable(repo, args, env, kill)
     const after = [fingerprint(repo)]
