@@ -10,6 +10,7 @@ import type {OpContext} from '../core/plan'
 import {isValidListName} from '../core/store-layout'
 import {checkActor, checkNote} from '../core/validation'
 import {DEFAULT_CONFIG} from '../core/task'
+import {neutralize} from '../core/untrusted-text'
 import {ListStore} from '../refstore/list-store'
 import {readConfig, readLocalConfigValue} from '../refstore/repository'
 import {catchUpPublished} from './published'
@@ -59,7 +60,7 @@ export class Session {
    * one line, a JSON object `{"warning": …}` under --json.
    */
   warn(warning: {kind: string; message: string}): void {
-    process.stderr.write(this.options.json ? `${JSON.stringify({warning})}\n` : `warning: ${warning.message}\n`)
+    process.stderr.write(this.options.json ? `${JSON.stringify({warning})}\n` : `warning: ${neutralize(warning.message)}\n`)
   }
 
   /** The git config values the CLI uses, read once with one `git config` call. */

@@ -17,10 +17,11 @@ import {addComment} from '../core/ops/comment'
 import {assignTask, editTask, type EditArgs, setDependencies} from '../core/ops/edit'
 import {blockTask, cancelTask, finishTask, reopenTask} from '../core/ops/lifecycle'
 import {removeTask} from '../core/ops/remove'
-import {type Snapshot, brokenEntries, childIds, childrenOf, dependentsOf, lookup, tasksWithStatus} from '../core/snapshot'
-import {STATUSES, type Comment, type Status, type TaskMeta} from '../core/task'
+import {type Snapshot, brokenEntries, childIds, childrenOf, dependentsOf, lookup, tablesOf, tasksWithStatus} from '../core/snapshot'
+import {type Comment, type Status, type TaskMeta} from '../core/task'
 import {type TaskDetail, TaskViewer, type TaskView} from '../core/task-view'
-import {cmp, isReady, isWaiting} from '../core/readiness'
+import {cmp, STATES, type State} from '../core/readiness'
+import {checkPriority, checkTags, splitTags} from '../core/validation'
 import {readHistory, type HistoryEvent} from '../refstore/history'
 import {type RefLock, findRefLocks, removeStaleLocks} from '../refstore/ref-locks'
 
@@ -208,7 +209,8 @@ export async function claim(session: Session, id: string, leaseSeconds?: number)
 }
 
 export async function next(session: Session, options: {tags: string[]; leaseSeconds?: number; another?: boolean}): Promise<NextOutput> {
-  const r = await mutateOne(session, (s, c) => claimNext(s, c, options))
+  const tags = options.tags.flatMap(splitTags)
+  const r = await mutateOne(session, (s, c) => claimNext(s, c, {...options, tags}))
   const detail = r.at ? await session.store.readDetail(r.at, r.task.id) : {body: '', comments: []}
   return {
     task: r.task,
@@ -298,12 +300,32 @@ export async function release(session: Session, id: string | undefined, all: boo
 // ---------------------------------------------------------------- reads
 
 export interface ListFilters {
+  /** States or groups (`STATES`, open, all), each value comma-separated too. */
   status?: string[]
   tags?: string[]
+  /** An actor, or @me. */
   owner?: string
+  /** An actor, or @me. */
   assignee?: string
   ready?: boolean
   all?: boolean
+  /** Only the sub-items of this task. */
+  parent?: string
+  /** Priorities, comma-separated too. */
+  priority?: string[]
+  /** A sort key (`LIST_SORTS`), `-` in front to reverse. */
+  sort?: string
+  limit?: number
+  offset?: number
+}
+
+export interface ListSummary {
+  /** Rows matching the filters, before --limit/--offset. */
+  total: number
+  /** Matching rows per state. */
+  by_state: Partial<Record<State, number>>
+  /** Done and cancelled items the default (open) view left out; null when other filters were given or they were asked for. */
+  hidden_finished: number | null
 }
 
 export interface ListResult {
@@ -312,69 +334,122 @@ export interface ListResult {
   tasks: Array<TaskView & {depth: number}>
   broken: Array<{path: string; error: string}>
   warnings: string[]
+  /** Matching rows before --limit/--offset (tasks is one page of them). */
+  total: number
+  offset: number
+  limit: number | null
+  summary: ListSummary
 }
 
-const STATUS_RANK: Record<Status, number> = {in_progress: 0, blocked: 1, todo: 2, done: 3, cancelled: 4}
-const OPEN: ReadonlySet<string> = new Set(['todo', 'in_progress', 'blocked'])
+/** Groups of states `--status` accepts besides the states themselves. */
+const STATE_GROUPS: Record<string, readonly State[]> = {
+  open: ['ready', 'waiting', 'reserved', 'todo', 'in_progress', 'stale', 'blocked'],
+  all: STATES,
+  todo: ['ready', 'waiting', 'reserved', 'todo'],
+  in_progress: ['in_progress', 'stale'],
+}
 
-function sortForList(a: TaskMeta, b: TaskMeta): number {
-  return STATUS_RANK[a.status] - STATUS_RANK[b.status] || a.priority - b.priority || cmp(a.created_at, b.created_at) || cmp(a.id, b.id)
+/** The stored statuses an item in each state has. */
+const STORED: Record<State, Status> = {ready: 'todo', waiting: 'todo', reserved: 'todo', todo: 'todo', in_progress: 'in_progress', stale: 'in_progress', blocked: 'blocked', done: 'done', cancelled: 'cancelled'}
+
+export const LIST_SORTS = ['priority', 'created', 'updated', 'id', 'title', 'state'] as const
+const STATE_RANK: Record<State, number> = {in_progress: 0, stale: 1, blocked: 2, ready: 3, waiting: 4, reserved: 5, todo: 6, done: 7, cancelled: 8}
+
+/** One parser for every list-valued flag: repeatable and comma-separated, trimmed. */
+function splitValues(values: readonly string[] | undefined): string[] {
+  return (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)
+}
+
+function wantedStates(values: readonly string[] | undefined, all: boolean | undefined): Set<State> {
+  const parts = splitValues(values)
+  if (parts.length === 0) return new Set(all ? STATES : STATE_GROUPS.open)
+  const out = new Set<State>()
+  for (const part of parts) {
+    const group = STATE_GROUPS[part] ?? ((STATES as readonly string[]).includes(part) ? [part as State] : null)
+    if (!group) throw new UsageError(`"${part}" is not a state: use ${STATES.join(', ')}, or open or all`, {status: part}, 'bad_status')
+    for (const st of group) out.add(st)
+  }
+  return out
+}
+
+function sorter(sort: string | undefined): (a: TaskView, b: TaskView) => number {
+  const key = (sort ?? 'priority').replace(/^-/, '')
+  const sign = sort?.startsWith('-') ? -1 : 1
+  const base = (a: TaskView, b: TaskView) => STATE_RANK[a.state] - STATE_RANK[b.state] || a.priority - b.priority || cmp(a.created_at, b.created_at) || cmp(a.id, b.id)
+  const by: Record<string, (a: TaskView, b: TaskView) => number> = {
+    priority: (a, b) => a.priority - b.priority || base(a, b),
+    state: base,
+    created: (a, b) => cmp(a.created_at, b.created_at) || cmp(a.id, b.id),
+    updated: (a, b) => cmp(a.updated_at, b.updated_at) || cmp(a.id, b.id),
+    id: (a, b) => cmp(a.id, b.id),
+    title: (a, b) => cmp(a.title.toLowerCase(), b.title.toLowerCase()) || cmp(a.id, b.id),
+  }
+  const f = by[key]
+  if (!f) throw new UsageError(`"${sort}" is not a sort key: use ${LIST_SORTS.join(', ')} (- in front to reverse)`, {sort}, 'bad_sort')
+  // The default order groups by state first (what is being worked on, then what can be); an explicit key sorts by it.
+  const chosen = sort === undefined ? base : f
+  return (a, b) => sign * chosen(a, b)
 }
 
 export async function list(session: Session, f: ListFilters): Promise<ListResult> {
   const loaded = await session.store.load()
   const snap = loaded.snapshot
   const v = await viewer(session, snap)
-  // Stored statuses asked for, plus the derived ones (ready, waiting), which are checked per task.
-  const statuses = new Set<string>()
-  const derivedWanted = {ready: false, waiting: false}
-  for (const s of f.status ?? []) {
-    for (const part of s.split(',').map((x) => x.trim()).filter(Boolean)) {
-      if (part === 'ready' || part === 'waiting') derivedWanted[part] = true
-      else if (part === 'open') for (const o of OPEN) statuses.add(o)
-      else if (part === 'all') for (const o of STATUSES) statuses.add(o)
-      else if ((STATUSES as readonly string[]).includes(part)) statuses.add(part)
-      else throw new UsageError(`"${part}" is not a status: use ${STATUSES.join(', ')}, ready, waiting, open or all`, {status: part}, 'bad_status')
-    }
-  }
-  if (statuses.size === 0 && !derivedWanted.ready && !derivedWanted.waiting) for (const s of f.all || f.owner || f.assignee ? STATUSES : OPEN) statuses.add(s)
   const actor = v.actor
-  // The stored statuses to read: ready items are todo (or in progress with an expired lease), waiting ones open.
-  const scan = new Set(statuses)
-  if (derivedWanted.ready) for (const s of ['todo', 'in_progress']) scan.add(s)
-  if (derivedWanted.waiting) for (const o of OPEN) scan.add(o)
-  const matches = (t: TaskMeta): boolean => {
-    const byStatus =
-      statuses.has(t.status) || (derivedWanted.ready && isReady(snap, t, actor, v.now)) || (derivedWanted.waiting && isWaiting(snap, t))
-    if (!byStatus) return false
-    if (f.tags?.length && !f.tags.every((tag) => t.tags.includes(tag))) return false
-    if (f.owner && t.owner !== f.owner) return false
-    if (f.assignee && t.assignee !== f.assignee) return false
-    if (f.ready && !isReady(snap, t, actor, v.now)) return false
-    return true
+  const me = (who: string | undefined) => (who === '@me' ? (actor ?? '') : who)
+  const owner = me(f.owner)
+  const assignee = me(f.assignee)
+  const states = wantedStates(f.status, f.all)
+  const priorities = new Set(splitValues(f.priority).map((p) => checkPriority(p)))
+  const tags = f.tags?.length ? checkTags(f.tags) : []
+  const parent = f.parent === undefined ? undefined : lookup(snap, f.parent).id
+  const order = sorter(f.sort)
+  const scan = new Set<string>([...states].map((st) => STORED[st]))
+  const matches = (t: TaskView): boolean =>
+    states.has(t.state) &&
+    (!f.ready || t.ready) &&
+    tags.every((tag) => t.tags.includes(tag)) &&
+    (owner === undefined || t.owner === owner) &&
+    (assignee === undefined || t.assignee === assignee) &&
+    (parent === undefined || t.parent === parent) &&
+    (priorities.size === 0 || priorities.has(t.priority))
+  const candidates = parent === undefined ? tasksWithStatus(snap, scan) : childrenOf(snap, parent).filter((t) => scan.has(t.status))
+  const views = new Map<string, TaskView>()
+  for (const t of candidates) {
+    const view = v.view(t)
+    if (matches(view)) views.set(t.id, view)
   }
-  const all = tasksWithStatus(snap, scan)
-  const selected = new Set(all.filter(matches).map((t) => t.id))
   const rows: Array<TaskView & {depth: number}> = []
-  const row = (t: TaskMeta, depth: number) => {
-    const view = v.view(t) as TaskView & {depth: number}
-    view.depth = depth
-    rows.push(view)
-  }
-  const tops = all.filter((t) => selected.has(t.id) && !(t.parent && selected.has(t.parent))).sort(sortForList)
+  const row = (view: TaskView, depth: number) => rows.push({...view, depth})
+  const tops = [...views.values()].filter((t) => !(t.parent && views.has(t.parent))).sort(order)
   for (const t of tops) {
     row(t, 0)
-    const kids = childIds(snap, t.id).filter((c) => selected.has(c)).map((c) => snap.tasks.get(c)!.meta!)
-    for (const c of kids.sort(sortForList)) row(c, 1)
+    const kids = childIds(snap, t.id).flatMap((c) => views.get(c) ?? [])
+    for (const c of kids.sort(order)) row(c, 1)
   }
+  const byState: Partial<Record<State, number>> = {}
+  for (const r of rows) byState[r.state] = (byState[r.state] ?? 0) + 1
+  const narrowed = f.status?.length || f.all || f.ready || tags.length || owner !== undefined || assignee !== undefined || parent !== undefined || priorities.size > 0
+  const offset = f.offset ?? 0
+  const page = f.limit === undefined ? rows.slice(offset) : rows.slice(offset, offset + f.limit)
   return {
     list: session.list,
     commit: loaded.index.commit,
-    tasks: rows,
+    tasks: page,
     broken: brokenEntries(snap).map((e) => ({path: e.path, error: e.error ?? 'unreadable'})),
     warnings: loaded.index.warnings,
+    total: rows.length,
+    offset,
+    limit: f.limit ?? null,
+    summary: {
+      total: rows.length,
+      by_state: byState,
+      hidden_finished: narrowed ? null : tablesOf(snap).idsWithStatus(FINISHED_STATUSES).length,
+    },
   }
 }
+
+const FINISHED_STATUSES: ReadonlySet<string> = new Set(['done', 'cancelled'])
 
 export type ShowResult = TaskDetail
 

@@ -61,7 +61,9 @@ export abstract class TasksCommand<R> extends Command {
     try {
       const result = await this.execute()
       if (this.jsonMode()) process.stdout.write(`${JSON.stringify(result)}\n`)
-      else process.stdout.write(this.render(result, engine().detectTerminal()))
+      // Renderers see the result with every string neutralized (escape sequences, bidi controls): text from
+      // agents and remote collaborators cannot drive the terminal. JSON stays exact.
+      else process.stdout.write(this.render(engine().neutralizeDeep(result), engine().detectTerminal()))
     } finally {
       this.session?.close()
     }
@@ -74,7 +76,7 @@ export abstract class TasksCommand<R> extends Command {
     if (this.jsonMode()) {
       process.stderr.write(`${JSON.stringify(error.toJSON())}\n`)
     } else {
-      process.stderr.write(`error: ${error.message}\n`)
+      process.stderr.write(`error: ${engine().neutralize(error.message)}\n`)
       if (error.code === 'internal' && process.env.TASKS_DEBUG) process.stderr.write(`${err.stack}\n`)
     }
     process.exitCode = error.exitCode

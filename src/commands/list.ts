@@ -6,28 +6,48 @@ import type {Terminal} from '../render/terminal'
 
 export default class List extends TasksCommand<ListResult> {
   static override summary = 'List tasks (open ones by default), sub-items under their parents.'
-  static override description = 'WHY BLOCKED shows the unfinished dependencies of waiting items and the note of blocked ones.'
+  static override description =
+    'STATUS is the state: ready, waiting, reserved, todo, in_progress, stale, blocked, done, cancelled. WHY BLOCKED shows what waiting items wait on and the note of blocked ones. Every list-valued flag is repeatable and comma-separated. Filters narrow the default open view; --all or --status widens it.'
   static override flags = {
-    status: Flags.string({char: 's', description: 'Only these statuses (todo, in_progress, blocked, done, cancelled; the derived ready and waiting; open, all; repeatable).', multiple: true, multipleNonGreedy: true}),
-    tag: Flags.string({char: 't', description: 'Only items with this tag (repeatable: all must match).', multiple: true, multipleNonGreedy: true}),
-    owner: Flags.string({description: 'Only items claimed by this actor.'}),
-    assignee: Flags.string({description: 'Only items assigned to this actor.'}),
-    ready: Flags.boolean({description: 'Only items you could claim now.'}),
+    status: Flags.string({char: 's', description: 'Only these states (ready, waiting, reserved, todo, in_progress, stale, blocked, done, cancelled; open, all).', multiple: true, multipleNonGreedy: true}),
+    tag: Flags.string({char: 't', description: 'Only items with this tag (all must match; #bug and bug are the same).', multiple: true, multipleNonGreedy: true}),
+    owner: Flags.string({description: 'Only items claimed by this actor (@me: you).'}),
+    assignee: Flags.string({description: 'Only items reserved for this actor (@me: you).'}),
+    parent: Flags.string({description: 'Only the sub-items of this task.'}),
+    priority: Flags.string({char: 'p', description: 'Only these priorities (0-4).', multiple: true, multipleNonGreedy: true}),
+    ready: Flags.boolean({description: 'Only items you could claim now (stale claims included).'}),
     all: Flags.boolean({char: 'a', description: 'Include done and cancelled items.'}),
+    sort: Flags.string({description: 'Order by priority, created, updated, id, title or state (- in front to reverse; default: state, then priority, then age).'}),
+    limit: Flags.integer({char: 'n', description: 'Show at most N rows (--json: one page; total says how many match).', min: 0}),
+    offset: Flags.integer({description: 'Skip the first N rows (with --limit: the next page).', min: 0}),
   }
-  static override examples = ['<%= config.bin %> list', '<%= config.bin %> list --ready --json', '<%= config.bin %> list --status blocked --tag backend']
+  static override examples = [
+    '<%= config.bin %> list',
+    '<%= config.bin %> list --ready --json',
+    '<%= config.bin %> list --status blocked,stale --tag backend',
+    '<%= config.bin %> list --owner @me --all',
+    '<%= config.bin %> list --json --limit 50 --offset 50',
+  ]
 
   protected async execute(): Promise<ListResult> {
     const {flags} = await this.parse(List)
     this.flagsForSession = flags
-    return engine().actions.list(await this.openSession(), {status: flags.status, tags: flags.tag, owner: flags.owner, assignee: flags.assignee, ready: flags.ready, all: flags.all})
+    return engine().actions.list(await this.openSession(), {
+      status: flags.status,
+      tags: flags.tag,
+      owner: flags.owner,
+      assignee: flags.assignee,
+      parent: flags.parent,
+      priority: flags.priority,
+      ready: flags.ready,
+      all: flags.all,
+      sort: flags.sort,
+      limit: flags.limit,
+      offset: flags.offset,
+    })
   }
 
   protected render(r: ListResult, term: Terminal): string {
-    const short = new Map(r.tasks.map((t) => [t.id, t.short_id]))
-    let out = engine().render.renderTaskList(term, r.tasks.map((view) => ({view, depth: view.depth})), (id) => short.get(id) ?? id.slice(0, 8))
-    for (const b of r.broken) out += engine().paint(term, 'red', `unreadable: ${b.path}: ${b.error}`) + '\n'
-    for (const w of r.warnings) out += engine().paint(term, 'red', `warning: ${w}`) + '\n'
-    return out
+    return engine().render.renderListResult(term, r)
   }
 }

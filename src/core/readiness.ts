@@ -98,5 +98,22 @@ export function isWaiting(snap: Snapshot, meta: TaskMeta, reasons?: readonly Wai
   return !FINISHED.has(meta.status) && (reasons ?? waitReasons(snap, meta)).length > 0
 }
 
+/**
+ * The one vocabulary of states a person sees and filters by (the STATUS
+ * column, `list --status`, the JSON `state`): the stored status refined by
+ * what is derived. todo is ready, waiting, reserved (for someone else) or
+ * plain todo (a parent whose sub-items are the work); in_progress is
+ * in_progress or stale (lease expired).
+ */
+export const STATES = ['ready', 'waiting', 'reserved', 'todo', 'in_progress', 'stale', 'blocked', 'done', 'cancelled'] as const
+export type State = (typeof STATES)[number]
+
+/** The state of an item from its status and what was derived for it. */
+export function stateOf(meta: TaskMeta, derived: {ready: boolean; waiting: boolean; claimLive: boolean}, actor: string | undefined): State {
+  if (meta.status === 'todo') return derived.waiting ? 'waiting' : derived.ready ? 'ready' : !reservationAllows(meta, actor) ? 'reserved' : 'todo'
+  if (meta.status === 'in_progress') return derived.claimLive ? 'in_progress' : 'stale'
+  return meta.status
+}
+
 export {cmp, compareForNext} from './order'
 

@@ -4,7 +4,7 @@
  * waiting, blocked_by, whether the claim is live, sub-items). Unset fields
  * are null, never missing, so consumers can rely on every key.
  */
-import {claimIsLive, isReady, isWaiting, waitReasons, type WaitReason} from './readiness'
+import {claimIsLive, isReady, isWaiting, stateOf, waitReasons, type State, type WaitReason} from './readiness'
 import {type Snapshot, childIds, tablesOf} from './snapshot'
 import {shortIdOf} from './ids'
 import type {Comment, Status, TaskMeta} from './task'
@@ -14,6 +14,8 @@ export interface TaskView {
   short_id: string
   title: string
   status: Status
+  /** What a person sees in the STATUS column and filters by: the status refined (ready, waiting, reserved, stale…). */
+  state: State
   priority: number
   tags: string[]
   parent: string | null
@@ -81,25 +83,29 @@ export class TaskViewer {
   view(meta: TaskMeta): TaskView {
     const snap = this.snap
     const blockedBy = waitReasons(snap, meta)
+    const ready = isReady(snap, meta, this.actor, this.now, blockedBy)
+    const waiting = isWaiting(snap, meta, blockedBy)
+    const claimLive = claimIsLive(meta, this.now, snap.config)
     return {
       id: meta.id,
       short_id: this.shortId(meta.id),
       title: meta.title,
       status: meta.status,
+      state: stateOf(meta, {ready, waiting, claimLive}, this.actor),
       priority: meta.priority,
       tags: meta.tags,
       parent: meta.parent ?? null,
       subitems: [...childIds(snap, meta.id)],
       depends_on: meta.depends_on,
       blocked_by: blockedBy,
-      ready: isReady(snap, meta, this.actor, this.now, blockedBy),
-      waiting: isWaiting(snap, meta, blockedBy),
+      ready,
+      waiting,
       assignee: meta.assignee ?? null,
       owner: meta.owner ?? null,
       epoch: meta.epoch,
       claimed_at: meta.claimed_at ?? null,
       lease_expires: meta.lease_expires ?? null,
-      claim_live: claimIsLive(meta, this.now, snap.config),
+      claim_live: claimLive,
       block_note: meta.block_note ?? null,
       cancel_reason: meta.cancel_reason ?? null,
       closed_at: meta.closed_at ?? null,

@@ -6,6 +6,7 @@
 import {InvalidError, UsageError} from './errors'
 import {conflictMarkerLine} from './frontmatter'
 import {type ListConfig, MAX_PRIORITY, MIN_PRIORITY} from './task'
+import {dangerousCharacter} from './untrusted-text'
 
 const TAG_RE = /^[A-Za-z0-9][A-Za-z0-9._:/+-]{0,63}$/
 const ACTOR_RE = /^[^\n\r<>]{1,200}$/
@@ -18,6 +19,10 @@ export function checkTitle(title: string, config: ListConfig): string {
   const t = title.trim()
   if (t.length === 0) throw new InvalidError('empty_title', 'the title is empty')
   if (/[\n\r]/.test(t)) throw new InvalidError('multiline_title', 'a title is one line; put the rest in the body (--body)')
+  const control = /\t/.test(t) ? 'U+0009' : dangerousCharacter(t)
+  if (control) {
+    throw new InvalidError('control_character', `the title contains the control character ${control}; a title is plain text (descriptions and comments may hold any text)`, {field: 'title', character: control})
+  }
   const bytes = byteLength(t)
   if (bytes > config.max_title_bytes) {
     throw new InvalidError('title_too_long', `the title is ${bytes} bytes; the limit is ${config.max_title_bytes}`, {
@@ -56,10 +61,22 @@ export function checkNote(what: 'note' | 'reason', text: string, config: ListCon
   return checkText(what, text, config.max_comment_bytes, true).trim()
 }
 
+/**
+ * The one parser of a tag flag's value, for `add`, `edit`, `list` and
+ * `next` alike: comma-separated, trimmed, and a leading `#` (how tags are
+ * printed) dropped.
+ */
+export function splitTags(raw: string): string[] {
+  return raw
+    .split(',')
+    .map((t) => t.trim().replace(/^#/, ''))
+    .filter(Boolean)
+}
+
 export function checkTags(tags: readonly string[]): string[] {
   const out = new Set<string>()
   for (const raw of tags) {
-    for (const tag of raw.split(',').map((t) => t.trim()).filter(Boolean)) {
+    for (const tag of splitTags(raw)) {
       if (!TAG_RE.test(tag)) {
         throw new InvalidError('bad_tag', `"${tag}" is not a tag: use letters, digits and . _ : / + - (at most 64)`, {tag})
       }
@@ -81,6 +98,8 @@ export function checkPriority(value: string | number): number {
 
 export function checkActor(actor: string, what = 'actor'): string {
   const a = actor.trim()
+  const control = dangerousCharacter(a.replace(/\n/g, ''))
+  if (control) throw new UsageError(`"${actor}" is not a valid ${what}: it contains the control character ${control}`, {actor, character: control}, 'bad_actor')
   if (!ACTOR_RE.test(a)) {
     throw new UsageError(`"${actor}" is not a valid ${what}: one line, at most 200 characters, no < or >`, {actor}, 'bad_actor')
   }

@@ -3,17 +3,17 @@
  * command; output is text for a person. Nothing here reads state.
  */
 import type {TaskDetail, TaskView} from '../core/task-view'
+import type {ListResult} from '../app/task-actions'
 import type {HistoryEvent} from '../refstore/history'
 import {renderTable} from './table'
-import {type Style, type Terminal, paint} from './terminal'
+import {type Style, type Terminal, paint, truncate} from './terminal'
+import {STATES} from '../core/readiness'
 
 const STATUS_STYLE: Record<string, Style> = {todo: 'cyan', in_progress: 'yellow', blocked: 'red', done: 'green', cancelled: 'dim'}
 
-/** The status a person wants to see: waiting and ready are derived states of todo. */
+/** The status a person sees: the state (ready, waiting, reserved, stale… refine the stored status). */
 export function displayStatus(v: TaskView): string {
-  if (v.status === 'todo') return v.waiting ? 'waiting' : v.ready ? 'ready' : v.assignee ? 'reserved' : 'todo'
-  if (v.status === 'in_progress' && !v.claim_live) return 'stale'
-  return v.status
+  return v.state
 }
 
 function statusStyle(v: TaskView): Style | undefined {
@@ -21,12 +21,27 @@ function statusStyle(v: TaskView): Style | undefined {
   return s === 'waiting' || s === 'stale' ? 'magenta' : s === 'ready' ? 'cyan' : STATUS_STYLE[v.status]
 }
 
-/** WHY BLOCKED: unfinished dependencies, or the block note. */
-export function whyBlocked(v: TaskView, short: (id: string) => string): string {
+/**
+ * WHY BLOCKED, short enough for a table: the first thing waited on with its
+ * title when known ("tsk-e9w1 todo: Design the claim API"), "+2 more" when
+ * there are others, and a blocked item's note.
+ */
+export function whyBlocked(v: TaskView, short: (id: string) => string, title: (id: string) => string | undefined = () => undefined): string {
   const parts: string[] = []
-  if (v.blocked_by.length > 0) parts.push(v.blocked_by.map((b) => `${short(b.id)} ${b.status}`).join(', '))
+  const [first, ...rest] = v.blocked_by
+  if (first) {
+    const name = title(first.id)
+    const head = `${short(first.id)} ${first.status}${first.via ? ` (parent ${short(first.via)})` : ''}`
+    parts.push(rest.length > 0 ? `${head} +${rest.length} more` : name ? `${head}: ${name}` : head)
+  }
   if (v.status === 'blocked' && v.block_note) parts.push(v.block_note)
   return parts.join('; ')
+}
+
+/** An actor as a table shows it: the local part of an email address. */
+export function shortActor(actor: string): string {
+  const at = actor.indexOf('@')
+  return at > 0 ? actor.slice(0, at) : actor
 }
 
 export interface ListRow {
@@ -34,7 +49,11 @@ export interface ListRow {
   depth: number
 }
 
-export function renderTaskList(term: Terminal, rows: ListRow[], shortOf: (id: string) => string): string {
+/**
+ * The list table. When it is too wide for the terminal, WHY BLOCKED gives
+ * up width first, then OWNER; the title shrinks last.
+ */
+export function renderTaskList(term: Terminal, rows: ListRow[], shortOf: (id: string) => string, titleOf: (id: string) => string | undefined = () => undefined): string {
   if (rows.length === 0) return 'no tasks\n'
   const anyBlocked = rows.some((r) => whyBlocked(r.view, shortOf) !== '')
   const anyOwner = rows.some((r) => r.view.owner || r.view.assignee)
@@ -44,12 +63,38 @@ export function renderTaskList(term: Terminal, rows: ListRow[], shortOf: (id: st
       {header: 'ID', cell: (r) => (r.depth > 0 ? `└ ${r.view.short_id}` : r.view.short_id), style: () => 'yellow'},
       {header: 'P', cell: (r) => String(r.view.priority)},
       {header: 'STATUS', cell: (r) => displayStatus(r.view), style: (r) => statusStyle(r.view)},
-      ...(anyOwner ? [{header: 'OWNER', cell: (r: ListRow) => r.view.owner ?? (r.view.assignee ? `→${r.view.assignee}` : '')}] : []),
-      {header: 'TITLE', cell: (r) => (r.depth > 0 ? `  ${r.view.title}` : r.view.title) + (r.view.tags.length ? `  #${r.view.tags.join(' #')}` : ''), flex: true},
-      ...(anyBlocked ? [{header: 'WHY BLOCKED', cell: (r: ListRow) => whyBlocked(r.view, shortOf), style: () => 'magenta' as Style}] : []),
+      ...(anyOwner ? [{header: 'OWNER', cell: (r: ListRow) => (r.view.owner ? shortActor(r.view.owner) : r.view.assignee ? `→${shortActor(r.view.assignee)}` : ''), shrink: 2, min: 6}] : []),
+      {header: 'TITLE', cell: (r) => (r.depth > 0 ? `  ${r.view.title}` : r.view.title) + (r.view.tags.length ? `  #${r.view.tags.join(' #')}` : ''), flex: true, min: 24},
+      ...(anyBlocked ? [{header: 'WHY BLOCKED', cell: (r: ListRow) => whyBlocked(r.view, shortOf, titleOf), style: () => 'magenta' as Style, shrink: 1, min: 12}] : []),
     ],
     rows,
   )
+}
+
+const STATE_WORDS: Record<string, string> = {in_progress: 'in progress'}
+
+/** "31 open: 12 ready, 9 waiting, 10 in progress; 40 done or cancelled hidden, --all to show". */
+export function listSummary(r: ListResult): string {
+  const counts = STATES.filter((st) => (r.summary.by_state[st] ?? 0) > 0).map((st) => `${r.summary.by_state[st]} ${STATE_WORDS[st] ?? st}`)
+  const what = r.summary.hidden_finished === null ? 'shown' : 'open'
+  let line = `${r.total} ${what}${counts.length ? `: ${counts.join(', ')}` : ''}`
+  if (r.summary.hidden_finished) line += `; ${r.summary.hidden_finished} done or cancelled hidden, --all to show`
+  if (r.tasks.length < r.total) {
+    line += `; rows ${r.tasks.length ? `${r.offset + 1}–${r.offset + r.tasks.length}` : 'none'} of ${r.total}`
+    if (r.offset + r.tasks.length < r.total) line += `, --offset ${r.offset + r.tasks.length} for more`
+  }
+  return line
+}
+
+/** \`tasks list\` for a person: the table, the summary line, unreadable files and warnings. */
+export function renderListResult(term: Terminal, r: ListResult): string {
+  const short = new Map(r.tasks.map((t) => [t.id, t.short_id]))
+  const titles = new Map(r.tasks.map((t) => [t.id, t.title]))
+  let out = r.tasks.length === 0 && r.total === 0 ? 'no tasks\n' : renderTaskList(term, r.tasks.map((view) => ({view, depth: view.depth})), (id) => short.get(id) ?? id.slice(0, 8), (id) => titles.get(id))
+  out += `${paint(term, 'dim', Number.isFinite(term.width) ? truncate(listSummary(r), term.width) : listSummary(r))}\n`
+  for (const b of r.broken) out += `${paint(term, 'red', `unreadable: ${b.path}: ${b.error}`)}\n`
+  for (const w of r.warnings) out += `${paint(term, 'red', `warning: ${w}`)}\n`
+  return out
 }
 
 export function renderTaskDetail(term: Terminal, d: TaskDetail): string {

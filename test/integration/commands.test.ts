@@ -295,8 +295,10 @@ describe('list and show', () => {
     // child2 is listed at depth 1 under its (also tagged) parent.
     expect(api.tasks.find((x: any) => x.id === t.child2.id).depth).toBe(1)
     expect(ids(await list(['--owner', 'carol']))).toEqual([t.claimed.id])
-    // --owner looks at every status: alice finished one item and blocked another.
-    expect([...ids(await list(['--owner', 'alice']))].sort()).toEqual([t.finished.id, t.blocked.id].sort())
+    // --owner narrows the default open view like every filter; --all widens it: alice finished one item and blocked another.
+    expect(ids(await list(['--owner', 'alice']))).toEqual([t.blocked.id])
+    expect([...ids(await list(['--owner', 'alice', '--all']))].sort()).toEqual([t.finished.id, t.blocked.id].sort())
+    expect(ids(await list(['--owner', '@me'], 'carol'))).toEqual([t.claimed.id])
     expect(ids(await list(['--assignee', 'bob']))).toEqual([t.reserved.id])
   })
 
@@ -983,5 +985,122 @@ describe('a sha256 repository', () => {
     rmSync(join(repo, '.git', 'git-tasks'), {recursive: true, force: true})
     expect(await runJson(repo, ['list', '--all'])).toEqual(warm)
     expect((await runJson(repo, ['show', a.id])).dependents.map((d: {id: string}) => d.id)).toEqual([b.id])
+  })
+})
+
+// ---------------------------------------------------------------- untrusted text, the table, filters
+
+describe('untrusted text cannot drive the terminal', () => {
+  const ESC = '\u001b'
+  it('control characters are refused in titles and actor names (exit 5 / 2), nothing written', async () => {
+    const repo = await newList()
+    const e = await refused(repo, ['add', `${ESC}[31mRED${ESC}[0m`], 5, 'control_character')
+    expect(e).toMatchObject({field: 'title', character: 'U+001B'})
+    await refused(repo, ['add', 'bidi \u202egnp.exe'], 5, 'control_character')
+    await refused(repo, ['add', 'tab\tin title'], 5, 'control_character')
+    await refused(repo, ['add', 'fine'], 2, 'bad_actor', as(`agent${ESC}]0;pwned\u0007`))
+  })
+
+  it('descriptions, comments and notes keep their exact text in JSON and are neutralized in human output', async () => {
+    const repo = await newList()
+    const hostile = `line one\n${ESC}]0;owned title\u0007${ESC}[2J cleared \u009b31m c1 \u202eevil`
+    const t = await add(repo, 'Plain title', ['--body', hostile])
+    await runJson(repo, ['comment', t.id, `note ${ESC}[31mred${ESC}[0m`])
+    await runJson(repo, ['block', t.id, `waiting ${ESC}[5mblink`], as('alice'))
+    const json = await runJson(repo, ['show', t.id])
+    expect(json.body).toBe(`${hostile}\n`)
+    expect(json.comments[0].body).toBe(`note ${ESC}[31mred${ESC}[0m`)
+    for (const args of [['show', t.id], ['list'], ['log', t.id]]) {
+      const human = await run(repo, args, as('alice'))
+      expect(human.code, human.stderr).toBe(0)
+      expect(human.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/)
+    }
+    const shown = (await run(repo, ['show', t.id], as('alice'))).stdout
+    expect(shown).toContain('^[]0;owned title^G^[[2J cleared <U+009B>31m c1 <U+202E>evil')
+    expect(shown).toContain('note ^[[31mred^[[0m')
+    // An error message quoting untrusted text is neutralized too.
+    const err = await run(repo, ['show', `tsk-${ESC}[31m`], as('alice'))
+    expect(err.stderr).not.toContain(ESC)
+  })
+})
+
+describe('list: a table that keeps the title, filters that agree, a summary, pages', () => {
+  let repo: string
+  const t: Record<string, any> = {}
+  const list = (args: string[] = [], actor = 'alice@example.com', now = at(30)) => runJson(repo, ['list', ...args], as(actor, now))
+  const ids = (r: any) => r.tasks.map((x: any) => x.id)
+  beforeAll(async () => {
+    repo = await newList()
+    const me = as('alice@example.com', at(1))
+    t.dep = await add(repo, 'A dependency with a long enough title to matter', ['-p', '1'], me)
+    t.dep2 = await add(repo, 'Second dependency', ['-p', '1'], me)
+    t.waiter = await add(repo, 'The title a person needs to read in full, please', ['-p', '0', '-t', 'a,b', '-d', t.dep.id, '-d', t.dep2.id], me)
+    t.bug = await add(repo, 'A bug', ['-p', '3', '-t', '#bug'], me)
+    t.reserved = await add(repo, 'Reserved for bob', ['--assignee', 'bob@example.com'], me)
+    t.stale = await add(repo, 'Will go stale', ['-p', '4'], me)
+    await runJson(repo, ['claim', t.stale.id, '--lease', '60'], as('a-very-long-agent-name@agents.example.com', at(2)))
+    t.done = await add(repo, 'Finished', [], me)
+    await runJson(repo, ['done', t.done.id], as('alice@example.com', at(3)))
+    t.parent = await add(repo, 'Parent', [], me)
+    t.sub = await add(repo, 'Sub of parent', ['--parent', t.parent.id, '-p', '1'], me)
+  })
+
+  it('one parser for list-valued flags: -t a,b is both tags, #bug is bug, --status takes every displayed state', async () => {
+    expect(t.waiter.tags).toEqual(['a', 'b'])
+    expect(t.bug.tags).toEqual(['bug'])
+    expect(ids(await list(['--tag', 'a,b']))).toEqual([t.waiter.id])
+    expect(ids(await list(['-t', '#bug']))).toEqual([t.bug.id])
+    expect(ids(await list(['--status', 'stale']))).toEqual([t.stale.id])
+    expect(ids(await list(['--status', 'reserved']))).toEqual([t.reserved.id])
+    expect(ids(await list(['--status', 'waiting,done'])).sort()).toEqual([t.waiter.id, t.done.id].sort())
+    const all = await list()
+    for (const row of all.tasks) expect(['ready', 'waiting', 'reserved', 'todo', 'stale', 'in_progress', 'blocked']).toContain(row.state)
+    expect(all.tasks.find((x: any) => x.id === t.stale.id).state).toBe('stale')
+    await refused(repo, ['list', '--status', 'sleeping'], 2, 'bad_status')
+    await refused(repo, ['list', '--sort', 'colour'], 2, 'bad_sort')
+  })
+
+  it('--parent, --priority, @me, --sort, and --limit/--offset pages that cover every row once', async () => {
+    expect(ids(await list(['--parent', t.parent.id.slice(0, 8)]))).toEqual([t.sub.id])
+    expect(ids(await list(['--priority', '0,3'])).sort()).toEqual([t.waiter.id, t.bug.id].sort())
+    expect(ids(await list(['--assignee', '@me'], 'bob@example.com'))).toEqual([t.reserved.id])
+    const byTitle = (await list(['--sort', 'title'])).tasks.filter((x: any) => x.depth === 0).map((x: any) => x.title)
+    expect(byTitle).toEqual([...byTitle].sort((a: string, b: string) => a.toLowerCase().localeCompare(b.toLowerCase())))
+    const full = await list()
+    expect(full.total).toBe(full.tasks.length)
+    const seen: string[] = []
+    for (let offset = 0; offset < full.total; offset += 3) {
+      const page = await list(['--limit', '3', '--offset', String(offset)])
+      expect(page).toMatchObject({total: full.total, offset, limit: 3})
+      seen.push(...ids(page))
+    }
+    expect(seen).toEqual(ids(full))
+  })
+
+  it('the summary counts what is shown and what the open view hides', async () => {
+    const r = await list()
+    expect(r.summary).toMatchObject({total: r.tasks.length, hidden_finished: 1})
+    expect(r.summary.by_state).toMatchObject({waiting: 1, reserved: 1, stale: 1})
+    const human = await run(repo, ['list'], as('alice@example.com', at(30), {env: {COLUMNS: '100'}}))
+    expect(human.stdout).toMatch(new RegExp(`\\n${r.total} open: .*1 waiting.*; 1 done or cancelled hidden, --all to show\\n$`))
+    const page = await run(repo, ['list', '--limit', '2'], as('alice@example.com', at(30)))
+    expect(page.stdout).toMatch(/rows 1–2 of \d+, --offset 2 for more/)
+  })
+
+  it('at 80 columns the title keeps its room: owners show their local part, WHY BLOCKED shrinks first, no line wraps', async () => {
+    for (const columns of [80, 160]) {
+      const human = await run(repo, ['list'], as('alice@example.com', at(30), {env: {COLUMNS: String(columns)}}))
+      const lines = human.stdout.trimEnd().split('\n')
+      for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(columns)
+      const waiterLine = lines.find((l) => l.includes(t.waiter.short_id))!
+      // The other columns gave up their width first: 30+ columns of title at 80, all of it at 100.
+      expect(waiterLine).toContain(columns === 80 ? 'The title a person needs to r' : 'The title a person needs to read in full, please #a #b')
+      const staleLine = lines.find((l) => l.includes(t.stale.short_id))!
+      expect(staleLine).not.toContain('@agents')
+      if (columns === 160) {
+        expect(waiterLine).toMatch(/\+1 more/)
+        expect(staleLine).toContain('a-very-long-agent-name')
+      }
+    }
   })
 })

@@ -396,10 +396,12 @@ describe('a change of shape fails validation', () => {
 
   it('a list row must carry depth, and an error must carry code, message and exit', () => {
     const row = {...add.task, depth: 0}
-    const list = {list: 'main', commit: add.commit, tasks: [row], broken: [], warnings: []}
+    const list = {list: 'main', commit: add.commit, tasks: [row], broken: [], warnings: [], total: 1, offset: 0, limit: null, summary: {total: 1, by_state: {ready: 1}, hidden_finished: 0}}
     expect(isValid('list', list)).toBe(true)
     expect(isValid('list', {...list, tasks: [add.task]})).toBe(false)
     expect(isValid('list', {...list, tasks: [{...row, depth: 2}]})).toBe(false)
+    expect(isValid('list', {...list, tasks: [{...row, state: 'sleeping'}]})).toBe(false)
+    expect(isValid('list', {...list, summary: {...list.summary, by_state: {sleeping: 1}}})).toBe(false)
     expect(isValid('error', {error: {code: 'x', message: 'm', exit: 3, extra: 'data is allowed'}})).toBe(true)
     expect(isValid('error', {error: {code: 'x', message: 'm'}})).toBe(false)
     expect(isValid('error', {error: {code: 'x', message: 'm', exit: 0}})).toBe(false)

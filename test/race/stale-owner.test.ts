@@ -27,14 +27,16 @@ function tasks(repo: string, args: string[], seconds: number): Promise<RunResult
 }
 
 /** Exit 6 with one of the fencing codes, naming the current owner; and the ref did not move. */
-async function expectRefused(repo: string, args: string[], seconds: number, owner: string, epoch: number): Promise<void> {
+async function expectRefused(repo: string, args: string[], seconds: number, owner: string, epoch: number, code?: string): Promise<void> {
   const before = tip(repo)
   const r = await tasks(repo, args, seconds)
   const label = describeRun(`tasks ${args.join(' ')} @+${seconds}s`, r)
   expect(r.code, label).toBe(6)
   expect(r.stdout, label).toBe('')
   const err = jsonError(r)
-  expect(['not_owner', 'stale_epoch'], label).toContain(err.code)
+  if (code) expect(err.code, label).toBe(code)
+  // A displaced owner is told its claim was taken over; with --epoch the fencing code stays stale_epoch.
+  else expect(['not_owner', 'stale_epoch', 'claim_taken_over'], label).toContain(err.code)
   expect(err.exit, label).toBe(6)
   expect(err.owner, label).toBe(owner)
   expect(err.epoch, label).toBe(epoch)
@@ -76,8 +78,8 @@ describe('a stale owner is refused after a takeover', {timeout: 120_000}, () => 
 
     // A wakes up. Whatever A's clock says, A no longer owns the item.
     const later = LEASE + SKEW + 5
-    await expectRefused(repo, ['done', id, '--as', 'agent-a'], later, 'agent-b', 2)
-    await expectRefused(repo, ['done', id, '--as', 'agent-a', '--epoch', '1'], later, 'agent-b', 2)
+    await expectRefused(repo, ['done', id, '--as', 'agent-a'], later, 'agent-b', 2, 'claim_taken_over')
+    await expectRefused(repo, ['done', id, '--as', 'agent-a', '--epoch', '1'], later, 'agent-b', 2, 'stale_epoch')
     await expectRefused(repo, ['done', id, '--as', 'agent-a'], 10, 'agent-b', 2) // A's clock still inside A's lease
     await expectRefused(repo, ['heartbeat', id, '--as', 'agent-a', '--epoch', '1'], later, 'agent-b', 2)
     await expectRefused(repo, ['block', id, 'stuck', '--as', 'agent-a'], later, 'agent-b', 2)
