@@ -6,6 +6,7 @@
 import {join} from 'node:path'
 import {run} from '@oclif/core'
 import {EXIT, TasksError, type UsageError} from './core/errors'
+import {neutralize} from './core/untrusted-text'
 import {type CommandTable, resolveArgv} from './commands/argv'
 import {completeWords, idCandidates} from './commands/complete-words'
 import {usageFromParseError} from './commands/parse-errors'
@@ -48,7 +49,7 @@ function wantsJson(argv: string[]): boolean {
 /** Print `error` as the tool does everywhere: `error: …`, or one JSON object with --json. */
 function report(error: TasksError | UsageError, json: boolean): void {
   if (json) process.stderr.write(`${JSON.stringify(error.toJSON())}\n`)
-  else process.stderr.write(`error: ${error.message}\n`)
+  else process.stderr.write(`error: ${neutralize(error.message)}\n`)
   process.exitCode = error.exitCode
 }
 
