@@ -22,6 +22,7 @@ import {STATUSES, type Comment, type Status, type TaskMeta} from '../core/task'
 import {type TaskDetail, TaskViewer, type TaskView} from '../core/task-view'
 import {cmp, isReady, isWaiting} from '../core/readiness'
 import {readHistory, type HistoryEvent} from '../refstore/history'
+import type {Loaded} from '../refstore/list-store'
 
 export type {HistoryEvent}
 import type {Session} from './session'
@@ -105,6 +106,13 @@ export async function setRemote(session: Session, name: string | null): Promise<
 
 export {sync}
 
+/** Unreadable cards and entries under tasks/ that are not cards, by path. */
+function brokenFiles(loaded: Loaded): Array<{path: string; error: string}> {
+  const cards = brokenEntries(loaded.snapshot).map((e) => ({path: e.path, error: e.error ?? 'unreadable'}))
+  const strays = loaded.index.strays.map((s) => ({path: s.path, error: s.error}))
+  return [...cards, ...strays].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+}
+
 export interface DoctorResult {
   list: string
   commit: string
@@ -119,7 +127,7 @@ export interface DoctorResult {
 export async function doctor(session: Session, fix: boolean): Promise<DoctorResult> {
   const loaded = await session.store.load()
   const violations = checkInvariants(loaded.snapshot)
-  const broken = brokenEntries(loaded.snapshot).map((e) => ({path: e.path, error: e.error ?? 'unreadable'}))
+  const broken = brokenFiles(loaded)
   if (!fix || violations.length === 0) {
     return {list: session.list, commit: loaded.index.commit, violations, broken, repairs: [], fixed: null}
   }
@@ -294,7 +302,7 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
     list: session.list,
     commit: loaded.index.commit,
     tasks: rows,
-    broken: brokenEntries(snap).map((e) => ({path: e.path, error: e.error ?? 'unreadable'})),
+    broken: brokenFiles(loaded),
     warnings: loaded.index.warnings,
   }
 }

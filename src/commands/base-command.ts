@@ -9,6 +9,7 @@ import {Command, Flags, type Interfaces} from '@oclif/core'
 import type {Session} from '../app/session'
 import type {Terminal} from '../render/terminal'
 import {engine} from './engine-loader'
+import {InvalidError} from '../core/errors'
 
 export const globalFlags = {
   json: Flags.boolean({description: 'Print the result as JSON (errors as JSON on stderr).', helpGroup: 'GLOBAL'}),
@@ -28,6 +29,16 @@ export const epochFlag = {
 }
 
 type GlobalFlags = Interfaces.InferredFlags<typeof globalFlags>
+
+/**
+ * Node decodes arguments as UTF-8 and turns invalid bytes into U+FFFD, so
+ * that character in an argument means the bytes were not UTF-8: refuse it
+ * rather than store the replacement (exit 5, nothing written).
+ */
+function refuseUndecodableArguments(argv: readonly string[]): void {
+  const i = argv.findIndex((a) => a.includes('\uFFFD'))
+  if (i !== -1) throw new InvalidError('bad_utf8', `argument ${i + 1} is not valid UTF-8 text`, {argument: i + 1})
+}
 
 export abstract class TasksCommand<R> extends Command {
   static override baseFlags = globalFlags
@@ -57,6 +68,7 @@ export abstract class TasksCommand<R> extends Command {
 
   public async run(): Promise<void> {
     try {
+      refuseUndecodableArguments(this.argv)
       const result = await this.execute()
       if (this.jsonMode()) process.stdout.write(`${JSON.stringify(result)}\n`)
       else process.stdout.write(this.render(result, engine().detectTerminal()))

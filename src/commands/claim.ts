@@ -2,10 +2,11 @@ import {Args, Flags} from '@oclif/core'
 import {TasksCommand, overrideFlags} from './base-command'
 import type {ClaimOutput} from '../app/task-actions'
 import {engine} from './engine-loader'
+import {MAX_LEASE_SECONDS} from '../core/task'
 import type {Terminal} from '../render/terminal'
 
 export const leaseFlag = {
-  lease: Flags.integer({description: 'Lease length in seconds (default: lease_seconds in config.yaml, 3600).', min: 1}),
+  lease: Flags.integer({description: `Lease length in seconds, 1 to ${MAX_LEASE_SECONDS} (default: lease_seconds in config.yaml, 3600).`, min: 1, max: MAX_LEASE_SECONDS}),
 }
 
 /** Shared text for claim-like results. */

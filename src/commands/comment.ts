@@ -3,7 +3,7 @@ import {TasksCommand} from './base-command'
 import {engine} from './engine-loader'
 import {COMMENT_KINDS, type Comment} from '../core/task'
 import {UsageError} from '../core/errors'
-import {readBodyFile} from './add'
+import {readInputFile} from './input-file'
 import type {Terminal} from '../render/terminal'
 
 type Output = {comment: Comment; commit: string | null}
@@ -24,7 +24,7 @@ export default class CommentCommand extends TasksCommand<Output> {
     const {args, flags} = await this.parse(CommentCommand)
     this.flagsForSession = flags
     if ((args.text === undefined) === (flags.file === undefined)) throw new UsageError('pass the comment TEXT or --file, not both')
-    const text = flags.file !== undefined ? readBodyFile(flags.file) : args.text!
+    const text = flags.file !== undefined ? readInputFile(flags.file, 'comment') : args.text!
     return engine().actions.comment(await this.openSession(), args.id, text, flags.kind)
   }
 

@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {TasksCommand} from './base-command'
 import type {TaskResult} from '../app/task-actions'
 import {engine} from './engine-loader'
-import {readBodyFile} from './add'
+import {readInputFile} from './input-file'
 import type {Terminal} from '../render/terminal'
 
 type Output = TaskResult & {fields: string[]}
@@ -22,7 +22,7 @@ export default class Edit extends TasksCommand<Output> {
   protected async execute(): Promise<Output> {
     const {args, flags} = await this.parse(Edit)
     this.flagsForSession = flags
-    const body = flags['body-file'] !== undefined ? readBodyFile(flags['body-file']) : flags.body
+    const body = flags['body-file'] !== undefined ? readInputFile(flags['body-file'], 'body') : flags.body
     return engine().actions.edit(await this.openSession(), {id: args.id, title: flags.title, body, priority: flags.priority, addTags: flags.tag, removeTags: flags.untag})
   }
 

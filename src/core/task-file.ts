@@ -6,10 +6,37 @@
  */
 import {validateComment, validateConfig, validateMeta, validateTask, type Validator} from '../generated/validators'
 import {parseFrontmatterYaml, serialiseFrontmatter, splitFrontmatter} from './frontmatter'
-import {type Comment, type CommentKind, DEFAULT_CONFIG, type ListConfig, TASK_KEYS, type TaskMeta} from './task'
-import {yaml} from './yaml-loader'
+import {InvalidError} from './errors'
+import {type Comment, type CommentKind, DEFAULT_CONFIG, type ListConfig, MAX_FILE_BYTES, TASK_KEYS, type TaskMeta} from './task'
+import {decodeUtf8} from './validation'
+import {FORBIDDEN_KEYS, parseYamlStrictly, yaml} from './yaml-loader'
 
 export type Parsed<T> = {ok: true; value: T} | {ok: false; error: string}
+
+/** A file's bytes as read from the ref; `oversized` when it was over MAX_FILE_BYTES and its content was not read. */
+export interface FileBytes {
+  size: number
+  content: Uint8Array
+  oversized?: boolean
+}
+
+/** The text of a file on the ref, or why it cannot be read: too large to read, or not UTF-8. */
+export function fileText(file: FileBytes): Parsed<string> {
+  if (file.oversized || file.size > MAX_FILE_BYTES) {
+    return {ok: false, error: `the file is ${file.size} bytes; files on the ref are read up to ${MAX_FILE_BYTES} bytes`}
+  }
+  const text = decodeUtf8(file.content)
+  return text === null ? {ok: false, error: 'the file is not valid UTF-8'} : {ok: true, value: text}
+}
+
+/** Refuse to write a file the reader would not read back (over MAX_FILE_BYTES). */
+function checkWritable(text: string, what: string): string {
+  const bytes = Buffer.byteLength(text, 'utf8')
+  if (bytes > MAX_FILE_BYTES) {
+    throw new InvalidError('file_too_large', `${what} would be ${bytes} bytes; files on the ref are read up to ${MAX_FILE_BYTES} bytes`, {bytes, limit: MAX_FILE_BYTES})
+  }
+  return text
+}
 
 function schemaError(v: Validator): string {
   const e = v.errors?.[0]
@@ -29,6 +56,7 @@ export function parseTaskFile(text: string, expectedId?: string): Parsed<{meta: 
   const fields = parsed.fields
   if (!validateTask(fields)) return {ok: false, error: schemaError(validateTask)}
   const record = fields as Record<string, unknown>
+  if (Object.keys(record).some((k) => FORBIDDEN_KEYS.has(k))) return {ok: false, error: 'the key __proto__ is not allowed'}
   if (expectedId !== undefined && fields.id !== expectedId) {
     return {ok: false, error: `id "${String((fields as Record<string, unknown>).id)}" does not match its directory ${expectedId}`}
   }
@@ -46,7 +74,7 @@ export function parseTaskFile(text: string, expectedId?: string): Parsed<{meta: 
 export function serialiseTask(meta: TaskMeta, body: string): string {
   const fields: Array<[string, unknown]> = TASK_KEYS.map((k) => [k, meta[k]])
   if (meta.extra) for (const k of Object.keys(meta.extra).sort()) fields.push([k, meta.extra[k]])
-  return serialiseFrontmatter(fields, body)
+  return checkWritable(serialiseFrontmatter(fields, body), `the task file of ${meta.id}`)
 }
 
 /** Only the body of a task file (used when rewriting frontmatter and keeping the text). */
@@ -78,30 +106,27 @@ export function parseCommentFile(text: string, task: string, id: string): Parsed
 }
 
 export function serialiseComment(c: Comment): string {
-  return serialiseFrontmatter(
+  return checkWritable(serialiseFrontmatter(
     [
       ['kind', c.kind],
       ['author', c.author],
       ['created_at', c.created_at],
     ],
     c.body,
-  )
+  ), `a comment on ${c.task}`)
 }
 
 /** Parse config.yaml; missing keys take defaults, unknown keys are kept. */
 export function parseConfig(text: string): Parsed<ListConfig> {
-  let value: unknown
-  try {
-    value = yaml().parse(text, {schema: 'core', uniqueKeys: true}) ?? {}
-  } catch (error) {
-    return {ok: false, error: `invalid YAML: ${(error as Error).message.split('\n')[0]}`}
-  }
+  const parsed = parseYamlStrictly(text)
+  if ('error' in parsed) return {ok: false, error: parsed.error}
+  const value = parsed.value ?? {}
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return {ok: false, error: 'not a mapping'}
   if (!validateConfig(value)) return {ok: false, error: schemaError(validateConfig)}
   const config: ListConfig = {...DEFAULT_CONFIG, admins: [...DEFAULT_CONFIG.admins]}
   const extra: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(value)) {
-    if (k in DEFAULT_CONFIG) (config as unknown as Record<string, unknown>)[k] = v
+    if (Object.hasOwn(DEFAULT_CONFIG, k)) (config as unknown as Record<string, unknown>)[k] = v
     else extra[k] = v
   }
   if (Object.keys(extra).length > 0) config.extra = extra
@@ -115,12 +140,9 @@ export function serialiseConfig(config: ListConfig): string {
 
 /** Parse meta.yaml and return the store format number. */
 export function parseMeta(text: string): Parsed<{format: number}> {
-  let value: unknown
-  try {
-    value = yaml().parse(text, {schema: 'core'})
-  } catch (error) {
-    return {ok: false, error: `invalid YAML: ${(error as Error).message.split('\n')[0]}`}
-  }
+  const parsed = parseYamlStrictly(text)
+  if ('error' in parsed) return {ok: false, error: parsed.error}
+  const value = parsed.value
   if (!validateMeta(value)) return {ok: false, error: schemaError(validateMeta)}
   return {ok: true, value: {format: (value as {format: number}).format}}
 }

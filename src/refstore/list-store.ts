@@ -11,8 +11,9 @@ import {type Change, type Plan, commitMessage} from '../core/plan'
 import type {Snapshot} from '../core/snapshot'
 import {COMMENTS_DIR, INIT_COMMIT, TASK_FILE, commentPath, initialFiles, listRef, taskFilePath} from '../core/store-layout'
 import type {Comment} from '../core/task'
-import {parseCommentFile, serialiseComment, serialiseTask, taskBody} from '../core/task-file'
-import {LooseObjectWriter, TREE_MODE, decodeTree, encodeCommit, zeroOid} from './git-objects'
+import {MAX_FILE_BYTES} from '../core/task'
+import {fileText, parseCommentFile, serialiseComment, serialiseTask, taskBody} from '../core/task-file'
+import {FILE_MODE, LooseObjectWriter, TREE_MODE, decodeTree, encodeCommit, zeroOid} from './git-objects'
 import {ObjectReader} from './object-reader'
 import {gitOk} from './git-process'
 import {type RefUpdateOutcome, updateRef} from './ref-transaction'
@@ -43,6 +44,10 @@ export interface TaskDetail {
 /** git author identity for an actor id: the id is the name; an email-like id is also the email. */
 export function authorOf(actor: string): {name: string; email: string} {
   return {name: actor, email: /^[^@\s]+@[^@\s]+$/.test(actor) ? actor : ''}
+}
+
+function isFileMode(mode: string): boolean {
+  return mode === FILE_MODE || mode === '100755'
 }
 
 export class ListStore {
@@ -218,26 +223,37 @@ export class ListStore {
     return {created: true, commit}
   }
 
-  /** Body and comments of one task at the snapshot's commit. */
+  /**
+   * Body and comments of one task at the snapshot's commit. A comment entry
+   * that cannot be read (not a file, too large, not UTF-8, not valid) is
+   * reported in `broken` by path; entries not named `*.md` are ignored.
+   */
   async readDetail(loaded: Loaded, id: string): Promise<TaskDetail> {
     const dir = await this.reader.read(`${loaded.index.commit}:${taskDir(id)}`)
-    if (!dir) throw new NotFoundError('task_not_found', `no task ${id}`, {id})
+    if (!dir || dir.type !== 'tree') throw new NotFoundError('task_not_found', `no task ${id}`, {id})
     const entries = decodeTree(dir.content, this.repo.algorithm)
-    const file = entries.find((e) => e.name === TASK_FILE)
-    const body = file ? taskBody((await this.reader.readType(file.oid, 'blob')).content.toString('utf8')) : ''
+    const file = entries.find((e) => e.name === TASK_FILE && isFileMode(e.mode))
+    const fileObj = file ? await this.reader.read(file.oid, MAX_FILE_BYTES) : null
+    const text = fileObj?.type === 'blob' ? fileText(fileObj) : null
+    const body = text?.ok ? taskBody(text.value) : ''
     const comments: Comment[] = []
     const broken: Array<{path: string; error: string}> = []
     const commentsDir = entries.find((e) => e.name === COMMENTS_DIR && e.mode === TREE_MODE)
-    if (commentsDir) {
-      const files = decodeTree((await this.reader.readType(commentsDir.oid, 'tree')).content, this.repo.algorithm).filter(
-        (e) => e.mode !== TREE_MODE && e.name.endsWith('.md'),
-      )
-      const blobs = await Promise.all(files.map((f) => this.reader.readType(f.oid, 'blob')))
+    const listing = commentsDir ? await this.reader.read(commentsDir.oid) : null
+    if (listing?.type === 'tree') {
+      const files = decodeTree(listing.content, this.repo.algorithm).filter((e) => e.name.endsWith('.md'))
+      const blobs = await Promise.all(files.map((f) => (isFileMode(f.mode) ? this.reader.read(f.oid, MAX_FILE_BYTES) : Promise.resolve(null))))
       files.forEach((f, i) => {
-        const cid = f.name.slice(0, -3)
-        const parsed = parseCommentFile(blobs[i]!.content.toString('utf8'), id, cid)
+        const path = `${taskDir(id)}/${COMMENTS_DIR}/${f.name}`
+        const obj = blobs[i]
+        if (!obj || obj.type !== 'blob') {
+          broken.push({path, error: isFileMode(f.mode) ? 'the object is missing from the repository' : `mode ${f.mode} is not a file`})
+          return
+        }
+        const content = fileText(obj)
+        const parsed = content.ok ? parseCommentFile(content.value, id, f.name.slice(0, -3)) : content
         if (parsed.ok) comments.push(parsed.value)
-        else broken.push({path: `${taskDir(id)}/${COMMENTS_DIR}/${f.name}`, error: parsed.error})
+        else broken.push({path, error: parsed.error})
       })
     }
     comments.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
