@@ -47,6 +47,25 @@ function schemaError(v: Validator): string {
 
 const KNOWN_TASK_KEYS: ReadonlySet<string> = new Set(TASK_KEYS)
 
+/**
+ * Unknown keys are kept and written back, so their values must stay within
+ * what the writer (and JSON in the cache) handles without exhausting the
+ * stack: lists and mappings nest at most this deep.
+ */
+const MAX_EXTRA_DEPTH = 32
+
+/** Nesting depth of a value, counting no further than `limit` + 1. */
+function depthOf(value: unknown, limit: number): number {
+  if (value === null || typeof value !== 'object') return 0
+  if (limit < 0) return 1
+  let deepest = 0
+  for (const v of Object.values(value)) {
+    deepest = Math.max(deepest, depthOf(v, limit - 1))
+    if (deepest > limit) break
+  }
+  return deepest + 1
+}
+
 /** Parse a task file. `expectedId` is the directory name it was found under. */
 export function parseTaskFile(text: string, expectedId?: string): Parsed<{meta: TaskMeta; body: string}> {
   const split = splitFrontmatter(text)
@@ -65,6 +84,9 @@ export function parseTaskFile(text: string, expectedId?: string): Parsed<{meta: 
   for (const [k, v] of Object.entries(record)) {
     if (KNOWN_TASK_KEYS.has(k)) meta[k] = v
     else extra[k] = v
+  }
+  for (const [k, v] of Object.entries(extra)) {
+    if (depthOf(v, MAX_EXTRA_DEPTH) > MAX_EXTRA_DEPTH) return {ok: false, error: `${k} is nested more than ${MAX_EXTRA_DEPTH} levels deep`}
   }
   if (Object.keys(extra).length > 0) meta.extra = extra
   return {ok: true, value: {meta: meta as unknown as TaskMeta, body: split.body}}

@@ -121,17 +121,21 @@ export class ListStore {
   private lastIndex: TaskIndex | undefined
 
   /**
-   * Every path that differs between `base` and either side, with its content
-   * at the base and on each side (null: absent). `base` null means unrelated
-   * histories: everything counts as added.
+   * Every path the merge of `ours` into `theirs` has to decide: those that
+   * differ between `base` and ours, with their content at the base and on
+   * each side (null: absent). A path only theirs changed is left out: the
+   * merge result is built on theirs' tree (a path changed on one side only
+   * takes that side), so it is already right there, byte for byte and mode
+   * for mode, even when it is not a readable file (a submodule entry, a
+   * symbolic link, non-UTF-8 or oversized content a hostile push put
+   * there). `base` null means unrelated histories: everything counts as
+   * added.
    */
   async threeWay(base: string | null, ours: string, theirs: string): Promise<Array<{path: string; base: string | null; ours: string | null; theirs: string | null}>> {
     const baseTree = base ?? this.writer.write('tree', Buffer.alloc(0))
     const changed = new Set<string>()
-    for (const side of [ours, theirs]) {
-      const out = await gitOk(['diff-tree', '-r', '-z', '--no-renames', '--name-only', baseTree, side], {cwd: this.repo.cwd})
-      for (const path of out.split('\0')) if (path) changed.add(path)
-    }
+    const out = await gitOk(['diff-tree', '-r', '-z', '--no-renames', '--name-only', baseTree, ours], {cwd: this.repo.cwd})
+    for (const path of out.split('\0')) if (path) changed.add(path)
     const paths = [...changed].sort()
     const read = async (commit: string | null, path: string): Promise<string | null> => {
       if (!commit) return null
