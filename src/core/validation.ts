@@ -14,8 +14,14 @@ export function byteLength(text: string): number {
   return Buffer.byteLength(text, 'utf8')
 }
 
+/** A lone UTF-16 surrogate cannot be written as UTF-8 (it would become U+FFFD): refuse text that has one. */
+function checkEncodable(what: string, text: string): void {
+  if (/\p{Surrogate}/u.test(text)) throw new InvalidError('bad_utf8', `the ${what} is not valid Unicode text (a lone surrogate)`, {})
+}
+
 export function checkTitle(title: string, config: ListConfig): string {
   const t = title.trim()
+  checkEncodable('title', t)
   if (t.length === 0) throw new InvalidError('empty_title', 'the title is empty')
   if (/[\n\r]/.test(t)) throw new InvalidError('multiline_title', 'a title is one line; put the rest in the body (--body)')
   const bytes = byteLength(t)
@@ -29,6 +35,7 @@ export function checkTitle(title: string, config: ListConfig): string {
 }
 
 export function checkText(what: 'body' | 'comment' | 'note' | 'reason', text: string, limit: number, required: boolean): string {
+  checkEncodable(what, text)
   const bytes = byteLength(text)
   if (required && text.trim().length === 0) throw new InvalidError(`empty_${what}`, `the ${what} is empty`)
   if (bytes > limit) {
