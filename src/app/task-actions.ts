@@ -6,6 +6,7 @@
  */
 import {NotFoundError, UsageError} from '../core/errors'
 import {type Repair, type Violation, checkInvariants, reconcile} from '../merge/index'
+import {engineComment} from '../merge/merge-types'
 import {installMergeDriver} from '../refstore/merge-driver-setup'
 import {remoteExists} from '../refstore/remote'
 import {writeConfig} from '../refstore/repository'
@@ -18,7 +19,8 @@ import {assignTask, editTask, type EditArgs, setDependencies} from '../core/ops/
 import {blockTask, cancelTask, finishTask, reopenTask} from '../core/ops/lifecycle'
 import {removeTask} from '../core/ops/remove'
 import {type Snapshot, brokenEntries, childIds, childrenOf, dependentsOf, lookup, tasksWithStatus} from '../core/snapshot'
-import {STATUSES, type Comment, type Status, type TaskMeta} from '../core/task'
+import {ENGINE_ACTOR, STATUSES, type Comment, type Status, type TaskMeta} from '../core/task'
+import {repairFieldValues} from '../core/task-file'
 import {type TaskDetail, TaskViewer, type TaskView} from '../core/task-view'
 import {cmp, isReady, isWaiting} from '../core/readiness'
 import {readHistory, type HistoryEvent} from '../refstore/history'
@@ -113,35 +115,78 @@ function brokenFiles(loaded: Loaded): Array<{path: string; error: string}> {
   return [...cards, ...strays].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
 }
 
+/** A card put right by `doctor --fix` because its only fault was a field value (a time the files cannot hold). */
+export interface FieldValueRepair {
+  kind: 'field_value'
+  task: string
+  message: string
+}
+
 export interface DoctorResult {
   list: string
   commit: string
   violations: Violation[]
   broken: Array<{path: string; error: string}>
-  repairs: Repair[]
+  repairs: Array<Repair | FieldValueRepair>
   /** The repair commit with --fix, else null. */
   fixed: string | null
 }
 
-/** `tasks doctor [--fix]`: the reconciler's checks on demand, and its repairs with --fix. */
+/** Broken cards whose only fault is a field value, with the text they were read from and the error they had. */
+async function fieldValueFaults(session: Session, loaded: Loaded): Promise<Map<string, {text: string; error: string | undefined}>> {
+  const out = new Map<string, {text: string; error: string | undefined}>()
+  const now = session.now()
+  for (const entry of brokenEntries(loaded.snapshot)) {
+    const text = await session.store.readTaskText(loaded, entry.id)
+    if (text !== null && repairFieldValues(text, entry.id, now)) out.set(entry.id, {text, error: entry.error})
+  }
+  return out
+}
+
+/**
+ * `tasks doctor [--fix]`: the reconciler's checks on demand, and its repairs
+ * with --fix; --fix also rewrites a broken card whose only fault is a field
+ * value (repairFieldValues), recording the old values in a comment and the
+ * commit.
+ */
 export async function doctor(session: Session, fix: boolean): Promise<DoctorResult> {
   const loaded = await session.store.load()
   const violations = checkInvariants(loaded.snapshot)
-  const broken = brokenFiles(loaded)
-  if (!fix || violations.length === 0) {
+  const faults = await fieldValueFaults(session, loaded)
+  const broken = brokenFiles(loaded).map((b) =>
+    [...faults.keys()].some((id) => b.path.includes(`/${id}/`)) ? {...b, error: `${b.error} (\`tasks doctor --fix\` can rewrite the value)`} : b,
+  )
+  if (!fix || (violations.length === 0 && faults.size === 0)) {
     return {list: session.list, commit: loaded.index.commit, violations, broken, repairs: [], fixed: null}
   }
   const done = await mutate(session, (snap, ctx) => {
     const rec = reconcile(snap, {now: ctx.now})
+    const changes = [...rec.changes]
+    const repairs: Array<Repair | FieldValueRepair> = [...rec.repairs]
+    for (const [id, fault] of faults) {
+      // Only the card as it was read: if it changed since, leave it for the next run.
+      const entry = snap.tasks.get(id)
+      if (!entry || entry.meta || entry.error !== fault.error) continue
+      const fixed = repairFieldValues(fault.text, id, ctx.now)
+      if (!fixed) continue
+      const said = fixed.repairs.map((r) => `${r.field} ${JSON.stringify(r.from)} → ${r.to === undefined ? 'removed' : r.to}`).join(', ')
+      const message = `rewrote a value the task file could not hold: ${said}`
+      const meta = {...fixed.meta, revision: fixed.meta.revision + 1, updated_at: ctx.now, updated_by: ENGINE_ACTOR}
+      changes.push({kind: 'put-task', meta, body: fixed.body})
+      changes.push({kind: 'add-comment', comment: engineComment(id, 'problem', ENGINE_ACTOR, `doctor --fix ${message}.`, ctx.now)})
+      repairs.push({kind: 'field_value', task: id, message: `${id}: ${message}`})
+    }
     return {
       op: 'doctor',
-      summary: `${rec.repairs.length} repair${rec.repairs.length === 1 ? '' : 's'}`,
-      changes: rec.changes,
-      trailers: rec.repairs.map((r) => ['Tasks-Repair', `${r.kind} ${r.task}`] as [string, string]),
-      result: rec.repairs,
+      summary: `${repairs.length} repair${repairs.length === 1 ? '' : 's'}`,
+      changes,
+      trailers: repairs.map((r) => ['Tasks-Repair', `${r.kind} ${r.task}`] as [string, string]),
+      result: repairs,
     }
   })
-  return {list: session.list, commit: done.commit ?? loaded.index.commit, violations, broken, repairs: done.result, fixed: done.commit}
+  const repaired = new Set(done.result.filter((r) => r.kind === 'field_value').map((r) => r.task))
+  const remaining = broken.filter((b) => ![...repaired].some((id) => b.path.includes(`/${id}/`)))
+  return {list: session.list, commit: done.commit ?? loaded.index.commit, violations, broken: remaining, repairs: done.result, fixed: done.commit}
 }
 
 // ---------------------------------------------------------------- create and edit

@@ -7,7 +7,7 @@
 import {validateComment, validateConfig, validateMeta, validateTask, type Validator} from '../generated/validators'
 import {parseFrontmatterYaml, serialiseFrontmatter, splitFrontmatter} from './frontmatter'
 import {InvalidError} from './errors'
-import {type Comment, type CommentKind, DEFAULT_CONFIG, type ListConfig, MAX_FILE_BYTES, TASK_KEYS, type TaskMeta} from './task'
+import {type Comment, type CommentKind, DEFAULT_CONFIG, type ListConfig, MAX_FILE_BYTES, MAX_TIME_MS, MIN_TIME_MS, TASK_KEYS, TIMESTAMP_RE, type TaskMeta} from './task'
 import {decodeUtf8} from './validation'
 import {FORBIDDEN_KEYS, parseYamlStrictly, yaml} from './yaml-loader'
 
@@ -90,6 +90,53 @@ export function parseTaskFile(text: string, expectedId?: string): Parsed<{meta: 
   }
   if (Object.keys(extra).length > 0) meta.extra = extra
   return {ok: true, value: {meta: meta as unknown as TaskMeta, body: split.body}}
+}
+
+/** One field `repairFieldValues` changed: the value it had and the one it has now (undefined: removed). */
+export interface FieldRepair {
+  field: string
+  from: unknown
+  to: string | undefined
+}
+
+const TIME_FIELDS = ['claimed_at', 'lease_expires', 'closed_at', 'created_at', 'updated_at'] as const
+const OPTIONAL_TIME_FIELDS: ReadonlySet<string> = new Set(['claimed_at', 'lease_expires', 'closed_at'])
+
+/**
+ * Put right a task file whose only faults are times it cannot hold (a lease
+ * written as `+011533-…` by an old version, a date edited by hand): a time
+ * past the storable range is clamped to its nearest end, one that is not a
+ * time at all is removed (claimed_at, lease_expires, closed_at) or set to
+ * `now` (created_at, updated_at). Null when nothing needs it or anything
+ * else is wrong with the file: only a card that then reads back is repaired.
+ */
+export function repairFieldValues(text: string, id: string, now: string): {meta: TaskMeta; body: string; repairs: FieldRepair[]} | null {
+  const split = splitFrontmatter(text)
+  if ('error' in split) return null
+  const parsed = parseFrontmatterYaml(split.frontmatter)
+  if ('error' in parsed) return null
+  const fields: Record<string, unknown> = {...parsed.fields}
+  const repairs: FieldRepair[] = []
+  for (const field of TIME_FIELDS) {
+    const value = fields[field]
+    if (value === undefined || (typeof value === 'string' && TIMESTAMP_RE.test(value))) continue
+    const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN
+    let to: string | undefined
+    if (Number.isFinite(ms)) to = new Date(Math.min(MAX_TIME_MS, Math.max(MIN_TIME_MS, ms))).toISOString()
+    else to = OPTIONAL_TIME_FIELDS.has(field) ? undefined : now
+    if (to === undefined) delete fields[field]
+    else fields[field] = to
+    repairs.push({field, from: value, to})
+  }
+  if (repairs.length === 0) return null
+  const record = fields as Record<string, unknown>
+  const draft = serialiseFrontmatter(
+    Object.keys(record).map((k) => [k, record[k]]),
+    split.body,
+  )
+  const reread = parseTaskFile(draft, id)
+  if (!reread.ok) return null
+  return {meta: reread.value.meta, body: reread.value.body, repairs}
 }
 
 /** Serialise a task: known keys in schema order, then unknown keys sorted. */

@@ -4,6 +4,7 @@
  * Values only; parsing and serialising live in task-file.ts.
  */
 import configSchema from '../../schemas/config.schema.json'
+import taskSchema from '../../schemas/task.schema.json'
 
 export const STATUSES = ['todo', 'in_progress', 'blocked', 'done', 'cancelled'] as const
 export type Status = (typeof STATUSES)[number]
@@ -140,6 +141,9 @@ export const MAX_FILE_BYTES = 2 * 1024 * 1024
  */
 export const MIN_TIME_MS = Date.parse('0000-01-01T00:00:00.000Z')
 export const MAX_TIME_MS = Date.parse('9999-12-31T23:59:59.999Z')
+
+/** The stored form of a time, as the task schema's pattern says. */
+export const TIMESTAMP_RE = new RegExp(taskSchema.definitions.timestamp.pattern)
 
 /** The identity the merge and reconciler commit as; no person or agent may act as it. */
 export const ENGINE_ACTOR = 'git-tasks'

@@ -227,6 +227,14 @@ export class ListStore {
     return {created: true, commit}
   }
 
+  /** The text of a task's task.md at the snapshot's commit; null when it is not a readable text file. */
+  async readTaskText(loaded: Loaded, id: string): Promise<string | null> {
+    const obj = await this.reader.read(`${loaded.index.commit}:${taskFilePath(id)}`, MAX_FILE_BYTES)
+    if (!obj || obj.type !== 'blob') return null
+    const text = fileText(obj)
+    return text.ok ? text.value : null
+  }
+
   /**
    * Body and comments of one task at the snapshot's commit. A comment entry
    * that cannot be read (not a file, too large, not UTF-8, not valid) is

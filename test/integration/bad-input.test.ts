@@ -9,6 +9,7 @@ import {existsSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {spawnSync} from 'node:child_process'
+import {expectSchema} from '../remote/support'
 import {BIN, ROOT, TEST_ENV, cleanupAll, gitSync, makeRepo, run, runJson, tempDir, type RunOptions} from '../helpers/cli'
 
 afterAll(() => cleanupAll())
@@ -523,5 +524,39 @@ describe('input the task files cannot hold is refused before anything is written
     await bad(repo, ['add', 'x', '--as', 'git-tasks'], 2, 'reserved_actor')
     await bad(repo, ['add', 'x'], 2, 'reserved_actor', as('Git-Tasks'))
     await bad(repo, ['assign', id, 'git-tasks'], 2, 'reserved_actor')
+  })
+})
+
+describe('doctor --fix rewrites a card whose only fault is a field value', () => {
+  // Regression: a card written by `claim --lease 300000000000` (lease_expires "+011533-…") could not
+  // be shown, released or removed, and `doctor --fix` failed on it.
+  it('an unstorable lease is clamped, a non-time closed_at removed; the card reads again and can be released', async () => {
+    const repo = await newList()
+    const t = await add(repo, 'Leased for ten thousand years')
+    await runJson(repo, ['claim', t.id], ALICE)
+    const path = `tasks/${shardOf(t.id)}/${t.id}/task.md`
+    const text = gitSync(repo, ['cat-file', '-p', `refs/tasks/main:${path}`])
+    putFileOnRef(repo, path, text.replace(/lease_expires: "[^"]*"/, 'lease_expires: "+011533-07-16T00:11:21.047Z"').replace('revision: 2', 'revision: 2\nclosed_at: "yesterday"'))
+    await bad(repo, ['release', t.id], 5, 'broken_task_file')
+
+    const check = await run(repo, ['doctor', '--json'], ALICE)
+    expect(check.code).toBe(5)
+    const before = JSON.parse(check.stdout)
+    expect(before.broken).toEqual([{path, error: expect.stringMatching(/lease_expires.*doctor --fix/)}])
+    expectSchema('doctor', before)
+
+    const fixed = await run(repo, ['doctor', '--fix', '--json'], ALICE)
+    expect(fixed.code, fixed.stderr).toBe(0)
+    const out = JSON.parse(fixed.stdout)
+    expectSchema('doctor', out)
+    expect(out.broken).toEqual([])
+    expect(out.repairs).toEqual([{kind: 'field_value', task: t.id, message: expect.stringMatching(/lease_expires "\+011533.*9999-12-31T23:59:59\.999Z.*closed_at "yesterday" → removed/)}])
+    expect(gitSync(repo, ['log', '-1', '--format=%B', 'refs/tasks/main'])).toContain(`Tasks-Repair: field_value ${t.id}`)
+
+    const shown = await runJson(repo, ['show', t.id])
+    expect(shown.task).toMatchObject({owner: 'alice', lease_expires: '9999-12-31T23:59:59.999Z', closed_at: null, updated_by: 'git-tasks'})
+    expect(shown.comments).toEqual([expect.objectContaining({kind: 'problem', author: 'git-tasks', body: expect.stringContaining('lease_expires')})])
+    await runJson(repo, ['release', t.id], ALICE)
+    expect((await run(repo, ['doctor', '--json'], ALICE)).code).toBe(0)
   })
 })
