@@ -13,7 +13,7 @@ import {COMMENTS_DIR, INIT_COMMIT, TASK_FILE, commentPath, initialFiles, listRef
 import type {Comment} from '../core/task'
 import {MAX_FILE_BYTES} from '../core/task'
 import {fileText, parseCommentFile, serialiseComment, serialiseTask, taskBody} from '../core/task-file'
-import {FILE_MODE, LooseObjectWriter, TREE_MODE, decodeTree, encodeCommit, zeroOid} from './git-objects'
+import {FILE_MODE, LooseObjectWriter, TREE_MODE, type TreeEntry, decodeTree, encodeCommit, zeroOid} from './git-objects'
 import {ObjectReader} from './object-reader'
 import {gitOk} from './git-process'
 import {type RefUpdateOutcome, updateRef} from './ref-transaction'
@@ -227,9 +227,24 @@ export class ListStore {
     return {created: true, commit}
   }
 
-  /** The text of a task's task.md at the snapshot's commit; null when it is not a readable text file. */
+  /**
+   * The text of a task's task.md at the snapshot's commit; null when it is
+   * not a readable text file. Read by object id from the card's directory,
+   * never as `<commit>:<path>`: resolving a path through a malformed tree
+   * stops `git cat-file` altogether.
+   */
   async readTaskText(loaded: Loaded, id: string): Promise<string | null> {
-    const obj = await this.reader.read(`${loaded.index.commit}:${taskFilePath(id)}`, MAX_FILE_BYTES)
+    const entry = loaded.snapshot.tasks.get(id)
+    const dirOid = entry && 'dir' in entry && typeof entry.dir === 'string' ? entry.dir : null
+    const dir = dirOid ? await this.reader.read(dirOid) : null
+    if (!dir || dir.type !== 'tree') return null
+    let file: TreeEntry | undefined
+    try {
+      file = decodeTree(dir.content, this.repo.algorithm).find((e) => e.name === TASK_FILE && isFileMode(e.mode))
+    } catch {
+      return null
+    }
+    const obj = file ? await this.reader.read(file.oid, MAX_FILE_BYTES) : null
     if (!obj || obj.type !== 'blob') return null
     const text = fileText(obj)
     return text.ok ? text.value : null
@@ -253,7 +268,13 @@ export class ListStore {
     const commentsDir = entries.find((e) => e.name === COMMENTS_DIR && e.mode === TREE_MODE)
     const listing = commentsDir ? await this.reader.read(commentsDir.oid) : null
     if (listing?.type === 'tree') {
-      const files = decodeTree(listing.content, this.repo.algorithm).filter((e) => e.name.endsWith('.md'))
+      let listed: ReturnType<typeof decodeTree> = []
+      try {
+        listed = decodeTree(listing.content, this.repo.algorithm)
+      } catch (error) {
+        broken.push({path: `${taskDir(id)}/${COMMENTS_DIR}`, error: (error as Error).message})
+      }
+      const files = listed.filter((e) => e.name.endsWith('.md'))
       const blobs = await Promise.all(files.map((f) => (isFileMode(f.mode) ? this.reader.read(f.oid, MAX_FILE_BYTES) : Promise.resolve(null))))
       files.forEach((f, i) => {
         const path = `${taskDir(id)}/${COMMENTS_DIR}/${f.name}`

@@ -556,7 +556,7 @@ export async function updateIndex(
   const trees = await Promise.all(names.map((name) => reader.readType(shards[name]!, 'tree')))
   const work: Array<Promise<void>> = []
   names.forEach((shard, i) => {
-    const {cards, strays: found} = classifyShard(shard, decodeTree(trees[i]!.content, algorithm))
+    const {cards, strays: found} = readShard(shard, trees[i]!.content, algorithm)
     strays.push(...found)
     for (const dir of cards) work.push(readTaskDir(reader, algorithm, shard, dir).then((t) => void tasks.set(dir.name, t)))
   })
@@ -602,6 +602,17 @@ function classifyShard(shard: string, entries: readonly TreeEntry[]): {cards: Tr
   return {cards, strays}
 }
 
+/** A shard's cards and strays; a malformed shard tree is itself a stray (its cards cannot be listed). */
+function readShard(shard: string, content: Buffer, algorithm: HashAlgorithm): {cards: TreeEntry[]; strays: Stray[]} {
+  let entries: TreeEntry[]
+  try {
+    entries = decodeTree(content, algorithm)
+  } catch (error) {
+    return {cards: [], strays: [{path: `${TASKS_DIR}/${shard}`, shard, error: (error as Error).message}]}
+  }
+  return classifyShard(shard, entries)
+}
+
 /** Read and parse a small file of the list (meta.yaml, config.yaml); an absent, non-blob, oversized or non-UTF-8 object is an error message. */
 function readSmallFile<T>(obj: GitObject | null, parse: (text: string) => Parsed<T>): Parsed<T> {
   if (!obj) return {ok: false, error: 'the object is missing from the repository'}
@@ -630,7 +641,7 @@ async function changesBetween(
   const listing = async (shard: string, oid: string | undefined): Promise<{cards: TreeEntry[]; strays: Stray[]} | null> => {
     if (!oid) return {cards: [], strays: []}
     const o = await reader.read(oid)
-    return o && o.type === 'tree' ? classifyShard(shard, decodeTree(o.content, algorithm)) : null
+    return o && o.type === 'tree' ? readShard(shard, o.content, algorithm) : null
   }
   const [before, after] = await Promise.all([Promise.all(names.map((n) => listing(n, from.shards[n]))), Promise.all(names.map((n) => listing(n, shards[n])))])
   if (before.some((b) => b === null) || after.some((a) => a === null)) return null
@@ -670,7 +681,13 @@ async function readTaskDir(reader: ObjectReader, algorithm: HashAlgorithm, shard
   if (entry.mode !== TREE_MODE) return broken(`${dirPath} is ${describeMode(entry.mode)}, not a task directory`)
   const dir = await reader.read(entry.oid)
   if (!dir || dir.type !== 'tree') return broken(`the directory ${dirPath} is missing from the repository`)
-  const file = decodeTree(dir.content, algorithm).find((e) => e.name === TASK_FILE)
+  let entries: TreeEntry[]
+  try {
+    entries = decodeTree(dir.content, algorithm)
+  } catch (error) {
+    return broken((error as Error).message)
+  }
+  const file = entries.find((e) => e.name === TASK_FILE)
   if (!file) return broken(`${dirPath} has no ${TASK_FILE}`)
   if (file.mode !== FILE_MODE && file.mode !== '100755') return broken(`${TASK_FILE} is ${describeMode(file.mode)}, not a file`)
   const obj = await reader.read(file.oid, MAX_FILE_BYTES)

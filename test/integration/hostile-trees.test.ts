@@ -39,38 +39,52 @@ const SOAK = process.env.TASKS_SOAK === '1'
 
 /** One entry to plant: a blob (content), or any mode/type pointing at an oid that may not exist. */
 interface Plant {
+  /** Slash-separated; a component may be given as raw bytes in `rawName` (the last one). */
   path: string
+  rawName?: Buffer
   mode?: string
   content?: string | Buffer
   type?: 'blob' | 'tree' | 'commit'
   oid?: string
+  /** Write this as a tree object without checking it (`hash-object --literally`): a malformed tree. */
+  literalTree?: string
 }
 
 interface TreeNode {
-  entries: Map<string, {mode: string; type: string; oid: string} | TreeNode>
+  entries: Map<string, ({mode: string; type: string; oid: string} | TreeNode) & {raw?: Buffer}>
 }
 
 function git(repo: string, args: string[], input?: string | Buffer): string {
   return execFileSync('git', args, {cwd: repo, env: TEST_ENV, input, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024})
 }
 
+function gitBytes(repo: string, args: string[], input?: Buffer): Buffer {
+  return execFileSync('git', args, {cwd: repo, env: TEST_ENV, input, stdio: ['pipe', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024})
+}
+
+/** A tree's entries, names as raw bytes (keyed by their hex, so names that are not UTF-8 survive). */
 function loadTree(repo: string, oid: string): TreeNode {
   const entries: TreeNode['entries'] = new Map()
-  for (const rec of git(repo, ['ls-tree', '-z', oid]).split('\0').filter(Boolean)) {
-    const tab = rec.indexOf('\t')
-    const [mode, type, id] = rec.slice(0, tab).split(' ') as [string, string, string]
-    entries.set(rec.slice(tab + 1), {mode, type, oid: id})
+  const out = gitBytes(repo, ['ls-tree', '-z', oid])
+  let i = 0
+  while (i < out.length) {
+    const end = out.indexOf(0, i)
+    const tab = out.indexOf(0x09, i)
+    const [mode, type, id] = out.toString('latin1', i, tab).split(' ') as [string, string, string]
+    const raw = Buffer.from(out.subarray(tab + 1, end))
+    entries.set(raw.toString('utf8'), {mode, type, oid: id, raw})
+    i = end + 1
   }
   return {entries}
 }
 
 function writeTree(repo: string, node: TreeNode): string {
-  const lines: string[] = []
+  const records: Buffer[] = []
   for (const [name, e] of node.entries) {
-    if ('entries' in e) lines.push(`040000 tree ${writeTree(repo, e)}\t${name}\0`)
-    else lines.push(`${e.mode} ${e.type} ${e.oid}\t${name}\0`)
+    const head = 'entries' in e ? `040000 tree ${writeTree(repo, e)}\t` : `${e.mode} ${e.type} ${e.oid}\t`
+    records.push(Buffer.from(head), e.raw ?? Buffer.from(name), Buffer.from([0]))
   }
-  return git(repo, ['mktree', '-z', '--missing'], lines.join('')).trim()
+  return gitBytes(repo, ['mktree', '-z', '--missing'], Buffer.concat(records)).toString().trim()
 }
 
 /** Commit `plants` on top of the ref with plumbing only; returns the new commit. */
@@ -83,29 +97,48 @@ function plant(repo: string, plants: readonly Plant[], message = 'plant hostile 
     let node = root
     for (const part of parts) {
       const e = node.entries.get(part)
-      let next: TreeNode
+      let next: TreeNode & {raw?: Buffer}
       if (e && 'entries' in e) next = e
-      else if (e && e.type === 'tree') next = loadTree(repo, e.oid)
+      else if (e && e.type === 'tree') next = {...loadTree(repo, e.oid), raw: e.raw}
       else next = {entries: new Map()}
       node.entries.set(part, next)
       node = next
     }
-    const oid = p.oid ?? git(repo, ['hash-object', '-w', '--stdin'], p.content ?? '').trim()
-    node.entries.set(name, {mode: p.mode ?? '100644', type: p.type ?? 'blob', oid})
+    const oid =
+      p.oid ??
+      (p.literalTree !== undefined
+        ? git(repo, ['hash-object', '-t', 'tree', '--literally', '-w', '--stdin'], p.literalTree).trim()
+        : git(repo, ['hash-object', '-w', '--stdin'], p.content ?? '').trim())
+    node.entries.set(p.rawName ? `raw:${p.rawName.toString('hex')}` : name, {mode: p.mode ?? '100644', type: p.type ?? 'blob', oid, raw: p.rawName})
   }
   const commit = git(repo, ['commit-tree', writeTree(repo, root), '-p', old, '-m', message]).trim()
   git(repo, ['update-ref', REF, commit, old])
   return commit
 }
 
-/** Mode and object id of every path on the ref (`ls-tree -r`), for "left exactly as it was". */
+/**
+ * Mode and object id of every path on the ref, trees included, for "left
+ * exactly as it was". Walked one tree at a time: `git ls-tree -r` itself
+ * gives up on a malformed tree, whose own id is still compared.
+ */
 function listing(repo: string): Map<string, string> {
   const out = new Map<string, string>()
-  for (const rec of git(repo, ['ls-tree', '-r', '-z', REF]).split('\0').filter(Boolean)) {
-    const tab = rec.indexOf('\t')
-    const [mode, , oid] = rec.slice(0, tab).split(' ')
-    out.set(rec.slice(tab + 1), `${mode} ${oid}`)
+  const walk = (oid: string, prefix: string) => {
+    let node: TreeNode
+    try {
+      node = loadTree(repo, oid)
+    } catch {
+      return
+    }
+    for (const [name, e] of node.entries) {
+      if ('entries' in e) continue
+      // A name that is not UTF-8 is keyed by its bytes too: a writer that garbled it must show.
+      const bytes = e.raw && !e.raw.equals(Buffer.from(name)) ? `#raw:${e.raw.toString('hex')}` : ''
+      out.set(`${prefix}${name}${bytes}`, `${e.mode} ${e.oid}`)
+      if (e.type === 'tree') walk(e.oid, `${prefix}${name}/`)
+    }
   }
+  walk(`${REF}^{tree}`, '')
   return out
 }
 
@@ -143,8 +176,10 @@ function cardCase(n: number, name: string, content: string | Buffer, error: RegE
   return {name, plants: [{path: fileOf(id), content}], reported: {path: fileOf(id), error}, show: {id, code: 'broken_task_file'}}
 }
 
-function corpus(): Case[] {
+/** The corpus; `good` are the ids of the good tasks, so some entries can share their shards and others avoid them. */
+function corpus(good: readonly string[] = []): Case[] {
   const cases: Case[] = []
+  const goodShard = good[0] ? shardOf(good[0]) : '02'
   let n = 0
   const id = () => hid(++n)
   cases.push(cardCase(++n, 'YAML alias', card(hid(n), ['x: &a [1]', 'y: *a']), /anchor|alias/))
@@ -227,6 +262,20 @@ function corpus(): Case[] {
     const brokenComments = [plants[4]!.path, plants[5]!.path]
     cases.push({name: 'extra entries in a card directory (readable)', plants, readable: i, brokenComments})
   }
+  {
+    // In a good task's shard, so mutating that task rewrites the shard tree around it.
+    const path = `tasks/${goodShard}/f\uFFFD`
+    cases.push({name: 'a name that is not UTF-8', plants: [{path, rawName: Buffer.from([0x66, 0xff]), content: 'x'}], reported: {path, error: /not a task id/}})
+  }
+  {
+    const i = id()
+    cases.push({name: 'card directory is a malformed tree', plants: [{path: dirOf(i), mode: '040000', type: 'tree', literalTree: 'garbage'}], reported: {path: fileOf(i), error: /malformed/}, show: {id: i, code: 'broken_task_file'}})
+  }
+  {
+    const used = new Set([...good, ...Array.from({length: 60}, (_, k) => hid(k + 1))].map(shardOf))
+    const shard = Array.from({length: 256}, (_, k) => k.toString(16).padStart(2, '0')).reverse().find((x) => !used.has(x) && x !== 'fe')!
+    cases.push({name: 'shard is a malformed tree', plants: [{path: `tasks/${shard}`, mode: '040000', type: 'tree', literalTree: '100644 x'}], reported: {path: `tasks/${shard}`, error: /malformed/}})
+  }
   cases.push({name: 'junk at the root (ignored)', plants: [{path: 'junk.bin', content: Buffer.from([0, 1, 2, 255])}, {path: 'inbox', mode: '160000', type: 'commit', oid: MISSING_OID}]})
   return cases
 }
@@ -295,7 +344,7 @@ async function exercise(repo: string, good: string[], cases: readonly Case[]): P
   const before = listing(repo)
   // Readable cards are tasks like any other (next may claim one); the entries beside them must stay.
   const planted = [...before.keys()].filter(
-    (p) => !readable.some((i) => p === fileOf(i)) && cases.some((c) => c.plants.some((pl) => p === pl.path || p.startsWith(`${pl.path}/`))),
+    (p) => !readable.some((i) => p === fileOf(i)) && cases.some((c) => c.plants.some((pl) => p === pl.path || p.startsWith(pl.rawName ? `${pl.path}#raw:` : `${pl.path}/`))),
   )
   expect(planted.length).toBeGreaterThanOrEqual(cases.filter((c) => !c.readable).length)
   await ok(repo, ['edit', good[0]!, '--title', 'Good one, edited'])
@@ -345,7 +394,7 @@ describe('object reader size limit', () => {
 describe('hostile trees', () => {
   it('every hostile entry at once: the good tasks keep working, each bad one is reported by path', async () => {
     const {repo, good} = await goodList()
-    const cases = corpus()
+    const cases = corpus(good)
     plant(repo, cases.flatMap((c) => c.plants))
     await exercise(repo, good, cases)
   })
@@ -382,6 +431,7 @@ describe('hostile trees', () => {
   it.runIf(SOAK)('soak: each hostile entry alone on a fresh list', {timeout: 600_000}, async () => {
     for (const c of corpus()) {
       const {repo, good} = await goodList()
+      if (c.plants.some((p) => p.path.startsWith(`tasks/${shardOf(good[0]!)}/`) || p.path.startsWith(`tasks/${shardOf(good[1]!)}/`)) && /malformed/.test(c.name)) continue
       plant(repo, c.plants, c.name)
       await exercise(repo, good, [c])
     }
