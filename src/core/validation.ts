@@ -117,10 +117,12 @@ export function timestampOf(ms: number, what = 'time'): string {
   return new Date(ms).toISOString()
 }
 
+const strictUtf8 = new TextDecoder('utf-8', {fatal: true, ignoreBOM: true})
+
 /** Decode bytes as UTF-8, or null when they are not valid UTF-8 (never replaced with U+FFFD). A BOM is kept. */
 export function decodeUtf8(bytes: Uint8Array): string | null {
   try {
-    return new TextDecoder('utf-8', {fatal: true, ignoreBOM: true}).decode(bytes)
+    return strictUtf8.decode(bytes)
   } catch {
     return null
   }

@@ -63,6 +63,11 @@ export function encodeTree(entries: readonly TreeEntry[]): Buffer {
   return Buffer.concat(parts)
 }
 
+function isAscii(bytes: Buffer): boolean {
+  for (let k = 0; k < bytes.length; k++) if (bytes[k]! >= 0x80) return false
+  return true
+}
+
 /**
  * The entries of a tree object. A malformed tree (anyone can push one: git
  * does not check objects it receives unless transfer.fsckObjects is set) is
@@ -80,7 +85,7 @@ export function decodeTree(content: Buffer, algorithm: HashAlgorithm): TreeEntry
     }
     const mode = content.toString('latin1', i, space)
     const bytes = content.subarray(space + 1, nul)
-    const name = decodeUtf8(bytes)
+    const name = isAscii(bytes) ? bytes.toString('latin1') : decodeUtf8(bytes)
     const oid = content.toString('hex', nul + 1, nul + 1 + oidBytes)
     out.push(name === null ? {mode, name: bytes.toString('utf8'), oid, raw: Buffer.from(bytes)} : {mode, name, oid})
     i = nul + 1 + oidBytes
