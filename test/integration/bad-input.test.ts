@@ -525,6 +525,13 @@ describe('input the task files cannot hold is refused before anything is written
     await bad(repo, ['add', 'x'], 2, 'reserved_actor', as('Git-Tasks'))
     await bad(repo, ['assign', id, 'git-tasks'], 2, 'reserved_actor')
   })
+
+  it('list names are what docs/storage.md says: letters, digits, . _ -, starting with a letter or digit', async () => {
+    for (const list of ['_x', '.x', '-x', 'x.lock', 'a..b', 'x.', 'a/b', 'x'.repeat(65), 'caf\u00e9', '']) await bad(repo, ['list', '--list', list], 2, 'bad_list')
+    await bad(repo, ['list'], 2, 'bad_list', as('alice', {env: {TASKS_LIST: '../x'}}))
+    expect((await runJson(repo, ['init', '--list', 'a.b-c_D9'])).ref).toBe('refs/tasks/a.b-c_D9')
+    await bad(repo, ['list', '--list', 'x'.repeat(64)], 1, 'not_initialised')
+  })
 })
 
 describe('doctor --fix rewrites a card whose only fault is a field value', () => {
