@@ -26,7 +26,7 @@ export default class List extends TasksCommand<ListResult> {
   protected render(r: ListResult, term: Terminal): string {
     const short = new Map(r.tasks.map((t) => [t.id, t.short_id]))
     let out = engine().render.renderTaskList(term, r.tasks.map((view) => ({view, depth: view.depth})), (id) => short.get(id) ?? id.slice(0, 8))
-    for (const b of r.broken) out += engine().paint(term, 'red', `unreadable: ${b.path}: ${b.error}`) + '\n'
+    for (const b of r.broken) out += engine().paint(term, 'red', engine().visible(`unreadable: ${b.path}: ${b.error}`)) + '\n'
     for (const w of r.warnings) out += engine().paint(term, 'red', `warning: ${w}`) + '\n'
     return out
   }

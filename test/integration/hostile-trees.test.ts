@@ -327,6 +327,9 @@ async function exercise(repo: string, good: string[], cases: readonly Case[]): P
   const human = await run(repo, ['list'], ACTOR)
   expect(human.code).toBe(0)
   expect(human.stdout).toContain('Good one')
+  // Names someone pushed are shown, never sent raw to the terminal (a tab, a newline, an escape).
+  expect(human.stdout.split('\n').filter((l) => l.startsWith('unreadable: ')).length).toBe(reported.length)
+  if (cases.some((c) => c.name === 'name with a tab and a newline')) expect(human.stdout).toContain('evil\\x09name\\x0ax')
 
   expect((await ok(repo, ['show', good[0]!])).task.title).toBe('Good one')
   for (const c of cases.filter((x) => x.readable)) {
