@@ -8,7 +8,7 @@ import {InvalidError, UsageError} from './errors'
 import {ENGINE_ACTOR, type ListConfig, MAX_LEASE_SECONDS, MAX_PRIORITY, MAX_TIME_MS, MIN_PRIORITY, MIN_TIME_MS} from './task'
 
 const TAG_RE = /^[A-Za-z0-9][A-Za-z0-9._:/+-]{0,63}$/
-const ACTOR_RE = /^[^\n\r<>]{1,200}$/
+const ACTOR_RE = /^[^\u0000-\u001f\u007f<>]{1,200}$/
 
 export function byteLength(text: string): number {
   return Buffer.byteLength(text, 'utf8')
@@ -86,7 +86,7 @@ export function checkPriority(value: string | number): number {
 export function checkActor(actor: string, what = 'actor'): string {
   const a = actor.trim()
   if (!ACTOR_RE.test(a) || a.includes('\uFFFD')) {
-    throw new UsageError(`"${actor}" is not a valid ${what}: one line, at most 200 characters, no < or >, valid UTF-8`, {actor}, 'bad_actor')
+    throw new UsageError(`"${actor}" is not a valid ${what}: at most 200 characters, no < or >, no control characters, valid UTF-8`, {actor}, 'bad_actor')
   }
   if (a.toLowerCase() === ENGINE_ACTOR) {
     throw new UsageError(`"${a}" is the identity git-tasks records its own merges and repairs under; it cannot be used as an ${what}`, {actor}, 'reserved_actor')

@@ -521,6 +521,8 @@ describe('input the task files cannot hold is refused before anything is written
     await bad(repo, ['add', 'x', '-p', '1 '], 5, 'bad_priority')
     await bad(repo, ['add', 'x', '--as', ''], 2, 'bad_actor')
     await bad(repo, ['list', '--as', ''], 2, 'bad_actor')
+    await bad(repo, ['add', 'x', '--as', 'a\tb'], 2, 'bad_actor')
+    await bad(repo, ['add', 'x', '--as', 'a\u001b[31mb'], 2, 'bad_actor')
     await bad(repo, ['add', 'x', '--as', 'git-tasks'], 2, 'reserved_actor')
     await bad(repo, ['add', 'x'], 2, 'reserved_actor', as('Git-Tasks'))
     await bad(repo, ['assign', id, 'git-tasks'], 2, 'reserved_actor')
