@@ -27,15 +27,41 @@ function firstLine(message: string): string {
   return message.split('\n')[0]!
 }
 
+/**
+ * The most YAML text handed to the YAML library. Files git-tasks writes are
+ * read by its own linear reader whatever their size (frontmatter.ts); this
+ * bounds only what a person edited by hand (and config.yaml, meta.yaml),
+ * where the library's cost grows quickly with size.
+ */
+export const MAX_YAML_BYTES = 64 * 1024
+
 /** Parse YAML text into plain values, or return what is wrong with it. */
 export function parseYamlStrictly(text: string): {value: unknown} | {error: string} {
+  const bytes = Buffer.byteLength(text, 'utf8')
+  if (bytes > MAX_YAML_BYTES) {
+    return {error: `the YAML is ${bytes} bytes; YAML not in git-tasks' own form is read up to ${MAX_YAML_BYTES} bytes`}
+  }
   try {
     const Y = yaml()
-    const doc = Y.parseDocument(text, {schema: 'core', uniqueKeys: true, prettyErrors: false, logLevel: 'silent', merge: false})
+    // Duplicate keys are found below in one pass: the library's own check (uniqueKeys) is quadratic.
+    const doc = Y.parseDocument(text, {schema: 'core', uniqueKeys: false, prettyErrors: false, logLevel: 'silent', merge: false})
     if (doc.errors.length > 0) return {error: `invalid YAML: ${firstLine(doc.errors[0]!.message)}`}
     if (doc.warnings.length > 0) return {error: `unsupported YAML: ${firstLine(doc.warnings[0]!.message)}`}
     let feature: string | null = null
     Y.visit(doc, {
+      Map(_, map) {
+        const keys = new Set<string>()
+        for (const pair of map.items) {
+          const key = Y.isScalar(pair.key) ? String(pair.key.value) : null
+          if (key === null) continue
+          if (keys.has(key)) {
+            feature = `a duplicate key (${key.slice(0, 40)})`
+            return Y.visit.BREAK
+          }
+          keys.add(key)
+        }
+        return undefined
+      },
       Alias() {
         feature = 'an alias (*name)'
         return Y.visit.BREAK

@@ -194,6 +194,8 @@ function corpus(good: readonly string[] = []): Case[] {
   cases.push(cardCase(++n, 'deeply nested value', card(hid(n), [`x: ${'['.repeat(20000)}${']'.repeat(20000)}`]), /nested/))
   // A comment line sends the file to the YAML library instead of the canonical reader.
   cases.push(cardCase(++n, 'deeply nested YAML', card(hid(n), ['# edited by hand', `x: ${'['.repeat(20000)}${']'.repeat(20000)}`]), /nested|YAML/))
+  // Hand-edited YAML the library would take minutes over (its duplicate-key check is quadratic).
+  cases.push(cardCase(++n, 'large hand-edited frontmatter', card(hid(n), ['# edited by hand', ...Array.from({length: 20000}, (_, i) => `k${i}: "v${i}"`)]), /YAML.*bytes/))
   cases.push(cardCase(++n, 'oversized task.md', card(hid(n), [], `${'x'.repeat(MAX_FILE_BYTES)}\n`), /bytes/))
   cases.push(cardCase(++n, 'non-UTF-8 bytes', Buffer.concat([Buffer.from(card(hid(n)).replace('Hostile', 'Bad')), Buffer.from([0xff, 0xfe, 0x0a])]), /UTF-8/))
   cases.push(cardCase(++n, 'empty task.md', '', /does not start/))

@@ -72,7 +72,7 @@ describe('task files', () => {
       ['---\n: : :\n---\n', /invalid YAML|not a mapping/],
       [good.replace('status: "todo"', 'status: "nope"'), /status/],
       [good.replace('priority: 2', 'priority: 9'), /priority/],
-      [good.replace('title: ', 'title: "a"\ntitle: '), /invalid YAML/],
+      [good.replace('title: ', 'title: "a"\ntitle: '), /duplicate key \(title\)/],
     ]
     for (const [text, why] of cases) {
       const parsed = parseTaskFile(text, 'tsk-abcdefghjk')
@@ -244,7 +244,9 @@ describe('hostile YAML in a task file is a broken card, never a crash', () => {
       ['# hand edit\n__proto__: 1', /__proto__/],
       [`x: ${'['.repeat(5000)}${']'.repeat(5000)}`, /nested/],
       [`# hand edit\nx: ${'['.repeat(5000)}${']'.repeat(5000)}`, /nested|YAML/],
-      ['title: "again"', /unique|YAML/],
+      ['title: "again"', /duplicate key/],
+      ['# hand edit\nx: {a: 1, a: 2}', /duplicate key \(a\)/],
+      [`# hand edit\n${Array.from({length: 8000}, (_, i) => `k${i}: "v"`).join('\n')}`, /read up to 65536 bytes/],
     ]
     for (const [extra, why] of cases) {
       const parsed = parseTaskFile(good.replace('revision: 1\n', `revision: 1\n${extra}\n`), 'tsk-abcdefghjk')
