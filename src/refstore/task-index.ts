@@ -173,8 +173,8 @@ function damaged(what: string): EnvironmentError {
 /**
  * The cache file, searched in place. Format (text, fields split by TAB, JSON
  * text never holds a raw TAB or newline):
- *   git-tasks index 4
- *   {JSON header: IndexHeader + count and byte length of the task lines}
+ *   git-tasks index 5
+ *   {JSON header: IndexHeader (strays included) + count and byte length of the task lines}
  *   <ids of the next queue, space-separated, in next order>
  *   <id> <status> <shard> <dir tree> <parent> <deps> <sub-items> <dependents> <frontmatter JSON array | !error JSON>
  * One line per task in id order (JavaScript string order); id lists are
