@@ -7,7 +7,7 @@
 export * as actions from './app/task-actions'
 export {Session} from './app/session'
 export * as render from './render/tasks'
-export {detectTerminal, paint} from './render/terminal'
+export {detectTerminal, paint, visible} from './render/terminal'
 export {neutralize, neutralizeDeep} from './core/untrusted-text'
 export {toTasksError} from './app/error-mapping'
 export {runMergeDriver} from './app/merge-driver'

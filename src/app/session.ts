@@ -9,7 +9,7 @@ import {EnvironmentError, UsageError} from '../core/errors'
 import type {OpContext} from '../core/plan'
 import {isValidListName} from '../core/store-layout'
 import {checkActor, checkNote} from '../core/validation'
-import {DEFAULT_CONFIG} from '../core/task'
+import {DEFAULT_CONFIG, MAX_TIME_MS, MIN_TIME_MS} from '../core/task'
 import {neutralize} from '../core/untrusted-text'
 import {ListStore} from '../refstore/list-store'
 import {readConfig, readLocalConfigValue} from '../refstore/repository'
@@ -44,6 +44,8 @@ export class Session {
       throw new UsageError('--force needs --reason "…": the override is recorded in the history', {}, 'force_without_reason')
     }
     if (options.reason !== undefined) checkNote('reason', options.reason, DEFAULT_CONFIG)
+    // Checked up front so that reads, which need no actor, refuse a bad --as too.
+    if (options.as !== undefined) checkActor(options.as)
     const store = await ListStore.open(options.cwd, options.list)
     const session = new Session(store, options)
     // A commit published earlier that the local ref could not follow (its lock was held): follow it now.
@@ -97,9 +99,10 @@ export class Session {
   /** The acting identity; resolved once, lazily (reads need none). */
   async actor(): Promise<string> {
     if (this.actorCache) return this.actorCache
-    let actor = this.options.as ?? process.env.TASKS_ACTOR
-    if (!actor) actor = (await this.repoSetting('actor')) ?? undefined
-    if (!actor) {
+    // An empty --as is a mistake, not "ask someone else"; an empty TASKS_ACTOR counts as unset.
+    let actor = this.options.as ?? (process.env.TASKS_ACTOR || undefined)
+    if (actor === undefined) actor = (await this.repoSetting('actor')) ?? undefined
+    if (actor === undefined) {
       const config = await this.gitConfig()
       actor = config.get('tasks.actor') || config.get('user.email')
     }
@@ -116,6 +119,7 @@ export class Session {
     if (pinned) {
       const t = Date.parse(pinned)
       if (Number.isNaN(t)) throw new UsageError(`TASKS_NOW="${pinned}" is not a date`, {}, 'bad_now')
+      if (t < MIN_TIME_MS || t > MAX_TIME_MS) throw new UsageError(`TASKS_NOW="${pinned}" is outside the years 0000-9999, which the task files cannot store`, {}, 'bad_now')
       return new Date(t).toISOString()
     }
     return new Date().toISOString()

@@ -6,6 +6,7 @@
  */
 import {ConflictError, NotFoundError, NotPermittedError, TasksError, UsageError} from '../core/errors'
 import {type Repair, type Violation, checkInvariants, reconcile} from '../merge/index'
+import {engineComment} from '../merge/merge-types'
 import {installMergeDriver} from '../refstore/merge-driver-setup'
 import {remoteExists, trackingRef} from '../refstore/remote'
 import {writeConfig} from '../refstore/repository'
@@ -18,12 +19,14 @@ import {assignTask, editTask, type EditArgs, setDependencies} from '../core/ops/
 import {blockTask, cancelTask, finishTask, reopenTask} from '../core/ops/lifecycle'
 import {removeTask} from '../core/ops/remove'
 import {type Snapshot, brokenEntries, childIds, childrenOf, dependentsOf, lookup, tablesOf, tasksWithStatus} from '../core/snapshot'
-import {type Comment, type Status, type TaskMeta} from '../core/task'
+import {ENGINE_ACTOR, type Comment, type Status, type TaskMeta} from '../core/task'
+import {repairFieldValues} from '../core/task-file'
 import {type TaskDetail, TaskViewer, type TaskView} from '../core/task-view'
 import {cmp, STATES, type State} from '../core/readiness'
 import {checkPriority, checkTags, splitTags} from '../core/validation'
 import {readHistory, type HistoryEvent} from '../refstore/history'
 import {type RefLock, findRefLocks, removeStaleLocks} from '../refstore/ref-locks'
+import type {Loaded} from '../refstore/list-store'
 
 export type {HistoryEvent}
 import type {Session} from './session'
@@ -108,40 +111,90 @@ export async function setRemote(session: Session, name: string | null): Promise<
 
 export {sync}
 
+/** Unreadable cards and entries under tasks/ that are not cards, by path. */
+function brokenFiles(loaded: Loaded): Array<{path: string; error: string}> {
+  const cards = brokenEntries(loaded.snapshot).map((e) => ({path: e.path, error: e.error ?? 'unreadable'}))
+  const strays = loaded.index.strays.map((s) => ({path: s.path, error: s.error}))
+  return [...cards, ...strays].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+}
+
+/** A card put right by `doctor --fix` because its only fault was a field value (a time the files cannot hold). */
+export interface FieldValueRepair {
+  kind: 'field_value'
+  task: string
+  message: string
+}
+
 export interface DoctorResult {
   list: string
   commit: string
   violations: Violation[]
   broken: Array<{path: string; error: string}>
-  repairs: Repair[]
+  repairs: Array<Repair | FieldValueRepair>
   /** The repair commit with --fix, else null. */
   fixed: string | null
   /** Ref lock files left behind by dead processes (removed with --fix once stale). */
   locks: RefLock[]
 }
 
-/** `tasks doctor [--fix]`: the reconciler's checks on demand, and its repairs with --fix. */
+/** Broken cards whose only fault is a field value, with the text they were read from and the error they had. */
+async function fieldValueFaults(session: Session, loaded: Loaded): Promise<Map<string, {text: string; error: string | undefined}>> {
+  const out = new Map<string, {text: string; error: string | undefined}>()
+  const now = session.now()
+  for (const entry of brokenEntries(loaded.snapshot)) {
+    const text = await session.store.readTaskText(loaded, entry.id)
+    if (text !== null && repairFieldValues(text, entry.id, now)) out.set(entry.id, {text, error: entry.error})
+  }
+  return out
+}
+
+/**
+ * `tasks doctor [--fix]`: the reconciler's checks on demand, and its repairs
+ * with --fix; --fix also rewrites a broken card whose only fault is a field
+ * value (repairFieldValues), recording the old values in a comment and the
+ * commit.
+ */
 export async function doctor(session: Session, fix: boolean): Promise<DoctorResult> {
   // Locks first: a stale one would stop the repair commit below.
   const found = findRefLocks(session.store.repo.commonDir)
   const locks = fix ? removeStaleLocks(found) : found
   const loaded = await session.store.load()
   const violations = checkInvariants(loaded.snapshot)
-  const broken = brokenEntries(loaded.snapshot).map((e) => ({path: e.path, error: e.error ?? 'unreadable'}))
-  if (!fix || violations.length === 0) {
+  const faults = await fieldValueFaults(session, loaded)
+  const broken = brokenFiles(loaded).map((b) =>
+    [...faults.keys()].some((id) => b.path.includes(`/${id}/`)) ? {...b, error: `${b.error} (\`tasks doctor --fix\` can rewrite the value)`} : b,
+  )
+  if (!fix || (violations.length === 0 && faults.size === 0)) {
     return {list: session.list, commit: loaded.index.commit, violations, broken, repairs: [], fixed: null, locks}
   }
   const done = await mutate(session, (snap, ctx) => {
     const rec = reconcile(snap, {now: ctx.now})
+    const changes = [...rec.changes]
+    const repairs: Array<Repair | FieldValueRepair> = [...rec.repairs]
+    for (const [id, fault] of faults) {
+      // Only the card as it was read: if it changed since, leave it for the next run.
+      const entry = snap.tasks.get(id)
+      if (!entry || entry.meta || entry.error !== fault.error) continue
+      const fixed = repairFieldValues(fault.text, id, ctx.now)
+      if (!fixed) continue
+      const said = fixed.repairs.map((r) => `${r.field} ${JSON.stringify(r.from)} → ${r.to === undefined ? 'removed' : r.to}`).join(', ')
+      const message = `rewrote a value the task file could not hold: ${said}`
+      const meta = {...fixed.meta, revision: fixed.meta.revision + 1, updated_at: ctx.now, updated_by: ENGINE_ACTOR}
+      changes.push({kind: 'put-task', meta, body: fixed.body})
+      changes.push({kind: 'add-comment', comment: engineComment(id, 'problem', ENGINE_ACTOR, `doctor --fix ${message}.`, ctx.now)})
+      repairs.push({kind: 'field_value', task: id, message: `${id}: ${message}`})
+    }
     return {
       op: 'doctor',
-      summary: `${rec.repairs.length} repair${rec.repairs.length === 1 ? '' : 's'}`,
-      changes: rec.changes,
-      trailers: rec.repairs.map((r) => ['Tasks-Repair', `${r.kind} ${r.task}`] as [string, string]),
-      result: rec.repairs,
+      summary: `${repairs.length} repair${repairs.length === 1 ? '' : 's'}`,
+      changes,
+      trailers: repairs.map((r) => ['Tasks-Repair', `${r.kind} ${r.task}`] as [string, string]),
+      result: repairs,
     }
   })
-  return {list: session.list, commit: done.commit ?? loaded.index.commit, violations, broken, repairs: done.result, fixed: done.commit, locks}
+  const repaired = new Set(done.result.filter((r) => r.kind === 'field_value').map((r) => r.task))
+  const remaining = broken.filter((b) => ![...repaired].some((id) => b.path.includes(`/${id}/`)))
+  return {list: session.list, commit: done.commit ?? loaded.index.commit, violations, broken: remaining, repairs: done.result, fixed: done.commit, locks}
 }
 
 // ---------------------------------------------------------------- create and edit
@@ -209,7 +262,7 @@ export async function claim(session: Session, id: string, leaseSeconds?: number)
 }
 
 export async function next(session: Session, options: {tags: string[]; leaseSeconds?: number; another?: boolean}): Promise<NextOutput> {
-  const tags = options.tags.flatMap(splitTags)
+  const tags = options.tags.length ? checkTags(options.tags) : []
   const r = await mutateOne(session, (s, c) => claimNext(s, c, {...options, tags}))
   const detail = r.at ? await session.store.readDetail(r.at, r.task.id) : {body: '', comments: []}
   return {
@@ -436,7 +489,7 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
     list: session.list,
     commit: loaded.index.commit,
     tasks: page,
-    broken: brokenEntries(snap).map((e) => ({path: e.path, error: e.error ?? 'unreadable'})),
+    broken: brokenFiles(loaded),
     warnings: loaded.index.warnings,
     total: rows.length,
     offset,

@@ -1,21 +1,11 @@
-import {readFileSync} from 'node:fs'
 import {Args, Flags} from '@oclif/core'
 import {TasksCommand} from './base-command'
 import type {TaskResult} from '../app/task-actions'
 import {engine} from './engine-loader'
-import {UsageError} from '../core/errors'
+import {readInputFile} from './input-file'
 import type {Terminal} from '../render/terminal'
 
 type AddOutput = TaskResult & {created: boolean}
-
-/** Read --body-file: a path, or - for standard input. */
-export function readBodyFile(path: string): string {
-  try {
-    return readFileSync(path === '-' ? 0 : path, 'utf8')
-  } catch (error) {
-    throw new UsageError(`cannot read ${path}: ${(error as Error).message}`, {path}, 'bad_file')
-  }
-}
 
 export default class Add extends TasksCommand<AddOutput> {
   static override summary = 'Add a task.'
@@ -39,7 +29,7 @@ export default class Add extends TasksCommand<AddOutput> {
   protected async execute(): Promise<AddOutput> {
     const {args, flags} = await this.parse(Add)
     this.flagsForSession = flags
-    const body = flags['body-file'] !== undefined ? readBodyFile(flags['body-file']) : flags.body
+    const body = flags['body-file'] !== undefined ? readInputFile(flags['body-file'], 'body') : flags.body
     return engine().actions.add(await this.openSession(), {
       title: args.title,
       body,

@@ -11,6 +11,7 @@ import type {Terminal} from '../render/terminal'
 import {engine} from './engine-loader'
 import type {CommandInfo} from './argv'
 import {usageFromParseError} from './parse-errors'
+import {InvalidError} from '../core/errors'
 
 export const globalFlags = {
   json: Flags.boolean({description: 'Print the result as JSON (errors as JSON on stderr).', helpGroup: 'GLOBAL'}),
@@ -30,6 +31,16 @@ export const epochFlag = {
 }
 
 type GlobalFlags = Interfaces.InferredFlags<typeof globalFlags>
+
+/**
+ * Node decodes arguments as UTF-8 and turns invalid bytes into U+FFFD, so
+ * that character in an argument means the bytes were not UTF-8: refuse it
+ * rather than store the replacement (exit 5, nothing written).
+ */
+function refuseUndecodableArguments(argv: readonly string[]): void {
+  const i = argv.findIndex((a) => a.includes('\uFFFD'))
+  if (i !== -1) throw new InvalidError('bad_utf8', `argument ${i + 1} is not valid UTF-8 text`, {argument: i + 1})
+}
 
 export abstract class TasksCommand<R> extends Command {
   static override baseFlags = globalFlags
@@ -59,6 +70,7 @@ export abstract class TasksCommand<R> extends Command {
 
   public async run(): Promise<void> {
     try {
+      refuseUndecodableArguments(this.argv)
       const result = await this.execute()
       if (this.jsonMode()) process.stdout.write(`${JSON.stringify(result)}\n`)
       // Renderers see the result with every string neutralized (escape sequences, bidi controls): text from

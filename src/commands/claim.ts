@@ -2,14 +2,15 @@ import {Args, Flags} from '@oclif/core'
 import {TasksCommand, overrideFlags} from './base-command'
 import type {ClaimOutput} from '../app/task-actions'
 import {engine} from './engine-loader'
+import {MAX_LEASE_SECONDS} from '../core/task'
 import type {Terminal} from '../render/terminal'
 import {parseDurationSeconds} from '../core/duration-flag'
 
 export const leaseFlag = {
   lease: Flags.custom<number>({
-    description: 'Lease length: 90s, 30m, 1h, 1h30m, or plain seconds (default: lease_seconds in config.yaml, 3600).',
+    description: `Lease length: 90s, 30m, 1h, 1h30m, or plain seconds, at most ${MAX_LEASE_SECONDS / 86400} days (default: lease_seconds in config.yaml, 3600).`,
     helpValue: 'DURATION',
-    parse: async (input) => parseDurationSeconds(input),
+    parse: async (input) => parseDurationSeconds(input, 'lease', MAX_LEASE_SECONDS),
   })(),
 }
 

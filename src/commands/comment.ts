@@ -3,8 +3,8 @@ import {TasksCommand} from './base-command'
 import {engine} from './engine-loader'
 import {COMMENT_KINDS, type Comment} from '../core/task'
 import {UsageError} from '../core/errors'
-import {readBodyFile} from './add'
 import {commentFromEditor, interactive, keepTextOnFailure} from './editor'
+import {readInputFile} from './input-file'
 import type {Terminal} from '../render/terminal'
 
 type Output = {comment: Comment; commit: string | null}
@@ -28,7 +28,7 @@ export default class CommentCommand extends TasksCommand<Output> {
     if (args.text !== undefined && flags.file !== undefined) throw new UsageError('pass the comment TEXT or --file, not both')
     let text: string
     let fromEditor = false
-    if (flags.file !== undefined) text = readBodyFile(flags.file)
+    if (flags.file !== undefined) text = readInputFile(flags.file, 'comment')
     else if (args.text !== undefined) text = args.text
     else if (interactive()) {
       text = commentFromEditor(args.id, flags.kind)

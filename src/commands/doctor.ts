@@ -37,7 +37,7 @@ export default class Doctor extends TasksCommand<DoctorResult> {
       lines.push(`ref lock: ${l.path} (${l.ref}, ${age} old): ${what}`)
     }
     for (const v of r.violations) lines.push(`${v.kind.replace(/_/g, ' ')}: ${v.message}`)
-    for (const b of r.broken) lines.push(`unreadable: ${b.path}: ${b.error}`)
+    for (const b of r.broken) lines.push(engine().visible(`unreadable: ${b.path}: ${b.error}`))
     if (r.fixed) lines.push(`repaired ${r.repairs.length} in ${r.fixed.slice(0, 10)}`)
     else if (repairable(r).length > 0) lines.push('run `tasks doctor --fix` to repair')
     return `${lines.join('\n')}\n`

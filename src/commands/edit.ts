@@ -2,9 +2,9 @@ import {Args, Flags} from '@oclif/core'
 import {TasksCommand} from './base-command'
 import type {TaskResult} from '../app/task-actions'
 import {engine} from './engine-loader'
-import {readBodyFile} from './add'
 import {UsageError} from '../core/errors'
 import {editTaskInEditor, interactive} from './editor'
+import {readInputFile} from './input-file'
 import type {Terminal} from '../render/terminal'
 
 type Output = TaskResult & {fields: string[]}
@@ -29,7 +29,7 @@ export default class Edit extends TasksCommand<Output> {
     const given = [flags.title, flags.body, flags['body-file'], flags.priority, flags.tag, flags.untag].some((v) => v !== undefined)
     if (!given && interactive()) return editTaskInEditor(await this.openSession(), args.id)
     if (!given) throw new UsageError('nothing to edit: pass --title, --body, --body-file, --priority, --tag or --untag (on a terminal, `tasks edit ID` alone opens $EDITOR)')
-    const body = flags['body-file'] !== undefined ? readBodyFile(flags['body-file']) : flags.body
+    const body = flags['body-file'] !== undefined ? readInputFile(flags['body-file'], 'body') : flags.body
     return engine().actions.edit(await this.openSession(), {id: args.id, title: flags.title, body, priority: flags.priority, addTags: flags.tag, removeTags: flags.untag})
   }
 

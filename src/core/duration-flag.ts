@@ -7,22 +7,25 @@ import {UsageError} from './errors'
 
 const UNIT_SECONDS: Record<string, number> = {s: 1, m: 60, h: 3600, d: 86400}
 
-/** Seconds in `text` (`90`, `90s`, `30m`, `1h`, `2d`, `1h30m`); at least 1. */
-export function parseDurationSeconds(text: string, flag = 'lease'): number {
+/** Seconds in `text` (`90`, `90s`, `30m`, `1h`, `2d`, `1h30m`); at least 1, at most `max`. */
+export function parseDurationSeconds(text: string, flag = 'lease', max = Number.MAX_SAFE_INTEGER): number {
   const input = text.trim().toLowerCase()
   const fail = (): never => {
     throw new UsageError(`--${flag} expects a duration such as 90s, 30m, 1h or 1h30m (a plain number is seconds), not "${text}"`, {flag, input: text})
   }
-  if (/^\d+$/.test(input)) return check(Number(input), text, flag)
+  if (/^\d+$/.test(input)) return check(Number(input), text, flag, max)
   if (!/^(\d+[smhd])+$/.test(input)) fail()
   let seconds = 0
   for (const [, n, unit] of input.matchAll(/(\d+)([smhd])/g)) seconds += Number(n) * UNIT_SECONDS[unit!]!
-  return check(seconds, text, flag)
+  return check(seconds, text, flag, max)
 }
 
-function check(seconds: number, text: string, flag: string): number {
+function check(seconds: number, text: string, flag: string, max: number): number {
   if (!Number.isSafeInteger(seconds) || seconds < 1) {
     throw new UsageError(`--${flag} must be at least 1 second, not "${text}"`, {flag, input: text})
+  }
+  if (seconds > max) {
+    throw new UsageError(`--${flag} is at most ${max} seconds (${Math.floor(max / 86400)} days), not "${text}"`, {flag, input: text, max})
   }
   return seconds
 }

@@ -7,9 +7,10 @@
  * Serialisation is deterministic (given key order, double-quoted strings, no
  * line folding, LF, one trailing newline) so the same state always hashes to
  * the same blob. Parsing uses the `yaml` package with YAML 1.2 core schema
- * (no timestamps or octal coercion) and rejects duplicate keys.
+ * (no timestamps or octal coercion) and rejects duplicate keys, anchors,
+ * aliases, tags and merge keys (yaml-loader.ts).
  */
-import {yaml} from './yaml-loader'
+import {FORBIDDEN_KEYS, parseYamlStrictly, yaml} from './yaml-loader'
 
 export interface SplitFile {
   frontmatter: string
@@ -60,9 +61,9 @@ export function splitFrontmatter(text: string): SplitFile | {error: string} {
 export function parseFrontmatterYaml(yamlText: string): {fields: Record<string, unknown>} | {error: string} {
   const fast = parseCanonical(yamlText)
   if (fast) return {fields: fast}
-  const doc = yaml().parseDocument(yamlText, {schema: 'core', uniqueKeys: true, prettyErrors: false})
-  if (doc.errors.length > 0) return {error: `invalid YAML: ${doc.errors[0]!.message.split('\n')[0]}`}
-  const value: unknown = doc.toJS({maxAliasCount: 0})
+  const parsed = parseYamlStrictly(yamlText)
+  if ('error' in parsed) return parsed
+  const value = parsed.value
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return {error: 'frontmatter is not a mapping of keys to values'}
   }
@@ -90,6 +91,7 @@ export function parseCanonical(text: string): Record<string, unknown> | null {
     const m = KEY_LINE.exec(line)
     if (!m || m[1]! in out) return null
     const key = m[1]!
+    if (FORBIDDEN_KEYS.has(key)) return null
     if (m[2] === undefined) {
       const items: unknown[] = []
       i++

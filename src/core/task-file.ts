@@ -6,10 +6,37 @@
  */
 import {validateComment, validateConfig, validateMeta, validateTask, type Validator} from '../generated/validators'
 import {conflictMarkerLine, parseFrontmatterYaml, serialiseFrontmatter, splitFrontmatter} from './frontmatter'
-import {type Comment, type CommentKind, DEFAULT_CONFIG, type ListConfig, TASK_KEYS, type TaskMeta} from './task'
-import {yaml} from './yaml-loader'
+import {InvalidError} from './errors'
+import {type Comment, type CommentKind, DEFAULT_CONFIG, type ListConfig, MAX_FILE_BYTES, MAX_TIME_MS, MIN_TIME_MS, TASK_KEYS, TIMESTAMP_RE, type TaskMeta} from './task'
+import {decodeUtf8} from './validation'
+import {FORBIDDEN_KEYS, parseYamlStrictly, yaml} from './yaml-loader'
 
 export type Parsed<T> = {ok: true; value: T} | {ok: false; error: string}
+
+/** A file's bytes as read from the ref; `oversized` when it was over MAX_FILE_BYTES and its content was not read. */
+export interface FileBytes {
+  size: number
+  content: Uint8Array
+  oversized?: boolean
+}
+
+/** The text of a file on the ref, or why it cannot be read: too large to read, or not UTF-8. */
+export function fileText(file: FileBytes): Parsed<string> {
+  if (file.oversized || file.size > MAX_FILE_BYTES) {
+    return {ok: false, error: `the file is ${file.size} bytes; files on the ref are read up to ${MAX_FILE_BYTES} bytes`}
+  }
+  const text = decodeUtf8(file.content)
+  return text === null ? {ok: false, error: 'the file is not valid UTF-8'} : {ok: true, value: text}
+}
+
+/** Refuse to write a file the reader would not read back (over MAX_FILE_BYTES). */
+function checkWritable(text: string, what: string): string {
+  const bytes = Buffer.byteLength(text, 'utf8')
+  if (bytes > MAX_FILE_BYTES) {
+    throw new InvalidError('file_too_large', `${what} would be ${bytes} bytes; files on the ref are read up to ${MAX_FILE_BYTES} bytes`, {bytes, limit: MAX_FILE_BYTES})
+  }
+  return text
+}
 
 function schemaError(v: Validator): string {
   const e = v.errors?.[0]
@@ -19,6 +46,25 @@ function schemaError(v: Validator): string {
 }
 
 const KNOWN_TASK_KEYS: ReadonlySet<string> = new Set(TASK_KEYS)
+
+/**
+ * Unknown keys are kept and written back, so their values must stay within
+ * what the writer (and JSON in the cache) handles without exhausting the
+ * stack: lists and mappings nest at most this deep.
+ */
+const MAX_EXTRA_DEPTH = 32
+
+/** Nesting depth of a value, counting no further than `limit` + 1. */
+function depthOf(value: unknown, limit: number): number {
+  if (value === null || typeof value !== 'object') return 0
+  if (limit < 0) return 1
+  let deepest = 0
+  for (const v of Object.values(value)) {
+    deepest = Math.max(deepest, depthOf(v, limit - 1))
+    if (deepest > limit) break
+  }
+  return deepest + 1
+}
 
 /** Parse a task file. `expectedId` is the directory name it was found under. */
 export function parseTaskFile(text: string, expectedId?: string): Parsed<{meta: TaskMeta; body: string}> {
@@ -33,6 +79,7 @@ export function parseTaskFile(text: string, expectedId?: string): Parsed<{meta: 
   const fields = parsed.fields
   if (!validateTask(fields)) return {ok: false, error: schemaError(validateTask)}
   const record = fields as Record<string, unknown>
+  if (Object.keys(record).some((k) => FORBIDDEN_KEYS.has(k))) return {ok: false, error: 'the key __proto__ is not allowed'}
   if (expectedId !== undefined && fields.id !== expectedId) {
     return {ok: false, error: `id "${String((fields as Record<string, unknown>).id)}" does not match its directory ${expectedId}`}
   }
@@ -42,15 +89,65 @@ export function parseTaskFile(text: string, expectedId?: string): Parsed<{meta: 
     if (KNOWN_TASK_KEYS.has(k)) meta[k] = v
     else extra[k] = v
   }
+  for (const [k, v] of Object.entries(extra)) {
+    if (depthOf(v, MAX_EXTRA_DEPTH) > MAX_EXTRA_DEPTH) return {ok: false, error: `${k} is nested more than ${MAX_EXTRA_DEPTH} levels deep`}
+  }
   if (Object.keys(extra).length > 0) meta.extra = extra
   return {ok: true, value: {meta: meta as unknown as TaskMeta, body: split.body}}
+}
+
+/** One field `repairFieldValues` changed: the value it had and the one it has now (undefined: removed). */
+export interface FieldRepair {
+  field: string
+  from: unknown
+  to: string | undefined
+}
+
+const TIME_FIELDS = ['claimed_at', 'lease_expires', 'closed_at', 'created_at', 'updated_at'] as const
+const OPTIONAL_TIME_FIELDS: ReadonlySet<string> = new Set(['claimed_at', 'lease_expires', 'closed_at'])
+
+/**
+ * Put right a task file whose only faults are times it cannot hold (a lease
+ * written as `+011533-…` by an old version, a date edited by hand): a time
+ * past the storable range is clamped to its nearest end, one that is not a
+ * time at all is removed (claimed_at, lease_expires, closed_at) or set to
+ * `now` (created_at, updated_at). Null when nothing needs it or anything
+ * else is wrong with the file: only a card that then reads back is repaired.
+ */
+export function repairFieldValues(text: string, id: string, now: string): {meta: TaskMeta; body: string; repairs: FieldRepair[]} | null {
+  const split = splitFrontmatter(text)
+  if ('error' in split) return null
+  const parsed = parseFrontmatterYaml(split.frontmatter)
+  if ('error' in parsed) return null
+  const fields: Record<string, unknown> = {...parsed.fields}
+  const repairs: FieldRepair[] = []
+  for (const field of TIME_FIELDS) {
+    const value = fields[field]
+    if (value === undefined || (typeof value === 'string' && TIMESTAMP_RE.test(value))) continue
+    const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN
+    let to: string | undefined
+    if (Number.isFinite(ms)) to = new Date(Math.min(MAX_TIME_MS, Math.max(MIN_TIME_MS, ms))).toISOString()
+    else to = OPTIONAL_TIME_FIELDS.has(field) ? undefined : now
+    if (to === undefined) delete fields[field]
+    else fields[field] = to
+    repairs.push({field, from: value, to})
+  }
+  if (repairs.length === 0) return null
+  const record = fields as Record<string, unknown>
+  const draft = serialiseFrontmatter(
+    Object.keys(record).map((k) => [k, record[k]]),
+    split.body,
+  )
+  const reread = parseTaskFile(draft, id)
+  if (!reread.ok) return null
+  return {meta: reread.value.meta, body: reread.value.body, repairs}
 }
 
 /** Serialise a task: known keys in schema order, then unknown keys sorted. */
 export function serialiseTask(meta: TaskMeta, body: string): string {
   const fields: Array<[string, unknown]> = TASK_KEYS.map((k) => [k, meta[k]])
   if (meta.extra) for (const k of Object.keys(meta.extra).sort()) fields.push([k, meta.extra[k]])
-  return serialiseFrontmatter(fields, body)
+  return checkWritable(serialiseFrontmatter(fields, body), `the task file of ${meta.id}`)
 }
 
 /** Only the body of a task file (used when rewriting frontmatter and keeping the text). */
@@ -82,30 +179,27 @@ export function parseCommentFile(text: string, task: string, id: string): Parsed
 }
 
 export function serialiseComment(c: Comment): string {
-  return serialiseFrontmatter(
+  return checkWritable(serialiseFrontmatter(
     [
       ['kind', c.kind],
       ['author', c.author],
       ['created_at', c.created_at],
     ],
     c.body,
-  )
+  ), `a comment on ${c.task}`)
 }
 
 /** Parse config.yaml; missing keys take defaults, unknown keys are kept. */
 export function parseConfig(text: string): Parsed<ListConfig> {
-  let value: unknown
-  try {
-    value = yaml().parse(text, {schema: 'core', uniqueKeys: true}) ?? {}
-  } catch (error) {
-    return {ok: false, error: `invalid YAML: ${(error as Error).message.split('\n')[0]}`}
-  }
+  const parsed = parseYamlStrictly(text)
+  if ('error' in parsed) return {ok: false, error: parsed.error}
+  const value = parsed.value ?? {}
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return {ok: false, error: 'not a mapping'}
   if (!validateConfig(value)) return {ok: false, error: schemaError(validateConfig)}
   const config: ListConfig = {...DEFAULT_CONFIG, admins: [...DEFAULT_CONFIG.admins]}
   const extra: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(value)) {
-    if (k in DEFAULT_CONFIG) (config as unknown as Record<string, unknown>)[k] = v
+    if (Object.hasOwn(DEFAULT_CONFIG, k)) (config as unknown as Record<string, unknown>)[k] = v
     else extra[k] = v
   }
   if (Object.keys(extra).length > 0) config.extra = extra
@@ -119,12 +213,9 @@ export function serialiseConfig(config: ListConfig): string {
 
 /** Parse meta.yaml and return the store format number. */
 export function parseMeta(text: string): Parsed<{format: number}> {
-  let value: unknown
-  try {
-    value = yaml().parse(text, {schema: 'core'})
-  } catch (error) {
-    return {ok: false, error: `invalid YAML: ${(error as Error).message.split('\n')[0]}`}
-  }
+  const parsed = parseYamlStrictly(text)
+  if ('error' in parsed) return {ok: false, error: parsed.error}
+  const value = parsed.value
   if (!validateMeta(value)) return {ok: false, error: schemaError(validateMeta)}
   return {ok: true, value: {format: (value as {format: number}).format}}
 }

@@ -3,6 +3,8 @@
  * statuses, comment kinds, and the list's shared configuration.
  * Values only; parsing and serialising live in task-file.ts.
  */
+import configSchema from '../../schemas/config.schema.json'
+import taskSchema from '../../schemas/task.schema.json'
 
 export const STATUSES = ['todo', 'in_progress', 'blocked', 'done', 'cancelled'] as const
 export type Status = (typeof STATUSES)[number]
@@ -116,6 +118,43 @@ export const DEFAULT_CONFIG: ListConfig = {
   max_comment_bytes: 16384,
   admins: [],
 }
+
+/**
+ * Bounds on what the store holds. The reader refuses values outside them
+ * (schemas/*.schema.json hold the same numbers and patterns; the config
+ * maxima are read from that schema, so there is one source), and every
+ * writer checks them first, so whatever is written can be read back.
+ */
+type Bounded = {minimum: number; maximum: number}
+const configBounds = configSchema.properties as unknown as Record<keyof Omit<ListConfig, 'admins' | 'extra'>, Bounded>
+
+/** Inclusive [minimum, maximum] of each numeric config.yaml key. */
+export const CONFIG_BOUNDS: Readonly<Record<keyof Omit<ListConfig, 'admins' | 'extra'>, Readonly<Bounded>>> = configBounds
+
+/** The longest lease a claim may take (`--lease`, `lease_seconds`): 365 days. */
+export const MAX_LEASE_SECONDS = configBounds.lease_seconds.maximum
+
+/**
+ * Largest file read from the ref (task.md, a comment, meta.yaml,
+ * config.yaml). A bigger object is not read at all: its card is reported as
+ * broken. It is larger than any file a valid config lets the tool write.
+ */
+export const MAX_FILE_BYTES = 2 * 1024 * 1024
+
+/**
+ * Stored timestamps are ISO-8601 UTC with a four-digit year
+ * (`0000-01-01T00:00:00.000Z` … `9999-12-31T23:59:59.999Z`): what
+ * `Date.prototype.toISOString` writes for those years, and what the schemas'
+ * timestamp pattern accepts. A time outside this range cannot be stored.
+ */
+export const MIN_TIME_MS = Date.parse('0000-01-01T00:00:00.000Z')
+export const MAX_TIME_MS = Date.parse('9999-12-31T23:59:59.999Z')
+
+/** The stored form of a time, as the task schema's pattern says. */
+export const TIMESTAMP_RE = new RegExp(taskSchema.definitions.timestamp.pattern)
+
+/** The identity the merge and reconciler commit as; no person or agent may act as it. */
+export const ENGINE_ACTOR = 'git-tasks'
 
 /** The store format this version reads and writes (meta.yaml `format`). */
 export const FORMAT_VERSION = 1

@@ -22,6 +22,8 @@ import {createHash} from 'node:crypto'
 import {closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {deflateSync} from 'node:zlib'
+import {EnvironmentError} from '../core/errors'
+import {decodeUtf8} from '../core/validation'
 
 export type ObjectType = 'blob' | 'tree' | 'commit'
 export type HashAlgorithm = 'sha1' | 'sha256'
@@ -33,6 +35,11 @@ export interface TreeEntry {
   mode: string
   name: string
   oid: string
+  /**
+   * The name's bytes, when they are not valid UTF-8 (`name` then holds a
+   * lossy copy for messages): a tree written back keeps them as they were.
+   */
+  raw?: Buffer
 }
 
 /** The all-zero object id meaning "must not exist yet" in a ref update. */
@@ -45,35 +52,49 @@ export function hashObject(algorithm: HashAlgorithm, type: ObjectType, content: 
   return createHash(algorithm).update(`${type} ${content.length}\0`).update(content).digest('hex')
 }
 
+function nameBytes(e: TreeEntry): Buffer {
+  return e.raw ?? Buffer.from(e.name)
+}
+
 /** Git's tree order: byte order of names, with a tree's name compared as if it ended in '/'. */
-function treeSortKey(e: TreeEntry): string {
-  return e.mode === TREE_MODE ? `${e.name}/` : e.name
+function treeSortKey(e: TreeEntry): Buffer {
+  return e.mode === TREE_MODE ? Buffer.concat([nameBytes(e), Buffer.from('/')]) : nameBytes(e)
 }
 
 export function encodeTree(entries: readonly TreeEntry[]): Buffer {
-  const sorted = [...entries].sort((a, b) => {
-    const ka = Buffer.from(treeSortKey(a))
-    const kb = Buffer.from(treeSortKey(b))
-    return Buffer.compare(ka, kb)
-  })
+  const sorted = [...entries].sort((a, b) => Buffer.compare(treeSortKey(a), treeSortKey(b)))
   const parts: Buffer[] = []
   for (const e of sorted) {
-    parts.push(Buffer.from(`${e.mode} ${e.name}\0`), Buffer.from(e.oid, 'hex'))
+    parts.push(Buffer.from(`${e.mode} `), nameBytes(e), Buffer.from([0]), Buffer.from(e.oid, 'hex'))
   }
   return Buffer.concat(parts)
 }
 
+function isAscii(bytes: Buffer): boolean {
+  for (let k = 0; k < bytes.length; k++) if (bytes[k]! >= 0x80) return false
+  return true
+}
+
+/**
+ * The entries of a tree object. A malformed tree (anyone can push one: git
+ * does not check objects it receives unless transfer.fsckObjects is set) is
+ * a `bad_object` error, never a loop or a garbled listing.
+ */
 export function decodeTree(content: Buffer, algorithm: HashAlgorithm): TreeEntry[] {
   const oidBytes = algorithm === 'sha1' ? 20 : 32
   const out: TreeEntry[] = []
   let i = 0
   while (i < content.length) {
     const space = content.indexOf(0x20, i)
-    const nul = content.indexOf(0, space)
+    const nul = space === -1 ? -1 : content.indexOf(0, space)
+    if (space === -1 || nul === -1 || nul + 1 + oidBytes > content.length) {
+      throw new EnvironmentError('bad_object', 'a tree object on the tasks ref is malformed (run `git fsck`)')
+    }
     const mode = content.toString('latin1', i, space)
-    const name = content.toString('utf8', space + 1, nul)
+    const bytes = content.subarray(space + 1, nul)
+    const name = isAscii(bytes) ? bytes.toString('latin1') : decodeUtf8(bytes)
     const oid = content.toString('hex', nul + 1, nul + 1 + oidBytes)
-    out.push({mode, name, oid})
+    out.push(name === null ? {mode, name: bytes.toString('utf8'), oid, raw: Buffer.from(bytes)} : {mode, name, oid})
     i = nul + 1 + oidBytes
   }
   return out

@@ -11,8 +11,9 @@ import {type Change, type Plan, commitMessage} from '../core/plan'
 import type {Snapshot} from '../core/snapshot'
 import {COMMENTS_DIR, INIT_COMMIT, TASK_FILE, commentPath, initialFiles, listRef, taskFilePath} from '../core/store-layout'
 import type {Comment} from '../core/task'
-import {parseCommentFile, serialiseComment, serialiseTask, taskBody} from '../core/task-file'
-import {LooseObjectWriter, TREE_MODE, decodeTree, encodeCommit, fsyncsLooseObjects, zeroOid} from './git-objects'
+import {MAX_FILE_BYTES} from '../core/task'
+import {fileText, parseCommentFile, serialiseComment, serialiseTask, taskBody} from '../core/task-file'
+import {FILE_MODE, LooseObjectWriter, TREE_MODE, type TreeEntry, decodeTree, encodeCommit, fsyncsLooseObjects, zeroOid} from './git-objects'
 import {autoMaintenance} from './housekeeping'
 import {ObjectReader} from './object-reader'
 import {gitOk} from './git-process'
@@ -44,6 +45,10 @@ export interface TaskDetail {
 /** git author identity for an actor id: the id is the name; an email-like id is also the email. */
 export function authorOf(actor: string): {name: string; email: string} {
   return {name: actor, email: /^[^@\s]+@[^@\s]+$/.test(actor) ? actor : ''}
+}
+
+function isFileMode(mode: string): boolean {
+  return mode === FILE_MODE || mode === '100755'
 }
 
 export class ListStore {
@@ -117,17 +122,21 @@ export class ListStore {
   private lastIndex: TaskIndex | undefined
 
   /**
-   * Every path that differs between `base` and either side, with its content
-   * at the base and on each side (null: absent). `base` null means unrelated
-   * histories: everything counts as added.
+   * Every path the merge of `ours` into `theirs` has to decide: those that
+   * differ between `base` and ours, with their content at the base and on
+   * each side (null: absent). A path only theirs changed is left out: the
+   * merge result is built on theirs' tree (a path changed on one side only
+   * takes that side), so it is already right there, byte for byte and mode
+   * for mode, even when it is not a readable file (a submodule entry, a
+   * symbolic link, non-UTF-8 or oversized content a hostile push put
+   * there). `base` null means unrelated histories: everything counts as
+   * added.
    */
   async threeWay(base: string | null, ours: string, theirs: string): Promise<Array<{path: string; base: string | null; ours: string | null; theirs: string | null}>> {
     const baseTree = base ?? this.writer.write('tree', Buffer.alloc(0))
     const changed = new Set<string>()
-    for (const side of [ours, theirs]) {
-      const out = await gitOk(['diff-tree', '-r', '-z', '--no-renames', '--name-only', baseTree, side], {cwd: this.repo.cwd})
-      for (const path of out.split('\0')) if (path) changed.add(path)
-    }
+    const out = await gitOk(['diff-tree', '-r', '-z', '--no-renames', '--name-only', baseTree, ours], {cwd: this.repo.cwd})
+    for (const path of out.split('\0')) if (path) changed.add(path)
     const paths = [...changed].sort()
     const read = async (commit: string | null, path: string): Promise<string | null> => {
       if (!commit) return null
@@ -233,26 +242,66 @@ export class ListStore {
     return {created: true, commit}
   }
 
-  /** The description and comments of task `id` as of `commit`. */
+  /**
+   * The text of a task's task.md at the snapshot's commit; null when it is
+   * not a readable text file. Read by object id from the card's directory,
+   * never as `<commit>:<path>`: resolving a path through a malformed tree
+   * stops `git cat-file` altogether.
+   */
+  async readTaskText(loaded: Loaded, id: string): Promise<string | null> {
+    const entry = loaded.snapshot.tasks.get(id)
+    const dirOid = entry && 'dir' in entry && typeof entry.dir === 'string' ? entry.dir : null
+    const dir = dirOid ? await this.reader.read(dirOid) : null
+    if (!dir || dir.type !== 'tree') return null
+    let file: TreeEntry | undefined
+    try {
+      file = decodeTree(dir.content, this.repo.algorithm).find((e) => e.name === TASK_FILE && isFileMode(e.mode))
+    } catch {
+      return null
+    }
+    const obj = file ? await this.reader.read(file.oid, MAX_FILE_BYTES) : null
+    if (!obj || obj.type !== 'blob') return null
+    const text = fileText(obj)
+    return text.ok ? text.value : null
+  }
+
+  /**
+   * Body and comments of task `id` as of `commit`. A comment entry
+   * that cannot be read (not a file, too large, not UTF-8, not valid) is
+   * reported in `broken` by path; entries not named `*.md` are ignored.
+   */
   async readDetail(commit: string, id: string): Promise<TaskDetail> {
     const dir = await this.reader.read(`${commit}:${taskDir(id)}`)
-    if (!dir) throw new NotFoundError('task_not_found', `no task ${id}`, {id})
+    if (!dir || dir.type !== 'tree') throw new NotFoundError('task_not_found', `no task ${id}`, {id})
     const entries = decodeTree(dir.content, this.repo.algorithm)
-    const file = entries.find((e) => e.name === TASK_FILE)
-    const body = file ? taskBody((await this.reader.readType(file.oid, 'blob')).content.toString('utf8')) : ''
+    const file = entries.find((e) => e.name === TASK_FILE && isFileMode(e.mode))
+    const fileObj = file ? await this.reader.read(file.oid, MAX_FILE_BYTES) : null
+    const text = fileObj?.type === 'blob' ? fileText(fileObj) : null
+    const body = text?.ok ? taskBody(text.value) : ''
     const comments: Comment[] = []
     const broken: Array<{path: string; error: string}> = []
     const commentsDir = entries.find((e) => e.name === COMMENTS_DIR && e.mode === TREE_MODE)
-    if (commentsDir) {
-      const files = decodeTree((await this.reader.readType(commentsDir.oid, 'tree')).content, this.repo.algorithm).filter(
-        (e) => e.mode !== TREE_MODE && e.name.endsWith('.md'),
-      )
-      const blobs = await Promise.all(files.map((f) => this.reader.readType(f.oid, 'blob')))
+    const listing = commentsDir ? await this.reader.read(commentsDir.oid) : null
+    if (listing?.type === 'tree') {
+      let listed: ReturnType<typeof decodeTree> = []
+      try {
+        listed = decodeTree(listing.content, this.repo.algorithm)
+      } catch (error) {
+        broken.push({path: `${taskDir(id)}/${COMMENTS_DIR}`, error: (error as Error).message})
+      }
+      const files = listed.filter((e) => e.name.endsWith('.md'))
+      const blobs = await Promise.all(files.map((f) => (isFileMode(f.mode) ? this.reader.read(f.oid, MAX_FILE_BYTES) : Promise.resolve(null))))
       files.forEach((f, i) => {
-        const cid = f.name.slice(0, -3)
-        const parsed = parseCommentFile(blobs[i]!.content.toString('utf8'), id, cid)
+        const path = `${taskDir(id)}/${COMMENTS_DIR}/${f.name}`
+        const obj = blobs[i]
+        if (!obj || obj.type !== 'blob') {
+          broken.push({path, error: isFileMode(f.mode) ? 'the object is missing from the repository' : `mode ${f.mode} is not a file`})
+          return
+        }
+        const content = fileText(obj)
+        const parsed = content.ok ? parseCommentFile(content.value, id, f.name.slice(0, -3)) : content
         if (parsed.ok) comments.push(parsed.value)
-        else broken.push({path: `${taskDir(id)}/${COMMENTS_DIR}/${f.name}`, error: parsed.error})
+        else broken.push({path, error: parsed.error})
       })
     }
     comments.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0))

@@ -4,6 +4,12 @@
  * can be in flight at once (pipelined) without a process per object.
  * Names may be object ids, `<commit>:<path>`, or ref names (resolved fresh
  * on every request, which is how a retry sees a moved ref).
+ *
+ * A read may carry a size limit: the object's size is in cat-file's header,
+ * so content over the limit is discarded as it streams past, never held in
+ * memory (a hostile 50 MB task.md costs a pipe's worth of copying, not the
+ * heap). Arriving output is kept as a list of chunks and joined only when a
+ * whole object is there, so a large object is not copied once per chunk.
  */
 import {type ChildProcessByStdio, spawn} from 'node:child_process'
 import type {Readable, Writable} from 'node:stream'
@@ -12,19 +18,33 @@ import {EnvironmentError} from '../core/errors'
 export interface GitObject {
   oid: string
   type: string
+  /** Size in bytes, from cat-file's header. */
+  size: number
+  /** The content; empty when `oversized`. */
   content: Buffer
+  /** True when the object was larger than the read's limit and its content was skipped. */
+  oversized?: boolean
 }
 
 interface Pending {
   name: string
+  limit: number
   resolve: (o: GitObject | null) => void
   reject: (e: Error) => void
 }
 
+const EMPTY = Buffer.alloc(0)
+
 export class ObjectReader {
   private proc: ChildProcessByStdio<Writable, Readable, null> | null = null
   private readonly pending: Pending[] = []
-  private buf: Buffer = Buffer.alloc(0)
+  /** Output received and not yet consumed, in arrival order. */
+  private chunks: Buffer[] = []
+  private buffered = 0
+  /** Bytes drain() needs before it can make progress (0: try on any data). */
+  private need = 0
+  /** Bytes of an oversized object (and its newline) still to discard as they arrive. */
+  private skip = 0
   private failed: Error | null = null
 
   constructor(private readonly cwd: string) {}
@@ -32,10 +52,7 @@ export class ObjectReader {
   private start(): ChildProcessByStdio<Writable, Readable, null> {
     if (this.proc) return this.proc
     const proc = spawn('git', ['cat-file', '--batch'], {cwd: this.cwd, stdio: ['pipe', 'pipe', 'ignore']})
-    proc.stdout.on('data', (chunk: Buffer) => {
-      this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk])
-      this.drain()
-    })
+    proc.stdout.on('data', (chunk: Buffer) => this.receive(chunk))
     const fail = (e: Error) => {
       this.failed = new EnvironmentError('git_failed', `git cat-file stopped: ${e.message}`)
       for (const p of this.pending.splice(0)) p.reject(this.failed)
@@ -49,45 +66,89 @@ export class ObjectReader {
     return proc
   }
 
+  private receive(chunk: Buffer): void {
+    if (this.skip > 0) {
+      const n = Math.min(this.skip, chunk.length)
+      this.skip -= n
+      chunk = chunk.subarray(n)
+      if (chunk.length === 0) return
+    }
+    this.chunks.push(chunk)
+    this.buffered += chunk.length
+    if (this.buffered >= this.need) this.drain()
+  }
+
+  /** Everything buffered, as one buffer (joined at most once per call). */
+  private joined(): Buffer {
+    if (this.chunks.length > 1) this.chunks = [Buffer.concat(this.chunks, this.buffered)]
+    return this.chunks[0] ?? EMPTY
+  }
+
+  private consume(n: number): void {
+    const rest = this.joined().subarray(n)
+    this.chunks = rest.length > 0 ? [rest] : []
+    this.buffered = rest.length
+  }
+
   private drain(): void {
+    this.need = 0
     while (this.pending.length > 0) {
-      const nl = this.buf.indexOf(0x0a)
+      const buf = this.joined()
+      const nl = buf.indexOf(0x0a)
       if (nl === -1) return
-      const header = this.buf.toString('utf8', 0, nl)
+      const header = buf.toString('utf8', 0, nl)
       if (header.endsWith(' missing') || header.endsWith(' ambiguous')) {
-        this.buf = this.buf.subarray(nl + 1)
+        this.consume(nl + 1)
         this.pending.shift()!.resolve(null)
         continue
       }
       const [oid, type, sizeText] = header.split(' ')
       const size = Number(sizeText)
-      if (!oid || !type || !Number.isFinite(size)) {
-        this.pending.shift()!.reject(new EnvironmentError('git_failed', `unexpected cat-file output: ${header}`))
-        this.buf = this.buf.subarray(nl + 1)
+      if (!oid || !type || !Number.isSafeInteger(size) || size < 0) {
+        this.consume(nl + 1)
+        this.pending.shift()!.reject(new EnvironmentError('git_failed', `unexpected cat-file output: ${header.slice(0, 200)}`))
         continue
       }
-      const end = nl + 1 + size
-      if (this.buf.length < end + 1) return
-      const content = Buffer.from(this.buf.subarray(nl + 1, end))
-      this.buf = this.buf.subarray(end + 1)
-      this.pending.shift()!.resolve({oid, type, content})
+      const total = nl + 1 + size + 1
+      if (size > this.pending[0]!.limit) {
+        // Too large to read: resolve now and let the content stream past.
+        const have = buf.length
+        if (have >= total) this.consume(total)
+        else {
+          this.consume(have)
+          this.skip = total - have
+        }
+        this.pending.shift()!.resolve({oid, type, size, content: EMPTY, oversized: true})
+        if (this.skip > 0) return
+        continue
+      }
+      if (buf.length < total) {
+        this.need = total
+        return
+      }
+      const content = Buffer.from(buf.subarray(nl + 1, nl + 1 + size))
+      this.consume(total)
+      this.pending.shift()!.resolve({oid, type, size, content})
     }
   }
 
-  /** Read one object by name; null if it does not exist. */
-  read(name: string): Promise<GitObject | null> {
+  /**
+   * Read one object by name; null if it does not exist. With `limit`, an
+   * object larger than that many bytes comes back `oversized`, without content.
+   */
+  read(name: string, limit = Number.POSITIVE_INFINITY): Promise<GitObject | null> {
     if (this.failed) return Promise.reject(this.failed)
     if (/[\n\r]/.test(name)) return Promise.reject(new Error(`bad object name ${JSON.stringify(name)}`))
     const proc = this.start()
     return new Promise((resolve, reject) => {
-      this.pending.push({name, resolve, reject})
+      this.pending.push({name, limit, resolve, reject})
       proc.stdin.write(`${name}\n`)
     })
   }
 
-  /** Read an object that must exist and have the given type. */
-  async readType(name: string, type: string): Promise<GitObject> {
-    const o = await this.read(name)
+  /** Read an object that must exist and have the given type (see read() for `limit`). */
+  async readType(name: string, type: string, limit?: number): Promise<GitObject> {
+    const o = await this.read(name, limit)
     if (!o) throw new EnvironmentError('missing_object', `git object ${name} is missing from the repository`, {name})
     if (o.type !== type) throw new EnvironmentError('bad_object', `git object ${name} is a ${o.type}, expected a ${type}`, {name})
     return o

@@ -114,30 +114,154 @@ export function discoverInProcess(cwd: string, ref: string): Discovered | null {
   return {repo: {cwd, gitDir, commonDir, objectsDir: join(commonDir, 'objects'), algorithm: format}, tip}
 }
 
-/** The local config file's value for `section.key` (only plain [section] headers), or undefined. Null when git must be asked. */
+/**
+ * The value of `section.key` (no subsection) in the repository's own config
+ * file, read in-process: undefined when the file does not set it (git's
+ * other config files may), null when git must be asked instead. Git is
+ * asked whenever this reader might differ from it: an include or includeIf
+ * anywhere in the file, configuration passed in the environment
+ * (`git -c`, GIT_CONFIG_COUNT), a key set without `=` (a boolean), or any
+ * syntax git would reject.
+ */
 export function readLocalConfigValue(commonDir: string, section: string, key: string): string | undefined | null {
+  if (['GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_COUNT', 'GIT_CONFIG'].some((v) => process.env[v] !== undefined)) return null
   const text = readText(join(commonDir, 'config'))
   if (text === null) return undefined
-  if (/^\s*\[\s*include/im.test(text)) return null
-  let current = ''
+  return configFileValue(text, section, key)
+}
+
+const isSpace = (c: string): boolean => c === ' ' || c === '\t' || c === '\n' || c === '\r'
+const isKeyChar = (c: string): boolean => /^[A-Za-z0-9-]$/.test(c)
+
+/**
+ * `section.key` in the text of one git config file, parsed the way git's
+ * config.c parses it: section and key names are case-insensitive,
+ * subsections are not; a value has leading and trailing blanks removed and
+ * each run of unquoted blanks inside kept as that many spaces; `"` quotes,
+ * `\\`, `\"`, `\n`, `\t` and `\b` escape, a backslash at the end of a line
+ * continues the value; `#` and `;` start a comment outside quotes; CRLF
+ * counts as LF; a leading byte order mark is skipped. The last value wins.
+ * Undefined when unset; null when git must be asked (see readLocalConfigValue).
+ */
+export function configFileValue(text: string, section: string, key: string): string | undefined | null {
+  const src = text.startsWith('\uFEFF') ? text.slice(1) : text
+  let i = 0
+  /** The next character, '\n' at the end of the file (as git's get_next_char). */
+  const next = (): string => {
+    if (i >= src.length) {
+      i = src.length + 1
+      return '\n'
+    }
+    let c = src[i++]!
+    if (c === '\r' && src[i] === '\n') c = src[i++]!
+    return c
+  }
+  const eof = () => i > src.length
+  let current: string | null = null
   let value: string | undefined
-  for (const raw of text.split('\n')) {
-    const line = raw.trim()
-    if (!line || line.startsWith('#') || line.startsWith(';')) continue
-    const header = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"(?:[^"\\]|\\.)*")?\s*\]/.exec(line)
-    if (header) {
-      current = line.includes('"') ? `${header[1]!.toLowerCase()}"` : header[1]!.toLowerCase()
+  let comment = false
+  for (;;) {
+    const c = next()
+    if (c === '\n') {
+      if (eof()) return value
+      comment = false
       continue
     }
-    if (current !== section) continue
-    const kv = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line)
-    if (!kv || kv[1]!.toLowerCase() !== key) continue
-    let v = (kv[2] ?? 'true').replace(/\s[#;].*$/, '').trim()
-    if (v.startsWith('"') && v.endsWith('"') && v.length >= 2) v = v.slice(1, -1).replace(/\\(.)/g, '$1')
-    if (/\\$/.test(v) || v.includes('"')) return null // continuation or tricky quoting: ask git
-    value = v
+    if (comment || isSpace(c)) continue
+    if (c === '#' || c === ';') {
+      comment = true
+      continue
+    }
+    if (c === '[') {
+      // Section header: [name] or [name "subsection"]; anything git would refuse is left to git.
+      let name = ''
+      let sub: string | null = null
+      let d = next()
+      while (d !== ']' && !isSpace(d)) {
+        if (eof() || (!isKeyChar(d) && d !== '.')) return null
+        name += d.toLowerCase()
+        d = next()
+      }
+      if (d !== ']') {
+        do d = next()
+        while (isSpace(d) && !eof())
+        if (d !== '"') return null
+        sub = ''
+        for (;;) {
+          d = next()
+          if (d === '\n') return null
+          if (d === '"') break
+          if (d === '\\') {
+            d = next()
+            if (d === '\n') return null
+          }
+          sub += d
+        }
+        if (next() !== ']') return null
+      }
+      if (name === 'include' || name === 'includeif') return null
+      current = sub === null ? name : null
+      continue
+    }
+    if (!/^[A-Za-z]$/.test(c)) return null
+    let name = c.toLowerCase()
+    let d = next()
+    while (isKeyChar(d)) {
+      name += d.toLowerCase()
+      d = next()
+    }
+    while (d === ' ' || d === '\t') d = next()
+    const wanted = current === section && name === key
+    if (d === '\n') {
+      if (wanted) return null // a key without a value is a boolean: let git say what it means
+      if (eof()) return value
+      continue
+    }
+    if (d !== '=') return null
+    // The value, as git's parse_value reads it.
+    let out = ''
+    let quote = false
+    let spaces = 0
+    let inComment = false
+    for (;;) {
+      let v = next()
+      if (v === '\n') {
+        if (quote) return null
+        break
+      }
+      if (inComment) continue
+      if (isSpace(v) && !quote) {
+        if (out.length > 0) spaces++
+        continue
+      }
+      if (!quote && (v === ';' || v === '#')) {
+        inComment = true
+        continue
+      }
+      out += ' '.repeat(spaces)
+      spaces = 0
+      if (v === '\\') {
+        v = next()
+        if (v === '\n') {
+          if (eof()) return null
+          continue
+        }
+        if (v === 't') v = '\t'
+        else if (v === 'b') v = '\b'
+        else if (v === 'n') v = '\n'
+        else if (v !== '\\' && v !== '"') return null
+        out += v
+        continue
+      }
+      if (v === '"') {
+        quote = !quote
+        continue
+      }
+      out += v
+    }
+    if (wanted) value = out
+    if (eof()) return value
   }
-  return value
 }
 
 async function discoverWithGit(cwd: string, ref: string): Promise<Discovered> {

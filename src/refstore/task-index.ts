@@ -19,14 +19,14 @@
 import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {EnvironmentError} from '../core/errors'
-import {idsWithPrefixIn, shardOf} from '../core/ids'
+import {idsWithPrefixIn, isStoredId, shardOf} from '../core/ids'
 import {overlaySnapshot} from '../core/overlay'
 import {ScannedTables, type Snapshot, type SnapshotTables, type TaskEntry, tablesOf} from '../core/snapshot'
 import {CONFIG_PATH, META_PATH, TASKS_DIR, TASK_FILE} from '../core/store-layout'
-import {DEFAULT_CONFIG, FORMAT_VERSION, type ListConfig, type Status, TASK_KEYS, type TaskMeta} from '../core/task'
-import {parseConfig, parseMeta, parseTaskFile} from '../core/task-file'
-import {type HashAlgorithm, TREE_MODE, type TreeEntry, decodeCommit, decodeTree} from './git-objects'
-import type {ObjectReader} from './object-reader'
+import {DEFAULT_CONFIG, FORMAT_VERSION, type ListConfig, MAX_FILE_BYTES, type Status, TASK_KEYS, type TaskMeta} from '../core/task'
+import {type Parsed, fileText, parseConfig, parseMeta, parseTaskFile} from '../core/task-file'
+import {FILE_MODE, type HashAlgorithm, TREE_MODE, type TreeEntry, decodeCommit, decodeTree} from './git-objects'
+import type {GitObject, ObjectReader} from './object-reader'
 
 const CACHE_VERSION = 5
 /** First line of the file; it names the format version, so another version is simply not read. */
@@ -130,6 +130,20 @@ export interface IndexHeader {
   warnings: string[]
   /** Shard name → tree id. */
   shards: Record<string, string>
+  /**
+   * Entries under tasks/ that are not task cards: a name that is not a task
+   * id or is not a shard, a task directory in the wrong shard, a file where
+   * a shard belongs. Reported by path beside the broken cards; `shard` says
+   * which shard listing found it (none: the tasks/ tree itself).
+   */
+  strays: Stray[]
+}
+
+/** Something under tasks/ that is not a card, reported by path. */
+export interface Stray {
+  path: string
+  error: string
+  shard?: string
 }
 
 /** A complete set of tasks with its tables: the cache file, or tasks read from git. */
@@ -160,7 +174,7 @@ function damaged(what: string): EnvironmentError {
  * The cache file, searched in place. Format (text, fields split by TAB, JSON
  * text never holds a raw TAB or newline):
  *   git-tasks index 5
- *   {JSON header: IndexHeader + count and byte length of the task lines}
+ *   {JSON header: IndexHeader (strays included) + count and byte length of the task lines}
  *   <ids of the next queue, space-separated, in next order>
  *   <id> <status> <shard> <dir tree> <parent> <deps> <sub-items> <dependents> <frontmatter JSON array | !error JSON>
  * One line per task in id order (JavaScript string order); id lists are
@@ -493,7 +507,7 @@ export async function updateIndex(
   const metaBlob = byName.get(META_PATH)?.oid ?? null
   if (!metaBlob) throw new EnvironmentError('bad_store', `the tasks ref ${commit.slice(0, 12)} has no ${META_PATH}; it is not a git-tasks list`)
   if (!from || from.metaBlob !== metaBlob) {
-    const meta = parseMeta((await reader.readType(metaBlob, 'blob')).content.toString('utf8'))
+    const meta = readSmallFile(await reader.read(metaBlob, MAX_FILE_BYTES), parseMeta)
     if (!meta.ok) throw new EnvironmentError('bad_store', `${META_PATH} on the tasks ref is broken: ${meta.error}`)
     if (meta.value.format > FORMAT_VERSION) {
       throw new EnvironmentError('newer_format', `this list uses store format ${meta.value.format}, newer than this git-tasks understands (${FORMAT_VERSION}); upgrade git-tasks`, {
@@ -508,7 +522,7 @@ export async function updateIndex(
   if (!from || from.configBlob !== configBlob) {
     config = {...DEFAULT_CONFIG}
     if (configBlob) {
-      const parsed = parseConfig((await reader.readType(configBlob, 'blob')).content.toString('utf8'))
+      const parsed = readSmallFile(await reader.read(configBlob, MAX_FILE_BYTES), parseConfig)
       if (parsed.ok) config = parsed.value
       else warnings.push(`${CONFIG_PATH}: ${parsed.error}; using defaults`)
     }
@@ -519,83 +533,170 @@ export async function updateIndex(
   const tasksEntry = byName.get(TASKS_DIR)
   const tasksTree = tasksEntry?.mode === TREE_MODE ? tasksEntry.oid : null
   const header = {list, commit, rootTree, tasksTree, metaBlob, configBlob, config, warnings}
-  if (from && from.tasksTree === tasksTree) return {...header, shards: from.shards, base: from.base, changes: from.changes}
-  if (!tasksTree) return {...header, shards: {}, base: EMPTY_BASE, changes: new Map()}
+  if (from && from.tasksTree === tasksTree) return {...header, shards: from.shards, strays: from.strays, base: from.base, changes: from.changes}
+  if (!tasksTree) {
+    const strays: Stray[] = tasksEntry ? [{path: TASKS_DIR, error: `${TASKS_DIR} is ${describeMode(tasksEntry.mode)}, not a directory of task shards`}] : []
+    return {...header, shards: {}, strays, base: EMPTY_BASE, changes: new Map()}
+  }
 
   const shards: Record<string, string> = {}
-  for (const e of decodeTree((await reader.readType(tasksTree, 'tree')).content, algorithm)) if (e.mode === TREE_MODE) shards[e.name] = e.oid
+  const strays: Stray[] = []
+  for (const e of decodeTree((await reader.readType(tasksTree, 'tree')).content, algorithm)) {
+    if (e.mode === TREE_MODE && SHARD_RE.test(e.name)) shards[e.name] = e.oid
+    else if (SHARD_RE.test(e.name)) strays.push({path: `${TASKS_DIR}/${e.name}`, error: `${TASKS_DIR}/${e.name} is ${describeMode(e.mode)}, not a shard directory`})
+    else strays.push({path: `${TASKS_DIR}/${e.name}`, error: `${TASKS_DIR}/${e.name} is not a shard directory (two hex digits); ignored`})
+  }
   if (from) {
-    const changes = await changesBetween(reader, algorithm, from, shards)
-    if (changes) return {...header, shards, base: from.base, changes}
+    const changed = await changesBetween(reader, algorithm, from, shards)
+    if (changed) return {...header, shards, strays: [...strays, ...changed.strays], base: from.base, changes: changed.changes}
   }
   // Nothing to start from (or its trees are gone): read every task.
   const tasks = new Map<string, IndexedTask>()
-  const names = Object.keys(shards)
+  const names = Object.keys(shards).sort()
   const trees = await Promise.all(names.map((name) => reader.readType(shards[name]!, 'tree')))
   const work: Array<Promise<void>> = []
   names.forEach((shard, i) => {
-    for (const dir of decodeTree(trees[i]!.content, algorithm)) {
-      if (dir.mode === TREE_MODE) work.push(readTaskDir(reader, algorithm, shard, dir.name, dir.oid).then((t) => void tasks.set(dir.name, t)))
-    }
+    const {cards, strays: found} = readShard(shard, trees[i]!.content, algorithm)
+    strays.push(...found)
+    for (const dir of cards) work.push(readTaskDir(reader, algorithm, shard, dir).then((t) => void tasks.set(dir.name, t)))
   })
   await Promise.all(work)
-  return {...header, shards, base: memoryBase(tasks), changes: new Map()}
+  return {...header, shards, strays, base: memoryBase(tasks), changes: new Map()}
+}
+
+const SHARD_RE = /^[0-9a-f]{2}$/
+
+/** What a tree entry of this mode is, in words. */
+function describeMode(mode: string): string {
+  switch (mode) {
+    case TREE_MODE:
+      return 'a directory'
+    case FILE_MODE:
+    case '100755':
+      return 'a file'
+    case '120000':
+      return 'a symbolic link'
+    case '160000':
+      return 'a submodule (gitlink)'
+    default:
+      return `an entry of mode ${mode}`
+  }
+}
+
+/**
+ * Split a shard's entries into cards (entries named by a task id that
+ * belongs in this shard, whatever their type: a file there is a broken
+ * card) and strays (everything else, reported by path and otherwise
+ * ignored). A task directory in the wrong shard is a stray, so it can never
+ * stand in for, or collide with, the card of the same id in its own shard.
+ */
+function classifyShard(shard: string, entries: readonly TreeEntry[]): {cards: TreeEntry[]; strays: Stray[]} {
+  const cards: TreeEntry[] = []
+  const strays: Stray[] = []
+  for (const e of entries) {
+    const path = `${TASKS_DIR}/${shard}/${e.name}`
+    if (isStoredId(e.name) && shardOf(e.name) === shard) cards.push(e)
+    else if (isStoredId(e.name)) strays.push({path, shard, error: `${path} is in the wrong shard (${e.name} belongs in ${TASKS_DIR}/${shardOf(e.name)}/); ignored`})
+    else strays.push({path, shard, error: `${path} is not a task directory (the name is not a task id); ignored`})
+  }
+  return {cards, strays}
+}
+
+/** A shard's cards and strays; a malformed shard tree is itself a stray (its cards cannot be listed). */
+function readShard(shard: string, content: Buffer, algorithm: HashAlgorithm): {cards: TreeEntry[]; strays: Stray[]} {
+  let entries: TreeEntry[]
+  try {
+    entries = decodeTree(content, algorithm)
+  } catch (error) {
+    return {cards: [], strays: [{path: `${TASKS_DIR}/${shard}`, shard, error: (error as Error).message}]}
+  }
+  return classifyShard(shard, entries)
+}
+
+/** Read and parse a small file of the list (meta.yaml, config.yaml); an absent, non-blob, oversized or non-UTF-8 object is an error message. */
+function readSmallFile<T>(obj: GitObject | null, parse: (text: string) => Parsed<T>): Parsed<T> {
+  if (!obj) return {ok: false, error: 'the object is missing from the repository'}
+  if (obj.type !== 'blob') return {ok: false, error: `it is a ${obj.type}, not a file`}
+  const text = fileText(obj)
+  return text.ok ? parse(text.value) : text
 }
 
 /**
  * The changes from `from`'s base to the new shard trees: `from`'s own changes
  * plus, for each shard whose tree id moved, the task directories added,
- * changed or removed between its old and new tree. Null when an old tree is
- * no longer in the repository.
+ * changed or removed between its old and new tree, and the strays of every
+ * shard (kept from `from` for shards that did not move). Null when an old
+ * tree is no longer in the repository.
  */
 async function changesBetween(
   reader: ObjectReader,
   algorithm: HashAlgorithm,
   from: TaskIndex,
   shards: Record<string, string>,
-): Promise<Map<string, IndexedTask | null> | null> {
+): Promise<{changes: Map<string, IndexedTask | null>; strays: Stray[]} | null> {
   const moved = new Set<string>()
   for (const [name, oid] of Object.entries(shards)) if (from.shards[name] !== oid) moved.add(name)
   for (const name of Object.keys(from.shards)) if (!(name in shards)) moved.add(name)
   const names = [...moved].sort()
-  const listing = async (oid: string | undefined): Promise<TreeEntry[] | null> => {
-    if (!oid) return []
+  const listing = async (shard: string, oid: string | undefined): Promise<{cards: TreeEntry[]; strays: Stray[]} | null> => {
+    if (!oid) return {cards: [], strays: []}
     const o = await reader.read(oid)
-    return o && o.type === 'tree' ? decodeTree(o.content, algorithm).filter((e) => e.mode === TREE_MODE) : null
+    return o && o.type === 'tree' ? readShard(shard, o.content, algorithm) : null
   }
-  const [before, after] = await Promise.all([Promise.all(names.map((n) => listing(from.shards[n]))), Promise.all(names.map((n) => listing(shards[n])))])
-  if (before.some((b) => b === null)) return null
+  const [before, after] = await Promise.all([Promise.all(names.map((n) => listing(n, from.shards[n]))), Promise.all(names.map((n) => listing(n, shards[n])))])
+  if (before.some((b) => b === null) || after.some((a) => a === null)) return null
+  const strays = from.strays.filter((st) => st.shard !== undefined && !moved.has(st.shard))
   const changes = new Map(from.changes)
   const reads: Array<{shard: string; entry: TreeEntry}> = []
   names.forEach((shard, i) => {
-    const old = new Map(before[i]!.map((e) => [e.name, e.oid]))
-    for (const e of after[i]!) {
+    const old = new Map(before[i]!.cards.map((e) => [e.name, e.oid]))
+    for (const e of after[i]!.cards) {
       if (old.get(e.name) !== e.oid) reads.push({shard, entry: e})
       old.delete(e.name)
     }
     for (const id of old.keys()) changes.set(id, null)
+    strays.push(...after[i]!.strays)
   })
-  const read = await Promise.all(reads.map(({shard, entry}) => readTaskDir(reader, algorithm, shard, entry.name, entry.oid)))
+  const read = await Promise.all(reads.map(({shard, entry}) => readTaskDir(reader, algorithm, shard, entry)))
   for (const t of read) changes.set(t.id, t)
   // A change that restores the base's own entry is no change.
   for (const [id, t] of changes) {
     const b = from.base.tasks.get(id)
     if (t === null ? b === undefined : b !== undefined && b.dir === t.dir && b.shard === t.shard) changes.delete(id)
   }
-  return changes
+  return {changes, strays}
 }
 
-async function readTaskDir(reader: ObjectReader, algorithm: HashAlgorithm, shard: string, id: string, dirOid: string): Promise<IndexedTask> {
-  const entries = decodeTree((await reader.readType(dirOid, 'tree')).content, algorithm)
-  const file = entries.find((e) => e.name === TASK_FILE && e.mode !== TREE_MODE)
-  if (!file) return IndexedTask.broken(id, shard, dirOid, `${TASKS_DIR}/${shard}/${id} has no ${TASK_FILE}`)
-  const text = (await reader.readType(file.oid, 'blob')).content.toString('utf8')
-  const parsed = parseTaskFile(text, id)
-  if (!parsed.ok) return IndexedTask.broken(id, shard, dirOid, parsed.error)
-  if (shardOf(id) !== shard) {
-    return IndexedTask.broken(id, shard, dirOid, `${TASKS_DIR}/${shard}/${id} is in the wrong directory (expected ${TASKS_DIR}/${shardOf(id)}/)`)
+/**
+ * Read one card. Whatever is there, the answer is an entry: a readable
+ * task, or a broken one saying what is wrong (not a directory, no task.md,
+ * task.md a link, a submodule or a directory, a missing object, too large
+ * to read, not UTF-8, not parseable, not valid, the wrong id). Nothing in a
+ * card can stop the rest of the list from being read.
+ */
+async function readTaskDir(reader: ObjectReader, algorithm: HashAlgorithm, shard: string, entry: TreeEntry): Promise<IndexedTask> {
+  const id = entry.name
+  const dirPath = `${TASKS_DIR}/${shard}/${id}`
+  const broken = (error: string) => IndexedTask.broken(id, shard, entry.oid, error)
+  if (entry.mode !== TREE_MODE) return broken(`${dirPath} is ${describeMode(entry.mode)}, not a task directory`)
+  const dir = await reader.read(entry.oid)
+  if (!dir || dir.type !== 'tree') return broken(`the directory ${dirPath} is missing from the repository`)
+  let entries: TreeEntry[]
+  try {
+    entries = decodeTree(dir.content, algorithm)
+  } catch (error) {
+    return broken((error as Error).message)
   }
-  return IndexedTask.fromMeta(id, shard, dirOid, parsed.value.meta)
+  const file = entries.find((e) => e.name === TASK_FILE)
+  if (!file) return broken(`${dirPath} has no ${TASK_FILE}`)
+  if (file.mode !== FILE_MODE && file.mode !== '100755') return broken(`${TASK_FILE} is ${describeMode(file.mode)}, not a file`)
+  const obj = await reader.read(file.oid, MAX_FILE_BYTES)
+  if (!obj || obj.type !== 'blob') return broken(`the content of ${TASK_FILE} is missing from the repository`)
+  const text = fileText(obj)
+  if (!text.ok) return broken(text.error)
+  const parsed = parseTaskFile(text.value, id)
+  if (!parsed.ok) return broken(parsed.error)
+  return IndexedTask.fromMeta(id, shard, entry.oid, parsed.value.meta)
 }
 
 /** The core's view of an index: the base read through the changes. */

@@ -6,7 +6,7 @@
  * on its path, and nothing else. Empty trees are dropped, as git does.
  */
 import {EnvironmentError} from '../core/errors'
-import {FILE_MODE, TREE_MODE, type LooseObjectWriter, decodeTree, encodeTree} from './git-objects'
+import {FILE_MODE, TREE_MODE, type LooseObjectWriter, type TreeEntry, decodeTree, encodeTree} from './git-objects'
 import type {ObjectReader} from './object-reader'
 
 interface Node {
@@ -15,7 +15,13 @@ interface Node {
   dirty: boolean
 }
 
-type Entry = {kind: 'blob'; mode: string; oid: string} | {kind: 'tree'; node: Node} | {kind: 'other'; mode: string; oid: string}
+/** `raw`: the name's bytes when they are not UTF-8 (see TreeEntry), kept so the entry is written back as it was. */
+type Entry = ({kind: 'blob'; mode: string; oid: string} | {kind: 'tree'; node: Node} | {kind: 'other'; mode: string; oid: string}) & {raw?: Buffer}
+
+/** Map key of an entry: its name, or for a name that is not UTF-8 a key no path we write can have. */
+function keyOf(e: {name: string; raw?: Buffer}): string {
+  return e.raw ? `\0${e.raw.toString('hex')}` : e.name
+}
 
 export class TreeBuilder {
   private readonly root: Node
@@ -33,9 +39,10 @@ export class TreeBuilder {
     const obj = await this.reader.readType(node.oid!, 'tree')
     const entries = new Map<string, Entry>()
     for (const e of decodeTree(obj.content, this.writer.algorithm)) {
-      if (e.mode === TREE_MODE) entries.set(e.name, {kind: 'tree', node: {oid: e.oid, entries: null, dirty: false}})
-      else if (e.mode === FILE_MODE || e.mode === '100755') entries.set(e.name, {kind: 'blob', mode: e.mode, oid: e.oid})
-      else entries.set(e.name, {kind: 'other', mode: e.mode, oid: e.oid})
+      const raw = e.raw ? {raw: e.raw} : {}
+      if (e.mode === TREE_MODE) entries.set(keyOf(e), {kind: 'tree', node: {oid: e.oid, entries: null, dirty: false}, ...raw})
+      else if (e.mode === FILE_MODE || e.mode === '100755') entries.set(keyOf(e), {kind: 'blob', mode: e.mode, oid: e.oid, ...raw})
+      else entries.set(keyOf(e), {kind: 'other', mode: e.mode, oid: e.oid, ...raw})
     }
     node.entries = entries
     return entries
@@ -102,13 +109,14 @@ export class TreeBuilder {
 
   private writeNode(node: Node): string | null {
     if (!node.dirty) return node.oid
-    const out: Array<{mode: string; name: string; oid: string}> = []
+    const out: TreeEntry[] = []
     for (const [name, entry] of node.entries!) {
+      const raw = entry.raw ? {raw: entry.raw} : {}
       if (entry.kind === 'tree') {
         const oid = this.writeNode(entry.node)
-        if (oid) out.push({mode: TREE_MODE, name, oid})
+        if (oid) out.push({mode: TREE_MODE, name, oid, ...raw})
       } else {
-        out.push({mode: entry.mode, name, oid: entry.oid})
+        out.push({mode: entry.mode, name, oid: entry.oid, ...raw})
       }
     }
     if (out.length === 0) return null

@@ -6,7 +6,7 @@ import type {TaskDetail, TaskView} from '../core/task-view'
 import type {ListResult} from '../app/task-actions'
 import type {HistoryEvent} from '../refstore/history'
 import {renderTable} from './table'
-import {type Style, type Terminal, paint, truncate} from './terminal'
+import {type Style, type Terminal, paint, truncate, visible} from './terminal'
 import {STATES} from '../core/readiness'
 
 const STATUS_STYLE: Record<string, Style> = {todo: 'cyan', in_progress: 'yellow', blocked: 'red', done: 'green', cancelled: 'dim'}
@@ -131,7 +131,7 @@ export function renderTaskDetail(term: Terminal, d: TaskDetail): string {
       for (const l of c.body.split('\n')) lines.push(`    ${l}`)
     }
   }
-  for (const b of d.broken) lines.push(paint(term, 'red', `unreadable: ${b.path}: ${b.error}`))
+  for (const b of d.broken) lines.push(paint(term, 'red', visible(`unreadable: ${b.path}: ${b.error}`)))
   return `${lines.join('\n')}\n`
 }
 

@@ -24,6 +24,15 @@ export function paint(term: Terminal, style: Style, text: string): string {
   return `\u001b[${open}m${text}\u001b[${close}m`
 }
 
+/**
+ * Text from the ref (a path someone pushed, a reason quoting it) with
+ * control characters shown as `\xNN`, so it cannot move the cursor or
+ * recolour a terminal.
+ */
+export function visible(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+}
+
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/
 
 /** Display width of plain text (code points; wide CJK counts 2). */

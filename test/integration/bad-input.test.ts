@@ -8,7 +8,9 @@ import {idFromSeed, keyedSeed, shardOf} from '../../src/core/ids'
 import {existsSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {ROOT, cleanupAll, gitSync, makeRepo, run, runJson, tempDir, type RunOptions} from '../helpers/cli'
+import {spawnSync} from 'node:child_process'
+import {expectSchema} from '../remote/support'
+import {BIN, ROOT, TEST_ENV, cleanupAll, gitSync, makeRepo, run, runJson, tempDir, type RunOptions} from '../helpers/cli'
 
 afterAll(() => cleanupAll())
 
@@ -439,5 +441,131 @@ describe('environment', () => {
     expect(tip(repo)).toBeNull()
     expect(gitSync(repo, ['for-each-ref', 'refs/tasks/']).trim()).toBe('')
     await bad(repo, ['list', '--list', 'other'], 1, 'not_initialised')
+  })
+})
+
+// ---------------------------------------------------------------- values the files cannot hold, unbounded and undecodable input
+
+describe('input the task files cannot hold is refused before anything is written', () => {
+  let repo: string
+  let id: string
+
+  beforeAll(async () => {
+    repo = await newList()
+    id = (await add(repo, 'Lease me')).id
+  })
+
+  // Regression: `claim --lease 300000000000` wrote lease_expires "+011533-…", which the reader's
+  // schema rejects: the card could no longer be shown, released or repaired. `--lease 9e12` was an
+  // internal error and a far-future TASKS_NOW wrote an unreadable created_at.
+  it('a lease over 365 days or a time after year 9999 is refused (exit 2 or 5); the card stays readable', async () => {
+    for (const lease of ['300000000000', '9e12', '31536001', '1.5']) {
+      await bad(repo, ['claim', id, '--lease', lease], 2, 'usage')
+      await bad(repo, ['next', '--lease', lease], 2, 'usage')
+    }
+    await bad(repo, ['add', 'x'], 2, 'bad_now', as('alice', {env: {TASKS_NOW: '+200000-01-01T00:00:00Z'}}))
+    await bad(repo, ['claim', id], 5, 'time_out_of_range', as('alice', {env: {TASKS_NOW: '9999-12-31T23:00:00Z'}}))
+    const claimed = await runJson(repo, ['claim', id, '--lease', '31536000'], ALICE)
+    expect(Date.parse(claimed.task.lease_expires) - Date.parse(claimed.task.claimed_at)).toBe(31536000 * 1000)
+    await bad(repo, ['heartbeat', id, '--lease', '300000000000'], 2, 'usage')
+    expect((await runJson(repo, ['show', id])).task.owner).toBe('alice')
+    await runJson(repo, ['release', id], ALICE)
+  })
+
+  it('a config.yaml value out of bounds is a warning and the defaults apply: claims keep working', async () => {
+    const r = makeRepo()
+    await runJson(r, ['init'])
+    const t = await add(r, 'Claim me')
+    putFileOnRef(r, 'config.yaml', 'lease_seconds: 1e300\n')
+    const l = await runJson(r, ['list'])
+    expect(l.warnings).toEqual([expect.stringMatching(/config\.yaml.*lease_seconds.*defaults/)])
+    const c = await runJson(r, ['claim', t.id], ALICE)
+    expect(Date.parse(c.task.lease_expires) - Date.parse(c.task.claimed_at)).toBe(3600 * 1000)
+  })
+
+  // Regression: `--body-file /dev/zero` grew to 6.9 GB before the 64 KiB limit was checked.
+  it('--body-file and comment --file stop reading past the largest allowed size (/dev/zero, stdin)', async () => {
+    const started = Date.now()
+    const e = await bad(repo, ['add', 'zeros', '--body-file', '/dev/zero'], 5, 'body_too_long')
+    expect(e.message).toContain('/dev/zero')
+    expect(Date.now() - started).toBeLessThan(10_000)
+    await bad(repo, ['edit', id, '--body-file', '/dev/zero'], 5, 'body_too_long')
+    await bad(repo, ['comment', id, '--file', '/dev/zero'], 5, 'comment_too_long')
+    await bad(repo, ['add', 'from stdin', '--body-file', '-'], 5, 'body_too_long', as('alice', {input: 'y'.repeat(1024 * 1024 + 1)}))
+    const fromStdin = await runJson(repo, ['add', 'from stdin', '--body-file', '-'], as('alice', {input: 'short body\n'}))
+    expect((await runJson(repo, ['show', fromStdin.task.id])).body).toBe('short body\n')
+  })
+
+  it('text that is not valid UTF-8 is refused (exit 5), not stored with U+FFFD', async () => {
+    const file = join(tempDir('utf8-'), 'latin1.md')
+    writeFileSync(file, Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]))
+    await bad(repo, ['add', 'latin-1 body', '--body-file', file], 5, 'bad_utf8')
+    await bad(repo, ['comment', id, '--file', file], 5, 'bad_utf8')
+    const before = tip(repo)
+    const env = {...TEST_ENV, TASKS_ACTOR: 'alice'}
+    const stdin = spawnSync(process.execPath, [BIN, 'add', 'latin-1 stdin', '--body-file', '-', '--json'], {cwd: repo, env, input: Buffer.from([0x63, 0x61, 0x66, 0xe9]), encoding: 'utf8'})
+    expect(stdin.status, stdin.stderr).toBe(5)
+    expect(JSON.parse(stdin.stderr).error.code).toBe('bad_utf8')
+    // Arguments: pass the raw bytes through a shell, as a terminal in another encoding would.
+    const r = spawnSync('/bin/sh', ['-c', `"${process.execPath}" "${BIN}" add "$(printf 'caf\\351')" --json`], {cwd: repo, env, encoding: 'utf8'})
+    expect(r.status, r.stderr).toBe(5)
+    expect(JSON.parse(r.stderr).error.code).toBe('bad_utf8')
+    expect(tip(repo)).toBe(before)
+  })
+
+  it("--tag '', -p ' 1', --as '' and the reconciler's identity are refused", async () => {
+    await bad(repo, ['add', 'x', '--tag', ''], 5, 'bad_tag')
+    await bad(repo, ['add', 'x', '--tag', 'a,,b'], 5, 'bad_tag')
+    await bad(repo, ['edit', id, '--tag', ' '], 5, 'bad_tag')
+    await bad(repo, ['add', 'x', '-p', ' 1'], 5, 'bad_priority')
+    await bad(repo, ['add', 'x', '-p', '1 '], 5, 'bad_priority')
+    await bad(repo, ['add', 'x', '--as', ''], 2, 'bad_actor')
+    await bad(repo, ['list', '--as', ''], 2, 'bad_actor')
+    await bad(repo, ['add', 'x', '--as', 'a\tb'], 2, 'bad_actor')
+    await bad(repo, ['add', 'x', '--as', 'a\u001b[31mb'], 2, 'bad_actor')
+    await bad(repo, ['add', 'x', '--as', 'git-tasks'], 2, 'reserved_actor')
+    await bad(repo, ['add', 'x'], 2, 'reserved_actor', as('Git-Tasks'))
+    await bad(repo, ['assign', id, 'git-tasks'], 2, 'reserved_actor')
+  })
+
+  it('list names are what docs/storage.md says: letters, digits, . _ -, starting with a letter or digit', async () => {
+    for (const list of ['_x', '.x', '-x', 'x.lock', 'a..b', 'x.', 'a/b', 'x'.repeat(65), 'caf\u00e9', '']) await bad(repo, ['list', '--list', list], 2, 'bad_list')
+    await bad(repo, ['list'], 2, 'bad_list', as('alice', {env: {TASKS_LIST: '../x'}}))
+    expect((await runJson(repo, ['init', '--list', 'a.b-c_D9'])).ref).toBe('refs/tasks/a.b-c_D9')
+    await bad(repo, ['list', '--list', 'x'.repeat(64)], 1, 'not_initialised')
+  })
+})
+
+describe('doctor --fix rewrites a card whose only fault is a field value', () => {
+  // Regression: a card written by `claim --lease 300000000000` (lease_expires "+011533-…") could not
+  // be shown, released or removed, and `doctor --fix` failed on it.
+  it('an unstorable lease is clamped, a non-time closed_at removed; the card reads again and can be released', async () => {
+    const repo = await newList()
+    const t = await add(repo, 'Leased for ten thousand years')
+    await runJson(repo, ['claim', t.id], ALICE)
+    const path = `tasks/${shardOf(t.id)}/${t.id}/task.md`
+    const text = gitSync(repo, ['cat-file', '-p', `refs/tasks/main:${path}`])
+    putFileOnRef(repo, path, text.replace(/lease_expires: "[^"]*"/, 'lease_expires: "+011533-07-16T00:11:21.047Z"').replace('revision: 2', 'revision: 2\nclosed_at: "yesterday"'))
+    await bad(repo, ['release', t.id], 5, 'broken_task_file')
+
+    const check = await run(repo, ['doctor', '--json'], ALICE)
+    expect(check.code).toBe(5)
+    const before = JSON.parse(check.stdout)
+    expect(before.broken).toEqual([{path, error: expect.stringMatching(/lease_expires.*doctor --fix/)}])
+    expectSchema('doctor', before)
+
+    const fixed = await run(repo, ['doctor', '--fix', '--json'], ALICE)
+    expect(fixed.code, fixed.stderr).toBe(0)
+    const out = JSON.parse(fixed.stdout)
+    expectSchema('doctor', out)
+    expect(out.broken).toEqual([])
+    expect(out.repairs).toEqual([{kind: 'field_value', task: t.id, message: expect.stringMatching(/lease_expires "\+011533.*9999-12-31T23:59:59\.999Z.*closed_at "yesterday" → removed/)}])
+    expect(gitSync(repo, ['log', '-1', '--format=%B', 'refs/tasks/main'])).toContain(`Tasks-Repair: field_value ${t.id}`)
+
+    const shown = await runJson(repo, ['show', t.id])
+    expect(shown.task).toMatchObject({owner: 'alice', lease_expires: '9999-12-31T23:59:59.999Z', closed_at: null, updated_by: 'git-tasks'})
+    expect(shown.comments).toEqual([expect.objectContaining({kind: 'problem', author: 'git-tasks', body: expect.stringContaining('lease_expires')})])
+    await runJson(repo, ['release', t.id], ALICE)
+    expect((await run(repo, ['doctor', '--json'], ALICE)).code).toBe(0)
   })
 })

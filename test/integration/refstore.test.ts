@@ -3,6 +3,7 @@
  * what git computes, objects pass `git fsck`, and the incremental index
  * cache always equals a cold rebuild.
  */
+import {execFileSync} from 'node:child_process'
 import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
@@ -18,7 +19,7 @@ import {removeTask} from '../../src/core/ops/remove'
 import {setDependencies} from '../../src/core/ops/edit'
 import {addTask} from '../../src/core/ops/add'
 import {claimTask} from '../../src/core/ops/claim'
-import {gitSync, makeRepo} from '../helpers/cli'
+import {TEST_ENV, gitSync, makeRepo} from '../helpers/cli'
 import {ctx} from '../helpers/snapshot'
 
 describe('git objects written in-process', () => {
@@ -36,7 +37,13 @@ describe('git objects written in-process', () => {
     const tree = writer.write('tree', encodeTree(entries))
     const viaGit = gitSync(dir, ['mktree'], entries.map((e) => `${e.mode === '40000' ? '040000 tree' : '100644 blob'} ${e.oid}\t${e.name}\n`).join('')).trim()
     expect(tree).toBe(viaGit)
-    expect(decodeTree(Buffer.from(gitSync(dir, ['cat-file', 'tree', tree], undefined), 'latin1'), 'sha1').length).toBe(3)
+    // The raw bytes: object ids in a tree are binary, so not through a UTF-8 string.
+    const raw = execFileSync('git', ['cat-file', 'tree', tree], {cwd: dir, env: TEST_ENV})
+    expect(decodeTree(raw, 'sha1')).toEqual([
+      {mode: '100644', name: 'a.md', oid: blob},
+      {mode: '40000', name: 'a', oid: entries[1]!.oid},
+      {mode: '100644', name: 'b.md', oid: blob},
+    ])
     gitSync(dir, ['fsck', '--strict', '--no-dangling'])
   })
 

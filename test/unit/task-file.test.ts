@@ -3,8 +3,14 @@ import fc from 'fast-check'
 import {parseCommentFile, parseConfig, parseMeta, parseTaskFile, serialiseComment, serialiseConfig, serialiseTask} from '../../src/core/task-file'
 import {YAML_STYLE, parseCanonical, serialiseFrontmatter, splitFrontmatter} from '../../src/core/frontmatter'
 import * as YAML from 'yaml'
-import {DEFAULT_CONFIG} from '../../src/core/task'
-import {task} from '../helpers/snapshot'
+import {DEFAULT_CONFIG, MAX_FILE_BYTES, MAX_LEASE_SECONDS, MAX_TIME_MS, MIN_TIME_MS, type TaskMeta} from '../../src/core/task'
+import {TasksError} from '../../src/core/errors'
+import {addTask} from '../../src/core/ops/add'
+import {claimTask, heartbeat} from '../../src/core/ops/claim'
+import {editTask} from '../../src/core/ops/edit'
+import {fileText} from '../../src/core/task-file'
+import {validateConfig, validateTask} from '../../src/generated/validators'
+import {after, ctx, snapshot, task} from '../helpers/snapshot'
 
 describe('task files', () => {
   it('round-trips frontmatter and body byte for byte', () => {
@@ -66,7 +72,7 @@ describe('task files', () => {
       ['---\n: : :\n---\n', /invalid YAML|not a mapping/],
       [good.replace('status: "todo"', 'status: "nope"'), /status/],
       [good.replace('priority: 2', 'priority: 9'), /priority/],
-      [good.replace('title: ', 'title: "a"\ntitle: '), /invalid YAML/],
+      [good.replace('title: ', 'title: "a"\ntitle: '), /duplicate key \(title\)/],
     ]
     for (const [text, why] of cases) {
       const parsed = parseTaskFile(text, 'tsk-abcdefghjk')
@@ -126,5 +132,147 @@ describe('canonical frontmatter', () => {
 
   it('leaves anything else to the YAML parser', () => {
     for (const text of ['a: plain\n', "a: 'single'\n", 'a: "x" # note\n', 'a:\n  b: 1\n', 'a: 1\na: 2\n', 'a:\n']) expect(parseCanonical(text)).toBeNull()
+  })
+})
+
+/** What the store does with a task file: serialise, write as UTF-8 bytes, read the bytes back, parse. */
+function readBack(meta: TaskMeta, body: string): {meta: TaskMeta; body: string} {
+  const bytes = Buffer.from(serialiseTask(meta, body), 'utf8')
+  const text = fileText({size: bytes.length, content: bytes})
+  expect(text.ok, `${meta.id}: ${!text.ok && text.error}`).toBe(true)
+  const parsed = parseTaskFile(text.ok ? text.value : '', meta.id)
+  expect(parsed.ok, `${meta.id}: ${!parsed.ok && parsed.error}`).toBe(true)
+  return parsed.ok ? parsed.value : {meta, body}
+}
+
+/** Run an op; a refusal must be a typed error (never an internal one), else the plan's task files must read back. */
+function attempt<T>(fn: () => T): T | undefined {
+  try {
+    return fn()
+  } catch (error) {
+    expect(error, String(error)).toBeInstanceOf(TasksError)
+    return undefined
+  }
+}
+
+describe('whatever an op accepts, the reader reads back', () => {
+  const time = fc.integer({min: MIN_TIME_MS, max: MAX_TIME_MS}).map((ms) => new Date(ms).toISOString())
+  const text = fc.oneof(fc.string(), fc.string({unit: 'binary'}), fc.string({unit: 'grapheme'}), fc.constantFrom('---', '---\nx: &a 1\n---', '\u2028', '"\\', 'a\r\nb'))
+  const lease = fc.oneof(fc.integer({min: -10, max: 2 * MAX_LEASE_SECONDS}), fc.constantFrom(300_000_000_000, 9e12, 1e300, Number.NaN, 1.5, MAX_LEASE_SECONDS), fc.double())
+  const tags = fc.array(fc.oneof(fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._:/+-]{0,70}$/), fc.string({maxLength: 5})), {maxLength: 4})
+  const priority = fc.oneof(fc.integer({min: -1, max: 6}), fc.constantFrom('0', ' 1', '4', '5', 'x'))
+
+  it('add, edit, claim and heartbeat with random titles, bodies, tags, priorities, leases and times (property)', () => {
+    fc.assert(
+      fc.property(text, text, tags, priority, lease, time, time, (title, body, tagList, prio, leaseSeconds, now1, now2) => {
+        const snap0 = snapshot([])
+        const added = attempt(() => addTask(snap0, ctx('alice', now1), {title, body, tags: tagList, priority: prio}))
+        if (!added) return
+        const meta = added.result.task
+        expect(validateTask(meta), JSON.stringify(validateTask.errors)).toBe(true)
+        const back = readBack(meta, body)
+        expect(back.meta).toEqual(meta)
+        let snap = after(snap0, added)
+        const edited = attempt(() => editTask(snap, ctx('alice', now2), {id: meta.id, title: `${title}!`, addTags: tagList}))
+        if (edited) {
+          readBack(edited.result.task, body)
+          snap = after(snap, edited)
+        }
+        const claimed = attempt(() => claimTask(snap, ctx('bob', now2), {id: meta.id, leaseSeconds}))
+        if (!claimed) return
+        expect(Number.isSafeInteger(leaseSeconds) && leaseSeconds >= 1 && leaseSeconds <= MAX_LEASE_SECONDS).toBe(true)
+        expect(readBack(claimed.result.task, body).meta).toEqual(claimed.result.task)
+        const beat = attempt(() => heartbeat(after(snap, claimed), ctx('bob', now2), {id: meta.id, leaseSeconds}))
+        if (beat) readBack(beat.result.task, body)
+      }),
+      {numRuns: 400},
+    )
+  })
+
+  it('a lease or a time the files cannot hold is refused, not written (examples from the field)', () => {
+    const t = task({id: 'tsk-abcdefghjk'})
+    const snap = snapshot([t])
+    for (const leaseSeconds of [300_000_000_000, 9e12, 1e300, 0, -1, 1.5, Number.NaN]) {
+      expect(() => claimTask(snap, ctx('bob'), {id: t.id, leaseSeconds}), String(leaseSeconds)).toThrow(expect.objectContaining({code: 'bad_lease', exitCode: 5}))
+    }
+    // A lease within bounds that would end after year 9999.
+    expect(() => claimTask(snap, ctx('bob', '9999-12-31T00:00:00.000Z'), {id: t.id, leaseSeconds: 3600 * 24 * 2})).toThrow(expect.objectContaining({code: 'time_out_of_range'}))
+    expect(claimTask(snap, ctx('bob'), {id: t.id, leaseSeconds: MAX_LEASE_SECONDS}).result.task.lease_expires).toBe('2027-11-29T12:00:00.000Z')
+  })
+
+  it('config values outside the bounds are refused by the reader, so no config can make a claim fail', () => {
+    for (const text of ['lease_seconds: 1e300\n', 'lease_seconds: 31536001\n', 'clock_skew_seconds: 1e20\n', 'max_body_bytes: 99999999999\n', 'lease_seconds: 0\n']) {
+      expect(parseConfig(text).ok, text).toBe(false)
+    }
+    fc.assert(
+      fc.property(fc.integer({min: 1, max: MAX_LEASE_SECONDS}), time, (leaseSeconds, now) => {
+        const parsed = parseConfig(`lease_seconds: ${leaseSeconds}\n`)
+        expect(parsed.ok && validateConfig({lease_seconds: leaseSeconds})).toBe(true)
+        if (!parsed.ok) return
+        const t = task({id: 'tsk-abcdefghjk'})
+        const claimed = attempt(() => claimTask({...snapshot([t]), config: parsed.value}, ctx('bob', now), {id: t.id}))
+        if (claimed) readBack(claimed.result.task, '')
+        else expect(Date.parse(now) + leaseSeconds * 1000).toBeGreaterThan(MAX_TIME_MS)
+      }),
+      {numRuns: 200},
+    )
+  })
+
+  it('the timestamp bounds are exactly what the schema accepts', () => {
+    const at = (ms: number) => validateTask({...task({id: 'tsk-abcdefghjk'}), created_at: new Date(ms).toISOString()})
+    expect(at(MIN_TIME_MS)).toBe(true)
+    expect(at(MAX_TIME_MS)).toBe(true)
+    expect(at(MIN_TIME_MS - 1)).toBe(false)
+    expect(at(MAX_TIME_MS + 1)).toBe(false)
+  })
+
+  it('a task file too large to read back is refused when written', () => {
+    const t = task({id: 'tsk-abcdefghjk', block_note: '\u0001'.repeat(MAX_FILE_BYTES / 4)})
+    expect(() => serialiseTask(t, '')).toThrow(expect.objectContaining({code: 'file_too_large', exitCode: 5}))
+  })
+})
+
+describe('hostile YAML in a task file is a broken card, never a crash', () => {
+  it('anchors, aliases, tags, merge keys, __proto__, deep nesting and duplicate keys', () => {
+    const good = serialiseTask(task({id: 'tsk-abcdefghjk'}), '')
+    const cases: Array<[string, RegExp]> = [
+      ['x: &a [1]\ny: *a', /anchor/],
+      ['x: !!js/function "function () {}"', /tag/],
+      ['x: !custom 1', /tag/],
+      ['<<: {priority: 0}', /merge key/],
+      ['__proto__: {"status": "done"}', /__proto__/],
+      ['# hand edit\n__proto__: 1', /__proto__/],
+      [`x: ${'['.repeat(5000)}${']'.repeat(5000)}`, /nested/],
+      [`# hand edit\nx: ${'['.repeat(5000)}${']'.repeat(5000)}`, /nested|YAML/],
+      ['title: "again"', /duplicate key/],
+      ['# hand edit\nx: {a: 1, a: 2}', /duplicate key \(a\)/],
+      [`# hand edit\n${Array.from({length: 8000}, (_, i) => `k${i}: "v"`).join('\n')}`, /read up to 65536 bytes/],
+    ]
+    for (const [extra, why] of cases) {
+      const parsed = parseTaskFile(good.replace('revision: 1\n', `revision: 1\n${extra}\n`), 'tsk-abcdefghjk')
+      expect(parsed.ok, extra.slice(0, 40)).toBe(false)
+      if (!parsed.ok) expect(parsed.error).toMatch(why)
+    }
+  })
+
+  it('bytes that are not UTF-8, or a file over the size limit, are reported as such', () => {
+    expect(fileText({size: 3, content: Buffer.from([0x61, 0xff, 0x62])})).toEqual({ok: false, error: expect.stringMatching(/UTF-8/)})
+    expect(fileText({size: MAX_FILE_BYTES + 1, content: Buffer.alloc(0), oversized: true})).toEqual({ok: false, error: expect.stringMatching(/bytes/)})
+    expect(fileText({size: 4, content: Buffer.from('\ufeffx')})).toEqual({ok: true, value: '\ufeffx'})
+  })
+
+  it('config.yaml with YAML features is refused without printing a warning', () => {
+    const writes: string[] = []
+    const original = process.emitWarning
+    process.emitWarning = ((w: string | Error) => void writes.push(String(w))) as typeof process.emitWarning
+    try {
+      expect(parseConfig('lease_seconds: &l 60\nclock_skew_seconds: *l\n').ok).toBe(false)
+      expect(parseConfig('x: !!js/function "f"\n').ok).toBe(false)
+      expect(parseMeta('format: !!int 1\n').ok).toBe(false)
+      expect(parseConfig('toString: 1\nhasOwnProperty: 2\n')).toMatchObject({ok: true, value: {extra: {toString: 1, hasOwnProperty: 2}}})
+    } finally {
+      process.emitWarning = original
+    }
+    expect(writes).toEqual([])
   })
 })

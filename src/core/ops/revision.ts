@@ -3,15 +3,16 @@
  */
 import type {OpContext} from '../plan'
 import type {TaskMeta} from '../task'
+import {checkLease, timestampOf} from '../validation'
 
 /** A copy of `meta` with `changes` applied and the revision bumped. */
 export function revise(meta: TaskMeta, ctx: OpContext, changes: Partial<TaskMeta>): TaskMeta {
   return {...meta, ...changes, revision: meta.revision + 1, updated_at: ctx.now, updated_by: ctx.actor}
 }
 
-/** Lease expiry `seconds` after `now`, ISO-8601 UTC. */
+/** Lease expiry `seconds` after `now`, ISO-8601 UTC; a lease out of bounds or ending after year 9999 is refused. */
 export function leaseUntil(now: string, seconds: number): string {
-  return new Date(Date.parse(now) + seconds * 1000).toISOString()
+  return timestampOf(Date.parse(now) + checkLease(seconds) * 1000, 'lease expiry')
 }
 
 /** The claim fields cleared, as a partial to spread into revise(). */

@@ -1,0 +1,71 @@
+/**
+ * Reading text a user passes as a file (`--body-file`, `comment --file`;
+ * `-` is standard input). The read stops one byte past the largest size any
+ * list allows, so `/dev/zero` or an endless pipe is refused after about a
+ * megabyte instead of filling memory; the list's own (smaller) limit is
+ * checked later by the op. The bytes must be valid UTF-8: nothing is
+ * silently replaced with U+FFFD.
+ */
+import {closeSync, openSync, readSync} from 'node:fs'
+import {InvalidError, UsageError} from '../core/errors'
+import {CONFIG_BOUNDS} from '../core/task'
+import {decodeUtf8} from '../core/validation'
+
+const CHUNK = 64 * 1024
+
+/** Largest input any list accepts, per kind of text (the config maximum of its limit). */
+export const INPUT_LIMITS = {
+  body: CONFIG_BOUNDS.max_body_bytes.maximum,
+  comment: CONFIG_BOUNDS.max_comment_bytes.maximum,
+} as const
+
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+}
+
+/** Read at most `limit` + 1 bytes of `fd`. */
+function readCapped(fd: number, limit: number): Buffer {
+  const chunks: Buffer[] = []
+  let total = 0
+  while (total <= limit) {
+    const chunk = Buffer.allocUnsafe(Math.min(CHUNK, limit + 1 - total))
+    let n: number
+    try {
+      n = readSync(fd, chunk, 0, chunk.length, null)
+    } catch (error) {
+      // A non-blocking standard input with nothing yet: wait for the writer.
+      if ((error as NodeJS.ErrnoException).code === 'EAGAIN') {
+        pause(5)
+        continue
+      }
+      if ((error as NodeJS.ErrnoException).code === 'EOF') break
+      throw error
+    }
+    if (n === 0) break
+    chunks.push(chunk.subarray(0, n))
+    total += n
+  }
+  return Buffer.concat(chunks, total)
+}
+
+/** The text of `path` (or standard input for `-`) as `what` (body or comment). */
+export function readInputFile(path: string, what: keyof typeof INPUT_LIMITS): string {
+  const limit = INPUT_LIMITS[what]
+  let bytes: Buffer
+  try {
+    const fd = path === '-' ? 0 : openSync(path, 'r')
+    try {
+      bytes = readCapped(fd, limit)
+    } finally {
+      if (fd !== 0) closeSync(fd)
+    }
+  } catch (error) {
+    throw new UsageError(`cannot read ${path}: ${(error as Error).message}`, {path}, 'bad_file')
+  }
+  if (bytes.length > limit) {
+    throw new InvalidError(`${what}_too_long`, `${path === '-' ? 'standard input' : path} is longer than ${limit} bytes, the most any list allows for a ${what}`, {path, limit})
+  }
+  const text = decodeUtf8(bytes)
+  if (text === null) throw new InvalidError('bad_utf8', `${path === '-' ? 'standard input' : path} is not valid UTF-8 text`, {path})
+  return text
+}
