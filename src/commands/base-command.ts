@@ -9,6 +9,7 @@ import {Command, Flags, type Interfaces} from '@oclif/core'
 import type {Session} from '../app/session'
 import type {Terminal} from '../render/terminal'
 import {engine} from './engine-loader'
+import {neutralize} from '../core/untrusted-text'
 import type {CommandInfo} from './argv'
 import {usageFromParseError} from './parse-errors'
 import {InvalidError} from '../core/errors'
@@ -88,7 +89,7 @@ export abstract class TasksCommand<R> extends Command {
     if (this.jsonMode()) {
       process.stderr.write(`${JSON.stringify(error.toJSON())}\n`)
     } else {
-      process.stderr.write(`error: ${engine().neutralize(error.message)}\n`)
+      process.stderr.write(`error: ${neutralize(error.message)}\n`)
       if (error.code === 'internal' && process.env.TASKS_DEBUG) process.stderr.write(`${err.stack}\n`)
     }
     process.exitCode = error.exitCode
