@@ -23,9 +23,13 @@ describe('add', () => {
     const s0 = snapshot([])
     const p1 = addTask(s0, ctx(), {title: 'x', key: 'k1'})
     const s1 = after(s0, p1)
-    const p2 = addTask(s1, ctx('bob'), {title: 'other title', key: 'k1'})
-    expect(p2.result).toEqual({task: p1.result.task, created: false})
+    const p2 = addTask(s1, ctx('bob'), {title: 'x', key: 'k1'})
+    expect(p2.result).toEqual({task: p1.result.task, created: false, body: ''})
     expect(p2.changes).toHaveLength(0)
+    // The same key for something else is a conflict that names the item and the fields.
+    expect(() => addTask(s1, ctx('bob'), {title: 'other title', key: 'k1', priority: 0})).toThrowError(
+      expect.objectContaining({code: 'key_mismatch', data: expect.objectContaining({id: p1.result.task.id, fields: ['title', 'priority']})}),
+    )
     expect(addTask(s0, ctx('bob'), {title: 'x', key: 'k1'}).result.task.id).toBe(p1.result.task.id)
   })
 
@@ -137,7 +141,7 @@ describe('next', () => {
     for (;;) {
       let plan
       try {
-        plan = claimNext(cur, ctx('bob'), {})
+        plan = claimNext(cur, ctx('bob'), {another: true})
       } catch (e) {
         expect(e).toMatchObject({code: 'nothing_ready', exitCode: 3})
         break
@@ -146,6 +150,18 @@ describe('next', () => {
       cur = after(cur, plan)
     }
     expect(order).toEqual([new1.id, old2.id, child3.id])
+  })
+
+  it('resumes the caller’s own claim unless asked for another; prefers items reserved for the caller', () => {
+    const urgent = task({priority: 0})
+    const mine = task({priority: 4, assignee: 'bob'})
+    const s = snapshot([urgent, mine])
+    const first = claimNext(s, ctx('bob'), {})
+    expect(first.result).toMatchObject({resumed: false, task: {id: mine.id}})
+    const again = claimNext(after(s, first), ctx('bob', later(5)), {})
+    expect(again.result).toMatchObject({resumed: true, already_owned: true, task: {id: mine.id, epoch: 1, lease_expires: later(5 + 3600)}})
+    const more = claimNext(after(s, first), ctx('bob'), {another: true})
+    expect(more.result).toMatchObject({resumed: false, task: {id: urgent.id}})
   })
 
   it('reclaims an in-progress item whose lease expired', () => {
