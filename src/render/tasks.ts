@@ -92,7 +92,7 @@ export function renderListResult(term: Terminal, r: ListResult): string {
   const titles = new Map(r.tasks.map((t) => [t.id, t.title]))
   let out = r.tasks.length === 0 && r.total === 0 ? 'no tasks\n' : renderTaskList(term, r.tasks.map((view) => ({view, depth: view.depth})), (id) => short.get(id) ?? id.slice(0, 8), (id) => titles.get(id))
   out += `${paint(term, 'dim', Number.isFinite(term.width) ? truncate(listSummary(r), term.width) : listSummary(r))}\n`
-  for (const b of r.broken) out += `${paint(term, 'red', `unreadable: ${b.path}: ${b.error}`)}\n`
+  for (const b of r.broken) out += `${paint(term, 'red', visible(`unreadable: ${b.path}: ${b.error}`))}\n`
   for (const w of r.warnings) out += `${paint(term, 'red', `warning: ${w}`)}\n`
   return out
 }
