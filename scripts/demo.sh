@@ -19,6 +19,8 @@ run list
 printf '\n# two agents ask for work at the same moment\n'
 printf '$ TASKS_ACTOR=agent-1 tasks next & TASKS_ACTOR=agent-2 tasks next\n'
 TASKS_ACTOR=agent-1 "$TASKS" next & TASKS_ACTOR=agent-2 "$TASKS" next; wait
+printf '\n# agent-1 crashed and asks again: it gets its own item back, not a second one\n'
+run next --as agent-1
 run claim "$API" --as agent-3 || printf '(exit %s)\n' "$?"
 run done "$API" --as "$("$TASKS" show "$API" --json | node -pe 'JSON.parse(require("fs").readFileSync(0,"utf8")).task.owner')"
 run list
