@@ -24,11 +24,10 @@ import {repairFieldValues} from '../core/task-file'
 import {type TaskDetail, TaskViewer, type TaskView} from '../core/task-view'
 import {cmp, STATES, type State} from '../core/readiness'
 import {checkPriority, checkTags, splitTags} from '../core/validation'
-import {readHistory, type HistoryEvent} from '../refstore/history'
+import {readHistory} from '../refstore/history'
 import {type RefLock, findRefLocks, removeStaleLocks} from '../refstore/ref-locks'
 import type {Loaded} from '../refstore/list-store'
 
-export type {HistoryEvent}
 import type {Session} from './session'
 import {mutate, type Op} from './transaction'
 
@@ -523,18 +522,4 @@ export async function show(session: Session, id: string): Promise<ShowResult> {
     subitems: childrenOf(snap, meta.id).map(brief),
     broken: detail.broken,
   }
-}
-
-export async function log(session: Session, id: string | undefined, limit: number | undefined): Promise<{list: string; task: string | null; events: HistoryEvent[]}> {
-  let path: string | undefined
-  let task: string | null = null
-  if (id !== undefined) {
-    const loaded = await session.store.load()
-    task = lookup(loaded.snapshot, id).id
-    path = taskDir(task)
-  } else if (!session.store.tip) {
-    await session.store.load() // raises "not initialised"
-  }
-  const events = await readHistory(session.store.repo.cwd, session.store.ref, {path, limit})
-  return {list: session.list, task, events}
 }
