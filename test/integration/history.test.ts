@@ -28,7 +28,7 @@ async function add(repo: string, title: string, flags: string[], options: RunOpt
 
 describe('log: what each event meant', () => {
   let repo: string
-  const ids: Record<string, string> = {}
+  const ids = {a: '', b: '', c: ''}
 
   beforeAll(async () => {
     repo = makeRepo()
