@@ -7,7 +7,7 @@
 import {ConflictError, NotFoundError, NotPermittedError, TasksError, UsageError} from '../core/errors'
 import {type Repair, type Violation, checkInvariants, reconcile} from '../merge/index'
 import {engineComment} from '../merge/merge-types'
-import {installMergeDriver} from '../refstore/merge-driver-setup'
+import {checkMergeDriver, installMergeDriver} from '../refstore/merge-driver-setup'
 import {remoteExists, trackingRef} from '../refstore/remote'
 import {writeConfig} from '../refstore/repository'
 import {type SyncAction, sync} from './sync'
@@ -148,12 +148,26 @@ async function fieldValueFaults(session: Session, loaded: Loaded): Promise<Map<s
 }
 
 /**
+ * A merge driver registration that no longer matches what `tasks init`
+ * would register (the checkout moved, or git-tasks is now on PATH): --fix
+ * rewrites it, otherwise a warning says so.
+ */
+async function refreshMergeDriver(session: Session, fix: boolean, cli: string): Promise<void> {
+  const repo = session.store.repo
+  const reg = await checkMergeDriver(repo.cwd, cli)
+  if (!reg.outdated) return
+  if (fix) await installMergeDriver(repo.cwd, repo.commonDir, cli)
+  else session.warn({kind: 'merge_driver_outdated', message: `the git merge driver is registered as \`${reg.current}\`; \`tasks doctor --fix\` registers \`${reg.wanted}\``})
+}
+
+/**
  * `tasks doctor [--fix]`: the reconciler's checks on demand, and its repairs
  * with --fix; --fix also rewrites a broken card whose only fault is a field
  * value (repairFieldValues), recording the old values in a comment and the
  * commit.
  */
-export async function doctor(session: Session, fix: boolean): Promise<DoctorResult> {
+export async function doctor(session: Session, fix: boolean, cli?: string): Promise<DoctorResult> {
+  if (cli !== undefined) await refreshMergeDriver(session, fix, cli)
   // Locks first: a stale one would stop the repair commit below.
   const found = findRefLocks(session.store.repo.commonDir)
   const locks = fix ? removeStaleLocks(found) : found
