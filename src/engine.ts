@@ -5,8 +5,11 @@
  * `tasks --version` and `tasks help` never compile the engine.
  */
 export * as actions from './app/task-actions'
+export * as history from './app/history-actions'
+export * as config from './app/config-actions'
 export {Session} from './app/session'
 export * as render from './render/tasks'
+export * as renderHistory from './render/history'
 export {detectTerminal, paint, visible} from './render/terminal'
 export {neutralize, neutralizeDeep} from './core/untrusted-text'
 export {toTasksError} from './app/error-mapping'

@@ -7,7 +7,7 @@
 import {ConflictError, NotFoundError, NotPermittedError, TasksError, UsageError} from '../core/errors'
 import {type Repair, type Violation, checkInvariants, reconcile} from '../merge/index'
 import {engineComment} from '../merge/merge-types'
-import {installMergeDriver} from '../refstore/merge-driver-setup'
+import {checkMergeDriver, installMergeDriver} from '../refstore/merge-driver-setup'
 import {remoteExists, trackingRef} from '../refstore/remote'
 import {writeConfig} from '../refstore/repository'
 import {type SyncAction, sync} from './sync'
@@ -24,11 +24,10 @@ import {repairFieldValues} from '../core/task-file'
 import {type TaskDetail, TaskViewer, type TaskView} from '../core/task-view'
 import {cmp, STATES, type State} from '../core/readiness'
 import {checkPriority, checkTags, splitTags} from '../core/validation'
-import {readHistory, type HistoryEvent} from '../refstore/history'
+import {readHistory} from '../refstore/history'
 import {type RefLock, findRefLocks, removeStaleLocks} from '../refstore/ref-locks'
 import type {Loaded} from '../refstore/list-store'
 
-export type {HistoryEvent}
 import type {Session} from './session'
 import {mutate, type Op} from './transaction'
 
@@ -149,12 +148,26 @@ async function fieldValueFaults(session: Session, loaded: Loaded): Promise<Map<s
 }
 
 /**
+ * A merge driver registration that no longer matches what `tasks init`
+ * would register (the checkout moved, or git-tasks is now on PATH): --fix
+ * rewrites it, otherwise a warning says so.
+ */
+async function refreshMergeDriver(session: Session, fix: boolean, cli: string): Promise<void> {
+  const repo = session.store.repo
+  const reg = await checkMergeDriver(repo.cwd, cli)
+  if (!reg.outdated) return
+  if (fix) await installMergeDriver(repo.cwd, repo.commonDir, cli)
+  else session.warn({kind: 'merge_driver_outdated', message: `the git merge driver is registered as \`${reg.current}\`; \`tasks doctor --fix\` registers \`${reg.wanted}\``})
+}
+
+/**
  * `tasks doctor [--fix]`: the reconciler's checks on demand, and its repairs
  * with --fix; --fix also rewrites a broken card whose only fault is a field
  * value (repairFieldValues), recording the old values in a comment and the
  * commit.
  */
-export async function doctor(session: Session, fix: boolean): Promise<DoctorResult> {
+export async function doctor(session: Session, fix: boolean, cli?: string): Promise<DoctorResult> {
+  if (cli !== undefined) await refreshMergeDriver(session, fix, cli)
   // Locks first: a stale one would stop the repair commit below.
   const found = findRefLocks(session.store.repo.commonDir)
   const locks = fix ? removeStaleLocks(found) : found
@@ -523,18 +536,4 @@ export async function show(session: Session, id: string): Promise<ShowResult> {
     subitems: childrenOf(snap, meta.id).map(brief),
     broken: detail.broken,
   }
-}
-
-export async function log(session: Session, id: string | undefined, limit: number | undefined): Promise<{list: string; task: string | null; events: HistoryEvent[]}> {
-  let path: string | undefined
-  let task: string | null = null
-  if (id !== undefined) {
-    const loaded = await session.store.load()
-    task = lookup(loaded.snapshot, id).id
-    path = taskDir(task)
-  } else if (!session.store.tip) {
-    await session.store.load() // raises "not initialised"
-  }
-  const events = await readHistory(session.store.repo.cwd, session.store.ref, {path, limit})
-  return {list: session.list, task, events}
 }

@@ -69,6 +69,11 @@ export abstract class TasksCommand<R> extends Command {
     return this.flagsForSession.json || this.argv.includes('--json')
   }
 
+  /** Print human output; `log` overrides it to go through a pager on a terminal. */
+  protected async writeHuman(text: string): Promise<void> {
+    process.stdout.write(text)
+  }
+
   public async run(): Promise<void> {
     try {
       refuseUndecodableArguments(this.argv)
@@ -76,7 +81,7 @@ export abstract class TasksCommand<R> extends Command {
       if (this.jsonMode()) process.stdout.write(`${JSON.stringify(result)}\n`)
       // Renderers see the result with every string neutralized (escape sequences, bidi controls): text from
       // agents and remote collaborators cannot drive the terminal. JSON stays exact.
-      else process.stdout.write(this.render(engine().neutralizeDeep(result), engine().detectTerminal()))
+      else await this.writeHuman(this.render(engine().neutralizeDeep(result), engine().detectTerminal()))
     } finally {
       this.session?.close()
     }

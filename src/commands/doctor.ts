@@ -23,7 +23,7 @@ export default class Doctor extends TasksCommand<DoctorResult> {
   protected async execute(): Promise<DoctorResult> {
     const {flags} = await this.parse(Doctor)
     this.flagsForSession = flags
-    const r = await engine().actions.doctor(await this.openSession(), Boolean(flags.fix))
+    const r = await engine().actions.doctor(await this.openSession(), Boolean(flags.fix), process.argv[1] ?? 'tasks')
     if ((repairable(r).length > 0 && !r.fixed) || r.broken.length > 0 || r.locks.some((l) => !l.removed)) process.exitCode = 5
     return r
   }

@@ -9,6 +9,10 @@ import Cancel from './cancel'
 import Claim from './claim'
 import CommentCommand from './comment'
 import Completion from './completion'
+import ConfigGet from './config/get'
+import ConfigList from './config/list'
+import ConfigSet from './config/set'
+import ConfigUnset from './config/unset'
 import Deps from './deps'
 import Doctor from './doctor'
 import Done from './done'
@@ -23,6 +27,7 @@ import Release from './release'
 import RemoteSet from './remote/set'
 import RemoteUnset from './remote/unset'
 import Reopen from './reopen'
+import Restore from './restore'
 import Rm from './rm'
 import Show from './show'
 import Start from './start'
@@ -36,6 +41,10 @@ export const COMMANDS = {
   claim: Claim,
   comment: CommentCommand,
   completion: Completion,
+  'config:get': ConfigGet,
+  'config:list': ConfigList,
+  'config:set': ConfigSet,
+  'config:unset': ConfigUnset,
   deps: Deps,
   doctor: Doctor,
   done: Done,
@@ -50,6 +59,7 @@ export const COMMANDS = {
   'remote:set': RemoteSet,
   'remote:unset': RemoteUnset,
   reopen: Reopen,
+  restore: Restore,
   rm: Rm,
   show: Show,
   start: Start,

@@ -1,18 +1,28 @@
 /**
  * History from `git log` of the tasks ref: every commit is one attributed
  * event, its trailers (Tasks-Op, Task, Actor, …) say what happened. There
- * is no separate events table; this is the audit log.
+ * is no separate events table; this is the audit log. This module only
+ * reads commits; what the trailers mean is decided in src/core/history-event.ts.
  */
 import {git} from './git-process'
+import {INIT_COMMIT} from '../core/store-layout'
+import {type EventDetails, detailsOf} from '../core/history-event'
 
 export interface HistoryEvent {
   commit: string
+  /** The acting identity: the Actor trailer, else the commit author. */
+  actor: string
   author: string
+  /** Author date, strict ISO-8601 with the offset it was recorded with. */
   date: string
+  /** True for the deterministic root commit of `tasks init` (its date is a fixed placeholder, not a time). */
+  initial: boolean
   op: string
   /** Every task the commit names (Task trailers). */
   tasks: string[]
   subject: string
+  /** What the op meant, from its trailers (override, takeover, renew, reason, note, …). */
+  details: EventDetails
   trailers: Array<[string, string]>
 }
 
@@ -31,10 +41,21 @@ export function parseTrailers(message: string): Array<[string, string]> {
   return out
 }
 
-/** Events on `ref`, newest first, optionally only those touching `path`. */
-export async function readHistory(cwd: string, ref: string, options: {path?: string; limit?: number}): Promise<HistoryEvent[]> {
-  const args = ['log', `--format=%H${FIELD}%an${FIELD}%aI${FIELD}%B${RECORD}`, '--no-color']
-  if (options.limit) args.push(`-n${options.limit}`)
+export interface HistoryOptions {
+  /** Only commits touching this path (a card's directory). */
+  path?: string
+  limit?: number
+  /** Only commits naming this task in a `Task:` trailer (also finds the commit that removed it). */
+  task?: string
+  /** Keep only events this predicate accepts; `limit` counts kept events. */
+  filter?: (e: HistoryEvent) => boolean
+}
+
+/** Events on `ref`, newest first. */
+export async function readHistory(cwd: string, ref: string, options: HistoryOptions): Promise<HistoryEvent[]> {
+  const args = ['log', `--format=%H${FIELD}%an${FIELD}%aI${FIELD}%P${FIELD}%B${RECORD}`, '--no-color']
+  if (options.limit && !options.filter) args.push(`-n${options.limit}`)
+  if (options.task) args.push('--fixed-strings', `--grep=Task: ${options.task}`)
   args.push(ref)
   if (options.path) args.push('--', options.path)
   const r = await git(args, {cwd})
@@ -43,17 +64,54 @@ export async function readHistory(cwd: string, ref: string, options: {path?: str
   for (const record of r.stdout.split(RECORD)) {
     const trimmed = record.replace(/^\n/, '')
     if (!trimmed) continue
-    const [commit, author, date, message] = trimmed.split(FIELD) as [string, string, string, string]
+    const [commit, author, date, parents, message] = trimmed.split(FIELD) as [string, string, string, string, string]
     const trailers = parseTrailers(message)
-    events.push({
+    const value = (k: string) => trailers.find(([key]) => key === k)?.[1]
+    const op = value('Tasks-Op') ?? message.split(/[:\s]/)[0] ?? ''
+    const tasks = trailers.filter(([k]) => k === 'Task').map(([, v]) => v)
+    // `--grep` matches anywhere in the message; keep commits whose trailer names exactly this id.
+    if (options.task && !tasks.includes(options.task)) continue
+    const event: HistoryEvent = {
       commit,
+      actor: value('Actor') ?? author,
       author,
       date,
-      op: trailers.find(([k]) => k === 'Tasks-Op')?.[1] ?? message.split(/[:\s]/)[0] ?? '',
-      tasks: trailers.filter(([k]) => k === 'Task').map(([, v]) => v),
+      initial: parents.trim() === '' && op === 'init' && author === INIT_COMMIT.author && Date.parse(date) === INIT_COMMIT.time * 1000,
+      op,
+      tasks,
       subject: message.split('\n')[0] ?? '',
+      details: detailsOf(op, trailers),
       trailers,
-    })
+    }
+    if (options.filter && !options.filter(event)) continue
+    events.push(event)
+    if (options.limit && events.length >= options.limit) break
   }
   return events
+}
+
+/**
+ * Ids named in `Task:` trailers of the ref's history that start with
+ * `prefix` (a normalised `tsk-…` prefix): how a removed item is found.
+ */
+export async function idsInHistory(cwd: string, ref: string, prefix: string): Promise<string[]> {
+  const r = await git(['log', '--format=%(trailers:key=Task,valueonly,separator=%x1f)', '--fixed-strings', `--grep=Task: ${prefix}`, ref], {cwd})
+  if (r.code !== 0) return []
+  const ids = new Set<string>()
+  for (const line of r.stdout.split('\n')) {
+    for (const id of line.split(FIELD)) if (id.trim().startsWith(prefix)) ids.add(id.trim())
+  }
+  return [...ids].sort()
+}
+
+/**
+ * The commit that removed task `id` last (its task.md deleted), or null when
+ * it is not removed (or never existed). Its first parent holds the card as
+ * it was just before.
+ */
+export async function removalCommit(cwd: string, ref: string, taskFile: string): Promise<{commit: string; parent: string} | null> {
+  const r = await git(['log', '-n1', '--diff-filter=D', '--format=%H %P', ref, '--', taskFile], {cwd})
+  if (r.code !== 0) return null
+  const [commit, parent] = r.stdout.trim().split(' ')
+  return commit && parent ? {commit, parent} : null
 }

@@ -4,7 +4,6 @@
  */
 import type {TaskDetail, TaskView} from '../core/task-view'
 import type {ListResult} from '../app/task-actions'
-import type {HistoryEvent} from '../refstore/history'
 import {renderTable} from './table'
 import {type Style, type Terminal, paint, truncate, visible} from './terminal'
 import {STATES} from '../core/readiness'
@@ -138,18 +137,4 @@ export function renderTaskDetail(term: Terminal, d: TaskDetail): string {
 /** One line about a task after a change: `claimed tsk-k3v9  Title`. */
 export function renderTaskLine(term: Terminal, verb: string, t: TaskView, extra?: string): string {
   return `${verb} ${paint(term, 'yellow', t.short_id)}  ${t.title}${extra ? `  ${paint(term, 'dim', extra)}` : ''}\n`
-}
-
-export function renderEvents(term: Terminal, events: HistoryEvent[]): string {
-  if (events.length === 0) return 'no history\n'
-  return renderTable<HistoryEvent>(
-    term,
-    [
-      {header: 'COMMIT', cell: (e) => e.commit.slice(0, 10), style: () => 'yellow'},
-      {header: 'DATE', cell: (e) => e.date.replace('T', ' ').replace(/(:\d\d)[+-]\d\d:\d\d$|Z$/, '$1')},
-      {header: 'ACTOR', cell: (e) => e.author},
-      {header: 'EVENT', cell: (e) => e.subject, flex: true},
-    ],
-    events,
-  )
 }

@@ -35,7 +35,16 @@ function isValid(name: string, data: unknown): boolean {
 }
 
 /** Which command's output each schema describes (start and next print a claim). */
-const SCHEMA_OF: Record<string, string> = {start: 'claim', 'remote:set': 'remote', 'remote:unset': 'remote', remote: 'remote'}
+const SCHEMA_OF: Record<string, string> = {
+  start: 'claim',
+  'remote:set': 'remote',
+  'remote:unset': 'remote',
+  remote: 'remote',
+  'config:get': 'config-get',
+  'config:list': 'config-list',
+  'config:set': 'config-change',
+  'config:unset': 'config-change',
+}
 const exercised = new Set<string>()
 const errorCodes = new Set<string>()
 
@@ -51,7 +60,7 @@ async function ok(cwd: string, args: string[], options: RunOptions = {}, exit = 
   expect(r.stdout.endsWith('\n')).toBe(true)
   expect(r.stdout.trimEnd().split('\n')).toHaveLength(1)
   const data = JSON.parse(r.stdout)
-  const schema = SCHEMA_OF[args[0]!] ?? args[0]!
+  const schema = SCHEMA_OF[`${args[0]}:${args[1]}`] ?? SCHEMA_OF[args[0]!] ?? args[0]!
   check(schema, data)
   exercised.add(schema)
   return data
@@ -244,6 +253,29 @@ describe('every --json output matches its schema', () => {
     const one = await ok(repo, ['log', ids.solo!], A)
     expect(one.task).toBe(ids.solo)
     await ok(repo, ['log', '-n', '2'], A)
+  })
+
+  it('log with details and filters, log of a removed id, restore', async () => {
+    const claims = await ok(repo, ['log', '--op', 'claim,block', '--actor', 'alice,bob'], A)
+    expect(claims.events.length).toBeGreaterThan(0)
+    expect(claims.events.every((e: any) => ['claim', 'block'].includes(e.op))).toBe(true)
+    const gone = await ok(repo, ['log', ids.reserved!], A)
+    expect(gone).toMatchObject({task: ids.reserved, removed: true})
+    expect(gone.events[0].op).toBe('rm')
+    const back = await ok(repo, ['restore', ids.reserved!], A)
+    expect(back.restored[0].id).toBe(ids.reserved)
+  })
+
+  it('config list, get, set, unset', async () => {
+    const all = await ok(repo, ['config', 'list'], A)
+    expect(all.settings.map((s: any) => s.key)).toContain('lease_seconds')
+    await ok(repo, ['config', 'get', 'admins'], A)
+    const set = await ok(repo, ['config', 'set', 'lease_seconds', '2h'], A)
+    expect(set).toMatchObject({value: 7200, previous: 3600, default: false})
+    const unset = await ok(repo, ['config', 'unset', 'lease_seconds'], A)
+    expect(unset).toMatchObject({value: 3600, default: true})
+    await fails(repo, ['config', 'set', 'lease_seconds', '0'], 5, 'bad_config_value', A)
+    await fails(repo, ['config', 'get', 'nope'], 2, 'unknown_config_key', A)
   })
 
   it('list and show report a hand-broken task file in `broken`', async () => {

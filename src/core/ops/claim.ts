@@ -68,7 +68,7 @@ export function claimTask(snap: Snapshot, ctx: OpContext, args: ClaimArgs): Plan
   if ((meta.status === 'in_progress' || meta.status === 'blocked') && meta.owner === ctx.actor) {
     // Already ours: renew the lease (and resume a blocked item). Same epoch: same holder.
     const next = revise(meta, ctx, {status: 'in_progress', block_note: undefined, lease_expires: leaseUntil(ctx.now, lease)})
-    return {op: 'claim', subject, changes: [{kind: 'put-task', meta: next}], trailers: [['Tasks-Epoch', String(next.epoch)]], result: {task: next, already_owned: true}}
+    return {op: 'claim', subject, changes: [{kind: 'put-task', meta: next}], trailers: [['Tasks-Epoch', String(next.epoch)], ['Tasks-Renewed', 'yes']], result: {task: next, already_owned: true}}
   }
   if (meta.status === 'blocked' && !ctx.force) {
     throw new ConflictError('blocked', `${meta.id} is blocked by ${meta.owner}: ${meta.block_note ?? ''}`.trimEnd(), {

@@ -98,7 +98,7 @@ export function blockTask(snap: Snapshot, ctx: OpContext, args: BlockArgs): Plan
     op: 'block',
     subject: {id: meta.id, title: meta.title},
     changes: [{kind: 'put-task', meta: next}],
-    trailers: [['Tasks-Epoch', String(next.epoch)], ...(meta.owner && meta.owner !== ctx.actor ? overrideTrailers(ctx) : [])],
+    trailers: [['Tasks-Epoch', String(next.epoch)], ['Tasks-Note', note], ...(meta.owner && meta.owner !== ctx.actor ? overrideTrailers(ctx) : [])],
     result: {task: next},
   }
 }

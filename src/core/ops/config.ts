@@ -1,0 +1,138 @@
+/**
+ * `config set` / `config unset`: change one key of the list's config.yaml,
+ * as a plan with one `put-file`, so it goes through the transaction like any
+ * other mutation (online: fetch, push with a lease; a lost race re-runs).
+ * Pure: the value is parsed and checked here against the same bounds the
+ * reader enforces, and the new file is read back before it is planned, so
+ * whatever `config set` accepts the reader reads.
+ *
+ * When config.yaml lists admins, only they may change the configuration
+ * (any key: the lease, the limits and the admins are the list's policy).
+ */
+import {InvalidError, NotPermittedError, UsageError} from '../errors'
+import type {OpContext, Plan} from '../plan'
+import type {Snapshot} from '../snapshot'
+import {CONFIG_BOUNDS, DEFAULT_CONFIG, type ListConfig} from '../task'
+import {parseConfig, serialiseConfig} from '../task-file'
+import {CONFIG_PATH} from '../store-layout'
+import {checkActor} from '../validation'
+
+export type ConfigKey = keyof Omit<ListConfig, 'extra'>
+export type ConfigValue = number | string[]
+
+/** The keys `tasks config` knows, in the order `config list` shows them. */
+export const CONFIG_KEYS = Object.keys(DEFAULT_CONFIG) as ConfigKey[]
+
+/** Keys holding a number of seconds: they accept durations (`90s`, `30m`, `1h`, `2d`). */
+const SECONDS_KEYS: ReadonlySet<string> = new Set(['lease_seconds', 'clock_skew_seconds'])
+/** Keys holding a list (comma-separated on the command line; --add/--remove). */
+const LIST_KEYS: ReadonlySet<string> = new Set(['admins'])
+
+export function isListKey(key: ConfigKey): boolean {
+  return LIST_KEYS.has(key)
+}
+
+/** A known key, or a usage error naming the keys. */
+export function checkConfigKey(key: string): ConfigKey {
+  if ((CONFIG_KEYS as string[]).includes(key)) return key as ConfigKey
+  throw new UsageError(`"${key}" is not a setting: use ${CONFIG_KEYS.join(', ')}`, {key, keys: CONFIG_KEYS}, 'unknown_config_key')
+}
+
+const SECONDS: Record<string, number> = {s: 1, m: 60, h: 3600, d: 86_400}
+const BYTES: Record<string, number> = {'': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1_048_576, mb: 1_048_576, mib: 1_048_576}
+
+function badValue(key: string, text: string, expected: string): InvalidError {
+  return new InvalidError('bad_config_value', `${key} expects ${expected}, not "${text}"`, {key, value: text})
+}
+
+/** Parse what a person typed for `key`: a duration for seconds keys, a size for byte keys, a comma list for admins. */
+export function parseConfigValue(key: ConfigKey, text: string): ConfigValue {
+  if (LIST_KEYS.has(key)) {
+    const items = text.split(',').map((s) => s.trim()).filter(Boolean)
+    return [...new Set(items.map((a) => checkActor(a, 'admin')))]
+  }
+  const input = text.trim().toLowerCase()
+  const bounds = CONFIG_BOUNDS[key as Exclude<ConfigKey, 'admins'>]
+  let n: number
+  if (SECONDS_KEYS.has(key)) {
+    const expected = `a duration such as 90s, 30m, 1h or 2d (a plain number is seconds) from ${bounds.minimum} to ${bounds.maximum} seconds`
+    if (/^\d+$/.test(input)) n = Number(input)
+    else if (/^(\d+[smhd])+$/.test(input)) n = [...input.matchAll(/(\d+)([smhd])/g)].reduce((sum, [, v, u]) => sum + Number(v) * SECONDS[u!]!, 0)
+    else throw badValue(key, text, expected)
+    if (!Number.isSafeInteger(n) || n < bounds.minimum || n > bounds.maximum) throw badValue(key, text, expected)
+  } else {
+    const expected = `a size in bytes (or with k or m for KiB, MiB) from ${bounds.minimum} to ${bounds.maximum}`
+    const m = /^(\d+)\s*(b|k|kb|kib|m|mb|mib)?$/.exec(input)
+    if (!m) throw badValue(key, text, expected)
+    n = Number(m[1]) * BYTES[m[2] ?? '']!
+    if (!Number.isSafeInteger(n) || n < bounds.minimum || n > bounds.maximum) throw badValue(key, text, expected)
+  }
+  return n
+}
+
+export type ConfigChange =
+  | {kind: 'set'; key: ConfigKey; value: ConfigValue}
+  | {kind: 'unset'; key: ConfigKey}
+  | {kind: 'add' | 'remove'; key: ConfigKey; items: string[]}
+
+export interface ConfigResult {
+  key: ConfigKey
+  value: ConfigValue
+  previous: ConfigValue
+  /** True when the value now in effect is the default. */
+  default: boolean
+}
+
+function same(a: ConfigValue, b: ConfigValue): boolean {
+  return JSON.stringify(a) === JSON.stringify(b)
+}
+
+/** Whether `value` is the default of `key`. */
+export function isDefault(key: ConfigKey, value: ConfigValue): boolean {
+  return same(value, DEFAULT_CONFIG[key])
+}
+
+/** Throws unless the actor may change the list's configuration. */
+function assertMayConfigure(snap: Snapshot, ctx: OpContext, key: string): void {
+  const admins = snap.config.admins
+  if (admins.length > 0 && !admins.includes(ctx.actor)) {
+    throw new NotPermittedError('not_admin', `only the admins listed in config.yaml (${admins.join(', ')}) may change ${key}`, {key, admins})
+  }
+}
+
+/** The plan that writes config.yaml with one key changed; no changes when the value is already in effect. */
+export function changeConfig(snap: Snapshot, ctx: OpContext, change: ConfigChange): Plan<ConfigResult> {
+  const key = change.key
+  const previous = snap.config[key]
+  let value: ConfigValue
+  if (change.kind === 'set') value = change.value
+  else if (change.kind === 'unset') value = DEFAULT_CONFIG[key]
+  else {
+    if (!LIST_KEYS.has(key)) throw new UsageError(`--${change.kind} is for list settings (${[...LIST_KEYS].join(', ')}), not ${key}`, {key}, 'usage')
+    const current = previous as string[]
+    const items = change.items.map((a) => checkActor(a, 'admin'))
+    value = change.kind === 'add' ? [...current, ...items.filter((a) => !current.includes(a))] : current.filter((a) => !items.includes(a))
+  }
+  const result: ConfigResult = {key, value, previous, default: isDefault(key, value)}
+  if (same(value, previous)) return {op: 'config', summary: `${key} unchanged`, changes: [], trailers: [], result}
+  assertMayConfigure(snap, ctx, key)
+  const next: ListConfig = {...snap.config, [key]: value}
+  const content = serialiseConfig(next)
+  // Read back exactly as every reader will: a value the reader would refuse is never written.
+  const back = parseConfig(content)
+  if (!back.ok || !same(back.value[key], value)) {
+    throw new InvalidError('bad_config_value', `${key} = ${JSON.stringify(value)} would not read back${back.ok ? '' : `: ${back.error}`}`, {key})
+  }
+  const said = change.kind === 'unset' ? `${key} (default ${show(value)})` : `${key}=${show(value)}`
+  return {
+    op: 'config',
+    summary: `${change.kind === 'unset' ? 'unset' : 'set'} ${said}`,
+    changes: [{kind: 'put-file', path: CONFIG_PATH, content}],
+    trailers: [['Tasks-Config', said]],
+    result,
+  }
+}
+
+function show(value: ConfigValue): string {
+  return Array.isArray(value) ? value.join(',') || '(none)' : String(value)
+}
