@@ -7,6 +7,8 @@
 export * as actions from './app/task-actions'
 export {Session} from './app/session'
 export * as render from './render/tasks'
+export * as sharing from './app/sharing'
+export * as sharingRender from './render/sharing'
 export {detectTerminal, paint, visible} from './render/terminal'
 export {neutralize, neutralizeDeep} from './core/untrusted-text'
 export {toTasksError} from './app/error-mapping'

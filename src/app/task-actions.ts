@@ -11,6 +11,7 @@ import {installMergeDriver} from '../refstore/merge-driver-setup'
 import {remoteExists, trackingRef} from '../refstore/remote'
 import {writeConfig} from '../refstore/repository'
 import {type SyncAction, sync} from './sync'
+import {remotesWithList, warnTrackingState} from './sharing'
 import {taskDir} from '../core/ids'
 import {addTask, keyMismatch, type AddArgs} from '../core/ops/add'
 import {claimNext, claimTask, heartbeat, releaseAll, releaseTask} from '../core/ops/claim'
@@ -66,27 +67,49 @@ export interface InitResult {
   remote: string | null
   /** What happened with the remote: its list adopted, ours published, both merged. */
   sync: SyncAction | null
+  /** True when no --remote was given and init found the list on the one remote that has it, and adopted it. */
+  discovered: boolean
 }
 
 /**
  * Create the list (deterministic root), register the merge driver, and with
  * a remote: record it as tasks.remote and sync, so a clone that initialises
- * against a remote that already has the list simply adopts it.
+ * against a remote that already has the list simply adopts it. Without
+ * --remote, a list that does not exist here is looked for on the remotes
+ * (not with --offline): when exactly one has it, it is adopted as with
+ * `--remote` that one; when several do, the user picks (ambiguous_remote).
  */
 export async function initList(session: Session, options: {remote?: string; cli: string}): Promise<InitResult> {
   const store = session.store
-  if (options.remote !== undefined) {
-    await assertRemoteExists(store.repo.cwd, options.remote)
-    await writeConfig(store.repo.cwd, 'tasks.remote', options.remote)
+  let remoteName = options.remote
+  let discovered = false
+  if (remoteName === undefined && !store.tip && !session.offline) {
+    const found = await remotesWithList(session)
+    if (found.length > 1) {
+      const flags = session.list === 'main' ? '' : ` --list ${session.list}`
+      throw new UsageError(
+        `the remotes ${found.map((r) => `"${r}"`).join(', ')} all have the list "${session.list}": pick one with \`tasks init --remote NAME${flags}\` (or \`tasks init --offline\` for a separate local list)`,
+        {list: session.list, remotes: found},
+        'ambiguous_remote',
+      )
+    }
+    if (found.length === 1) {
+      remoteName = found[0]!
+      discovered = true
+    }
+  }
+  if (remoteName !== undefined) {
+    await assertRemoteExists(store.repo.cwd, remoteName)
+    await writeConfig(store.repo.cwd, 'tasks.remote', remoteName)
   }
   await installMergeDriver(store.repo.cwd, store.repo.commonDir, options.cli)
   const r = await store.init()
   const remote = await session.configuredRemote()
-  if (options.remote !== undefined && remote) {
+  if (remoteName !== undefined && remote) {
     const synced = await sync(session)
-    return {list: session.list, ref: store.ref, commit: synced.commit, created: r.created, remote, sync: synced.action}
+    return {list: session.list, ref: store.ref, commit: synced.commit, created: r.created, remote, sync: synced.action, discovered}
   }
-  return {list: session.list, ref: store.ref, commit: r.commit, created: r.created, remote, sync: null}
+  return {list: session.list, ref: store.ref, commit: r.commit, created: r.created, remote, sync: null, discovered}
 }
 
 async function assertRemoteExists(cwd: string, name: string): Promise<void> {
@@ -446,6 +469,7 @@ function sorter(sort: string | undefined): (a: TaskView, b: TaskView) => number 
 
 export async function list(session: Session, f: ListFilters): Promise<ListResult> {
   const loaded = await session.store.load()
+  await warnTrackingState(session)
   const snap = loaded.snapshot
   const v = await viewer(session, snap)
   const actor = v.actor
@@ -508,6 +532,7 @@ export type ShowResult = TaskDetail
 
 export async function show(session: Session, id: string): Promise<ShowResult> {
   const loaded = await session.store.load()
+  await warnTrackingState(session)
   const snap = loaded.snapshot
   const meta = lookup(snap, id)
   const v = await viewer(session, snap)
