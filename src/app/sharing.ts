@@ -22,7 +22,7 @@ import {
   remoteNames,
   remoteUrl,
 } from '../refstore/remote'
-import {readCachedIndex} from '../refstore/task-index'
+import {readCachedIndex, updateIndex} from '../refstore/task-index'
 import {readPublished} from '../refstore/published-marker'
 import type {Session} from './session'
 
@@ -137,12 +137,36 @@ export async function remoteStatus(session: Session): Promise<RemoteStatus> {
 
 // ---------------------------------------------------------------- tasks lists
 
+/**
+ * How many tasks a list has at `commit`, from its index cache brought up to
+ * date (only what changed since the cache's commit is read, through the
+ * session's one cat-file reader). Null when there is no cache to start
+ * from (counting would mean reading the whole list) or it cannot be read.
+ */
+async function taskCount(session: Session, list: string, commit: string): Promise<number | null> {
+  try {
+    const cached = readCachedIndex(session.store.repo.commonDir, list)
+    if (!cached) return null
+    if (cached.commit === commit) return cached.base.tasks.size
+    const index = await updateIndex(session.store.reader, session.store.repo.algorithm, list, commit, cached)
+    let n = index.base.tasks.size
+    for (const [id, entry] of index.changes) {
+      const before = index.base.tasks.has(id)
+      if (entry === null && before) n--
+      else if (entry !== null && !before) n++
+    }
+    return n
+  } catch {
+    return null
+  }
+}
+
 export interface ListEntry {
   name: string
   /** `refs/tasks/<name>`, or null when only the remote has the list. */
   ref: string | null
   commit: string | null
-  /** Number of tasks when the index cache describes the current commit, else null (not counted). */
+  /** Number of tasks (index cache brought up to date); null when the list was never read here (not counted). */
   tasks: number | null
   /** The tracking ref's commit (the remote's list as last fetched), or null. */
   remote_commit: string | null
@@ -174,12 +198,7 @@ export async function lists(session: Session): Promise<ListsResult> {
       const e = entry(name)
       e.ref = ref
       e.commit = oid
-      try {
-        const cached = readCachedIndex(repo.commonDir, name)
-        if (cached?.commit === oid) e.tasks = cached.base.tasks.size
-      } catch {
-        // A damaged cache only means no count here.
-      }
+      e.tasks = await taskCount(session, name, oid)
     } else if (trackingPrefix && ref.startsWith(trackingPrefix)) {
       const name = ref.slice(trackingPrefix.length)
       if (!name.includes('/')) entry(name).remote_commit = oid
