@@ -469,7 +469,6 @@ function sorter(sort: string | undefined): (a: TaskView, b: TaskView) => number 
 
 export async function list(session: Session, f: ListFilters): Promise<ListResult> {
   const loaded = await session.store.load()
-  await warnTrackingState(session)
   const snap = loaded.snapshot
   const v = await viewer(session, snap)
   const actor = v.actor
@@ -509,6 +508,7 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
   const narrowed = f.status?.length || f.all || f.ready || tags.length || owner !== undefined || assignee !== undefined || parent !== undefined || priorities.size > 0
   const offset = f.offset ?? 0
   const page = f.limit === undefined ? rows.slice(offset) : rows.slice(offset, offset + f.limit)
+  await warnTrackingState(session)
   return {
     list: session.list,
     commit: loaded.index.commit,
@@ -532,11 +532,12 @@ export type ShowResult = TaskDetail
 
 export async function show(session: Session, id: string): Promise<ShowResult> {
   const loaded = await session.store.load()
-  await warnTrackingState(session)
   const snap = loaded.snapshot
   const meta = lookup(snap, id)
   const v = await viewer(session, snap)
   const detail = await session.store.readDetail(loaded.index.commit, meta.id)
+  // Said once the read succeeded: a failing read prints its error alone.
+  await warnTrackingState(session)
   const brief = (t: TaskMeta | {id: string; missing: 'missing' | 'unreadable'}) =>
     'missing' in t ? {id: t.id, short_id: t.id, title: `(${t.missing})`, status: t.missing} : {id: t.id, short_id: v.shortId(t.id), title: t.title, status: t.status}
   return {

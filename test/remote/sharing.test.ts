@@ -125,6 +125,7 @@ describe('reads say when the list is behind or has unpublished commits', () => {
     expect(tipOf(b, TRACKING)).toBe(remoteTip)
     r = await run(b, ['show', x.task.id.slice(0, 8), '--json'], B)
     expect(r.code).toBe(3) // not here yet: the local list is behind
+    expect(r.stderr.trim().split('\n')).toHaveLength(1) // a failing read prints its error alone, no warning
     r = await run(b, ['list', '--json'], B)
     expect(warnings(r.stderr)).toEqual([{kind: 'diverged_from_remote', remote: 'origin', ahead: 1, behind: 2, message: expect.stringContaining('diverged')}])
 
