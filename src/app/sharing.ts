@@ -228,7 +228,8 @@ export async function remotesWithList(session: Session): Promise<string[]> {
  * remote, and the command that adopts it. Any other error is returned as it is.
  */
 export async function explainMissingList(session: Session, error: TasksError): Promise<TasksError> {
-  if (error.code !== 'not_initialised' || session.store.tip !== null) return error
+  // --offline / TASKS_OFFLINE=1: no network, not even to improve a message.
+  if (error.code !== 'not_initialised' || session.store.tip !== null || session.offline) return error
   let remotes: string[]
   try {
     remotes = await remotesWithList(session)

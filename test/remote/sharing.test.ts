@@ -36,6 +36,8 @@ describe('a fresh clone finds the list', () => {
       expect(e).toMatchObject({code: 'not_initialised', remote: 'origin', remotes: ['origin']})
       expect(e.message).toContain('remote "origin" has it: run `tasks init --remote origin`')
     }
+    const offline = await run(fresh, ['list', '--offline', '--json'], A)
+    expect(jsonError(offline).remote).toBeUndefined() // no network with --offline, not even for a message
     const human = await run(fresh, ['list'], A)
     expect(human.stderr).toBe('error: the list "main" is not initialised here, but remote "origin" has it: run `tasks init --remote origin`\n')
     expect(tipOf(fresh)).toBeNull()
