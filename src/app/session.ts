@@ -12,6 +12,7 @@ import {checkActor, checkNote} from '../core/validation'
 import {DEFAULT_CONFIG, MAX_TIME_MS, MIN_TIME_MS} from '../core/task'
 import {neutralize} from '../core/untrusted-text'
 import {ListStore} from '../refstore/list-store'
+import {migrateTrackingRefs, trackingRef} from '../refstore/remote'
 import {readConfig, readLocalConfigValue} from '../refstore/repository'
 import {catchUpPublished} from './published'
 
@@ -61,7 +62,7 @@ export class Session {
    * Something the actor should know that is not part of the result (stderr):
    * one line, a JSON object `{"warning": …}` under --json.
    */
-  warn(warning: {kind: string; message: string}): void {
+  warn(warning: {kind: string; message: string; [key: string]: unknown}): void {
     process.stderr.write(this.options.json ? `${JSON.stringify({warning})}\n` : `warning: ${neutralize(warning.message)}\n`)
   }
 
@@ -87,13 +88,51 @@ export class Session {
    * remote configured.
    */
   async remote(): Promise<string | null> {
-    if (this.options.offline || /^(1|true|yes)$/i.test(process.env.TASKS_OFFLINE ?? '')) return null
+    if (this.offline) return null
     return this.repoSetting('remote')
+  }
+
+  /** --offline or TASKS_OFFLINE=1: commit locally only, and never look at a remote. */
+  get offline(): boolean {
+    return Boolean(this.options.offline) || /^(1|true|yes)$/i.test(process.env.TASKS_OFFLINE ?? '')
   }
 
   /** The configured remote even when offline (for sync, which is always online). */
   async configuredRemote(): Promise<string | null> {
     return this.repoSetting('remote')
+  }
+
+  private trackingMigrated = false
+
+  /**
+   * Set by the transaction layer when a mutation ran: whether its result is
+   * on the remote (pushed, or already there), and the configured remote
+   * (null: the lists are local only). Added to the command's result as
+   * `published` (publication()).
+   */
+  wrote: {published: boolean; remote: string | null} | null = null
+
+  /**
+   * What every mutation's result says about publishing: `published` (true
+   * when the change, or the state it found, is on the remote; false when it
+   * was committed locally only), and for people a word about it when a
+   * remote is configured. Null when no mutation ran in this invocation.
+   */
+  publication(): {published: boolean; remote: string | null} | null {
+    return this.wrote
+  }
+
+  /**
+   * This list's tracking ref for `remote` (`refs/tasks-remote/<remote>/<list>`).
+   * The first call in a repository moves tracking refs an older version kept
+   * under `refs/remotes/` (once: later calls cost one stat).
+   */
+  async trackingRef(remote: string): Promise<string> {
+    if (!this.trackingMigrated) {
+      await migrateTrackingRefs(this.store.repo.cwd, this.store.repo.commonDir)
+      this.trackingMigrated = true
+    }
+    return trackingRef(remote, this.list)
   }
 
   /** The acting identity; resolved once, lazily (reads need none). */

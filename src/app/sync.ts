@@ -7,7 +7,7 @@
  */
 import {ConflictError, EnvironmentError} from '../core/errors'
 import {type MergeNote, type Repair, mergeFiles, reconcile} from '../merge/index'
-import {type PushOutcome, SYNC_TIMEOUT_MS, fetchList, networkLimits, pushList, relate} from '../refstore/remote'
+import {type PushOutcome, SYNC_TIMEOUT_MS, fetchList, networkLimits, pushList, recordFetch, relate} from '../refstore/remote'
 import type {Session} from './session'
 import {followPublished} from './published'
 
@@ -93,7 +93,9 @@ export async function sync(session: Session): Promise<SyncResult> {
   const refused = refusalCounter(remote)
   const limits = await networkLimits(cwd, SYNC_TIMEOUT_MS)
   for (let attempt = 1; attempt <= MAX_SYNC_TRIES; attempt++) {
+    await session.trackingRef(remote)
     const remoteTip = await fetchList(cwd, remote, session.list, (ref) => store.readRef(ref), limits)
+    recordFetch(store.repo.commonDir, remote, session.list)
     const localTip = await store.refreshTip()
     const base = {list: session.list, remote, local_before: localTip, remote_before: remoteTip, notes: [] as MergeNote[], repairs: [] as Repair[], tries: attempt}
     if (!localTip && !remoteTip) {

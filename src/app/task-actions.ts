@@ -11,6 +11,7 @@ import {checkMergeDriver, installMergeDriver} from '../refstore/merge-driver-set
 import {remoteExists, trackingRef} from '../refstore/remote'
 import {writeConfig} from '../refstore/repository'
 import {type SyncAction, sync} from './sync'
+import {remotesWithList, warnTrackingState} from './sharing'
 import {taskDir} from '../core/ids'
 import {addTask, keyMismatch, type AddArgs} from '../core/ops/add'
 import {claimNext, claimTask, heartbeat, releaseAll, releaseTask} from '../core/ops/claim'
@@ -65,27 +66,49 @@ export interface InitResult {
   remote: string | null
   /** What happened with the remote: its list adopted, ours published, both merged. */
   sync: SyncAction | null
+  /** True when no --remote was given and init found the list on the one remote that has it, and adopted it. */
+  discovered: boolean
 }
 
 /**
  * Create the list (deterministic root), register the merge driver, and with
  * a remote: record it as tasks.remote and sync, so a clone that initialises
- * against a remote that already has the list simply adopts it.
+ * against a remote that already has the list simply adopts it. Without
+ * --remote, a list that does not exist here is looked for on the remotes
+ * (not with --offline): when exactly one has it, it is adopted as with
+ * `--remote` that one; when several do, the user picks (ambiguous_remote).
  */
 export async function initList(session: Session, options: {remote?: string; cli: string}): Promise<InitResult> {
   const store = session.store
-  if (options.remote !== undefined) {
-    await assertRemoteExists(store.repo.cwd, options.remote)
-    await writeConfig(store.repo.cwd, 'tasks.remote', options.remote)
+  let remoteName = options.remote
+  let discovered = false
+  if (remoteName === undefined && !store.tip && !session.offline) {
+    const found = await remotesWithList(session)
+    if (found.length > 1) {
+      const flags = session.list === 'main' ? '' : ` --list ${session.list}`
+      throw new UsageError(
+        `the remotes ${found.map((r) => `"${r}"`).join(', ')} all have the list "${session.list}": pick one with \`tasks init --remote NAME${flags}\` (or \`tasks init --offline\` for a separate local list)`,
+        {list: session.list, remotes: found},
+        'ambiguous_remote',
+      )
+    }
+    if (found.length === 1) {
+      remoteName = found[0]!
+      discovered = true
+    }
+  }
+  if (remoteName !== undefined) {
+    await assertRemoteExists(store.repo.cwd, remoteName)
+    await writeConfig(store.repo.cwd, 'tasks.remote', remoteName)
   }
   await installMergeDriver(store.repo.cwd, store.repo.commonDir, options.cli)
   const r = await store.init()
   const remote = await session.configuredRemote()
-  if (options.remote !== undefined && remote) {
+  if (remoteName !== undefined && remote) {
     const synced = await sync(session)
-    return {list: session.list, ref: store.ref, commit: synced.commit, created: r.created, remote, sync: synced.action}
+    return {list: session.list, ref: store.ref, commit: synced.commit, created: r.created, remote, sync: synced.action, discovered}
   }
-  return {list: session.list, ref: store.ref, commit: r.commit, created: r.created, remote, sync: null}
+  return {list: session.list, ref: store.ref, commit: r.commit, created: r.created, remote, sync: null, discovered}
 }
 
 async function assertRemoteExists(cwd: string, name: string): Promise<void> {
@@ -498,6 +521,7 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
   const narrowed = f.status?.length || f.all || f.ready || tags.length || owner !== undefined || assignee !== undefined || parent !== undefined || priorities.size > 0
   const offset = f.offset ?? 0
   const page = f.limit === undefined ? rows.slice(offset) : rows.slice(offset, offset + f.limit)
+  await warnTrackingState(session)
   return {
     list: session.list,
     commit: loaded.index.commit,
@@ -525,6 +549,8 @@ export async function show(session: Session, id: string): Promise<ShowResult> {
   const meta = lookup(snap, id)
   const v = await viewer(session, snap)
   const detail = await session.store.readDetail(loaded.index.commit, meta.id)
+  // Said once the read succeeded: a failing read prints its error alone.
+  await warnTrackingState(session)
   const brief = (t: TaskMeta | {id: string; missing: 'missing' | 'unreadable'}) =>
     'missing' in t ? {id: t.id, short_id: t.id, title: `(${t.missing})`, status: t.missing} : {id: t.id, short_id: v.shortId(t.id), title: t.title, status: t.status}
   return {

@@ -9,7 +9,7 @@ import {ConflictError} from '../core/errors'
 import type {OpContext, Plan} from '../core/plan'
 import type {Snapshot} from '../core/snapshot'
 import {withChanges} from '../core/apply'
-import {MUTATION_TIMEOUT_MS, fetchList, networkLimits, pushList, relate} from '../refstore/remote'
+import {MUTATION_TIMEOUT_MS, fetchList, networkLimits, pushList, recordFetch, relate} from '../refstore/remote'
 import {followPublished} from './published'
 import {mergeTips, refusalCounter} from './sync'
 import type {Session} from './session'
@@ -35,9 +35,25 @@ function backoff(attempt: number): Promise<void> {
   return new Promise((r) => setTimeout(r, Math.random() * cap))
 }
 
+/**
+ * Run `op` through the transaction: online (fetch, op, push with lease)
+ * when a remote is configured and not --offline, else locally. Records on
+ * the session whether the result is published (Session.wrote), so every
+ * mutation's result says so without each command asking.
+ */
 export async function mutate<R>(session: Session, op: Op<R>): Promise<Committed<R>> {
   const remote = await session.remote()
-  if (remote) return mutateOnline(session, remote, op)
+  if (remote) {
+    const done = await mutateOnline(session, remote, op)
+    session.wrote = {published: true, remote}
+    return done
+  }
+  const done = await mutateLocal(session, op)
+  session.wrote = {published: false, remote: await session.configuredRemote()}
+  return done
+}
+
+async function mutateLocal<R>(session: Session, op: Op<R>): Promise<Committed<R>> {
   const store = session.store
   for (let attempt = 1; attempt <= MAX_TRIES; attempt++) {
     if (attempt > 1) await store.refreshTip()
@@ -71,7 +87,9 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
   for (let attempt = 1; attempt <= MAX_REMOTE_TRIES; attempt++) {
     // What merging unpublished local work decided, told once the result is published (not once per try).
     let mergeWarnings: Array<{kind: string; message: string}> = []
+    await session.trackingRef(remote)
     const remoteTip = await fetchList(cwd, remote, session.list, (ref) => store.readRef(ref), limits)
+    recordFetch(store.repo.commonDir, remote, session.list)
     const localTip = await store.refreshTip()
     let base: string
     if (!remoteTip) {

@@ -77,11 +77,14 @@ export abstract class TasksCommand<R> extends Command {
   public async run(): Promise<void> {
     try {
       refuseUndecodableArguments(this.argv)
-      const result = await this.execute()
+      let result = await this.execute()
+      // A mutation ran: its result says whether it is published (recorded by the transaction, app/session.ts).
+      const pub = this.session?.publication() ?? null
+      if (pub) result = {...result, published: pub.published}
       if (this.jsonMode()) process.stdout.write(`${JSON.stringify(result)}\n`)
       // Renderers see the result with every string neutralized (escape sequences, bidi controls): text from
       // agents and remote collaborators cannot drive the terminal. JSON stays exact.
-      else await this.writeHuman(this.render(engine().neutralizeDeep(result), engine().detectTerminal()))
+      else await this.writeHuman(engine().sharingRender.withPublication(this.render(engine().neutralizeDeep(result), engine().detectTerminal()), pub))
     } finally {
       this.session?.close()
     }
@@ -90,7 +93,9 @@ export abstract class TasksCommand<R> extends Command {
   protected override async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}; code?: string}): Promise<void> {
     this.session?.close()
     // oclif's parse errors need no engine: they become our own one-line usage errors.
-    const error = usageFromParseError(err, this.id, this.ctor as unknown as CommandInfo) ?? engine().toTasksError(err)
+    let error = usageFromParseError(err, this.id, this.ctor as unknown as CommandInfo) ?? engine().toTasksError(err)
+    // The list is not here: say so better when a remote has it (looked up only on this path).
+    if (error.code === 'not_initialised' && this.session) error = await engine().sharing.explainMissingList(this.session, error)
     if (this.jsonMode()) {
       process.stderr.write(`${JSON.stringify(error.toJSON())}\n`)
     } else {

@@ -63,8 +63,13 @@ export async function completeWords(words: string[], table: CommandTable, ids: (
   if (word === 'help') return prefixed(commandNames())
   if (word === 'completion') return prefixed(SHELLS.map((s) => ({value: s, description: `${s} script`})))
   let id = Object.keys(table).find((k) => k === word || table[k]!.aliases?.includes(word))
+  const subs = Object.keys(table).filter((k) => k.startsWith(`${word}:`))
+  // A command that is also a topic (`remote`, `remote set`): its sub-commands come first, then its own flags.
+  if (id && subs.length > 0) {
+    if (i >= before.length && !cur.startsWith('-')) return prefixed(subs.map((k) => ({value: k.split(':')[1]!, description: table[k]!.summary ?? ''})))
+    if (i < before.length && table[`${word}:${before[i]}`]) id = undefined
+  }
   if (!id) {
-    const subs = Object.keys(table).filter((k) => k.startsWith(`${word}:`))
     if (subs.length === 0) return []
     if (i >= before.length) return prefixed(subs.map((k) => ({value: k.split(':')[1]!, description: table[k]!.summary ?? ''})))
     word = `${word}:${before[i]}`

@@ -20,10 +20,12 @@ import Edit from './edit'
 import Heartbeat from './heartbeat'
 import Init from './init'
 import List from './list'
+import Lists from './lists'
 import Log from './log'
 import MergeDriver from './merge-driver'
 import Next from './next'
 import Release from './release'
+import Remote from './remote/index'
 import RemoteSet from './remote/set'
 import RemoteUnset from './remote/unset'
 import Reopen from './reopen'
@@ -52,10 +54,12 @@ export const COMMANDS = {
   heartbeat: Heartbeat,
   init: Init,
   list: List,
+  lists: Lists,
   log: Log,
   'merge-driver': MergeDriver,
   next: Next,
   release: Release,
+  remote: Remote,
   'remote:set': RemoteSet,
   'remote:unset': RemoteUnset,
   reopen: Reopen,

@@ -2,8 +2,8 @@
  * Lock files git leaves behind when a process dies while updating a ref:
  * `<ref>.lock` beside a loose ref, or `packed-refs.lock`. Only the refs this
  * tool owns are looked at: the lists (`refs/tasks/**`), their
- * remote-tracking copies (`refs/remotes/<remote>/tasks/**`) and
- * packed-refs.lock (which blocks deleting or packing any ref). A lock
+ * remote-tracking copies (`refs/tasks-remote/**`, and the place older
+ * versions used, `refs/remotes/<remote>/tasks/**`) and packed-refs.lock (which blocks deleting or packing any ref). A lock
  * younger than LOCK_HELD_AFTER_MS belongs to a write in progress and is not
  * reported; one older than STALE_LOCK_MS may be removed.
  */
@@ -50,12 +50,14 @@ function locksUnder(commonDir: string, dir: string, out: string[]): void {
 export function findRefLocks(commonDir: string, now = Date.now()): RefLock[] {
   const paths: string[] = []
   locksUnder(commonDir, join(commonDir, 'refs', 'tasks'), paths)
+  locksUnder(commonDir, join(commonDir, 'refs', 'tasks-remote'), paths)
   let remotes: string[] = []
   try {
     remotes = readdirSync(join(commonDir, 'refs', 'remotes'))
   } catch {
     // No remotes.
   }
+  // Older versions kept tracking refs here; a lock left on one would stop moving it.
   for (const r of remotes) locksUnder(commonDir, join(commonDir, 'refs', 'remotes', r, 'tasks'), paths)
   paths.push(join(commonDir, 'packed-refs.lock'))
   const locks: RefLock[] = []

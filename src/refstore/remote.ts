@@ -12,14 +12,81 @@
  * Must never: push without a lease, report success for a push git did not
  * accept, or wait on a remote without a bound.
  */
+import {existsSync, mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {EnvironmentError, UsageError} from '../core/errors'
+import {isValidListName} from '../core/store-layout'
 import {formatDuration, parseDuration} from '../core/duration'
-import {git} from './git-process'
+import {git, gitOk} from './git-process'
 import {heldLock, lockIn, refLockedError} from './ref-transaction'
 import {readConfig} from './repository'
 
+/**
+ * Where this clone keeps its copy of a remote's list: outside `refs/remotes/`
+ * (there git shows it in `git branch -r`, `git fetch --prune` deletes it and
+ * `git checkout tasks/main` makes a branch of it) and outside `refs/tasks/`
+ * (where it could collide with a list name and a wildcard push would
+ * publish it). A list name is one ref component, so the last component is
+ * always the list, whatever the remote is called.
+ */
 export function trackingRef(remote: string, list: string): string {
+  return `${TRACKING_NAMESPACE}${remote}/${list}`
+}
+
+/** The namespace of every tracking ref (`refs/tasks-remote/<remote>/<list>`). */
+export const TRACKING_NAMESPACE = 'refs/tasks-remote/'
+
+/** Where versions before 0.2 kept the tracking ref. */
+export function legacyTrackingRef(remote: string, list: string): string {
   return `refs/remotes/${remote}/tasks/${list}`
+}
+
+const LEGACY_TRACKING = /^refs\/remotes\/(.+)\/tasks\/([A-Za-z0-9][A-Za-z0-9._-]*)$/
+const MIGRATED_MARKER = 'tracking-refs-moved'
+
+/**
+ * Move tracking refs an older version left under `refs/remotes/<remote>/tasks/<list>`
+ * to `refs/tasks-remote/<remote>/<list>`, once per repository (a marker in
+ * `<common-dir>/git-tasks/` records that it was done, so later calls cost
+ * one stat). Only refs whose commit holds a `meta.yaml` at its root are
+ * moved: a branch someone named `tasks/<x>` on the remote is left alone. A
+ * new-style ref that already exists is kept (it is newer); the old one is
+ * deleted either way. One `git update-ref --stdin` transaction; if it
+ * fails (a concurrent update), nothing is marked and the next call tries
+ * again. Returns what was moved.
+ */
+export async function migrateTrackingRefs(cwd: string, commonDir: string): Promise<Array<{from: string; to: string}>> {
+  const marker = join(commonDir, 'git-tasks', MIGRATED_MARKER)
+  if (existsSync(marker)) return []
+  const listing = await git(['for-each-ref', '--format=%(refname) %(objectname)', 'refs/remotes/', TRACKING_NAMESPACE], {cwd})
+  if (listing.code !== 0) return []
+  const existing = new Set<string>()
+  const candidates: Array<{from: string; to: string; oid: string}> = []
+  for (const line of listing.stdout.split('\n').filter(Boolean)) {
+    const [ref, oid] = line.split(' ') as [string, string]
+    if (ref.startsWith(TRACKING_NAMESPACE)) existing.add(ref)
+    const m = LEGACY_TRACKING.exec(ref)
+    if (m && isValidListName(m[2]!)) candidates.push({from: ref, to: trackingRef(m[1]!, m[2]!), oid})
+  }
+  const moved: Array<{from: string; to: string}> = []
+  if (candidates.length > 0) {
+    const check = await git(['cat-file', '--batch-check=%(objecttype)'], {cwd, input: candidates.map((c) => `${c.oid}:meta.yaml\n`).join('')})
+    const kinds = check.stdout.split('\n')
+    const lists = candidates.filter((_, i) => kinds[i] === 'blob')
+    if (lists.length > 0) {
+      const script = lists.flatMap((c) => [...(existing.has(c.to) ? [] : [`create ${c.to} ${c.oid}`]), `delete ${c.from} ${c.oid}`]).join('\n')
+      const r = await git(['update-ref', '--stdin'], {cwd, input: `${script}\n`})
+      if (r.code !== 0) return []
+      moved.push(...lists.map(({from, to}) => ({from, to})))
+    }
+  }
+  try {
+    mkdirSync(join(commonDir, 'git-tasks'), {recursive: true})
+    writeFileSync(marker, '')
+  } catch {
+    // Not recorded: the next call looks again (and finds nothing to move).
+  }
+  return moved
 }
 
 const UNREACHABLE = /Could not read from remote|does not appear to be a git repository|unable to access|Connection refused|Could not resolve host|No such file or directory|not found|unable to connect|Permission denied/i
@@ -210,4 +277,74 @@ export async function relate(cwd: string, a: string, b: string): Promise<{kind: 
   if (base === b) return {kind: 'ahead'}
   if (base === a) return {kind: 'behind'}
   return {kind: 'diverged', base}
+}
+
+/** Commits only in `a` (ahead) and only in `b` (behind): one `git rev-list --left-right --count`. */
+export async function aheadBehind(cwd: string, a: string, b: string): Promise<{ahead: number; behind: number}> {
+  const r = await gitOk(['rev-list', '--left-right', '--count', `${a}...${b}`], {cwd})
+  const [ahead, behind] = r.trim().split(/\s+/).map(Number) as [number, number]
+  return {ahead, behind}
+}
+
+/** Every ref under the given prefixes with its commit (one `git for-each-ref`). */
+export async function listRefs(cwd: string, prefixes: string[]): Promise<Array<{ref: string; oid: string}>> {
+  const out = await gitOk(['for-each-ref', '--format=%(refname) %(objectname)', ...prefixes], {cwd})
+  return out
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [ref, oid] = line.split(' ') as [string, string]
+      return {ref, oid}
+    })
+}
+
+/** The names of this repository's remotes (`git remote`). */
+export async function remoteNames(cwd: string): Promise<string[]> {
+  const r = await git(['remote'], {cwd})
+  return r.code === 0 ? r.stdout.split('\n').map((l) => l.trim()).filter(Boolean) : []
+}
+
+/** A remote's fetch URL (`git remote get-url`), or null. */
+export async function remoteUrl(cwd: string, remote: string): Promise<string | null> {
+  const r = await git(['remote', 'get-url', remote], {cwd})
+  return r.code === 0 ? r.stdout.trim() || null : null
+}
+
+/**
+ * Whether `remote` has `ref`, asked with `git ls-remote` within `limits`.
+ * Null when the remote could not be asked (unreachable, timed out): the
+ * callers only improve a message with this, so it never throws.
+ */
+export async function lsRemoteList(cwd: string, remote: string, ref: string, limits: NetworkLimits = UNBOUNDED): Promise<string | null> {
+  const r = await git([...limits.config, 'ls-remote', '--refs', remote, ref], {cwd, env: limits.env, deadlineMs: limits.deadlineMs})
+  if (r.code !== 0 || r.timedOut) return null
+  const line = r.stdout.split('\n').find((l) => l.endsWith(`\t${ref}`))
+  return line ? line.split('\t')[0]! : null
+}
+
+function fetchNotePath(commonDir: string, list: string): string {
+  return join(commonDir, 'git-tasks', `fetched-${list}`)
+}
+
+/** Note when this clone last fetched `list` from `remote` (`<common-dir>/git-tasks/fetched-<list>`); best-effort. */
+export function recordFetch(commonDir: string, remote: string, list: string, at = new Date()): void {
+  try {
+    const path = fetchNotePath(commonDir, list)
+    mkdirSync(join(commonDir, 'git-tasks'), {recursive: true})
+    const tmp = `${path}.${process.pid}.tmp`
+    writeFileSync(tmp, `${JSON.stringify({remote, at: at.toISOString()})}\n`)
+    renameSync(tmp, path)
+  } catch {
+    // Bookkeeping for `tasks remote` only.
+  }
+}
+
+/** When this clone last fetched `list` from `remote` (ISO-8601), or null when not noted. */
+export function lastFetch(commonDir: string, remote: string, list: string): string | null {
+  try {
+    const note = JSON.parse(readFileSync(fetchNotePath(commonDir, list), 'utf8')) as {remote?: unknown; at?: unknown}
+    return note.remote === remote && typeof note.at === 'string' ? note.at : null
+  } catch {
+    return null
+  }
 }

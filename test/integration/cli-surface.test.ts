@@ -182,7 +182,7 @@ describe('shell completion (point 9)', () => {
 
   it('__complete lists commands, flags, choices and task ids by prefix', async () => {
     const values = async (...words: string[]) => (await run(repo, ['__complete', ...words])).stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0])
-    expect(await values('li')).toEqual(['list'])
+    expect(await values('li')).toEqual(['list', 'lists'])
     expect(await values('--json', 'sh')).toEqual(['show'])
     expect(await values('remote', '')).toEqual(['set', 'unset'])
     expect(await values('add', '--ta')).toEqual(['--tag'])

@@ -108,7 +108,7 @@ describe('init', () => {
     await add(repo, 'keep me')
     const before = tip(repo)
     const again = await runJson(repo, ['init'])
-    expect(again).toEqual({list: 'main', ref: 'refs/tasks/main', commit: before, created: false, remote: null, sync: null})
+    expect(again).toEqual({list: 'main', ref: 'refs/tasks/main', commit: before, created: false, remote: null, sync: null, discovered: false})
     expect(tip(repo)).toBe(before)
     expect(before).not.toBe(first.commit)
     const human = await run(repo, ['init'])
@@ -685,7 +685,7 @@ describe('block, reopen, release, heartbeat', () => {
     expect(trailersOf(lastMessage(repo)).Task!.sort()).toEqual(mine.map((m) => m.id).sort())
     expect((await runJson(repo, ['show', theirs.id])).task.owner).toBe('erin')
     const none = await runJson(repo, ['release', '--all'], as('dave', at(45)))
-    expect(none).toEqual({released: [], commit: null})
+    expect(none).toEqual({released: [], commit: null, published: false})
   })
 
   it('reopen: a done item goes back to todo with no owner; todo and cancelled items are refused (exit 4)', async () => {

@@ -39,7 +39,7 @@ const SCHEMA_OF: Record<string, string> = {
   start: 'claim',
   'remote:set': 'remote',
   'remote:unset': 'remote',
-  remote: 'remote',
+  remote: 'remote-status',
   'config:get': 'config-get',
   'config:list': 'config-list',
   'config:set': 'config-change',
@@ -209,7 +209,7 @@ describe('every --json output matches its schema', () => {
     const all = await ok(repo, ['release', '--all'], B)
     expect(all.released.length).toBeGreaterThanOrEqual(2)
     const none = await ok(repo, ['release', '--all'], B)
-    expect(none).toEqual({released: [], commit: null})
+    expect(none).toEqual({released: [], commit: null, published: false})
   })
 
   it('edit (changed and unchanged)', async () => {
@@ -332,7 +332,17 @@ describe('every --json output matches its schema', () => {
     expect(i2).toMatchObject({remote: 'origin', commit: i1.commit})
     expect(['up_to_date', 'fast_forward']).toContain(i2.sync)
     const i3 = await ok(c2, ['init'])
-    expect(i3).toMatchObject({created: false, remote: 'origin', sync: null})
+    expect(i3).toMatchObject({created: false, remote: 'origin', sync: null, discovered: false})
+    // A fresh clone: init without --remote finds the list on origin and adopts it.
+    const c3 = clone()
+    await fails(c3, ['list'], 1, 'not_initialised')
+    expect(await ok(c3, ['init'])).toMatchObject({created: true, remote: 'origin', sync: 'up_to_date', discovered: true, commit: i1.commit})
+    expect(await ok(c3, ['remote'])).toMatchObject({remote: 'origin', ahead: 0, behind: 0, local_tip: i1.commit})
+    expect((await ok(c3, ['lists'])).lists).toEqual([{name: 'main', ref: 'refs/tasks/main', commit: i1.commit, tasks: null, remote_commit: i1.commit}])
+    await ok(c3, ['list'])
+    expect((await ok(c3, ['lists'])).lists[0].tasks).toBe(0)
+    expect(await ok(repo, ['remote'])).toMatchObject({remote: null, ahead: null})
+    expect((await ok(repo, ['lists'])).remote).toBeNull()
 
     // remote set / unset.
     const unset = await ok(c2, ['remote', 'unset'])
@@ -345,11 +355,13 @@ describe('every --json output matches its schema', () => {
 
     // Every sync action.
     expect((await ok(c1, ['sync'])).action).toBe('up_to_date')
-    const p = (await ok(c1, ['add', 'Shared P'], A)).task.id
+    const sharedP = await ok(c1, ['add', 'Shared P'], A)
+    expect(sharedP.published).toBe(true)
+    const p = sharedP.task.id
     const q = (await ok(c1, ['add', 'Shared Q'], A)).task.id
     const claimable = (await ok(c1, ['add', 'Shared claim'], A)).task.id
     expect((await ok(c2, ['sync'])).action).toBe('fast_forward')
-    await ok(c1, ['deps', p, q, '--offline'], A)
+    expect((await ok(c1, ['deps', p, q, '--offline'], A)).published).toBe(false)
     await ok(c1, ['claim', claimable, '--offline'], A)
     await ok(c2, ['deps', q, p, '--offline'], B)
     await ok(c2, ['claim', claimable, '--offline'], B)

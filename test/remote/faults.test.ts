@@ -35,7 +35,7 @@ async function online(): Promise<{bare: string; clone: string; id: string}> {
 /** Online `comment` fails remote_unreachable, nothing moves; offline it commits; sync publishes once the remote is back. */
 async function unreachableThenBack(break_: () => void, repair: () => void, clone: string, bare: string, id: string): Promise<void> {
   const localBefore = tipOf(clone)
-  const trackingBefore = tipOf(clone, 'refs/remotes/origin/tasks/main')
+  const trackingBefore = tipOf(clone, 'refs/tasks-remote/origin/main')
   break_()
   const r = await run(clone, ['comment', id, 'typed while the remote was away', '--json'], ME)
   const label = describeRun('online comment, remote away', r)
@@ -50,7 +50,7 @@ async function unreachableThenBack(break_: () => void, repair: () => void, clone
   expect(err.message, label).toContain('--offline')
   expect(err.detail, label).toMatch(/does not appear to be a git repository/)
   expect(tipOf(clone), 'local ref moved after a failed online mutation').toBe(localBefore)
-  expect(tipOf(clone, 'refs/remotes/origin/tasks/main')).toBe(trackingBefore)
+  expect(tipOf(clone, 'refs/tasks-remote/origin/main')).toBe(trackingBefore)
 
   // Offline: commits locally.
   const off = await runJson(clone, ['comment', id, 'typed offline while the remote was away', '--offline'], ME)

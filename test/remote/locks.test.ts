@@ -21,7 +21,7 @@ import {describeRun, initRepo} from '../race/support'
 import {expectSchema, shared, tipOf} from './support'
 
 const ME = {env: {TASKS_ACTOR: 'alice'}}
-const TRACKING = 'refs/remotes/origin/tasks/main'
+const TRACKING = 'refs/tasks-remote/origin/main'
 
 afterAll(() => cleanupAll())
 
@@ -94,7 +94,7 @@ describe('a held lock on the list ref', {timeout: 60_000}, () => {
     expectSchema('doctor', d)
     expect(d.locks.map((l: any) => [l.ref, l.stale, l.removed])).toEqual([
       ['packed-refs', false, false],
-      ['refs/remotes/origin/tasks/main', true, false],
+      ['refs/tasks-remote/origin/main', true, false],
       ['refs/tasks/main', true, false],
     ])
     expect(d.locks.find((l: any) => l.ref === 'refs/tasks/main').age_seconds).toBeGreaterThanOrEqual(3599)
@@ -108,7 +108,7 @@ describe('a held lock on the list ref', {timeout: 60_000}, () => {
     expectSchema('doctor', fixed)
     expect(fixed.locks.map((l: any) => [l.ref, l.removed])).toEqual([
       ['packed-refs', false],
-      ['refs/remotes/origin/tasks/main', true],
+      ['refs/tasks-remote/origin/main', true],
       ['refs/tasks/main', true],
     ])
     expect(f.code, 'the young packed-refs.lock is still there').toBe(5)

@@ -16,7 +16,7 @@ import {describeRun} from '../race/support'
 import {type HungServer, figure, hungServer, shared, tipOf} from './support'
 
 const ME = {TASKS_ACTOR: 'alice'}
-const TRACKING = 'refs/remotes/origin/tasks/main'
+const TRACKING = 'refs/tasks-remote/origin/main'
 
 let server: HungServer
 
