@@ -5,6 +5,7 @@
  * `tasks --version` and `tasks help` never compile the engine.
  */
 export * as actions from './app/task-actions'
+export * as batch from './app/batch-actions'
 export {Session} from './app/session'
 export * as render from './render/tasks'
 export {detectTerminal, paint, visible} from './render/terminal'

@@ -38,7 +38,8 @@ export interface TaskResult {
   commit: string | null
 }
 
-async function viewer(session: Session, snap: Snapshot): Promise<TaskViewer> {
+/** The viewer for rendering tasks of `snap` as the acting actor sees them. */
+export async function viewer(session: Session, snap: Snapshot): Promise<TaskViewer> {
   let actor: string | undefined
   try {
     actor = await session.actor()
@@ -287,7 +288,7 @@ export async function next(session: Session, options: {tags: string[]; leaseSeco
  * path; the local ref, or the remote-tracking one when the refusal came from
  * the remote's tip.
  */
-async function explainTakeover<T>(session: Session, work: Promise<T>): Promise<T> {
+export async function explainTakeover<T>(session: Session, work: Promise<T>): Promise<T> {
   try {
     return await work
   } catch (error) {
