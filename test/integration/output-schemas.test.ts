@@ -237,6 +237,21 @@ describe('every --json output matches its schema', () => {
     expect(r.removed).toEqual([{id: ids.reserved, title: 'Reserved for bob'}])
   })
 
+  it('several ids: done, reopen, assign, cancel, release and rm as one batch', async () => {
+    const [x, y] = [(await ok(repo, ['add', 'Batch X'], A)).task.id, (await ok(repo, ['add', 'Batch Y'], A)).task.id]
+    expect((await ok(repo, ['assign', x, y, 'carol'], A)).results).toHaveLength(2)
+    expect((await ok(repo, ['assign', x, y, '--none'], A)).results).toHaveLength(2)
+    expect((await ok(repo, ['done', x, y], A)).results).toHaveLength(2)
+    expect((await ok(repo, ['reopen', x, y], A)).results).toHaveLength(2)
+    await ok(repo, ['claim', x], A)
+    await ok(repo, ['claim', y], A)
+    expect((await ok(repo, ['release', x, y], A)).released).toHaveLength(2)
+    const refused = await fails(repo, ['reopen', x, y], 4, 'already_open', A)
+    expect(refused).toMatchObject({id: x, index: 0})
+    expect((await ok(repo, ['cancel', x, y, '--reason', 'batch'], A)).results).toHaveLength(2)
+    expect((await ok(repo, ['rm', x, y], A)).removed).toHaveLength(2)
+  })
+
   it('log, log ID, log -n', async () => {
     const all = await ok(repo, ['log'], A)
     expect(all.task).toBeNull()

@@ -1,0 +1,133 @@
+/**
+ * Several ids in one command (issue 8, point 11): one commit, all or
+ * nothing, the refused item named in the error; and `rm` asking before it
+ * removes on a terminal.
+ */
+import {spawnSync} from 'node:child_process'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {BIN, TEST_ENV, cleanupAll, gitSync, jsonError, makeRepo, run, runJson} from '../helpers/cli'
+
+const ALICE = {env: {TASKS_ACTOR: 'alice'}}
+const BOB = {env: {TASKS_ACTOR: 'bob'}}
+
+let repo: string
+const tip = (): string => gitSync(repo, ['rev-parse', 'refs/tasks/main']).trim()
+const add = async (title: string, extra: string[] = []): Promise<string> => (await runJson(repo, ['add', title, ...extra], ALICE)).task.id
+
+beforeAll(async () => {
+  repo = makeRepo()
+  await runJson(repo, ['init'])
+})
+afterAll(() => cleanupAll())
+
+describe('several ids: one commit, all or nothing', () => {
+  it('done A B C with B held by someone else writes nothing and names B', async () => {
+    const [a, b, c] = [await add('A'), await add('B'), await add('C')]
+    await runJson(repo, ['claim', b], BOB)
+    const before = tip()
+    const r = await run(repo, ['done', a, b.slice(0, 8), c, '--json'], ALICE)
+    expect(r.code).toBe(6)
+    const e = jsonError(r)
+    expect(e).toMatchObject({code: 'not_owner', id: b, index: 1})
+    expect(e.message).toContain('item 2 of 3')
+    expect(tip()).toBe(before)
+    const show = await runJson(repo, ['show', a], ALICE)
+    expect(show.task.status).toBe('todo')
+    // Human output names it too.
+    const human = await run(repo, ['done', a, b, c], ALICE)
+    expect(human.stderr).toContain(b)
+    expect(tip()).toBe(before)
+  })
+
+  it('done A C is one commit naming both, with one result per item', async () => {
+    const [a, c] = [await add('A2'), await add('C2')]
+    const before = tip()
+    const r = await runJson(repo, ['done', a, c], ALICE)
+    expect(r.results.map((i: any) => [i.task.id, i.task.status, i.changed])).toEqual([
+      [a, 'done', true],
+      [c, 'done', true],
+    ])
+    expect(gitSync(repo, ['rev-parse', `${r.commit}^`]).trim()).toBe(before)
+    const message = gitSync(repo, ['log', '-1', '--format=%B', r.commit])
+    expect(message).toMatch(/^done: 2 tasks/)
+    expect(message).toContain(`Task: ${a}`)
+    expect(message).toContain(`Task: ${c}`)
+    // Again: nothing changed, nothing written.
+    const again = await runJson(repo, ['done', a, c], ALICE)
+    expect(again.commit).toBeNull()
+    expect(again.results.every((i: any) => i.changed === false)).toBe(true)
+    // reopen both in one commit; a single id keeps the single-item shape.
+    const reopened = await runJson(repo, ['reopen', a, c], ALICE)
+    expect(reopened.results.map((i: any) => i.task.status)).toEqual(['todo', 'todo'])
+    const one = await runJson(repo, ['done', a], ALICE)
+    expect(Object.keys(one).sort()).toEqual(['changed', 'commit', 'task'])
+  })
+
+  it('assign, release and cancel take several ids', async () => {
+    const [a, b] = [await add('Assign A'), await add('Assign B')]
+    const assigned = await runJson(repo, ['assign', a, b, 'carol'], ALICE)
+    expect(assigned.results.map((i: any) => i.task.assignee)).toEqual(['carol', 'carol'])
+    const cleared = await runJson(repo, ['assign', a, b, '--none'], ALICE)
+    expect(cleared.results.map((i: any) => i.task.assignee)).toEqual([null, null])
+    await runJson(repo, ['claim', a], ALICE)
+    await runJson(repo, ['claim', b], ALICE)
+    const released = await runJson(repo, ['release', a, b], ALICE)
+    expect(released.released.map((t: any) => t.status)).toEqual(['todo', 'todo'])
+    const epoch = await run(repo, ['release', a, b, '--epoch', '1', '--json'], ALICE)
+    expect(jsonError(epoch).code).toBe('usage')
+    const parent = await add('Parent')
+    const child = await add('Child', ['--parent', parent])
+    // The child is cancelled with its parent: not acted on twice, and not an error.
+    const cancelled = await runJson(repo, ['cancel', parent, child, a, '--reason', 'scope cut'], ALICE)
+    expect(cancelled.results.map((i: any) => i.task.id)).toEqual([parent, a])
+    expect(cancelled.results[0].subitems.map((t: any) => t.id)).toEqual([child])
+  })
+
+  it('rm A B removes both (and sub-items) in one commit; a refused id keeps everything', async () => {
+    const [a, b, dep] = [await add('Rm A'), await add('Rm B'), await add('Depended on')]
+    const child = await add('Rm child', ['--parent', a])
+    await add('Depends', ['--depends-on', dep])
+    const before = tip()
+    const refused = await run(repo, ['rm', a, dep, '--json'], ALICE)
+    expect(refused.code).toBe(4)
+    expect(jsonError(refused)).toMatchObject({code: 'has_dependents', id: dep, index: 1})
+    expect(tip()).toBe(before)
+    const r = await runJson(repo, ['rm', a, child, b], ALICE)
+    expect(r.removed.map((t: any) => t.id)).toEqual([a, child, b])
+    expect(gitSync(repo, ['rev-parse', `${r.commit}^`]).trim()).toBe(before)
+  })
+})
+
+describe('rm asks on a terminal', () => {
+  const hasScript = spawnSync('script', ['--version']).status === 0
+
+  /** Run the CLI with stdin and stdout on a pseudo-terminal (util-linux `script`), typing `typed`. */
+  function underPty(args: string[], typed: string): {code: number; output: string} {
+    const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')
+    const r = spawnSync('script', ['-qec', quoted, '/dev/null'], {cwd: repo, env: {...TEST_ENV, TASKS_ACTOR: 'alice'}, encoding: 'utf8', input: typed})
+    return {code: r.status ?? -1, output: r.stdout}
+  }
+
+  it.runIf(hasScript)('n keeps the task, y removes it, --yes does not ask', async () => {
+    const a = await add('Keep or remove')
+    const no = underPty(['rm', a], 'n\n')
+    expect(no.output).toContain('[y/N]')
+    expect(no.code, no.output).toBe(2)
+    expect(no.output).toContain('not confirmed')
+    expect((await runJson(repo, ['show', a], ALICE)).task.id).toBe(a)
+    const yes = underPty(['rm', a], 'y\n')
+    expect(yes.code, yes.output).toBe(0)
+    expect(yes.output).toContain(`removed`)
+    const b = await add('Removed without asking')
+    const quiet = underPty(['rm', '-y', b], '')
+    expect(quiet.code, quiet.output).toBe(0)
+    expect(quiet.output).not.toContain('[y/N]')
+  })
+
+  it('without a terminal (scripts, agents) rm does not ask', async () => {
+    const a = await add('Piped')
+    const r = await run(repo, ['rm', a], ALICE)
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).not.toContain('[y/N]')
+  })
+})
