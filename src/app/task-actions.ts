@@ -307,9 +307,8 @@ export async function explainTakeover<T>(session: Session, work: Promise<T>): Pr
       const override = lastClaim.trailers.find(([k]) => k === 'Tasks-Override')?.[1]
       const how = override ? `forced: ${override}` : 'your lease had expired'
       // --epoch given: the fencing code stays stale_epoch (scripts rely on it); the message tells the story.
-      const code = error.code === 'stale_epoch' ? 'stale_epoch' : 'claim_taken_over'
       throw new NotPermittedError(
-        code,
+        error.code === 'stale_epoch' ? 'stale_epoch' : 'claim_taken_over',
         `your claim on ${id} was taken over by ${lastClaim.author} at epoch ${epoch} (${lastClaim.date}; ${how}). Stop working on it: your changes to it will be refused. Run \`tasks next\` for other work.`,
         {...error.data, id, owner: error.data.owner ?? lastClaim.author, epoch, taken_over_by: lastClaim.author, taken_over_at: lastClaim.date, takeover_commit: lastClaim.commit, forced: override ?? null},
       )
