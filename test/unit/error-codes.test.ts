@@ -153,12 +153,16 @@ describe('error codes: source, docs/cli.md and the error schema agree', () => {
     expect(codes).toContain('body_too_long')
   })
 
-  it('every code the source raises is in docs/cli.md and in the schema enum', () => {
-    const missing = (has: (c: string) => boolean): string[] =>
-      codes.filter((c) => !has(c)).map((c) => `${c} (raised at ${raised.filter((r) => r.code === c).map((r) => r.where).join(', ')})`)
+  const missing = (has: (c: string) => boolean): string[] =>
+    codes.filter((c) => !has(c)).map((c) => `${c} (raised at ${raised.filter((r) => r.code === c).map((r) => r.where).join(', ')})`)
+
+  it('every code the source raises is in docs/cli.md', () => {
     const notInDocs = missing((c) => docs.has(c))
-    const notInEnum = missing((c) => listed.has(c))
     expect(notInDocs, `codes missing from the exit-code table of docs/cli.md:\n${notInDocs.join('\n')}`).toEqual([])
+  })
+
+  it('every code the source raises is in the error schema enum', () => {
+    const notInEnum = missing((c) => listed.has(c))
     expect(notInEnum, `codes missing from the enum of schemas/output/error.schema.json (properties.error.properties.code.enum):\n${notInEnum.join('\n')}`).toEqual([])
   })
 
