@@ -6,6 +6,7 @@
  */
 export * as actions from './app/task-actions'
 export * as batch from './app/batch-actions'
+export {undo} from './app/undo'
 export {Session} from './app/session'
 export * as render from './render/tasks'
 export {detectTerminal, paint, visible} from './render/terminal'

@@ -27,6 +27,7 @@ import Rm from './rm'
 import Show from './show'
 import Start from './start'
 import Sync from './sync'
+import Undo from './undo'
 
 export const COMMANDS = {
   add: Add,
@@ -54,4 +55,5 @@ export const COMMANDS = {
   show: Show,
   start: Start,
   sync: Sync,
+  undo: Undo,
 }

@@ -131,3 +131,75 @@ describe('rm asks on a terminal', () => {
     expect(r.stdout).not.toContain('[y/N]')
   })
 })
+
+describe('undo', () => {
+  const CAROL = {env: {TASKS_ACTOR: 'carol'}}
+  const log1 = (ref = 'refs/tasks/main'): string => gitSync(repo, ['log', '-1', '--format=%B', ref])
+
+  it("takes back the actor's last change as a new commit; undo again redoes", async () => {
+    const a = (await runJson(repo, ['add', 'Undo me'], CAROL)).task.id
+    const done = await runJson(repo, ['done', a], CAROL)
+    const before = tip()
+    const u = await runJson(repo, ['undo'], CAROL)
+    expect(u).toMatchObject({undone: done.commit, restored: [a], removed: [], files: []})
+    expect(gitSync(repo, ['rev-parse', `${u.commit}^`]).trim()).toBe(before)
+    expect(log1()).toContain(`Tasks-Undo: ${done.commit}`)
+    expect(log1()).toContain(`Task: ${a}`)
+    const after = (await runJson(repo, ['show', a], CAROL)).task
+    expect(after).toMatchObject({status: 'todo', owner: null, updated_by: 'carol'})
+    expect(after.revision).toBe(done.task.revision + 1)
+    // The undo is now carol's last change: undoing it redoes the done.
+    const redo = await runJson(repo, ['undo'], CAROL)
+    expect(redo.undone).toBe(u.commit)
+    expect((await runJson(repo, ['show', a], CAROL)).task.status).toBe('done')
+  })
+
+  it('an add is undone by removing the task; a comment by removing the comment', async () => {
+    const added = await runJson(repo, ['add', 'Added by mistake'], CAROL)
+    const u = await runJson(repo, ['undo'], CAROL)
+    expect(u.removed).toEqual([added.task.id])
+    expect((await run(repo, ['show', added.task.id, '--json'], CAROL)).code).toBe(3)
+    const t = (await runJson(repo, ['add', 'Commented'], CAROL)).task.id
+    await runJson(repo, ['comment', t, 'oops'], CAROL)
+    const c = await runJson(repo, ['undo'], CAROL)
+    expect(c.files).toEqual([{path: expect.stringContaining(`/${t}/comments/`), change: 'removed'}])
+    expect((await runJson(repo, ['show', t], CAROL)).comments).toEqual([])
+  })
+
+  it('an rm is undone by bringing the task back with its comments', async () => {
+    const t = (await runJson(repo, ['add', 'Removed by mistake'], CAROL)).task.id
+    await runJson(repo, ['comment', t, 'keep me'], CAROL)
+    await runJson(repo, ['rm', t], CAROL)
+    const u = await runJson(repo, ['undo'], CAROL)
+    expect(u.restored).toEqual([t])
+    const s = await runJson(repo, ['show', t], CAROL)
+    expect(s.comments.map((c: any) => c.body)).toEqual(['keep me'])
+  })
+
+  it('refused when a later commit by someone else touched the same task, naming it', async () => {
+    const t = (await runJson(repo, ['add', 'Contested'], CAROL)).task.id
+    await runJson(repo, ['done', t], CAROL)
+    const bobs = await runJson(repo, ['comment', t, 'I saw it done'], BOB)
+    const before = tip()
+    const r = await run(repo, ['undo', '--json'], CAROL)
+    expect(r.code).toBe(4)
+    const e = jsonError(r)
+    expect(e.code).toBe('undo_conflict')
+    expect(e.later).toEqual([{commit: bobs.commit, subject: expect.stringContaining('comment'), tasks: [t]}])
+    expect(e.message).toContain(bobs.commit.slice(0, 10))
+    expect(tip()).toBe(before)
+    // A later commit on another task does not stand in the way.
+    await runJson(repo, ['add', 'Unrelated'], BOB)
+    const nothing = await run(repo, ['undo', '--json'], {env: {TASKS_ACTOR: 'nobody-yet'}})
+    expect(nothing.code).toBe(3)
+    expect(jsonError(nothing).code).toBe('nothing_to_undo')
+  })
+
+  it('refused when a sub-item was added since under a task it would remove', async () => {
+    const p = (await runJson(repo, ['add', 'New parent'], CAROL)).task.id
+    await runJson(repo, ['add', 'Child by bob', '--parent', p], BOB)
+    const r = await run(repo, ['undo', '--json'], CAROL)
+    expect(r.code).toBe(4)
+    expect(jsonError(r).code).toBe('undo_conflict')
+  })
+})

@@ -237,7 +237,7 @@ describe('every --json output matches its schema', () => {
     expect(r.removed).toEqual([{id: ids.reserved, title: 'Reserved for bob'}])
   })
 
-  it('several ids: done, reopen, assign, cancel, release and rm as one batch', async () => {
+  it('several ids: done, reopen, assign, cancel, release and rm as one batch; undo', async () => {
     const [x, y] = [(await ok(repo, ['add', 'Batch X'], A)).task.id, (await ok(repo, ['add', 'Batch Y'], A)).task.id]
     expect((await ok(repo, ['assign', x, y, 'carol'], A)).results).toHaveLength(2)
     expect((await ok(repo, ['assign', x, y, '--none'], A)).results).toHaveLength(2)
@@ -250,6 +250,9 @@ describe('every --json output matches its schema', () => {
     expect(refused).toMatchObject({id: x, index: 0})
     expect((await ok(repo, ['cancel', x, y, '--reason', 'batch'], A)).results).toHaveLength(2)
     expect((await ok(repo, ['rm', x, y], A)).removed).toHaveLength(2)
+    // undo brings both back; undo again removes them (redo).
+    expect((await ok(repo, ['undo'], A)).restored.sort()).toEqual([x, y].sort())
+    expect((await ok(repo, ['undo'], A)).removed.sort()).toEqual([x, y].sort())
   })
 
   it('log, log ID, log -n', async () => {
