@@ -310,7 +310,7 @@ export async function explainTakeover<T>(session: Session, work: Promise<T>): Pr
       throw new NotPermittedError(
         error.code === 'stale_epoch' ? 'stale_epoch' : 'claim_taken_over',
         `your claim on ${id} was taken over by ${lastClaim.author} at epoch ${epoch} (${lastClaim.date}; ${how}). Stop working on it: your changes to it will be refused. Run \`tasks next\` for other work.`,
-        {...error.data, id, owner: error.data.owner ?? lastClaim.author, epoch, taken_over_by: lastClaim.author, taken_over_at: lastClaim.date, takeover_commit: lastClaim.commit, forced: override ?? null},
+        {...error.data, id, owner: error.data.owner ?? lastClaim.author, epoch, taken_over_by: lastClaim.author, taken_over_at: new Date(lastClaim.date).toISOString(), takeover_commit: lastClaim.commit, forced: override ?? null},
       )
     }
     throw error

@@ -16,7 +16,7 @@ export default class Undo extends TasksCommand<UndoOutput> {
   }
 
   protected render(r: UndoOutput, term: Terminal): string {
-    const what = [...r.restored.map((id) => `restored ${id}`), ...r.removed.map((id) => `removed ${id}`), ...r.files.map((f) => `${f.change === 'removed' ? 'removed' : 'put back'} ${f.path}`)]
+    const what = [...r.restored.map((t) => `restored ${t.id}  ${t.title}`), ...r.removed.map((t) => `removed ${t.id}  ${t.title}`), ...r.files.map((f) => `${f.change === 'removed' ? 'removed' : 'put back'} ${f.path}`)]
     return `undid ${engine().paint(term, 'yellow', r.undone.slice(0, 10))}  ${r.subject}\n${what.map((w) => `  ${w}\n`).join('')}`
   }
 }

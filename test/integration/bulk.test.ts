@@ -141,7 +141,7 @@ describe('undo', () => {
     const done = await runJson(repo, ['done', a], CAROL)
     const before = tip()
     const u = await runJson(repo, ['undo'], CAROL)
-    expect(u).toMatchObject({undone: done.commit, restored: [a], removed: [], files: []})
+    expect(u).toMatchObject({undone: done.commit, restored: [{id: a, title: 'Undo me'}], removed: [], files: []})
     expect(gitSync(repo, ['rev-parse', `${u.commit}^`]).trim()).toBe(before)
     expect(log1()).toContain(`Tasks-Undo: ${done.commit}`)
     expect(log1()).toContain(`Task: ${a}`)
@@ -157,7 +157,7 @@ describe('undo', () => {
   it('an add is undone by removing the task; a comment by removing the comment', async () => {
     const added = await runJson(repo, ['add', 'Added by mistake'], CAROL)
     const u = await runJson(repo, ['undo'], CAROL)
-    expect(u.removed).toEqual([added.task.id])
+    expect(u.removed).toEqual([{id: added.task.id, title: 'Added by mistake'}])
     expect((await run(repo, ['show', added.task.id, '--json'], CAROL)).code).toBe(3)
     const t = (await runJson(repo, ['add', 'Commented'], CAROL)).task.id
     await runJson(repo, ['comment', t, 'oops'], CAROL)
@@ -171,7 +171,7 @@ describe('undo', () => {
     await runJson(repo, ['comment', t, 'keep me'], CAROL)
     await runJson(repo, ['rm', t], CAROL)
     const u = await runJson(repo, ['undo'], CAROL)
-    expect(u.restored).toEqual([t])
+    expect(u.restored).toEqual([{id: t, title: 'Removed by mistake'}])
     const s = await runJson(repo, ['show', t], CAROL)
     expect(s.comments.map((c: any) => c.body)).toEqual(['keep me'])
   })

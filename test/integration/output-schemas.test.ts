@@ -251,8 +251,8 @@ describe('every --json output matches its schema', () => {
     expect((await ok(repo, ['cancel', x, y, '--reason', 'batch'], A)).results).toHaveLength(2)
     expect((await ok(repo, ['rm', x, y], A)).removed).toHaveLength(2)
     // undo brings both back; undo again removes them (redo).
-    expect((await ok(repo, ['undo'], A)).restored.sort()).toEqual([x, y].sort())
-    expect((await ok(repo, ['undo'], A)).removed.sort()).toEqual([x, y].sort())
+    expect((await ok(repo, ['undo'], A)).restored.map((t: {id: string}) => t.id).sort()).toEqual([x, y].sort())
+    expect((await ok(repo, ['undo'], A)).removed.map((t: {id: string}) => t.id).sort()).toEqual([x, y].sort())
   })
 
   it('log, log ID, log -n', async () => {

@@ -37,9 +37,9 @@ export interface UndoResult {
   undone: string
   subject: string
   /** Tasks put back to their earlier version (or brought back after a removal). */
-  restored: string[]
-  /** Tasks the undone commit had created, removed again. */
-  removed: string[]
+  restored: Array<{id: string; title: string}>
+  /** Tasks the undone commit had created, removed again (the same shape as `rm`'s result). */
+  removed: Array<{id: string; title: string}>
   /** Other files (comments, config.yaml): put back as they were, or removed because the commit added them. */
   files: Array<{path: string; change: 'put_back' | 'removed'}>
 }
@@ -64,7 +64,7 @@ function unchangedSince(snap: Snapshot, id: string, after: string | null): boole
 export function undoCommit(snap: Snapshot, ctx: OpContext, args: UndoArgs): Plan<UndoResult> {
   const changes: Change[] = []
   const restored: TaskMeta[] = []
-  const removed = new Set<string>()
+  const removed = new Map<string, string>()
   const files: UndoResult['files'] = []
   const taskFiles = args.files.filter((f) => TASK_FILE_RE.test(f.path))
   const changedSince = taskFiles.map((f) => TASK_FILE_RE.exec(f.path)![1]!).filter((id, i) => !unchangedSince(snap, id, taskFiles[i]!.after))
@@ -73,7 +73,7 @@ export function undoCommit(snap: Snapshot, ctx: OpContext, args: UndoArgs): Plan
     const id = TASK_FILE_RE.exec(f.path)![1]!
     if (f.before === null) {
       changes.push({kind: 'delete-task', id})
-      removed.add(id)
+      removed.set(id, snap.tasks.get(id)?.meta?.title ?? id)
       continue
     }
     const old = parseTaskFile(f.before, id)
@@ -101,10 +101,10 @@ export function undoCommit(snap: Snapshot, ctx: OpContext, args: UndoArgs): Plan
     files.push({path: f.path, change: f.before === null ? 'removed' : 'put_back'})
   }
   if (removed.size > 0) {
-    const orphans = [...removed].flatMap((id) => childIds(snap, id).filter((c) => !removed.has(c)))
+    const orphans = [...removed.keys()].flatMap((id) => childIds(snap, id).filter((c) => !removed.has(c)))
     if (orphans.length > 0) throw conflict(args, `sub-items were added since: ${orphans.join(', ')}`, {tasks: orphans})
     try {
-      assertRemovable(snap, removed)
+      assertRemovable(snap, new Set(removed.keys()))
     } catch (error) {
       throw conflict(args, `${(error as Error).message}`, {dependents: (error as ConflictError).data.dependents})
     }
@@ -121,6 +121,6 @@ export function undoCommit(snap: Snapshot, ctx: OpContext, args: UndoArgs): Plan
     summary: args.subject,
     changes,
     trailers: [['Tasks-Undo', args.commit]],
-    result: {undone: args.commit, subject: args.subject, restored: restored.map((m) => m.id), removed: [...removed], files},
+    result: {undone: args.commit, subject: args.subject, restored: restored.map((m) => ({id: m.id, title: m.title})), removed: [...removed].map(([id, title]) => ({id, title})), files},
   }
 }
