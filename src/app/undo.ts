@@ -10,6 +10,7 @@ import {ConflictError, NotFoundError} from '../core/errors'
 import {taskDir} from '../core/ids'
 import {type UndoResult, undoCommit} from '../core/ops/undo'
 import {commitFileChanges, laterCommitsTouching, lastCommitBy} from '../refstore/commit-changes'
+import {trackingRef} from '../refstore/remote'
 import type {Session} from './session'
 import {mutate} from './transaction'
 
@@ -33,7 +34,10 @@ export async function undo(session: Session): Promise<UndoOutput> {
   }
   const files = await commitFileChanges(store, target.commit, target.parents[0]!)
   const scopes = [...new Set(files.map((f) => (IN_TASK_RE.test(f.path) ? taskDir(IN_TASK_RE.exec(f.path)![1]!) : f.path)))]
-  const later = await laterCommitsTouching(cwd, target.commit, tip, scopes)
+  // With a remote, what was last fetched from it counts too (the op itself runs on the remote's tip).
+  const remote = await session.configuredRemote()
+  const tracked = remote ? await store.readRef(trackingRef(remote, session.list)) : null
+  const later = await laterCommitsTouching(cwd, target.commit, [tip, ...(tracked ? [tracked] : [])], scopes)
   if (later.length > 0) {
     const shown = later.slice(0, 5).map((c) => `${c.commit.slice(0, 10)} ${c.subject}`)
     throw new ConflictError(

@@ -57,9 +57,9 @@ export async function commitFileChanges(store: ListStore, commit: string, parent
   return Promise.all(paths.map(async (path) => ({path, before: await read(parent, path), after: await read(commit, path)})))
 }
 
-/** Commits after `commit` up to `tip` that touched any of `paths` (directories or files), newest first. */
-export async function laterCommitsTouching(cwd: string, commit: string, tip: string, paths: readonly string[]): Promise<CommitInfo[]> {
-  if (paths.length === 0 || commit === tip) return []
-  const r = await gitOk(['log', `--format=%H${FIELD}%P${FIELD}%B${RECORD}`, '--no-color', `${commit}..${tip}`, '--', ...paths], {cwd})
+/** Commits after `commit` up to any of `tips` that touched any of `paths` (directories or files), newest first. */
+export async function laterCommitsTouching(cwd: string, commit: string, tips: readonly string[], paths: readonly string[]): Promise<CommitInfo[]> {
+  if (paths.length === 0 || tips.length === 0) return []
+  const r = await gitOk(['log', `--format=%H${FIELD}%P${FIELD}%B${RECORD}`, '--no-color', `^${commit}`, ...tips, '--', ...paths], {cwd})
   return parseLog(r)
 }

@@ -5,7 +5,7 @@
  */
 import {spawnSync} from 'node:child_process'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {BIN, TEST_ENV, cleanupAll, gitSync, jsonError, makeRepo, run, runJson} from '../helpers/cli'
+import {BIN, TEST_ENV, cleanupAll, gitSync, jsonError, makeBareRepo, makeRepo, run, runJson, tempDir} from '../helpers/cli'
 
 const ALICE = {env: {TASKS_ACTOR: 'alice'}}
 const BOB = {env: {TASKS_ACTOR: 'bob'}}
@@ -201,5 +201,28 @@ describe('undo', () => {
     const r = await run(repo, ['undo', '--json'], CAROL)
     expect(r.code).toBe(4)
     expect(jsonError(r).code).toBe('undo_conflict')
+  })
+
+  it('online: a change published from another clone since is caught on the remote tip', async () => {
+    const bare = makeBareRepo()
+    const clone = (): string => {
+      const dir = tempDir('clone-')
+      gitSync(dir, ['clone', '-q', bare, '.'])
+      return dir
+    }
+    const c1 = clone()
+    await runJson(c1, ['init', '--remote', 'origin'])
+    const t = (await runJson(c1, ['add', 'Shared'], CAROL)).task.id
+    await runJson(c1, ['done', t], CAROL)
+    const c2 = clone()
+    await runJson(c2, ['init', '--remote', 'origin'])
+    await runJson(c2, ['edit', t, '--title', 'Shared, renamed by bob'], BOB)
+    // c1 has not fetched bob's edit: the op, run on the remote's tip, still sees it.
+    const r = await run(c1, ['undo', '--json'], CAROL)
+    expect(r.code, r.stderr).toBe(4)
+    expect(jsonError(r)).toMatchObject({code: 'undo_conflict', tasks: [t]})
+    // Once fetched, the later commit is named.
+    const again = await run(c1, ['undo', '--json'], CAROL)
+    expect(jsonError(again).later?.[0]).toMatchObject({tasks: [t]})
   })
 })
