@@ -5,6 +5,7 @@ import type {BatchResult} from '../app/batch-actions'
 import type {TaskView} from '../core/task-view'
 import {engine} from './engine-loader'
 import {UsageError} from '../core/errors'
+import {normaliseIdInput} from '../core/ids'
 import type {Terminal} from '../render/terminal'
 
 type Output = TaskResult | BatchResult<{task: TaskView}>
@@ -30,6 +31,7 @@ export default class Assign extends TasksCommand<Output> {
     this.flagsForSession = flags
     const words = argv as string[]
     if (!flags.none && words.length < 2) throw new UsageError('pass an ASSIGNEE, or --none to clear the assignee')
+    if (flags.none && words.length > 1 && !isIdInput(words.at(-1)!)) throw new UsageError('pass an ASSIGNEE, or --none to clear the assignee, not both')
     const ids = flags.none ? words : words.slice(0, -1)
     return engine().batch.assign(await this.openSession(), ids, flags.none ? null : words.at(-1)!)
   }
@@ -37,5 +39,15 @@ export default class Assign extends TasksCommand<Output> {
   protected render(r: Output, term: Terminal): string {
     const items = 'results' in r ? r.results : [r]
     return items.map((i) => engine().render.renderTaskLine(term, i.task.assignee ? `assigned to ${i.task.assignee}:` : 'unassigned', i.task)).join('')
+  }
+}
+
+/** Whether an argument could name a task (so `assign ID bob --none` is read as both an assignee and --none). */
+function isIdInput(word: string): boolean {
+  try {
+    normaliseIdInput(word)
+    return true
+  } catch {
+    return false
   }
 }

@@ -223,6 +223,6 @@ describe('undo', () => {
     expect(jsonError(r)).toMatchObject({code: 'undo_conflict', tasks: [t]})
     // Once fetched, the later commit is named.
     const again = await run(c1, ['undo', '--json'], CAROL)
-    expect(jsonError(again).later?.[0]).toMatchObject({tasks: [t]})
+    expect((jsonError(again).later as Array<{tasks: string[]}>)[0]).toMatchObject({tasks: [t]})
   })
 })
