@@ -7,6 +7,8 @@
 export * as actions from './app/task-actions'
 export * as history from './app/history-actions'
 export * as config from './app/config-actions'
+export * as batch from './app/batch-actions'
+export {undo} from './app/undo'
 export {Session} from './app/session'
 export * as render from './render/tasks'
 export * as renderHistory from './render/history'

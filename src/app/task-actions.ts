@@ -38,7 +38,8 @@ export interface TaskResult {
   commit: string | null
 }
 
-async function viewer(session: Session, snap: Snapshot): Promise<TaskViewer> {
+/** The viewer for rendering tasks of `snap` as the acting actor sees them. */
+export async function viewer(session: Session, snap: Snapshot): Promise<TaskViewer> {
   let actor: string | undefined
   try {
     actor = await session.actor()
@@ -323,7 +324,7 @@ export async function next(session: Session, options: {tags: string[]; leaseSeco
  * path; the local ref, or the remote-tracking one when the refusal came from
  * the remote's tip.
  */
-async function explainTakeover<T>(session: Session, work: Promise<T>): Promise<T> {
+export async function explainTakeover<T>(session: Session, work: Promise<T>): Promise<T> {
   try {
     return await work
   } catch (error) {
@@ -342,11 +343,10 @@ async function explainTakeover<T>(session: Session, work: Promise<T>): Promise<T
       const override = lastClaim.trailers.find(([k]) => k === 'Tasks-Override')?.[1]
       const how = override ? `forced: ${override}` : 'your lease had expired'
       // --epoch given: the fencing code stays stale_epoch (scripts rely on it); the message tells the story.
-      const code = error.code === 'stale_epoch' ? 'stale_epoch' : 'claim_taken_over'
       throw new NotPermittedError(
-        code,
+        error.code === 'stale_epoch' ? 'stale_epoch' : 'claim_taken_over',
         `your claim on ${id} was taken over by ${lastClaim.author} at epoch ${epoch} (${lastClaim.date}; ${how}). Stop working on it: your changes to it will be refused. Run \`tasks next\` for other work.`,
-        {...error.data, id, owner: error.data.owner ?? lastClaim.author, epoch, taken_over_by: lastClaim.author, taken_over_at: lastClaim.date, takeover_commit: lastClaim.commit, forced: override ?? null},
+        {...error.data, id, owner: error.data.owner ?? lastClaim.author, epoch, taken_over_by: lastClaim.author, taken_over_at: new Date(lastClaim.date).toISOString(), takeover_commit: lastClaim.commit, forced: override ?? null},
       )
     }
     throw error

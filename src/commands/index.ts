@@ -34,6 +34,7 @@ import Rm from './rm'
 import Show from './show'
 import Start from './start'
 import Sync from './sync'
+import Undo from './undo'
 
 export const COMMANDS = {
   add: Add,
@@ -68,4 +69,5 @@ export const COMMANDS = {
   show: Show,
   start: Start,
   sync: Sync,
+  undo: Undo,
 }

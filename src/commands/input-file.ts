@@ -19,6 +19,9 @@ export const INPUT_LIMITS = {
   comment: CONFIG_BOUNDS.max_comment_bytes.maximum,
 } as const
 
+/** The code when a file is over its limit, per kind (written out for test/unit/error-codes.test.ts). */
+const INPUT_CODES = {body: 'body_too_long', comment: 'comment_too_long'} as const
+
 function pause(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 }
@@ -63,7 +66,7 @@ export function readInputFile(path: string, what: keyof typeof INPUT_LIMITS): st
     throw new UsageError(`cannot read ${path}: ${(error as Error).message}`, {path}, 'bad_file')
   }
   if (bytes.length > limit) {
-    throw new InvalidError(`${what}_too_long`, `${path === '-' ? 'standard input' : path} is longer than ${limit} bytes, the most any list allows for a ${what}`, {path, limit})
+    throw new InvalidError(INPUT_CODES[what], `${path === '-' ? 'standard input' : path} is longer than ${limit} bytes, the most any list allows for a ${what}`, {path, limit})
   }
   const text = decodeUtf8(bytes)
   if (text === null) throw new InvalidError('bad_utf8', `${path === '-' ? 'standard input' : path} is not valid UTF-8 text`, {path})

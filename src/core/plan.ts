@@ -13,6 +13,8 @@ export type Change =
   | {kind: 'add-comment'; comment: Comment}
   /** Any other file on the ref (meta.yaml, config.yaml). */
   | {kind: 'put-file'; path: string; content: string}
+  /** Remove one file (a comment `undo` takes back); a path that is not there is no change. */
+  | {kind: 'delete-file'; path: string}
 
 export interface Plan<R> {
   /** Op name, first word of the commit message and the Tasks-Op trailer. */
@@ -50,6 +52,10 @@ export function commitMessage(plan: Plan<unknown>, actor: string): string {
     if (c.kind === 'put-task') touched.add(c.meta.id)
     else if (c.kind === 'delete-task') touched.add(c.id)
     else if (c.kind === 'add-comment') touched.add(c.comment.task)
+    else {
+      const inTask = /^tasks\/[^/]+\/([^/]+)\//.exec(c.path)
+      if (inTask) touched.add(inTask[1]!)
+    }
   }
   const trailers: Array<[string, string]> = [['Tasks-Op', plan.op], ...[...touched].map((id) => ['Task', id] as [string, string])]
   trailers.push(['Actor', actor], ...plan.trailers)

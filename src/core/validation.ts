@@ -40,12 +40,20 @@ export function checkTitle(title: string, config: ListConfig): string {
   return t
 }
 
-export function checkText(what: 'body' | 'comment' | 'note' | 'reason', text: string, limit: number, required: boolean): string {
+/** The codes of checkText per kind of text, written out so the registry test (test/unit/error-codes.test.ts) sees them. */
+const TEXT_CODES = {
+  body: {empty: 'empty_body', long: 'body_too_long'},
+  comment: {empty: 'empty_comment', long: 'comment_too_long'},
+  note: {empty: 'empty_note', long: 'note_too_long'},
+  reason: {empty: 'empty_reason', long: 'reason_too_long'},
+} as const
+
+export function checkText(what: keyof typeof TEXT_CODES, text: string, limit: number, required: boolean): string {
   checkEncodable(what, text)
   const bytes = byteLength(text)
-  if (required && text.trim().length === 0) throw new InvalidError(`empty_${what}`, `the ${what} is empty`)
+  if (required && text.trim().length === 0) throw new InvalidError(TEXT_CODES[what].empty, `the ${what} is empty`)
   if (bytes > limit) {
-    throw new InvalidError(`${what}_too_long`, `the ${what} is ${bytes} bytes; the limit is ${limit}`, {bytes, limit})
+    throw new InvalidError(TEXT_CODES[what].long, `the ${what} is ${bytes} bytes; the limit is ${limit}`, {bytes, limit})
   }
   return text
 }

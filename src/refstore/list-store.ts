@@ -194,6 +194,9 @@ export class ListStore {
         case 'put-file':
           await tb.setFile(change.path, change.content)
           break
+        case 'delete-file':
+          await tb.remove(change.path)
+          break
       }
     }
     return tb.write()

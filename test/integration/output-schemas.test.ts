@@ -246,6 +246,24 @@ describe('every --json output matches its schema', () => {
     expect(r.removed).toEqual([{id: ids.reserved, title: 'Reserved for bob'}])
   })
 
+  it('several ids: done, reopen, assign, cancel, release and rm as one batch; undo', async () => {
+    const [x, y] = [(await ok(repo, ['add', 'Batch X'], A)).task.id, (await ok(repo, ['add', 'Batch Y'], A)).task.id]
+    expect((await ok(repo, ['assign', x, y, 'carol'], A)).results).toHaveLength(2)
+    expect((await ok(repo, ['assign', x, y, '--none'], A)).results).toHaveLength(2)
+    expect((await ok(repo, ['done', x, y], A)).results).toHaveLength(2)
+    expect((await ok(repo, ['reopen', x, y], A)).results).toHaveLength(2)
+    await ok(repo, ['claim', x], A)
+    await ok(repo, ['claim', y], A)
+    expect((await ok(repo, ['release', x, y], A)).released).toHaveLength(2)
+    const refused = await fails(repo, ['reopen', x, y], 4, 'already_open', A)
+    expect(refused).toMatchObject({id: x, index: 0})
+    expect((await ok(repo, ['cancel', x, y, '--reason', 'batch'], A)).results).toHaveLength(2)
+    expect((await ok(repo, ['rm', x, y], A)).removed).toHaveLength(2)
+    // undo brings both back; undo again removes them (redo).
+    expect((await ok(repo, ['undo'], A)).restored.map((t: {id: string}) => t.id).sort()).toEqual([x, y].sort())
+    expect((await ok(repo, ['undo'], A)).removed.map((t: {id: string}) => t.id).sort()).toEqual([x, y].sort())
+  })
+
   it('log, log ID, log -n', async () => {
     const all = await ok(repo, ['log'], A)
     expect(all.task).toBeNull()
@@ -446,10 +464,11 @@ describe('a change of shape fails validation', () => {
     expect(isValid('list', {...list, tasks: [{...row, depth: 2}]})).toBe(false)
     expect(isValid('list', {...list, tasks: [{...row, state: 'sleeping'}]})).toBe(false)
     expect(isValid('list', {...list, summary: {...list.summary, by_state: {sleeping: 1}}})).toBe(false)
-    expect(isValid('error', {error: {code: 'x', message: 'm', exit: 3, extra: 'data is allowed'}})).toBe(true)
-    expect(isValid('error', {error: {code: 'x', message: 'm'}})).toBe(false)
-    expect(isValid('error', {error: {code: 'x', message: 'm', exit: 0}})).toBe(false)
-    expect(isValid('error', {error: {code: 'x', message: 'm', exit: 3}, more: 1})).toBe(false)
+    expect(isValid('error', {error: {code: 'task_not_found', message: 'm', exit: 3, extra: 'data is allowed'}})).toBe(true)
+    expect(isValid('error', {error: {code: 'no_such_code', message: 'm', exit: 3}})).toBe(false)
+    expect(isValid('error', {error: {code: 'task_not_found', message: 'm'}})).toBe(false)
+    expect(isValid('error', {error: {code: 'task_not_found', message: 'm', exit: 0}})).toBe(false)
+    expect(isValid('error', {error: {code: 'task_not_found', message: 'm', exit: 3}, more: 1})).toBe(false)
   })
 })
 
