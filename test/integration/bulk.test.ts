@@ -60,7 +60,7 @@ describe('several ids: one commit, all or nothing', () => {
     const reopened = await runJson(repo, ['reopen', a, c], ALICE)
     expect(reopened.results.map((i: any) => i.task.status)).toEqual(['todo', 'todo'])
     const one = await runJson(repo, ['done', a], ALICE)
-    expect(Object.keys(one).sort()).toEqual(['changed', 'commit', 'task'])
+    expect(Object.keys(one).sort()).toEqual(['changed', 'commit', 'published', 'task'])
   })
 
   it('assign, release and cancel take several ids', async () => {
