@@ -493,6 +493,7 @@ export async function updateIndex(
   list: string,
   commit: string,
   cached: TaskIndex | null,
+  progress?: IndexProgress,
 ): Promise<TaskIndex> {
   const from = cached && cached.list === list ? cached : null
   if (from && from.commit === commit) return from
@@ -547,24 +548,48 @@ export async function updateIndex(
     else strays.push({path: `${TASKS_DIR}/${e.name}`, error: `${TASKS_DIR}/${e.name} is not a shard directory (two hex digits); ignored`})
   }
   if (from) {
-    const changed = await changesBetween(reader, algorithm, from, shards)
+    const changed = await changesBetween(reader, algorithm, from, shards, progress)
     if (changed) return {...header, shards, strays: [...strays, ...changed.strays], base: from.base, changes: changed.changes}
   }
   // Nothing to start from (or its trees are gone): read every task.
   const tasks = new Map<string, IndexedTask>()
   const names = Object.keys(shards).sort()
   const trees = await Promise.all(names.map((name) => reader.readType(shards[name]!, 'tree')))
-  const work: Array<Promise<void>> = []
+  const reads: Array<{shard: string; entry: TreeEntry}> = []
   names.forEach((shard, i) => {
     const {cards, strays: found} = readShard(shard, trees[i]!.content, algorithm)
     strays.push(...found)
-    for (const dir of cards) work.push(readTaskDir(reader, algorithm, shard, dir).then((t) => void tasks.set(dir.name, t)))
+    for (const entry of cards) reads.push({shard, entry})
   })
-  await Promise.all(work)
+  await inWindow(reads, ({shard, entry}) => readTaskDir(reader, algorithm, shard, entry), (t) => void tasks.set(t.id, t), progress)
   return {...header, shards, strays, base: memoryBase(tasks), changes: new Map()}
 }
 
 const SHARD_RE = /^[0-9a-f]{2}$/
+
+/** Told how many task directories of how many have been read (called every READ_WINDOW reads and at the end). */
+export type IndexProgress = (done: number, total: number) => void
+
+/**
+ * Task directories read at once. The batch reader pipelines them; a window
+ * keeps the requests, promises and answers in flight bounded whatever the
+ * number of tasks, so memory grows with the tasks kept, not with the reads.
+ */
+const READ_WINDOW = 1024
+
+/** Run `read` over `items` with at most READ_WINDOW in flight; `keep` takes each result as it arrives. */
+async function inWindow<T, R>(items: readonly T[], read: (item: T) => Promise<R>, keep: (result: R) => void, progress?: IndexProgress): Promise<void> {
+  let next = 0
+  let done = 0
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      keep(await read(items[next++]!))
+      if (++done % READ_WINDOW === 0) progress?.(done, items.length)
+    }
+  }
+  await Promise.all(Array.from({length: Math.min(READ_WINDOW, items.length)}, worker))
+  if (items.length > 0) progress?.(items.length, items.length)
+}
 
 /** What a tree entry of this mode is, in words. */
 function describeMode(mode: string): string {
@@ -633,6 +658,7 @@ async function changesBetween(
   algorithm: HashAlgorithm,
   from: TaskIndex,
   shards: Record<string, string>,
+  progress?: IndexProgress,
 ): Promise<{changes: Map<string, IndexedTask | null>; strays: Stray[]} | null> {
   const moved = new Set<string>()
   for (const [name, oid] of Object.entries(shards)) if (from.shards[name] !== oid) moved.add(name)
@@ -657,8 +683,7 @@ async function changesBetween(
     for (const id of old.keys()) changes.set(id, null)
     strays.push(...after[i]!.strays)
   })
-  const read = await Promise.all(reads.map(({shard, entry}) => readTaskDir(reader, algorithm, shard, entry)))
-  for (const t of read) changes.set(t.id, t)
+  await inWindow(reads, ({shard, entry}) => readTaskDir(reader, algorithm, shard, entry), (t) => void changes.set(t.id, t), progress)
   // A change that restores the base's own entry is no change.
   for (const [id, t] of changes) {
     const b = from.base.tasks.get(id)
