@@ -65,6 +65,11 @@ export abstract class TasksCommand<R> extends Command {
     return this.session
   }
 
+  /** Print the --json result: one JSON object on one line. A command with a large result may stream it instead. */
+  protected async writeJson(result: R): Promise<void> {
+    process.stdout.write(`${JSON.stringify(result)}\n`)
+  }
+
   protected jsonMode(): boolean {
     return this.flagsForSession.json || this.argv.includes('--json')
   }
@@ -73,7 +78,7 @@ export abstract class TasksCommand<R> extends Command {
     try {
       refuseUndecodableArguments(this.argv)
       const result = await this.execute()
-      if (this.jsonMode()) process.stdout.write(`${JSON.stringify(result)}\n`)
+      if (this.jsonMode()) await this.writeJson(result)
       // Renderers see the result with every string neutralized (escape sequences, bidi controls): text from
       // agents and remote collaborators cannot drive the terminal. JSON stays exact.
       else process.stdout.write(this.render(engine().neutralizeDeep(result), engine().detectTerminal()))
