@@ -2,8 +2,10 @@
  * The mutation loop: snapshot → op (pure) → objects and one commit → CAS.
  * When the swap loses (another writer moved the ref), take a new snapshot
  * and run the op again, so the second claimer of an item is told "already
- * claimed by X" instead of overwriting it. Jittered exponential backoff and
- * a bounded number of tries; running out is a conflict (exit 4), not a hang.
+ * claimed by X" instead of overwriting it. Locally: jittered exponential
+ * backoff and a bounded number of tries. Online: a time budget while the
+ * remote keeps moving, fair jittered backoff, and a quick end when it stops
+ * moving. Running out is a conflict (exit 4), not a hang.
  */
 import {ConflictError} from '../core/errors'
 import type {OpContext, Plan} from '../core/plan'
@@ -15,8 +17,15 @@ import {mergeTips, refusalCounter} from './sync'
 import type {Session} from './session'
 
 const MAX_TRIES = 40
-/** Online tries: a round trip to the remote is slower, so races with many agents last longer. */
-const MAX_REMOTE_TRIES = 100
+/**
+ * Online, a lost push is not counted against a fixed number of tries: with
+ * 64 agents on one remote a fair agent may lose dozens of races in a row
+ * while the list makes progress. It keeps trying while the remote keeps
+ * moving, for up to this long in all...
+ */
+const ONLINE_BUDGET_MS = 10 * 60_000
+/** ...and gives up at once when this many pushes in a row were rejected while the remote's tip stayed where it was (nobody is winning: a stuck remote). */
+const MAX_STALLED_TRIES = 12
 
 export interface Committed<R> {
   result: R
@@ -33,6 +42,17 @@ export type Op<R> = (snap: Snapshot, ctx: OpContext) => Plan<R>
 function backoff(attempt: number): Promise<void> {
   const cap = Math.min(400, 8 * 2 ** Math.min(attempt, 6))
   return new Promise((r) => setTimeout(r, Math.random() * cap))
+}
+
+/**
+ * Wait before another online try. Jittered (agents that lost together do not
+ * retry together) and capped at about a second; past the 6th lost race the
+ * window shrinks again, so an agent that has waited long retries sooner
+ * than newcomers (fair: nobody is starved by agents that keep arriving).
+ */
+function onlineBackoff(lost: number): Promise<void> {
+  const window = lost <= 6 ? Math.min(1000, 25 * 2 ** lost) : Math.max(100, 1000 - 100 * (lost - 6))
+  return new Promise((r) => setTimeout(r, window / 4 + Math.random() * window * 0.75))
 }
 
 export async function mutate<R>(session: Session, op: Op<R>): Promise<Committed<R>> {
@@ -68,10 +88,24 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
   const limits = await networkLimits(cwd, MUTATION_TIMEOUT_MS)
   let lastRejection = ''
   const refused = refusalCounter(remote)
-  for (let attempt = 1; attempt <= MAX_REMOTE_TRIES; attempt++) {
+  const started = Date.now()
+  let stalled = 0
+  let lastRemoteTip: string | null | undefined
+  for (let attempt = 1; ; attempt++) {
     // What merging unpublished local work decided, told once the result is published (not once per try).
     let mergeWarnings: Array<{kind: string; message: string}> = []
     const remoteTip = await fetchList(cwd, remote, session.list, (ref) => store.readRef(ref), limits)
+    // A rejection after which the remote had not moved means nobody won that round.
+    if (attempt > 1) stalled = remoteTip === lastRemoteTip ? stalled + 1 : 0
+    lastRemoteTip = remoteTip
+    if (stalled >= MAX_STALLED_TRIES || Date.now() - started > ONLINE_BUDGET_MS) {
+      const why = stalled >= MAX_STALLED_TRIES ? `${stalled} pushes in a row were rejected while the remote did not change` : `it kept losing races for ${Math.round((Date.now() - started) / 1000)} s`
+      throw new ConflictError('cas_exhausted', `the remote kept rejecting the push: ${why} (last: ${lastRejection || 'rejected'}); gave up after ${attempt - 1} tries. Try again.`, {
+        tries: attempt - 1,
+        remote,
+        last_rejection: lastRejection,
+      })
+    }
     const localTip = await store.refreshTip()
     let base: string
     if (!remoteTip) {
@@ -110,11 +144,6 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
     }
     lastRejection = pushed.detail
     refused(pushed, attempt)
-    await backoff(attempt)
+    await onlineBackoff(attempt)
   }
-  throw new ConflictError('cas_exhausted', `the remote kept rejecting the push; gave up after ${MAX_REMOTE_TRIES} tries (last: ${lastRejection || 'rejected'}). Try again.`, {
-    tries: MAX_REMOTE_TRIES,
-    remote,
-    last_rejection: lastRejection,
-  })
 }
