@@ -45,14 +45,16 @@ function backoff(attempt: number): Promise<void> {
 }
 
 /**
- * Wait before another online try. Jittered (agents that lost together do not
- * retry together) and capped at about a second; past the 6th lost race the
- * window shrinks again, so an agent that has waited long retries sooner
- * than newcomers (fair: nobody is starved by agents that keep arriving).
+ * Wait before another online try: uniformly jittered (agents that lost
+ * together do not retry together) in a window that doubles from 50 ms and
+ * stops at one second. The cap is what makes it fair: past the ramp every
+ * contender draws from the same window, so an agent that has lost many
+ * races is as likely to go next as one that just arrived (uncapped
+ * exponential backoff starves exactly the agents that waited longest).
  */
 function onlineBackoff(lost: number): Promise<void> {
-  const window = lost <= 6 ? Math.min(1000, 25 * 2 ** lost) : Math.max(100, 1000 - 100 * (lost - 6))
-  return new Promise((r) => setTimeout(r, window / 4 + Math.random() * window * 0.75))
+  const window = Math.min(1000, 50 * 2 ** Math.min(lost - 1, 5))
+  return new Promise((r) => setTimeout(r, Math.random() * window))
 }
 
 export async function mutate<R>(session: Session, op: Op<R>): Promise<Committed<R>> {

@@ -11,8 +11,9 @@
  * serial push floor (one agent alone doing the same next + done pushes back
  * to back, in the same run).
  *
- * Default suite: 16 agents, 32 items. `TASKS_SCALE=1`: 32 agents × 160
- * items and 64 agents × 320 items (the issue's target: ≤ 1.5× the floor).
+ * Default suite: 8 agents, 16 items (16 agents took 90 s on the shared
+ * 2-core machine, over the suite's budget). `TASKS_SCALE=1`: 16, 32 and 64
+ * agents with 5 items each, against the floor (the issue's target: ≤ 1.5×).
  */
 import {afterAll, describe, expect, it} from 'vitest'
 import {type RunResult, cleanupAll, run, runJson} from '../helpers/cli'
@@ -20,6 +21,7 @@ import {type FleetLog, describeRun, expectEachOnce, expectHandedTo, expectLinear
 import {cloneOf, figure, shared, tipOf} from '../remote/support'
 
 interface AgentLog extends FleetLog {
+  finished: string[]
   gaveUp: RunResult[]
 }
 
@@ -108,10 +110,11 @@ afterAll(() => {
 })
 
 describe('many agents drain one remote without giving up', () => {
-  it('16 agents, 32 items: exactly once, no give-ups, one commit per change', () => drain(16, 32, false), 5 * 60_000)
+  it('8 agents, 16 items: exactly once, no give-ups, one commit per change', () => drain(8, 16, false), 5 * 60_000)
 })
 
 describe.runIf(process.env.TASKS_SCALE === '1')('many agents at scale (TASKS_SCALE=1)', () => {
+  it('16 agents, 80 items, against the serial floor', () => drain(16, 80, true), 60 * 60_000)
   it('32 agents, 160 items, against the serial floor', () => drain(32, 160, true), 60 * 60_000)
   it('64 agents, 320 items, against the serial floor', () => drain(64, 320, true), 60 * 60_000)
 })
