@@ -121,7 +121,7 @@ describe('index brought up to date from far behind', () => {
 })
 
 describe.runIf(process.env.TASKS_SCALE === '1')('index at 100,000 tasks (TASKS_SCALE=1)', () => {
-  it('a cache as old as init, brought forward, equals a cold build; both stay within the time and memory targets', async () => {
+  it('a cache as old as init, brought forward, equals a cold build (times printed, not asserted: the machine is shared)', async () => {
     const {seed} = await import('../../bench/seed')
     const dir = makeRepo()
     const size = Number(process.env.TASKS_SCALE_SIZE ?? 100_000)
