@@ -2,8 +2,10 @@
  * The mutation loop: snapshot → op (pure) → objects and one commit → CAS.
  * When the swap loses (another writer moved the ref), take a new snapshot
  * and run the op again, so the second claimer of an item is told "already
- * claimed by X" instead of overwriting it. Jittered exponential backoff and
- * a bounded number of tries; running out is a conflict (exit 4), not a hang.
+ * claimed by X" instead of overwriting it. Locally: jittered exponential
+ * backoff and a bounded number of tries. Online: a time budget while the
+ * remote keeps moving, fair jittered backoff, and a quick end when it stops
+ * moving. Running out is a conflict (exit 4), not a hang.
  */
 import {ConflictError} from '../core/errors'
 import type {OpContext, Plan} from '../core/plan'
@@ -15,8 +17,16 @@ import {mergeTips, refusalCounter} from './sync'
 import type {Session} from './session'
 
 const MAX_TRIES = 40
-/** Online tries: a round trip to the remote is slower, so races with many agents last longer. */
-const MAX_REMOTE_TRIES = 100
+/**
+ * Online, a lost push is not counted against a fixed number of tries: with
+ * 64 agents on one remote a fair agent may lose races for minutes while the
+ * list makes progress (measured: 4 of 640 commands still losing after 10
+ * minutes in a 20-minute drain, docs/scale.md). It keeps trying while the
+ * remote keeps moving, for up to this long in all...
+ */
+const ONLINE_BUDGET_MS = 30 * 60_000
+/** ...and gives up at once when this many pushes in a row were rejected while the remote's tip stayed where it was (nobody is winning: a stuck remote). */
+const MAX_STALLED_TRIES = 12
 
 export interface Committed<R> {
   result: R
@@ -33,6 +43,20 @@ export type Op<R> = (snap: Snapshot, ctx: OpContext) => Plan<R>
 function backoff(attempt: number): Promise<void> {
   const cap = Math.min(400, 8 * 2 ** Math.min(attempt, 6))
   return new Promise((r) => setTimeout(r, Math.random() * cap))
+}
+
+/**
+ * Wait before another online try: uniformly jittered (agents that lost
+ * together do not retry together) in a window that doubles from 50 ms and
+ * stops at one second, so past the ramp every contender draws from the same
+ * window (uncapped exponential backoff starves exactly the agents that
+ * waited longest). On top of that the window narrows with the time already
+ * spent losing, down to a fifth after two minutes: the longest-waiting
+ * agents try most often, which shortens the tail of who waits how long.
+ */
+function onlineBackoff(lost: number, waitedMs: number): Promise<void> {
+  const window = Math.min(1000, 50 * 2 ** Math.min(lost - 1, 5)) * Math.max(0.2, 1 - waitedMs / 150_000)
+  return new Promise((r) => setTimeout(r, Math.random() * window))
 }
 
 /**
@@ -84,12 +108,26 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
   const limits = await networkLimits(cwd, MUTATION_TIMEOUT_MS)
   let lastRejection = ''
   const refused = refusalCounter(remote)
-  for (let attempt = 1; attempt <= MAX_REMOTE_TRIES; attempt++) {
+  const started = Date.now()
+  let stalled = 0
+  let lastRemoteTip: string | null | undefined
+  for (let attempt = 1; ; attempt++) {
     // What merging unpublished local work decided, told once the result is published (not once per try).
     let mergeWarnings: Array<{kind: string; message: string}> = []
     await session.trackingRef(remote)
     const remoteTip = await fetchList(cwd, remote, session.list, (ref) => store.readRef(ref), limits)
     recordFetch(store.repo.commonDir, remote, session.list)
+    // A rejection after which the remote had not moved means nobody won that round.
+    if (attempt > 1) stalled = remoteTip === lastRemoteTip ? stalled + 1 : 0
+    lastRemoteTip = remoteTip
+    if (stalled >= MAX_STALLED_TRIES || Date.now() - started > ONLINE_BUDGET_MS) {
+      const why = stalled >= MAX_STALLED_TRIES ? `${stalled} pushes in a row were rejected while the remote did not change` : `it kept losing races for ${Math.round((Date.now() - started) / 1000)} s`
+      throw new ConflictError('cas_exhausted', `the remote kept rejecting the push: ${why} (last: ${lastRejection || 'rejected'}); gave up after ${attempt - 1} tries. Try again.`, {
+        tries: attempt - 1,
+        remote,
+        last_rejection: lastRejection,
+      })
+    }
     const localTip = await store.refreshTip()
     let base: string
     if (!remoteTip) {
@@ -128,11 +166,6 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
     }
     lastRejection = pushed.detail
     refused(pushed, attempt)
-    await backoff(attempt)
+    await onlineBackoff(attempt, Date.now() - started)
   }
-  throw new ConflictError('cas_exhausted', `the remote kept rejecting the push; gave up after ${MAX_REMOTE_TRIES} tries (last: ${lastRejection || 'rejected'}). Try again.`, {
-    tries: MAX_REMOTE_TRIES,
-    remote,
-    last_rejection: lastRejection,
-  })
 }

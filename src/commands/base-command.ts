@@ -65,6 +65,11 @@ export abstract class TasksCommand<R> extends Command {
     return this.session
   }
 
+  /** Print the --json result: one JSON object on one line. A command with a large result may stream it instead. */
+  protected async writeJson(result: R): Promise<void> {
+    process.stdout.write(`${JSON.stringify(result)}\n`)
+  }
+
   protected jsonMode(): boolean {
     return this.flagsForSession.json || this.argv.includes('--json')
   }
@@ -81,7 +86,7 @@ export abstract class TasksCommand<R> extends Command {
       // A mutation ran: its result says whether it is published (recorded by the transaction, app/session.ts).
       const pub = this.session?.publication() ?? null
       if (pub) result = {...result, published: pub.published}
-      if (this.jsonMode()) process.stdout.write(`${JSON.stringify(result)}\n`)
+      if (this.jsonMode()) await this.writeJson(result)
       // Renderers see the result with every string neutralized (escape sequences, bidi controls): text from
       // agents and remote collaborators cannot drive the terminal. JSON stays exact.
       else await this.writeHuman(engine().sharingRender.withPublication(this.render(engine().neutralizeDeep(result), engine().detectTerminal()), pub))

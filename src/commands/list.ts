@@ -47,6 +47,27 @@ export default class List extends TasksCommand<ListResult> {
     })
   }
 
+  /**
+   * The same one-line JSON object as JSON.stringify(result), byte for byte,
+   * written in pieces: the rows go out a batch at a time, waiting for the
+   * reader when the pipe is full, so a list of 100,000 tasks never becomes
+   * one 60 MB string.
+   */
+  protected override async writeJson(r: ListResult): Promise<void> {
+    const out = process.stdout
+    const write = (text: string): Promise<void> | undefined => (out.write(text) ? undefined : new Promise((resolve) => out.once('drain', resolve)))
+    const {tasks, ...rest} = r
+    const head = JSON.stringify({list: r.list, commit: r.commit})
+    await write(`${head.slice(0, -1)},"tasks":[`)
+    const BATCH = 500
+    for (let i = 0; i < tasks.length; i += BATCH) {
+      const rows = tasks.slice(i, i + BATCH).map((t) => JSON.stringify(t))
+      await write(`${i === 0 ? '' : ','}${rows.join(',')}`)
+    }
+    const {list, commit, ...tail} = rest
+    await write(`],${JSON.stringify(tail).slice(1)}\n`)
+  }
+
   protected render(r: ListResult, term: Terminal): string {
     return engine().render.renderListResult(term, r)
   }

@@ -89,19 +89,42 @@ function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
 export class OverlayTables implements SnapshotTables {
   private ids: readonly string[] | undefined
   private queue: readonly string[] | undefined
+  /** Changed entries by the parent / the dependency they name (built once, on first use), so a lookup never scans every change. */
+  private changedChildren: Map<string, string[]> | undefined
+  private changedDependents: Map<string, string[]> | undefined
 
   constructor(
     readonly base: SnapshotTables,
     private readonly tasks: OverlayTasks,
   ) {}
 
-  private correct(fromBase: readonly string[], belongs: (entry: TaskEntry) => boolean): readonly string[] {
+  /** The base's answer without the changed ids, plus `gained` (changed ids that belong, sorted). */
+  private correct(fromBase: readonly string[], gained: readonly string[]): readonly string[] {
     const changes = this.tasks.changes
     const kept = fromBase.filter((id) => !changes.has(id))
-    const gained: string[] = []
-    for (const [id, entry] of changes) if (entry && belongs(entry)) gained.push(id)
     if (gained.length === 0 && kept.length === fromBase.length) return fromBase
-    return mergeSorted(kept, gained.sort())
+    return mergeSorted(kept, gained)
+  }
+
+  /** Changed live entries that satisfy `belongs`, sorted: one pass over the changes. */
+  private gained(belongs: (entry: TaskEntry) => boolean): string[] {
+    const out: string[] = []
+    for (const [id, entry] of this.tasks.changes) if (entry && belongs(entry)) out.push(id)
+    return out.sort()
+  }
+
+  private reverseEdges(): void {
+    const children = new Map<string, string[]>()
+    const dependents = new Map<string, string[]>()
+    for (const [id, entry] of this.tasks.changes) {
+      if (!entry?.status) continue
+      if (entry.parent) push(children, entry.parent, id)
+      for (const dep of entry.depends_on ?? []) push(dependents, dep, id)
+    }
+    for (const list of children.values()) list.sort()
+    for (const list of dependents.values()) list.sort()
+    this.changedChildren = children
+    this.changedDependents = dependents
   }
 
   sortedIds(): readonly string[] {
@@ -122,28 +145,39 @@ export class OverlayTables implements SnapshotTables {
   }
 
   children(id: string): readonly string[] {
-    return this.correct(this.base.children(id), (e) => !!e.status && e.parent === id)
+    if (!this.changedChildren) this.reverseEdges()
+    return this.correct(this.base.children(id), this.changedChildren!.get(id) ?? [])
   }
 
   dependents(id: string): readonly string[] {
-    return this.correct(this.base.dependents(id), (e) => !!e.status && !!e.depends_on?.includes(id))
+    if (!this.changedDependents) this.reverseEdges()
+    return this.correct(this.base.dependents(id), this.changedDependents!.get(id) ?? [])
   }
 
   idsWithStatus(statuses: ReadonlySet<string>): readonly string[] {
-    return this.correct(this.base.idsWithStatus(statuses), (e) => e.status !== undefined && statuses.has(e.status))
+    return this.correct(
+      this.base.idsWithStatus(statuses),
+      this.gained((e) => e.status !== undefined && statuses.has(e.status)),
+    )
   }
 
   brokenIds(): readonly string[] {
-    return this.correct(this.base.brokenIds(), (e) => !e.status)
+    return this.correct(this.base.brokenIds(), this.gained((e) => !e.status))
   }
 
-  /** The base's queue without the changed ids, each changed queued item put in place by binary search. */
+  /**
+   * The base's queue without the changed ids, each changed queued item put
+   * in place: its position is found by binary search in the kept queue
+   * (a few decoded entries each), then one pass builds the result, so the
+   * cost is linear in the queue plus k·log n for k changed items.
+   */
   nextQueue(): readonly string[] {
     if (!this.queue) {
       const tasks = this.tasks
       const base = this.base.nextQueue()
       const queue = base.filter((id) => !tasks.changes.has(id))
       const metaOf = (id: string): TaskMeta => tasks.get(id)!.meta!
+      const inserts: Array<{at: number; meta: TaskMeta}> = []
       for (const entry of tasks.changes.values()) {
         const meta = entry?.meta
         if (!meta || !QUEUED.has(meta.status)) continue
@@ -154,12 +188,28 @@ export class OverlayTables implements SnapshotTables {
           if (compareForNext(metaOf(queue[mid]!), meta) < 0) lo = mid + 1
           else hi = mid
         }
-        queue.splice(lo, 0, meta.id)
+        inserts.push({at: lo, meta})
       }
-      this.queue = queue
+      if (inserts.length === 0) this.queue = queue
+      else {
+        inserts.sort((a, b) => a.at - b.at || compareForNext(a.meta, b.meta))
+        const out: string[] = []
+        let j = 0
+        for (let i = 0; i <= queue.length; i++) {
+          while (j < inserts.length && inserts[j]!.at === i) out.push(inserts[j++]!.meta.id)
+          if (i < queue.length) out.push(queue[i]!)
+        }
+        this.queue = out
+      }
     }
     return this.queue
   }
+}
+
+function push(map: Map<string, string[]>, key: string, value: string): void {
+  const list = map.get(key)
+  if (list) list.push(value)
+  else map.set(key, [value])
 }
 
 /**

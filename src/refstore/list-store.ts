@@ -20,7 +20,7 @@ import {gitOk} from './git-process'
 import {type RefUpdateOutcome, updateRef} from './ref-transaction'
 import {type Repository, discover, readConfig} from './repository'
 import {TreeBuilder} from './tree-builder'
-import {type TaskIndex, readCachedIndex, snapshotOf, updateIndex, writeCachedIndex} from './task-index'
+import {type IndexProgress, type TaskIndex, readCachedIndex, snapshotOf, updateIndex, writeCachedIndex} from './task-index'
 
 /**
  * The cache file is rewritten when it was missing or the index has drifted
@@ -29,6 +29,23 @@ import {type TaskIndex, readCachedIndex, snapshotOf, updateIndex, writeCachedInd
  * this it is cheaper to rewrite the file once.
  */
 export const PERSIST_AFTER_CHANGES = 16
+
+/**
+ * A progress line on stderr while the index is read from git, only on a
+ * terminal and only once reading has taken more than a second (a cold
+ * build or a cache far behind on a large list); never on a pipe, so
+ * `--json` consumers and tests see nothing.
+ */
+function indexProgress(): IndexProgress | undefined {
+  if (!process.stderr.isTTY) return undefined
+  const started = Date.now()
+  let shown = false
+  return (done, total) => {
+    if (!shown && (done === total || Date.now() - started < 1000)) return
+    shown = true
+    process.stderr.write(`\rgit-tasks: reading the task index: ${done}/${total} tasks${done === total ? '\n' : ''}`)
+  }
+}
 
 export interface Loaded {
   index: TaskIndex
@@ -106,7 +123,7 @@ export class ListStore {
    */
   async loadCommit(commit: string, persist = true): Promise<Loaded> {
     const cached = this.lastIndex ?? readCachedIndex(this.repo.commonDir, this.list)
-    let index = await updateIndex(this.reader, this.repo.algorithm, this.list, commit, cached)
+    let index = await updateIndex(this.reader, this.repo.algorithm, this.list, commit, cached, indexProgress())
     const snapshot = snapshotOf(index)
     if (persist && index !== cached && (cached === null || index.changes.size > PERSIST_AFTER_CHANGES)) {
       writeCachedIndex(this.repo.commonDir, index, snapshot)

@@ -37,7 +37,11 @@ const EMPTY = Buffer.alloc(0)
 
 export class ObjectReader {
   private proc: ChildProcessByStdio<Writable, Readable, null> | null = null
-  private readonly pending: Pending[] = []
+  /** Reads waiting for their answer, in request order; `head` is the first not yet answered (a plain queue: Array#shift is linear on large arrays). */
+  private pending: Pending[] = []
+  private head = 0
+  /** Names asked for in this tick, not yet written to cat-file. */
+  private outgoing: string[] = []
   /** Output received and not yet consumed, in arrival order. */
   private chunks: Buffer[] = []
   private buffered = 0
@@ -55,15 +59,40 @@ export class ObjectReader {
     proc.stdout.on('data', (chunk: Buffer) => this.receive(chunk))
     const fail = (e: Error) => {
       this.failed = new EnvironmentError('git_failed', `git cat-file stopped: ${e.message}`)
-      for (const p of this.pending.splice(0)) p.reject(this.failed)
+      for (const p of this.takeAll()) p.reject(this.failed)
     }
     proc.on('error', fail)
     proc.on('close', () => {
-      if (this.pending.length > 0) fail(new Error('exited early'))
+      if (this.waiting() > 0) fail(new Error('exited early'))
     })
     proc.stdin.on('error', () => undefined)
     this.proc = proc
     return proc
+  }
+
+  private waiting(): number {
+    return this.pending.length - this.head
+  }
+
+  /** The oldest unanswered read, removed from the queue. */
+  private next(): Pending {
+    const p = this.pending[this.head]!
+    this.pending[this.head++] = undefined as unknown as Pending
+    if (this.head === this.pending.length) {
+      this.pending = []
+      this.head = 0
+    } else if (this.head >= 4096 && this.head * 2 >= this.pending.length) {
+      this.pending = this.pending.slice(this.head)
+      this.head = 0
+    }
+    return p
+  }
+
+  private takeAll(): Pending[] {
+    const rest = this.pending.slice(this.head)
+    this.pending = []
+    this.head = 0
+    return rest
   }
 
   private receive(chunk: Buffer): void {
@@ -92,25 +121,25 @@ export class ObjectReader {
 
   private drain(): void {
     this.need = 0
-    while (this.pending.length > 0) {
+    while (this.waiting() > 0) {
       const buf = this.joined()
       const nl = buf.indexOf(0x0a)
       if (nl === -1) return
       const header = buf.toString('utf8', 0, nl)
       if (header.endsWith(' missing') || header.endsWith(' ambiguous')) {
         this.consume(nl + 1)
-        this.pending.shift()!.resolve(null)
+        this.next().resolve(null)
         continue
       }
       const [oid, type, sizeText] = header.split(' ')
       const size = Number(sizeText)
       if (!oid || !type || !Number.isSafeInteger(size) || size < 0) {
         this.consume(nl + 1)
-        this.pending.shift()!.reject(new EnvironmentError('git_failed', `unexpected cat-file output: ${header.slice(0, 200)}`))
+        this.next().reject(new EnvironmentError('git_failed', `unexpected cat-file output: ${header.slice(0, 200)}`))
         continue
       }
       const total = nl + 1 + size + 1
-      if (size > this.pending[0]!.limit) {
+      if (size > this.pending[this.head]!.limit) {
         // Too large to read: resolve now and let the content stream past.
         const have = buf.length
         if (have >= total) this.consume(total)
@@ -118,7 +147,7 @@ export class ObjectReader {
           this.consume(have)
           this.skip = total - have
         }
-        this.pending.shift()!.resolve({oid, type, size, content: EMPTY, oversized: true})
+        this.next().resolve({oid, type, size, content: EMPTY, oversized: true})
         if (this.skip > 0) return
         continue
       }
@@ -128,7 +157,7 @@ export class ObjectReader {
       }
       const content = Buffer.from(buf.subarray(nl + 1, nl + 1 + size))
       this.consume(total)
-      this.pending.shift()!.resolve({oid, type, size, content})
+      this.next().resolve({oid, type, size, content})
     }
   }
 
@@ -142,8 +171,17 @@ export class ObjectReader {
     const proc = this.start()
     return new Promise((resolve, reject) => {
       this.pending.push({name, limit, resolve, reject})
-      proc.stdin.write(`${name}\n`)
+      // Requests made in one tick go out in one write: a cold read of a large list asks for
+      // hundreds of thousands of objects, and one pipe write each would cost more than git's answer.
+      if (this.outgoing.length === 0) queueMicrotask(() => this.flush(proc))
+      this.outgoing.push(name)
     })
+  }
+
+  private flush(proc: ChildProcessByStdio<Writable, Readable, null>): void {
+    const names = this.outgoing
+    this.outgoing = []
+    proc.stdin.write(`${names.join('\n')}\n`)
   }
 
   /** Read an object that must exist and have the given type (see read() for `limit`). */

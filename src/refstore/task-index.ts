@@ -493,6 +493,7 @@ export async function updateIndex(
   list: string,
   commit: string,
   cached: TaskIndex | null,
+  progress?: IndexProgress,
 ): Promise<TaskIndex> {
   const from = cached && cached.list === list ? cached : null
   if (from && from.commit === commit) return from
@@ -547,24 +548,48 @@ export async function updateIndex(
     else strays.push({path: `${TASKS_DIR}/${e.name}`, error: `${TASKS_DIR}/${e.name} is not a shard directory (two hex digits); ignored`})
   }
   if (from) {
-    const changed = await changesBetween(reader, algorithm, from, shards)
+    const changed = await changesBetween(reader, algorithm, from, shards, progress)
     if (changed) return {...header, shards, strays: [...strays, ...changed.strays], base: from.base, changes: changed.changes}
   }
   // Nothing to start from (or its trees are gone): read every task.
   const tasks = new Map<string, IndexedTask>()
   const names = Object.keys(shards).sort()
   const trees = await Promise.all(names.map((name) => reader.readType(shards[name]!, 'tree')))
-  const work: Array<Promise<void>> = []
+  const reads: Array<{shard: string; entry: TreeEntry}> = []
   names.forEach((shard, i) => {
     const {cards, strays: found} = readShard(shard, trees[i]!.content, algorithm)
     strays.push(...found)
-    for (const dir of cards) work.push(readTaskDir(reader, algorithm, shard, dir).then((t) => void tasks.set(dir.name, t)))
+    for (const entry of cards) reads.push({shard, entry})
   })
-  await Promise.all(work)
+  await inWindow(reads, ({shard, entry}) => readTaskDir(reader, algorithm, shard, entry), (t) => void tasks.set(t.id, t), progress)
   return {...header, shards, strays, base: memoryBase(tasks), changes: new Map()}
 }
 
 const SHARD_RE = /^[0-9a-f]{2}$/
+
+/** Told how many task directories of how many have been read (called every READ_WINDOW reads and at the end). */
+export type IndexProgress = (done: number, total: number) => void
+
+/**
+ * Task directories read at once. The batch reader pipelines them; a window
+ * keeps the requests, promises and answers in flight bounded whatever the
+ * number of tasks, so memory grows with the tasks kept, not with the reads.
+ */
+const READ_WINDOW = 1024
+
+/** Run `read` over `items` with at most READ_WINDOW in flight; `keep` takes each result as it arrives. */
+async function inWindow<T, R>(items: readonly T[], read: (item: T) => Promise<R>, keep: (result: R) => void, progress?: IndexProgress): Promise<void> {
+  let next = 0
+  let done = 0
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      keep(await read(items[next++]!))
+      if (++done % READ_WINDOW === 0) progress?.(done, items.length)
+    }
+  }
+  await Promise.all(Array.from({length: Math.min(READ_WINDOW, items.length)}, worker))
+  if (items.length > 0) progress?.(items.length, items.length)
+}
 
 /** What a tree entry of this mode is, in words. */
 function describeMode(mode: string): string {
@@ -633,32 +658,67 @@ async function changesBetween(
   algorithm: HashAlgorithm,
   from: TaskIndex,
   shards: Record<string, string>,
+  progress?: IndexProgress,
 ): Promise<{changes: Map<string, IndexedTask | null>; strays: Stray[]} | null> {
   const moved = new Set<string>()
   for (const [name, oid] of Object.entries(shards)) if (from.shards[name] !== oid) moved.add(name)
   for (const name of Object.keys(from.shards)) if (!(name in shards)) moved.add(name)
   const names = [...moved].sort()
-  const listing = async (shard: string, oid: string | undefined): Promise<{cards: TreeEntry[]; strays: Stray[]} | null> => {
-    if (!oid) return {cards: [], strays: []}
+  /** A shard's entries; a Buffer: the tree does not decode (its content, for readShard's report); null: missing. */
+  const entriesOf = async (oid: string | undefined): Promise<TreeEntry[] | Buffer | null> => {
+    if (!oid) return []
     const o = await reader.read(oid)
-    return o && o.type === 'tree' ? readShard(shard, o.content, algorithm) : null
+    if (!o || o.type !== 'tree') return null
+    try {
+      return decodeTree(o.content, algorithm)
+    } catch {
+      return o.content
+    }
   }
-  const [before, after] = await Promise.all([Promise.all(names.map((n) => listing(n, from.shards[n]))), Promise.all(names.map((n) => listing(n, shards[n])))])
+  const [before, after] = await Promise.all([Promise.all(names.map((n) => entriesOf(from.shards[n]))), Promise.all(names.map((n) => entriesOf(shards[n])))])
   if (before.some((b) => b === null) || after.some((a) => a === null)) return null
   const strays = from.strays.filter((st) => st.shard !== undefined && !moved.has(st.shard))
   const changes = new Map(from.changes)
   const reads: Array<{shard: string; entry: TreeEntry}> = []
-  names.forEach((shard, i) => {
-    const old = new Map(before[i]!.cards.map((e) => [e.name, e.oid]))
-    for (const e of after[i]!.cards) {
-      if (old.get(e.name) !== e.oid) reads.push({shard, entry: e})
-      old.delete(e.name)
+  for (let i = 0; i < names.length; i++) {
+    const shard = names[i]!
+    const old = before[i]!
+    const now = after[i]!
+    if (Buffer.isBuffer(old) || Buffer.isBuffer(now)) {
+      // Rare: classify both listings in full, as a cold build would.
+      const was = Buffer.isBuffer(old) ? {cards: [], strays: []} : classifyShard(shard, old)
+      const is = Buffer.isBuffer(now) ? readShard(shard, now, algorithm) : classifyShard(shard, now)
+      const oldCards = new Map(was.cards.map((e) => [e.name, e.oid]))
+      for (const e of is.cards) {
+        if (oldCards.get(e.name) !== e.oid) reads.push({shard, entry: e})
+        oldCards.delete(e.name)
+      }
+      for (const id of oldCards.keys()) changes.set(id, null)
+      strays.push(...is.strays)
+      continue
     }
-    for (const id of old.keys()) changes.set(id, null)
-    strays.push(...after[i]!.strays)
-  })
-  const read = await Promise.all(reads.map(({shard, entry}) => readTaskDir(reader, algorithm, shard, entry)))
-  for (const t of read) changes.set(t.id, t)
+    // Only entries that differ are classified (hashing each name to check its shard costs more
+    // than the rest of a small catch-up); an unchanged entry keeps what it was.
+    const oldByName = new Map(old.map((e) => [e.name, e]))
+    const changed: TreeEntry[] = []
+    const same = new Set<string>()
+    for (const e of now) {
+      const o = oldByName.get(e.name)
+      if (o && o.oid === e.oid && o.mode === e.mode) same.add(e.name)
+      else changed.push(e)
+      oldByName.delete(e.name)
+    }
+    const prefix = `${TASKS_DIR}/${shard}/`
+    for (const st of from.strays) if (st.shard === shard && same.has(st.path.slice(prefix.length))) strays.push(st)
+    const fresh = classifyShard(shard, changed)
+    strays.push(...fresh.strays)
+    for (const e of fresh.cards) reads.push({shard, entry: e})
+    const gone = classifyShard(shard, [...oldByName.values()])
+    for (const e of gone.cards) changes.set(e.name, null)
+    // A name that stopped being a card (now a stray): its old card is gone too.
+    for (const e of changed) if (!fresh.cards.includes(e)) for (const c of classifyShard(shard, old.filter((o) => o.name === e.name)).cards) changes.set(c.name, null)
+  }
+  await inWindow(reads, ({shard, entry}) => readTaskDir(reader, algorithm, shard, entry), (t) => void changes.set(t.id, t), progress)
   // A change that restores the base's own entry is no change.
   for (const [id, t] of changes) {
     const b = from.base.tasks.get(id)

@@ -1,0 +1,120 @@
+/**
+ * Many agents on one remote: N agents, each in its own clone in online
+ * mode, loop `tasks next --json` then `tasks done ID --json` over a queue of
+ * ready items until `next` exits 3. Unlike test/remote/drain.test.ts, an
+ * agent here never re-runs a command: under fair contention no command may
+ * give up (exit 4 cas_exhausted) while items remain.
+ *
+ * Checked: every item claimed and done exactly once, by the agent that was
+ * told so; one commit per change on a linear remote history; a fresh clone
+ * agrees. Measured (`[figure]` lines): the drain's wall time against the
+ * serial push floor (one agent alone doing the same next + done pushes back
+ * to back, in the same run).
+ *
+ * Default suite: 8 agents, 16 items (16 agents took 90 s on the shared
+ * 2-core machine, over the suite's budget). `TASKS_SCALE=1`: 16, 32 and 64
+ * agents with 5 items each, against the floor (the issue's target: ≤ 1.5×).
+ */
+import {afterAll, describe, expect, it} from 'vitest'
+import {type RunResult, cleanupAll, run, runJson} from '../helpers/cli'
+import {type FleetLog, describeRun, expectEachOnce, expectHandedTo, expectLinearHistory, expectOneCommitEach, expectStoppedEmpty, history} from './support'
+import {cloneOf, figure, shared, tipOf} from '../remote/support'
+
+interface AgentLog extends FleetLog {
+  finished: string[]
+  gaveUp: RunResult[]
+}
+
+async function agent(clone: string, actor: string, limit: number): Promise<AgentLog> {
+  const log: AgentLog = {actor, claimed: [], finished: [], last: null, gaveUp: []}
+  for (let i = 0; i <= limit; i++) {
+    const r = await run(clone, ['next', '--json', '--as', actor])
+    if (r.code !== 0) {
+      log.last = r
+      if (r.code === 4) log.gaveUp.push(r)
+      return log
+    }
+    const id = expectHandedTo(actor, r)
+    log.claimed.push(id)
+    const d = await run(clone, ['done', id, '--json', '--as', actor])
+    expect(d.code, describeRun(`${actor} done ${id}`, d)).toBe(0)
+    log.finished.push(id)
+  }
+  throw new Error(`${actor} was handed more than ${limit} items`)
+}
+
+/** A remote with `agents` clones and `items` ready items, published by one sync. */
+async function fleet(agents: number, items: number): Promise<{bare: string; clones: string[]; ids: string[]}> {
+  const net = await shared(agents)
+  const seeder = net.clones[0]!
+  const ids: string[] = new Array(items)
+  for (let start = 0; start < items; start += 8) {
+    await Promise.all(
+      Array.from({length: Math.min(8, items - start)}, (_, k) => start + k).map(async (i) => {
+        ids[i] = (await runJson(seeder, ['add', `item ${String(i + 1).padStart(3, '0')}`, '--offline', '--as', 'lead'])).task.id
+      }),
+    )
+  }
+  expect((await runJson(seeder, ['sync'])).action).toBe('pushed')
+  return {...net, ids}
+}
+
+/** One agent alone doing the same 2 × items pushes back to back: the serial floor. */
+async function serialFloor(items: number): Promise<number> {
+  const {clones} = await fleet(1, items)
+  const t0 = Date.now()
+  const log = await agent(clones[0]!, 'solo', items)
+  expect(log.finished.length).toBe(items)
+  return (Date.now() - t0) / 1000
+}
+
+async function drain(agents: number, items: number, withFloor: boolean): Promise<void> {
+  const {bare, clones, ids} = await fleet(agents, items)
+  const before = history(bare)
+  const actors = clones.map((_, k) => `agent-${k + 1}`)
+  const started = Date.now()
+  const logs = await Promise.all(clones.map((c, k) => agent(c, actors[k]!, items)))
+  const seconds = (Date.now() - started) / 1000
+  figure(`${agents}-agent drain of ${items} items (next + done, online)`, `${seconds.toFixed(1)} s wall, ${((2 * items) / seconds).toFixed(2)} commits/s`)
+
+  // Nobody gave up: every agent stopped on nothing_ready with everything it took finished.
+  const gaveUp = logs.flatMap((l) => l.gaveUp.map((r) => describeRun(l.actor, r)))
+  expect(gaveUp, 'agents that gave up (exit 4) while items remained').toEqual([])
+  for (const log of logs) {
+    expectStoppedEmpty(log)
+    expect(log.finished).toEqual(log.claimed)
+  }
+  const owner = expectEachOnce(logs, ids)
+  const commits = history(bare)
+  expectLinearHistory(commits)
+  expect(commits.length).toBe(before.length + 2 * items)
+  expectOneCommitEach(commits, 'claim', owner)
+  expectOneCommitEach(commits, 'done', owner)
+
+  const fresh = cloneOf(bare)
+  await runJson(fresh, ['remote', 'set', 'origin'])
+  expect((await runJson(fresh, ['sync'])).commit).toBe(tipOf(bare))
+  const listed = await runJson(fresh, ['list', '--all'])
+  expect(listed.tasks.length).toBe(items)
+  for (const t of listed.tasks) expect(t, t.id).toMatchObject({status: 'done', owner: owner.get(t.id), epoch: 1})
+
+  if (withFloor) {
+    const floor = await serialFloor(items)
+    figure(`serial push floor for ${items} items (one agent, ${2 * items} pushes back to back)`, `${floor.toFixed(1)} s`)
+    figure(`${agents}-agent drain ÷ serial floor (target ≤ 1.5)`, `${(seconds / floor).toFixed(2)}×`)
+  }
+}
+
+afterAll(() => {
+  if (!process.env.KEEP_RACE_REPOS) cleanupAll()
+})
+
+describe('many agents drain one remote without giving up', () => {
+  it('8 agents, 16 items: exactly once, no give-ups, one commit per change', () => drain(8, 16, false), 5 * 60_000)
+})
+
+describe.runIf(process.env.TASKS_SCALE === '1')('many agents at scale (TASKS_SCALE=1)', () => {
+  it('16 agents, 80 items, against the serial floor', () => drain(16, 80, true), 60 * 60_000)
+  it('32 agents, 160 items, against the serial floor', () => drain(32, 160, true), 60 * 60_000)
+  it('64 agents, 320 items, against the serial floor', () => drain(64, 320, true), 60 * 60_000)
+})
