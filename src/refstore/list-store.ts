@@ -18,7 +18,7 @@ import {autoMaintenance} from './housekeeping'
 import {ObjectReader} from './object-reader'
 import {gitOk} from './git-process'
 import {type RefUpdateOutcome, updateRef} from './ref-transaction'
-import {type Repository, discover, readConfig} from './repository'
+import {type Repository, configMayMention, discover, readConfig} from './repository'
 import {TreeBuilder} from './tree-builder'
 import {type IndexProgress, type TaskIndex, readCachedIndex, snapshotOf, updateIndex, writeCachedIndex} from './task-index'
 
@@ -223,6 +223,8 @@ export class ListStore {
   private fsyncSetting: Promise<boolean> | undefined
 
   private fsyncObjects(): Promise<boolean> {
+    // Most repositories set neither key anywhere: then no `git config` process on the write path.
+    if (!configMayMention(this.repo.commonDir, /fsync/i)) return Promise.resolve(false)
     this.fsyncSetting ??= readConfig(this.repo.cwd, '^core\\.(fsync|fsyncobjectfiles)$')
       .then((c) => fsyncsLooseObjects(c.get('core.fsync'), c.get('core.fsyncobjectfiles')))
       .catch(() => false)

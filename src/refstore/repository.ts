@@ -123,6 +123,24 @@ export function discoverInProcess(cwd: string, ref: string): Discovered | null {
  * (`git -c`, GIT_CONFIG_COUNT), a key set without `=` (a boolean), or any
  * syntax git would reject.
  */
+/**
+ * False only when no config file git would read can set a key matching
+ * `word` (a cheap text search of the repository's, the user's and the
+ * system's config files, none of which includes another file, and no
+ * configuration from the environment): then asking `git config` can be
+ * skipped. True means "ask git".
+ */
+export function configMayMention(commonDir: string, word: RegExp): boolean {
+  if (['GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_COUNT', 'GIT_CONFIG', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM'].some((v) => process.env[v] !== undefined)) return true
+  const home = process.env.HOME ?? ''
+  const xdg = process.env.XDG_CONFIG_HOME || join(home, '.config')
+  const files = [join(commonDir, 'config'), join(commonDir, 'config.worktree'), join(home, '.gitconfig'), join(xdg, 'git', 'config'), '/etc/gitconfig']
+  return files.some((f) => {
+    const text = readText(f)
+    return text !== null && (word.test(text) || /\[\s*include/i.test(text))
+  })
+}
+
 export function readLocalConfigValue(commonDir: string, section: string, key: string): string | undefined | null {
   if (['GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_COUNT', 'GIT_CONFIG'].some((v) => process.env[v] !== undefined)) return null
   const text = readText(join(commonDir, 'config'))
