@@ -133,7 +133,8 @@ export function claimNext(snap: Snapshot, ctx: OpContext, args: NextArgs): Plan<
   // otherwise the first ready unreserved one, found on the way.
   for (const id of tablesOf(snap).nextQueue()) {
     const t = snap.tasks.get(id)!.meta!
-    if (firstUnreserved && !t.assignee) continue
+    // Once an unreserved item is found, only an item reserved for the actor can still win.
+    if (firstUnreserved && t.assignee !== ctx.actor) continue
     if (!fits(t) || !isReady(snap, t, ctx.actor, ctx.now)) continue
     if (t.assignee === ctx.actor) {
       pick = t
