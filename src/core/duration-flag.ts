@@ -5,18 +5,28 @@
  */
 import {UsageError} from './errors'
 
-const UNIT_SECONDS: Record<string, number> = {s: 1, m: 60, h: 3600, d: 86400}
+const UNIT_SECONDS: Record<string, number> = {s: 1, m: 60, h: 3600, d: 86_400, w: 604_800}
+
+/**
+ * Whole seconds in a compound duration (`90s`, `30m`, `1h30m`, `2d`, `1w`;
+ * `bare` also accepts a plain number of seconds), or null when `text` is not
+ * one. The one reader of such durations: `--lease`, `config set`, `log --since`.
+ */
+export function durationSeconds(text: string, bare = true): number | null {
+  const input = text.trim().toLowerCase()
+  if (bare && /^\d+$/.test(input)) return Number(input)
+  if (!/^(\d+[smhdw])+$/.test(input)) return null
+  let seconds = 0
+  for (const [, n, unit] of input.matchAll(/(\d+)([smhdw])/g)) seconds += Number(n) * UNIT_SECONDS[unit!]!
+  return seconds
+}
 
 /** Seconds in `text` (`90`, `90s`, `30m`, `1h`, `2d`, `1h30m`); at least 1, at most `max`. */
 export function parseDurationSeconds(text: string, flag = 'lease', max = Number.MAX_SAFE_INTEGER): number {
-  const input = text.trim().toLowerCase()
-  const fail = (): never => {
+  const seconds = durationSeconds(text)
+  if (seconds === null) {
     throw new UsageError(`--${flag} expects a duration such as 90s, 30m, 1h or 1h30m (a plain number is seconds), not "${text}"`, {flag, input: text})
   }
-  if (/^\d+$/.test(input)) return check(Number(input), text, flag, max)
-  if (!/^(\d+[smhd])+$/.test(input)) fail()
-  let seconds = 0
-  for (const [, n, unit] of input.matchAll(/(\d+)([smhd])/g)) seconds += Number(n) * UNIT_SECONDS[unit!]!
   return check(seconds, text, flag, max)
 }
 

@@ -3,6 +3,7 @@
  * write them; src/core/plan.ts commitMessage). Pure: trailers in, a
  * structured record out. `tasks log` shows these; nothing here reads git.
  */
+import {durationSeconds} from './duration-flag'
 
 export interface EventDetails {
   /** Tasks-Epoch: the claim's fencing token after (claim) or during (heartbeat, done, release) the event. */
@@ -118,8 +119,6 @@ export function describeDetails(d: EventDetails): string {
   return parts.join('; ')
 }
 
-const DURATION_UNITS: Record<string, number> = {s: 1, m: 60, h: 3600, d: 86_400, w: 604_800}
-
 /**
  * A point in time typed for `--since`/`--until`: a duration back from
  * `now` (`2h`, `3d`, `1w`, `1d12h`), a date (`2026-11-30`: midnight in the
@@ -128,11 +127,8 @@ const DURATION_UNITS: Record<string, number> = {s: 1, m: 60, h: 3600, d: 86_400,
  */
 export function parseTimePoint(text: string, nowMs: number): number | null {
   const input = text.trim().toLowerCase()
-  if (/^(\d+[smhdw])+$/.test(input)) {
-    let seconds = 0
-    for (const [, n, unit] of input.matchAll(/(\d+)([smhdw])/g)) seconds += Number(n) * DURATION_UNITS[unit!]!
-    return nowMs - seconds * 1000
-  }
+  const back = durationSeconds(input, false)
+  if (back !== null) return nowMs - back * 1000
   const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(input)
   if (day) {
     const t = new Date(Number(day[1]), Number(day[2]) - 1, Number(day[3])).getTime()

@@ -9,6 +9,7 @@
  * When config.yaml lists admins, only they may change the configuration
  * (any key: the lease, the limits and the admins are the list's policy).
  */
+import {durationSeconds} from '../duration-flag'
 import {InvalidError, NotPermittedError, UsageError} from '../errors'
 import type {OpContext, Plan} from '../plan'
 import type {Snapshot} from '../snapshot'
@@ -38,7 +39,6 @@ export function checkConfigKey(key: string): ConfigKey {
   throw new UsageError(`"${key}" is not a setting: use ${CONFIG_KEYS.join(', ')}`, {key, keys: CONFIG_KEYS}, 'unknown_config_key')
 }
 
-const SECONDS: Record<string, number> = {s: 1, m: 60, h: 3600, d: 86_400}
 const BYTES: Record<string, number> = {'': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1_048_576, mb: 1_048_576, mib: 1_048_576}
 
 function badValue(key: string, text: string, expected: string): InvalidError {
@@ -56,9 +56,9 @@ export function parseConfigValue(key: ConfigKey, text: string): ConfigValue {
   let n: number
   if (SECONDS_KEYS.has(key)) {
     const expected = `a duration such as 90s, 30m, 1h or 2d (a plain number is seconds) from ${bounds.minimum} to ${bounds.maximum} seconds`
-    if (/^\d+$/.test(input)) n = Number(input)
-    else if (/^(\d+[smhd])+$/.test(input)) n = [...input.matchAll(/(\d+)([smhd])/g)].reduce((sum, [, v, u]) => sum + Number(v) * SECONDS[u!]!, 0)
-    else throw badValue(key, text, expected)
+    const seconds = durationSeconds(input)
+    if (seconds === null) throw badValue(key, text, expected)
+    n = seconds
     if (!Number.isSafeInteger(n) || n < bounds.minimum || n > bounds.maximum) throw badValue(key, text, expected)
   } else {
     const expected = `a size in bytes (or with k or m for KiB, MiB) from ${bounds.minimum} to ${bounds.maximum}`
