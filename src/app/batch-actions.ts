@@ -42,8 +42,9 @@ export async function reopen(session: Session, ids: string[]): Promise<single.Ta
   return {results: done.result.map((i) => ({task: v.view(done.after.tasks.get(i.id)?.meta ?? i.result.task)})), commit: done.commit}
 }
 
-export async function assign(session: Session, ids: string[], assignee: string | null): Promise<single.TaskResult | BatchResult<{task: TaskView}>> {
-  if (ids.length === 1) return single.assign(session, ids[0]!, assignee)
+export async function assign(session: Session, ids: string[], assignee: string | null, ifRevision?: number): Promise<single.TaskResult | BatchResult<{task: TaskView}>> {
+  if (ids.length > 1 && ifRevision !== undefined) throw new UsageError('--if-revision names the revision of one card: give it with a single ID')
+  if (ids.length === 1) return single.assign(session, ids[0]!, assignee, ifRevision)
   const done = await mutate(session, (s, c) => runBatch(s, c, 'assign', ids, (snap, ctx, id) => assignTask(snap, ctx, {id, assignee})))
   const v = await single.viewer(session, done.after)
   return {results: done.result.map((i) => ({task: v.view(done.after.tasks.get(i.id)?.meta ?? i.result.task)})), commit: done.commit}

@@ -247,23 +247,53 @@ export async function add(session: Session, args: AddArgs): Promise<TaskResult &
 }
 
 export async function edit(session: Session, args: EditArgs): Promise<TaskResult & {fields: string[]}> {
-  const r = await mutateOne(session, (s, c) => editTask(s, c, args))
+  const r = await explainRevision(session, mutateOne(session, (s, c) => editTask(s, c, args)))
   return {task: r.task, fields: r.result.fields, commit: r.commit}
 }
 
-export async function assign(session: Session, id: string, assignee: string | null): Promise<TaskResult> {
-  const {task, commit} = await mutateOne(session, (s, c) => assignTask(s, c, {id, assignee}))
+export async function assign(session: Session, id: string, assignee: string | null, ifRevision?: number): Promise<TaskResult> {
+  const {task, commit} = await explainRevision(session, mutateOne(session, (s, c) => assignTask(s, c, {id, assignee, ifRevision})))
   return {task, commit}
 }
 
-export async function deps(session: Session, id: string, depIds: string[]): Promise<TaskResult> {
-  const {task, commit} = await mutateOne(session, (s, c) => setDependencies(s, c, {id, deps: depIds}))
+export async function deps(session: Session, id: string, depIds: string[], ifRevision?: number): Promise<TaskResult> {
+  const {task, commit} = await explainRevision(session, mutateOne(session, (s, c) => setDependencies(s, c, {id, deps: depIds, ifRevision})))
   return {task, commit}
 }
 
-export async function comment(session: Session, id: string, text: string, kind?: string): Promise<{comment: Comment; commit: string | null}> {
-  const done = await mutate(session, (s, c) => addComment(s, c, {id, text, kind}))
+export async function comment(session: Session, id: string, text: string, kind?: string, ifRevision?: number): Promise<{comment: Comment; commit: string | null}> {
+  const done = await explainRevision(session, mutate(session, (s, c) => addComment(s, c, {id, text, kind, ifRevision})))
   return {comment: done.result.comment, commit: done.commit}
+}
+
+/** How many of the changes since a stale revision `revision_mismatch` lists. */
+const CHANGES_SINCE_LIMIT = 20
+
+/**
+ * A `revision_mismatch` from the op names the current revision and the last
+ * writer; this adds the commits that changed the card's file since the
+ * revision the caller read (`changes_since`, newest first: commit, actor,
+ * op, date), read from history only on this error path. Online the refusal
+ * came from the remote's tip, so the remote-tracking ref is read first.
+ */
+export async function explainRevision<T>(session: Session, work: Promise<T>): Promise<T> {
+  try {
+    return await work
+  } catch (error) {
+    if (!(error instanceof TasksError) || error.code !== 'revision_mismatch') throw error
+    const id = String(error.data.id ?? '')
+    const behind = Number(error.data.revision) - Number(error.data.expected)
+    if (!id || !(behind > 0)) throw error
+    const remote = await session.configuredRemote()
+    const refs = [...(remote && !session.offline ? [trackingRef(remote, session.list)] : []), session.store.ref]
+    for (const ref of refs) {
+      const events = await readHistory(session.store.repo.cwd, ref, {path: `${taskDir(id)}/task.md`, limit: Math.min(behind, CHANGES_SINCE_LIMIT)})
+      if (events.length === 0) continue
+      error.data.changes_since = events.map((e) => ({commit: e.commit, actor: e.actor, op: e.op, date: new Date(e.date).toISOString()}))
+      break
+    }
+    throw error
+  }
 }
 
 export async function remove(session: Session, id: string): Promise<{removed: Array<{id: string; title: string}>; commit: string | null}> {
@@ -363,8 +393,8 @@ export async function finish(session: Session, id: string, epoch?: number): Prom
   return {task: r.task, commit: r.commit, changed: r.result.changed}
 }
 
-export async function block(session: Session, id: string, note: string, epoch?: number): Promise<TaskResult> {
-  const {task, commit} = await explainTakeover(session, mutateOne(session, (s, c) => blockTask(s, c, {id, note, epoch})))
+export async function block(session: Session, id: string, note: string, epoch?: number, ifRevision?: number): Promise<TaskResult> {
+  const {task, commit} = await explainRevision(session, explainTakeover(session, mutateOne(session, (s, c) => blockTask(s, c, {id, note, epoch, ifRevision}))))
   return {task, commit}
 }
 

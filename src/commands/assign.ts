@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {TasksCommand} from './base-command'
+import {TasksCommand, revisionFlag} from './base-command'
 import type {TaskResult} from '../app/task-actions'
 import type {BatchResult} from '../app/batch-actions'
 import type {TaskView} from '../core/task-view'
@@ -24,7 +24,7 @@ export default class Assign extends TasksCommand<Output> {
     id: Args.string({ignoreStdin: true, required: true, description: 'task ids or unique prefixes (one or more)'}),
     assignee: Args.string({ignoreStdin: true, description: 'actor to reserve them for (the last argument)'}),
   }
-  static override flags = {none: Flags.boolean({description: 'Clear the assignee.'})}
+  static override flags = {none: Flags.boolean({description: 'Clear the assignee.'}), ...revisionFlag}
 
   protected async execute(): Promise<Output> {
     const {argv, flags} = await this.parse(Assign)
@@ -33,7 +33,7 @@ export default class Assign extends TasksCommand<Output> {
     if (!flags.none && words.length < 2) throw new UsageError('pass an ASSIGNEE, or --none to clear the assignee')
     if (flags.none && words.length > 1 && !isIdInput(words.at(-1)!)) throw new UsageError('pass an ASSIGNEE, or --none to clear the assignee, not both')
     const ids = flags.none ? words : words.slice(0, -1)
-    return engine().batch.assign(await this.openSession(), ids, flags.none ? null : words.at(-1)!)
+    return engine().batch.assign(await this.openSession(), ids, flags.none ? null : words.at(-1)!, flags['if-revision'])
   }
 
   protected render(r: Output, term: Terminal): string {

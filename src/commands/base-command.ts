@@ -31,6 +31,11 @@ export const epochFlag = {
   epoch: Flags.integer({description: 'Fencing token from your claim: refuse if the item was claimed again since.'}),
 }
 
+/** Optimistic edits: apply only while the card is still at the revision that was read (docs/cli.md, "Optimistic edits"). */
+export const revisionFlag = {
+  'if-revision': Flags.integer({description: 'Apply only if the card is still at this revision (from show/list --json); else exit 4 revision_mismatch, nothing written.', min: 0}),
+}
+
 type GlobalFlags = Interfaces.InferredFlags<typeof globalFlags>
 
 /**

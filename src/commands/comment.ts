@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {TasksCommand} from './base-command'
+import {TasksCommand, revisionFlag} from './base-command'
 import {engine} from './engine-loader'
 import {COMMENT_KINDS, type Comment} from '../core/task'
 import {UsageError} from '../core/errors'
@@ -18,6 +18,7 @@ export default class CommentCommand extends TasksCommand<Output> {
   static override flags = {
     kind: Flags.string({char: 'k', description: 'Kind of comment.', options: [...COMMENT_KINDS], default: 'note'}),
     file: Flags.string({description: 'Read the comment from a file (- for stdin).'}),
+    ...revisionFlag,
   }
   static override description = 'With neither TEXT nor --file on a terminal, opens $VISUAL or $EDITOR (else vi) for the text.'
   static override examples = ['<%= config.bin %> comment tsk-k3v9 "Chose CAS over locks" --kind decision', '<%= config.bin %> comment tsk-k3v9 --file - < notes.md']
@@ -34,7 +35,7 @@ export default class CommentCommand extends TasksCommand<Output> {
       text = commentFromEditor(args.id, flags.kind)
       fromEditor = true
     } else throw new UsageError('pass the comment TEXT, or --file PATH (- for stdin); on a terminal, `tasks comment ID` opens $EDITOR')
-    const post = async () => engine().actions.comment(await this.openSession(), args.id, text, flags.kind)
+    const post = async () => engine().actions.comment(await this.openSession(), args.id, text, flags.kind, flags['if-revision'])
     return fromEditor ? keepTextOnFailure(text, args.id, post) : post()
   }
 

@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {TasksCommand} from './base-command'
+import {TasksCommand, revisionFlag} from './base-command'
 import type {TaskResult} from '../app/task-actions'
 import {engine} from './engine-loader'
 import {UsageError} from '../core/errors'
@@ -19,6 +19,7 @@ export default class Edit extends TasksCommand<Output> {
     priority: Flags.string({char: 'p', description: 'New priority, 0 to 4.'}),
     tag: Flags.string({char: 't', description: 'Add a tag (repeatable).', multiple: true, multipleNonGreedy: true}),
     untag: Flags.string({description: 'Remove a tag (repeatable).', multiple: true, multipleNonGreedy: true}),
+    ...revisionFlag,
   }
   static override description = 'With no flags on a terminal, opens $VISUAL or $EDITOR (else vi) on the title and description.'
   static override examples = ['<%= config.bin %> edit tsk-k3v9 --title "Wire the claim CAS" -p 1', '<%= config.bin %> edit tsk-k3v9 --body-file notes.md --untag draft', '<%= config.bin %> edit tsk-k3v9    # in $EDITOR']
@@ -27,10 +28,10 @@ export default class Edit extends TasksCommand<Output> {
     const {args, flags} = await this.parse(Edit)
     this.flagsForSession = flags
     const given = [flags.title, flags.body, flags['body-file'], flags.priority, flags.tag, flags.untag].some((v) => v !== undefined)
-    if (!given && interactive()) return editTaskInEditor(await this.openSession(), args.id)
+    if (!given && interactive()) return editTaskInEditor(await this.openSession(), args.id, flags['if-revision'])
     if (!given) throw new UsageError('nothing to edit: pass --title, --body, --body-file, --priority, --tag or --untag (on a terminal, `tasks edit ID` alone opens $EDITOR)')
     const body = flags['body-file'] !== undefined ? readInputFile(flags['body-file'], 'body') : flags.body
-    return engine().actions.edit(await this.openSession(), {id: args.id, title: flags.title, body, priority: flags.priority, addTags: flags.tag, removeTags: flags.untag})
+    return engine().actions.edit(await this.openSession(), {id: args.id, title: flags.title, body, priority: flags.priority, addTags: flags.tag, removeTags: flags.untag, ifRevision: flags['if-revision']})
   }
 
   protected render(r: Output, term: Terminal): string {

@@ -8,14 +8,16 @@ import type {OpContext, Plan} from '../plan'
 import {type Snapshot, lookup} from '../snapshot'
 import {COMMENT_KINDS, type Comment, type CommentKind} from '../task'
 import {checkText} from '../validation'
+import {assertRevision} from '../revision-guard'
 
 /** `2026-11-29T19:13:00.123Z` → `20261129T191300.123Z`: sorts by time, safe in a path. */
 export function compactTimestamp(iso: string): string {
   return iso.replace(/[-:]/g, '')
 }
 
-export function addComment(snap: Snapshot, ctx: OpContext, args: {id: string; text: string; kind?: string}): Plan<{comment: Comment}> {
+export function addComment(snap: Snapshot, ctx: OpContext, args: {id: string; text: string; kind?: string; ifRevision?: number}): Plan<{comment: Comment}> {
   const meta = lookup(snap, args.id)
+  assertRevision(meta, args.ifRevision)
   const kind = (args.kind ?? 'note') as CommentKind
   if (!COMMENT_KINDS.includes(kind)) {
     throw new UsageError(`"${args.kind}" is not a comment kind: use one of ${COMMENT_KINDS.join(', ')}`, {kind: args.kind}, 'bad_kind')

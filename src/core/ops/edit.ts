@@ -9,6 +9,7 @@ import {type Snapshot, lookup} from '../snapshot'
 import type {TaskMeta} from '../task'
 import {checkActor, checkBody, checkPriority, checkTags, checkTitle} from '../validation'
 import {revise} from './revision'
+import {assertRevision} from '../revision-guard'
 
 export interface EditArgs {
   id: string
@@ -17,10 +18,13 @@ export interface EditArgs {
   priority?: string | number
   addTags?: string[]
   removeTags?: string[]
+  /** Apply only while the card is at this revision (`--if-revision`). */
+  ifRevision?: number
 }
 
 export function editTask(snap: Snapshot, ctx: OpContext, args: EditArgs): Plan<{task: TaskMeta; fields: string[]}> {
   const meta = lookup(snap, args.id)
+  assertRevision(meta, args.ifRevision)
   const changes: Partial<TaskMeta> = {}
   const fields: string[] = []
   if (args.title !== undefined) {
@@ -58,8 +62,9 @@ export function editTask(snap: Snapshot, ctx: OpContext, args: EditArgs): Plan<{
 }
 
 /** Reserve an item for an actor (or clear the reservation with `null`). */
-export function assignTask(snap: Snapshot, ctx: OpContext, args: {id: string; assignee: string | null}): Plan<{task: TaskMeta}> {
+export function assignTask(snap: Snapshot, ctx: OpContext, args: {id: string; assignee: string | null; ifRevision?: number}): Plan<{task: TaskMeta}> {
   const meta = lookup(snap, args.id)
+  assertRevision(meta, args.ifRevision)
   const assignee = args.assignee === null ? undefined : checkActor(args.assignee, 'assignee')
   const subject = {id: meta.id, title: meta.title}
   if (assignee === meta.assignee) return {op: 'assign', subject, changes: [], trailers: [], result: {task: meta}}
@@ -68,8 +73,9 @@ export function assignTask(snap: Snapshot, ctx: OpContext, args: {id: string; as
 }
 
 /** Replace an item's dependency set (an empty list clears it). */
-export function setDependencies(snap: Snapshot, ctx: OpContext, args: {id: string; deps: string[]}): Plan<{task: TaskMeta}> {
+export function setDependencies(snap: Snapshot, ctx: OpContext, args: {id: string; deps: string[]; ifRevision?: number}): Plan<{task: TaskMeta}> {
   const meta = lookup(snap, args.id)
+  assertRevision(meta, args.ifRevision)
   const deps = checkDependencies(snap, meta.id, args.deps)
   const subject = {id: meta.id, title: meta.title}
   if (meta.status === 'done') {

@@ -20,6 +20,7 @@ import type {TaskMeta} from '../task'
 import {checkNote} from '../validation'
 import {assertClaimable, assertEpoch, assertOwner, describeWaits, openSubItemsError, overrideTrailers} from './permission'
 import {NO_CLAIM, leaseUntil, revise} from './revision'
+import {assertRevision} from '../revision-guard'
 
 export interface FinishArgs {
   id: string
@@ -76,10 +77,13 @@ export interface BlockArgs {
   id: string
   note: string
   epoch?: number
+  /** Apply only while the card is at this revision (`--if-revision`). */
+  ifRevision?: number
 }
 
 export function blockTask(snap: Snapshot, ctx: OpContext, args: BlockArgs): Plan<{task: TaskMeta}> {
   const meta = lookup(snap, args.id)
+  assertRevision(meta, args.ifRevision)
   const note = checkNote('note', args.note, snap.config)
   if (meta.status === 'done' || meta.status === 'cancelled') {
     throw new ConflictError('not_open', `${meta.id} is ${meta.status}; only open items can be blocked`, {id: meta.id, status: meta.status})
