@@ -10,6 +10,7 @@ import {UsageError} from '../core/errors'
 import {runBatch} from '../core/ops/batch'
 import {releaseTask} from '../core/ops/claim'
 import {assignTask} from '../core/ops/edit'
+import type {CheckpointText} from '../core/ops/checkpoint'
 import {cancelTask, finishTask, reopenTask} from '../core/ops/lifecycle'
 import {removeTask} from '../core/ops/remove'
 import type {TaskView} from '../core/task-view'
@@ -27,9 +28,10 @@ function noEpochWithSeveral(ids: readonly string[], epoch: number | undefined): 
   if (ids.length > 1 && epoch !== undefined) throw new UsageError('--epoch fences one claim: give it with a single ID')
 }
 
-export async function finish(session: Session, ids: string[], epoch?: number): Promise<single.TaskResult & {changed: boolean} | BatchResult<{task: TaskView; changed: boolean}>> {
+export async function finish(session: Session, ids: string[], epoch?: number, checkpoint?: CheckpointText): Promise<single.TaskResult & {changed: boolean} | BatchResult<{task: TaskView; changed: boolean}>> {
   noEpochWithSeveral(ids, epoch)
-  if (ids.length === 1) return single.finish(session, ids[0]!, epoch)
+  if (ids.length > 1 && checkpoint) throw new UsageError('--summary describes one item: give it with a single ID')
+  if (ids.length === 1) return single.finish(session, ids[0]!, epoch, checkpoint)
   const done = await single.explainTakeover(session, mutate(session, (s, c) => runBatch(s, c, 'done', ids, (snap, ctx, id) => finishTask(snap, ctx, {id}))))
   const v = await single.viewer(session, done.after)
   return {results: done.result.map((i) => ({task: v.view(done.after.tasks.get(i.id)?.meta ?? i.result.task), changed: i.result.changed})), commit: done.commit}
@@ -62,8 +64,9 @@ export async function cancel(
 }
 
 /** `release ID…` (or `--all`): the released tasks, however many ids were given. */
-export async function release(session: Session, ids: string[], all: boolean, epoch?: number): Promise<{released: TaskView[]; commit: string | null}> {
-  if (ids.length <= 1) return single.release(session, ids[0], all, epoch)
+export async function release(session: Session, ids: string[], all: boolean, epoch?: number, checkpoint?: CheckpointText): Promise<{released: TaskView[]; commit: string | null}> {
+  if (ids.length <= 1) return single.release(session, ids[0], all, epoch, checkpoint)
+  if (checkpoint) throw new UsageError('--summary and --next describe one item: give them with a single ID')
   if (all) throw new UsageError('pass IDs to release, or --all to release everything you hold, not both')
   noEpochWithSeveral(ids, epoch)
   const done = await single.explainTakeover(session, mutate(session, (s, c) => runBatch(s, c, 'release', ids, (snap, ctx, id) => releaseTask(snap, ctx, {id}))))

@@ -15,6 +15,7 @@ import {remotesWithList, warnTrackingState} from './sharing'
 import {taskDir} from '../core/ids'
 import {addTask, keyMismatch, type AddArgs} from '../core/ops/add'
 import {claimNext, claimTask, heartbeat, releaseAll, releaseTask} from '../core/ops/claim'
+import {type CheckpointText, checkpointTask, latestCheckpoint} from '../core/ops/checkpoint'
 import {addComment} from '../core/ops/comment'
 import {assignTask, editTask, type EditArgs, setDependencies} from '../core/ops/edit'
 import {blockTask, cancelTask, finishTask, reopenTask} from '../core/ops/lifecycle'
@@ -310,6 +311,8 @@ export interface ClaimOutput extends TaskResult {
 
 /** `next`: a claim, plus what an agent needs to start without a second call. */
 export interface NextOutput extends ClaimOutput {
+  /** The newest progress checkpoint on the item (by any holder, before a release, expiry or takeover), or null. */
+  checkpoint: Comment | null
   /** True when `next` handed back a claim the actor already held (a retry after a crash), not a new item. */
   resumed: boolean
   /** The item's description. */
@@ -333,6 +336,8 @@ export async function next(session: Session, options: {tags: string[]; leaseSeco
   const r = await mutateOne(session, (s, c) => claimNext(s, c, {...options, tags}))
   const detail = r.at ? await session.store.readDetail(r.at, r.task.id) : {body: '', comments: []}
   return {
+    // First: where the last holder stopped is what a resuming agent reads first.
+    checkpoint: latestCheckpoint(detail.comments),
     task: r.task,
     commit: r.commit,
     took_over_from: r.result.took_over_from ?? null,
@@ -388,9 +393,20 @@ export async function beat(session: Session, id: string, epoch?: number, leaseSe
   return {task, commit}
 }
 
-export async function finish(session: Session, id: string, epoch?: number): Promise<TaskResult & {changed: boolean}> {
-  const r = await explainTakeover(session, mutateOne(session, (s, c) => finishTask(s, c, {id, epoch})))
+export async function finish(session: Session, id: string, epoch?: number, checkpoint?: CheckpointText): Promise<TaskResult & {changed: boolean}> {
+  const r = await explainTakeover(session, mutateOne(session, (s, c) => finishTask(s, c, {id, epoch, checkpoint})))
   return {task: r.task, commit: r.commit, changed: r.result.changed}
+}
+
+export interface CheckpointOptions extends CheckpointText {
+  epoch?: number
+  leaseSeconds?: number
+}
+
+/** `tasks checkpoint`: record progress and the next step on an item the actor holds, renewing the lease. */
+export async function checkpoint(session: Session, id: string, options: CheckpointOptions): Promise<TaskResult & {checkpoint: Comment}> {
+  const r = await explainTakeover(session, mutateOne(session, (s, c) => checkpointTask(s, c, {id, ...options})))
+  return {checkpoint: r.result.checkpoint, task: r.task, commit: r.commit}
 }
 
 export async function block(session: Session, id: string, note: string, epoch?: number, ifRevision?: number): Promise<TaskResult> {
@@ -409,9 +425,10 @@ export async function cancel(session: Session, id: string, reason: string): Prom
   return {task: v.view(done.result.task), subitems: done.result.subitems.map((t) => v.view(t)), commit: done.commit}
 }
 
-export async function release(session: Session, id: string | undefined, all: boolean, epoch?: number): Promise<{released: TaskView[]; commit: string | null}> {
+export async function release(session: Session, id: string | undefined, all: boolean, epoch?: number, checkpoint?: CheckpointText): Promise<{released: TaskView[]; commit: string | null}> {
   if (Boolean(all) === (id !== undefined)) throw new UsageError('pass an ID to release, or --all to release everything you hold')
-  const done = await explainTakeover(session, mutate(session, (s, c) => (all ? releaseAll(s, c) : releaseTask(s, c, {id: id!, epoch}))))
+  if (all && checkpoint) throw new UsageError('--summary and --next describe one item: release it by ID (not --all)')
+  const done = await explainTakeover(session, mutate(session, (s, c) => (all ? releaseAll(s, c) : releaseTask(s, c, {id: id!, epoch, checkpoint}))))
   const v = await viewer(session, done.after)
   return {released: done.result.tasks.map((t) => v.view(t)), commit: done.commit}
 }
@@ -585,6 +602,7 @@ export async function show(session: Session, id: string): Promise<ShowResult> {
   const brief = (t: TaskMeta | {id: string; missing: 'missing' | 'unreadable'}) =>
     'missing' in t ? {id: t.id, short_id: t.id, title: `(${t.missing})`, status: t.missing} : {id: t.id, short_id: v.shortId(t.id), title: t.title, status: t.status}
   return {
+    checkpoint: latestCheckpoint(detail.comments),
     task: v.view(meta),
     body: detail.body,
     comments: detail.comments,

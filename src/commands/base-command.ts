@@ -36,6 +36,13 @@ export const revisionFlag = {
   'if-revision': Flags.integer({description: 'Apply only if the card is still at this revision (from show/list --json); else exit 4 revision_mismatch, nothing written.', min: 0}),
 }
 
+/** A progress checkpoint's text (`checkpoint`, `release`, `done`; docs/model.md, "Checkpoints"). */
+export const checkpointFlags = {
+  summary: Flags.string({description: 'What is done so far (recorded as a checkpoint on the card).'}),
+  next: Flags.string({description: 'The next step, for whoever picks the item up.'}),
+  session: Flags.string({description: 'The agent session writing the checkpoint (default $TASKS_SESSION).', env: 'TASKS_SESSION'}),
+}
+
 type GlobalFlags = Interfaces.InferredFlags<typeof globalFlags>
 
 /**

@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {TasksCommand, overrideFlags} from './base-command'
 import type {ClaimOutput} from '../app/task-actions'
 import {engine} from './engine-loader'
-import {MAX_LEASE_SECONDS} from '../core/task'
+import {type Comment, MAX_LEASE_SECONDS} from '../core/task'
 import type {Terminal} from '../render/terminal'
 import {parseDurationSeconds} from '../core/duration-flag'
 
@@ -15,9 +15,11 @@ export const leaseFlag = {
 }
 
 /** Shared text for claim-like results. */
-export function renderClaim(r: ClaimOutput & {resumed?: boolean}, term: Terminal): string {
+export function renderClaim(r: ClaimOutput & {resumed?: boolean; checkpoint?: Comment | null}, term: Terminal): string {
   const verb = r.resumed ? 'resumed' : r.already_owned ? 'renewed' : r.took_over_from ? `took over (from ${r.took_over_from})` : 'claimed'
-  return engine().render.renderTaskLine(term, verb, r.task, `epoch ${r.task.epoch}, lease until ${r.task.lease_expires ?? 'never'}`)
+  const line = engine().render.renderTaskLine(term, verb, r.task, `epoch ${r.task.epoch}, lease until ${r.task.lease_expires ?? 'never'}`)
+  const c = r.checkpoint
+  return c ? `${line}last checkpoint (${c.author}, ${c.created_at}): ${c.body}${c.next ? `\nnext: ${c.next}` : ''}\n` : line
 }
 
 export default class Claim extends TasksCommand<ClaimOutput> {

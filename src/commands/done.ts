@@ -1,5 +1,5 @@
 import {Args} from '@oclif/core'
-import {TasksCommand, epochFlag, overrideFlags} from './base-command'
+import {TasksCommand, checkpointFlags, epochFlag, overrideFlags} from './base-command'
 import type {TaskResult} from '../app/task-actions'
 import type {BatchResult} from '../app/batch-actions'
 import type {TaskView} from '../core/task-view'
@@ -15,12 +15,13 @@ export default class Done extends TasksCommand<Output> {
     'Refused while a dependency or a sub-item is unfinished, or when someone else holds the item. Several ids are one commit, all or nothing: if one is refused, nothing is written and the error names it.'
   static override strict = false
   static override args = {id: Args.string({ignoreStdin: true, required: true, description: 'task ids or unique prefixes (one or more)'})}
-  static override flags = {...overrideFlags, ...epochFlag}
+  static override flags = {...overrideFlags, ...epochFlag, summary: checkpointFlags.summary, session: checkpointFlags.session}
 
   protected async execute(): Promise<Output> {
     const {argv, flags} = await this.parse(Done)
     this.flagsForSession = flags
-    return engine().batch.finish(await this.openSession(), argv as string[], flags.epoch)
+    const checkpoint = flags.summary !== undefined ? {summary: flags.summary, session: flags.session} : undefined
+    return engine().batch.finish(await this.openSession(), argv as string[], flags.epoch, checkpoint)
   }
 
   protected render(r: Output, term: Terminal): string {

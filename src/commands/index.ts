@@ -5,6 +5,7 @@
 import Add from './add'
 import Assign from './assign'
 import Block from './block'
+import Checkpoint from './checkpoint'
 import Cancel from './cancel'
 import Claim from './claim'
 import CommentCommand from './comment'
@@ -40,6 +41,7 @@ export const COMMANDS = {
   add: Add,
   assign: Assign,
   block: Block,
+  checkpoint: Checkpoint,
   cancel: Cancel,
   claim: Claim,
   comment: CommentCommand,

@@ -1,5 +1,6 @@
 import {Args, Flags} from '@oclif/core'
-import {TasksCommand, epochFlag, overrideFlags} from './base-command'
+import {TasksCommand, checkpointFlags, epochFlag, overrideFlags} from './base-command'
+import {UsageError} from '../core/errors'
 import {engine} from './engine-loader'
 import type {TaskView} from '../core/task-view'
 import type {Terminal} from '../render/terminal'
@@ -16,13 +17,16 @@ export default class Release extends TasksCommand<Output> {
     all: Flags.boolean({description: 'Release every item you hold, in one commit.'}),
     ...overrideFlags,
     ...epochFlag,
+    ...checkpointFlags,
   }
-  static override examples = ['<%= config.bin %> release tsk-k3v9', '<%= config.bin %> release tsk-k3v9 tsk-8d2q', '<%= config.bin %> release --all']
+  static override examples = ['<%= config.bin %> release tsk-k3v9', '<%= config.bin %> release tsk-k3v9 tsk-8d2q', '<%= config.bin %> release --all', '<%= config.bin %> release tsk-k3v9 --summary "parser done" --next "hook it into sync"']
 
   protected async execute(): Promise<Output> {
     const {argv, flags} = await this.parse(Release)
     this.flagsForSession = flags
-    return engine().batch.release(await this.openSession(), argv as string[], flags.all, flags.epoch)
+    if ((flags.summary === undefined) !== (flags.next === undefined)) throw new UsageError('release records a checkpoint with both --summary (what is done) and --next (the next step)')
+    const checkpoint = flags.summary !== undefined ? {summary: flags.summary, next: flags.next, session: flags.session} : undefined
+    return engine().batch.release(await this.openSession(), argv as string[], flags.all, flags.epoch, checkpoint)
   }
 
   protected render(r: Output, term: Terminal): string {

@@ -174,6 +174,9 @@ export function parseCommentFile(text: string, task: string, id: string): Parsed
       author: record.author as string,
       created_at: record.created_at as string,
       body: split.body.replace(/\n$/, ''),
+      ...(typeof record.epoch === 'number' ? {epoch: record.epoch} : {}),
+      ...(typeof record.session === 'string' ? {session: record.session} : {}),
+      ...(typeof record.next === 'string' ? {next: record.next} : {}),
     },
   }
 }
@@ -184,6 +187,10 @@ export function serialiseComment(c: Comment): string {
       ['kind', c.kind],
       ['author', c.author],
       ['created_at', c.created_at],
+      // Checkpoint fields, present only on checkpoints (docs/storage.md, "Checkpoints").
+      ...(c.epoch !== undefined ? [['epoch', c.epoch] as [string, unknown]] : []),
+      ...(c.session !== undefined ? [['session', c.session] as [string, unknown]] : []),
+      ...(c.next !== undefined ? [['next', c.next] as [string, unknown]] : []),
     ],
     c.body,
   ), `a comment on ${c.task}`)

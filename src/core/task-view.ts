@@ -51,6 +51,8 @@ export interface TaskBrief {
 
 /** `tasks show`: the task, its text, its comments and its neighbours in the graph. */
 export interface TaskDetail {
+  /** The newest progress checkpoint (also among `comments`), or null: first, so a resuming agent reads it first. */
+  checkpoint: Comment | null
   task: TaskView
   body: string
   comments: Comment[]

@@ -12,8 +12,16 @@ export type Status = (typeof STATUSES)[number]
 /** Statuses after which an item counts as finished for its parent. */
 export const FINISHED: ReadonlySet<Status> = new Set(['done', 'cancelled'])
 
+/** The kinds a person or agent picks for `tasks comment`. */
 export const COMMENT_KINDS = ['note', 'decision', 'problem', 'lesson', 'knowledge'] as const
-export type CommentKind = (typeof COMMENT_KINDS)[number]
+/**
+ * A progress checkpoint (`tasks checkpoint`, `release --summary --next`,
+ * `done --summary`): a comment whose body is the summary, with the next step
+ * and the claim it was made under in its frontmatter. Written only by those
+ * commands, never by `comment --kind`.
+ */
+export const CHECKPOINT_KIND = 'checkpoint'
+export type CommentKind = (typeof COMMENT_KINDS)[number] | typeof CHECKPOINT_KIND
 
 export const MIN_PRIORITY = 0
 export const MAX_PRIORITY = 4
@@ -96,7 +104,14 @@ export interface Comment {
   kind: CommentKind
   author: string
   created_at: string
+  /** The text; for a checkpoint, the summary of what is done. */
   body: string
+  /** Checkpoint only: the next step, for whoever picks the item up. */
+  next?: string
+  /** Checkpoint only: the agent session that wrote it (`--session`, TASKS_SESSION). */
+  session?: string
+  /** Checkpoint only: the claim's epoch when it was written. */
+  epoch?: number
 }
 
 /** Shared settings of one list (config.yaml on the ref). */

@@ -114,6 +114,13 @@ export function renderTaskDetail(term: Terminal, d: TaskDetail): string {
   field('created', `${t.created_at} by ${t.created_by}`)
   field('updated', `${t.updated_at} by ${t.updated_by} (revision ${t.revision})`)
   field('closed', t.closed_at)
+  if (d.checkpoint) {
+    // Where the last holder stopped: before the graph and the text, as a resuming agent or person needs it first.
+    const c = d.checkpoint
+    lines.push('', paint(term, 'bold', `Checkpoint  ${paint(term, 'dim', `${c.created_at}  ${c.author}${c.session ? `  session ${c.session}` : ''}`)}`))
+    for (const l of c.body.split('\n')) lines.push(`  ${l}`)
+    if (c.next) lines.push(...c.next.split('\n').map((l, i) => `${i === 0 ? '  next: ' : '        '}${l}`))
+  }
   const related = (title: string, items: TaskDetail['dependencies']) => {
     if (items.length === 0) return
     lines.push('', paint(term, 'bold', title))
@@ -128,6 +135,7 @@ export function renderTaskDetail(term: Terminal, d: TaskDetail): string {
     for (const c of d.comments) {
       lines.push(`  ${paint(term, 'dim', `${c.created_at}  ${c.author}`)}  [${c.kind}]`)
       for (const l of c.body.split('\n')) lines.push(`    ${l}`)
+      if (c.next) for (const [i, l] of c.next.split('\n').entries()) lines.push(`    ${i === 0 ? 'next: ' : '      '}${l}`)
     }
   }
   for (const b of d.broken) lines.push(paint(term, 'red', visible(`unreadable: ${b.path}: ${b.error}`)))

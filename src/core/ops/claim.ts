@@ -17,6 +17,7 @@ const HELD: ReadonlySet<string> = new Set(['in_progress', 'blocked'])
 import type {TaskMeta} from '../task'
 import {assertClaimable, assertMayForce, assertOwner, overrideTrailers} from './permission'
 import {NO_CLAIM, leaseUntil, revise} from './revision'
+import {type CheckpointText, checkpointChange, checkpointComment} from './checkpoint'
 
 export interface ClaimResult {
   task: TaskMeta
@@ -176,6 +177,8 @@ export function heartbeat(snap: Snapshot, ctx: OpContext, args: HeartbeatArgs): 
 export interface ReleaseArgs {
   id: string
   epoch?: number
+  /** `release --summary --next`: a checkpoint recorded in the same commit. */
+  checkpoint?: CheckpointText
 }
 
 /** Give a claim back: the item returns to todo with no owner. */
@@ -186,11 +189,12 @@ export function releaseTask(snap: Snapshot, ctx: OpContext, args: ReleaseArgs): 
   }
   assertOwner(snap, meta, ctx, 'release', args.epoch)
   const next = revise(meta, ctx, {...NO_CLAIM, status: 'todo'})
+  const cp = args.checkpoint ? checkpointChange(checkpointComment(meta, ctx, snap.config, args.checkpoint, meta.epoch)) : null
   return {
     op: 'release',
     subject: {id: meta.id, title: meta.title},
-    changes: [{kind: 'put-task', meta: next}],
-    trailers: [['Tasks-Epoch', String(meta.epoch)], ...(meta.owner !== ctx.actor ? overrideTrailers(ctx) : [])],
+    changes: [{kind: 'put-task', meta: next}, ...(cp ? [cp.change] : [])],
+    trailers: [['Tasks-Epoch', String(meta.epoch)], ...(cp ? [cp.trailer] : []), ...(meta.owner !== ctx.actor ? overrideTrailers(ctx) : [])],
     result: {tasks: [next]},
   }
 }

@@ -21,17 +21,25 @@ import {checkNote} from '../validation'
 import {assertClaimable, assertEpoch, assertOwner, describeWaits, openSubItemsError, overrideTrailers} from './permission'
 import {NO_CLAIM, leaseUntil, revise} from './revision'
 import {assertRevision} from '../revision-guard'
+import {type CheckpointText, checkpointChange, checkpointComment} from './checkpoint'
 
 export interface FinishArgs {
   id: string
   epoch?: number
+  /** `done --summary`: a closing checkpoint recorded in the same commit. */
+  checkpoint?: CheckpointText
 }
 
 export function finishTask(snap: Snapshot, ctx: OpContext, args: FinishArgs): Plan<{task: TaskMeta; changed: boolean}> {
   const meta = lookup(snap, args.id)
   const subject = {id: meta.id, title: meta.title}
   if (meta.status === 'done') {
-    if (meta.owner === ctx.actor) return {op: 'done', subject, changes: [], trailers: [], result: {task: meta, changed: false}}
+    if (meta.owner === ctx.actor) {
+      // Already done by the actor: nothing changes, but a --summary typed with the repeat is still recorded, never dropped.
+      if (!args.checkpoint) return {op: 'done', subject, changes: [], trailers: [], result: {task: meta, changed: false}}
+      const cp = checkpointChange(checkpointComment(meta, ctx, snap.config, args.checkpoint, meta.epoch))
+      return {op: 'checkpoint', subject, changes: [cp.change], trailers: [cp.trailer], result: {task: meta, changed: false}}
+    }
     throw new ConflictError('already_done', `${meta.id} is already done${meta.owner ? ` (by ${meta.owner})` : ''}`, {id: meta.id, owner: meta.owner ?? null})
   }
   if (meta.status === 'cancelled') {
@@ -64,11 +72,12 @@ export function finishTask(snap: Snapshot, ctx: OpContext, args: FinishArgs): Pl
     closed_at: ctx.now,
   })
   const forced = meta.status !== 'todo' && meta.owner !== ctx.actor
+  const cp = args.checkpoint ? checkpointChange(checkpointComment(meta, ctx, snap.config, args.checkpoint, epoch)) : null
   return {
     op: 'done',
     subject,
-    changes: [{kind: 'put-task', meta: next}],
-    trailers: [['Tasks-Epoch', String(epoch)], ...(forced || meta.status === 'todo' ? overrideTrailers(ctx) : [])],
+    changes: [{kind: 'put-task', meta: next}, ...(cp ? [cp.change] : [])],
+    trailers: [['Tasks-Epoch', String(epoch)], ...(cp ? [cp.trailer] : []), ...(forced || meta.status === 'todo' ? overrideTrailers(ctx) : [])],
     result: {task: next, changed: true},
   }
 }
