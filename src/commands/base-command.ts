@@ -12,7 +12,7 @@ import {engine} from './engine-loader'
 import {neutralize} from '../core/untrusted-text'
 import type {CommandInfo} from './argv'
 import {usageFromParseError} from './parse-errors'
-import {InvalidError} from '../core/errors'
+import {InvalidError, UsageError} from '../core/errors'
 
 export const globalFlags = {
   json: Flags.boolean({description: 'Print the result as JSON (errors as JSON on stderr).', helpGroup: 'GLOBAL'}),
@@ -34,6 +34,35 @@ export const epochFlag = {
 /** Optimistic edits: apply only while the card is still at the revision that was read (docs/cli.md, "Optimistic edits"). */
 export const revisionFlag = {
   'if-revision': Flags.integer({description: 'Apply only if the card is still at this revision (from show/list --json); else exit 4 revision_mismatch, nothing written.', min: 0}),
+}
+
+export const OUTPUT_FORMATS = ['text', 'json', 'compact'] as const
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number]
+
+/** `--format` of the read commands (list, show, next, log): compact is the token-lean form for models (docs/compact.md). */
+export const formatFlag = {
+  format: Flags.string({
+    description: 'Output format: text, json (same as --json) or compact (token-lean lines for models, docs/compact.md). Default: $TASKS_FORMAT, else text.',
+    options: [...OUTPUT_FORMATS],
+    helpValue: 'text|json|compact',
+  }),
+}
+
+/**
+ * The format a read command prints: `--format`, else `--json`, else
+ * TASKS_FORMAT, else text. `--json` with another `--format` is a usage
+ * error; so is a TASKS_FORMAT that names no format.
+ */
+export function chooseFormat(flags: {format?: string; json?: boolean}, env: NodeJS.ProcessEnv = process.env): OutputFormat {
+  if (flags.format !== undefined) {
+    if (flags.json && flags.format !== 'json') throw new UsageError(`--json and --format ${flags.format} ask for different outputs: pass one`)
+    return flags.format as OutputFormat
+  }
+  if (flags.json) return 'json'
+  const fromEnv = env.TASKS_FORMAT
+  if (fromEnv === undefined || fromEnv === '') return 'text'
+  if (!(OUTPUT_FORMATS as readonly string[]).includes(fromEnv)) throw new UsageError(`TASKS_FORMAT is "${fromEnv}": use text, json or compact`, {format: fromEnv})
+  return fromEnv as OutputFormat
 }
 
 /** A progress checkpoint's text (`checkpoint`, `release`, `done`; docs/model.md, "Checkpoints"). */
@@ -68,6 +97,17 @@ export abstract class TasksCommand<R> extends Command {
 
   protected flagsForSession: GlobalFlags & {force?: boolean; reason?: string} = {json: false, list: 'main', as: undefined, offline: false}
 
+  /** Set by commands that take --format (chooseFormat); null: text, or JSON with --json. */
+  protected format: OutputFormat | null = null
+
+  /** The compact document of a result, for commands that take --format compact. */
+  protected renderCompact?(result: R): string
+
+  /** Decide --format/--json/TASKS_FORMAT once the flags are parsed (read commands). */
+  protected useFormat(flags: {format?: string; json?: boolean}): void {
+    this.format = chooseFormat({format: flags.format, json: flags.json || this.argv.includes('--json')})
+  }
+
   /** Open the session for this invocation (once). */
   protected async openSession(): Promise<Session> {
     if (!this.session) {
@@ -82,7 +122,9 @@ export abstract class TasksCommand<R> extends Command {
     process.stdout.write(`${JSON.stringify(result)}\n`)
   }
 
+  /** Machine output: --json, --format json, or --format compact (errors and warnings are JSON lines on stderr then). */
   protected jsonMode(): boolean {
+    if (this.format !== null) return this.format !== 'text'
     return this.flagsForSession.json || this.argv.includes('--json')
   }
 
@@ -98,7 +140,8 @@ export abstract class TasksCommand<R> extends Command {
       // A mutation ran: its result says whether it is published (recorded by the transaction, app/session.ts).
       const pub = this.session?.publication() ?? null
       if (pub) result = {...result, published: pub.published}
-      if (this.jsonMode()) await this.writeJson(result)
+      if (this.format === 'compact' && this.renderCompact) process.stdout.write(this.renderCompact(result))
+      else if (this.jsonMode()) await this.writeJson(result)
       // Renderers see the result with every string neutralized (escape sequences, bidi controls): text from
       // agents and remote collaborators cannot drive the terminal. JSON stays exact.
       else await this.writeHuman(engine().sharingRender.withPublication(this.render(engine().neutralizeDeep(result), engine().detectTerminal()), pub))

@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {TasksCommand} from './base-command'
+import {TasksCommand, formatFlag} from './base-command'
 import type {ListResult} from '../app/task-actions'
 import {engine} from './engine-loader'
 import type {Terminal} from '../render/terminal'
@@ -9,6 +9,7 @@ export default class List extends TasksCommand<ListResult> {
   static override description =
     'STATUS is the state: ready, waiting, reserved, todo, in_progress, stale, blocked, done, cancelled. WHY BLOCKED shows what waiting items wait on and the note of blocked ones. Every list-valued flag is repeatable and comma-separated. Filters narrow the default open view; --all or --status widens it.'
   static override flags = {
+    ...formatFlag,
     status: Flags.string({char: 's', description: 'Only these states (ready, waiting, reserved, todo, in_progress, stale, blocked, done, cancelled; open, all).', multiple: true, multipleNonGreedy: true}),
     tag: Flags.string({char: 't', description: 'Only items with this tag (all must match; #bug and bug are the same).', multiple: true, multipleNonGreedy: true}),
     owner: Flags.string({description: 'Only items claimed by this actor (@me: you).'}),
@@ -32,6 +33,7 @@ export default class List extends TasksCommand<ListResult> {
   protected async execute(): Promise<ListResult> {
     const {flags} = await this.parse(List)
     this.flagsForSession = flags
+    this.useFormat(flags)
     return engine().actions.list(await this.openSession(), {
       status: flags.status,
       tags: flags.tag,
@@ -66,6 +68,10 @@ export default class List extends TasksCommand<ListResult> {
     }
     const {list, commit, ...tail} = rest
     await write(`],${JSON.stringify(tail).slice(1)}\n`)
+  }
+
+  protected override renderCompact(r: ListResult): string {
+    return engine().compact.compactList(r)
   }
 
   protected render(r: ListResult, term: Terminal): string {

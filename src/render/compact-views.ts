@@ -1,0 +1,190 @@
+/**
+ * The compact documents of the read commands (`list`, `show`, `next`,
+ * `log`), built with CompactWriter from the same typed results that are
+ * the --json output. Ids are written without `tsk-`, as the shortest unique
+ * prefix when the result knows it (a task's `short_id`) and in full
+ * otherwise; every command accepts them as typed. docs/compact.md has the
+ * grammar and each document's fields.
+ */
+import type {HistoryEvent} from '../refstore/history'
+import type {ListResult, NextOutput} from '../app/task-actions'
+import type {LogResult} from '../app/history-actions'
+import type {Comment} from '../core/task'
+import type {TaskBrief, TaskDetail, TaskView} from '../core/task-view'
+import type {WaitReason} from '../core/readiness'
+import {compactTimestamp} from '../core/ops/comment'
+import {type CompactValue, CompactWriter} from './compact'
+
+/** The version of the compact documents; the first line names it. */
+export const COMPACT_VERSION = 1
+
+/** Ids as compact output writes them: known short ids, else the full id, both without `tsk-`. */
+class IdWriter {
+  private readonly shorts = new Map<string, string>()
+
+  know(id: string, shortId: string): void {
+    this.shorts.set(id, shortId)
+  }
+
+  ref = (id: string | null | undefined): string | undefined => (id ? (this.shorts.get(id) ?? id).replace(/^tsk-/, '') : undefined)
+  refs = (ids: readonly string[]): string[] => ids.map((id) => this.ref(id)!)
+}
+
+function header(w: CompactWriter, what: string): void {
+  w.comment(`git-tasks compact ${COMPACT_VERSION}: ${what} (docs/compact.md; ids without tsk-)`)
+}
+
+/** A wait reason as `id:status` (`id:status@via` for a parent's dependency). */
+function waitCell(ids: IdWriter, w: WaitReason): string {
+  return `${ids.ref(w.id)}:${w.status}${w.via ? `@${ids.ref(w.via)}` : ''}`
+}
+
+type Field<T> = readonly [string, (row: T) => CompactValue]
+
+/** The columns of a task, in table order: the TaskView's keys, minus short_id (the id is short) and status (implied by state). */
+function taskFields(ids: IdWriter): Array<Field<TaskView>> {
+  return [
+    ['id', (t) => ids.ref(t.id)],
+    ['state', (t) => t.state],
+    ['priority', (t) => t.priority],
+    ['title', (t) => t.title],
+    ['tags', (t) => t.tags],
+    ['parent', (t) => ids.ref(t.parent)],
+    ['subitems', (t) => ids.refs(t.subitems)],
+    ['depends_on', (t) => ids.refs(t.depends_on)],
+    ['blocked_by', (t) => t.blocked_by.map((w) => waitCell(ids, w))],
+    ['ready', (t) => t.ready],
+    ['waiting', (t) => t.waiting],
+    ['assignee', (t) => t.assignee],
+    ['owner', (t) => t.owner],
+    ['epoch', (t) => t.epoch],
+    ['claimed_at', (t) => t.claimed_at],
+    ['lease_expires', (t) => t.lease_expires],
+    ['claim_live', (t) => t.claim_live],
+    ['block_note', (t) => t.block_note],
+    ['cancel_reason', (t) => t.cancel_reason],
+    ['closed_at', (t) => t.closed_at],
+    ['key', (t) => t.key],
+    ['created_at', (t) => t.created_at],
+    ['created_by', (t) => t.created_by],
+    ['updated_at', (t) => t.updated_at],
+    ['updated_by', (t) => t.updated_by],
+    ['revision', (t) => t.revision],
+  ]
+}
+
+/** One task as `key: value` lines (show, next). */
+function taskScalars(w: CompactWriter, ids: IdWriter, t: TaskView): void {
+  for (const [name, get] of taskFields(ids)) w.scalar(name, get(t))
+}
+
+/** Comment columns. The id is written as its hash when it is `<created_at, compacted>-<hash>`, as comment files are named. */
+function commentFields(): Array<Field<Comment>> {
+  return [
+    ['id', (c) => (c.id.startsWith(`${compactTimestamp(c.created_at)}-`) ? c.id.slice(compactTimestamp(c.created_at).length + 1) : c.id)],
+    ['kind', (c) => c.kind],
+    ['author', (c) => c.author],
+    ['created_at', (c) => c.created_at],
+    ['session', (c) => c.session],
+    ['epoch', (c) => c.epoch],
+    ['body', (c) => c.body],
+    ['next', (c) => c.next],
+  ]
+}
+
+function briefFields(ids: IdWriter): Array<Field<TaskBrief>> {
+  return [
+    ['id', (b) => ids.ref(b.id)],
+    ['status', (b) => b.status],
+    ['title', (b) => b.title],
+  ]
+}
+
+/** `list --format compact`. */
+export function compactList(r: ListResult): string {
+  const ids = new IdWriter()
+  for (const t of r.tasks) ids.know(t.id, t.short_id)
+  const w = new CompactWriter()
+  header(w, 'list')
+  w.scalar('list', r.list)
+  w.scalar('commit', r.commit)
+  w.scalar('total', r.total)
+  if (r.offset) w.scalar('offset', r.offset)
+  w.scalar('limit', r.limit)
+  w.scalar(
+    'by_state',
+    Object.entries(r.summary.by_state).map(([k, v]) => `${k}=${v}`),
+  )
+  w.scalar('hidden_finished', r.summary.hidden_finished)
+  w.table('tasks', taskFields(ids), r.tasks)
+  w.table('broken', [['path', (b) => b.path], ['error', (b) => b.error]] as Array<Field<{path: string; error: string}>>, r.broken)
+  w.table('warnings', [['text', (s) => s]] as Array<Field<string>>, r.warnings)
+  return w.toString()
+}
+
+function detailSections(w: CompactWriter, ids: IdWriter, body: string, comments: readonly Comment[]): void {
+  w.text('body', body)
+  w.table('comments', commentFields(), comments)
+}
+
+/** `show --format compact`: the newest checkpoint first, then the task's fields, text, comments and neighbours. */
+export function compactShow(r: TaskDetail): string {
+  const ids = new IdWriter()
+  ids.know(r.task.id, r.task.short_id)
+  for (const b of [...r.dependencies, ...r.dependents, ...r.subitems]) ids.know(b.id, b.short_id)
+  const w = new CompactWriter()
+  header(w, 'show')
+  w.table('checkpoint', commentFields(), r.checkpoint ? [r.checkpoint] : [])
+  taskScalars(w, ids, r.task)
+  detailSections(w, ids, r.body, r.comments)
+  w.table('dependencies', briefFields(ids), r.dependencies)
+  w.table('dependents', briefFields(ids), r.dependents)
+  w.table('subitems', briefFields(ids), r.subitems)
+  w.table('broken', [['path', (b) => b.path], ['error', (b) => b.error]] as Array<Field<{path: string; error: string}>>, r.broken)
+  return w.toString()
+}
+
+/** `next --format compact`: the newest checkpoint first, how the claim went, then the task, its text and newest comments. */
+export function compactNext(r: NextOutput & {published?: boolean}): string {
+  const ids = new IdWriter()
+  ids.know(r.task.id, r.task.short_id)
+  const w = new CompactWriter()
+  header(w, 'next')
+  w.table('checkpoint', commentFields(), r.checkpoint ? [r.checkpoint] : [])
+  w.scalar('resumed', r.resumed)
+  w.scalar('already_owned', r.already_owned)
+  w.scalar('took_over_from', r.took_over_from)
+  w.scalar('commit', r.commit)
+  w.scalar('published', r.published)
+  w.scalar('comment_count', r.comment_count)
+  taskScalars(w, ids, r.task)
+  detailSections(w, ids, r.body, r.comments)
+  return w.toString()
+}
+
+/** Event details as `key=value` items (lists joined by `+`). */
+function detailsCell(e: HistoryEvent): string[] {
+  return Object.entries(e.details).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join('+') : v === null ? '(none)' : String(v)}`)
+}
+
+/** `log --format compact`: one row per event; raw trailers are left to --json. */
+export function compactLog(r: LogResult): string {
+  const w = new CompactWriter()
+  header(w, 'log')
+  w.scalar('list', r.list)
+  w.scalar('task', r.task?.replace(/^tsk-/, ''))
+  w.scalar('removed', r.removed)
+  const fields: Array<Field<HistoryEvent>> = [
+    ['commit', (e) => e.commit.slice(0, 12)],
+    ['date', (e) => e.date],
+    ['actor', (e) => e.actor],
+    ['author', (e) => (e.author === e.actor ? undefined : e.author)],
+    ['op', (e) => e.op],
+    ['tasks', (e) => e.tasks.map((t) => t.replace(/^tsk-/, ''))],
+    ['initial', (e) => e.initial],
+    ['details', (e) => detailsCell(e).join(';')],
+    ['subject', (e) => e.subject],
+  ]
+  w.table('events', fields, r.events)
+  return w.toString()
+}
