@@ -180,6 +180,10 @@ describe('every --json output matches its schema', () => {
     const renewed = await ok(repo, ['claim', ids.dep!], A)
     expect(renewed.already_owned).toBe(true)
     await ok(repo, ['heartbeat', ids.dep!, '--lease', '600'], A)
+    const cp = await ok(repo, ['checkpoint', ids.dep!, '--summary', 'half done', '--next', 'the other half', '--session', 's1'], A)
+    expect(cp.checkpoint.kind).toBe('checkpoint')
+    const shown = await ok(repo, ['show', ids.dep!], A)
+    expect(shown.checkpoint.next).toBe('the other half')
     await ok(repo, ['block', ids.dep!, 'waiting for review'], A)
     const resumed = await ok(repo, ['start', ids.dep!], A)
     expect(resumed.task.status).toBe('in_progress')
@@ -217,6 +221,9 @@ describe('every --json output matches its schema', () => {
     expect(e.fields.sort()).toEqual(['body', 'priority', 'tags', 'title'])
     const same = await ok(repo, ['edit', ids.solo!, '--title', 'Solo, renamed'], A)
     expect(same).toMatchObject({fields: [], commit: null})
+    const guarded = await ok(repo, ['edit', ids.solo!, '-p', '2', '--if-revision', String(e.task.revision)], A)
+    const stale = await fails(repo, ['edit', ids.solo!, '-p', '1', '--if-revision', String(e.task.revision)], 4, 'revision_mismatch', A)
+    expect(stale).toMatchObject({revision: guarded.task.revision, expected: e.task.revision})
   })
 
   it('assign, assign --none, deps (set, clear)', async () => {
