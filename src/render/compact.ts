@@ -21,7 +21,8 @@
 /** What a cell or scalar may hold before encoding. */
 export type CompactValue = string | number | boolean | null | undefined | readonly (string | number)[]
 
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
+/** Control characters (C0 but tab and line feed, DEL, C1) and the bidi controls: escaped, so compact text cannot drive a terminal either. */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g
 
 function escapeControls(text: string): string {
   return text.replace(CONTROL, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`)

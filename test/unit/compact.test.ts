@@ -57,3 +57,14 @@ describe('compact documents', () => {
     expect(() => parseCompact('t[3]{x}:\n1\n')).toThrow(/announces 3/)
   })
 })
+
+describe('compact text cannot drive a terminal', () => {
+  it('escape sequences and bidi controls are written as \\u{…} and read back exactly', () => {
+    const hostile = 'a\u001b[2Jb\u202ec\u0007'
+    const doc = new CompactWriter().scalar('s', hostile).text('t', hostile).toString()
+    expect(doc).not.toMatch(/[\u001b\u202e\u0007]/)
+    const back = parseCompact(doc)
+    expect(back.scalars.s).toBe(hostile)
+    expect(back.texts.t).toBe(hostile)
+  })
+})
