@@ -100,6 +100,23 @@ function briefFields(ids: IdWriter): Array<Field<TaskBrief>> {
   ]
 }
 
+/**
+ * A table of tasks under `name`, for any read command that returns
+ * TaskViews (search, inbox, …): the same columns and short ids as `list`.
+ */
+export function writeTaskTable(w: CompactWriter, name: string, tasks: readonly TaskView[]): void {
+  const ids = new IdWriter()
+  for (const t of tasks) ids.know(t.id, t.short_id)
+  w.table(name, taskFields(ids), tasks)
+}
+
+/** The `# git-tasks compact 1: <command>` first line every document starts with. */
+export function startDocument(command: string): CompactWriter {
+  const w = new CompactWriter()
+  header(w, command)
+  return w
+}
+
 /** `list --format compact`. */
 export function compactList(r: ListResult): string {
   const ids = new IdWriter()
