@@ -5,6 +5,7 @@
 import Add from './add'
 import Assign from './assign'
 import Block from './block'
+import Board from './board'
 import Cancel from './cancel'
 import Claim from './claim'
 import CommentCommand from './comment'
@@ -17,6 +18,7 @@ import Deps from './deps'
 import Doctor from './doctor'
 import Done from './done'
 import Edit from './edit'
+import Graph from './graph'
 import Heartbeat from './heartbeat'
 import Init from './init'
 import List from './list'
@@ -40,6 +42,7 @@ export const COMMANDS = {
   add: Add,
   assign: Assign,
   block: Block,
+  board: Board,
   cancel: Cancel,
   claim: Claim,
   comment: CommentCommand,
@@ -52,6 +55,7 @@ export const COMMANDS = {
   doctor: Doctor,
   done: Done,
   edit: Edit,
+  graph: Graph,
   heartbeat: Heartbeat,
   init: Init,
   list: List,
