@@ -48,6 +48,7 @@ function mermaidText(text: string): string {
 export function renderMermaid(g: TaskGraph): string {
   const key = new Map(g.nodes.map((n, i) => [n.id, `n${i}`]))
   const lines = ['flowchart TD']
+  if (g.nodes.length === 0) return 'flowchart TD\n  empty["nothing open"]\n'
   for (const n of g.nodes) lines.push(`  ${key.get(n.id)}["${mermaidText(nodeLabel(n))}"]`)
   const critical: number[] = []
   g.edges.forEach((e, i) => {
