@@ -15,6 +15,8 @@ export interface StartedBoard {
   token: string
   actor: string
   origin: string
+  /** The JSON line the command printed at start, as printed. */
+  printed: Record<string, unknown>
   child: ChildProcess
   stop(): Promise<void>
 }
@@ -50,9 +52,11 @@ export function startBoard(bin: string, cwd: string, env: NodeJS.ProcessEnv, ext
       const nl = out.indexOf('\n')
       if (nl === -1) return
       clearTimeout(timer)
-      const info = JSON.parse(out.slice(0, nl)) as {url: string; port: number; token: string; actor: string}
+      const printed = JSON.parse(out.slice(0, nl)) as Record<string, unknown>
+      const info = printed as unknown as {url: string; port: number; token: string; actor: string}
       resolve({
         ...info,
+        printed,
         origin: `http://127.0.0.1:${info.port}`,
         child,
         stop: () =>
