@@ -182,7 +182,10 @@ button.more { width:100%; color:var(--muted); }
 .md { background:#fff; border:1px solid var(--line); border-radius:5px; padding:.2rem .8rem; overflow-wrap:anywhere; }
 .md pre { overflow:auto; background:#f4f5f7; padding:.5rem; }
 .comment { margin-bottom:.6rem; }
-form textarea, form input { font:inherit; width:100%; max-width:900px; }
+form textarea, form input { font:inherit; }
+.task form textarea, .task form input { width:100%; max-width:900px; }
+.toolbar form { display:flex; flex-wrap:wrap; gap:.3rem; align-items:center; }
+.toolbar input[name="title"] { width:22rem; }
 form[data-form="comment"], details { margin:.6rem 0; }
 .actions.big button { font-size:13px; }
 .history, .timeline { list-style:none; padding:0; }

@@ -96,15 +96,15 @@ function extraBadges(t: TaskView): string {
   const rec = t as unknown as Record<string, unknown>
   const out: string[] = []
   const flag = rec.flag ?? rec.flags
-  if (typeof flag === 'string' && flag) out.push(`<span class="badge flag" title="flag">⚑ ${esc(flag)}</span>`)
-  else if (Array.isArray(flag)) for (const f of flag) out.push(`<span class="badge flag" title="flag">⚑ ${esc(typeof f === 'string' ? f : JSON.stringify(f))}</span>`)
+  if (typeof flag === 'string' && flag) out.push(`<span class="badge flag" title="flag">flag: ${esc(flag)}</span>`)
+  else if (Array.isArray(flag)) for (const f of flag) out.push(`<span class="badge flag" title="flag">flag: ${esc(typeof f === 'string' ? f : JSON.stringify(f))}</span>`)
   const checks = rec.checks
   if (Array.isArray(checks)) {
     const pending = checks.filter((c) => !c || typeof c !== 'object' || !['pass', 'passed', 'ok'].includes(String((c as Record<string, unknown>).status ?? (c as Record<string, unknown>).state ?? '')))
-    if (pending.length) out.push(`<span class="badge checks" title="checks not passed">✓? ${pending.length}</span>`)
+    if (pending.length) out.push(`<span class="badge checks" title="checks not passed">checks: ${pending.length} pending</span>`)
   } else if (checks && typeof checks === 'object') {
     const pending = Number((checks as Record<string, unknown>).pending ?? 0)
-    if (pending > 0) out.push(`<span class="badge checks" title="pending checks">✓? ${pending}</span>`)
+    if (pending > 0) out.push(`<span class="badge checks" title="pending checks">checks: ${pending} pending</span>`)
   }
   return out.join('')
 }
@@ -114,7 +114,8 @@ function actions(t: TaskView, ctx: PageContext): string {
   if (!ctx.token) return ''
   const b = (action: string, label: string) => `<button type="button" data-action="${action}" data-id="${esc(t.id)}">${label}</button>`
   const out: string[] = []
-  if (t.status === 'todo' || t.state === 'stale') out.push(b('claim', 'Claim'))
+  // Claim where a claim can succeed (a person may still lose the race: the refusal is shown).
+  if (t.state === 'ready' || t.state === 'stale') out.push(b('claim', 'Claim'))
   if (t.status === 'in_progress' || t.status === 'blocked') out.push(b('done', 'Done'))
   if (t.status === 'in_progress') out.push(b('block', 'Block'))
   if (t.status === 'done' || t.status === 'blocked') out.push(b('reopen', 'Reopen'))
@@ -129,9 +130,9 @@ export function card(t: TaskView, ctx: PageContext): string {
   if (t.state === 'reserved' && t.assignee) badges.push(`<span class="badge">reserved for ${esc(t.assignee)}</span>`)
   else if (t.assignee) badges.push(`<span class="badge">→ ${esc(t.assignee)}</span>`)
   if (t.state === 'stale') badges.push('<span class="badge warn">stale</span>')
-  if (t.blocked_by.length) badges.push(`<span class="badge deps" title="waits on ${esc(t.blocked_by.map((r) => r.id).join(', '))}">⧗ ${t.blocked_by.length} open dep${t.blocked_by.length === 1 ? '' : 's'}</span>`)
-  else if (t.depends_on.length) badges.push(`<span class="badge" title="dependencies">⇠ ${t.depends_on.length}</span>`)
-  if (t.subitems.length) badges.push(`<span class="badge" title="sub-items">▤ ${t.subitems.length}</span>`)
+  if (t.blocked_by.length) badges.push(`<span class="badge deps" title="waits on ${esc(t.blocked_by.map((r) => r.id).join(', '))}">waits on ${t.blocked_by.length}</span>`)
+  else if (t.depends_on.length) badges.push(`<span class="badge" title="dependencies (all done)">${t.depends_on.length} dep${t.depends_on.length === 1 ? '' : 's'} done</span>`)
+  if (t.subitems.length) badges.push(`<span class="badge" title="sub-items">${t.subitems.length} sub-item${t.subitems.length === 1 ? '' : 's'}</span>`)
   const owner = t.owner ? `<span class="owner">${esc(t.owner)}${t.status === 'in_progress' && leaseLeft(t.lease_expires, ctx.now) ? ` · ${esc(leaseLeft(t.lease_expires, ctx.now))}` : ''}</span>` : ''
   const note = t.status === 'blocked' && t.block_note ? `<div class="note">${esc(t.block_note)}</div>` : ''
   return `<article class="card state-${esc(t.state)}" data-id="${esc(t.id)}">

@@ -43,22 +43,45 @@ interface Routed {
   points: Array<[number, number]>
 }
 
-/** Positions from d3-dag: node centres and edge control points. */
+/** Order of the loose items in their grid: work under way first, then what can start, then the rest. */
+const GRID_ORDER: Record<string, number> = {in_progress: 0, stale: 1, blocked: 2, ready: 3, reserved: 4, waiting: 5, todo: 6, done: 7, cancelled: 8}
+
+/**
+ * Positions: node centres and edge control points. Items linked to others
+ * are laid out by d3-dag; items with no edge at all (most of a large open
+ * list, often) are put in a grid below, so they neither widen the layers nor
+ * cost the layout anything.
+ */
 function layout(g: TaskGraph): {width: number; height: number; nodes: Placed[]; edges: Routed[]} {
-  if (g.nodes.length === 0) return {width: 0, height: 0, nodes: [], edges: []}
-  const dag = graph<GraphNode, GraphEdge>()
-  const handles = new Map(g.nodes.map((n) => [n.id, dag.node(n)]))
-  for (const e of g.edges) dag.link(handles.get(e.from)!, handles.get(e.to)!, e)
-  const run = sugiyama()
-    .layering(layeringLongestPath())
-    .decross(decrossDfs())
-    .coord(coordGreedy())
-    .nodeSize([NODE_W + GAP_X, NODE_H + GAP_Y])
-  const {width, height} = run(dag)
+  const linked = new Set<string>()
+  for (const e of g.edges) linked.add(e.from).add(e.to)
   const nodes: Placed[] = []
-  for (const n of dag.nodes()) nodes.push({node: n.data, x: n.x, y: n.y})
   const edges: Routed[] = []
-  for (const l of dag.links()) edges.push({edge: l.data, points: l.points})
+  let width = 0
+  let height = 0
+  if (linked.size > 0) {
+    const dag = graph<GraphNode, GraphEdge>()
+    const handles = new Map(g.nodes.filter((n) => linked.has(n.id)).map((n) => [n.id, dag.node(n)]))
+    for (const e of g.edges) dag.link(handles.get(e.from)!, handles.get(e.to)!, e)
+    const run = sugiyama()
+      .layering(layeringLongestPath())
+      .decross(decrossDfs())
+      .coord(coordGreedy())
+      .nodeSize([NODE_W + GAP_X, NODE_H + GAP_Y])
+    ;({width, height} = run(dag))
+    for (const n of dag.nodes()) nodes.push({node: n.data, x: n.x, y: n.y})
+    for (const l of dag.links()) edges.push({edge: l.data, points: l.points})
+  }
+  const loose = g.nodes.filter((n) => !linked.has(n.id)).sort((a, b) => (GRID_ORDER[a.state] ?? 9) - (GRID_ORDER[b.state] ?? 9) || a.priority - b.priority || (a.id < b.id ? -1 : 1))
+  if (loose.length > 0) {
+    const cellW = NODE_W + GAP_X
+    const cellH = NODE_H + GAP_Y
+    const cols = Math.min(loose.length, Math.max(Math.floor(width / cellW), 6, Math.ceil(Math.sqrt(loose.length * 2))))
+    const top = height
+    loose.forEach((n, i) => nodes.push({node: n, x: cellW * ((i % cols) + 0.5), y: top + cellH * (Math.floor(i / cols) + 0.5)}))
+    width = Math.max(width, cols * cellW)
+    height = top + Math.ceil(loose.length / cols) * cellH
+  }
   return {width, height, nodes, edges}
 }
 
@@ -78,8 +101,8 @@ export function renderSvg(g: TaskGraph, title = 'tasks'): string {
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width.toFixed(0)}" height="${height.toFixed(0)}" viewBox="0 0 ${width.toFixed(0)} ${height.toFixed(0)}" font-family="sans-serif" font-size="11">`,
   )
   out.push(`<title>${xmlText(title)}</title>`)
-  out.push('<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#777"/></marker>')
-  out.push(`<marker id="arrow-critical" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="${CRITICAL_STROKE}"/></marker></defs>`)
+  out.push('<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#777"/></marker>')
+  out.push(`<marker id="arrow-critical" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="${CRITICAL_STROKE}"/></marker></defs>`)
   out.push(`<rect width="100%" height="100%" fill="#ffffff"/>`)
   const legend = `${g.nodes.length} items · ${g.critical_path.length} on the critical path (red) · ${g.frontier.length} ready (green outline) · dashed: sub-item`
   out.push(`<text x="${MARGIN}" y="${MARGIN + 8}" fill="#333">${xmlText(legend)}</text>`)

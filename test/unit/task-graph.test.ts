@@ -188,3 +188,19 @@ describe('renderers', () => {
     expect(text).toContain('#60;script#62;')
   })
 })
+
+describe('SVG layout', () => {
+  it('work flows downwards: a dependency is drawn above what waits for it; loose items go in a grid below', () => {
+    const a = task({id: id('ua')})
+    const b = task({id: id('ub'), depends_on: [a.id]})
+    const c = task({id: id('uc'), depends_on: [b.id]})
+    const loose = Array.from({length: 30}, (_, i) => task({id: id(`v${String(i).padStart(2, '0')}`)}))
+    const svg = renderSvg(graphOf([a, b, c, ...loose]))
+    const yOf = (tid: string) => Number(new RegExp(`data-id="${tid}">\\n<title>[^<]*</title>\\n<rect x="[\\d.]+" y="([\\d.]+)"`).exec(svg)?.[1])
+    expect(yOf(a.id)).toBeLessThan(yOf(b.id))
+    expect(yOf(b.id)).toBeLessThan(yOf(c.id))
+    for (const l of loose) expect(yOf(l.id)).toBeGreaterThan(yOf(c.id))
+    const width = Number(/width="(\d+)"/.exec(svg)?.[1])
+    expect(width).toBeLessThan(30 * 200) // a grid, not one row of 30
+  })
+})
