@@ -41,6 +41,8 @@ export interface BoardOptions {
   port: number
   /** How often the ref is checked for moves, in ms. */
   pollMs?: number
+  /** With a remote configured: run `tasks sync` this often (seconds), so other clones' work arrives by itself. 0: never. */
+  syncEverySeconds?: number
 }
 
 export interface RunningBoard {
@@ -167,6 +169,34 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
   const keepAlive = setInterval(() => {
     for (const res of streams) res.write(': keep-alive\n\n')
   }, 15000)
+
+  // ------------------------------------------------------------ sync with the remote, when asked to
+  let syncing = false
+  let lastSyncProblem = ''
+  const syncer =
+    o.syncEverySeconds && o.syncEverySeconds > 0
+      ? setInterval(() => {
+          if (syncing) return
+          syncing = true
+          void (async () => {
+            const session = await e.Session.open({cwd: o.cwd, list: o.list, as: actor, json: true})
+            try {
+              await e.actions.sync(session)
+              lastSyncProblem = ''
+            } catch (error) {
+              const message = e.toTasksError(error as Error).message
+              if (message !== lastSyncProblem) process.stderr.write(`${JSON.stringify({warning: {kind: 'board_sync_failed', message}})}\n`)
+              lastSyncProblem = message
+            } finally {
+              session.close()
+              syncing = false
+              void poll()
+            }
+          })().catch(() => {
+            syncing = false
+          })
+        }, o.syncEverySeconds * 1000)
+      : null
 
   // ------------------------------------------------------------ actions
   const ACTIONS: Record<string, (s: Session, p: Record<string, unknown>) => Promise<unknown>> = {
@@ -378,6 +408,7 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
   }).catch((error: NodeJS.ErrnoException) => {
     clearInterval(poller)
     clearInterval(keepAlive)
+    if (syncer) clearInterval(syncer)
     reader.close()
     throw Object.assign(new Error(`cannot listen on ${o.host}:${o.port}: ${error.code ?? error.message}`), {listenFailed: true, cause: error})
   })
@@ -397,6 +428,7 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
     close: async () => {
       clearInterval(poller)
       clearInterval(keepAlive)
+      if (syncer) clearInterval(syncer)
       for (const res of streams) res.end()
       streams.clear()
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))

@@ -1,7 +1,8 @@
 import {spawn} from 'node:child_process'
 import {Flags} from '@oclif/core'
 import {TasksCommand} from './base-command'
-import {EnvironmentError} from '../core/errors'
+import {EnvironmentError, UsageError} from '../core/errors'
+import {parseDurationSeconds} from '../core/duration-flag'
 import {boardBundle, engine, graphSvg} from './engine-loader'
 
 export interface BoardStarted {
@@ -34,18 +35,24 @@ export default class Board extends TasksCommand<BoardStarted> {
     port: Flags.integer({char: 'p', description: 'Port to listen on (0: any free port).', default: 8275, min: 0, max: 65535}),
     host: Flags.string({description: 'Address to listen on. Beyond loopback, every request needs the token.', default: '127.0.0.1'}),
     open: Flags.boolean({description: 'Open the board in the browser.'}),
+    'sync-every': Flags.custom<number>({
+      description: 'With a remote configured: run `tasks sync` this often (30s, 5m), so work published from other clones shows up by itself. Default: never.',
+      helpValue: 'DURATION',
+      parse: async (input) => parseDurationSeconds(input, 'sync-every', 86400),
+    })(),
   }
   static override examples = ['<%= config.bin %> board', '<%= config.bin %> board --port 0 --open', '<%= config.bin %> board --as lead --host 0.0.0.0']
 
   protected async execute(): Promise<BoardStarted> {
     const {flags} = await this.parse(Board)
     this.flagsForSession = flags
+    if (flags['sync-every'] !== undefined && flags['sync-every'] < 1) throw new UsageError('--sync-every must be at least 1s', {flag: 'sync-every'}, 'usage')
     let board
     try {
-      board = await boardBundle().startBoard({engine: engine(), svg: graphSvg, cwd: process.cwd(), list: flags.list, as: flags.as, offline: flags.offline, host: flags.host, port: flags.port})
+      board = await boardBundle().startBoard({engine: engine(), svg: graphSvg, cwd: process.cwd(), list: flags.list, as: flags.as, offline: flags.offline, host: flags.host, port: flags.port, syncEverySeconds: flags['sync-every']})
     } catch (error) {
       const e = error as Error & {listenFailed?: boolean}
-      if (e.listenFailed) throw new EnvironmentError('listen_failed', `${e.message} (another program has the port? try --port 0 for any free one)`, {host: flags.host, port: flags.port})
+      if (e.listenFailed) throw new EnvironmentError('listen_failed', `${e.message} (another program has the port? try --port 0 for any free one)`, {host: flags.host, port: flags.port, syncEverySeconds: flags['sync-every']})
       throw error
     }
     const started: BoardStarted = {url: board.url, host: board.host, port: board.port, token: board.token, actor: board.actor, list: board.list, exposed: board.exposed}

@@ -9,7 +9,7 @@
  */
 import type {Browser, Page} from 'playwright-core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {BIN, TEST_ENV, gitSync, makeRepo, runJson} from '../helpers/cli'
+import {BIN, TEST_ENV, gitSync, makeBareRepo, makeRepo, runJson} from '../helpers/cli'
 import {type StartedBoard, launchChromium, startBoard} from '../helpers/board'
 
 const BOARD = {TASKS_ACTOR: 'lead'}
@@ -142,5 +142,27 @@ describe('tasks board in Chromium', () => {
     expect(await page.evaluate(() => (window as unknown as {__pwned?: number}).__pwned)).toBeUndefined()
     expect(errors).toEqual([])
     await page.close()
+  })
+
+  it('with --sync-every, a claim published from another clone appears without a reload', async () => {
+    const bare = makeBareRepo()
+    const here = makeRepo()
+    const there = makeRepo()
+    for (const r of [here, there]) gitSync(r, ['remote', 'add', 'origin', bare])
+    await runJson(here, ['init', '--remote', 'origin'])
+    const item = (await runJson(here, ['add', 'Published from elsewhere'], OTHER)).task.id
+    await runJson(there, ['init'])
+    const remoteBoard = await startBoard(BIN, here, {...TEST_ENV, ...BOARD}, ['--sync-every', '1s'])
+    const page = await browser.newPage()
+    try {
+      await page.goto(remoteBoard.url)
+      await column(page, 'ready', item).waitFor()
+      await runJson(there, ['claim', item], {env: {TASKS_ACTOR: 'agent-9'}}) // online: pushed to the remote, not here
+      await column(page, 'in_progress', item).waitFor({timeout: 20_000})
+      expect(await column(page, 'in_progress', item).locator('.owner').textContent()).toContain('agent-9')
+    } finally {
+      await page.close()
+      await remoteBoard.stop()
+    }
   })
 })
