@@ -52,20 +52,21 @@ export default class Board extends TasksCommand<BoardStarted> {
       board = await boardBundle().startBoard({engine: engine(), svg: graphSvg, cwd: process.cwd(), list: flags.list, as: flags.as, offline: flags.offline, host: flags.host, port: flags.port, syncEverySeconds: flags['sync-every']})
     } catch (error) {
       const e = error as Error & {listenFailed?: boolean}
-      if (e.listenFailed) throw new EnvironmentError('listen_failed', `${e.message} (another program has the port? try --port 0 for any free one)`, {host: flags.host, port: flags.port, syncEverySeconds: flags['sync-every']})
+      if (e.listenFailed) throw new EnvironmentError('listen_failed', `${e.message} (another program has the port? try --port 0 for any free one)`, {host: flags.host, port: flags.port})
       throw error
     }
     const started: BoardStarted = {url: board.url, host: board.host, port: board.port, token: board.token, actor: board.actor, list: board.list, exposed: board.exposed}
-    if (this.jsonMode()) process.stdout.write(`${JSON.stringify(started)}\n`)
-    else {
-      process.stdout.write(`board for ${started.list}, acting as ${started.actor}: ${started.url}\n(Ctrl-C stops it)\n`)
-    }
+    // The warning first: whoever reads the address has been told what it exposes.
     if (board.exposed) {
       process.stderr.write(
         this.jsonMode()
           ? `${JSON.stringify({warning: {kind: 'board_exposed', message: `listening on ${flags.host}: every request needs the token in the printed address; whoever has it acts as ${started.actor}`}})}\n`
           : `warning: listening on ${flags.host}: every request needs the token in the printed address; whoever has it acts as ${started.actor}\n`,
       )
+    }
+    if (this.jsonMode()) process.stdout.write(`${JSON.stringify(started)}\n`)
+    else {
+      process.stdout.write(`board for ${started.list}, acting as ${started.actor}: ${started.url}\n(Ctrl-C stops it)\n`)
     }
     if (flags.open) openInBrowser(started.url)
     await new Promise<void>((resolve) => {

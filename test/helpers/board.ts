@@ -17,6 +17,8 @@ export interface StartedBoard {
   origin: string
   /** The JSON line the command printed at start, as printed. */
   printed: Record<string, unknown>
+  /** What the board wrote on stderr so far. */
+  stderr(): string
   child: ChildProcess
   stop(): Promise<void>
 }
@@ -57,6 +59,7 @@ export function startBoard(bin: string, cwd: string, env: NodeJS.ProcessEnv, ext
       resolve({
         ...info,
         printed,
+        stderr: () => err,
         origin: `http://127.0.0.1:${info.port}`,
         child,
         stop: () =>
