@@ -116,6 +116,7 @@ export const BOARD_JS = String.raw`(() => {
       payload.title = data.title
       payload.priority = Number(data.priority)
       payload.body = data.body
+      payload.revision = Number(form.dataset.revision)
     }
     const done = await act(kind, payload)
     if (done && kind !== 'edit') form.reset()

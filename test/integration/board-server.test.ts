@@ -80,6 +80,33 @@ describe('tasks board over HTTP', () => {
     expect((await runJson(repo, ['show', item])).comments.length).toBe(1)
   })
 
+  it('every action goes through the CLI’s use case as the board’s actor; a stale edit is refused', async () => {
+    const act = async (action: string, body: Record<string, unknown>) => {
+      const r = await http(local.port, `/api/${action}`, {method: 'POST', headers: {Host: `127.0.0.1:${local.port}`, 'X-Board-Token': local.token, 'Content-Type': 'application/json'}, body: JSON.stringify(body)})
+      return {status: r.status, json: JSON.parse(r.body)}
+    }
+    const added = await act('add', {title: 'From the board', tags: ['web'], priority: 1})
+    expect(added.status).toBe(200)
+    const id = added.json.task.id
+    expect(added.json.task).toMatchObject({created_by: 'lead', tags: ['web'], priority: 1})
+    const revision = added.json.task.revision
+    expect((await act('edit', {id, title: 'Renamed', revision})).json.task.title).toBe('Renamed')
+    const stale = await act('edit', {id, title: 'Again', revision})
+    expect(stale.status).toBe(409)
+    expect(stale.json.error.code).toBe('edit_conflict')
+    expect((await act('assign', {id, assignee: 'lead'})).json.task.assignee).toBe('lead')
+    expect((await act('assign', {id, assignee: null})).json.task.assignee).toBeNull()
+    expect((await act('claim', {id})).json.task.owner).toBe('lead')
+    expect((await act('block', {id, note: 'needs review'})).json.task.status).toBe('blocked')
+    expect((await act('reopen', {id})).json.task.status).toBe('todo')
+    await act('claim', {id})
+    expect((await act('done', {id})).json.task.status).toBe('done')
+    expect((await act('done', {id: 'tsk-zzzzzz'})).status).toBe(404)
+    const log = await runJson(repo, ['log', id])
+    expect(log.events.map((e: {op: string}) => e.op).reverse()).toEqual(['add', 'edit', 'assign', 'assign', 'claim', 'block', 'reopen', 'claim', 'done'])
+    expect(new Set(log.events.map((e: {actor: string}) => e.actor))).toEqual(new Set(['lead']))
+  })
+
   it('a port in use is exit 1 listen_failed', async () => {
     const blocker = createServer()
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
