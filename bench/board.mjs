@@ -76,6 +76,14 @@ try {
       const ms = median([0, 1, 2].map(() => timed(['graph', '--format', format, '--out', file], repo).ms))
       rows.push([`${size} tasks`, `graph --format ${format} (${g.nodes.length} open items, ${g.edges.length} edges)`, `${ms.toFixed(0)} ms`])
     }
+    {
+      const file = join(tmp, `g-${size}-all.svg`)
+      const ms = median([0, 1, 2].map(() => timed(['graph', '--all', '--out', file], repo).ms))
+      const all = JSON.parse(timed(['graph', '--all', '--json'], repo).out)
+      rows.push([`${size} tasks`, `graph --all --format svg (${all.nodes.length} items, ${all.edges.length} edges)`, `${ms.toFixed(0)} ms`])
+    }
+    const version = median([0, 1, 2].map(() => timed(['--version'], repo).ms))
+    rows.push([`${size} tasks`, 'tasks --version (process floor, same moment)', `${version.toFixed(0)} ms`])
     const board = await startBoard(repo)
     try {
       const context = await browser.newContext({viewport: {width: 1400, height: 900}})

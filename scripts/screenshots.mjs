@@ -69,7 +69,7 @@ try {
   await page.goto(board.url)
   await page.screenshot({path: join(root, 'docs', 'board.png')})
   await page.goto(`http://127.0.0.1:${board.port}/task/${schema}`)
-  await page.screenshot({path: join(root, 'docs', 'card.png')})
+  await page.screenshot({path: join(root, 'docs', 'card.png'), fullPage: true})
   await page.goto(`http://127.0.0.1:${board.port}/graph`)
   const size = await page.locator('.graph svg').evaluate((svg) => ({width: Number(svg.getAttribute('width')), height: Number(svg.getAttribute('height'))}))
   await page.setViewportSize({width: Math.max(800, size.width + 60), height: size.height + 200})

@@ -47,6 +47,8 @@ export interface PageContext {
   now: string
   /** Present when the request proved it holds the token: the page may act. */
   token: string | null
+  /** What the list's reads warn about (behind the remote, unpublished commits). */
+  notices?: string[]
 }
 
 function filtersQuery(f: BoardFilters): string {
@@ -77,7 +79,7 @@ export function layout(ctx: PageContext, title: string, view: string, main: stri
 <span id="live" class="muted" title="updates when the list changes">live</span></header>
 <div id="flash" role="alert" hidden></div>
 ${ctx.token ? '' : '<p class="notice">Read-only: open the address <code>tasks board</code> printed (it carries the token) to make changes.</p>'}
-<main id="main" data-commit="${esc(ctx.commit)}">${main}</main>
+<main id="main" data-commit="${esc(ctx.commit)}">${(ctx.notices ?? []).map((n) => `<p class="notice">${esc(n)}</p>`).join('')}${main}</main>
 </body></html>
 `
 }
@@ -237,7 +239,7 @@ export function taskPage(ctx: PageContext, d: ShowResult, history: LogResult, ma
   return `<article class="task state-${esc(t.state)}" data-id="${esc(t.id)}">
 <h1><span class="sid">${esc(t.short_id)}</span> ${esc(t.title)}</h1>
 <p class="muted">${esc(t.id)}</p>${broken}
-<dl class="fields">${fields.map(([k, v]) => `<dt>${k}</dt><dd>${esc(v)}</dd>`).join('')}${extraBadges(t) ? `<dt>marks</dt><dd>${extraBadges(t)}</dd>` : ''}</dl>
+<dl class="fields">${fields.map(([k, v]) => `<dt>${k}</dt><dd>${k === 'parent' && t.parent ? `<a href="/task/${esc(t.parent)}">${esc(v)}</a>` : esc(v)}</dd>`).join('')}${extraBadges(t) ? `<dt>marks</dt><dd>${extraBadges(t)}</dd>` : ''}</dl>
 ${forms}
 <h2>Description</h2><div class="md description">${d.body.trim() ? markdown(d.body) : '<p class="muted">no description</p>'}</div>
 <div class="related"><div><h2>Depends on</h2>${brief(d.dependencies)}</div><div><h2>Dependents</h2>${brief(d.dependents)}</div><div><h2>Sub-items</h2>${brief(d.subitems)}</div></div>

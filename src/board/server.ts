@@ -130,6 +130,10 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
     reader.close()
     throw error
   }
+  // What reads would warn about on a terminal (behind the remote, unpublished commits) goes on the pages instead.
+  let notices = new Map<string, string>()
+  let gathering = new Map<string, string>()
+  reader.warn = (w) => void gathering.set(w.kind, w.message)
   const exposed = !LOOPBACK.test(o.host)
   const cookieName = () => `tasks_board_${port}`
   let port = o.port
@@ -148,13 +152,15 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
     serial(async () => {
       const commit = await fresh()
       if (boardCache && boardCache.commit === commit && Date.now() - boardCache.at < CACHE_MS) return boardCache.list
+      gathering = new Map()
       const list = await e.actions.list(reader, {all: true})
+      notices = gathering
       boardCache = {commit, at: Date.now(), list}
       return list
     })
   const svgCache = new Map<string, string>()
 
-  const context = (authed: boolean, commit: string): PageContext => ({list: o.list, actor, commit, now: reader.now(), token: authed ? token : null})
+  const context = (authed: boolean, commit: string): PageContext => ({list: o.list, actor, commit, now: reader.now(), token: authed ? token : null, notices: [...notices.values()]})
 
   // ------------------------------------------------------------ live updates
   const streams = new Set<ServerResponse>()
