@@ -74,6 +74,7 @@ const STATUS_OF_EXIT: Record<number, number> = {1: 500, 2: 400, 3: 404, 4: 409, 
 /** Cached per commit (and for a few seconds at most: leases expire with time, not commits). */
 const CACHE_MS = 5000
 const MAX_BODY = 1 << 20
+const MIN_EVENT_GAP_MS = 1000
 
 function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a)
@@ -165,10 +166,15 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
   // ------------------------------------------------------------ live updates
   const streams = new Set<ServerResponse>()
   let lastTip = reader.store.tip ?? ''
+  let lastSent = 0
   const poll = async () => {
+    // At most one event a second: a list many agents write to moves several times a second, and each event
+    // makes every open page ask again (the server builds its view once per commit).
+    if (Date.now() - lastSent < MIN_EVENT_GAP_MS) return
     const tip = await serial(fresh).catch(() => lastTip)
     if (tip === lastTip) return
     lastTip = tip
+    lastSent = Date.now()
     for (const res of streams) res.write(`event: ref\ndata: ${tip}\n\n`)
   }
   const poller = setInterval(() => void poll(), o.pollMs ?? 300)
