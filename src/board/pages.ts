@@ -198,9 +198,14 @@ function brief(items: ShowResult['dependencies']): string {
 }
 
 /** What an event says, in one line. */
-function eventLine(e: LogResult['events'][number]): string {
+function eventLine(e: LogResult['events'][number], links: string | null): string {
   const details = describeDetails(e.details)
-  return `${esc(e.op)} <span class="muted">${esc(e.subject)}</span>${details ? ` · ${esc(details)}` : ''}`
+  // Subjects are "op tsk-…: title": say the op once, and the id as a link when there is one.
+  let subject = e.subject.startsWith(`${e.op} `) ? e.subject.slice(e.op.length + 1) : e.subject
+  const named = e.tasks.find((id) => subject.startsWith(`${id}: `))
+  if (named && links !== null) subject = subject.slice(named.length + 2)
+  const text = links === null ? '' : ` ${links} <span class="muted">${esc(subject)}</span>`
+  return `${esc(e.op)}${text}${details ? ` · ${esc(details)}` : ''}`
 }
 
 function timeOf(iso: string): string {
@@ -225,7 +230,7 @@ export function taskPage(ctx: PageContext, d: ShowResult, history: LogResult, ma
   const comments = d.comments.length
     ? d.comments.map((c) => `<div class="comment kind-${esc(c.kind)}"><div class="muted">${esc(c.author)} · ${esc(c.kind)} · ${esc(timeOf(c.created_at))}</div><div class="md">${markdown(c.body)}</div></div>`).join('')
     : '<p class="muted">no comments</p>'
-  const events = history.events.map((e) => `<li><span class="muted">${esc(timeOf(e.date))}</span> <strong>${esc(e.actor)}</strong> ${eventLine(e)}</li>`).join('')
+  const events = history.events.map((e) => `<li><span class="muted">${esc(timeOf(e.date))}</span> <strong>${esc(e.actor)}</strong> ${eventLine(e, null)}</li>`).join('')
   const forms = ctx.token
     ? `<div class="actions big">${actions(t, ctx).replace(/^<div class="actions">|<\/div>$/g, '')}
 <button type="button" data-action="assign" data-id="${esc(t.id)}">Assign…</button></div>
@@ -253,7 +258,7 @@ export function activityPage(log: LogResult, shortIds: ReadonlyMap<string, strin
   const rows = log.events
     .map((e) => {
       const tasks = e.tasks.map((id) => `<a href="/task/${esc(id)}">${esc(shortIds.get(id) ?? id)}</a>`).join(' ')
-      return `<li><span class="muted">${esc(timeOf(e.date))}</span> <strong>${esc(e.actor)}</strong> ${eventLine(e)} ${tasks}</li>`
+      return `<li><span class="muted">${esc(timeOf(e.date))}</span> <strong>${esc(e.actor)}</strong> ${eventLine(e, tasks)}</li>`
     })
     .join('\n')
   return `<h1>Activity</h1><ul class="timeline">${rows || '<li class="muted">nothing yet</li>'}</ul>`
