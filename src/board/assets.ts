@@ -32,11 +32,11 @@ export const BOARD_JS = String.raw`(() => {
       return null
     }
     flash.hidden = true
-    await refresh()
     return data
   }
 
   let refreshing = null
+  let retry = null
   async function refresh() {
     if (refreshing) return refreshing
     refreshing = (async () => {
@@ -47,10 +47,16 @@ export const BOARD_JS = String.raw`(() => {
         const next = doc.getElementById('main')
         const main = document.getElementById('main')
         if (next && main) {
-          // Keep what the person is typing in an open form.
-          const typing = document.activeElement && main.contains(document.activeElement) && /^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement.tagName)
-          if (typing) return
+          // Never throw away what the person typed: while a form holds unsent text, wait and try again.
+          const dirty = [...main.querySelectorAll('input, textarea')].some((el) => el.value !== el.defaultValue)
+          if (dirty) {
+            live.textContent = 'changes waiting (a form holds unsent text)'
+            clearTimeout(retry)
+            retry = setTimeout(refresh, 2000)
+            return
+          }
           main.replaceWith(document.importNode(next, true))
+          live.textContent = 'live'
         }
       } finally {
         refreshing = null
@@ -78,7 +84,7 @@ export const BOARD_JS = String.raw`(() => {
         payload.assignee = who.trim() || null
       }
       button.disabled = true
-      try { await act(action, payload) } finally { button.disabled = false }
+      try { if (await act(action, payload)) await refresh() } finally { button.disabled = false }
       return
     }
     const more = target.closest('button.more')
@@ -119,7 +125,10 @@ export const BOARD_JS = String.raw`(() => {
       payload.revision = Number(form.dataset.revision)
     }
     const done = await act(kind, payload)
-    if (done && kind !== 'edit') form.reset()
+    if (!done) return
+    form.reset()
+    // Sent: the form is emptied (an edit's shows the saved values once the page is fetched again).
+    await refresh()
   })
 
   if (window.EventSource) {

@@ -96,6 +96,21 @@ describe('tasks board in Chromium', () => {
     await page.close()
   })
 
+  it('a live update never throws away text typed into a form; it waits until the form is sent or cleared', async () => {
+    const page = await browser.newPage()
+    await page.goto(board.url)
+    const title = page.locator('form[data-form="add"] input[name="title"]')
+    await title.fill('half-typed idea')
+    await page.locator('h2').first().click() // focus leaves the form; the text stays unsent
+    const extra = (await runJson(repo, ['add', 'Added elsewhere'], OTHER)).task.id
+    await page.locator('#live', {hasText: 'changes waiting'}).waitFor({timeout: 10_000})
+    expect(await title.inputValue()).toBe('half-typed idea')
+    expect(await column(page, 'ready', extra).count()).toBe(0)
+    await title.fill('')
+    await column(page, 'ready', extra).waitFor({timeout: 10_000})
+    await page.close()
+  })
+
   it('a conflicting claim is shown to the person, and nothing is written', async () => {
     const page = await browser.newPage()
     // This page does not follow the list, so it still offers the claim after another process won it.
