@@ -425,8 +425,8 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
     throw Object.assign(new Error(`cannot listen on ${o.host}:${o.port}: ${error.code ?? error.message}`), {listenFailed: true, cause: error})
   })
   port = (server.address() as AddressInfo).port
-  // Build the kanban's view of the list now, so the first page does not wait for it.
-  void boardRows().catch(() => undefined)
+  // Build the kanban's view of the list before saying where the board is, so the first page is served at once.
+  await boardRows().catch(() => undefined)
   const shownHost = o.host.includes(':') ? `[${o.host}]` : o.host
   const url = `http://${shownHost}:${port}/?token=${token}`
   return {
