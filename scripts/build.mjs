@@ -18,7 +18,7 @@ const common = {
   minify: process.env.TASKS_BUILD_READABLE !== '1',
   sourcemap: 'linked',
   // oclif only reads tsconfig through typescript in development mode; never bundle the compiler.
-  external: ['typescript', './engine.js'],
+  external: ['typescript', './engine.js', './graph-svg.js', './board.js'],
   logLevel: 'warning',
   // oclif checks the Node version against package.json with semver each time
   // it loads (~4 ms of every start-up); bin/ checks the major version instead.
@@ -27,9 +27,12 @@ const common = {
 // Two bundles: the commands (oclif + flag definitions; all that --version and
 // help load) and the engine they require on first use.
 // Stale V8 code caches (bin/compile-cache.js) would only be rejected; drop them.
-for (const f of ['tasks.js.v8cache', 'engine.js.v8cache']) rmSync(join(root, 'dist', f), {force: true})
+for (const f of ['tasks.js.v8cache', 'engine.js.v8cache', 'graph-svg.js.v8cache', 'board.js.v8cache']) rmSync(join(root, 'dist', f), {force: true})
 await build({...common, entryPoints: [join(root, 'src', 'main.ts')], outfile: join(root, 'dist', 'tasks.js')})
 await build({...common, entryPoints: [join(root, 'src', 'engine.ts')], outfile: join(root, 'dist', 'engine.js')})
+// Loaded on demand only: the SVG layout (d3-dag) and the web board (its server, pages and markdown-it).
+await build({...common, entryPoints: [join(root, 'src', 'render', 'graph-svg.ts')], outfile: join(root, 'dist', 'graph-svg.js')})
+await build({...common, entryPoints: [join(root, 'src', 'board', 'index.ts')], outfile: join(root, 'dist', 'board.js')})
 
 // The manifest: what `oclif manifest` writes, computed from the bundle itself.
 const require = (await import('node:module')).createRequire(import.meta.url)

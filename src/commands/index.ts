@@ -6,6 +6,7 @@ import Add from './add'
 import Assign from './assign'
 import Block from './block'
 import Checkpoint from './checkpoint'
+import Board from './board'
 import Cancel from './cancel'
 import Claim from './claim'
 import CommentCommand from './comment'
@@ -18,6 +19,7 @@ import Deps from './deps'
 import Doctor from './doctor'
 import Done from './done'
 import Edit from './edit'
+import Graph from './graph'
 import Heartbeat from './heartbeat'
 import Init from './init'
 import List from './list'
@@ -42,6 +44,7 @@ export const COMMANDS = {
   assign: Assign,
   block: Block,
   checkpoint: Checkpoint,
+  board: Board,
   cancel: Cancel,
   claim: Claim,
   comment: CommentCommand,
@@ -54,6 +57,7 @@ export const COMMANDS = {
   doctor: Doctor,
   done: Done,
   edit: Edit,
+  graph: Graph,
   heartbeat: Heartbeat,
   init: Init,
   list: List,

@@ -10,7 +10,8 @@ import {existsSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import Ajv, {type ValidateFunction} from 'ajv'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {BIN, ROOT, cleanupAll, gitSync, makeBareRepo, makeRepo, run, tempDir, type RunOptions} from '../helpers/cli'
+import {BIN, ROOT, TEST_ENV, cleanupAll, gitSync, makeBareRepo, makeRepo, run, tempDir, type RunOptions} from '../helpers/cli'
+import {startBoard} from '../helpers/board'
 
 const SCHEMA_DIR = join(ROOT, 'schemas', 'output')
 const BASE = 'https://git-tasks.dev/schemas/output/'
@@ -172,6 +173,25 @@ describe('every --json output matches its schema', () => {
     expect(w.dependencies).toHaveLength(1)
     const d = await ok(repo, ['show', ids.dep!], A)
     expect(d.dependents).toHaveLength(1)
+  })
+
+  it('graph (the open items; from an id; with --out), and board (the line it prints at start)', async () => {
+    const g = await ok(repo, ['graph'], A)
+    expect(g.nodes.length).toBeGreaterThan(0)
+    expect(g.critical_path.length).toBeGreaterThan(0)
+    const from = await ok(repo, ['graph', ids.waiter!, '--all'], A)
+    expect(from.roots).toEqual([ids.waiter])
+    const out = join(tempDir('graph-'), 'g.dot')
+    expect((await ok(repo, ['graph', '--out', out], A)).format).toBe('dot')
+    expect(readFileSync(out, 'utf8')).toMatch(/^digraph tasks \{/)
+    const board = await startBoard(BIN, repo, {...TEST_ENV, TASKS_ACTOR: 'alice'})
+    try {
+      check('board', board.printed)
+      expect(board.printed).toMatchObject({host: '127.0.0.1', actor: 'alice', list: 'main', exposed: false})
+      exercised.add('board')
+    } finally {
+      await board.stop()
+    }
   })
 
   it('claim, start, next, heartbeat, block, reopen, done', async () => {

@@ -1,0 +1,26 @@
+/**
+ * `tasks graph` and the board's graph view: the task graph of the list at its
+ * tip (src/core/task-graph.ts), as the acting actor sees readiness.
+ */
+import {lookup} from '../core/snapshot'
+import {type TaskGraph, buildTaskGraph} from '../core/task-graph'
+import type {Session} from './session'
+import {warnTrackingState} from './sharing'
+import {viewer} from './task-actions'
+
+export interface GraphResult extends TaskGraph {
+  list: string
+  commit: string
+  /** The ids asked for (full), or empty for the whole list's open items. */
+  roots: string[]
+}
+
+/** The graph of the open items (or all with `all`), or of what the given ids reach. */
+export async function taskGraph(session: Session, ids: readonly string[], options: {all?: boolean} = {}): Promise<GraphResult> {
+  const loaded = await session.store.load()
+  const snap = loaded.snapshot
+  const roots = ids.map((input) => lookup(snap, input).id)
+  const g = buildTaskGraph(snap, await viewer(session, snap), {roots, all: options.all})
+  await warnTrackingState(session)
+  return {list: session.list, commit: loaded.index.commit, roots, ...g}
+}

@@ -1,0 +1,270 @@
+/**
+ * The board's HTML, rendered on the server from the app layer's results.
+ * Pure: values in, strings out. Every piece of text from the store goes
+ * through `esc` (titles, tags, actors, comments) or the Markdown renderer
+ * with raw HTML off (descriptions, comments), so nothing a task holds can
+ * add markup or script. The pages load one script (/board.js, same origin);
+ * the Content-Security-Policy the server sends forbids any other.
+ */
+import type {ListResult, ShowResult} from '../app/task-actions'
+import type {LogResult} from '../app/history-actions'
+import type {TaskView} from '../core/task-view'
+import type {State} from '../core/readiness'
+import {describeDetails} from '../core/history-event'
+
+/** Escape text for HTML content and double-quoted attribute values. */
+export function esc(text: unknown): string {
+  return String(text ?? '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;')
+}
+
+/** The kanban's columns and the states each one holds. */
+export const COLUMNS: ReadonlyArray<{key: string; title: string; states: readonly State[]}> = [
+  {key: 'ready', title: 'Ready', states: ['ready', 'reserved']},
+  {key: 'waiting', title: 'Waiting', states: ['waiting', 'todo']},
+  {key: 'in_progress', title: 'In progress', states: ['in_progress', 'stale']},
+  {key: 'blocked', title: 'Blocked', states: ['blocked']},
+  {key: 'done', title: 'Done', states: ['done']},
+]
+
+/** Cards a column shows at first; the rest come a page at a time ("more"). */
+export const PAGE = 40
+
+export interface BoardFilters {
+  tag?: string
+  owner?: string
+  q?: string
+}
+
+export interface PageContext {
+  list: string
+  actor: string
+  commit: string
+  now: string
+  /** Present when the request proved it holds the token: the page may act. */
+  token: string | null
+  /** What the list's reads warn about (behind the remote, unpublished commits). */
+  notices?: string[]
+}
+
+function filtersQuery(f: BoardFilters): string {
+  const p = new URLSearchParams()
+  if (f.tag) p.set('tag', f.tag)
+  if (f.owner) p.set('owner', f.owner)
+  if (f.q) p.set('q', f.q)
+  return p.toString()
+}
+
+/** The page around every view: header, navigation, the flash area for errors. */
+export function layout(ctx: PageContext, title: string, view: string, main: string): string {
+  const nav = [
+    ['/', 'Board', 'board'],
+    ['/graph', 'Graph', 'graph'],
+    ['/activity', 'Activity', 'activity'],
+  ]
+    .map(([href, label, key]) => `<a href="${href}"${key === view ? ' class="current"' : ''}>${label}</a>`)
+    .join('')
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(title)} · tasks board</title>
+<meta name="board-token" content="${esc(ctx.token ?? '')}">
+<link rel="stylesheet" href="/board.css">
+<script src="/board.js" defer></script>
+</head><body data-view="${esc(view)}">
+<header><strong>tasks</strong> <span class="muted">${esc(ctx.list)} · as ${esc(ctx.actor)}</span><nav>${nav}</nav>
+<span id="live" class="muted" title="updates when the list changes">live</span></header>
+<div id="flash" role="alert" hidden></div>
+${ctx.token ? '' : '<p class="notice">Read-only: open the address <code>tasks board</code> printed (it carries the token) to make changes.</p>'}
+<main id="main" data-commit="${esc(ctx.commit)}">${(ctx.notices ?? []).map((n) => `<p class="notice">${esc(n)}</p>`).join('')}${main}</main>
+</body></html>
+`
+}
+
+function leaseLeft(expires: string | null, now: string): string | null {
+  if (!expires) return null
+  const s = Math.round((Date.parse(expires) - Date.parse(now)) / 1000)
+  if (s <= 0) return 'lease expired'
+  if (s < 90) return `${s}s left`
+  if (s < 5400) return `${Math.round(s / 60)}m left`
+  return `${Math.round(s / 3600)}h left`
+}
+
+/** Fields other branches may add to a task view (flags, checks): shown when present, never required. */
+function extraBadges(t: TaskView): string {
+  const rec = t as unknown as Record<string, unknown>
+  const out: string[] = []
+  const flag = rec.flag ?? rec.flags
+  if (typeof flag === 'string' && flag) out.push(`<span class="badge flag" title="flag">flag: ${esc(flag)}</span>`)
+  else if (Array.isArray(flag)) for (const f of flag) out.push(`<span class="badge flag" title="flag">flag: ${esc(typeof f === 'string' ? f : JSON.stringify(f))}</span>`)
+  const checks = rec.checks
+  if (Array.isArray(checks)) {
+    const pending = checks.filter((c) => !c || typeof c !== 'object' || !['pass', 'passed', 'ok'].includes(String((c as Record<string, unknown>).status ?? (c as Record<string, unknown>).state ?? '')))
+    if (pending.length) out.push(`<span class="badge checks" title="checks not passed">checks: ${pending.length} pending</span>`)
+  } else if (checks && typeof checks === 'object') {
+    const pending = Number((checks as Record<string, unknown>).pending ?? 0)
+    if (pending > 0) out.push(`<span class="badge checks" title="pending checks">checks: ${pending} pending</span>`)
+  }
+  return out.join('')
+}
+
+/** The buttons a card offers in its state. */
+function actions(t: TaskView, ctx: PageContext): string {
+  if (!ctx.token) return ''
+  const b = (action: string, label: string) => `<button type="button" data-action="${action}" data-id="${esc(t.id)}">${label}</button>`
+  const out: string[] = []
+  // Claim where a claim can succeed (a person may still lose the race: the refusal is shown).
+  if (t.state === 'ready' || t.state === 'stale') out.push(b('claim', 'Claim'))
+  if (t.status === 'in_progress' || t.status === 'blocked') out.push(b('done', 'Done'))
+  if (t.status === 'in_progress') out.push(b('block', 'Block'))
+  if (t.status === 'done' || t.status === 'blocked') out.push(b('reopen', 'Reopen'))
+  return out.length ? `<div class="actions">${out.join('')}</div>` : ''
+}
+
+/** One card of the kanban. */
+export function card(t: TaskView, ctx: PageContext): string {
+  const badges: string[] = []
+  badges.push(`<span class="badge prio p${t.priority}">P${t.priority}</span>`)
+  for (const tag of t.tags) badges.push(`<span class="badge tag">#${esc(tag)}</span>`)
+  if (t.state === 'reserved' && t.assignee) badges.push(`<span class="badge">reserved for ${esc(t.assignee)}</span>`)
+  else if (t.assignee) badges.push(`<span class="badge">→ ${esc(t.assignee)}</span>`)
+  if (t.state === 'stale') badges.push('<span class="badge warn">stale</span>')
+  if (t.blocked_by.length) badges.push(`<span class="badge deps" title="waits on ${esc(t.blocked_by.map((r) => r.id).join(', '))}">waits on ${t.blocked_by.length}</span>`)
+  else if (t.depends_on.length) badges.push(`<span class="badge" title="dependencies (all done)">${t.depends_on.length} dep${t.depends_on.length === 1 ? '' : 's'} done</span>`)
+  if (t.subitems.length) badges.push(`<span class="badge" title="sub-items">${t.subitems.length} sub-item${t.subitems.length === 1 ? '' : 's'}</span>`)
+  const owner = t.owner ? `<span class="owner">${esc(t.owner)}${t.status === 'in_progress' && leaseLeft(t.lease_expires, ctx.now) ? ` · ${esc(leaseLeft(t.lease_expires, ctx.now))}` : ''}</span>` : ''
+  const note = t.status === 'blocked' && t.block_note ? `<div class="note">${esc(t.block_note)}</div>` : ''
+  return `<article class="card state-${esc(t.state)}" data-id="${esc(t.id)}">
+<div class="head"><a class="sid" href="/task/${esc(t.id)}">${esc(t.short_id)}</a>${owner}</div>
+<a class="title" href="/task/${esc(t.id)}">${esc(t.title)}</a>
+<div class="badges">${badges.join('')}${extraBadges(t)}</div>${note}${actions(t, ctx)}
+</article>`
+}
+
+/** Rows of one column after filtering. */
+export type Columns = Map<string, TaskView[]>
+
+/** Sort the list's rows into the columns (filters applied). */
+export function columnsOf(rows: readonly TaskView[], f: BoardFilters): Columns {
+  const byState = new Map<State, string>()
+  for (const c of COLUMNS) for (const s of c.states) byState.set(s, c.key)
+  const q = f.q?.trim().toLowerCase()
+  const tag = f.tag?.replace(/^#/, '').trim().toLowerCase()
+  const owner = f.owner?.trim()
+  const out: Columns = new Map(COLUMNS.map((c) => [c.key, []]))
+  for (const t of rows) {
+    const key = byState.get(t.state)
+    if (!key) continue
+    if (tag && !t.tags.some((x) => x.toLowerCase() === tag)) continue
+    if (owner && t.owner !== owner && t.assignee !== owner) continue
+    if (q && !`${t.id} ${t.title} ${t.tags.join(' ')}`.toLowerCase().includes(q)) continue
+    out.get(key)!.push(t)
+  }
+  // Done: the most recently finished first.
+  out.get('done')!.sort((a, b) => ((b.closed_at ?? b.updated_at) < (a.closed_at ?? a.updated_at) ? -1 : 1))
+  return out
+}
+
+/** A page of a column's cards, and the "more" button when some are left. */
+export function columnPage(key: string, cards: readonly TaskView[], offset: number, ctx: PageContext, f: BoardFilters): string {
+  const page = cards.slice(offset, offset + PAGE)
+  const left = cards.length - offset - page.length
+  const more = left > 0 ? `<button type="button" class="more" data-column="${esc(key)}" data-offset="${offset + page.length}" data-filters="${esc(filtersQuery(f))}">${left} more</button>` : ''
+  return page.map((t) => card(t, ctx)).join('\n') + more
+}
+
+/** The kanban: filters, the add form, one column per group of states. */
+export function boardPage(ctx: PageContext, list: ListResult, cols: Columns, f: BoardFilters): string {
+  const filters = `<form class="filters" method="get" action="/">
+<input name="q" placeholder="text" value="${esc(f.q ?? '')}"><input name="tag" placeholder="tag" value="${esc(f.tag ?? '')}"><input name="owner" placeholder="owner" value="${esc(f.owner ?? '')}">
+<button type="submit">Filter</button>${f.q || f.tag || f.owner ? ' <a href="/">clear</a>' : ''}</form>`
+  const add = ctx.token
+    ? `<form class="add" data-form="add"><input name="title" placeholder="New item title" required maxlength="500"><input name="tags" placeholder="tags (comma)"><select name="priority"><option>0</option><option>1</option><option selected>2</option><option>3</option><option>4</option></select><button type="submit">Add</button></form>`
+    : ''
+  const columns = COLUMNS.map((c) => {
+    const cards = cols.get(c.key)!
+    return `<section class="column" data-column="${c.key}"><h2>${c.title} <span class="count">${cards.length}</span></h2><div class="cards">${columnPage(c.key, cards, 0, ctx, f)}</div></section>`
+  }).join('\n')
+  const broken = list.broken.length ? `<p class="notice">${list.broken.length} unreadable card${list.broken.length === 1 ? '' : 's'} (see <code>tasks doctor</code>)</p>` : ''
+  return `<div class="toolbar">${filters}${add}</div>${broken}<div class="kanban">${columns}</div>`
+}
+
+function brief(items: ShowResult['dependencies']): string {
+  if (items.length === 0) return '<p class="muted">none</p>'
+  return `<ul>${items.map((b) => `<li><a href="/task/${esc(b.id)}">${esc(b.short_id)}</a> ${esc(b.title)} <span class="badge">${esc(b.status)}</span></li>`).join('')}</ul>`
+}
+
+/** What an event says, in one line. */
+function eventLine(e: LogResult['events'][number], links: string | null): string {
+  const details = describeDetails(e.details)
+  // Subjects are "op tsk-…: title": say the op once, and the id as a link when there is one.
+  let subject = e.subject.startsWith(`${e.op} `) ? e.subject.slice(e.op.length + 1) : e.subject
+  const named = e.tasks.find((id) => subject.startsWith(`${id}: `))
+  if (named && links !== null) subject = subject.slice(named.length + 2)
+  const text = links === null ? '' : ` ${links} <span class="muted">${esc(subject)}</span>`
+  return `${esc(e.op)}${text}${details ? ` · ${esc(details)}` : ''}`
+}
+
+function timeOf(iso: string): string {
+  const d = new Date(iso)
+  return Number.isNaN(d.getTime()) ? iso : d.toISOString().replace('T', ' ').slice(0, 19)
+}
+
+/** The card page: fields, description, comments, neighbours, history; forms for the actions. */
+export function taskPage(ctx: PageContext, d: ShowResult, history: LogResult, markdown: (text: string) => string): string {
+  const t = d.task
+  const fields: Array<[string, string]> = [
+    ['state', t.state],
+    ['priority', `P${t.priority}`],
+    ['owner', t.owner ? `${t.owner}${t.status === 'in_progress' ? ` (epoch ${t.epoch}${t.lease_expires ? `, ${leaseLeft(t.lease_expires, ctx.now)}` : ''})` : ''}` : '—'],
+    ['assignee', t.assignee ?? '—'],
+    ['tags', t.tags.map((x) => `#${x}`).join(' ') || '—'],
+    ['parent', t.parent ?? '—'],
+    ['created', `${timeOf(t.created_at)} by ${t.created_by}`],
+    ['updated', `${timeOf(t.updated_at)} by ${t.updated_by}`],
+  ]
+  if (t.block_note) fields.push(['blocked', t.block_note])
+  const comments = d.comments.length
+    ? d.comments.map((c) => `<div class="comment kind-${esc(c.kind)}"><div class="muted">${esc(c.author)} · ${esc(c.kind)} · ${esc(timeOf(c.created_at))}</div><div class="md">${markdown(c.body)}</div></div>`).join('')
+    : '<p class="muted">no comments</p>'
+  const events = history.events.map((e) => `<li><span class="muted">${esc(timeOf(e.date))}</span> <strong>${esc(e.actor)}</strong> ${eventLine(e, null)}</li>`).join('')
+  const forms = ctx.token
+    ? `<div class="actions big">${actions(t, ctx).replace(/^<div class="actions">|<\/div>$/g, '')}
+<button type="button" data-action="assign" data-id="${esc(t.id)}">Assign…</button></div>
+<form data-form="comment" data-id="${esc(t.id)}"><textarea name="text" rows="3" placeholder="Comment (Markdown)" required></textarea><button type="submit">Comment</button></form>
+<details><summary>Edit</summary><form data-form="edit" data-id="${esc(t.id)}" data-revision="${t.revision}">
+<label>Title <input name="title" value="${esc(t.title)}" maxlength="500"></label>
+<label>Priority <input name="priority" type="number" min="0" max="4" value="${t.priority}"></label>
+<label>Description <textarea name="body" rows="8">${esc(d.body)}</textarea></label><button type="submit">Save</button></form></details>`
+    : ''
+  const broken = d.broken.length ? `<p class="notice">${d.broken.map((b) => esc(`${b.path}: ${b.error}`)).join('<br>')}</p>` : ''
+  return `<article class="task state-${esc(t.state)}" data-id="${esc(t.id)}">
+<h1><span class="sid">${esc(t.short_id)}</span> ${esc(t.title)}</h1>
+<p class="muted">${esc(t.id)}</p>${broken}
+<dl class="fields">${fields.map(([k, v]) => `<dt>${k}</dt><dd>${k === 'parent' && t.parent ? `<a href="/task/${esc(t.parent)}">${esc(v)}</a>` : esc(v)}</dd>`).join('')}${extraBadges(t) ? `<dt>marks</dt><dd>${extraBadges(t)}</dd>` : ''}</dl>
+${forms}
+<h2>Description</h2><div class="md description">${d.body.trim() ? markdown(d.body) : '<p class="muted">no description</p>'}</div>
+<div class="related"><div><h2>Depends on</h2>${brief(d.dependencies)}</div><div><h2>Dependents</h2>${brief(d.dependents)}</div><div><h2>Sub-items</h2>${brief(d.subitems)}</div></div>
+<h2>Comments</h2>${comments}
+<h2>History</h2><ul class="history">${events || '<li class="muted">no events</li>'}</ul>
+</article>`
+}
+
+/** The activity timeline: the list's recent events, newest first. */
+export function activityPage(log: LogResult, shortIds: ReadonlyMap<string, string>): string {
+  const rows = log.events
+    .map((e) => {
+      const tasks = e.tasks.map((id) => `<a href="/task/${esc(id)}">${esc(shortIds.get(id) ?? id)}</a>`).join(' ')
+      return `<li><span class="muted">${esc(timeOf(e.date))}</span> <strong>${esc(e.actor)}</strong> ${eventLine(e, tasks)}</li>`
+    })
+    .join('\n')
+  return `<h1>Activity</h1><ul class="timeline">${rows || '<li class="muted">nothing yet</li>'}</ul>`
+}
+
+/** The graph view: the same SVG as `tasks graph`, inline so a node opens its card. */
+export function graphPage(svg: string, all: boolean): string {
+  return `<div class="toolbar"><a href="${all ? '/graph' : '/graph?all=1'}">${all ? 'open items only' : 'include done and cancelled'}</a> · <a href="/graph.svg${all ? '?all=1' : ''}" download="tasks-graph.svg">download SVG</a></div><div class="graph">${svg}</div>`
+}

@@ -1,0 +1,453 @@
+/**
+ * `tasks board`: a small HTTP server over the app layer. Reads use one
+ * long-lived session (the ref's tip re-read before each); every action opens
+ * a session as the board's actor and calls the same use case the CLI
+ * command calls (src/app/task-actions.ts), so it goes through the one
+ * transaction path and a refusal ("already claimed by agent-3") comes back
+ * to the page with its code. The server never touches git itself.
+ *
+ * Safety: it listens on 127.0.0.1 unless told otherwise; a random token made
+ * at start is required in a header on every request that changes state
+ * (a page from another origin cannot set it), reads check the Host header
+ * (no DNS rebinding), and beyond loopback every request needs the token. The
+ * pages load only /board.js and /board.css, under a Content-Security-Policy
+ * that allows no other script.
+ *
+ * Live updates: the tip is polled (in-process reads, no git process) and a
+ * move is sent to every open page as a Server-Sent Event; the page then
+ * fetches itself again and swaps its content.
+ */
+import {randomBytes, timingSafeEqual} from 'node:crypto'
+import {type IncomingMessage, type ServerResponse, createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import type * as Engine from '../engine'
+import type {Session} from '../app/session'
+import type {ListResult} from '../app/task-actions'
+import type {TaskView} from '../core/task-view'
+import {BOARD_CSS, BOARD_JS} from './assets'
+import {renderMarkdown} from './markdown'
+import {type BoardFilters, type PageContext, activityPage, boardPage, columnPage, columnsOf, esc, graphPage, layout, taskPage} from './pages'
+
+export interface BoardOptions {
+  /** The engine bundle (dist/engine.js): the app layer's use cases. */
+  engine: typeof Engine
+  /** The SVG renderer, loaded on first use. */
+  svg: () => {renderSvg(g: import('../core/task-graph').TaskGraph, title?: string): string}
+  cwd: string
+  list: string
+  as?: string
+  offline?: boolean
+  host: string
+  port: number
+  /** How often the ref is checked for moves, in ms. */
+  pollMs?: number
+  /** With a remote configured: run `tasks sync` this often (seconds), so other clones' work arrives by itself. 0: never. */
+  syncEverySeconds?: number
+}
+
+export interface RunningBoard {
+  url: string
+  host: string
+  port: number
+  token: string
+  actor: string
+  list: string
+  /** True when the address is reachable from other machines (then reads need the token too). */
+  exposed: boolean
+  close(): Promise<void>
+}
+
+/** A request the board refuses before reaching the app layer. */
+class Refusal {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly message: string,
+  ) {}
+}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i
+
+/** HTTP status for a refused use case, from the CLI's exit code. */
+const STATUS_OF_EXIT: Record<number, number> = {1: 500, 2: 400, 3: 404, 4: 409, 5: 422, 6: 403}
+
+/** Cached per commit (and for a few seconds at most: leases expire with time, not commits). */
+const CACHE_MS = 5000
+const MAX_BODY = 1 << 20
+const MIN_EVENT_GAP_MS = 1000
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
+function cookieValue(req: IncomingMessage, name: string): string | null {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const i = part.indexOf('=')
+    if (i !== -1 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim()
+  }
+  return null
+}
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length
+    if (size > MAX_BODY) throw new Refusal(413, 'too_large', 'the request is too large')
+    chunks.push(chunk as Buffer)
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}')
+  } catch {
+    throw new Refusal(400, 'bad_request', 'the request is not JSON')
+  }
+}
+
+function text(p: Record<string, unknown>, key: string): string {
+  const v = p[key]
+  if (typeof v !== 'string') throw new Refusal(400, 'bad_request', `"${key}" must be text`)
+  return v
+}
+
+function optionalText(p: Record<string, unknown>, key: string): string | undefined {
+  const v = p[key]
+  if (v === undefined || v === null || v === '') return undefined
+  if (typeof v !== 'string') throw new Refusal(400, 'bad_request', `"${key}" must be text`)
+  return v
+}
+
+/** Start the board; resolves once it listens. */
+export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
+  const e = o.engine
+  const token = randomBytes(24).toString('base64url')
+  const reader: Session = await e.Session.open({cwd: o.cwd, list: o.list, as: o.as, offline: o.offline, json: true})
+  let actor: string
+  try {
+    actor = await reader.actor()
+    await reader.store.load() // not_initialised: say so now, not on the first page
+  } catch (error) {
+    reader.close()
+    throw error
+  }
+  // What reads would warn about on a terminal (behind the remote, unpublished commits) goes on the pages instead.
+  let notices = new Map<string, string>()
+  let gathering = new Map<string, string>()
+  reader.warn = (w) => void gathering.set(w.kind, w.message)
+  const exposed = !LOOPBACK.test(o.host)
+  const cookieName = () => `tasks_board_${port}`
+  let port = o.port
+
+  // One read at a time on the shared session (its store keeps one index and one reader process).
+  let queue: Promise<unknown> = Promise.resolve()
+  const serial = <T>(f: () => Promise<T>): Promise<T> => {
+    const run = queue.then(f, f)
+    queue = run.catch(() => undefined)
+    return run
+  }
+  const fresh = async (): Promise<string> => (await reader.store.refreshTip()) ?? ''
+
+  let boardCache: {commit: string; at: number; list: ListResult} | null = null
+  const boardRows = (): Promise<ListResult> =>
+    serial(async () => {
+      const commit = await fresh()
+      if (boardCache && boardCache.commit === commit && Date.now() - boardCache.at < CACHE_MS) return boardCache.list
+      gathering = new Map()
+      const list = await e.actions.list(reader, {all: true})
+      notices = gathering
+      boardCache = {commit, at: Date.now(), list}
+      return list
+    })
+  const svgCache = new Map<string, string>()
+
+  const context = (authed: boolean, commit: string): PageContext => ({list: o.list, actor, commit, now: reader.now(), token: authed ? token : null, notices: [...notices.values()]})
+
+  // ------------------------------------------------------------ live updates
+  const streams = new Set<ServerResponse>()
+  let lastTip = reader.store.tip ?? ''
+  let lastSent = 0
+  const poll = async () => {
+    // At most one event a second: a list many agents write to moves several times a second, and each event
+    // makes every open page ask again (the server builds its view once per commit).
+    if (Date.now() - lastSent < MIN_EVENT_GAP_MS) return
+    const tip = await serial(fresh).catch(() => lastTip)
+    if (tip === lastTip) return
+    lastTip = tip
+    lastSent = Date.now()
+    for (const res of streams) res.write(`event: ref\ndata: ${tip}\n\n`)
+  }
+  const poller = setInterval(() => void poll(), o.pollMs ?? 300)
+  const keepAlive = setInterval(() => {
+    for (const res of streams) res.write(': keep-alive\n\n')
+  }, 15000)
+
+  // ------------------------------------------------------------ sync with the remote, when asked to
+  let syncing = false
+  let lastSyncProblem = ''
+  const syncer =
+    o.syncEverySeconds && o.syncEverySeconds > 0
+      ? setInterval(() => {
+          if (syncing) return
+          syncing = true
+          void (async () => {
+            const session = await e.Session.open({cwd: o.cwd, list: o.list, as: actor, json: true})
+            try {
+              await e.actions.sync(session)
+              lastSyncProblem = ''
+            } catch (error) {
+              const message = e.toTasksError(error as Error).message
+              if (message !== lastSyncProblem) process.stderr.write(`${JSON.stringify({warning: {kind: 'board_sync_failed', message}})}\n`)
+              lastSyncProblem = message
+            } finally {
+              session.close()
+              syncing = false
+              void poll()
+            }
+          })().catch(() => {
+            syncing = false
+          })
+        }, o.syncEverySeconds * 1000)
+      : null
+
+  // ------------------------------------------------------------ actions
+  const ACTIONS: Record<string, (s: Session, p: Record<string, unknown>) => Promise<unknown>> = {
+    add: (s, p) =>
+      e.actions.add(s, {
+        title: text(p, 'title'),
+        body: optionalText(p, 'body'),
+        tags: Array.isArray(p.tags) ? p.tags.map((t) => String(t)) : undefined,
+        priority: typeof p.priority === 'number' || typeof p.priority === 'string' ? p.priority : undefined,
+        parent: optionalText(p, 'parent'),
+      }),
+    comment: (s, p) => e.actions.comment(s, text(p, 'id'), text(p, 'text')),
+    claim: (s, p) => e.actions.claim(s, text(p, 'id')),
+    done: (s, p) => e.actions.finish(s, text(p, 'id')),
+    block: (s, p) => e.actions.block(s, text(p, 'id'), text(p, 'note')),
+    reopen: (s, p) => e.actions.reopen(s, text(p, 'id')),
+    assign: (s, p) => e.actions.assign(s, text(p, 'id'), optionalText(p, 'assignee') ?? null),
+    edit: async (s, p) => {
+      // Only the fields the person changed, and only if nobody changed the card since the form was filled.
+      const current = await e.actions.show(s, text(p, 'id'))
+      const t = current.task
+      if (typeof p.revision === 'number' && p.revision !== t.revision) {
+        throw new Refusal(409, 'edit_conflict', `${t.short_id} was changed by ${t.updated_by} since this page was loaded; reload it and edit again`)
+      }
+      const title = optionalText(p, 'title')
+      const body = typeof p.body === 'string' ? p.body : undefined
+      const priority = p.priority === undefined || p.priority === '' ? undefined : Number(p.priority)
+      return e.actions.edit(s, {
+        id: t.id,
+        title: title !== undefined && title !== t.title ? title : undefined,
+        body: body !== undefined && body.replace(/\r\n/g, '\n').trimEnd() !== current.body.trimEnd() ? body.replace(/\r\n/g, '\n') : undefined,
+        priority: priority !== undefined && priority !== t.priority ? priority : undefined,
+      })
+    },
+  }
+
+  async function runAction(name: string, payload: Record<string, unknown>): Promise<unknown> {
+    const f = ACTIONS[name]
+    if (!f) throw new Refusal(404, 'unknown_action', `no action "${name}"`)
+    const session = await e.Session.open({cwd: o.cwd, list: o.list, as: actor, offline: o.offline, json: true})
+    try {
+      const result = await f(session, payload)
+      const pub = session.publication()
+      return pub ? {...(result as object), published: pub.published} : result
+    } finally {
+      session.close()
+      void poll()
+    }
+  }
+
+  // ------------------------------------------------------------ requests
+  function send(res: ServerResponse, status: number, type: string, body: string, headers: Record<string, string> = {}): void {
+    res.writeHead(status, {
+      'Content-Type': type,
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+      'X-Frame-Options': 'DENY',
+      'Content-Security-Policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+      ...headers,
+    })
+    res.end(body)
+  }
+  const html = (res: ServerResponse, status: number, body: string) => send(res, status, 'text/html; charset=utf-8', body)
+  const json = (res: ServerResponse, status: number, body: unknown) => send(res, status, 'application/json; charset=utf-8', JSON.stringify(body))
+
+  function hostAllowed(req: IncomingMessage): boolean {
+    if (exposed) return true // the token guards every request there
+    const host = (req.headers.host ?? '').toLowerCase()
+    return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${o.host.toLowerCase()}:${port}`].includes(host)
+  }
+
+  function tokenFrom(req: IncomingMessage, url: URL): {header: boolean; any: boolean} {
+    const header = req.headers['x-board-token']
+    const h = typeof header === 'string' && sameSecret(header, token)
+    const q = url.searchParams.get('token')
+    const c = cookieValue(req, cookieName())
+    return {header: h, any: h || (q !== null && sameSecret(q, token)) || (c !== null && sameSecret(c, token))}
+  }
+
+  function failure(res: ServerResponse, error: unknown, asJson: boolean, ctx: PageContext | null): void {
+    let status: number
+    let body: {code: string; message: string; [k: string]: unknown}
+    if (error instanceof Refusal) {
+      status = error.status
+      body = {code: error.code, message: error.message}
+    } else {
+      const te = e.toTasksError(error as Error)
+      status = STATUS_OF_EXIT[te.exitCode] ?? 500
+      body = te.toJSON().error as typeof body
+    }
+    if (asJson || !ctx) json(res, status, {error: body})
+    else html(res, status, layout(ctx, 'error', 'error', `<h1>${esc(status)}</h1><p>${esc(body.message)}</p><p><a href="/">back to the board</a></p>`))
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://board.invalid')
+    if (!hostAllowed(req)) return send(res, 421, 'text/plain', 'wrong host\n')
+    const auth = tokenFrom(req, url)
+    const path = url.pathname
+
+    if (req.method === 'POST') {
+      if (!auth.header) return json(res, 403, {error: {code: 'token_required', message: 'this request needs the board token (the address `tasks board` printed at start)'}})
+      const origin = req.headers.origin
+      if (origin && origin !== `http://${req.headers.host}`) return json(res, 403, {error: {code: 'bad_origin', message: 'requests from other sites are refused'}})
+      if (!(req.headers['content-type'] ?? '').startsWith('application/json')) return json(res, 415, {error: {code: 'bad_request', message: 'send JSON'}})
+      const m = /^\/api\/([a-z]+)$/.exec(path)
+      if (!m) return json(res, 404, {error: {code: 'not_found', message: 'no such action'}})
+      try {
+        const payload = await readBody(req)
+        if (!payload || typeof payload !== 'object' || Array.isArray(payload)) throw new Refusal(400, 'bad_request', 'send a JSON object')
+        json(res, 200, await runAction(m[1]!, payload as Record<string, unknown>))
+      } catch (error) {
+        failure(res, error, true, null)
+      }
+      return
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain', 'method not allowed\n', {Allow: 'GET, POST'})
+    if (exposed && !auth.any) return send(res, 401, 'text/plain; charset=utf-8', 'this board is reachable from other machines: open it with the address tasks board printed (it carries the token)\n')
+    // The token in the address: keep it in a cookie (this board only) and drop it from the address bar.
+    if (url.searchParams.has('token') && auth.any) {
+      url.searchParams.delete('token')
+      const location = `${url.pathname}${url.search}`
+      return send(res, 303, 'text/plain', '', {Location: location, 'Set-Cookie': `${cookieName()}=${token}; HttpOnly; SameSite=Strict; Path=/`})
+    }
+    if (path === '/board.js') return send(res, 200, 'text/javascript; charset=utf-8', BOARD_JS)
+    if (path === '/board.css') return send(res, 200, 'text/css; charset=utf-8', BOARD_CSS)
+    if (path === '/favicon.ico') return send(res, 204, 'text/plain', '')
+    if (path === '/events') {
+      res.writeHead(200, {'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no'})
+      res.write(`retry: 1000\nevent: ref\ndata: ${lastTip}\n\n`)
+      streams.add(res)
+      req.on('close', () => streams.delete(res))
+      return
+    }
+    let ctx: PageContext | null = null
+    try {
+      const filters: BoardFilters = {tag: url.searchParams.get('tag') ?? undefined, owner: url.searchParams.get('owner') ?? undefined, q: url.searchParams.get('q') ?? undefined}
+      if (path === '/') {
+        const list = await boardRows()
+        ctx = context(auth.any, list.commit)
+        return html(res, 200, layout(ctx, 'board', 'board', boardPage(ctx, list, columnsOf(list.tasks, filters), filters)))
+      }
+      const column = /^\/column\/([a-z_]+)$/.exec(path)
+      if (column) {
+        const list = await boardRows()
+        ctx = context(auth.any, list.commit)
+        const cards = columnsOf(list.tasks, filters).get(column[1]!)
+        if (!cards) throw new Refusal(404, 'not_found', 'no such column')
+        const offset = Math.max(0, Number(url.searchParams.get('offset') ?? 0) || 0)
+        return html(res, 200, columnPage(column[1]!, cards, offset, ctx, filters))
+      }
+      const task = /^\/task\/([^/]+)$/.exec(path)
+      if (task) {
+        const id = decodeURIComponent(task[1]!)
+        const [detail, history, commit] = await serial(async () => {
+          const c = await fresh()
+          const d = await e.actions.show(reader, id)
+          const h = await e.history.log(reader, d.task.id, {limit: 100})
+          return [d, h, c] as const
+        })
+        ctx = context(auth.any, commit)
+        return html(res, 200, layout(ctx, detail.task.title, 'task', taskPage(ctx, detail, history, renderMarkdown)))
+      }
+      if (path === '/activity') {
+        const list = await boardRows()
+        const log = await serial(async () => e.history.log(reader, undefined, {limit: 200}))
+        ctx = context(auth.any, list.commit)
+        const shorts = new Map(list.tasks.map((t: TaskView) => [t.id, t.short_id]))
+        return html(res, 200, layout(ctx, 'activity', 'activity', activityPage(log, shorts)))
+      }
+      if (path === '/graph' || path === '/graph.svg') {
+        const all = url.searchParams.get('all') === '1'
+        const [svg, commit] = await serial(async () => {
+          const c = await fresh()
+          const key = `${c}:${all}:${Math.floor(Date.now() / CACHE_MS)}`
+          let s = svgCache.get(key)
+          if (s === undefined) {
+            const g = await e.graph.taskGraph(reader, [], {all})
+            s = o.svg().renderSvg(g, `${o.list}: ${g.nodes.length} items`)
+            svgCache.clear()
+            svgCache.set(key, s)
+          }
+          return [s, c] as const
+        })
+        if (path === '/graph.svg') return send(res, 200, 'image/svg+xml; charset=utf-8', svg)
+        ctx = context(auth.any, commit)
+        return html(res, 200, layout(ctx, 'graph', 'graph', graphPage(svg.replace(/^<\?xml[^>]*>\s*/, ''), all)))
+      }
+      ctx = context(auth.any, lastTip)
+      return html(res, 404, layout(ctx, 'not found', 'error', '<h1>Not found</h1><p><a href="/">back to the board</a></p>'))
+    } catch (error) {
+      failure(res, error, false, ctx ?? context(auth.any, lastTip))
+    }
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      if (!res.headersSent) json(res, 500, {error: {code: 'internal', message: String((error as Error)?.message ?? error)}})
+      else res.end()
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(o.port, o.host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  }).catch((error: NodeJS.ErrnoException) => {
+    clearInterval(poller)
+    clearInterval(keepAlive)
+    if (syncer) clearInterval(syncer)
+    reader.close()
+    throw Object.assign(new Error(`cannot listen on ${o.host}:${o.port}: ${error.code ?? error.message}`), {listenFailed: true, cause: error})
+  })
+  port = (server.address() as AddressInfo).port
+  // Build the kanban's view of the list before saying where the board is, so the first page is served at once.
+  await boardRows().catch(() => undefined)
+  const shownHost = o.host.includes(':') ? `[${o.host}]` : o.host
+  const url = `http://${shownHost}:${port}/?token=${token}`
+  return {
+    url,
+    host: o.host,
+    port,
+    token,
+    actor,
+    list: o.list,
+    exposed,
+    close: async () => {
+      clearInterval(poller)
+      clearInterval(keepAlive)
+      if (syncer) clearInterval(syncer)
+      for (const res of streams) res.end()
+      streams.clear()
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      server.closeAllConnections()
+      await closed
+      await queue.catch(() => undefined)
+      reader.close()
+    },
+  }
+}
