@@ -5,6 +5,7 @@
 import Add from './add'
 import Assign from './assign'
 import Block from './block'
+import Branch from './branch'
 import Cancel from './cancel'
 import Claim from './claim'
 import CommentCommand from './comment'
@@ -17,7 +18,12 @@ import Deps from './deps'
 import Doctor from './doctor'
 import Done from './done'
 import Edit from './edit'
+import Events from './events'
 import Heartbeat from './heartbeat'
+import HooksInstall from './hooks/install'
+import HooksRun from './hooks/run'
+import HooksStatus from './hooks/status'
+import HooksUninstall from './hooks/uninstall'
 import Init from './init'
 import List from './list'
 import Lists from './lists'
@@ -31,15 +37,18 @@ import RemoteUnset from './remote/unset'
 import Reopen from './reopen'
 import Restore from './restore'
 import Rm from './rm'
+import ServerInstallHook from './server/install-hook'
 import Show from './show'
 import Start from './start'
 import Sync from './sync'
 import Undo from './undo'
+import Verify from './verify'
 
 export const COMMANDS = {
   add: Add,
   assign: Assign,
   block: Block,
+  branch: Branch,
   cancel: Cancel,
   claim: Claim,
   comment: CommentCommand,
@@ -52,7 +61,12 @@ export const COMMANDS = {
   doctor: Doctor,
   done: Done,
   edit: Edit,
+  events: Events,
   heartbeat: Heartbeat,
+  'hooks:install': HooksInstall,
+  'hooks:run': HooksRun,
+  'hooks:status': HooksStatus,
+  'hooks:uninstall': HooksUninstall,
   init: Init,
   list: List,
   lists: Lists,
@@ -66,8 +80,10 @@ export const COMMANDS = {
   reopen: Reopen,
   restore: Restore,
   rm: Rm,
+  'server:install-hook': ServerInstallHook,
   show: Show,
   start: Start,
   sync: Sync,
   undo: Undo,
+  verify: Verify,
 }

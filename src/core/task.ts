@@ -13,7 +13,9 @@ export type Status = (typeof STATUSES)[number]
 export const FINISHED: ReadonlySet<Status> = new Set(['done', 'cancelled'])
 
 export const COMMENT_KINDS = ['note', 'decision', 'problem', 'lesson', 'knowledge'] as const
-export type CommentKind = (typeof COMMENT_KINDS)[number]
+/** Kinds only the tool writes: `commit` (a code commit linked to the card by the git hooks, src/hooks). */
+export const TOOL_COMMENT_KINDS = ['commit'] as const
+export type CommentKind = (typeof COMMENT_KINDS)[number] | (typeof TOOL_COMMENT_KINDS)[number]
 
 export const MIN_PRIORITY = 0
 export const MAX_PRIORITY = 4

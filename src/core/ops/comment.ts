@@ -17,7 +17,7 @@ export function compactTimestamp(iso: string): string {
 export function addComment(snap: Snapshot, ctx: OpContext, args: {id: string; text: string; kind?: string}): Plan<{comment: Comment}> {
   const meta = lookup(snap, args.id)
   const kind = (args.kind ?? 'note') as CommentKind
-  if (!COMMENT_KINDS.includes(kind)) {
+  if (!(COMMENT_KINDS as readonly string[]).includes(kind)) {
     throw new UsageError(`"${args.kind}" is not a comment kind: use one of ${COMMENT_KINDS.join(', ')}`, {kind: args.kind}, 'bad_kind')
   }
   const body = checkText('comment', args.text.replace(/\s+$/, ''), snap.config.max_comment_bytes, true)
