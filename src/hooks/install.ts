@@ -150,8 +150,9 @@ export async function uninstall(cwd: string): Promise<HooksResult> {
 export async function status(cwd: string): Promise<HooksResult> {
   const place = await hookPlace(cwd)
   const hooks = CLIENT_HOOKS.map((name) => stateOf(place.dir, name))
-  const queue = join(place.commonDir, 'git-tasks', 'hook-queue')
-  const queued = existsSync(queue) ? readFileSync(queue, 'utf8').split('\n').filter(Boolean).length : 0
+  const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0)
+  // Waiting: new lines, and lines kept for another try because the remote did not answer.
+  const queued = lines(join(place.commonDir, 'git-tasks', 'hook-queue')) + lines(join(place.commonDir, 'git-tasks', 'hook-queue.retry'))
   return {hooks_dir: place.dir, hooks_path_config: place.hooksPathConfig, hooks, command: commandIn(hooks), failures: readFailures(place.commonDir, 10), queued}
 }
 

@@ -11,7 +11,7 @@
  * handled on its own: a failure is written to the hooks log and the next
  * line goes on. Nothing here ever reaches the terminal of `git commit`.
  */
-import {closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync} from 'node:fs'
+import {appendFileSync, closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 import {commitTrailers, linkCommit, linkTargets, linksCommit, type LinkedCommit} from '../core/commit-link'
 import {NotFoundError, TasksError} from '../core/errors'
@@ -25,6 +25,8 @@ import {git} from '../refstore/git-process'
 import {hookDir, logFailure} from './log'
 
 const ZERO = /^0+$/
+/** Errors that mean the remote could not be reached: the line is kept for the next run. */
+const NETWORK_CODES = new Set(['remote_timeout', 'remote_unreachable', 'fetch_failed', 'push_failed'])
 /** A lock older than this was left by a runner that died: taken over. */
 const STALE_LOCK_MS = 10 * 60_000
 /** How long a pre-push entry waits for its `git push` to end before judging whether it went through. */
@@ -74,7 +76,20 @@ export async function runQueue(cwd: string, list: string): Promise<RunResult> {
   const queue = join(dir, 'hook-queue')
   const lock = join(dir, 'hook-queue.lock')
   const ctx = new RunContext(cwd, list, top.commonDir, result)
+  const retry = join(dir, 'hook-queue.retry')
   try {
+    // Lines an earlier run could not finish because the remote did not answer: once more, first.
+    if (existsSync(retry) && tryLock(lock)) {
+      try {
+        const pending = readFileSync(retry, 'utf8')
+        rmSync(retry, {force: true})
+        const newer = existsSync(queue) ? readFileSync(queue, 'utf8') : ''
+        writeFileSync(`${queue}.tmp`, pending + newer)
+        renameSync(`${queue}.tmp`, queue)
+      } finally {
+        rmSync(lock, {force: true})
+      }
+    }
     while (existsSync(queue)) {
       if (!tryLock(lock)) {
         result.busy = true
@@ -117,6 +132,11 @@ class RunContext {
 
   private fail(hook: string, commit: string | null, error: unknown): void {
     const e = error instanceof TasksError ? error : toTasksError(error as Error)
+    if (NETWORK_CODES.has(e.code) && !this.remoteDown) {
+      // Keep the line for the next run, and do not wait on the remote again in this one.
+      this.remoteDown = true
+      this.retryLater(this.currentLine)
+    }
     this.result.failures++
     logFailure(this.commonDir, {time: new Date().toISOString(), hook, commit, code: e.code, message: e.message})
   }
@@ -132,13 +152,32 @@ class RunContext {
     return this.session
   }
 
+  /** Set once the remote failed to answer in this run: later lines wait for the next run instead of timing out one by one. */
+  private remoteDown = false
+  private currentLine = ''
+
   async handle(line: string): Promise<void> {
     const [kind, ...rest] = line.split(' ')
+    if (this.remoteDown) {
+      this.retryLater(line)
+      return
+    }
+    this.currentLine = line
     try {
       if (kind === 'commit') await this.commit(rest[0] ?? '', rest[1] ?? 'HEAD')
       else if (kind === 'push') await this.push(rest)
     } catch (error) {
       this.fail(kind === 'push' ? 'pre-push' : 'post-commit', kind === 'commit' ? (rest[0] ?? null) : null, error)
+    }
+  }
+
+  private retryLater(line: string): void {
+    // A push line's `git push` is over by now: no need to wait for its process again.
+    const kept = line.startsWith('push ') ? line.replace(/^push \d+ /, 'push 0 ') : line
+    try {
+      appendFileSync(join(hookDir(this.commonDir), 'hook-queue.retry'), `${kept}\n`)
+    } catch {
+      // Logged already.
     }
   }
 
@@ -197,9 +236,9 @@ class RunContext {
       if (ok.code !== 0) return
     }
     const range = ZERO.test(remoteSha ?? '0')
-      ? [localSha, '--not', ...(tracking ? [`--exclude=${tracking}`] : []), `--remotes=${remote ?? '*'}`]
+      ? [localSha, '--not', ...(tracking ? [`--exclude=${remote}/${branch}`] : []), `--remotes=${remote ?? '*'}`]
       : [localSha, `^${remoteSha}`]
-    const r = await git(['log', '--format=%H%x1e', '--grep=^\\(closes\\|fixes\\):', '-i', ...range, '--'], {cwd: this.cwd})
+    const r = await git(['log', '-n1000', '--format=%H%x1e', '--grep=^\\(closes\\|fixes\\):', '-i', ...range, '--'], {cwd: this.cwd})
     if (r.code !== 0) return
     const shas = r.stdout.split('\x1e').map((s) => s.trim()).filter(Boolean).reverse()
     if (shas.length === 0) return
@@ -223,7 +262,7 @@ class RunContext {
       const done = await mutate(session, (snap, ctx) => finishTask(snap, ctx, {id: target}))
       if (done.commit) this.result.closed++
     } catch (error) {
-      if (!(error instanceof TasksError) || error instanceof NotFoundError || error.code === 'broken_task_file') throw error
+      if (!(error instanceof TasksError) || error instanceof NotFoundError || error.code === 'broken_task_file' || error.exitCode === 1) throw error
       // The rules refused: say so on the card, where its owner will look.
       const why = `commit ${commit.sha.slice(0, 12)} ("${commit.subject.slice(0, 120)}") was pushed with Closes/Fixes ${target}, but the card was not finished: ${error.message} [${error.code}]`
       await mutate(session, (snap, ctx) => addComment(snap, ctx, {id: target, text: why, kind: 'problem'}))
