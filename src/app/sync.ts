@@ -55,7 +55,7 @@ export async function mergeTips(session: Session, ours: string, theirs: string, 
   const summary = merged.notes.length + rec.repairs.length === 0 ? 'clean' : `${merged.notes.length} merge note(s), ${rec.repairs.length} repair(s)`
   const lines = [...merged.notes.map((n) => `- ${n.message}`), ...rec.repairs.map((r) => `- repaired: ${r.message}`)]
   const message = `sync: merge ${remoteName}/tasks/${session.list} (${summary})\n\n${lines.length ? `${lines.join('\n')}\n\n` : ''}${trailers.join('\n')}\n`
-  const commit = store.writeCommit(tree2, [ours, theirs], actor, now, message)
+  const commit = await store.writeFinalCommit(tree2, [ours, theirs], actor, now, message)
   return {commit, notes: merged.notes, repairs: rec.repairs}
 }
 
