@@ -28,6 +28,18 @@ ${HOOK_MARKER}: ${name}. Written by \`tasks hooks install\`; \`tasks hooks unins
 # A hook that was here before runs first, as ${name}${CHAINED_SUFFIX}; its exit status is passed on.
 `
 
+/**
+ * Sets g (the git dir) and h (the first line of its HEAD) without a git
+ * process when git told the hook where the index is (GIT_INDEX_FILE, set for
+ * the commit hooks; its directory is the git dir, also in a worktree), else
+ * with one \`git rev-parse\`.
+ */
+const READ_HEAD = `g=
+case "$GIT_INDEX_FILE" in */*) g=\${GIT_INDEX_FILE%/*} ;; ?*) g=. ;; esac
+[ -n "$g" ] && [ -f "$g/HEAD" ] || g=$(git rev-parse --git-dir 2>/dev/null) || exit 0
+h=
+read -r h <"$g/HEAD" 2>/dev/null`
+
 /** Start the background worker: detached, no terminal, no pipes to git. */
 function spawnRunner(cli: string): string {
   return `if command -v setsid >/dev/null 2>&1; then setsid ${cli} hooks run </dev/null >/dev/null 2>&1 &
@@ -44,18 +56,33 @@ export function clientHookScript(name: ClientHook, cli: string): string {
     case 'prepare-commit-msg':
       // Only a message given with -m/-F/-C or an amend gets the trailer: in the editor an
       // added line would turn "quit without writing" into a commit instead of an abort.
+      // Shell built-ins only on the common path: no process is started.
       return `${header(name)}c="$0${CHAINED_SUFFIX}"
 if [ -x "$c" ]; then "$c" "$@" || exit $?; fi
 [ -n "$TASKS_HOOKS_DISABLE" ] && exit 0
 case "$2" in message|commit) ;; *) exit 0 ;; esac
-b=$(git symbolic-ref --short -q HEAD 2>/dev/null) || exit 0
+${READ_HEAD}
+case "$h" in "ref: refs/heads/"*) b=\${h#ref: refs/heads/} ;; *) exit 0 ;; esac
 t=\${b#*/}
 case "$t" in */*) exit 0 ;; esac
 case "$t" in tsk-*) t=\${t#tsk-} ;; *) [ "\${b%%/*}" = task ] && [ "$t" != "$b" ] || exit 0 ;; esac
 t=\${t%%-*}
 case "$t" in *[!0-9a-hjkmnp-tv-z]*|''|?|??|???) exit 0 ;; esac
-grep -qiE '^(task|refs|closes|fixes):' "$1" 2>/dev/null && exit 0
-git interpret-trailers --in-place --trailer "Task: tsk-$t" "$1" >/dev/null 2>&1
+last=
+p=0
+while IFS= read -r l || [ -n "$l" ]; do
+  case "$l" in
+    [Tt][Aa][Ss][Kk]:*|[Rr][Ee][Ff][Ss]:*|[Cc][Ll][Oo][Ss][Ee][Ss]:*|[Ff][Ii][Xx][Ee][Ss]:*) exit 0 ;;
+    '#'*) ;;
+    '') [ -n "$last" ] && p=1 ;;
+    *) last=$l ;;
+  esac
+done <"$1"
+[ -n "$last" ] || exit 0
+# Beside an existing trailer block, else as a new paragraph (never into the subject's).
+sep='\\n'
+case "$last" in *' '*': '*) ;; [A-Za-z]*': '*) [ "$p" = 1 ] && sep= ;; esac
+printf "$sep%s\\n" "Task: tsk-$t" >>"$1" 2>/dev/null
 exit 0
 `
     case 'post-commit':
@@ -63,11 +90,22 @@ exit 0
 s=0
 if [ -x "$c" ]; then "$c" "$@"; s=$?; fi
 [ -n "$TASKS_HOOKS_DISABLE" ] && exit $s
-r=$(git rev-parse --git-common-dir HEAD --abbrev-ref HEAD 2>/dev/null) || exit $s
-{ read -r d; read -r h; read -r b; } <<GIT_TASKS_END
+${READ_HEAD}
+d=$g
+[ -f "$g/commondir" ] && { read -r d <"$g/commondir"; case "$d" in /*) ;; *) d="$g/$d" ;; esac; }
+o=
+case "$h" in
+  "ref: refs/heads/"*) b=\${h#ref: refs/heads/}; [ -f "$d/refs/heads/$b" ] && read -r o <"$d/refs/heads/$b" ;;
+  ????????????????????????????????????????*) b=HEAD; o=$h ;;
+esac
+if [ -z "$o" ]; then
+  r=$(git rev-parse --git-common-dir HEAD --abbrev-ref HEAD 2>/dev/null) || exit $s
+  { read -r d; read -r o; read -r b; } <<GIT_TASKS_END
 $r
 GIT_TASKS_END
-mkdir -p "$d/git-tasks" 2>/dev/null && printf 'commit %s %s\\n' "$h" "$b" >>"$d/git-tasks/hook-queue" 2>/dev/null || exit $s
+fi
+[ -d "$d/git-tasks" ] || mkdir -p "$d/git-tasks" 2>/dev/null
+printf 'commit %s %s\\n' "$o" "$b" >>"$d/git-tasks/hook-queue" 2>/dev/null || exit $s
 ${spawnRunner(cli)}
 exit $s
 `
