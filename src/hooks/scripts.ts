@@ -111,15 +111,25 @@ exit $s
 `
     case 'pre-push':
       return `${header(name)}c="$0${CHAINED_SUFFIX}"
-i=$(cat)
-if [ -x "$c" ]; then
-  if [ -n "$i" ]; then printf '%s\\n' "$i" | "$c" "$@" || exit $?; else "$c" "$@" </dev/null || exit $?; fi
-fi
+i=
+while IFS= read -r l; do i="$i$l
+"; done
+if [ -x "$c" ]; then printf '%s' "$i" | "$c" "$@" || exit $?; fi
 [ -n "$TASKS_HOOKS_DISABLE" ] && exit 0
 [ -n "$i" ] || exit 0
-d=$(git rev-parse --git-common-dir 2>/dev/null) || exit 0
-mkdir -p "$d/git-tasks" 2>/dev/null || exit 0
-printf '%s\\n' "$i" | while read -r lr ls rr rs; do printf 'push %s %s %s %s %s %s\\n' "$PPID" "$1" "$ls" "$rs" "$rr" "$lr"; done >>"$d/git-tasks/hook-queue" 2>/dev/null || exit 0
+g=\${GIT_DIR:-.git}
+if [ -d "$g" ]; then
+  d=$g
+  [ -f "$g/commondir" ] && { read -r d <"$g/commondir"; case "$d" in /*) ;; *) d="$g/$d" ;; esac; }
+else
+  d=$(git rev-parse --git-common-dir 2>/dev/null) || exit 0
+fi
+[ -d "$d/git-tasks" ] || mkdir -p "$d/git-tasks" 2>/dev/null
+while read -r lr ls rr rs; do
+  if [ -n "$ls" ]; then printf 'push %s %s %s %s %s %s\\n' "$PPID" "$1" "$ls" "$rs" "$rr" "$lr"; fi
+done >>"$d/git-tasks/hook-queue" 2>/dev/null <<GIT_TASKS_END
+$i
+GIT_TASKS_END
 ${spawnRunner(cli)}
 exit 0
 `

@@ -44,7 +44,7 @@ async function workerIdle(repo: string): Promise<void> {
     if (!busy) return
     await new Promise((r) => setTimeout(r, 50))
   }
-  throw new Error('the hooks worker did not finish within 15 s')
+  throw new Error(`the hooks worker did not finish within 15 s: ${execFileSync('sh', ['-c', 'ls -la; cat hook-queue* hooks.log; ps -ef | grep -v grep | grep -E "hooks run|git"'], {cwd: dir, encoding: 'utf8'})}`)
 }
 
 async function commitComments(repo: string, id: string): Promise<Array<{body: string}>> {
