@@ -40,11 +40,14 @@ case "$GIT_INDEX_FILE" in */*) g=\${GIT_INDEX_FILE%/*} ;; ?*) g=. ;; esac
 h=
 read -r h <"$g/HEAD" 2>/dev/null`
 
-/** Start the background worker: detached, no terminal, no pipes to git. */
+/**
+ * Start the background worker: detached (its own session), no terminal, no
+ * pipes to git. Not even node starts while git runs: a forked shell waits
+ * for the git process that ran the hook ($PPID) to end, then execs the worker.
+ */
 function spawnRunner(cli: string): string {
-  return `if command -v setsid >/dev/null 2>&1; then setsid ${cli} hooks run </dev/null >/dev/null 2>&1 &
-else ${cli} hooks run </dev/null >/dev/null 2>&1 &
-fi`
+  return `( while kill -0 "$PPID" 2>/dev/null; do sleep 0.1; done
+  if command -v setsid >/dev/null 2>&1; then exec setsid ${cli} hooks run; else exec ${cli} hooks run; fi ) </dev/null >/dev/null 2>&1 &`
 }
 
 /**
