@@ -44,6 +44,8 @@ export interface VerifyResult {
 }
 
 interface CommitInfo {
+  /** Tasks-Undo: the commit an undo takes back. */
+  undoes: string | null
   sha: string
   parents: string[]
   author: string
@@ -64,6 +66,7 @@ async function commitsOf(cwd: string, oldSha: string | null, newSha: string): Pr
     const trailers = messageTrailers(message)
     const value = (k: string) => trailers.find(([key]) => key === k)?.[1] ?? null
     out.push({
+      undoes: value('Tasks-Undo'),
       sha,
       parents: parents.trim() ? parents.trim().split(' ') : [],
       author,
@@ -160,7 +163,8 @@ async function judgeRange(store: ListStore, cwd: string, oldSha: string | null, 
     }
     const before = await load(c.parents[0]!)
     const after = await load(c.sha)
-    judgeCommit(c, before, after, diffs.get(c.sha) ?? [], blobs, removed, result, refuse)
+    const undoBase = c.facts.op === 'undo' && c.undoes ? await undoneState(store, cwd, c, refuse) : null
+    judgeCommit(c, before, after, diffs.get(c.sha) ?? [], blobs, removed, result, refuse, undoBase)
     // Older snapshots are not needed again (commits come parents first).
     if (snapshots.size > 8) for (const k of [...snapshots.keys()].slice(0, snapshots.size - 8)) snapshots.delete(k)
   }
@@ -182,6 +186,7 @@ function judgeCommit(
   removed: Set<string>,
   result: VerifyResult,
   refuse: (commit: string, path: string | null, r: Refusal) => void,
+  undoBase: Snapshot | null,
 ): void {
   const seenTasks = new Set<string>()
   for (const p of paths) {
@@ -248,6 +253,15 @@ function judgeCommit(
           refuse(c.sha, p.path, {rule: 'schema', message: `the card cannot be read: ${now.error}`})
           break
         }
+        if (undoBase) {
+          // An undo puts the card back as it was before the commit it takes back (a new revision, by the actor).
+          const back = undoBase.tasks.get(id)?.meta
+          const strip = (m: typeof back) => (m ? JSON.stringify({...m, revision: 0, epoch: 0, updated_at: '', updated_by: ''}) : null)
+          if (!back || strip(back) !== strip(now.meta) || now.meta.updated_by !== c.facts.actor || (was?.meta && now.meta.epoch < was.meta.epoch)) {
+            refuse(c.sha, p.path, {rule: 'undo_mismatch', message: `an undo of ${c.undoes!.slice(0, 12)} must put the card back as it was before that commit`})
+          }
+          break
+        }
         if (!was && removed.has(id) && c.facts.op !== 'restore') {
           refuse(c.sha, p.path, {rule: 'id_reused', message: `${id} was removed earlier; an id is never reused (\`tasks restore\` brings a card back)`})
         }
@@ -256,6 +270,19 @@ function judgeCommit(
       }
     }
   }
+}
+
+/** The list before the commit an undo takes back, when that commit is the actor's own; else a refusal and null. */
+async function undoneState(store: ListStore, cwd: string, c: CommitInfo, refuse: (commit: string, path: string | null, r: Refusal) => void): Promise<Snapshot | null> {
+  const r = await git(['log', '-1', '--format=%P%x1f%an%x1f%B', c.undoes!, '--'], {cwd})
+  const [parents, author, message] = r.code === 0 ? (r.stdout.split('\x1f') as [string, string, string]) : ['', '', '']
+  const parent = parents.trim().split(' ')[0]
+  const actor = messageTrailers(message ?? '').find(([k]) => k === 'Actor')?.[1] ?? author
+  if (!parent || actor !== c.facts.actor) {
+    refuse(c.sha, null, {rule: 'undo_mismatch', message: `an undo takes back one of the actor's own commits; ${c.undoes!.slice(0, 12)} is ${parent ? `by "${actor}"` : 'not a commit with a parent'}`})
+    return null
+  }
+  return (await store.loadCommit(parent, false)).snapshot
 }
 
 /**

@@ -104,6 +104,16 @@ describe('the pre-receive guard', {timeout: 90_000}, () => {
     await runJson(c, ['claim', held, '--lease', '1h'], {env: ALICE})
     const cancelled = (await runJson(c, ['add', 'Cancelled item'], {env: ALICE})).task.id as string
     await runJson(c, ['cancel', cancelled, '--reason', 'not needed'], {env: ALICE})
+    const needed = (await runJson(c, ['add', 'Needed item'], {env: ALICE})).task.id as string
+    await runJson(c, ['add', 'Needs it', '--depends-on', needed], {env: ALICE})
+    const gone = (await runJson(c, ['add', 'Removed item'], {env: ALICE})).task.id as string
+    const gonePath = taskPath(c, gone)
+    const goneText = gitSync(c, ['cat-file', '-p', `${REF}:${gonePath}`])
+    await runJson(c, ['rm', gone, '--yes'], {env: ALICE})
+    // An undo of one's own change is legal, also when it moves a card back (done → in_progress).
+    await runJson(c, ['done', held], {env: ALICE})
+    await runJson(c, ['undo'], {env: ALICE})
+    expect((await runJson(c, ['show', held])).task.status).toBe('in_progress')
     const good = tipOf(bare)!
     const cases: Array<{name: string; forge: () => string; rule: string}> = [
       {
@@ -122,6 +132,8 @@ describe('the pre-receive guard', {timeout: 90_000}, () => {
         forge: () => forgeTask(c, cancelled, (t) => field(field(field(t, 'status', '"todo"'), 'updated_by', '"alice"'), 'revision', '9'), 'Tasks-Op: reopen\nActor: alice'),
         rule: 'illegal_transition',
       },
+      {name: 'removing an item another depends on', forge: () => putFileOnRef(c, taskPath(c, needed), null, `rm ${needed}\n\nTasks-Op: rm\nActor: alice`), rule: 'has_dependents'},
+      {name: 'a removed id used again', forge: () => putFileOnRef(c, gonePath, goneText, `add ${gone}\n\nTasks-Op: add\nActor: alice`), rule: 'id_reused'},
     ]
     for (const k of cases) {
       gitSync(c, ['update-ref', REF, good])
