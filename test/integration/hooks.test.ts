@@ -182,6 +182,36 @@ describe('hooks never get in the way', {timeout: 90_000}, () => {
     expect((await runJson(repo, ['hooks', 'status'])).failures).toEqual([])
   })
 
+  it('a detached HEAD, a rebase in progress and malformed messages: commits go through; trailers still link', async () => {
+    const {repo, id} = await repoWithList()
+    await runJson(repo, ['hooks', 'install'])
+    git(repo, ['checkout', '-q', '--detach'])
+    const detached = commitFile(repo, 'd', ['on a detached HEAD', `Task: ${id}`])
+    commitFile(repo, 'm', ['malformed trailers', 'Task: ???\nCloses: \nRefs: tsk-'])
+    // A rebase stopped on a conflict; the commit that resolves it runs the hooks mid-rebase.
+    git(repo, ['checkout', '-q', '-b', 'base'])
+    writeFileSync(join(repo, 'c'), 'base\n')
+    git(repo, ['add', 'c'])
+    git(repo, ['commit', '-q', '-m', 'base'])
+    git(repo, ['checkout', '-q', '-b', `task/${id}-rebased`, 'HEAD~1'])
+    writeFileSync(join(repo, 'c'), 'mine\n')
+    git(repo, ['add', 'c'])
+    git(repo, ['commit', '-q', '-m', 'mine'])
+    try {
+      git(repo, ['rebase', '-q', 'base'])
+    } catch {
+      // stopped on the conflict, as intended
+    }
+    writeFileSync(join(repo, 'c'), 'resolved\n')
+    git(repo, ['add', 'c'])
+    git(repo, ['-c', 'core.editor=true', 'rebase', '--continue'])
+    await workerIdle(repo)
+    const links = (await commitComments(repo, id)).map((c) => c.body.split('\n')[0])
+    expect(links).toContain(`commit ${detached}`)
+    expect(links).toContain(`commit ${git(repo, ['rev-parse', 'HEAD']).trim()}`)
+    expect((await runJson(repo, ['hooks', 'status'])).failures).toEqual([])
+  })
+
   it('a broken store: the commit goes through and the failure is in the log that status shows', async () => {
     const {repo, id} = await repoWithList()
     await runJson(repo, ['hooks', 'install'])
