@@ -6,6 +6,7 @@ export default class HooksRun extends TasksCommand<RunResult> {
   static override summary = 'The hooks\' background worker: link queued commits to cards and close cards named by pushed commits.'
   static override description = 'Started detached by the hooks; safe to run by hand (one worker drains the queue at a time). Failures go to the hooks log, shown by `tasks hooks status`; it always exits 0.'
   static override hidden = true
+  static override examples = ['<%= config.bin %> hooks run --json']
 
   protected async execute(): Promise<RunResult> {
     const {flags} = await this.parse(HooksRun)
