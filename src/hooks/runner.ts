@@ -213,11 +213,16 @@ class RunContext {
   }
 
   private async link(session: Session, target: string, commit: LinkedCommit): Promise<void> {
-    const loaded = await session.store.load()
-    const meta = lookup(loaded.snapshot, target)
-    const detail = await session.store.readDetail(loaded.index.commit, meta.id)
-    const already = detail.comments.some((c) => linksCommit(c, commit.sha))
-    const done = await mutate(session, (snap, ctx) => linkCommit(snap, ctx, {id: meta.id, commit, alreadyLinked: already}))
+    let already = false
+    // The card's comments as this clone knows them (online with no local list yet: none to compare with;
+    // the comment's name is keyed on the sha, so a repeat writes the same file).
+    if (session.store.tip) {
+      const loaded = await session.store.load()
+      const meta = lookup(loaded.snapshot, target)
+      const detail = await session.store.readDetail(loaded.index.commit, meta.id)
+      already = detail.comments.some((c) => linksCommit(c, commit.sha))
+    }
+    const done = await mutate(session, (snap, ctx) => linkCommit(snap, ctx, {id: target, commit, alreadyLinked: already}))
     if (done.commit) this.result.linked++
   }
 

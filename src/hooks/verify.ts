@@ -141,6 +141,8 @@ async function judgeRange(store: ListStore, cwd: string, oldSha: string | null, 
     return s
   }
   // The policy (signing, admins) is the list's config before the update; a new list's, its first commit's.
+  // OLD is the ref's accepted tip: its index is saved, so the next push starts from it instead of a cold build.
+  if (oldSha) snapshots.set(oldSha, (await store.loadCommit(oldSha, true)).snapshot)
   const policySnap = await load(oldSha ?? commits[0]!.sha)
   const policy = policySnap.config
   result.require_signed = policy.extra?.require_signed === true
