@@ -130,6 +130,9 @@ export function judgeTaskChange(before: TaskMeta | undefined, after: TaskMeta, f
       out.push({rule: 'illegal_transition', message: `${before.status} → ${after.status} is not a transition of the state machine`})
       return out
     }
+    if (row.who === 'taker' && after.epoch <= before.epoch) {
+      out.push({rule: 'epoch_not_raised', message: `taking the card must raise its epoch (the fencing token): it stayed at ${after.epoch}`})
+    }
     if (row.who === 'taker' && after.owner !== actor && !overrideAllowed) {
       out.push({rule: 'forged_claim', message: `${before.status} → ${after.status} makes "${after.owner ?? 'nobody'}" the owner, but the commit was made by "${actor}"`})
     }
@@ -142,6 +145,7 @@ export function judgeTaskChange(before: TaskMeta | undefined, after: TaskMeta, f
   if (CLAIM_FIELDS.some((k) => !same(before[k], after[k])) && (after.status === 'in_progress' || after.status === 'blocked')) {
     if (after.owner !== before.owner) {
       // A takeover: the new owner is the actor, and the old claim had expired (or the override is recorded).
+      if (after.epoch <= before.epoch) out.push({rule: 'epoch_not_raised', message: `a new claim must raise the epoch (the fencing token): it stayed at ${after.epoch}`})
       if (after.owner !== actor && !overrideAllowed) out.push({rule: 'forged_claim', message: `the claim moves to "${after.owner ?? 'nobody'}", but the commit was made by "${actor}"`})
       else if (live && before.owner && !overrideAllowed) out.push(holderRefusal('a takeover of a live claim'))
     } else if (!holderOk) out.push(holderRefusal('a change to the claim'))
