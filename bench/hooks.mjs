@@ -77,6 +77,30 @@ const linked = JSON.parse(tasks(repo, ['show', id, '--json'])).comments.filter((
 results.commit = {runs: withHooks.length, with_hooks_ms: round(median(withHooks)), without_ms: round(median(without)), added_ms: round(median(withHooks) - median(without)), ratio: round(median(withHooks) / median(without), 2), linked_comments: linked}
 log(`git commit: ${results.commit.with_hooks_ms} ms with hooks, ${results.commit.without_ms} ms without: +${results.commit.added_ms} ms (${results.commit.ratio}x); ${linked} commits linked by the worker`)
 
+// ---- the hook scripts alone, against starting sh to do nothing (what git pays for any hook)
+{
+  const hooks = join(repo, '.git', 'hooks')
+  const msg = join(tmp, 'msg')
+  const scriptEnv = {...env, GIT_INDEX_FILE: join(repo, '.git', 'index'), TASKS_HOOKS_DISABLE: ''}
+  const run1 = (args, e) => {
+    const t = process.hrtime.bigint()
+    spawnSync('sh', args, {cwd: repo, env: e, stdio: 'ignore'})
+    return Number(process.hrtime.bigint() - t) / 1e6
+  }
+  const shOnly = []
+  const prepare = []
+  const post = []
+  for (let i = 0; i < RUNS * 2; i++) {
+    shOnly.push(run1(['-c', 'exit 0'], scriptEnv))
+    writeFileSync(msg, 'subject\n')
+    prepare.push(run1([join(hooks, 'prepare-commit-msg'), msg, 'message'], scriptEnv))
+    // The queue line is written; the worker is not started (TASKS_HOOKS_DISABLE stops before that).
+    post.push(run1([join(hooks, 'post-commit')], {...scriptEnv, TASKS_HOOKS_DISABLE: '1'}))
+  }
+  results.scripts = {sh_only_ms: round(median(shOnly), 2), prepare_commit_msg_ms: round(median(prepare), 2), post_commit_no_spawn_ms: round(median(post), 2)}
+  log(`hook scripts alone: prepare-commit-msg ${results.scripts.prepare_commit_msg_ms} ms, post-commit ${results.scripts.post_commit_no_spawn_ms} ms; sh doing nothing ${results.scripts.sh_only_ms} ms`)
+}
+
 // ---- git push
 const bare = join(tmp, 'code.git')
 git(tmp, ['init', '-q', '--bare', bare])
