@@ -128,8 +128,8 @@ export function uninstallHook(dir: string, name: string): HookState {
 function commandIn(hooks: HookState[]): string | null {
   for (const h of hooks) {
     if (h.state !== 'ours') continue
-    const m = /^(.*) hooks run /m.exec(readFileSync(h.path, 'utf8'))
-    if (m) return m[1]!.replace(/^.*setsid /, '').trim()
+    const m = /exec setsid (.*?) hooks run\b/.exec(readFileSync(h.path, 'utf8'))
+    if (m) return m[1]!.trim()
   }
   return null
 }

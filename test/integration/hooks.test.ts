@@ -79,6 +79,7 @@ describe('tasks hooks install / uninstall / status', {timeout: 60_000}, () => {
     expect(readFileSync(mark, 'utf8')).toBe('\n')
     const status = await runJson(repo, ['hooks', 'status'])
     expect(status.hooks.map((h: {state: string}) => h.state)).toEqual(['ours', 'ours', 'ours'])
+    expect(status.command).toContain('bin/tasks')
     const un = await runJson(repo, ['hooks', 'uninstall'])
     expect(un.hooks.map((h: {state: string}) => h.state)).toEqual(['absent', 'foreign', 'absent'])
     expect(readFileSync(join(hooks, 'post-commit'), 'utf8')).toBe(userHook)
