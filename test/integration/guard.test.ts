@@ -17,6 +17,8 @@ afterAll(() => cleanupAll())
 
 const ALICE = {TASKS_ACTOR: 'alice'}
 const BOB = {TASKS_ACTOR: 'bob'}
+/** Alice, committing locally only (published later by one sync: one push, one guard run). */
+const OFF = {...ALICE, TASKS_OFFLINE: '1'}
 const REF = 'refs/tasks/main'
 
 /** A guarded bare remote and clones initialised against it (the init push itself passes the guard). */
@@ -65,9 +67,9 @@ describe('the pre-receive guard', {timeout: 90_000}, () => {
   it('accepts legal histories from several clones, sync merges (with a lost claim repaired) included', async () => {
     const {bare, clones} = await guarded(2)
     const [a, b] = clones as [string, string]
-    const id = (await runJson(a, ['add', 'Shared work'], {env: ALICE})).task.id as string
-    const other = (await runJson(a, ['add', 'Other work', '--depends-on', id], {env: ALICE})).task.id as string
-    await runJson(a, ['claim', id], {env: ALICE})
+    const id = (await runJson(a, ['add', 'Shared work'], {env: OFF})).task.id as string
+    const other = (await runJson(a, ['add', 'Other work', '--depends-on', id], {env: OFF})).task.id as string
+    await runJson(a, ['claim', id], {env: OFF})
     await runJson(a, ['comment', id, 'going well'], {env: ALICE})
     await runJson(b, ['sync'], {env: BOB})
     // Both claim the same item offline; each also changes something else; then both sync: two merges.
@@ -99,21 +101,23 @@ describe('the pre-receive guard', {timeout: 90_000}, () => {
   it('refuses a forged claim, a takeover of a live claim, a hand-broken file and an illegal transition, naming commit and rule', async () => {
     const {bare, clones} = await guarded(1)
     const [c] = clones as [string]
-    const todo = (await runJson(c, ['add', 'Free item'], {env: ALICE})).task.id as string
-    const held = (await runJson(c, ['add', 'Held item'], {env: ALICE})).task.id as string
-    await runJson(c, ['claim', held, '--lease', '1h'], {env: ALICE})
-    const cancelled = (await runJson(c, ['add', 'Cancelled item'], {env: ALICE})).task.id as string
-    await runJson(c, ['cancel', cancelled, '--reason', 'not needed'], {env: ALICE})
-    const needed = (await runJson(c, ['add', 'Needed item'], {env: ALICE})).task.id as string
-    await runJson(c, ['add', 'Needs it', '--depends-on', needed], {env: ALICE})
-    const gone = (await runJson(c, ['add', 'Removed item'], {env: ALICE})).task.id as string
+    const todo = (await runJson(c, ['add', 'Free item'], {env: OFF})).task.id as string
+    const held = (await runJson(c, ['add', 'Held item'], {env: OFF})).task.id as string
+    await runJson(c, ['claim', held, '--lease', '1h'], {env: OFF})
+    const cancelled = (await runJson(c, ['add', 'Cancelled item'], {env: OFF})).task.id as string
+    await runJson(c, ['cancel', cancelled, '--reason', 'not needed'], {env: OFF})
+    const needed = (await runJson(c, ['add', 'Needed item'], {env: OFF})).task.id as string
+    await runJson(c, ['add', 'Needs it', '--depends-on', needed], {env: OFF})
+    const gone = (await runJson(c, ['add', 'Removed item'], {env: OFF})).task.id as string
     const gonePath = taskPath(c, gone)
     const goneText = gitSync(c, ['cat-file', '-p', `${REF}:${gonePath}`])
-    await runJson(c, ['rm', gone, '--yes'], {env: ALICE})
+    await runJson(c, ['rm', gone, '--yes'], {env: OFF})
     // An undo of one's own change is legal, also when it moves a card back (done → in_progress).
-    await runJson(c, ['done', held], {env: ALICE})
-    await runJson(c, ['undo'], {env: ALICE})
+    await runJson(c, ['done', held], {env: OFF})
+    await runJson(c, ['undo'], {env: OFF})
     expect((await runJson(c, ['show', held])).task.status).toBe('in_progress')
+    // Published in one push: the guard judges all of it (adds, claim, cancel, rm, done, undo) at once.
+    expect((await runJson(c, ['sync'], {env: ALICE})).action).toBe('pushed')
     const good = tipOf(bare)!
     const cases: Array<{name: string; forge: () => string; rule: string}> = [
       {
