@@ -6,7 +6,8 @@
  * only after the remote accepted the result, and only by compare-and-swap.
  */
 import {ConflictError, EnvironmentError} from '../core/errors'
-import {type MergeNote, type Repair, mergeFiles, reconcile} from '../merge/index'
+import {type FilesMergeResult, type MergeNote, type ReconcileResult, type Repair, mergeFiles, reconcile} from '../merge/index'
+import type {ListStore} from '../refstore/list-store'
 import {type PushOutcome, SYNC_TIMEOUT_MS, fetchList, networkLimits, pushList, recordFetch, relate} from '../refstore/remote'
 import type {Session} from './session'
 import {followPublished} from './published'
@@ -47,6 +48,23 @@ export async function mergeTips(session: Session, ours: string, theirs: string, 
   const store = session.store
   const actor = await session.actor()
   const now = session.now()
+  const {tree: tree2, merged, rec} = await mergedTree(store, ours, theirs, base, now, actor)
+  const trailers: string[] = ['Tasks-Op: sync', `Actor: ${actor}`]
+  for (const n of merged.notes) trailers.push(`Tasks-Merge: ${n.kind} ${'task' in n && n.task ? n.task : 'path' in n ? n.path : ''}`.trimEnd())
+  for (const r of rec.repairs) trailers.push(`Tasks-Repair: ${r.kind} ${r.task}`)
+  const summary = merged.notes.length + rec.repairs.length === 0 ? 'clean' : `${merged.notes.length} merge note(s), ${rec.repairs.length} repair(s)`
+  const lines = [...merged.notes.map((n) => `- ${n.message}`), ...rec.repairs.map((r) => `- repaired: ${r.message}`)]
+  const message = `sync: merge ${remoteName}/tasks/${session.list} (${summary})\n\n${lines.length ? `${lines.join('\n')}\n\n` : ''}${trailers.join('\n')}\n`
+  const commit = await store.writeFinalCommit(tree2, [ours, theirs], actor, now, message)
+  return {commit, notes: merged.notes, repairs: rec.repairs}
+}
+
+/**
+ * The tree a sync merge of `theirs` (published) into `ours` produces at
+ * time `now`: the pure file merge, then the reconciler. Objects are written,
+ * no ref moves. `tasks verify` replays it to recognise a merge sync made.
+ */
+export async function mergedTree(store: ListStore, ours: string, theirs: string, base: string | null, now: string, actor: string): Promise<{tree: string; merged: FilesMergeResult; rec: ReconcileResult}> {
   const files = await store.threeWay(base, ours, theirs)
   const oursLoaded = await store.loadCommit(ours, false)
   const theirsLoaded = await store.loadCommit(theirs, false)
@@ -57,15 +75,8 @@ export async function mergeTips(session: Session, ours: string, theirs: string, 
   const provisional = store.writeCommit(tree1, [ours, theirs], actor, now, 'sync (provisional)\n')
   const mergedLoaded = await store.loadCommit(provisional, false)
   const rec = reconcile(mergedLoaded.snapshot, {now, before: [oursLoaded.snapshot, theirsLoaded.snapshot]})
-  const tree2 = rec.changes.length > 0 ? await store.applyChanges(tree1, rec.changes) : tree1
-  const trailers: string[] = ['Tasks-Op: sync', `Actor: ${actor}`]
-  for (const n of merged.notes) trailers.push(`Tasks-Merge: ${n.kind} ${'task' in n && n.task ? n.task : 'path' in n ? n.path : ''}`.trimEnd())
-  for (const r of rec.repairs) trailers.push(`Tasks-Repair: ${r.kind} ${r.task}`)
-  const summary = merged.notes.length + rec.repairs.length === 0 ? 'clean' : `${merged.notes.length} merge note(s), ${rec.repairs.length} repair(s)`
-  const lines = [...merged.notes.map((n) => `- ${n.message}`), ...rec.repairs.map((r) => `- repaired: ${r.message}`)]
-  const message = `sync: merge ${remoteName}/tasks/${session.list} (${summary})\n\n${lines.length ? `${lines.join('\n')}\n\n` : ''}${trailers.join('\n')}\n`
-  const commit = store.writeCommit(tree2, [ours, theirs], actor, now, message)
-  return {commit, notes: merged.notes, repairs: rec.repairs}
+  const tree = rec.changes.length > 0 ? await store.applyChanges(tree1, rec.changes) : tree1
+  return {tree, merged, rec}
 }
 
 export type SyncAction = 'up_to_date' | 'fast_forward' | 'pushed' | 'merged' | 'published'

@@ -589,7 +589,7 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
 
 const FINISHED_STATUSES: ReadonlySet<string> = new Set(['done', 'cancelled'])
 
-export type ShowResult = TaskDetail
+export type ShowResult = TaskDetail & {history?: import('../refstore/history').HistoryEvent[]}
 
 export async function show(session: Session, id: string): Promise<ShowResult> {
   const loaded = await session.store.load()

@@ -7,6 +7,7 @@ import Assign from './assign'
 import Block from './block'
 import Checkpoint from './checkpoint'
 import Board from './board'
+import Branch from './branch'
 import Cancel from './cancel'
 import Claim from './claim'
 import CommentCommand from './comment'
@@ -20,7 +21,12 @@ import Doctor from './doctor'
 import Done from './done'
 import Edit from './edit'
 import Graph from './graph'
+import Events from './events'
 import Heartbeat from './heartbeat'
+import HooksInstall from './hooks/install'
+import HooksRun from './hooks/run'
+import HooksStatus from './hooks/status'
+import HooksUninstall from './hooks/uninstall'
 import Init from './init'
 import List from './list'
 import Lists from './lists'
@@ -34,10 +40,12 @@ import RemoteUnset from './remote/unset'
 import Reopen from './reopen'
 import Restore from './restore'
 import Rm from './rm'
+import ServerInstallHook from './server/install-hook'
 import Show from './show'
 import Start from './start'
 import Sync from './sync'
 import Undo from './undo'
+import Verify from './verify'
 
 export const COMMANDS = {
   add: Add,
@@ -45,6 +53,7 @@ export const COMMANDS = {
   block: Block,
   checkpoint: Checkpoint,
   board: Board,
+  branch: Branch,
   cancel: Cancel,
   claim: Claim,
   comment: CommentCommand,
@@ -58,7 +67,12 @@ export const COMMANDS = {
   done: Done,
   edit: Edit,
   graph: Graph,
+  events: Events,
   heartbeat: Heartbeat,
+  'hooks:install': HooksInstall,
+  'hooks:run': HooksRun,
+  'hooks:status': HooksStatus,
+  'hooks:uninstall': HooksUninstall,
   init: Init,
   list: List,
   lists: Lists,
@@ -72,8 +86,10 @@ export const COMMANDS = {
   reopen: Reopen,
   restore: Restore,
   rm: Rm,
+  'server:install-hook': ServerInstallHook,
   show: Show,
   start: Start,
   sync: Sync,
   undo: Undo,
+  verify: Verify,
 }

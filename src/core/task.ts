@@ -21,7 +21,9 @@ export const COMMENT_KINDS = ['note', 'decision', 'problem', 'lesson', 'knowledg
  * commands, never by `comment --kind`.
  */
 export const CHECKPOINT_KIND = 'checkpoint'
-export type CommentKind = (typeof COMMENT_KINDS)[number] | typeof CHECKPOINT_KIND
+/** Kinds only the tool writes: `commit` (a code commit linked to the card by the git hooks, src/hooks). */
+export const TOOL_COMMENT_KINDS = ['commit'] as const
+export type CommentKind = (typeof COMMENT_KINDS)[number] | typeof CHECKPOINT_KIND | (typeof TOOL_COMMENT_KINDS)[number]
 
 export const MIN_PRIORITY = 0
 export const MAX_PRIORITY = 4

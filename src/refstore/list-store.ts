@@ -184,7 +184,34 @@ export class ListStore {
   /** Write the objects of a plan and its commit (parent: the snapshot's commit). Returns the commit id. */
   async writePlan(loaded: Loaded, plan: Plan<unknown>, actor: string, now: string, parents: string[] = [loaded.index.commit]): Promise<string> {
     const tree = await this.applyChanges(loaded.index.rootTree, plan.changes)
-    return this.writeCommit(tree, parents, actor, now, commitMessage(plan, actor))
+    return this.writeFinalCommit(tree, parents, actor, now, commitMessage(plan, actor))
+  }
+
+  /** Whether commits are to be signed (`git config tasks.signCommits true`); asked once, only when the config file mentions it. */
+  private signSetting: Promise<boolean> | undefined
+
+  private signs(): Promise<boolean> {
+    if (!configMayMention(this.repo.commonDir, /signcommits/i)) return Promise.resolve(false)
+    this.signSetting ??= readConfig(this.repo.cwd, '^tasks\\.signcommits$')
+      .then((c) => /^(true|yes|on|1)$/i.test(c.get('tasks.signcommits') ?? ''))
+      .catch(() => false)
+    return this.signSetting
+  }
+
+  /**
+   * A commit that goes onto the ref: written in-process, or, with
+   * `tasks.signCommits` set, by `git commit-tree -S` with the same author,
+   * committer, dates and message, signed with the user's configured key
+   * (user.signingKey, gpg.format: gpg or ssh). A list whose server requires
+   * signed commits (require_signed, docs/verify.md) needs this.
+   */
+  async writeFinalCommit(tree: string, parents: string[], actor: string, now: string, message: string): Promise<string> {
+    if (!(await this.signs())) return this.writeCommit(tree, parents, actor, now, message)
+    const who = authorOf(actor)
+    const date = `${Math.floor(Date.parse(now) / 1000)} +0000`
+    const env = {GIT_AUTHOR_NAME: who.name, GIT_AUTHOR_EMAIL: who.email, GIT_AUTHOR_DATE: date, GIT_COMMITTER_NAME: who.name, GIT_COMMITTER_EMAIL: who.email, GIT_COMMITTER_DATE: date}
+    const out = await gitOk(['commit-tree', '-S', tree, ...parents.flatMap((p) => ['-p', p]), '-F', '-'], {cwd: this.repo.cwd, input: message, env})
+    return out.trim()
   }
 
   /** Apply plan changes to a tree; returns the new tree id. */

@@ -45,6 +45,11 @@ const SCHEMA_OF: Record<string, string> = {
   'config:list': 'config-list',
   'config:set': 'config-change',
   'config:unset': 'config-change',
+  'hooks:install': 'hooks',
+  'hooks:uninstall': 'hooks',
+  'hooks:status': 'hooks',
+  'hooks:run': 'hooks-run',
+  'server:install-hook': 'server-hook',
 }
 const exercised = new Set<string>()
 const errorCodes = new Set<string>()
@@ -455,6 +460,30 @@ describe('every --json output matches its schema', () => {
     const result = readFileSync(join(dir, 'ours'), 'utf8')
     expect(result).toMatch(/^title: "Target by ours"$/m)
     expect(result).toContain('  - "theirs"')
+  })
+
+  it('hooks, branch, show --history, verify, server install-hook and events (issue 10)', async () => {
+    const repo = makeRepo()
+    gitSync(repo, ['commit', '-q', '--allow-empty', '-m', 'root'])
+    const A = {env: {TASKS_ACTOR: 'alice'}}
+    await ok(repo, ['init'], A)
+    const id = (await ok(repo, ['add', 'Hooked'], A)).task.id
+    expect((await ok(repo, ['hooks', 'install'])).hooks).toHaveLength(3)
+    await ok(repo, ['hooks', 'status'])
+    await ok(repo, ['hooks', 'run'], A)
+    await ok(repo, ['hooks', 'uninstall'])
+    expect((await ok(repo, ['branch', id], A)).created).toBe(true)
+    expect((await ok(repo, ['show', id, '--history'], A)).history.length).toBeGreaterThan(1)
+    const tip = gitSync(repo, ['rev-parse', 'refs/tasks/main']).trim()
+    expect((await ok(repo, ['verify', '0'.repeat(40), tip])).ok).toBe(true)
+    await fails(repo, ['verify', 'HEAD', tip], 2, 'bad_revision')
+    await ok(tempDir(), ['server', 'install-hook', makeBareRepo()])
+    const r = await run(repo, ['events', '--json'], A)
+    expect(r.code).toBe(0)
+    const lines = r.stdout.trim().split('\n')
+    expect(lines.length).toBeGreaterThan(2)
+    for (const line of lines) check('events', JSON.parse(line))
+    exercised.add('events')
   })
 
   it('exercised every output schema', () => {

@@ -1,0 +1,34 @@
+import {Args, Flags} from '@oclif/core'
+import {TasksCommand} from './base-command'
+import {engine} from './engine-loader'
+import type {VerifyResult} from '../hooks/verify'
+
+export default class Verify extends TasksCommand<VerifyResult> {
+  static override summary = 'Check that an update of a tasks ref (OLD to NEW) follows the rules: what the server guard runs.'
+  static override description =
+    'Every new commit: files parse and validate, the store format is known, each status change is a legal transition made by someone allowed to make it (the owner, after the lease expired, or with a recorded override), no removal of an item others depend on, no reuse of a removed id, a merge only when it is the one `tasks sync` makes, and with require_signed, a signature by the actor\'s key. Exit 5 when anything is refused, each refusal naming the commit, the file and the rule. OLD all zeros: a new ref.'
+  static override args = {
+    old: Args.string({required: true, description: 'the ref\'s old commit id (zeros: it did not exist)'}),
+    new: Args.string({required: true, description: 'the ref\'s new commit id'}),
+  }
+  static override flags = {ref: Flags.string({description: 'The ref being updated (default refs/tasks/main).'})}
+  static override examples = ['<%= config.bin %> verify $OLD $NEW --ref refs/tasks/main', 'git rev-parse refs/tasks/main@{1} refs/tasks/main | xargs <%= config.bin %> verify']
+
+  protected async execute(): Promise<VerifyResult> {
+    const {args, flags} = await this.parse(Verify)
+    this.flagsForSession = flags
+    const r = await engine().hooks.verify(process.cwd(), args.old, args.new, flags.ref)
+    if (!r.ok) process.exitCode = 5
+    return r
+  }
+
+  protected render(r: VerifyResult): string {
+    return engine().hooks.renderVerify(r)
+  }
+
+  protected override async writeHuman(text: string): Promise<void> {
+    // A refusal is read by the pusher through git's "remote:" lines, which carry stderr.
+    if (process.exitCode === 5) process.stderr.write(text)
+    else process.stdout.write(text)
+  }
+}

@@ -1,0 +1,289 @@
+/**
+ * `tasks hooks run`: the background half of the client hooks. The hooks
+ * append lines to `<git common dir>/git-tasks/hook-queue`:
+ *
+ *   commit <sha> <branch or HEAD>
+ *   push <git push pid> <remote> <local sha> <remote sha> <remote ref> <local ref>
+ *
+ * One runner at a time drains the queue (a lock file beside it; a second
+ * runner started meanwhile exits at once, and the first one looks again
+ * after letting go of the lock, so no line is stranded). Each line is
+ * handled on its own: a failure is written to the hooks log and the next
+ * line goes on. Nothing here ever reaches the terminal of `git commit`.
+ */
+import {appendFileSync, closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync} from 'node:fs'
+import {join} from 'node:path'
+import {commitTrailers, linkCommit, linkTargets, linksCommit, type LinkedCommit} from '../core/commit-link'
+import {NotFoundError, TasksError} from '../core/errors'
+import {finishTask} from '../core/ops/lifecycle'
+import {addComment} from '../core/ops/comment'
+import {lookup} from '../core/snapshot'
+import {toTasksError} from '../app/error-mapping'
+import {Session} from '../app/session'
+import {mutate} from '../app/transaction'
+import {git} from '../refstore/git-process'
+import {hookDir, logFailure} from './log'
+
+const ZERO = /^0+$/
+/** Errors that mean the remote could not be reached: the line is kept for the next run. */
+const NETWORK_CODES = new Set(['remote_timeout', 'remote_unreachable', 'fetch_failed', 'push_failed'])
+/** A lock older than this was left by a runner that died: taken over. */
+const STALE_LOCK_MS = 10 * 60_000
+/** How long a pre-push entry waits for its `git push` to end before judging whether it went through. */
+const PUSH_WAIT_MS = 10 * 60_000
+
+export interface RunResult {
+  processed: number
+  linked: number
+  closed: number
+  failures: number
+  /** True when another runner held the queue (it handles what is there). */
+  busy: boolean
+}
+
+function tryLock(lock: string): boolean {
+  for (let i = 0; i < 2; i++) {
+    try {
+      const fd = openSync(lock, 'wx')
+      writeSync(fd, String(process.pid))
+      closeSync(fd)
+      return true
+    } catch {
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) rmSync(lock, {force: true})
+        else return false
+      } catch {
+        // Gone meanwhile: try again.
+      }
+    }
+  }
+  return false
+}
+
+async function topOf(cwd: string): Promise<{commonDir: string} | null> {
+  const r = await git(['rev-parse', '--git-common-dir'], {cwd})
+  if (r.code !== 0) return null
+  const dir = r.stdout.trim()
+  return {commonDir: dir.startsWith('/') ? dir : join(cwd, dir)}
+}
+
+/** Drain the queue of the repository at `cwd`. */
+export async function runQueue(cwd: string, list: string): Promise<RunResult> {
+  const result: RunResult = {processed: 0, linked: 0, closed: 0, failures: 0, busy: false}
+  const top = await topOf(cwd)
+  if (!top) return result
+  const dir = hookDir(top.commonDir)
+  const queue = join(dir, 'hook-queue')
+  const lock = join(dir, 'hook-queue.lock')
+  const ctx = new RunContext(cwd, list, top.commonDir, result)
+  const retry = join(dir, 'hook-queue.retry')
+  try {
+    // Lines an earlier run could not finish because the remote did not answer: once more, first.
+    if (existsSync(retry) && tryLock(lock)) {
+      try {
+        const pending = readFileSync(retry, 'utf8')
+        rmSync(retry, {force: true})
+        const newer = existsSync(queue) ? readFileSync(queue, 'utf8') : ''
+        writeFileSync(`${queue}.tmp`, pending + newer)
+        renameSync(`${queue}.tmp`, queue)
+      } finally {
+        rmSync(lock, {force: true})
+      }
+    }
+    while (existsSync(queue)) {
+      if (!tryLock(lock)) {
+        result.busy = true
+        break
+      }
+      try {
+        while (existsSync(queue)) {
+          const work = `${queue}.${process.pid}.work`
+          renameSync(queue, work)
+          const lines = readFileSync(work, 'utf8').split('\n').filter(Boolean)
+          for (const line of lines) {
+            result.processed++
+            await ctx.handle(line)
+          }
+          rmSync(work, {force: true})
+        }
+      } finally {
+        rmSync(lock, {force: true})
+      }
+    }
+  } finally {
+    ctx.close()
+  }
+  return result
+}
+
+class RunContext {
+  private session: Session | null | undefined
+
+  constructor(
+    readonly cwd: string,
+    readonly list: string,
+    readonly commonDir: string,
+    readonly result: RunResult,
+  ) {}
+
+  close(): void {
+    this.session?.close()
+  }
+
+  private fail(hook: string, commit: string | null, error: unknown): void {
+    const e = error instanceof TasksError ? error : toTasksError(error as Error)
+    if (NETWORK_CODES.has(e.code) && !this.remoteDown) {
+      // Keep the line for the next run, and do not wait on the remote again in this one.
+      this.remoteDown = true
+      this.retryLater(this.currentLine)
+    }
+    this.result.failures++
+    logFailure(this.commonDir, {time: new Date().toISOString(), hook, commit, code: e.code, message: e.message})
+  }
+
+  /** The session, or null when there is no list here yet (nothing to link to: skipped silently). */
+  private async open(): Promise<Session | null> {
+    if (this.session !== undefined) return this.session
+    const s = await Session.open({cwd: this.cwd, list: this.list, json: true})
+    if (!(await s.store.refreshTip()) && !(await s.remote())) {
+      s.close()
+      this.session = null
+    } else this.session = s
+    return this.session
+  }
+
+  /** Set once the remote failed to answer in this run: later lines wait for the next run instead of timing out one by one. */
+  private remoteDown = false
+  private currentLine = ''
+
+  async handle(line: string): Promise<void> {
+    const [kind, ...rest] = line.split(' ')
+    if (this.remoteDown) {
+      this.retryLater(line)
+      return
+    }
+    this.currentLine = line
+    try {
+      if (kind === 'commit') await this.commit(rest[0] ?? '', rest[1] ?? 'HEAD')
+      else if (kind === 'push') await this.push(rest)
+    } catch (error) {
+      this.fail(kind === 'push' ? 'pre-push' : 'post-commit', kind === 'commit' ? (rest[0] ?? null) : null, error)
+    }
+  }
+
+  private retryLater(line: string): void {
+    // A push line's `git push` is over by now: no need to wait for its process again.
+    const kept = line.startsWith('push ') ? line.replace(/^push \d+ /, 'push 0 ') : line
+    try {
+      appendFileSync(join(hookDir(this.commonDir), 'hook-queue.retry'), `${kept}\n`)
+    } catch {
+      // Logged already.
+    }
+  }
+
+  private async readCommit(sha: string, branch: string | null): Promise<{commit: LinkedCommit; message: string} | null> {
+    const r = await git(['log', '-1', '--no-walk', '--format=%H%x1f%an <%ae>%x1f%cI%x1f%B', sha, '--'], {cwd: this.cwd})
+    if (r.code !== 0 || !r.stdout.includes('\x1f')) return null
+    const [full, author, date, message] = r.stdout.split('\x1f') as [string, string, string, string]
+    const time = new Date(Date.parse(date)).toISOString()
+    return {commit: {sha: full, subject: message.split('\n')[0] ?? '', branch, author, time}, message}
+  }
+
+  /** Link one commit to the cards it names; ids that name no card are skipped (a branch that only looks like one). */
+  private async commit(sha: string, branchName: string): Promise<void> {
+    if (!/^[0-9a-f]{40,64}$/.test(sha)) return
+    const branch = branchName && branchName !== 'HEAD' ? branchName : null
+    const read = await this.readCommit(sha, branch)
+    if (!read) return
+    const fromTrailers = commitTrailers(read.message)
+    const targets = linkTargets(read.message, branch)
+    if (targets.length === 0) return
+    const session = await this.open()
+    if (!session) return
+    for (const target of targets) {
+      try {
+        await this.link(session, target, read.commit)
+      } catch (error) {
+        const named = fromTrailers.refs.includes(target) || fromTrailers.closes.includes(target)
+        // A branch such as `feat-login` looks like an id prefix; naming no card, it is not a failure.
+        if (!named && error instanceof TasksError && (error.code === 'task_not_found' || error.code === 'ambiguous_id')) continue
+        this.fail('post-commit', sha, error)
+      }
+    }
+  }
+
+  private async link(session: Session, target: string, commit: LinkedCommit): Promise<void> {
+    let already = false
+    // The card's comments as this clone knows them (online with no local list yet: none to compare with;
+    // the comment's name is keyed on the sha, so a repeat writes the same file).
+    if (session.store.tip) {
+      const loaded = await session.store.load()
+      const meta = lookup(loaded.snapshot, target)
+      const detail = await session.store.readDetail(loaded.index.commit, meta.id)
+      already = detail.comments.some((c) => linksCommit(c, commit.sha))
+    }
+    const done = await mutate(session, (snap, ctx) => linkCommit(snap, ctx, {id: target, commit, alreadyLinked: already}))
+    if (done.commit) this.result.linked++
+  }
+
+  /** A push went through: finish the cards its commits close (Closes:/Fixes:), or say on the card why not. */
+  private async push(fields: string[]): Promise<void> {
+    const [pidText, remote, localSha, remoteSha, remoteRef] = fields as [string, string, string, string, string]
+    if (!localSha || ZERO.test(localSha)) return
+    const pid = Number(pidText)
+    const started = Date.now()
+    while (Number.isSafeInteger(pid) && pid > 1 && alive(pid) && Date.now() - started < PUSH_WAIT_MS) await sleep(100)
+    const branch = remoteRef?.startsWith('refs/heads/') ? remoteRef.slice('refs/heads/'.length) : null
+    const tracking = branch && remote ? `refs/remotes/${remote}/${branch}` : null
+    if (tracking) {
+      // A named remote: the push went through when its tracking ref now contains what was pushed.
+      const ok = await git(['merge-base', '--is-ancestor', localSha, tracking], {cwd: this.cwd})
+      if (ok.code !== 0) return
+    }
+    const range = ZERO.test(remoteSha ?? '0')
+      ? [localSha, '--not', ...(tracking ? [`--exclude=${remote}/${branch}`] : []), `--remotes=${remote ?? '*'}`]
+      : [localSha, `^${remoteSha}`]
+    const r = await git(['log', '-n1000', '--format=%H%x1e', '--grep=^\\(closes\\|fixes\\):', '-i', ...range, '--'], {cwd: this.cwd})
+    if (r.code !== 0) return
+    const shas = r.stdout.split('\x1e').map((s) => s.trim()).filter(Boolean).reverse()
+    if (shas.length === 0) return
+    const session = await this.open()
+    if (!session) return
+    for (const sha of shas) {
+      const read = await this.readCommit(sha, branch)
+      if (!read) continue
+      for (const id of commitTrailers(read.message).closes) {
+        try {
+          await this.close1(session, id, read.commit)
+        } catch (error) {
+          this.fail('pre-push', sha, error)
+        }
+      }
+    }
+  }
+
+  private async close1(session: Session, target: string, commit: LinkedCommit): Promise<void> {
+    try {
+      const done = await mutate(session, (snap, ctx) => finishTask(snap, ctx, {id: target}))
+      if (done.commit) this.result.closed++
+    } catch (error) {
+      if (!(error instanceof TasksError) || error instanceof NotFoundError || error.code === 'broken_task_file' || error.exitCode === 1) throw error
+      // The rules refused: say so on the card, where its owner will look.
+      const why = `commit ${commit.sha.slice(0, 12)} ("${commit.subject.slice(0, 120)}") was pushed with Closes/Fixes ${target}, but the card was not finished: ${error.message} [${error.code}]`
+      await mutate(session, (snap, ctx) => addComment(snap, ctx, {id: target, text: why, kind: 'problem'}))
+    }
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms))
+}
