@@ -2,11 +2,16 @@
  * The command table for oclif's `explicit` discovery strategy: the bundle
  * exports it as COMMANDS, so oclif never scans directories at start-up.
  */
+import ActorAdd from './actor/add'
+import ActorAlias from './actor/alias'
+import ActorList from './actor/list'
 import Add from './add'
 import Assign from './assign'
 import Block from './block'
 import Cancel from './cancel'
 import Claim from './claim'
+import CollabAdd from './collab/add'
+import CollabRm from './collab/rm'
 import CommentCommand from './comment'
 import Completion from './completion'
 import ConfigGet from './config/get'
@@ -18,13 +23,17 @@ import Doctor from './doctor'
 import Done from './done'
 import Edit from './edit'
 import Heartbeat from './heartbeat'
+import Inbox from './inbox/index'
+import InboxAck from './inbox/ack'
 import Init from './init'
 import List from './list'
 import Lists from './lists'
 import Log from './log'
 import MergeDriver from './merge-driver'
 import Next from './next'
+import Notify from './notify'
 import Release from './release'
+import Remind from './remind'
 import Remote from './remote/index'
 import RemoteSet from './remote/set'
 import RemoteUnset from './remote/unset'
@@ -32,16 +41,24 @@ import Reopen from './reopen'
 import Restore from './restore'
 import Rm from './rm'
 import Show from './show'
+import Stale from './stale'
 import Start from './start'
 import Sync from './sync'
 import Undo from './undo'
+import Unwatch from './unwatch'
+import Watch from './watch'
 
 export const COMMANDS = {
+  'actor:add': ActorAdd,
+  'actor:alias': ActorAlias,
+  'actor:list': ActorList,
   add: Add,
   assign: Assign,
   block: Block,
   cancel: Cancel,
   claim: Claim,
+  'collab:add': CollabAdd,
+  'collab:rm': CollabRm,
   comment: CommentCommand,
   completion: Completion,
   'config:get': ConfigGet,
@@ -53,13 +70,17 @@ export const COMMANDS = {
   done: Done,
   edit: Edit,
   heartbeat: Heartbeat,
+  inbox: Inbox,
+  'inbox:ack': InboxAck,
   init: Init,
   list: List,
   lists: Lists,
   log: Log,
   'merge-driver': MergeDriver,
   next: Next,
+  notify: Notify,
   release: Release,
+  remind: Remind,
   remote: Remote,
   'remote:set': RemoteSet,
   'remote:unset': RemoteUnset,
@@ -67,7 +88,10 @@ export const COMMANDS = {
   restore: Restore,
   rm: Rm,
   show: Show,
+  stale: Stale,
   start: Start,
   sync: Sync,
   undo: Undo,
+  unwatch: Unwatch,
+  watch: Watch,
 }
