@@ -5,7 +5,7 @@
  * per cadence and escalations once per streak.
  */
 import {describe, expect, it} from 'vitest'
-import {type ActorEntry, parseActor, parseLatch, parseRecord, recordPath, actorSlug} from '../../src/core/inbox'
+import {type ActorEntry, type ReminderLatch, parseActor, parseLatch, parseRecord, recordPath, actorSlug} from '../../src/core/inbox'
 import {canonicalActor, inboxChanges, lastSeenChange, namesToResolve, recipientsOf} from '../../src/core/notify'
 import {ackRecords, aliasActor} from '../../src/core/ops/actors'
 import {addComment} from '../../src/core/ops/comment'
@@ -191,8 +191,12 @@ describe('stale and remind', () => {
     const first = remind(s, ctx('bot', now), {olderThanSeconds: 7200, registry, latches: new Map()})
     expect(first.result.digests.map((d) => d.to)).toEqual(['ann', 'olga'])
     expect(first.result.escalations).toEqual([{to: 'carol', task: work.id, owner: 'olga', last_seen: old}])
-    const latches = new Map<string, ReturnType<typeof parseLatch> extends {value: infer V} ? V : never>()
-    for (const c of first.changes) if (c.kind === 'put-file' && c.path.startsWith('reminders/')) latches.set(c.path, (parseLatch(c.content) as {value: never}).value)
+    const latches = new Map<string, ReminderLatch>()
+    for (const c of first.changes) {
+      if (c.kind !== 'put-file' || !c.path.startsWith('reminders/')) continue
+      const l = parseLatch(c.content)
+      if (l.ok) latches.set(c.path, l.value)
+    }
     const later = new Date(Date.parse(now) + H).toISOString()
     const second = remind(s, ctx('bot', later), {olderThanSeconds: 7200, registry, latches})
     expect(second.result.digests).toEqual([])
