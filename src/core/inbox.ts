@@ -11,9 +11,9 @@
  */
 import {createHash} from 'node:crypto'
 import {validateActor, validateInbox, validateReminder, type Validator} from '../generated/validators'
-import {parseFrontmatterYaml, serialiseFrontmatter, splitFrontmatter} from './frontmatter'
+import {parseCanonical, parseFrontmatterYaml, serialiseFrontmatter, splitFrontmatter} from './frontmatter'
 import type {Parsed} from './task-file'
-import {parseYamlStrictly, yaml} from './yaml-loader'
+import {parseYamlStrictly} from './yaml-loader'
 
 export const ACTORS_DIR = 'actors'
 export const INBOX_DIR = 'inbox'
@@ -111,8 +111,20 @@ export interface ActorEntry {
 
 const ACTOR_KEYS = ['id', 'alias_of', 'mute', 'watch', 'last_seen'] as const
 
+/**
+ * A small YAML mapping in the canonical style of task frontmatter
+ * (double-quoted JSON strings, `key:` and `  - item` lists): deterministic,
+ * and read back by the exact parser without loading the YAML library.
+ */
 function dump(map: Record<string, unknown>): string {
-  return yaml().stringify(map, {lineWidth: 0, defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN'})
+  const text = serialiseFrontmatter(Object.entries(map), '')
+  return text.slice('---\n'.length, -'---\n'.length)
+}
+
+/** Parse such a mapping: the exact canonical reader first, the strict YAML parser for hand-edited files. */
+export function parseMapping(text: string): {value: unknown} | {error: string} {
+  const fast = parseCanonical(text)
+  return fast ? {value: fast} : parseYamlStrictly(text)
 }
 
 export function serialiseActor(a: ActorEntry): string {
@@ -126,7 +138,7 @@ export function serialiseActor(a: ActorEntry): string {
 }
 
 export function parseActor(text: string): Parsed<ActorEntry> {
-  const parsed = parseYamlStrictly(text)
+  const parsed = parseMapping(text)
   if ('error' in parsed) return {ok: false, error: parsed.error}
   if (!validateActor(parsed.value)) return {ok: false, error: schemaError(validateActor)}
   return {ok: true, value: parsed.value as ActorEntry}
@@ -149,7 +161,7 @@ export function serialiseLatch(l: ReminderLatch): string {
 }
 
 export function parseLatch(text: string): Parsed<ReminderLatch> {
-  const parsed = parseYamlStrictly(text)
+  const parsed = parseMapping(text)
   if ('error' in parsed) return {ok: false, error: parsed.error}
   if (!validateReminder(parsed.value ?? {})) return {ok: false, error: schemaError(validateReminder)}
   return {ok: true, value: (parsed.value ?? {}) as ReminderLatch}

@@ -19,8 +19,8 @@ import {idFromSeed, taskDir} from '../core/ids'
 import {CONFIG_PATH, META_PATH, commentPath} from '../core/store-layout'
 import {type Comment, DEFAULT_CONFIG, type TaskMeta} from '../core/task'
 import {parseConfig, parseMeta, parseTaskFile, serialiseComment, serialiseTask} from '../core/task-file'
-import {parseYamlStrictly, yaml} from '../core/yaml-loader'
-import {RECORD_MAP_RE, parseActor, parseLatch, serialiseActor, serialiseLatch} from '../core/inbox'
+import {yaml} from '../core/yaml-loader'
+import {RECORD_MAP_RE, parseActor, parseLatch, parseMapping, serialiseActor, serialiseLatch} from '../core/inbox'
 import {MERGE_ACTOR, type MergeContext, type MergeNote, type Side, canon, engineComment, hash8, otherSide, same} from './merge-types'
 import {mergeTask} from './task-merge'
 import {type ConflictLabels, type MergeRegion, mergeText, renderConflict, twoWayRegions} from './text-merge'
@@ -567,7 +567,7 @@ function mergeMapOfSets(base: Mapping, ours: Mapping, theirs: Mapping): Mapping 
 function mergeRecordMap(path: string, v: Both): string | null {
   const read = (text: string | null): Mapping | null => {
     if (text === null) return {}
-    const parsed = parseYamlStrictly(text)
+    const parsed = parseMapping(text)
     return 'error' in parsed || !isMapping(parsed.value ?? {}) ? null : ((parsed.value ?? {}) as Mapping)
   }
   const b = read(v.base)
