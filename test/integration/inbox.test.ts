@@ -69,6 +69,20 @@ describe('inbox records: who hears of what', () => {
     expect(await events(repo, 'sue')).toEqual(['claim by olga', 'comment by bob', 'comment by cole', 'done by olga'])
   })
 
+  it('layer 1 is config.yaml: config set notify.EVENT ROLES, refused when a role is unknown, unset restores the built-in rule', async () => {
+    const before = gitSync(repo, ['rev-parse', REF]).trim()
+    const bad = await run(repo, ['config', 'set', 'notify.comment', 'boss', '--json'], as('alice'))
+    expect([bad.code, jsonError(bad).code]).toEqual([5, 'bad_config_value'])
+    expect(gitSync(repo, ['rev-parse', REF]).trim()).toBe(before)
+    const set = await runJson(repo, ['config', 'set', 'notify.comment', 'creator,collaborators'], as('alice'))
+    expect(set.value.comment).toEqual(['collaborators', 'creator'])
+    await runJson(repo, ['comment', x, 'under the list rule'], as('bob'))
+    expect(recipientsOfTip(repo)).toEqual(['alice']) // cole muted the card
+    await runJson(repo, ['config', 'unset', 'notify.comment'], as('alice'))
+    await runJson(repo, ['comment', x, 'under the built-in rule'], as('bob'))
+    expect(recipientsOfTip(repo)).toEqual(['olga'])
+  })
+
   it('aliases fold into one inbox; ack by id suffix or --all; an unknown id writes nothing', async () => {
     await runJson(repo, ['actor', 'alias', 'olga', 'olga-session'], as('alice'))
     const y = (await runJson(repo, ['add', 'Card Y', '--assignee', 'olga-session'], as('alice'))).task.id
@@ -77,7 +91,7 @@ describe('inbox records: who hears of what', () => {
     expect(recipientsOfTip(repo)).not.toContain('olga')
     const inbox = await runJson(repo, ['inbox'], as('olga-session'))
     expect(inbox.actor).toBe('olga')
-    expect(inbox.records.map((r: any) => r.event)).toEqual(['comment', 'comment', 'comment', 'add'])
+    expect(inbox.records.map((r: any) => r.event)).toEqual(['comment', 'comment', 'comment', 'comment', 'add'])
     const before = gitSync(repo, ['rev-parse', REF]).trim()
     const bad = await run(repo, ['inbox', 'ack', 'deadbeef', '--json'], as('olga'))
     expect(bad.code).toBe(3)
@@ -85,10 +99,10 @@ describe('inbox records: who hears of what', () => {
     expect(gitSync(repo, ['rev-parse', REF]).trim()).toBe(before)
     const one = await runJson(repo, ['inbox', 'ack', inbox.records[0].id.slice(-8)], as('olga'))
     expect(one.acked).toEqual([inbox.records[0].id])
-    expect((await runJson(repo, ['inbox'], as('olga'))).unseen).toBe(3)
-    expect((await runJson(repo, ['inbox', 'ack', '--all'], as('olga'))).acked).toHaveLength(3)
+    expect((await runJson(repo, ['inbox'], as('olga'))).unseen).toBe(4)
+    expect((await runJson(repo, ['inbox', 'ack', '--all'], as('olga'))).acked).toHaveLength(4)
     const after = await runJson(repo, ['inbox', '--all'], as('olga'))
-    expect([after.unseen, after.total, after.records.every((r: any) => r.seen)]).toEqual([0, 4, true])
+    expect([after.unseen, after.total, after.records.every((r: any) => r.seen)]).toEqual([0, 5, true])
     expect((await runJson(repo, ['inbox', 'ack', '--all'], as('olga'))).commit).toBeNull()
     const actors = await runJson(repo, ['actor', 'list'], as('alice'))
     const olga = actors.actors.find((a: any) => a.id === 'olga')
