@@ -16,7 +16,7 @@ export function renderInbox(term: Terminal, r: InboxResult): string {
   const out: string[] = []
   for (const rec of r.records) {
     const head = `${paint(term, 'dim', rec.created_at.replace('T', ' ').slice(0, 16))}  ${paint(term, 'yellow', rec.id.slice(-8))}  ${rec.event}${rec.seen ? paint(term, 'dim', ' (seen)') : ''}`
-    const body = rec.body.split('\n').map((l) => `    ${truncate(l, Math.max(20, term.width - 4))}`)
+    const body = rec.body.split('\n').map((l) => (l === '' ? '' : `    ${truncate(l, Math.max(20, term.width - 4))}`))
     out.push(head, ...body, '')
   }
   out.push(`${r.unseen} unseen of ${r.total}; \`tasks inbox ack ID…\` or \`--all\` marks them seen`)
