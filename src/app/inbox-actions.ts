@@ -202,6 +202,9 @@ export async function inbox(session: Session, options: {all?: boolean}): Promise
 async function touchLastSeen(session: Session, l: Listing): Promise<void> {
   const now = session.now()
   if (!lastSeenChange([], l.actor, now, l.registry, INBOX_SEEN_REFRESH_MS)) return
+  // Online, a write would be a fetch and a push inside a read (and wait out the network's deadline
+  // when the remote is down): there, `inbox ack` and every other change move last_seen instead.
+  if (await session.remote()) return
   try {
     await mutate(session, (_s, ctx): Plan<null> => {
       const change = lastSeenChange([], l.actor, ctx.now, l.registry, INBOX_SEEN_REFRESH_MS)
