@@ -167,6 +167,5 @@ export function remind(snap: Snapshot, ctx: OpContext, input: RemindInput): Plan
       result.escalations.push({to: creator, task: i.id, owner, last_seen: lastSeen})
     }
   }
-  const n = result.digests.length + result.escalations.length
-  return {op: 'remind', summary: `${result.digests.length} digest${result.digests.length === 1 ? '' : 's'}, ${result.escalations.length} escalation${result.escalations.length === 1 ? '' : 's'}`, changes: n > 0 || changes.length > 0 ? changes : [], trailers: [], result}
+  return {op: 'remind', summary: `${result.digests.length} digest${result.digests.length === 1 ? '' : 's'}, ${result.escalations.length} escalation${result.escalations.length === 1 ? '' : 's'}`, changes, trailers: [], result}
 }
