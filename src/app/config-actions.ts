@@ -4,7 +4,7 @@
  * op (src/core/ops/config.ts) through the transaction.
  */
 import {UsageError} from '../core/errors'
-import {CONFIG_KEYS, type ConfigChange, type ConfigKey, type ConfigValue, changeConfig, checkConfigKey, isDefault, isListKey, parseConfigValue} from '../core/ops/config'
+import {CONFIG_KEYS, type ConfigChange, type ConfigKey, type ConfigValue, changeConfig, checkConfigKey, isDefault, isListKey, notifyEventOf, notifyWith, parseConfigValue, parseNotifyRoles} from '../core/ops/config'
 import {DEFAULT_CONFIG} from '../core/task'
 import type {Session} from './session'
 import {mutate} from './transaction'
@@ -61,6 +61,14 @@ export interface ConfigSetArgs {
 
 /** `config set KEY VALUE` (or --add/--remove for a list key), `config unset KEY`. */
 export async function configSet(session: Session, args: ConfigSetArgs): Promise<ConfigChangeResult> {
+  const event = notifyEventOf(args.key)
+  if (event !== null) {
+    // One notify rule: `notify.EVENT ROLES` (unset: back to the built-in default), read against the list's current rules.
+    if (!args.unset && (args.value === undefined || args.add !== undefined || args.remove !== undefined)) throw new UsageError(`pass the roles for ${args.key} as a comma list (or none)`, {key: args.key}, 'usage')
+    const roles = args.unset ? null : parseNotifyRoles(event, args.value!)
+    const done = await mutate(session, (snap, ctx) => changeConfig(snap, ctx, {kind: 'set', key: 'notify', value: notifyWith(snap.config.notify, event, roles)}))
+    return {list: session.list, ...setting('notify', done.result.value), previous: done.result.previous, commit: done.commit}
+  }
   const key = checkConfigKey(args.key)
   const given = [args.value !== undefined, args.add !== undefined, args.remove !== undefined].filter(Boolean).length
   let change: ConfigChange

@@ -13,8 +13,10 @@ import type {Snapshot} from '../core/snapshot'
 import {withChanges} from '../core/apply'
 import {MUTATION_TIMEOUT_MS, fetchList, networkLimits, pushList, recordFetch, relate} from '../refstore/remote'
 import {followPublished} from './published'
+import {withInbox} from './inbox-hook'
 import {mergeTips, refusalCounter} from './sync'
 import type {Session} from './session'
+import type {ListStore, Loaded} from '../refstore/list-store'
 
 const MAX_TRIES = 40
 /**
@@ -39,6 +41,14 @@ export interface Committed<R> {
 }
 
 export type Op<R> = (snap: Snapshot, ctx: OpContext) => Plan<R>
+
+/**
+ * Read, before each run of the op, files of the snapshot the op is about to
+ * run on that are not in the snapshot itself (reminder latches, registry
+ * entries): so on a lost race, and online, the op sees what the commit it
+ * builds on holds, never an older local copy.
+ */
+export type Prepare = (store: ListStore, loaded: Loaded) => Promise<void>
 
 function backoff(attempt: number): Promise<void> {
   const cap = Math.min(400, 8 * 2 ** Math.min(attempt, 6))
@@ -65,26 +75,28 @@ function onlineBackoff(lost: number, waitedMs: number): Promise<void> {
  * the session whether the result is published (Session.wrote), so every
  * mutation's result says so without each command asking.
  */
-export async function mutate<R>(session: Session, op: Op<R>): Promise<Committed<R>> {
+export async function mutate<R>(session: Session, op: Op<R>, prepare?: Prepare): Promise<Committed<R>> {
   const remote = await session.remote()
   if (remote) {
-    const done = await mutateOnline(session, remote, op)
+    const done = await mutateOnline(session, remote, op, prepare)
     session.wrote = {published: true, remote}
     return done
   }
-  const done = await mutateLocal(session, op)
+  const done = await mutateLocal(session, op, prepare)
   session.wrote = {published: false, remote: await session.configuredRemote()}
   return done
 }
 
-async function mutateLocal<R>(session: Session, op: Op<R>): Promise<Committed<R>> {
+async function mutateLocal<R>(session: Session, op: Op<R>, prepare?: Prepare): Promise<Committed<R>> {
   const store = session.store
   for (let attempt = 1; attempt <= MAX_TRIES; attempt++) {
     if (attempt > 1) await store.refreshTip()
     const loaded = await store.load()
     const ctx = await session.opContext()
-    const plan = op(loaded.snapshot, ctx)
-    if (plan.changes.length === 0) return {result: plan.result, plan, commit: null, tries: attempt, after: loaded.snapshot}
+    if (prepare) await prepare(store, loaded)
+    const planned = op(loaded.snapshot, ctx)
+    if (planned.changes.length === 0) return {result: planned.result, plan: planned, commit: null, tries: attempt, after: loaded.snapshot}
+    const plan = await withInbox(store, loaded, planned, ctx)
     const commit = await store.writePlan(loaded, plan, ctx.actor, ctx.now)
     const outcome = await store.compareAndSwap(commit, loaded.index.commit, plan.subject ? `${plan.op} ${plan.subject.id}` : plan.op)
     if (outcome.ok) return {result: plan.result, plan, commit, tries: attempt, after: withChanges(loaded.snapshot, plan.changes, commit)}
@@ -102,7 +114,7 @@ async function mutateLocal<R>(session: Session, op: Op<R>): Promise<Committed<R>
  * the op, so across machines exactly one claimer of an item wins. The local
  * ref moves only after the push was accepted.
  */
-async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Promise<Committed<R>> {
+async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prepare?: Prepare): Promise<Committed<R>> {
   const store = session.store
   const cwd = store.repo.cwd
   const limits = await networkLimits(cwd, MUTATION_TIMEOUT_MS)
@@ -151,11 +163,13 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
     }
     const loaded = await store.loadCommit(base)
     const ctx = await session.opContext()
-    const plan = op(loaded.snapshot, ctx)
-    if (plan.changes.length === 0) {
+    if (prepare) await prepare(store, loaded)
+    const planned = op(loaded.snapshot, ctx)
+    if (planned.changes.length === 0) {
       for (const w of mergeWarnings) session.warn(w)
-      return {result: plan.result, plan, commit: null, tries: attempt, after: loaded.snapshot}
+      return {result: planned.result, plan: planned, commit: null, tries: attempt, after: loaded.snapshot}
     }
+    const plan = await withInbox(store, loaded, planned, ctx)
     const commit = await store.writePlan(loaded, plan, ctx.actor, ctx.now)
     const pushed = await pushList(cwd, remote, session.list, commit, remoteTip, limits)
     if (pushed.ok) {

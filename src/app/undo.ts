@@ -32,7 +32,7 @@ export async function undo(session: Session): Promise<UndoOutput> {
     const what = target.parents.length === 0 ? 'the list’s first commit' : 'a merge (tasks sync)'
     throw new ConflictError('not_undoable', `your last change, ${target.commit.slice(0, 10)} (${target.subject}), is ${what}, which undo does not take back`, {commit: target.commit})
   }
-  const files = await commitFileChanges(store, target.commit, target.parents[0]!)
+  const files = sideEffectsDropped(await commitFileChanges(store, target.commit, target.parents[0]!))
   const scopes = [...new Set(files.map((f) => (IN_TASK_RE.test(f.path) ? taskDir(IN_TASK_RE.exec(f.path)![1]!) : f.path)))]
   // With a remote, what was last fetched from it counts too (the op itself runs on the remote's tip).
   const remote = await session.configuredRemote()
@@ -51,4 +51,16 @@ export async function undo(session: Session): Promise<UndoOutput> {
   }
   const done = await mutate(session, (snap, ctx) => undoCommit(snap, ctx, {commit: target.commit, subject: target.subject, files}))
   return {...done.result, commit: done.commit}
+}
+
+/**
+ * The inbox records a change wrote for others and its actor's last_seen are
+ * side effects, not the change: undo leaves them (a record someone may have
+ * read stays; the undo writes its own). A commit made of nothing else (an
+ * `actor` change) is undone whole.
+ */
+function sideEffectsDropped<F extends {path: string}>(files: F[]): F[] {
+  const side = (p: string): boolean => /^inbox\/[^/]+\/[^/]+\.md$/.test(p) || /^actors\//.test(p)
+  const rest = files.filter((f) => !side(f.path))
+  return rest.length > 0 ? rest : files
 }

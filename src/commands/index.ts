@@ -2,6 +2,9 @@
  * The command table for oclif's `explicit` discovery strategy: the bundle
  * exports it as COMMANDS, so oclif never scans directories at start-up.
  */
+import ActorAdd from './actor/add'
+import ActorAlias from './actor/alias'
+import ActorList from './actor/list'
 import Add from './add'
 import Assign from './assign'
 import Block from './block'
@@ -10,6 +13,8 @@ import Board from './board'
 import Branch from './branch'
 import Cancel from './cancel'
 import Claim from './claim'
+import CollabAdd from './collab/add'
+import CollabRm from './collab/rm'
 import CommentCommand from './comment'
 import Completion from './completion'
 import ConfigGet from './config/get'
@@ -27,13 +32,17 @@ import HooksInstall from './hooks/install'
 import HooksRun from './hooks/run'
 import HooksStatus from './hooks/status'
 import HooksUninstall from './hooks/uninstall'
+import Inbox from './inbox/index'
+import InboxAck from './inbox/ack'
 import Init from './init'
 import List from './list'
 import Lists from './lists'
 import Log from './log'
 import MergeDriver from './merge-driver'
 import Next from './next'
+import Notify from './notify'
 import Release from './release'
+import Remind from './remind'
 import Remote from './remote/index'
 import RemoteSet from './remote/set'
 import RemoteUnset from './remote/unset'
@@ -42,12 +51,18 @@ import Restore from './restore'
 import Rm from './rm'
 import ServerInstallHook from './server/install-hook'
 import Show from './show'
+import Stale from './stale'
 import Start from './start'
 import Sync from './sync'
 import Undo from './undo'
 import Verify from './verify'
+import Unwatch from './unwatch'
+import Watch from './watch'
 
 export const COMMANDS = {
+  'actor:add': ActorAdd,
+  'actor:alias': ActorAlias,
+  'actor:list': ActorList,
   add: Add,
   assign: Assign,
   block: Block,
@@ -56,6 +71,8 @@ export const COMMANDS = {
   branch: Branch,
   cancel: Cancel,
   claim: Claim,
+  'collab:add': CollabAdd,
+  'collab:rm': CollabRm,
   comment: CommentCommand,
   completion: Completion,
   'config:get': ConfigGet,
@@ -73,13 +90,17 @@ export const COMMANDS = {
   'hooks:run': HooksRun,
   'hooks:status': HooksStatus,
   'hooks:uninstall': HooksUninstall,
+  inbox: Inbox,
+  'inbox:ack': InboxAck,
   init: Init,
   list: List,
   lists: Lists,
   log: Log,
   'merge-driver': MergeDriver,
   next: Next,
+  notify: Notify,
   release: Release,
+  remind: Remind,
   remote: Remote,
   'remote:set': RemoteSet,
   'remote:unset': RemoteUnset,
@@ -88,8 +109,11 @@ export const COMMANDS = {
   rm: Rm,
   'server:install-hook': ServerInstallHook,
   show: Show,
+  stale: Stale,
   start: Start,
   sync: Sync,
   undo: Undo,
   verify: Verify,
+  unwatch: Unwatch,
+  watch: Watch,
 }

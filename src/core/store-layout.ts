@@ -4,7 +4,7 @@
  * files, author, date and message are constants.
  */
 import {taskDir} from './ids'
-import {DEFAULT_CONFIG, FORMAT_VERSION} from './task'
+import {DEFAULT_CONFIG, FORMAT_VERSION, INIT_CONFIG_KEYS, type ListConfig} from './task'
 import {serialiseConfig, serialiseMeta} from './task-file'
 
 export const META_PATH = 'meta.yaml'
@@ -19,7 +19,7 @@ export const commentPath = (taskId: string, commentId: string): string => `${tas
 /** Files of a freshly initialised list. */
 export function initialFiles(): Array<{path: string; content: string}> {
   return [
-    {path: CONFIG_PATH, content: serialiseConfig(DEFAULT_CONFIG)},
+    {path: CONFIG_PATH, content: serialiseConfig(Object.fromEntries(INIT_CONFIG_KEYS.map((k) => [k, DEFAULT_CONFIG[k]])) as unknown as ListConfig)},
     {path: META_PATH, content: serialiseMeta(FORMAT_VERSION)},
   ]
 }

@@ -34,6 +34,10 @@ export interface TaskView {
   cancel_reason: string | null
   closed_at: string | null
   key: string | null
+  collaborators: string[]
+  subscribers: string[]
+  notify_roles: string[]
+  notify_mute: string[]
   created_at: string
   created_by: string
   updated_at: string
@@ -112,6 +116,10 @@ export class TaskViewer {
       cancel_reason: meta.cancel_reason ?? null,
       closed_at: meta.closed_at ?? null,
       key: meta.key ?? null,
+      collaborators: meta.collaborators ?? [],
+      subscribers: meta.subscribers ?? [],
+      notify_roles: meta.notify_roles ?? [],
+      notify_mute: meta.notify_mute ?? [],
       created_at: meta.created_at,
       created_by: meta.created_by,
       updated_at: meta.updated_at,

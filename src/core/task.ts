@@ -63,6 +63,13 @@ export interface TaskMeta {
   closed_at?: string
   /** Idempotency key the task was created with. */
   key?: string
+  /** Roles that feed the inbox (docs/model.md, "Roles and inbox records"); absent when empty. */
+  collaborators?: string[]
+  subscribers?: string[]
+  /** Per-card notify override: `role` (every event) or `event:role` entries replacing the list's default roles. */
+  notify_roles?: string[]
+  /** Per-card mute: these actors get no inbox record about this card, whatever their role. */
+  notify_mute?: string[]
   created_at: string
   created_by: string
   updated_at: string
@@ -92,6 +99,10 @@ export const TASK_KEYS = [
   'cancel_reason',
   'closed_at',
   'key',
+  'collaborators',
+  'subscribers',
+  'notify_roles',
+  'notify_mute',
   'created_at',
   'created_by',
   'updated_at',
@@ -124,8 +135,46 @@ export interface ListConfig {
   max_body_bytes: number
   max_comment_bytes: number
   admins: string[]
+  /** Roles (or `event:role`) notified per event type (op name); `*` for any other op. Missing events take NOTIFY_DEFAULTS. */
+  notify: Record<string, string[]>
+  /** `tasks stale` and `tasks remind`: an item counts as stale after this long without a change. */
+  stale_after_seconds: number
+  /** `tasks remind`: at most one digest per owner per this many seconds. */
+  remind_every_seconds: number
+  /** `tasks remind`: escalate to the creator a card whose owner has not been seen for this long. */
+  escalate_after_seconds: number
   extra?: Record<string, unknown>
 }
+
+/**
+ * Built-in notify rules: who gets an inbox record for each event (the op
+ * name, as in the Tasks-Op trailer). Roles: owner, assignee, creator,
+ * collaborators, subscribers; each resolved over the card before and after
+ * the change (so a displaced owner or a previous assignee hears of it).
+ * `*` covers every op not named, including ops this version does not know.
+ */
+export const NOTIFY_DEFAULTS: Readonly<Record<string, readonly string[]>> = {
+  '*': ['owner', 'assignee', 'collaborators', 'subscribers'],
+  add: ['assignee', 'subscribers'],
+  comment: ['owner', 'assignee', 'collaborators', 'subscribers'],
+  done: ['creator', 'collaborators', 'subscribers'],
+  cancel: ['creator', 'owner', 'assignee', 'collaborators', 'subscribers'],
+  assign: ['assignee'],
+  claim: ['owner', 'assignee', 'subscribers'],
+  collab: ['collaborators'],
+  heartbeat: [],
+  watch: [],
+  unwatch: [],
+  notify: [],
+  actor: [],
+  ack: [],
+  seen: [],
+  remind: [],
+  config: [],
+}
+
+/** The roles a notify rule may name. */
+export const NOTIFY_ROLES = ['owner', 'assignee', 'creator', 'collaborators', 'subscribers'] as const
 
 export const DEFAULT_CONFIG: ListConfig = {
   lease_seconds: 3600,
@@ -134,7 +183,14 @@ export const DEFAULT_CONFIG: ListConfig = {
   max_body_bytes: 65536,
   max_comment_bytes: 16384,
   admins: [],
+  notify: {...NOTIFY_DEFAULTS} as Record<string, string[]>,
+  stale_after_seconds: 7200,
+  remind_every_seconds: 86400,
+  escalate_after_seconds: 86400,
 }
+
+/** Keys of config.yaml as `init` writes it (fixed: every clone's root commit is the same). */
+export const INIT_CONFIG_KEYS = ['lease_seconds', 'clock_skew_seconds', 'max_title_bytes', 'max_body_bytes', 'max_comment_bytes', 'admins'] as const
 
 /**
  * Bounds on what the store holds. The reader refuses values outside them
@@ -143,10 +199,10 @@ export const DEFAULT_CONFIG: ListConfig = {
  * writer checks them first, so whatever is written can be read back.
  */
 type Bounded = {minimum: number; maximum: number}
-const configBounds = configSchema.properties as unknown as Record<keyof Omit<ListConfig, 'admins' | 'extra'>, Bounded>
+const configBounds = configSchema.properties as unknown as Record<keyof Omit<ListConfig, 'admins' | 'notify' | 'extra'>, Bounded>
 
 /** Inclusive [minimum, maximum] of each numeric config.yaml key. */
-export const CONFIG_BOUNDS: Readonly<Record<keyof Omit<ListConfig, 'admins' | 'extra'>, Readonly<Bounded>>> = configBounds
+export const CONFIG_BOUNDS: Readonly<Record<keyof Omit<ListConfig, 'admins' | 'notify' | 'extra'>, Readonly<Bounded>>> = configBounds
 
 /** The longest lease a claim may take (`--lease`, `lease_seconds`): 365 days. */
 export const MAX_LEASE_SECONDS = configBounds.lease_seconds.maximum

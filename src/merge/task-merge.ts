@@ -59,6 +59,8 @@ const CLAIM_UNIT = ['status', 'owner', 'epoch', 'claim_epochs', 'claimed_at', 'l
 const SCALAR_FIELDS = ['title', 'priority', 'parent', 'assignee', 'key'] as const
 /** Sets merged by adds and removes. */
 const SET_FIELDS = ['tags', 'depends_on'] as const
+/** Optional sets (roles and per-card notify rules): merged like the sets, absent when empty. */
+const OPTIONAL_SET_FIELDS = ['collaborators', 'subscribers', 'notify_roles', 'notify_mute'] as const
 
 type ClaimKey = (typeof CLAIM_UNIT)[number]
 type ScalarKey = (typeof SCALAR_FIELDS)[number]
@@ -206,6 +208,11 @@ export function mergeTask(base: TaskVersion | null, ours: TaskVersion, theirs: T
 
   // Sets: base ∪ added − removed.
   for (const k of SET_FIELDS) out[k] = mergeSet(b?.[k] ?? [], o[k], t[k])
+  const optionalSets: Partial<Record<(typeof OPTIONAL_SET_FIELDS)[number], string[]>> = {}
+  for (const k of OPTIONAL_SET_FIELDS) {
+    const merged = mergeSet(b?.[k] ?? [], o[k] ?? [], t[k] ?? [])
+    if (merged.length > 0) optionalSets[k] = merged
+  }
 
   // Unknown frontmatter keys: 3-way per key like scalars.
   const extraKeys = [...new Set([...Object.keys(b?.extra ?? {}), ...Object.keys(o.extra ?? {}), ...Object.keys(t.extra ?? {})])].sort(cmp)
@@ -272,6 +279,7 @@ export function mergeTask(base: TaskVersion | null, ours: TaskVersion, theirs: T
     cancel_reason: out.cancel_reason,
     closed_at: out.closed_at,
     key: out.key,
+    ...optionalSets,
     created_at: created.created_at,
     created_by: created.created_by,
     // The later side's edit time, not the merge time: a merge is not an edit, and a

@@ -20,6 +20,7 @@ import {CONFIG_PATH, META_PATH, commentPath} from '../core/store-layout'
 import {type Comment, DEFAULT_CONFIG, type TaskMeta} from '../core/task'
 import {parseConfig, parseMeta, parseTaskFile, serialiseComment, serialiseTask} from '../core/task-file'
 import {yaml} from '../core/yaml-loader'
+import {RECORD_MAP_RE, parseActor, parseLatch, parseMapping, serialiseActor, serialiseLatch} from '../core/inbox'
 import {MERGE_ACTOR, type MergeContext, type MergeNote, type Side, canon, engineComment, hash8, otherSide, same} from './merge-types'
 import {mergeTask} from './task-merge'
 import {type ConflictLabels, type MergeRegion, mergeText, renderConflict, twoWayRegions} from './text-merge'
@@ -279,6 +280,10 @@ function mergePath(state: MergeState, path: string, v: Versions): void {
   if (task) return set(mergeTaskFile(state, path, task[1]!, both))
   if (COMMENT_RE.test(path) || INBOX_RE.test(path)) return set(keepBoth(state, path, both))
   if (path === CONFIG_PATH) return set(mergeConfigFile(state, path, both))
+  if (RECORD_MAP_RE.test(path)) {
+    const merged = mergeRecordMap(path, both)
+    if (merged !== null) return set(merged)
+  }
   if (path === META_PATH) return set(mergeMetaFile(state, path, both))
   const text = mergeText(v.base ?? '', v.ours, v.theirs)
   if (text.clean) return set(text.text)
@@ -469,6 +474,9 @@ function mergeConfigFile(state: MergeState, path: string, v: Both): string {
     else if (ov === undefined || tv === undefined) value = ov !== undefined ? ov : tv
     else if (Array.isArray(ov) && Array.isArray(tv) && (bv === undefined || Array.isArray(bv)) && [...ov, ...tv, ...((bv as unknown[]) ?? [])].every(isScalar)) {
       value = mergeValueSet((bv as unknown[]) ?? [], ov, tv)
+    } else if (k === 'notify' && isMapping(ov) && isMapping(tv) && (bv === undefined || isMapping(bv))) {
+      // Notify rules: per event, the role lists merge as sets.
+      value = mergeMapOfSets((bv as Mapping) ?? {}, ov, tv)
     } else {
       value = cmpConfigValue(ov, tv) >= 0 ? ov : tv
       const dropped = value === ov ? tv : ov
@@ -527,3 +535,50 @@ function mergeMetaFile(state: MergeState, path: string, v: Both): string {
   return v[state.ctx.published]
 }
 
+
+const isMapping = (x: unknown): x is Mapping => typeof x === 'object' && x !== null && !Array.isArray(x)
+
+/** Per key: 3-way; both changed: lists of plain values as sets, anything else the greater value. */
+function mergeMapOfSets(base: Mapping, ours: Mapping, theirs: Mapping): Mapping {
+  const out: Mapping = {}
+  for (const k of [...new Set([...Object.keys(base), ...Object.keys(ours), ...Object.keys(theirs)])].sort(cmp)) {
+    const bv = base[k]
+    const ov = ours[k]
+    const tv = theirs[k]
+    let value: unknown
+    if (same(ov, tv) || same(tv, bv)) value = ov
+    else if (same(ov, bv)) value = tv
+    else if (ov === undefined || tv === undefined) value = ov !== undefined ? ov : tv
+    else if (Array.isArray(ov) && Array.isArray(tv) && (bv === undefined || Array.isArray(bv)) && [...ov, ...tv, ...((bv as unknown[]) ?? [])].every(isScalar)) {
+      value = mergeValueSet((bv as unknown[]) ?? [], ov, tv)
+    } else value = cmpConfigValue(ov, tv) >= 0 ? ov : tv
+    if (value !== undefined) out[k] = value
+  }
+  return out
+}
+
+/**
+ * Actor entries (actors/<a>.yaml) and reminder latches (reminders/…):
+ * mappings merged per key, lists as sets (mute, watch), scalars by the
+ * greater value, so last_seen, last_digest and a card's escalated streak
+ * move to the later time whichever side is which. Null when a side does
+ * not read: the caller falls back to the text merge.
+ */
+function mergeRecordMap(path: string, v: Both): string | null {
+  const read = (text: string | null): Mapping | null => {
+    if (text === null) return {}
+    const parsed = parseMapping(text)
+    return 'error' in parsed || !isMapping(parsed.value ?? {}) ? null : ((parsed.value ?? {}) as Mapping)
+  }
+  const b = read(v.base)
+  const o = read(v.ours)
+  const t = read(v.theirs)
+  if (!o || !t) return null
+  const merged = mergeMapOfSets(b ?? {}, o, t)
+  if (path.startsWith('actors/')) {
+    const parsed = parseActor(serialiseActor(merged as never))
+    return parsed.ok ? serialiseActor(parsed.value) : null
+  }
+  const parsed = parseLatch(serialiseLatch(merged as never))
+  return parsed.ok ? serialiseLatch(parsed.value) : null
+}

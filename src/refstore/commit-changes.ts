@@ -43,7 +43,8 @@ export async function lastCommitBy(cwd: string, ref: string, actor: string): Pro
   const r = await git(['log', '-E', `--grep=${pattern}`, '-n', '20', `--format=%H${FIELD}%P${FIELD}%B${RECORD}`, '--no-color', ref, '--'], {cwd})
   if (r.code !== 0) return null
   // --grep matches any line; only the trailer counts.
-  return parseLog(r.stdout).find((c) => c.trailers.some(([k, v]) => k === 'Actor' && v === actor)) ?? null
+  // A `seen` commit (last_seen moved by reading the inbox) is bookkeeping, not a change to take back.
+  return parseLog(r.stdout).find((c) => c.trailers.some(([k, v]) => k === 'Actor' && v === actor) && !c.trailers.some(([k, v]) => k === 'Tasks-Op' && v === 'seen')) ?? null
 }
 
 /** The files `commit` changed relative to its only parent, with their text on both sides. */

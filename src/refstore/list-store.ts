@@ -357,6 +357,52 @@ export class ListStore {
     return {body, comments, broken}
   }
 
+  /** Decoded trees by id (the `actors` tree is read by most mutations; a tree never changes). */
+  private treeCache = new Map<string, TreeEntry[]>()
+
+  /** The entries of the tree at `dir` (slash-separated) under `rootTree`; null when absent or not a tree. */
+  async treeAt(rootTree: string, dir: string): Promise<TreeEntry[] | null> {
+    let oid = rootTree
+    for (const name of ['', ...dir.split('/').filter(Boolean)]) {
+      if (name !== '') {
+        const entries = await this.treeAt(oid, '')
+        const e = entries?.find((x) => x.name === name && x.mode === TREE_MODE)
+        if (!e) return null
+        oid = e.oid
+      }
+    }
+    const hit = this.treeCache.get(oid)
+    if (hit) return hit
+    const obj = await this.reader.read(oid)
+    if (!obj || obj.type !== 'tree') return null
+    let entries: TreeEntry[]
+    try {
+      entries = decodeTree(obj.content, this.repo.algorithm)
+    } catch {
+      return null
+    }
+    if (this.treeCache.size > 64) this.treeCache.clear()
+    this.treeCache.set(oid, entries)
+    return entries
+  }
+
+  /** Texts of the named files of one directory (missing, non-file or unreadable ones left out). */
+  async readFilesIn(rootTree: string, dir: string, names: readonly string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>()
+    const entries = await this.treeAt(rootTree, dir)
+    if (!entries || names.length === 0) return out
+    const wanted = new Set(names)
+    const files = entries.filter((e) => wanted.has(e.name) && isFileMode(e.mode))
+    const blobs = await Promise.all(files.map((f) => this.reader.read(f.oid, MAX_FILE_BYTES)))
+    files.forEach((f, i) => {
+      const obj = blobs[i]
+      if (!obj || obj.type !== 'blob') return
+      const text = fileText(obj)
+      if (text.ok) out.set(f.name, text.value)
+    })
+    return out
+  }
+
   close(): void {
     this.reader.close()
     // Like git's porcelain after a write: let `git maintenance run --auto` pack loose objects, in the background.

@@ -50,6 +50,15 @@ const SCHEMA_OF: Record<string, string> = {
   'hooks:status': 'hooks',
   'hooks:run': 'hooks-run',
   'server:install-hook': 'server-hook',
+  'collab:add': 'role-change',
+  'collab:rm': 'role-change',
+  watch: 'role-change',
+  unwatch: 'role-change',
+  notify: 'role-change',
+  'actor:list': 'actor-list',
+  'actor:add': 'actor-change',
+  'actor:alias': 'actor-change',
+  'inbox:ack': 'inbox-ack',
 }
 const exercised = new Set<string>()
 const errorCodes = new Set<string>()
@@ -269,6 +278,28 @@ describe('every --json output matches its schema', () => {
     }
     const s = await ok(repo, ['show', ids.parent!], A)
     expect(s.comments).toHaveLength(5)
+  })
+
+  it('roles, actors, inbox, stale and remind', async () => {
+    const c = await ok(repo, ['collab', 'add', ids.parent!, 'carol'], A)
+    expect(c.task.collaborators).toEqual(['carol'])
+    expect((await ok(repo, ['collab', 'rm', ids.parent!, 'carol'], A)).task.collaborators).toEqual([])
+    expect((await ok(repo, ['watch', ids.parent!], B)).task.subscribers).toEqual(['bob'])
+    expect((await ok(repo, ['unwatch', ids.parent!, '--mute'], B)).task.notify_mute).toEqual(['bob'])
+    expect((await ok(repo, ['notify', ids.parent!, 'comment:owner', 'subscribers'], A)).task.notify_roles).toEqual(['comment:owner', 'subscribers'])
+    await ok(repo, ['notify', ids.parent!, '--clear'], A)
+    await fails(repo, ['notify', ids.parent!, 'comment:boss'], 2, 'bad_notify_rule', A)
+    expect((await ok(repo, ['actor', 'add', 'bob', '--mute', 'heartbeat', '--alias', 'bob@example.com'], A)).actor).toMatchObject({id: 'bob', mute: ['heartbeat'], aliases: ['bob@example.com']})
+    await ok(repo, ['actor', 'alias', 'bob', 'bob-session'], A)
+    await fails(repo, ['actor', 'alias', 'alice', 'bob-session'], 4, 'alias_conflict', A)
+    expect((await ok(repo, ['actor', 'list'], A)).actors.map((a: any) => a.id)).toContain('bob')
+    const inbox = await ok(repo, ['inbox', '--all'], B)
+    expect(inbox.actor).toBe('bob')
+    await fails(repo, ['inbox', 'ack', 'ffffffff'], 3, 'record_not_found', B)
+    const ack = await ok(repo, ['inbox', 'ack', '--all'], B)
+    expect(ack.acked.length).toBe(inbox.unseen)
+    await ok(repo, ['stale', '--older-than', '1s'], {env: {...A.env, TASKS_NOW: '2030-01-01T00:00:00.000Z'}})
+    await ok(repo, ['remind', '--older-than', '1s'], {env: {...A.env, TASKS_NOW: '2030-01-01T00:00:00.000Z'}})
   })
 
   it('cancel (with sub-items) and rm', async () => {

@@ -13,24 +13,51 @@ import {durationSeconds} from '../duration-flag'
 import {InvalidError, NotPermittedError, UsageError} from '../errors'
 import type {OpContext, Plan} from '../plan'
 import type {Snapshot} from '../snapshot'
-import {CONFIG_BOUNDS, DEFAULT_CONFIG, type ListConfig} from '../task'
+import {CONFIG_BOUNDS, DEFAULT_CONFIG, type ListConfig, NOTIFY_DEFAULTS, NOTIFY_ROLES} from '../task'
 import {parseConfig, serialiseConfig} from '../task-file'
 import {CONFIG_PATH} from '../store-layout'
 import {checkActor} from '../validation'
 
 export type ConfigKey = keyof Omit<ListConfig, 'extra'>
-export type ConfigValue = number | string[]
+export type ConfigValue = number | string[] | Record<string, string[]>
 
 /** The keys `tasks config` knows, in the order `config list` shows them. */
 export const CONFIG_KEYS = Object.keys(DEFAULT_CONFIG) as ConfigKey[]
 
 /** Keys holding a number of seconds: they accept durations (`90s`, `30m`, `1h`, `2d`). */
-const SECONDS_KEYS: ReadonlySet<string> = new Set(['lease_seconds', 'clock_skew_seconds'])
+const SECONDS_KEYS: ReadonlySet<string> = new Set(['lease_seconds', 'clock_skew_seconds', 'stale_after_seconds', 'remind_every_seconds', 'escalate_after_seconds'])
 /** Keys holding a list (comma-separated on the command line; --add/--remove). */
 const LIST_KEYS: ReadonlySet<string> = new Set(['admins'])
 
 export function isListKey(key: ConfigKey): boolean {
   return LIST_KEYS.has(key)
+}
+
+const EVENT_RE = /^([a-z][a-z0-9_-]{0,63}|\*)$/
+
+/** `notify.EVENT`: the event a dotted notify key names, or null for any other key. */
+export function notifyEventOf(key: string): string | null {
+  if (!key.startsWith('notify.')) return null
+  const event = key.slice('notify.'.length)
+  if (!EVENT_RE.test(event)) throw new UsageError(`"${event}" is not an event name: use an op name such as comment or done, or * for every other op`, {key}, 'unknown_config_key')
+  return event
+}
+
+/** Roles for one notify rule, from a comma list (empty: nobody). */
+export function parseNotifyRoles(event: string, text: string): string[] {
+  const roles = [...new Set(text.split(',').map((s) => s.trim()).filter(Boolean))]
+  const bad = roles.find((r) => r !== 'none' && !(NOTIFY_ROLES as readonly string[]).includes(r))
+  if (bad !== undefined) throw badValue(`notify.${event}`, text, `a comma list of roles (${NOTIFY_ROLES.join(', ')}), or "none"`)
+  return roles.filter((r) => r !== 'none').sort()
+}
+
+/** The notify rules with one event set (roles) or put back to its default (null). */
+export function notifyWith(current: Record<string, string[]>, event: string, roles: string[] | null): Record<string, string[]> {
+  const out: Record<string, string[]> = {...(NOTIFY_DEFAULTS as Record<string, string[]>), ...current}
+  if (roles !== null) out[event] = roles
+  else if (NOTIFY_DEFAULTS[event]) out[event] = [...NOTIFY_DEFAULTS[event]!]
+  else delete out[event]
+  return Object.fromEntries(Object.keys(out).sort().map((k) => [k, out[k]!]))
 }
 
 /** A known key, or a usage error naming the keys. */
@@ -47,12 +74,13 @@ function badValue(key: string, text: string, expected: string): InvalidError {
 
 /** Parse what a person typed for `key`: a duration for seconds keys, a size for byte keys, a comma list for admins. */
 export function parseConfigValue(key: ConfigKey, text: string): ConfigValue {
+  if (key === 'notify') throw new UsageError('set one event at a time: `tasks config set notify.EVENT ROLES` (e.g. notify.comment owner,subscribers)', {key}, 'usage')
   if (LIST_KEYS.has(key)) {
     const items = text.split(',').map((s) => s.trim()).filter(Boolean)
     return [...new Set(items.map((a) => checkActor(a, 'admin')))]
   }
   const input = text.trim().toLowerCase()
-  const bounds = CONFIG_BOUNDS[key as Exclude<ConfigKey, 'admins'>]
+  const bounds = CONFIG_BOUNDS[key as Exclude<ConfigKey, 'admins' | 'notify'>]
   let n: number
   if (SECONDS_KEYS.has(key)) {
     const expected = `a duration such as 90s, 30m, 1h or 2d (a plain number is seconds) from ${bounds.minimum} to ${bounds.maximum} seconds`
@@ -134,5 +162,6 @@ export function changeConfig(snap: Snapshot, ctx: OpContext, change: ConfigChang
 }
 
 function show(value: ConfigValue): string {
+  if (typeof value === 'object' && !Array.isArray(value)) return Object.entries(value).map(([k, v]) => `${k}:${v.join('+') || 'none'}`).join(',')
   return Array.isArray(value) ? value.join(',') || '(none)' : String(value)
 }

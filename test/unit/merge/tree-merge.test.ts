@@ -256,10 +256,11 @@ describe('mergeFiles: config.yaml and meta.yaml', () => {
 
   it('keeps unknown keys and a key removed on one side but changed on the other', () => {
     const base = 'lease_seconds: 3600\nteam: "core"\n'
-    const ours = 'lease_seconds: 3600\nteam: "platform"\nnotify: true\n'
+    // (`notify` became a known key with the inbox: the unknown key here is `alerts`.)
+    const ours = 'lease_seconds: 3600\nteam: "platform"\nalerts: true\n'
     const theirs = 'lease_seconds: 100\n'
     const r = mergeFiles([{path: CONFIG_PATH, base, ours, theirs}], ctxOf())
-    expect(get(r.files, CONFIG_PATH)).toBe('lease_seconds: 100\nnotify: true\nteam: "platform"\n')
+    expect(get(r.files, CONFIG_PATH)).toBe('lease_seconds: 100\nalerts: true\nteam: "platform"\n')
   })
 
   it('a key changed to null on one side and removed on the other keeps the null', () => {
