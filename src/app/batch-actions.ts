@@ -16,6 +16,7 @@ import type {TaskView} from '../core/task-view'
 import type {Session} from './session'
 import * as single from './task-actions'
 import {mutate} from './transaction'
+import {prepareChecks} from './coordination-actions'
 
 /** Several ids: one entry per item acted on, in argument order, and the one commit. */
 export interface BatchResult<I> {
@@ -30,7 +31,7 @@ function noEpochWithSeveral(ids: readonly string[], epoch: number | undefined): 
 export async function finish(session: Session, ids: string[], epoch?: number): Promise<single.TaskResult & {changed: boolean} | BatchResult<{task: TaskView; changed: boolean}>> {
   noEpochWithSeveral(ids, epoch)
   if (ids.length === 1) return single.finish(session, ids[0]!, epoch)
-  const done = await single.explainTakeover(session, mutate(session, (s, c) => runBatch(s, c, 'done', ids, (snap, ctx, id) => finishTask(snap, ctx, {id}))))
+  const done = await single.explainTakeover(session, mutate(session, (s, c) => runBatch(s, c, 'done', ids, (snap, ctx, id) => finishTask(snap, ctx, {id})), prepareChecks(session, () => ids)))
   const v = await single.viewer(session, done.after)
   return {results: done.result.map((i) => ({task: v.view(done.after.tasks.get(i.id)?.meta ?? i.result.task), changed: i.result.changed})), commit: done.commit}
 }

@@ -30,7 +30,8 @@ import {type RefLock, findRefLocks, removeStaleLocks} from '../refstore/ref-lock
 import type {Loaded} from '../refstore/list-store'
 
 import type {Session} from './session'
-import {mutate, type Op} from './transaction'
+import {mutate, type Op, type Prepare} from './transaction'
+import {prepareChecks} from './coordination-actions'
 
 export interface TaskResult {
   task: TaskView
@@ -50,8 +51,8 @@ export async function viewer(session: Session, snap: Snapshot): Promise<TaskView
 }
 
 /** Run an op and return the view of the task it produced. */
-async function mutateOne<R extends {task: TaskMeta}>(session: Session, op: Op<R>): Promise<TaskResult & {result: R; at: string | null}> {
-  const done = await mutate(session, op)
+async function mutateOne<R extends {task: TaskMeta}>(session: Session, op: Op<R>, prepare?: Prepare): Promise<TaskResult & {result: R; at: string | null}> {
+  const done = await mutate(session, op, prepare)
   const v = await viewer(session, done.after)
   // `at`: the commit the result describes (the new one, or the one the op found nothing to change in).
   return {task: v.view(done.after.tasks.get(done.result.task.id)?.meta ?? done.result.task), commit: done.commit, result: done.result, at: done.after.commit}
@@ -246,9 +247,9 @@ export async function add(session: Session, args: AddArgs): Promise<TaskResult &
   return {task: r.task, created: r.result.created, commit: r.commit}
 }
 
-export async function edit(session: Session, args: EditArgs): Promise<TaskResult & {fields: string[]}> {
-  const r = await mutateOne(session, (s, c) => editTask(s, c, args))
-  return {task: r.task, fields: r.result.fields, commit: r.commit}
+export async function edit(session: Session, args: EditArgs): Promise<TaskResult & {fields: string[]; checks_reset: string[]}> {
+  const r = await mutateOne(session, (s, c) => editTask(s, c, args), args.title !== undefined || args.body !== undefined ? prepareChecks(session, () => [args.id]) : undefined)
+  return {task: r.task, fields: r.result.fields, checks_reset: r.result.checks_reset, commit: r.commit}
 }
 
 export async function assign(session: Session, id: string, assignee: string | null): Promise<TaskResult> {
@@ -335,7 +336,7 @@ export async function explainTakeover<T>(session: Session, work: Promise<T>): Pr
     const refs = [session.store.ref, ...(remote ? [trackingRef(remote, session.list)] : [])]
     for (const ref of refs) {
       const events = await readHistory(session.store.repo.cwd, ref, {path: taskDir(id), limit: 50})
-      const lastClaim = events.find((e) => e.op === 'claim')
+      const lastClaim = events.find((e) => e.op === 'claim' || e.op === 'takeover')
       if (!lastClaim) continue
       const from = lastClaim.trailers.find(([k]) => k === 'Tasks-Takeover')?.[1]
       if (from !== actor) break
@@ -359,7 +360,7 @@ export async function beat(session: Session, id: string, epoch?: number, leaseSe
 }
 
 export async function finish(session: Session, id: string, epoch?: number): Promise<TaskResult & {changed: boolean}> {
-  const r = await explainTakeover(session, mutateOne(session, (s, c) => finishTask(s, c, {id, epoch})))
+  const r = await explainTakeover(session, mutateOne(session, (s, c) => finishTask(s, c, {id, epoch}), prepareChecks(session, () => [id])))
   return {task: r.task, commit: r.commit, changed: r.result.changed}
 }
 

@@ -15,6 +15,7 @@ import {MUTATION_TIMEOUT_MS, fetchList, networkLimits, pushList, recordFetch, re
 import {followPublished} from './published'
 import {mergeTips, refusalCounter} from './sync'
 import type {Session} from './session'
+import type {Loaded} from '../refstore/list-store'
 
 const MAX_TRIES = 40
 /**
@@ -39,6 +40,13 @@ export interface Committed<R> {
 }
 
 export type Op<R> = (snap: Snapshot, ctx: OpContext) => Plan<R>
+
+/**
+ * Reads an op needs beyond the task index, done before each try on the
+ * snapshot that try runs on (the checks of the tasks it is about): returns
+ * the snapshot the op is given.
+ */
+export type Prepare = (loaded: Loaded) => Promise<Snapshot>
 
 function backoff(attempt: number): Promise<void> {
   const cap = Math.min(400, 8 * 2 ** Math.min(attempt, 6))
@@ -65,29 +73,30 @@ function onlineBackoff(lost: number, waitedMs: number): Promise<void> {
  * the session whether the result is published (Session.wrote), so every
  * mutation's result says so without each command asking.
  */
-export async function mutate<R>(session: Session, op: Op<R>): Promise<Committed<R>> {
+export async function mutate<R>(session: Session, op: Op<R>, prepare?: Prepare): Promise<Committed<R>> {
   const remote = await session.remote()
   if (remote) {
-    const done = await mutateOnline(session, remote, op)
+    const done = await mutateOnline(session, remote, op, prepare)
     session.wrote = {published: true, remote}
     return done
   }
-  const done = await mutateLocal(session, op)
+  const done = await mutateLocal(session, op, prepare)
   session.wrote = {published: false, remote: await session.configuredRemote()}
   return done
 }
 
-async function mutateLocal<R>(session: Session, op: Op<R>): Promise<Committed<R>> {
+async function mutateLocal<R>(session: Session, op: Op<R>, prepare?: Prepare): Promise<Committed<R>> {
   const store = session.store
   for (let attempt = 1; attempt <= MAX_TRIES; attempt++) {
     if (attempt > 1) await store.refreshTip()
     const loaded = await store.load()
+    const snap = prepare ? await prepare(loaded) : loaded.snapshot
     const ctx = await session.opContext()
-    const plan = op(loaded.snapshot, ctx)
-    if (plan.changes.length === 0) return {result: plan.result, plan, commit: null, tries: attempt, after: loaded.snapshot}
+    const plan = op(snap, ctx)
+    if (plan.changes.length === 0) return {result: plan.result, plan, commit: null, tries: attempt, after: snap}
     const commit = await store.writePlan(loaded, plan, ctx.actor, ctx.now)
     const outcome = await store.compareAndSwap(commit, loaded.index.commit, plan.subject ? `${plan.op} ${plan.subject.id}` : plan.op)
-    if (outcome.ok) return {result: plan.result, plan, commit, tries: attempt, after: withChanges(loaded.snapshot, plan.changes, commit)}
+    if (outcome.ok) return {result: plan.result, plan, commit, tries: attempt, after: withChanges(snap, plan.changes, commit)}
     await backoff(attempt)
   }
   throw new ConflictError('cas_exhausted', `the task list kept changing under this command; gave up after ${MAX_TRIES} tries. Try again.`, {
@@ -102,7 +111,7 @@ async function mutateLocal<R>(session: Session, op: Op<R>): Promise<Committed<R>
  * the op, so across machines exactly one claimer of an item wins. The local
  * ref moves only after the push was accepted.
  */
-async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Promise<Committed<R>> {
+async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prepare?: Prepare): Promise<Committed<R>> {
   const store = session.store
   const cwd = store.repo.cwd
   const limits = await networkLimits(cwd, MUTATION_TIMEOUT_MS)
@@ -150,11 +159,12 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
       }
     }
     const loaded = await store.loadCommit(base)
+    const snap = prepare ? await prepare(loaded) : loaded.snapshot
     const ctx = await session.opContext()
-    const plan = op(loaded.snapshot, ctx)
+    const plan = op(snap, ctx)
     if (plan.changes.length === 0) {
       for (const w of mergeWarnings) session.warn(w)
-      return {result: plan.result, plan, commit: null, tries: attempt, after: loaded.snapshot}
+      return {result: plan.result, plan, commit: null, tries: attempt, after: snap}
     }
     const commit = await store.writePlan(loaded, plan, ctx.actor, ctx.now)
     const pushed = await pushList(cwd, remote, session.list, commit, remoteTip, limits)
@@ -162,7 +172,7 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
       for (const w of mergeWarnings) session.warn(w)
       // Published. Bring the local ref along; if a local command moved it meanwhile, `sync` merges it later.
       await followPublished(session, commit, localTip, plan.subject ? `${plan.op} ${plan.subject.id}` : plan.op)
-      return {result: plan.result, plan, commit, tries: attempt, after: withChanges(loaded.snapshot, plan.changes, commit)}
+      return {result: plan.result, plan, commit, tries: attempt, after: withChanges(snap, plan.changes, commit)}
     }
     lastRejection = pushed.detail
     refused(pushed, attempt)

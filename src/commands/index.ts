@@ -6,6 +6,11 @@ import Add from './add'
 import Assign from './assign'
 import Block from './block'
 import Cancel from './cancel'
+import CheckAdd from './check/add'
+import CheckFail from './check/fail'
+import CheckList from './check/list'
+import CheckPass from './check/pass'
+import CheckSupersede from './check/supersede'
 import Claim from './claim'
 import CommentCommand from './comment'
 import Completion from './completion'
@@ -17,6 +22,7 @@ import Deps from './deps'
 import Doctor from './doctor'
 import Done from './done'
 import Edit from './edit'
+import Flag from './flag'
 import Heartbeat from './heartbeat'
 import Init from './init'
 import List from './list'
@@ -24,6 +30,7 @@ import Lists from './lists'
 import Log from './log'
 import MergeDriver from './merge-driver'
 import Next from './next'
+import Prune from './prune'
 import Release from './release'
 import Remote from './remote/index'
 import RemoteSet from './remote/set'
@@ -33,14 +40,24 @@ import Restore from './restore'
 import Rm from './rm'
 import Show from './show'
 import Start from './start'
+import Sweep from './sweep'
 import Sync from './sync'
+import Takeover from './takeover'
 import Undo from './undo'
+import Unflag from './unflag'
+import Batch from './batch'
 
 export const COMMANDS = {
   add: Add,
   assign: Assign,
   block: Block,
+  batch: Batch,
   cancel: Cancel,
+  'check:add': CheckAdd,
+  'check:fail': CheckFail,
+  'check:list': CheckList,
+  'check:pass': CheckPass,
+  'check:supersede': CheckSupersede,
   claim: Claim,
   comment: CommentCommand,
   completion: Completion,
@@ -52,6 +69,7 @@ export const COMMANDS = {
   doctor: Doctor,
   done: Done,
   edit: Edit,
+  flag: Flag,
   heartbeat: Heartbeat,
   init: Init,
   list: List,
@@ -59,6 +77,7 @@ export const COMMANDS = {
   log: Log,
   'merge-driver': MergeDriver,
   next: Next,
+  prune: Prune,
   release: Release,
   remote: Remote,
   'remote:set': RemoteSet,
@@ -68,6 +87,9 @@ export const COMMANDS = {
   rm: Rm,
   show: Show,
   start: Start,
+  sweep: Sweep,
   sync: Sync,
+  takeover: Takeover,
   undo: Undo,
+  unflag: Unflag,
 }

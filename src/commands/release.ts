@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {TasksCommand, epochFlag, overrideFlags} from './base-command'
 import {engine} from './engine-loader'
+import {UsageError} from '../core/errors'
 import type {TaskView} from '../core/task-view'
 import type {Terminal} from '../render/terminal'
 
@@ -14,14 +15,19 @@ export default class Release extends TasksCommand<Output> {
   static override args = {id: Args.string({ignoreStdin: true, description: 'task ids or unique prefixes (one or more)'})}
   static override flags = {
     all: Flags.boolean({description: 'Release every item you hold, in one commit.'}),
+    session: Flags.string({description: 'Release every item this agent session holds (whoever the owner), in one commit: what a runner calls when its agent stops.'}),
     ...overrideFlags,
     ...epochFlag,
   }
-  static override examples = ['<%= config.bin %> release tsk-k3v9', '<%= config.bin %> release tsk-k3v9 tsk-8d2q', '<%= config.bin %> release --all']
+  static override examples = ['<%= config.bin %> release tsk-k3v9', '<%= config.bin %> release tsk-k3v9 tsk-8d2q', '<%= config.bin %> release --all', '<%= config.bin %> release --session agent-7-run-42']
 
   protected async execute(): Promise<Output> {
     const {argv, flags} = await this.parse(Release)
-    this.flagsForSession = flags
+    this.flagsForSession = {...flags, session: undefined}
+    if (flags.session !== undefined) {
+      if (flags.all || (argv as string[]).length > 0) throw new UsageError('pass --session S alone: not with IDs or --all')
+      return engine().coordination.releaseBySession(await this.openSession(), flags.session)
+    }
     return engine().batch.release(await this.openSession(), argv as string[], flags.all, flags.epoch)
   }
 

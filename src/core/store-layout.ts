@@ -16,10 +16,14 @@ export const COMMENTS_DIR = 'comments'
 export const taskFilePath = (id: string): string => `${taskDir(id)}/${TASK_FILE}`
 export const commentPath = (taskId: string, commentId: string): string => `${taskDir(taskId)}/${COMMENTS_DIR}/${commentId}.md`
 
+/** The config.yaml of a new list: the defaults of the keys format 1 started with. */
+const {retention_seconds: _retention, ...INITIAL_CONFIG} = DEFAULT_CONFIG
+
 /** Files of a freshly initialised list. */
 export function initialFiles(): Array<{path: string; content: string}> {
   return [
-    {path: CONFIG_PATH, content: serialiseConfig(DEFAULT_CONFIG)},
+    // Keys added after format 1 shipped are left out, so every version computes the same root commit.
+    {path: CONFIG_PATH, content: serialiseConfig(INITIAL_CONFIG as typeof DEFAULT_CONFIG)},
     {path: META_PATH, content: serialiseMeta(FORMAT_VERSION)},
   ]
 }

@@ -48,8 +48,14 @@ export interface TaskMeta {
   claim_epochs?: number[]
   claimed_at?: string
   lease_expires?: string
+  /** The agent session (TASKS_SESSION / --session) the claim was made in; part of the claim, cleared with it. */
+  session?: string
   block_note?: string
   cancel_reason?: string
+  /** Set while the item is flagged (`tasks flag`): why, by whom, when. A flagged item cannot be finished. */
+  flag_reason?: string
+  flagged_by?: string
+  flagged_at?: string
   closed_at?: string
   /** Idempotency key the task was created with. */
   key?: string
@@ -78,8 +84,12 @@ export const TASK_KEYS = [
   'claim_epochs',
   'claimed_at',
   'lease_expires',
+  'session',
   'block_note',
   'cancel_reason',
+  'flag_reason',
+  'flagged_by',
+  'flagged_at',
   'closed_at',
   'key',
   'created_at',
@@ -107,6 +117,8 @@ export interface ListConfig {
   max_body_bytes: number
   max_comment_bytes: number
   admins: string[]
+  /** How long a finished item stays before `tasks prune` (without --older-than) removes it. */
+  retention_seconds: number
   extra?: Record<string, unknown>
 }
 
@@ -117,6 +129,7 @@ export const DEFAULT_CONFIG: ListConfig = {
   max_body_bytes: 65536,
   max_comment_bytes: 16384,
   admins: [],
+  retention_seconds: 604800,
 }
 
 /**

@@ -46,6 +46,8 @@ const TEXT_CODES = {
   comment: {empty: 'empty_comment', long: 'comment_too_long'},
   note: {empty: 'empty_note', long: 'note_too_long'},
   reason: {empty: 'empty_reason', long: 'reason_too_long'},
+  check: {empty: 'empty_check', long: 'check_too_long'},
+  evidence: {empty: 'empty_evidence', long: 'evidence_too_long'},
 } as const
 
 export function checkText(what: keyof typeof TEXT_CODES, text: string, limit: number, required: boolean): string {
