@@ -28,7 +28,7 @@ import {type Parsed, fileText, parseConfig, parseMeta, parseTaskFile} from '../c
 import {FILE_MODE, type HashAlgorithm, TREE_MODE, type TreeEntry, decodeCommit, decodeTree} from './git-objects'
 import type {GitObject, ObjectReader} from './object-reader'
 
-const CACHE_VERSION = 5
+const CACHE_VERSION = 6
 /** First line of the file; it names the format version, so another version is simply not read. */
 const MAGIC = `git-tasks index ${CACHE_VERSION}`
 const NO_IDS: readonly string[] = Object.freeze([])

@@ -149,12 +149,11 @@ export function claimNext(snap: Snapshot, ctx: OpContext, args: NextArgs): Plan<
   if (sweep.changes.length === 0) return nextWithoutSweep(snap, ctx, args)
   const plan = nextWithoutSweep(withChanges(snap, sweep.changes), ctx, args)
   const picked = plan.result.task.id
-  const was = sweep.result.tasks.find((t) => t.id === picked)
-  if (!was) return withSweep(plan, sweep)
-  // The item handed out had just been swept: it was taken over from its expired holder.
-  const previous = snap.tasks.get(picked)!.meta!.owner
-  const out = withSweep(plan, sweep)
-  return {...out, trailers: [...out.trailers, ['Tasks-Takeover', previous ?? '(none)']], result: {...out.result, took_over_from: previous}}
+  if (!sweep.result.tasks.some((t) => t.id === picked)) return withSweep(plan, sweep)
+  // The item handed out is one whose lease had expired: take it over as a claim does (epoch + 1, Tasks-Takeover), sweeping the others.
+  const others = sweepExpired(snap, ctx, (t) => t.owner === ctx.actor || t.id === picked)
+  const taken = claimWithoutSweep(others.changes.length ? withChanges(snap, others.changes) : snap, ctx, {id: picked, leaseSeconds: args.leaseSeconds})
+  return withSweep({...taken, trailers: [...taken.trailers, ['Tasks-Via', 'next']], result: {...taken.result, resumed: false}}, others)
 }
 
 export function nextWithoutSweep(snap: Snapshot, ctx: OpContext, args: NextArgs): Plan<ClaimResult> {
