@@ -159,6 +159,8 @@ describe('sessions and lease recovery', () => {
   it('prune removes old finished items (retention from config), keeping what live items depend on', async () => {
     const repo = await fresh()
     const [old, dep, recent] = [await add(repo, 'old'), await add(repo, 'dep'), await add(repo, 'recent')]
+    const chk = (await runJson(repo, ['check', 'add', old, '--test', 'kept through prune and restore'], A)).check.id
+    await runJson(repo, ['check', 'pass', old, chk, '--evidence', 'green'], A)
     const live = await add(repo, 'live', ['--depends-on', dep])
     const past = {env: {TASKS_ACTOR: 'alice', TASKS_NOW: new Date(Date.now() - 30 * 86400_000).toISOString()}}
     await runJson(repo, ['done', old, dep], past)
@@ -169,6 +171,7 @@ describe('sessions and lease recovery', () => {
     await runJson(repo, ['config', 'set', 'retention_seconds', '60d'], A)
     expect((await runJson(repo, ['prune'], A)).removed).toEqual([])
     expect((await runJson(repo, ['restore', old], A)).restored[0].id).toBe(old)
+    expect((await runJson(repo, ['check', 'list', old], A)).checks).toEqual([expect.objectContaining({id: chk, status: 'passed', evidence: 'green'})])
   })
 })
 
