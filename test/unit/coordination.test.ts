@@ -14,6 +14,7 @@ import {flagTask, unflagTask} from '../../src/core/ops/flag'
 import {finishTask} from '../../src/core/ops/lifecycle'
 import {pruneFinished} from '../../src/core/ops/prune'
 import {mergeCheck} from '../../src/merge/check-merge'
+import {collapseChanges} from '../../src/core/apply'
 import {mergeFiles} from '../../src/merge/tree-merge'
 import {checkPath} from '../../src/core/check'
 import {taskFilePath} from '../../src/core/store-layout'
@@ -298,6 +299,27 @@ describe('batch', () => {
     expect(() => runBatchFile(s, ctx(), [{op: 'explode'}], 'atomic')).toThrowError(expect.objectContaining({code: 'bad_batch_op', exitCode: 2}))
     expect(() => runBatchFile(s, ctx(), [{op: 'create', title: 'x', colour: 'red'}], 'atomic')).toThrowError(expect.objectContaining({code: 'bad_batch_op'}))
     expect(() => runBatchFile(s, ctx(), [{op: 'create', title: 'x', name: 'a'}, {op: 'create', title: 'y', name: 'a'}], 'atomic')).toThrowError(expect.objectContaining({code: 'duplicate_batch_name'}))
+  })
+
+  it('a batch writes each path once: last task version with the last description given, nothing under a removed task', () => {
+    const s = snapshot([])
+    const plan = runBatchFile(s, ctx(), [
+      {op: 'create', name: 'a', title: 'A', body: 'the description'},
+      {op: 'claim', id: '$a'},
+      {op: 'comment', id: '$a', text: 'one'},
+      {op: 'done', id: '$a'},
+      {op: 'create', name: 'b', title: 'B'},
+      {op: 'check', action: 'add', id: '$b', test: 't'},
+      {op: 'comment', id: '$b', text: 'gone with b'},
+      {op: 'rm', id: '$b'},
+    ], 'atomic')
+    const a = plan.result.results[0]!.id!
+    const b = plan.result.results[4]!.id!
+    const kinds = plan.changes.map((c) => (c.kind === 'put-task' ? `put ${c.meta.id === a ? 'a' : 'b'} ${c.meta.status} ${c.body ?? '-'}` : c.kind === 'delete-task' ? `delete ${c.id === b ? 'b' : 'a'}` : c.kind))
+    expect(kinds.sort()).toEqual(['add-comment', 'delete b', 'put a done the description'])
+    // The same state as applying every change in order.
+    const full = [...plan.changes]
+    expect(collapseChanges(full)).toEqual(full)
   })
 
   it('is linear: 10,000 chained creates cost about ten times 1,000, not a hundred', () => {

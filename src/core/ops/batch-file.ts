@@ -16,6 +16,7 @@
 import {TasksError, UsageError} from '../errors'
 import {parseDurationSeconds} from '../duration-flag'
 import {LiveOverlay} from '../live-overlay'
+import {collapseChanges} from '../apply'
 import type {Change, OpContext, Plan} from '../plan'
 import type {Snapshot} from '../snapshot'
 import {MAX_LEASE_SECONDS, type TaskMeta} from '../task'
@@ -376,7 +377,8 @@ export function runBatchFile(snap: Snapshot, ctx: OpContext, ops: readonly unkno
   return {
     op: 'batch',
     summary: `${applied} operation${applied === 1 ? '' : 's'}${failed ? ` (${failed} refused)` : ''}`,
-    changes,
+    // Each path once: an item created, claimed and finished in the batch is one task.md, not three.
+    changes: collapseChanges(changes),
     trailers: [['Tasks-Batch', `${applied} applied, ${failed} refused`], ...trailers],
     result: {results, applied, failed},
   }
