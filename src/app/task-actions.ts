@@ -31,6 +31,7 @@ import type {Loaded} from '../refstore/list-store'
 
 import type {Session} from './session'
 import {mutate, type Op, type Prepare} from './transaction'
+import {type Check, sortChecks} from '../core/check'
 import {prepareChecks} from './coordination-actions'
 
 export interface TaskResult {
@@ -289,6 +290,8 @@ export interface NextOutput extends ClaimOutput {
   comments: Comment[]
   /** How many comments the item has in all. */
   comment_count: number
+  /** The item's checks (acceptance criteria and tests), in the order they were added: what `done` will ask for. */
+  checks: Check[]
 }
 
 /** Comments `next --json` carries; `show` has them all. */
@@ -312,6 +315,7 @@ export async function next(session: Session, options: {tags: string[]; leaseSeco
     body: detail.body,
     comments: detail.comments.slice(-NEXT_COMMENTS),
     comment_count: detail.comments.length,
+    checks: r.at ? sortChecks((await session.store.readChecks(r.at, [r.task.id])).checks.get(r.task.id) ?? []) : [],
   }
 }
 
@@ -551,6 +555,7 @@ export async function show(session: Session, id: string): Promise<ShowResult> {
   const meta = lookup(snap, id)
   const v = await viewer(session, snap)
   const detail = await session.store.readDetail(loaded.index.commit, meta.id)
+  const checks = await session.store.readChecks(loaded.index.commit, [meta.id])
   // Said once the read succeeded: a failing read prints its error alone.
   await warnTrackingState(session)
   const brief = (t: TaskMeta | {id: string; missing: 'missing' | 'unreadable'}) =>
@@ -562,6 +567,7 @@ export async function show(session: Session, id: string): Promise<ShowResult> {
     dependencies: meta.depends_on.map((d) => brief(snap.tasks.get(d)?.meta ?? {id: d, missing: snap.tasks.has(d) ? 'unreadable' : 'missing'})),
     dependents: dependentsOf(snap, meta.id).map(brief),
     subitems: childrenOf(snap, meta.id).map(brief),
-    broken: detail.broken,
+    checks: sortChecks(checks.checks.get(meta.id) ?? []),
+    broken: [...detail.broken, ...checks.broken],
   }
 }

@@ -7,6 +7,7 @@
 import {claimIsLive, isReady, isWaiting, stateOf, waitReasons, type State, type WaitReason} from './readiness'
 import {type Snapshot, childIds, tablesOf} from './snapshot'
 import {shortIdOf} from './ids'
+import type {Check} from './check'
 import type {Comment, Status, TaskMeta} from './task'
 
 export interface TaskView {
@@ -61,6 +62,8 @@ export interface TaskDetail {
   dependencies: TaskBrief[]
   dependents: TaskBrief[]
   subitems: TaskBrief[]
+  /** Acceptance criteria and tests, in the order they were added. */
+  checks: Check[]
   broken: Array<{path: string; error: string}>
 }
 

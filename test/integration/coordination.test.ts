@@ -216,6 +216,12 @@ describe('tasks batch', () => {
     expect(list.checks[0]).toMatchObject({status: 'passed', evidence: 'ok 0'})
     // The items work afterwards: the first can be done (its check passed), the second waits on it.
     expect((await runJson(repo, ['done', first], A)).task.status).toBe('done')
+    // next --json and show carry the item's checks: an agent starts without another call.
+    const next = await runJson(repo, ['next'], B)
+    expect(next.task.id).toBe(r.results[2].id)
+    expect(next.checks).toEqual([expect.objectContaining({kind: 'acceptance', text: 'item 1 works', status: 'passed', evidence: 'ok 1'})])
+    expect((await runJson(repo, ['show', first], A)).checks).toHaveLength(1)
+    expect((await run(repo, ['show', first], A)).stdout).toContain('Checks (1)')
   })
 })
 
