@@ -44,15 +44,14 @@ export function prepareChecks(session: Session, inputs: (snap: Snapshot) => Iter
 export interface CheckOutput {
   task: TaskView
   check: Check
-  changed: boolean
+  /** Null when the check already stood as asked (nothing written). */
   commit: string | null
 }
 
 async function checkMutation(session: Session, id: string, op: Parameters<typeof mutate<{task: import('../core/task').TaskMeta; check: Check; changed: boolean}>>[1]): Promise<CheckOutput> {
   const done = await mutate(session, op, prepareChecks(session, () => [id]))
   const v = await viewer(session, done.after)
-  const {check, changed} = done.result
-  return {task: v.view(done.after.tasks.get(done.result.task.id)?.meta ?? done.result.task), check, changed, commit: done.commit}
+  return {task: v.view(done.after.tasks.get(done.result.task.id)?.meta ?? done.result.task), check: done.result.check, commit: done.commit}
 }
 
 export function checkAdd(session: Session, id: string, kind: string, text: string): Promise<CheckOutput> {
@@ -85,16 +84,16 @@ export async function checkList(session: Session, id: string): Promise<CheckList
   return {task: v.view(meta), checks: list, unmet: unmetChecks(list).map((c) => c.id), broken}
 }
 
-export async function flag(session: Session, id: string, reason: string): Promise<TaskResult & {changed: boolean}> {
+export async function flag(session: Session, id: string, reason: string): Promise<TaskResult> {
   const done = await mutate(session, (s, c) => flagTask(s, c, {id, reason}))
   const v = await viewer(session, done.after)
-  return {task: v.view(done.after.tasks.get(done.result.task.id)?.meta ?? done.result.task), changed: done.result.changed, commit: done.commit}
+  return {task: v.view(done.after.tasks.get(done.result.task.id)?.meta ?? done.result.task), commit: done.commit}
 }
 
-export async function unflag(session: Session, id: string): Promise<TaskResult & {changed: boolean}> {
+export async function unflag(session: Session, id: string): Promise<TaskResult> {
   const done = await mutate(session, (s, c) => unflagTask(s, c, {id}))
   const v = await viewer(session, done.after)
-  return {task: v.view(done.after.tasks.get(done.result.task.id)?.meta ?? done.result.task), changed: done.result.changed, commit: done.commit}
+  return {task: v.view(done.after.tasks.get(done.result.task.id)?.meta ?? done.result.task), commit: done.commit}
 }
 
 export async function sweep(session: Session): Promise<{swept: TaskView[]; commit: string | null}> {

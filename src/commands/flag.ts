@@ -4,7 +4,7 @@ import {engine} from './engine-loader'
 import type {TaskResult} from '../app/task-actions'
 import type {Terminal} from '../render/terminal'
 
-type Output = TaskResult & {changed: boolean}
+type Output = TaskResult
 
 export default class Flag extends TasksCommand<Output> {
   static override summary = 'Flag a task: it cannot be finished, and anyone may take it over from its owner.'
@@ -22,6 +22,6 @@ export default class Flag extends TasksCommand<Output> {
   }
 
   protected render(r: Output, term: Terminal): string {
-    return engine().render.renderTaskLine(term, r.changed ? 'flagged' : 'already flagged', r.task)
+    return engine().render.renderTaskLine(term, r.commit !== null ? 'flagged' : 'already flagged', r.task)
   }
 }

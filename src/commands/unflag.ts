@@ -4,7 +4,7 @@ import {engine} from './engine-loader'
 import type {TaskResult} from '../app/task-actions'
 import type {Terminal} from '../render/terminal'
 
-type Output = TaskResult & {changed: boolean}
+type Output = TaskResult
 
 export default class Unflag extends TasksCommand<Output> {
   static override summary = "Clear a task's flag."
@@ -18,6 +18,6 @@ export default class Unflag extends TasksCommand<Output> {
   }
 
   protected render(r: Output, term: Terminal): string {
-    return engine().render.renderTaskLine(term, r.changed ? 'unflagged' : 'not flagged', r.task)
+    return engine().render.renderTaskLine(term, r.commit !== null ? 'unflagged' : 'not flagged', r.task)
   }
 }

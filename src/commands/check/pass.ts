@@ -7,7 +7,7 @@ import type {Terminal} from '../../render/terminal'
 /** One line for a check result: `passed chk-… (acceptance) on tsk-…: text`. */
 export function renderCheckResult(r: CheckOutput, term: Terminal, verb: string): string {
   const c = r.check
-  return engine().render.renderTaskLine(term, r.changed ? verb : `already ${c.status}`, r.task, `${c.id} (${c.kind}): ${c.text}`)
+  return engine().render.renderTaskLine(term, r.commit !== null ? verb : `already ${c.status}`, r.task, `${c.id} (${c.kind}): ${c.text}`)
 }
 
 export const checkArgs = {
