@@ -225,6 +225,28 @@ describe('tasks batch', () => {
   })
 })
 
+describe('concurrent processes', () => {
+  it('batches and check passes from concurrent processes all land, each batch one commit', async () => {
+    const repo = await fresh()
+    const id = await add(repo, 'Many checks')
+    const checks: string[] = []
+    for (let i = 0; i < 4; i++) checks.push((await runJson(repo, ['check', 'add', id, '--test', `test ${i}`], A)).check.id)
+    const before = commits(repo)
+    const batches = Array.from({length: 4}, (_, b) =>
+      run(repo, ['batch', '-', '--json'], {env: {TASKS_ACTOR: `agent-${b}`}, input: JSON.stringify(Array.from({length: 10}, (_, i) => ({op: 'create', title: `b${b} item ${i}`})))}),
+    )
+    const passes = checks.map((c, i) => run(repo, ['check', 'pass', id, c, '--evidence', `run ${i}`, '--json'], {env: {TASKS_ACTOR: `agent-${i}`}}))
+    const results = await Promise.all([...batches, ...passes])
+    for (const r of results) expect(r.code, r.stderr).toBe(0)
+    expect(commits(repo)).toBe(before + 8)
+    const list = await runJson(repo, ['list', '--all'], A)
+    expect(list.tasks).toHaveLength(41)
+    const listed = await runJson(repo, ['check', 'list', id], A)
+    expect(listed.unmet).toEqual([])
+    expect(listed.checks.map((c: {evidence: string}) => c.evidence).sort()).toEqual(['run 0', 'run 1', 'run 2', 'run 3'])
+  })
+})
+
 describe('offline check changes from two clones', () => {
   it('merge with tasks sync without loss', async () => {
     const bare = makeBareRepo()
