@@ -17,6 +17,7 @@ import type {TaskView} from '../core/task-view'
 import type {Session} from './session'
 import * as single from './task-actions'
 import {mutate} from './transaction'
+import {prepareChecks} from './coordination-actions'
 
 /** Several ids: one entry per item acted on, in argument order, and the one commit. */
 export interface BatchResult<I> {
@@ -32,7 +33,7 @@ export async function finish(session: Session, ids: string[], epoch?: number, ch
   noEpochWithSeveral(ids, epoch)
   if (ids.length > 1 && checkpoint) throw new UsageError('--summary describes one item: give it with a single ID')
   if (ids.length === 1) return single.finish(session, ids[0]!, epoch, checkpoint)
-  const done = await single.explainTakeover(session, mutate(session, (s, c) => runBatch(s, c, 'done', ids, (snap, ctx, id) => finishTask(snap, ctx, {id}))))
+  const done = await single.explainTakeover(session, mutate(session, (s, c) => runBatch(s, c, 'done', ids, (snap, ctx, id) => finishTask(snap, ctx, {id})), prepareChecks(session, () => ids)))
   const v = await single.viewer(session, done.after)
   return {results: done.result.map((i) => ({task: v.view(done.after.tasks.get(i.id)?.meta ?? i.result.task), changed: i.result.changed})), commit: done.commit}
 }

@@ -10,6 +10,7 @@ import {ConflictError, NotFoundError, UsageError} from '../core/errors'
 import {parseTimePoint} from '../core/history-event'
 import {normaliseIdInput, taskDir} from '../core/ids'
 import {type RemovedItem, restoreTask} from '../core/ops/restore'
+import {checkPath} from '../core/check'
 import {childIds, lookup, type Snapshot} from '../core/snapshot'
 import {taskFilePath} from '../core/store-layout'
 import {TaskViewer, type TaskView} from '../core/task-view'
@@ -125,11 +126,16 @@ export async function restore(session: Session, input: string): Promise<RestoreO
   if (!removal) throw new NotFoundError('task_not_found', `no removal of ${id} found in the history of ${store.ref}`, {input, id})
   const before = await store.loadCommit(removal.parent, false)
   const items: RemovedItem[] = []
-  for (const itemId of [id, ...childIds(before.snapshot, id)]) {
+  const ids = [id, ...childIds(before.snapshot, id)]
+  // Checks come back too; a check file that could not be read is not restored (it is in the history).
+  const {checks, broken} = await store.readChecks(removal.parent, ids)
+  const unreadable = new Set(broken.map((b) => b.path))
+  for (const itemId of ids) {
     const meta = before.snapshot.tasks.get(itemId)?.meta
     if (!meta) continue
     const detail = await store.readDetail(removal.parent, itemId)
-    items.push({meta, body: detail.body, comments: detail.comments})
+    const readable = (checks.get(itemId) ?? []).filter((c) => !unreadable.has(checkPath(itemId, c.id)))
+    items.push({meta, body: detail.body, comments: detail.comments, checks: readable})
   }
   if (items[0]?.meta.id !== id) throw new NotFoundError('task_not_found', `${id} could not be read as it was before ${removal.commit.slice(0, 10)}`, {input, id})
   const done = await mutate(session, (snap, ctx) => restoreTask(snap, ctx, {removedIn: removal.commit, items}))

@@ -26,6 +26,8 @@ export interface SessionOptions {
   offline?: boolean
   /** Machine-readable output: warnings on stderr are JSON objects too. */
   json?: boolean
+  /** The agent session acting (--session), else TASKS_SESSION; a claim records it. */
+  session?: string
 }
 
 export class Session {
@@ -47,6 +49,7 @@ export class Session {
     if (options.reason !== undefined) checkNote('reason', options.reason, DEFAULT_CONFIG)
     // Checked up front so that reads, which need no actor, refuse a bad --as too.
     if (options.as !== undefined) checkActor(options.as)
+    if (options.session !== undefined) checkActor(options.session, 'session')
     const store = await ListStore.open(options.cwd, options.list)
     const session = new Session(store, options)
     // A commit published earlier that the local ref could not follow (its lock was held): follow it now.
@@ -167,7 +170,15 @@ export class Session {
   async opContext(): Promise<OpContext> {
     const ctx: OpContext = {actor: await this.actor(), now: this.now(), entropy: randomBytes(16).toString('hex')}
     if (this.options.force) ctx.force = {reason: this.options.reason!.trim()}
+    const session = this.sessionName()
+    if (session !== undefined) ctx.session = session
     return ctx
+  }
+
+  /** --session, else TASKS_SESSION (empty counts as unset); checked like an actor name. */
+  sessionName(): string | undefined {
+    const name = this.options.session ?? (process.env.TASKS_SESSION || undefined)
+    return name === undefined ? undefined : checkActor(name, 'session')
   }
 
   close(): void {

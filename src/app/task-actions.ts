@@ -31,7 +31,9 @@ import {type RefLock, findRefLocks, removeStaleLocks} from '../refstore/ref-lock
 import type {Loaded} from '../refstore/list-store'
 
 import type {Session} from './session'
-import {mutate, type Op} from './transaction'
+import {mutate, type Op, type Prepare} from './transaction'
+import {type Check, sortChecks} from '../core/check'
+import {prepareChecks} from './coordination-actions'
 
 export interface TaskResult {
   task: TaskView
@@ -51,8 +53,8 @@ export async function viewer(session: Session, snap: Snapshot): Promise<TaskView
 }
 
 /** Run an op and return the view of the task it produced. */
-async function mutateOne<R extends {task: TaskMeta}>(session: Session, op: Op<R>): Promise<TaskResult & {result: R; at: string | null}> {
-  const done = await mutate(session, op)
+async function mutateOne<R extends {task: TaskMeta}>(session: Session, op: Op<R>, prepare?: Prepare): Promise<TaskResult & {result: R; at: string | null}> {
+  const done = await mutate(session, op, prepare)
   const v = await viewer(session, done.after)
   // `at`: the commit the result describes (the new one, or the one the op found nothing to change in).
   return {task: v.view(done.after.tasks.get(done.result.task.id)?.meta ?? done.result.task), commit: done.commit, result: done.result, at: done.after.commit}
@@ -247,9 +249,9 @@ export async function add(session: Session, args: AddArgs): Promise<TaskResult &
   return {task: r.task, created: r.result.created, commit: r.commit}
 }
 
-export async function edit(session: Session, args: EditArgs): Promise<TaskResult & {fields: string[]}> {
-  const r = await explainRevision(session, mutateOne(session, (s, c) => editTask(s, c, args)))
-  return {task: r.task, fields: r.result.fields, commit: r.commit}
+export async function edit(session: Session, args: EditArgs): Promise<TaskResult & {fields: string[]; checks_reset: string[]}> {
+  const r = await explainRevision(session, mutateOne(session, (s, c) => editTask(s, c, args), args.title !== undefined || args.body !== undefined ? prepareChecks(session, () => [args.id]) : undefined))
+  return {task: r.task, fields: r.result.fields, checks_reset: r.result.checks_reset, commit: r.commit}
 }
 
 export async function assign(session: Session, id: string, assignee: string | null, ifRevision?: number): Promise<TaskResult> {
@@ -321,6 +323,8 @@ export interface NextOutput extends ClaimOutput {
   comments: Comment[]
   /** How many comments the item has in all. */
   comment_count: number
+  /** The item's checks (acceptance criteria and tests), in the order they were added: what `done` will ask for. */
+  checks: Check[]
 }
 
 /** Comments `next --json` carries; `show` has them all. */
@@ -346,6 +350,7 @@ export async function next(session: Session, options: {tags: string[]; leaseSeco
     body: detail.body,
     comments: detail.comments.slice(-NEXT_COMMENTS),
     comment_count: detail.comments.length,
+    checks: r.at ? sortChecks((await session.store.readChecks(r.at, [r.task.id])).checks.get(r.task.id) ?? []) : [],
   }
 }
 
@@ -370,7 +375,7 @@ export async function explainTakeover<T>(session: Session, work: Promise<T>): Pr
     const refs = [session.store.ref, ...(remote ? [trackingRef(remote, session.list)] : [])]
     for (const ref of refs) {
       const events = await readHistory(session.store.repo.cwd, ref, {path: taskDir(id), limit: 50})
-      const lastClaim = events.find((e) => e.op === 'claim')
+      const lastClaim = events.find((e) => e.op === 'claim' || e.op === 'takeover')
       if (!lastClaim) continue
       const from = lastClaim.trailers.find(([k]) => k === 'Tasks-Takeover')?.[1]
       if (from !== actor) break
@@ -394,7 +399,7 @@ export async function beat(session: Session, id: string, epoch?: number, leaseSe
 }
 
 export async function finish(session: Session, id: string, epoch?: number, checkpoint?: CheckpointText): Promise<TaskResult & {changed: boolean}> {
-  const r = await explainTakeover(session, mutateOne(session, (s, c) => finishTask(s, c, {id, epoch, checkpoint})))
+  const r = await explainTakeover(session, mutateOne(session, (s, c) => finishTask(s, c, {id, epoch, checkpoint}), prepareChecks(session, () => [id])))
   return {task: r.task, commit: r.commit, changed: r.result.changed}
 }
 
@@ -597,6 +602,7 @@ export async function show(session: Session, id: string): Promise<ShowResult> {
   const meta = lookup(snap, id)
   const v = await viewer(session, snap)
   const detail = await session.store.readDetail(loaded.index.commit, meta.id)
+  const checks = await session.store.readChecks(loaded.index.commit, [meta.id])
   // Said once the read succeeded: a failing read prints its error alone.
   await warnTrackingState(session)
   const brief = (t: TaskMeta | {id: string; missing: 'missing' | 'unreadable'}) =>
@@ -609,6 +615,7 @@ export async function show(session: Session, id: string): Promise<ShowResult> {
     dependencies: meta.depends_on.map((d) => brief(snap.tasks.get(d)?.meta ?? {id: d, missing: snap.tasks.has(d) ? 'unreadable' : 'missing'})),
     dependents: dependentsOf(snap, meta.id).map(brief),
     subitems: childrenOf(snap, meta.id).map(brief),
-    broken: detail.broken,
+    checks: sortChecks(checks.checks.get(meta.id) ?? []),
+    broken: [...detail.broken, ...checks.broken],
   }
 }

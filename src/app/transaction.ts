@@ -43,12 +43,15 @@ export interface Committed<R> {
 export type Op<R> = (snap: Snapshot, ctx: OpContext) => Plan<R>
 
 /**
- * Read, before each run of the op, files of the snapshot the op is about to
- * run on that are not in the snapshot itself (reminder latches, registry
- * entries): so on a lost race, and online, the op sees what the commit it
- * builds on holds, never an older local copy.
+ * Read, before each run of the op, what the op needs beyond the task index,
+ * from the snapshot the op is about to run on (the checks of the tasks it
+ * is about, reminder latches, registry entries): so on a lost race, and
+ * online, the op sees what the commit it builds on holds, never an older
+ * local copy. A Prepare that returns a snapshot gives the op that snapshot
+ * (the index's, with those files added); one that returns nothing keeps
+ * what it read in its own closure.
  */
-export type Prepare = (store: ListStore, loaded: Loaded) => Promise<void>
+export type Prepare = (store: ListStore, loaded: Loaded) => Promise<Snapshot | void>
 
 function backoff(attempt: number): Promise<void> {
   const cap = Math.min(400, 8 * 2 ** Math.min(attempt, 6))
@@ -92,14 +95,14 @@ async function mutateLocal<R>(session: Session, op: Op<R>, prepare?: Prepare): P
   for (let attempt = 1; attempt <= MAX_TRIES; attempt++) {
     if (attempt > 1) await store.refreshTip()
     const loaded = await store.load()
+    const snap = (prepare ? await prepare(store, loaded) : undefined) ?? loaded.snapshot
     const ctx = await session.opContext()
-    if (prepare) await prepare(store, loaded)
-    const planned = op(loaded.snapshot, ctx)
-    if (planned.changes.length === 0) return {result: planned.result, plan: planned, commit: null, tries: attempt, after: loaded.snapshot}
+    const planned = op(snap, ctx)
+    if (planned.changes.length === 0) return {result: planned.result, plan: planned, commit: null, tries: attempt, after: snap}
     const plan = await withInbox(store, loaded, planned, ctx)
     const commit = await store.writePlan(loaded, plan, ctx.actor, ctx.now)
     const outcome = await store.compareAndSwap(commit, loaded.index.commit, plan.subject ? `${plan.op} ${plan.subject.id}` : plan.op)
-    if (outcome.ok) return {result: plan.result, plan, commit, tries: attempt, after: withChanges(loaded.snapshot, plan.changes, commit)}
+    if (outcome.ok) return {result: plan.result, plan, commit, tries: attempt, after: withChanges(snap, plan.changes, commit)}
     await backoff(attempt)
   }
   throw new ConflictError('cas_exhausted', `the task list kept changing under this command; gave up after ${MAX_TRIES} tries. Try again.`, {
@@ -162,12 +165,12 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
       }
     }
     const loaded = await store.loadCommit(base)
+    const snap = (prepare ? await prepare(store, loaded) : undefined) ?? loaded.snapshot
     const ctx = await session.opContext()
-    if (prepare) await prepare(store, loaded)
-    const planned = op(loaded.snapshot, ctx)
+    const planned = op(snap, ctx)
     if (planned.changes.length === 0) {
       for (const w of mergeWarnings) session.warn(w)
-      return {result: planned.result, plan: planned, commit: null, tries: attempt, after: loaded.snapshot}
+      return {result: planned.result, plan: planned, commit: null, tries: attempt, after: snap}
     }
     const plan = await withInbox(store, loaded, planned, ctx)
     const commit = await store.writePlan(loaded, plan, ctx.actor, ctx.now)
@@ -176,7 +179,7 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
       for (const w of mergeWarnings) session.warn(w)
       // Published. Bring the local ref along; if a local command moved it meanwhile, `sync` merges it later.
       await followPublished(session, commit, localTip, plan.subject ? `${plan.op} ${plan.subject.id}` : plan.op)
-      return {result: plan.result, plan, commit, tries: attempt, after: withChanges(loaded.snapshot, plan.changes, commit)}
+      return {result: plan.result, plan, commit, tries: attempt, after: withChanges(snap, plan.changes, commit)}
     }
     lastRejection = pushed.detail
     refused(pushed, attempt)

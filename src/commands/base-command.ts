@@ -27,6 +27,11 @@ export const overrideFlags = {
   reason: Flags.string({description: 'Why you are overriding (with --force).'}),
 }
 
+/** --session: the agent session acting (else TASKS_SESSION); a claim records it. */
+export const sessionFlag = {
+  session: Flags.string({description: 'Agent session acting (else $TASKS_SESSION); a claim records it, `release --session` frees it.'}),
+}
+
 export const epochFlag = {
   epoch: Flags.integer({description: 'Fencing token from your claim: refuse if the item was claimed again since.'}),
 }
@@ -95,7 +100,7 @@ export abstract class TasksCommand<R> extends Command {
   /** Text for a person. */
   protected abstract render(result: R, term: Terminal): string
 
-  protected flagsForSession: GlobalFlags & {force?: boolean; reason?: string} = {json: false, list: 'main', as: undefined, offline: false}
+  protected flagsForSession: GlobalFlags & {force?: boolean; reason?: string; session?: string} = {json: false, list: 'main', as: undefined, offline: false}
 
   /** Set by commands that take --format (chooseFormat); null: text, or JSON with --json. */
   protected format: OutputFormat | null = null
@@ -112,7 +117,7 @@ export abstract class TasksCommand<R> extends Command {
   protected async openSession(): Promise<Session> {
     if (!this.session) {
       const f = this.flagsForSession
-      this.session = await engine().Session.open({cwd: process.cwd(), list: f.list, as: f.as, force: f.force, reason: f.reason, offline: f.offline, json: this.jsonMode()})
+      this.session = await engine().Session.open({cwd: process.cwd(), list: f.list, as: f.as, force: f.force, reason: f.reason, offline: f.offline, json: this.jsonMode(), session: f.session})
     }
     return this.session
   }

@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {TasksCommand, overrideFlags} from './base-command'
+import {TasksCommand, overrideFlags, sessionFlag} from './base-command'
 import type {ClaimOutput} from '../app/task-actions'
 import {engine} from './engine-loader'
 import {type Comment, MAX_LEASE_SECONDS} from '../core/task'
@@ -27,7 +27,7 @@ export default class Claim extends TasksCommand<ClaimOutput> {
   static override description =
     'Atomic: when several agents claim the same item at once exactly one wins; the others exit 4 naming the holder. An expired lease may be claimed again (epoch + 1).'
   static override args = {id: Args.string({ignoreStdin: true, required: true, description: 'task id or unique prefix'})}
-  static override flags = {...overrideFlags, ...leaseFlag}
+  static override flags = {...overrideFlags, ...leaseFlag, ...sessionFlag}
   static override examples = ['<%= config.bin %> claim tsk-k3v9 --json', '<%= config.bin %> claim tsk-k3v9 --lease 30m']
 
   protected async execute(): Promise<ClaimOutput> {

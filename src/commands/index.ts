@@ -12,6 +12,11 @@ import Checkpoint from './checkpoint'
 import Board from './board'
 import Branch from './branch'
 import Cancel from './cancel'
+import CheckAdd from './check/add'
+import CheckFail from './check/fail'
+import CheckList from './check/list'
+import CheckPass from './check/pass'
+import CheckSupersede from './check/supersede'
 import Claim from './claim'
 import CollabAdd from './collab/add'
 import CollabRm from './collab/rm'
@@ -27,6 +32,7 @@ import Done from './done'
 import Edit from './edit'
 import Graph from './graph'
 import Events from './events'
+import Flag from './flag'
 import Heartbeat from './heartbeat'
 import HooksInstall from './hooks/install'
 import HooksRun from './hooks/run'
@@ -41,6 +47,7 @@ import Log from './log'
 import MergeDriver from './merge-driver'
 import Next from './next'
 import Notify from './notify'
+import Prune from './prune'
 import Release from './release'
 import Remind from './remind'
 import Remote from './remote/index'
@@ -53,11 +60,15 @@ import ServerInstallHook from './server/install-hook'
 import Show from './show'
 import Stale from './stale'
 import Start from './start'
+import Sweep from './sweep'
 import Sync from './sync'
+import Takeover from './takeover'
 import Undo from './undo'
 import Verify from './verify'
 import Unwatch from './unwatch'
 import Watch from './watch'
+import Unflag from './unflag'
+import Batch from './batch'
 
 export const COMMANDS = {
   'actor:add': ActorAdd,
@@ -69,7 +80,13 @@ export const COMMANDS = {
   checkpoint: Checkpoint,
   board: Board,
   branch: Branch,
+  batch: Batch,
   cancel: Cancel,
+  'check:add': CheckAdd,
+  'check:fail': CheckFail,
+  'check:list': CheckList,
+  'check:pass': CheckPass,
+  'check:supersede': CheckSupersede,
   claim: Claim,
   'collab:add': CollabAdd,
   'collab:rm': CollabRm,
@@ -85,6 +102,7 @@ export const COMMANDS = {
   edit: Edit,
   graph: Graph,
   events: Events,
+  flag: Flag,
   heartbeat: Heartbeat,
   'hooks:install': HooksInstall,
   'hooks:run': HooksRun,
@@ -99,6 +117,7 @@ export const COMMANDS = {
   'merge-driver': MergeDriver,
   next: Next,
   notify: Notify,
+  prune: Prune,
   release: Release,
   remind: Remind,
   remote: Remote,
@@ -111,9 +130,12 @@ export const COMMANDS = {
   show: Show,
   stale: Stale,
   start: Start,
+  sweep: Sweep,
   sync: Sync,
+  takeover: Takeover,
   undo: Undo,
   verify: Verify,
   unwatch: Unwatch,
   watch: Watch,
+  unflag: Unflag,
 }

@@ -17,10 +17,12 @@ const CHUNK = 64 * 1024
 export const INPUT_LIMITS = {
   body: CONFIG_BOUNDS.max_body_bytes.maximum,
   comment: CONFIG_BOUNDS.max_comment_bytes.maximum,
+  /** `tasks batch`: a JSON list of operations (100,000 operations fit). */
+  batch: 64 * 1024 * 1024,
 } as const
 
 /** The code when a file is over its limit, per kind (written out for test/unit/error-codes.test.ts). */
-const INPUT_CODES = {body: 'body_too_long', comment: 'comment_too_long'} as const
+const INPUT_CODES = {body: 'body_too_long', comment: 'comment_too_long', batch: 'batch_too_large'} as const
 
 function pause(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)

@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {TasksCommand, formatFlag} from './base-command'
+import {TasksCommand, formatFlag, sessionFlag} from './base-command'
 import type {NextOutput} from '../app/task-actions'
 import {engine} from './engine-loader'
 import {leaseFlag, renderClaim} from './claim'
@@ -14,6 +14,7 @@ export default class Next extends TasksCommand<NextOutput> {
     tag: Flags.string({char: 't', description: 'Only items with this tag (repeatable).', multiple: true, multipleNonGreedy: true}),
     another: Flags.boolean({description: 'Take one more item even if you already hold one (do not resume).'}),
     ...leaseFlag,
+    ...sessionFlag,
   }
   static override examples = ['<%= config.bin %> next --json', '<%= config.bin %> next --tag backend', '<%= config.bin %> next --another']
 

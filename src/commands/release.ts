@@ -15,17 +15,30 @@ export default class Release extends TasksCommand<Output> {
   static override args = {id: Args.string({ignoreStdin: true, description: 'task ids or unique prefixes (one or more)'})}
   static override flags = {
     all: Flags.boolean({description: 'Release every item you hold, in one commit.'}),
+    session: Flags.string({description: 'Release every item this agent session holds (whoever the owner), in one commit: what a runner calls when its agent stops.'}),
     ...overrideFlags,
     ...epochFlag,
-    ...checkpointFlags,
+    summary: checkpointFlags.summary,
+    next: checkpointFlags.next,
   }
-  static override examples = ['<%= config.bin %> release tsk-k3v9', '<%= config.bin %> release tsk-k3v9 tsk-8d2q', '<%= config.bin %> release --all', '<%= config.bin %> release tsk-k3v9 --summary "parser done" --next "hook it into sync"']
+  static override examples = [
+    '<%= config.bin %> release tsk-k3v9',
+    '<%= config.bin %> release tsk-k3v9 tsk-8d2q',
+    '<%= config.bin %> release --all',
+    '<%= config.bin %> release --session agent-7-run-42',
+    '<%= config.bin %> release tsk-k3v9 --summary "parser done" --next "hook it into sync"',
+  ]
 
   protected async execute(): Promise<Output> {
     const {argv, flags} = await this.parse(Release)
-    this.flagsForSession = flags
+    this.flagsForSession = {...flags, session: undefined}
+    if (flags.session !== undefined) {
+      if (flags.all || (argv as string[]).length > 0 || flags.summary !== undefined || flags.next !== undefined) throw new UsageError('pass --session S alone: not with IDs, --all, --summary or --next')
+      return engine().coordination.releaseBySession(await this.openSession(), flags.session)
+    }
     if ((flags.summary === undefined) !== (flags.next === undefined)) throw new UsageError('release records a checkpoint with both --summary (what is done) and --next (the next step)')
-    const checkpoint = flags.summary !== undefined ? {summary: flags.summary, next: flags.next, session: flags.session} : undefined
+    // The checkpoint names the session from the environment: --session here means "release that session's items".
+    const checkpoint = flags.summary !== undefined ? {summary: flags.summary, next: flags.next, session: process.env.TASKS_SESSION || undefined} : undefined
     return engine().batch.release(await this.openSession(), argv as string[], flags.all, flags.epoch, checkpoint)
   }
 

@@ -3,6 +3,7 @@
  * after the commit (used to render results against the new state, and by
  * anything that chains ops). Pure: the input snapshot is not changed.
  */
+import type {Check} from './check'
 import {overlaySnapshot} from './overlay'
 import type {Change} from './plan'
 import {type Snapshot, type TaskEntry, entryOf} from './snapshot'
@@ -10,9 +11,71 @@ import {taskFilePath} from './store-layout'
 
 export function withChanges(snap: Snapshot, changes: readonly Change[], commit: string | null = snap.commit): Snapshot {
   const changed = new Map<string, TaskEntry | null>()
+  let checks: Map<string, readonly Check[]> | undefined
   for (const c of changes) {
     if (c.kind === 'put-task') changed.set(c.meta.id, entryOf(c.meta, taskFilePath(c.meta.id)))
-    else if (c.kind === 'delete-task') changed.set(c.id, null)
+    else if (c.kind === 'delete-task') {
+      changed.set(c.id, null)
+      if (snap.checks?.has(c.id)) (checks ??= new Map(snap.checks)).delete(c.id)
+    } else if (c.kind === 'put-check') {
+      checks ??= new Map(snap.checks ?? [])
+      checks.set(c.check.task, putCheck(checks.get(c.check.task) ?? [], c.check))
+    }
   }
-  return overlaySnapshot(snap, changed, commit)
+  const out = overlaySnapshot(snap, changed, commit)
+  const table = checks ?? snap.checks
+  return table ? {...out, checks: table} : out
+}
+
+/** A task's checks with `check` added or replacing the one with its id. */
+export function putCheck(list: readonly Check[], check: Check): Check[] {
+  const at = list.findIndex((c) => c.id === check.id)
+  if (at === -1) return [...list, check]
+  const out = [...list]
+  out[at] = check
+  return out
+}
+
+/**
+ * The same changes with every path written once: the last version of each
+ * task file (keeping the last description given, since a later `put-task`
+ * without a body keeps the current one), of each check and other file; a
+ * task removed drops what was written under it before. Applying the result
+ * gives the same tree as applying `changes` in order, with fewer objects
+ * (a batch that creates, claims and finishes an item writes its task.md
+ * once instead of three times).
+ */
+export function collapseChanges(changes: readonly Change[]): Change[] {
+  const slots = new Map<string, Change>()
+  /** Keys written under each task directory, so removing a task drops them without a scan. */
+  const byDir = new Map<string, string[]>()
+  const dirOf = (id: string) => taskFilePath(id).slice(0, -'/task.md'.length)
+  let unique = 0
+  const put = (key: string, c: Change, dir?: string): void => {
+    slots.delete(key)
+    slots.set(key, c)
+    if (dir !== undefined) {
+      const keys = byDir.get(dir)
+      if (keys) keys.push(key)
+      else byDir.set(dir, [key])
+    }
+  }
+  for (const c of changes) {
+    if (c.kind === 'put-task') {
+      const key = `task:${c.meta.id}`
+      const prev = slots.get(key)
+      put(key, prev?.kind === 'put-task' ? {kind: 'put-task', meta: c.meta, body: c.body ?? prev.body} : c, dirOf(c.meta.id))
+    } else if (c.kind === 'delete-task') {
+      const dir = dirOf(c.id)
+      for (const key of byDir.get(dir) ?? []) slots.delete(key)
+      byDir.delete(dir)
+      put(`delete:${c.id}:${unique++}`, c)
+    } else if (c.kind === 'put-check') put(`check:${c.check.task}/${c.check.id}`, c, dirOf(c.check.task))
+    else if (c.kind === 'add-comment') put(`comment:${unique++}`, c, dirOf(c.comment.task))
+    else {
+      const inTask = /^(tasks\/[^/]+\/[^/]+)\//.exec(c.path)
+      put(`file:${c.path}`, c, inTask?.[1])
+    }
+  }
+  return [...slots.values()]
 }

@@ -22,7 +22,7 @@ const BODY_RE = /^[0-9a-hjkmnp-tv-z]+$/
 const STORED_ID_RE = /^tsk-[0-9a-hjkmnp-tv-z]{10,26}$/
 
 /** Base32 (Crockford, lowercase) of a byte buffer, most significant bits first. */
-function base32(bytes: Uint8Array): string {
+export function base32(bytes: Uint8Array): string {
   let out = ''
   let acc = 0
   let bits = 0

@@ -57,6 +57,7 @@ function touchedCards(plan: Plan<unknown>, snap: Snapshot): Touched[] {
     if (c.kind === 'put-task') get(c.meta.id).after = c.meta
     else if (c.kind === 'delete-task') get(c.id).after = undefined
     else if (c.kind === 'add-comment') get(c.comment.task).comment ??= c.comment.body
+    else if (c.kind === 'put-check') get(c.check.task)
     else {
       const m = TASK_PATH_RE.exec(c.path)
       if (m) get(m[1]!)

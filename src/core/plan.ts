@@ -3,6 +3,7 @@
  * and the typed result the command prints. The transaction layer turns a plan
  * into objects and one commit; the op never writes anything itself.
  */
+import type {Check} from './check'
 import type {Comment, TaskMeta} from './task'
 
 export type Change =
@@ -11,6 +12,8 @@ export type Change =
   /** Remove a task's whole directory (file and comments). */
   | {kind: 'delete-task'; id: string}
   | {kind: 'add-comment'; comment: Comment}
+  /** Create or rewrite one check file (tasks/<xx>/<id>/checks/<check>.md). */
+  | {kind: 'put-check'; check: Check}
   /** Any other file on the ref (meta.yaml, config.yaml). */
   | {kind: 'put-file'; path: string; content: string}
   /** Remove one file (a comment `undo` takes back); a path that is not there is no change. */
@@ -38,6 +41,8 @@ export interface OpContext {
   entropy: string
   /** Set when the user passed --force with a reason. */
   force?: {reason: string}
+  /** The agent session acting (TASKS_SESSION or --session); a claim records it. */
+  session?: string
 }
 
 /**
@@ -52,6 +57,7 @@ export function commitMessage(plan: Plan<unknown>, actor: string): string {
     if (c.kind === 'put-task') touched.add(c.meta.id)
     else if (c.kind === 'delete-task') touched.add(c.id)
     else if (c.kind === 'add-comment') touched.add(c.comment.task)
+    else if (c.kind === 'put-check') touched.add(c.check.task)
     else {
       const inTask = /^tasks\/[^/]+\/([^/]+)\//.exec(c.path)
       if (inTask) touched.add(inTask[1]!)

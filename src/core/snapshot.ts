@@ -4,6 +4,7 @@
  * the list's config, and the files that failed to parse. Ops read snapshots
  * and never change them.
  */
+import type {Check} from './check'
 import {InvalidError} from './errors'
 import {type PrefixSearch, idsWithPrefixIn, resolveId} from './ids'
 import {QUEUED, compareForNext} from './order'
@@ -44,6 +45,19 @@ export interface Snapshot {
    * computed from `tasks` on first use.
    */
   tables?: SnapshotTables
+  /**
+   * The checks of the tasks a command is about, by task id, read by the
+   * layer below before the op runs (the snapshot itself holds only task
+   * frontmatter). A task with no entry has no checks the op needs to know.
+   */
+  checks?: ReadonlyMap<string, readonly Check[]>
+}
+
+const NO_CHECKS: readonly Check[] = Object.freeze([])
+
+/** The checks of task `id` that were read for this command (none when not read). */
+export function checksOf(snap: Snapshot, id: string): readonly Check[] {
+  return snap.checks?.get(id) ?? NO_CHECKS
 }
 
 /**

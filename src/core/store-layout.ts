@@ -16,9 +16,12 @@ export const COMMENTS_DIR = 'comments'
 export const taskFilePath = (id: string): string => `${taskDir(id)}/${TASK_FILE}`
 export const commentPath = (taskId: string, commentId: string): string => `${taskDir(taskId)}/${COMMENTS_DIR}/${commentId}.md`
 
+/** The config.yaml of a new list: the defaults of the keys format 1 started with. */
+
 /** Files of a freshly initialised list. */
 export function initialFiles(): Array<{path: string; content: string}> {
   return [
+    // Keys added after format 1 shipped are left out, so every version computes the same root commit.
     {path: CONFIG_PATH, content: serialiseConfig(Object.fromEntries(INIT_CONFIG_KEYS.map((k) => [k, DEFAULT_CONFIG[k]])) as unknown as ListConfig)},
     {path: META_PATH, content: serialiseMeta(FORMAT_VERSION)},
   ]

@@ -7,6 +7,7 @@
 import {claimIsLive, isReady, isWaiting, stateOf, waitReasons, type State, type WaitReason} from './readiness'
 import {type Snapshot, childIds, tablesOf} from './snapshot'
 import {shortIdOf} from './ids'
+import type {Check} from './check'
 import type {Comment, Status, TaskMeta} from './task'
 
 export interface TaskView {
@@ -30,6 +31,10 @@ export interface TaskView {
   claimed_at: string | null
   lease_expires: string | null
   claim_live: boolean
+  /** The agent session the claim was made in (TASKS_SESSION / --session). */
+  session: string | null
+  /** Set while the item is flagged: it cannot be finished, and anyone may take it over. */
+  flag: {reason: string; by: string | null; at: string | null} | null
   block_note: string | null
   cancel_reason: string | null
   closed_at: string | null
@@ -63,6 +68,8 @@ export interface TaskDetail {
   dependencies: TaskBrief[]
   dependents: TaskBrief[]
   subitems: TaskBrief[]
+  /** Acceptance criteria and tests, in the order they were added. */
+  checks: Check[]
   broken: Array<{path: string; error: string}>
 }
 
@@ -112,6 +119,8 @@ export class TaskViewer {
       claimed_at: meta.claimed_at ?? null,
       lease_expires: meta.lease_expires ?? null,
       claim_live: claimLive,
+      session: meta.session ?? null,
+      flag: meta.flag_reason === undefined ? null : {reason: meta.flag_reason, by: meta.flagged_by ?? null, at: meta.flagged_at ?? null},
       block_note: meta.block_note ?? null,
       cancel_reason: meta.cancel_reason ?? null,
       closed_at: meta.closed_at ?? null,

@@ -58,8 +58,14 @@ export interface TaskMeta {
   claim_epochs?: number[]
   claimed_at?: string
   lease_expires?: string
+  /** The agent session (TASKS_SESSION / --session) the claim was made in; part of the claim, cleared with it. */
+  session?: string
   block_note?: string
   cancel_reason?: string
+  /** Set while the item is flagged (`tasks flag`): why, by whom, when. A flagged item cannot be finished. */
+  flag_reason?: string
+  flagged_by?: string
+  flagged_at?: string
   closed_at?: string
   /** Idempotency key the task was created with. */
   key?: string
@@ -95,8 +101,12 @@ export const TASK_KEYS = [
   'claim_epochs',
   'claimed_at',
   'lease_expires',
+  'session',
   'block_note',
   'cancel_reason',
+  'flag_reason',
+  'flagged_by',
+  'flagged_at',
   'closed_at',
   'key',
   'collaborators',
@@ -143,6 +153,8 @@ export interface ListConfig {
   remind_every_seconds: number
   /** `tasks remind`: escalate to the creator a card whose owner has not been seen for this long. */
   escalate_after_seconds: number
+  /** How long a finished item stays before `tasks prune` (without --older-than) removes it. */
+  retention_seconds: number
   extra?: Record<string, unknown>
 }
 
@@ -187,6 +199,7 @@ export const DEFAULT_CONFIG: ListConfig = {
   stale_after_seconds: 7200,
   remind_every_seconds: 86400,
   escalate_after_seconds: 86400,
+  retention_seconds: 604800,
 }
 
 /** Keys of config.yaml as `init` writes it (fixed: every clone's root commit is the same). */

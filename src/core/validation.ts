@@ -48,6 +48,8 @@ const TEXT_CODES = {
   reason: {empty: 'empty_reason', long: 'reason_too_long'},
   summary: {empty: 'empty_summary', long: 'summary_too_long'},
   next: {empty: 'empty_next', long: 'next_too_long'},
+  check: {empty: 'empty_check', long: 'check_too_long'},
+  evidence: {empty: 'empty_evidence', long: 'evidence_too_long'},
 } as const
 
 export function checkText(what: keyof typeof TEXT_CODES, text: string, limit: number, required: boolean): string {

@@ -54,6 +54,10 @@ export type MergeNote =
   | {kind: 'path_collision'; path: string; moved_to: string; message: string}
   /** A file that failed to parse on one or more sides. */
   | {kind: 'unreadable'; path: string; side: Side | 'both' | 'base'; error: string; message: string}
+  /** A check changed on both sides: the more cautious status kept, both sides' evidence (check-merge.ts). */
+  | {kind: 'check_merged'; task: string; check: string; status: string; message: string}
+  /** After the merge a done item has an active check that has not passed with evidence (a check added while the item was finished elsewhere). */
+  | {kind: 'done_with_unmet_check'; task: string; check: string; message: string}
   /** config.yaml: both sides changed a key to different values. */
   | {kind: 'config_conflict'; key: string; kept: unknown; dropped: unknown; message: string}
 

@@ -54,7 +54,9 @@ export interface TaskMergeResult {
 }
 
 /** Fields that change together when an item is claimed, blocked, finished, released or cancelled. */
-const CLAIM_UNIT = ['status', 'owner', 'epoch', 'claim_epochs', 'claimed_at', 'lease_expires', 'block_note', 'cancel_reason', 'closed_at'] as const
+const CLAIM_UNIT = ['status', 'owner', 'epoch', 'claim_epochs', 'claimed_at', 'lease_expires', 'session', 'block_note', 'cancel_reason', 'closed_at'] as const
+/** A flag's reason, author and time move together. */
+const FLAG_UNIT = ['flag_reason', 'flagged_by', 'flagged_at'] as const
 /** Scalars merged field by field. */
 const SCALAR_FIELDS = ['title', 'priority', 'parent', 'assignee', 'key'] as const
 /** Sets merged by adds and removes. */
@@ -206,6 +208,19 @@ export function mergeTask(base: TaskVersion | null, ours: TaskVersion, theirs: T
     scalarConflict(id, k, winner, loser, winner[k], loser[k], ctx, comments, notes)
   }
 
+  // Flag: one side changed it → that side; both differently → the later side, the other reason kept as a comment.
+  const flagOf = (m: TaskMeta | undefined) => (m ? Object.fromEntries(FLAG_UNIT.map((k) => [k, m[k]])) : undefined)
+  const flag = pick3(flagOf(b), flagOf(o), flagOf(t))
+  if (!flag.conflict) Object.assign(out, flag.value ?? {})
+  else {
+    const w = winnerOf(o, t, o.flag_reason, t.flag_reason)
+    const winner = side(w)
+    const loser = side(otherSide(w))
+    Object.assign(out, flagOf(winner))
+    notes.push({kind: 'field_conflict', task: id, field: 'flag_reason', kept: winner.flag_reason ?? null, dropped: loser.flag_reason ?? null, message: `${id}: both sides changed the flag; kept ${quote(winner.flag_reason)} (${winner.updated_by}), dropped ${quote(loser.flag_reason)} (${loser.updated_by})`})
+    if (loser.flag_reason !== undefined) comments.push(engineComment(id, 'note', loser.flagged_by ?? loser.updated_by, `Concurrent flag not kept on merge: ${JSON.stringify(loser.flag_reason)}.`, ctx.now))
+  }
+
   // Sets: base ∪ added − removed.
   for (const k of SET_FIELDS) out[k] = mergeSet(b?.[k] ?? [], o[k], t[k])
   const optionalSets: Partial<Record<(typeof OPTIONAL_SET_FIELDS)[number], string[]>> = {}
@@ -275,8 +290,12 @@ export function mergeTask(base: TaskVersion | null, ours: TaskVersion, theirs: T
     claim_epochs: out.claim_epochs,
     claimed_at: out.claimed_at,
     lease_expires: out.lease_expires,
+    session: out.session,
     block_note: out.block_note,
     cancel_reason: out.cancel_reason,
+    flag_reason: out.flag_reason,
+    flagged_by: out.flagged_by,
+    flagged_at: out.flagged_at,
     closed_at: out.closed_at,
     key: out.key,
     ...optionalSets,

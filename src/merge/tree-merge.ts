@@ -23,6 +23,8 @@ import {yaml} from '../core/yaml-loader'
 import {RECORD_MAP_RE, parseActor, parseLatch, parseMapping, serialiseActor, serialiseLatch} from '../core/inbox'
 import {MERGE_ACTOR, type MergeContext, type MergeNote, type Side, canon, engineComment, hash8, otherSide, same} from './merge-types'
 import {mergeTask} from './task-merge'
+import {mergeCheck} from './check-merge'
+import {parseCheckFile, serialiseCheck} from '../core/check'
 import {type ConflictLabels, type MergeRegion, mergeText, renderConflict, twoWayRegions} from './text-merge'
 
 /** One path as it is in the merge base and on each side; null = absent. */
@@ -73,6 +75,7 @@ const TASK_FILE_RE = new RegExp(`^tasks/[0-9a-f]{2}/(${ID})/task\\.md$`)
 const TASK_DIR_RE = new RegExp(`^(tasks/[0-9a-f]{2}/(${ID}))/`)
 const COMMENT_RE = new RegExp(`^tasks/[0-9a-f]{2}/(${ID})/comments/[^/]+\\.md$`)
 const INBOX_RE = /^inbox\//
+const CHECK_RE = new RegExp(`^tasks/[0-9a-f]{2}/(${ID})/checks/(chk-[0-9a-hjkmnp-tv-z]{8,26})\\.md$`)
 
 type Versions = {base: string | null; ours: string | null; theirs: string | null}
 
@@ -121,9 +124,34 @@ export function mergeFiles(paths: readonly FileVersions[], ctx: FilesMergeContex
     const v = entries.get(path)!
     mergePath(state, path, v)
   }
+  noteDoneWithUnmetChecks(state)
   for (const c of state.comments) place(state, commentPath(c.task, c.id), serialiseComment(c))
   const files = [...state.out.entries()].sort((a, b) => cmp(a[0], b[0])).map(([path, content]) => ({path, content}))
   return {files, notes: state.notes, conflicted: state.conflicted.sort(cmp)}
+}
+
+/**
+ * The reconciler's view of checks, as far as the merge sees them: a check
+ * the merge writes that is active and has not passed with evidence, on an
+ * item whose merged task.md says done (one clone added or reset the check
+ * while the other finished the item). The item is left done (reopening it
+ * behind everyone's back would be worse); a note and a `problem` comment
+ * on the card say so, and `tasks check list` shows the check.
+ */
+function noteDoneWithUnmetChecks(state: MergeState): void {
+  for (const [path, content] of state.out) {
+    const m = content === null ? null : CHECK_RE.exec(path)
+    if (!m || content === null) continue
+    const task = m[1]!
+    const check = parseCheckFile(content, task, m[2]!)
+    if (!check.ok || check.value.status === 'superseded' || (check.value.status === 'passed' && check.value.evidence)) continue
+    const taskText = state.out.get(`${taskDir(task)}/task.md`)
+    const meta = taskText ? parseTaskFile(taskText, task) : null
+    if (!meta?.ok || meta.value.meta.status !== 'done') continue
+    const message = `${task} is done but its check ${m[2]} is ${check.value.status} after the merge (the check was added or reset on one side while the item was finished on the other)`
+    state.notes.push({kind: 'done_with_unmet_check', task, check: m[2]!, message})
+    state.comments.push(engineComment(task, 'problem', MERGE_ACTOR, `Merge: ${message}.`, state.ctx.now))
+  }
 }
 
 interface MergeState {
@@ -279,6 +307,11 @@ function mergePath(state: MergeState, path: string, v: Versions): void {
   const task = TASK_FILE_RE.exec(path)
   if (task) return set(mergeTaskFile(state, path, task[1]!, both))
   if (COMMENT_RE.test(path) || INBOX_RE.test(path)) return set(keepBoth(state, path, both))
+  const check = CHECK_RE.exec(path)
+  if (check) {
+    const merged = mergeCheckFile(state, path, check[1]!, check[2]!, both)
+    if (merged !== null) return set(merged)
+  }
   if (path === CONFIG_PATH) return set(mergeConfigFile(state, path, both))
   if (RECORD_MAP_RE.test(path)) {
     const merged = mergeRecordMap(path, both)
@@ -295,6 +328,26 @@ function mergePath(state: MergeState, path: string, v: Versions): void {
 }
 
 type Both = {base: string | null; ours: string; theirs: string}
+
+/**
+ * A check changed on both sides (check-merge.ts): the more cautious status,
+ * both sides' evidence. Null when a side does not parse (then the file is
+ * kept like any other text: both versions, nothing lost).
+ */
+function mergeCheckFile(state: MergeState, path: string, task: string, id: string, v: Both): string | null {
+  const o = parseCheckFile(v.ours, task, id)
+  const t = parseCheckFile(v.theirs, task, id)
+  if (!o.ok || !t.ok || state.ctx.markers) return null
+  const r = mergeCheck(o.value, t.value)
+  state.notes.push({
+    kind: 'check_merged',
+    task,
+    check: id,
+    status: r.check.status,
+    message: `check ${id} of ${task} was changed on both sides (${o.value.status} / ${t.value.status}); kept ${r.check.status}${r.evidenceJoined ? ' with the evidence of both' : ''}`,
+  })
+  return serialiseCheck(r.check)
+}
 
 /** Append-only files: the published text keeps the path, the other goes to a derived path. */
 function keepBoth(state: MergeState, path: string, v: Both): string {

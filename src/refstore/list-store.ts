@@ -5,6 +5,7 @@
  * lost swap lives above this (app/transaction.ts); this class never decides
  * anything about tasks.
  */
+import {type Check, CHECKS_DIR, checkPath, parseCheckFile, serialiseCheck} from '../core/check'
 import {EnvironmentError, NotFoundError} from '../core/errors'
 import {taskDir} from '../core/ids'
 import {type Change, type Plan, commitMessage} from '../core/plan'
@@ -235,6 +236,9 @@ export class ListStore {
         case 'add-comment':
           await tb.setFile(commentPath(change.comment.task, change.comment.id), serialiseComment(change.comment))
           break
+        case 'put-check':
+          await tb.setFile(checkPath(change.check.task, change.check.id), serialiseCheck(change.check))
+          break
         case 'put-file':
           await tb.setFile(change.path, change.content)
           break
@@ -401,6 +405,57 @@ export class ListStore {
       if (text.ok) out.set(f.name, text.value)
     })
     return out
+  }
+
+  /**
+   * The checks of each task in `ids` as of `commit` (a task without a
+   * checks/ directory has none; an id not in the tree is left out). A check
+   * file that cannot be read is reported in `broken` by path and counts as
+   * a pending check named after its file, so it still stands in the way of
+   * `done` until it is passed again (which rewrites it) or superseded.
+   */
+  async readChecks(commit: string, ids: Iterable<string>): Promise<{checks: Map<string, Check[]>; broken: Array<{path: string; error: string}>}> {
+    const checks = new Map<string, Check[]>()
+    const broken: Array<{path: string; error: string}> = []
+    const unique = [...new Set(ids)]
+    await Promise.all(
+      unique.map(async (id) => {
+        const dir = await this.reader.read(`${commit}:${taskDir(id)}`)
+        if (!dir || dir.type !== 'tree') return
+        const list: Check[] = []
+        checks.set(id, list)
+        let entries: TreeEntry[]
+        try {
+          entries = decodeTree(dir.content, this.repo.algorithm)
+        } catch {
+          return
+        }
+        const sub = entries.find((e) => e.name === CHECKS_DIR && e.mode === TREE_MODE)
+        const listing = sub ? await this.reader.read(sub.oid) : null
+        if (listing?.type !== 'tree') return
+        let files: TreeEntry[] = []
+        try {
+          files = decodeTree(listing.content, this.repo.algorithm).filter((e) => e.name.endsWith('.md'))
+        } catch (error) {
+          broken.push({path: `${taskDir(id)}/${CHECKS_DIR}`, error: (error as Error).message})
+          return
+        }
+        const blobs = await Promise.all(files.map((f) => (isFileMode(f.mode) ? this.reader.read(f.oid, MAX_FILE_BYTES) : Promise.resolve(null))))
+        files.forEach((f, i) => {
+          const checkId = f.name.slice(0, -3)
+          const path = checkPath(id, checkId)
+          const obj = blobs[i]
+          const content = obj?.type === 'blob' ? fileText(obj) : {ok: false as const, error: 'not a readable file'}
+          const parsed = content.ok ? parseCheckFile(content.value, id, checkId) : content
+          if (parsed.ok) list.push(parsed.value)
+          else {
+            broken.push({path, error: parsed.error})
+            list.push({id: checkId, task: id, kind: 'acceptance', text: `(unreadable check file: ${parsed.error})`, status: 'pending', spec_revision: 1, added_by: 'git-tasks', added_at: '1970-01-01T00:00:00.000Z', updated_by: 'git-tasks', updated_at: '1970-01-01T00:00:00.000Z'})
+          }
+        })
+      }),
+    )
+    return {checks, broken}
   }
 
   close(): void {

@@ -109,6 +109,8 @@ export function renderTaskDetail(term: Terminal, d: TaskDetail): string {
   field('parent', t.parent)
   field('assignee', t.assignee)
   if (t.owner) field('owner', `${t.owner} (epoch ${t.epoch}${t.lease_expires ? `, lease until ${t.lease_expires}${t.claim_live ? '' : ', expired'}` : ''})`)
+  field('session', t.session)
+  field('flagged', t.flag ? `${t.flag.reason}${t.flag.by ? ` (by ${t.flag.by}${t.flag.at ? `, ${t.flag.at}` : ''})` : ''}` : null)
   field('blocked', t.block_note)
   field('cancelled', t.cancel_reason)
   field('created', `${t.created_at} by ${t.created_by}`)
@@ -130,6 +132,13 @@ export function renderTaskDetail(term: Terminal, d: TaskDetail): string {
   related('Needed by', d.dependents)
   related('Sub-items', d.subitems)
   if (d.body.trim()) lines.push('', d.body.trimEnd())
+  if (d.checks.length > 0) {
+    lines.push('', paint(term, 'bold', `Checks (${d.checks.length})`))
+    for (const c of d.checks) {
+      lines.push(`  ${paint(term, 'dim', c.id)}  ${c.status.padEnd(10)} ${c.kind.padEnd(10)} ${c.text}`)
+      if (c.evidence) for (const l of c.evidence.split('\n')) lines.push(`    ${l}`)
+    }
+  }
   if (d.comments.length > 0) {
     lines.push('', paint(term, 'bold', `Comments (${d.comments.length})`))
     for (const c of d.comments) {

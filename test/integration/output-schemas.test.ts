@@ -59,6 +59,13 @@ const SCHEMA_OF: Record<string, string> = {
   'actor:add': 'actor-change',
   'actor:alias': 'actor-change',
   'inbox:ack': 'inbox-ack',
+  'check:add': 'check',
+  'check:pass': 'check',
+  'check:fail': 'check',
+  'check:supersede': 'check',
+  'check:list': 'check-list',
+  unflag: 'flag',
+  takeover: 'claim',
 }
 const exercised = new Set<string>()
 const errorCodes = new Set<string>()
@@ -325,6 +332,33 @@ describe('every --json output matches its schema', () => {
     // undo brings both back; undo again removes them (redo).
     expect((await ok(repo, ['undo'], A)).restored.map((t: {id: string}) => t.id).sort()).toEqual([x, y].sort())
     expect((await ok(repo, ['undo'], A)).removed.map((t: {id: string}) => t.id).sort()).toEqual([x, y].sort())
+  })
+
+  it('checks, flags, sessions, sweep, takeover, prune and batch', async () => {
+    const id = (await ok(repo, ['add', 'Checked item'], A)).task.id
+    const chk = (await ok(repo, ['check', 'add', id, '--acceptance', 'it works'], A)).check.id
+    await ok(repo, ['check', 'add', id, '--test', 'npm test'], A)
+    await fails(repo, ['done', id], 4, 'checks_pending', A)
+    await ok(repo, ['check', 'fail', id, chk, '--evidence', 'red'], A)
+    await ok(repo, ['check', 'pass', id, chk, '--evidence', 'green'], A)
+    const listed = await ok(repo, ['check', 'list', id], A)
+    expect(listed.unmet).toHaveLength(1)
+    await ok(repo, ['check', 'supersede', id, listed.unmet[0], '--reason', 'not needed'], A)
+    expect((await ok(repo, ['edit', id, '--title', 'Checked item, new spec'], A)).checks_reset).toEqual([chk])
+    await fails(repo, ['check', 'pass', id, 'chk-zzzz', '--evidence', 'x'], 3, 'check_not_found', A)
+    await ok(repo, ['claim', id, '--session', 'run-9'], A)
+    expect((await ok(repo, ['flag', id, 'looks wrong'], B)).task.flag.reason).toBe('looks wrong')
+    await fails(repo, ['done', id], 4, 'flagged', A)
+    await ok(repo, ['unflag', id], B)
+    await ok(repo, ['takeover', id, '--reason', 'alice is gone'], B)
+    await ok(repo, ['release', '--session', 'run-9'], B)
+    await ok(repo, ['sweep'], A)
+    await ok(repo, ['prune', '--older-than', '30d'], A)
+    const ops = [{op: 'create', name: 'n', title: 'from a batch'}, {op: 'comment', id: '$n', text: 'hi'}]
+    expect((await ok(repo, ['batch', '-'], {...A, input: JSON.stringify(ops)})).applied).toBe(2)
+    const each = await ok(repo, ['batch', '-', '--each'], {...A, input: JSON.stringify([...ops.slice(0, 1), {op: 'done', id: 'tsk-zzzzzzzzzz'}])})
+    expect(each.failed).toBe(1)
+    await fails(repo, ['batch', '-'], 2, 'unknown_batch_name', {...A, input: JSON.stringify([{op: 'done', id: '$missing'}])})
   })
 
   it('log, log ID, log -n', async () => {

@@ -7,7 +7,7 @@ import type {Terminal} from '../../render/terminal'
 export default class ConfigSet extends TasksCommand<ConfigChangeResult> {
   static override summary = "Change one of the list's shared settings, as a commit on the ref (published like any change)."
   static override description =
-    'lease_seconds and clock_skew_seconds take durations (90s, 30m, 1h, 2d; a plain number is seconds); max_*_bytes take sizes (bytes, or 64k, 1m); admins takes a comma list, or --add/--remove. Values outside the bounds the reader enforces are refused (exit 5). When admins are listed, only they may change settings (exit 6).'
+    'lease_seconds, clock_skew_seconds and retention_seconds take durations (90s, 30m, 1h, 2d; a plain number is seconds); max_*_bytes take sizes (bytes, or 64k, 1m); admins takes a comma list, or --add/--remove. Values outside the bounds the reader enforces are refused (exit 5). When admins are listed, only they may change settings (exit 6).'
   static override args = {
     key: Args.string({ignoreStdin: true, required: true, description: 'the setting'}),
     value: Args.string({ignoreStdin: true, description: 'the new value'}),

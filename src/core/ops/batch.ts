@@ -7,7 +7,7 @@
  * argument order) added. Because the batch is one op, a lost race re-runs
  * every item on the new snapshot. Never writes anything itself.
  */
-import {withChanges} from '../apply'
+import {LiveOverlay} from '../live-overlay'
 import {TasksError} from '../errors'
 import type {Change, OpContext, Plan} from '../plan'
 import {type Snapshot, resolve} from '../snapshot'
@@ -31,11 +31,13 @@ export function runBatch<R>(snap: Snapshot, ctx: OpContext, op: string, ids: rea
   const seenTrailers = new Set<string>()
   const touched = new Set<string>()
   const items: BatchItem<R>[] = []
-  let current = snap
+  // Each item sees the list as the previous ones left it, kept up to date in place (linear in the items).
+  const live = new LiveOverlay(snap)
+  const current = live.snapshot
   resolved.forEach((id, index) => {
     if (touched.has(id)) return
     const plan = inItem(ids.length, index, id, () => one(current, ctx, id))
-    for (const c of plan.changes) touched.add(c.kind === 'put-task' ? c.meta.id : c.kind === 'delete-task' ? c.id : c.kind === 'add-comment' ? c.comment.task : '')
+    for (const c of plan.changes) touched.add(c.kind === 'put-task' ? c.meta.id : c.kind === 'delete-task' ? c.id : c.kind === 'add-comment' ? c.comment.task : c.kind === 'put-check' ? c.check.task : '')
     touched.add(id)
     changes.push(...plan.changes)
     for (const t of plan.trailers) {
@@ -43,7 +45,7 @@ export function runBatch<R>(snap: Snapshot, ctx: OpContext, op: string, ids: rea
       if (!seenTrailers.has(key)) trailers.push(t)
       seenTrailers.add(key)
     }
-    current = withChanges(current, plan.changes)
+    live.apply(plan.changes)
     items.push({id, result: plan.result})
   })
   const only = items.length === 1 ? snap.tasks.get(items[0]!.id)?.meta : undefined

@@ -16,8 +16,10 @@ const IN_PROGRESS: ReadonlySet<string> = new Set(['in_progress'])
 const HELD: ReadonlySet<string> = new Set(['in_progress', 'blocked'])
 import type {TaskMeta} from '../task'
 import {assertClaimable, assertMayForce, assertOwner, overrideTrailers} from './permission'
-import {NO_CLAIM, leaseUntil, revise} from './revision'
 import {type CheckpointText, checkpointChange, checkpointComment} from './checkpoint'
+import {NO_CLAIM, NO_FLAG, leaseUntil, revise} from './revision'
+import {withChanges} from '../apply'
+import {checkNote} from '../validation'
 
 export interface ClaimResult {
   task: TaskMeta
@@ -49,16 +51,38 @@ function claimed(snap: Snapshot, meta: TaskMeta, ctx: OpContext, leaseSeconds?: 
   const lease = leaseSeconds ?? snap.config.lease_seconds
   return revise(meta, ctx, {
     ...NO_CLAIM,
+    // A new holder deals with what the flag said: taking the item clears it.
+    ...(meta.flag_reason !== undefined ? NO_FLAG : {}),
     status: 'in_progress',
     owner: ctx.actor,
     epoch: meta.epoch + 1,
     claimed_at: ctx.now,
     lease_expires: leaseUntil(ctx.now, lease),
+    session: ctx.session,
   })
 }
 
-/** Claim one item by id. */
+/**
+ * Claim one item, applying the sweep of expired leases in the same commit
+ * (docs/model.md, "Sessions and lease recovery"): every in-progress item
+ * whose lease ran out, except the one being claimed, goes back to todo.
+ */
 export function claimTask(snap: Snapshot, ctx: OpContext, args: ClaimArgs): Plan<ClaimResult> {
+  const target = lookup(snap, args.id).id
+  const sweep = sweepExpired(snap, ctx, (t) => t.id === target)
+  const plan = claimWithoutSweep(sweep.changes.length ? withChanges(snap, sweep.changes) : snap, ctx, args)
+  return withSweep(plan, sweep)
+}
+
+/** A plan with a sweep's changes put first and its trailers added. */
+function withSweep<R>(plan: Plan<R>, sweep: Plan<{tasks: TaskMeta[]}>): Plan<R> {
+  if (sweep.changes.length === 0) return plan
+  const claimed = new Set(plan.changes.flatMap((c) => (c.kind === 'put-task' ? [c.meta.id] : [])))
+  return {...plan, changes: [...sweep.changes.filter((c) => c.kind !== 'put-task' || !claimed.has(c.meta.id)), ...plan.changes], trailers: [...plan.trailers, ...sweep.trailers]}
+}
+
+/** Claim one item by id (without the sweep). */
+export function claimWithoutSweep(snap: Snapshot, ctx: OpContext, args: ClaimArgs): Plan<ClaimResult> {
   const meta = lookup(snap, args.id)
   const lease = args.leaseSeconds ?? snap.config.lease_seconds
   const subject = {id: meta.id, title: meta.title}
@@ -68,7 +92,7 @@ export function claimTask(snap: Snapshot, ctx: OpContext, args: ClaimArgs): Plan
   }
   if ((meta.status === 'in_progress' || meta.status === 'blocked') && meta.owner === ctx.actor) {
     // Already ours: renew the lease (and resume a blocked item). Same epoch: same holder.
-    const next = revise(meta, ctx, {status: 'in_progress', block_note: undefined, lease_expires: leaseUntil(ctx.now, lease)})
+    const next = revise(meta, ctx, {status: 'in_progress', block_note: undefined, lease_expires: leaseUntil(ctx.now, lease), session: ctx.session ?? meta.session})
     return {op: 'claim', subject, changes: [{kind: 'put-task', meta: next}], trailers: [['Tasks-Epoch', String(next.epoch)], ['Tasks-Renewed', 'yes']], result: {task: next, already_owned: true}}
   }
   if (meta.status === 'blocked' && !ctx.force) {
@@ -79,17 +103,21 @@ export function claimTask(snap: Snapshot, ctx: OpContext, args: ClaimArgs): Plan
     })
   }
   let tookOver: string | undefined
+  // Anyone may take a flagged item over from its owner; the claim records the flag it cleared.
+  const flagged = meta.flag_reason !== undefined
   if (meta.status === 'in_progress' || meta.status === 'blocked') {
-    if (claimIsLive(meta, ctx.now, snap.config)) {
+    if (claimIsLive(meta, ctx.now, snap.config) && !flagged) {
       if (!ctx.force) throw alreadyClaimed(meta)
       assertMayForce(snap, ctx, 'take over', meta.id)
     }
     tookOver = meta.owner
   }
-  assertClaimable(snap, meta, ctx, 'claim')
+  if (!(flagged && tookOver)) assertClaimable(snap, meta, ctx, 'claim')
   const next = claimed(snap, meta, ctx, lease)
   const trailers: Array<[string, string]> = [['Tasks-Epoch', String(next.epoch)]]
   if (tookOver) trailers.push(['Tasks-Takeover', tookOver])
+  if (flagged) trailers.push(['Tasks-Unflagged', meta.flag_reason!])
+  if (ctx.session) trailers.push(['Tasks-Session', ctx.session])
   trailers.push(...overrideTrailers(ctx))
   return {
     op: 'claim',
@@ -117,6 +145,19 @@ export interface NextArgs {
  * (exit 3), with counts of why.
  */
 export function claimNext(snap: Snapshot, ctx: OpContext, args: NextArgs): Plan<ClaimResult> {
+  // The actor's own expired claims are not swept: `next` hands them back (resume).
+  const sweep = sweepExpired(snap, ctx, (t) => t.owner === ctx.actor)
+  if (sweep.changes.length === 0) return nextWithoutSweep(snap, ctx, args)
+  const plan = nextWithoutSweep(withChanges(snap, sweep.changes), ctx, args)
+  const picked = plan.result.task.id
+  if (!sweep.result.tasks.some((t) => t.id === picked)) return withSweep(plan, sweep)
+  // The item handed out is one whose lease had expired: take it over as a claim does (epoch + 1, Tasks-Takeover), sweeping the others.
+  const others = sweepExpired(snap, ctx, (t) => t.owner === ctx.actor || t.id === picked)
+  const taken = claimWithoutSweep(others.changes.length ? withChanges(snap, others.changes) : snap, ctx, {id: picked, leaseSeconds: args.leaseSeconds})
+  return withSweep({...taken, trailers: [...taken.trailers, ['Tasks-Via', 'next']], result: {...taken.result, resumed: false}}, others)
+}
+
+export function nextWithoutSweep(snap: Snapshot, ctx: OpContext, args: NextArgs): Plan<ClaimResult> {
   const wanted = args.tags ?? []
   const fits = (t: TaskMeta) => wanted.every((tag) => t.tags.includes(tag))
   if (!args.another) {
@@ -124,7 +165,7 @@ export function claimNext(snap: Snapshot, ctx: OpContext, args: NextArgs): Plan<
       .filter((t) => t.owner === ctx.actor && fits(t))
       .sort(compareForNext)
     if (mine.length > 0) {
-      const plan = claimTask(snap, ctx, {id: mine[0]!.id, leaseSeconds: args.leaseSeconds})
+      const plan = claimWithoutSweep(snap, ctx, {id: mine[0]!.id, leaseSeconds: args.leaseSeconds})
       return {...plan, trailers: [...plan.trailers, ['Tasks-Via', 'next']], result: {...plan.result, resumed: true}}
     }
   }
@@ -153,7 +194,7 @@ export function claimNext(snap: Snapshot, ctx: OpContext, args: NextArgs): Plan<
       in_progress: tasksWithStatus(snap, IN_PROGRESS).length,
     })
   }
-  const plan = claimTask(snap, ctx, {id: pick.id, leaseSeconds: args.leaseSeconds})
+  const plan = claimWithoutSweep(snap, ctx, {id: pick.id, leaseSeconds: args.leaseSeconds})
   return {...plan, op: 'claim', trailers: [...plan.trailers, ['Tasks-Via', 'next']], result: {...plan.result, resumed: false}}
 }
 
@@ -210,4 +251,67 @@ export function releaseAll(snap: Snapshot, ctx: OpContext): Plan<{tasks: TaskMet
     trailers: [],
     result: {tasks: released},
   }
+}
+
+/**
+ * The sweep: every in-progress item whose lease expired (judged as
+ * `claimIsLive` does, clock skew included) goes back to todo. The owner,
+ * lease and session are cleared, the assignment is kept (an assigned item
+ * stays reserved), and the epoch moves on by one, so the displaced holder's
+ * `--epoch` is refused from now on. Blocked items are left alone (they wait
+ * on something their note names). `skip` leaves items out (the item a claim
+ * is about, the actor's own claims for `next`).
+ */
+export function sweepExpired(snap: Snapshot, ctx: OpContext, skip: (t: TaskMeta) => boolean = () => false): Plan<{tasks: TaskMeta[]}> {
+  const expired = tasksWithStatus(snap, IN_PROGRESS).filter((t) => !claimIsLive(t, ctx.now, snap.config) && !skip(t))
+  const swept = expired.map((t) => revise(t, ctx, {...NO_CLAIM, status: 'todo', epoch: t.epoch + 1}))
+  return {
+    op: 'sweep',
+    summary: `${swept.length} expired lease${swept.length === 1 ? '' : 's'}`,
+    changes: swept.map((meta) => ({kind: 'put-task' as const, meta})),
+    trailers: expired.map((t) => ['Tasks-Swept', `${t.id} ${t.owner ?? '(none)'} epoch ${t.epoch}`] as [string, string]),
+    result: {tasks: swept},
+  }
+}
+
+/** Release every item a session holds (what an agent runner calls when its agent stops), whoever the owner, in one commit. */
+export function releaseSession(snap: Snapshot, ctx: OpContext, session: string): Plan<{tasks: TaskMeta[]}> {
+  const held = tasksWithStatus(snap, HELD).filter((t) => t.session === session)
+  const released = held.map((t) => revise(t, ctx, {...NO_CLAIM, status: 'todo'}))
+  return {
+    op: 'release',
+    summary: `${released.length} task${released.length === 1 ? '' : 's'} of session ${session}`,
+    changes: released.map((meta) => ({kind: 'put-task' as const, meta})),
+    trailers: [['Tasks-Session', session], ...held.map((t) => ['Tasks-Released-Owner', `${t.id} ${t.owner ?? '(none)'}`] as [string, string])],
+    result: {tasks: released},
+  }
+}
+
+export interface TakeoverArgs {
+  id: string
+  reason: string
+  leaseSeconds?: number
+}
+
+/**
+ * Take an item over from an owner that will not come back, whether or not
+ * its lease has run out: epoch + 1 (so the old owner's `--epoch` is
+ * refused), recorded with Tasks-Takeover and Tasks-Reason. Only admins when
+ * config.yaml lists them.
+ */
+export function takeoverTask(snap: Snapshot, ctx: OpContext, args: TakeoverArgs): Plan<ClaimResult> {
+  const meta = lookup(snap, args.id)
+  const reason = checkNote('reason', args.reason ?? '', snap.config)
+  if (meta.status !== 'in_progress' && meta.status !== 'blocked') {
+    throw new ConflictError('not_claimed', `${meta.id} is ${meta.status}, not held by anyone: claim it instead`, {id: meta.id, status: meta.status})
+  }
+  if (meta.owner === ctx.actor) {
+    throw new ConflictError('already_owned', `${meta.id} is already yours (epoch ${meta.epoch})`, {id: meta.id, epoch: meta.epoch})
+  }
+  assertMayForce(snap, ctx, 'take over', meta.id)
+  const next = claimed(snap, meta, ctx, args.leaseSeconds)
+  const trailers: Array<[string, string]> = [['Tasks-Epoch', String(next.epoch)], ['Tasks-Takeover', meta.owner ?? '(none)'], ['Tasks-Reason', reason]]
+  if (meta.flag_reason !== undefined) trailers.push(['Tasks-Unflagged', meta.flag_reason])
+  if (ctx.session) trailers.push(['Tasks-Session', ctx.session])
+  return {op: 'takeover', subject: {id: meta.id, title: meta.title}, changes: [{kind: 'put-task', meta: next}], trailers, result: {task: next, took_over_from: meta.owner, already_owned: false}}
 }

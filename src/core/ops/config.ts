@@ -25,7 +25,7 @@ export type ConfigValue = number | string[] | Record<string, string[]>
 export const CONFIG_KEYS = Object.keys(DEFAULT_CONFIG) as ConfigKey[]
 
 /** Keys holding a number of seconds: they accept durations (`90s`, `30m`, `1h`, `2d`). */
-const SECONDS_KEYS: ReadonlySet<string> = new Set(['lease_seconds', 'clock_skew_seconds', 'stale_after_seconds', 'remind_every_seconds', 'escalate_after_seconds'])
+const SECONDS_KEYS: ReadonlySet<string> = new Set(['lease_seconds', 'clock_skew_seconds', 'stale_after_seconds', 'remind_every_seconds', 'escalate_after_seconds', 'retention_seconds'])
 /** Keys holding a list (comma-separated on the command line; --add/--remove). */
 const LIST_KEYS: ReadonlySet<string> = new Set(['admins'])
 

@@ -10,6 +10,7 @@ import type {TaskMeta} from '../task'
 import {checkActor, checkBody, checkPriority, checkTags, checkTitle} from '../validation'
 import {revise} from './revision'
 import {assertRevision} from '../revision-guard'
+import {resetChecks} from './checks'
 
 export interface EditArgs {
   id: string
@@ -22,7 +23,7 @@ export interface EditArgs {
   ifRevision?: number
 }
 
-export function editTask(snap: Snapshot, ctx: OpContext, args: EditArgs): Plan<{task: TaskMeta; fields: string[]}> {
+export function editTask(snap: Snapshot, ctx: OpContext, args: EditArgs): Plan<{task: TaskMeta; fields: string[]; checks_reset: string[]}> {
   const meta = lookup(snap, args.id)
   assertRevision(meta, args.ifRevision)
   const changes: Partial<TaskMeta> = {}
@@ -49,15 +50,17 @@ export function editTask(snap: Snapshot, ctx: OpContext, args: EditArgs): Plan<{
     throw new UsageError('nothing to edit: pass --title, --body, --body-file, --priority, --tag or --untag')
   }
   if (fields.length === 0) {
-    return {op: 'edit', subject: {id: meta.id, title: meta.title}, changes: [], trailers: [], result: {task: meta, fields}}
+    return {op: 'edit', subject: {id: meta.id, title: meta.title}, changes: [], trailers: [], result: {task: meta, fields, checks_reset: []}}
   }
   const next = revise(meta, ctx, changes)
+  // A new title or description is a new spec revision: checks that passed or failed go back to pending, in this commit.
+  const reset = fields.includes('title') || fields.includes('body') ? resetChecks(snap, ctx, next) : {changes: [], reset: []}
   return {
     op: 'edit',
     subject: {id: meta.id, title: next.title},
-    changes: [{kind: 'put-task', meta: next, body}],
-    trailers: [['Tasks-Fields', fields.join(', ')]],
-    result: {task: next, fields},
+    changes: [{kind: 'put-task', meta: next, body}, ...reset.changes],
+    trailers: [['Tasks-Fields', fields.join(', ')], ...(reset.reset.length ? [['Tasks-Checks-Reset', reset.reset.join(' ')] as [string, string]] : [])],
+    result: {task: next, fields, checks_reset: reset.reset},
   }
 }
 

@@ -15,7 +15,8 @@
 import {ConflictError} from '../errors'
 import type {OpContext, Plan} from '../plan'
 import {claimIsLive, openSubItems, waitReasons} from '../readiness'
-import {type Snapshot, lookup} from '../snapshot'
+import {type Snapshot, checksOf, lookup} from '../snapshot'
+import {unmetChecks} from '../check'
 import type {TaskMeta} from '../task'
 import {checkNote} from '../validation'
 import {assertClaimable, assertEpoch, assertOwner, describeWaits, openSubItemsError, overrideTrailers} from './permission'
@@ -64,6 +65,20 @@ export function finishTask(snap: Snapshot, ctx: OpContext, args: FinishArgs): Pl
   }
   const open = openSubItemsError(snap, meta, 'finish')
   if (open) throw open
+  if (meta.flag_reason !== undefined) {
+    throw new ConflictError('flagged', `${meta.id} is flagged by ${meta.flagged_by ?? 'someone'}: ${meta.flag_reason}; \`tasks unflag ${meta.id}\` once it is dealt with`, {
+      id: meta.id,
+      flag_reason: meta.flag_reason,
+      flagged_by: meta.flagged_by ?? null,
+    })
+  }
+  const unmet = unmetChecks(checksOf(snap, meta.id))
+  if (unmet.length > 0) {
+    throw new ConflictError('checks_pending', `${meta.id} has checks that have not passed with evidence: ${unmet.map((c) => `${c.id} (${c.status}: ${c.text.length > 60 ? `${c.text.slice(0, 59)}…` : c.text})`).join(', ')}; pass them with \`tasks check pass ${meta.id} CHECK --evidence "…"\` or supersede them`, {
+      id: meta.id,
+      checks: unmet.map((c) => ({id: c.id, kind: c.kind, status: c.status, text: c.text})),
+    })
+  }
   const next = revise(meta, ctx, {
     ...NO_CLAIM,
     status: 'done',

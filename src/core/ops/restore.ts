@@ -12,6 +12,7 @@
 import {ConflictError} from '../errors'
 import type {Change, OpContext, Plan} from '../plan'
 import type {Snapshot} from '../snapshot'
+import type {Check} from '../check'
 import type {Comment, TaskMeta} from '../task'
 import {revise} from './revision'
 
@@ -19,6 +20,8 @@ export interface RemovedItem {
   meta: TaskMeta
   body: string
   comments: Comment[]
+  /** Its check files as they were (readable ones); absent: none read. */
+  checks?: Check[]
 }
 
 export interface RestoreArgs {
@@ -67,6 +70,7 @@ export function restoreTask(snap: Snapshot, ctx: OpContext, args: RestoreArgs): 
     restored.push(meta)
     changes.push({kind: 'put-task', meta, body: item.body})
     for (const comment of item.comments) changes.push({kind: 'add-comment', comment})
+    for (const check of item.checks ?? []) changes.push({kind: 'put-check', check})
     comments += item.comments.length
   }
   const trailers: Array<[string, string]> = [['Tasks-Restored-From', args.removedIn]]

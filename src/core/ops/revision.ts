@@ -22,5 +22,9 @@ export const NO_CLAIM: Partial<TaskMeta> = {
   claim_epochs: undefined,
   claimed_at: undefined,
   lease_expires: undefined,
+  session: undefined,
   block_note: undefined,
 }
+
+/** The flag fields cleared, as a partial to spread into revise(). */
+export const NO_FLAG: Partial<TaskMeta> = {flag_reason: undefined, flagged_by: undefined, flagged_at: undefined}

@@ -1,0 +1,157 @@
+/**
+ * Use cases of the coordination commands: checks with evidence, flags,
+ * sessions and lease recovery (sweep, takeover, release --session), and
+ * retention (prune). Each runs one pure op through the transaction; the
+ * checks of the tasks an op is about are read before each try
+ * (`prepareChecks`), so a lost race re-reads them too.
+ */
+import {type Check, sortChecks} from '../core/check'
+import {releaseSession, sweepExpired, takeoverTask} from '../core/ops/claim'
+import {addCheck, recordCheck, supersedeCheck} from '../core/ops/checks'
+import {flagTask, unflagTask} from '../core/ops/flag'
+import {type PruneResult, pruneFinished} from '../core/ops/prune'
+import {type BatchFileResult, runBatchFile} from '../core/ops/batch-file'
+import {UsageError} from '../core/errors'
+import {type Snapshot, checksOf, lookup, resolve} from '../core/snapshot'
+import type {TaskView} from '../core/task-view'
+import {checkActor} from '../core/validation'
+import type {Loaded} from '../refstore/list-store'
+import type {Session} from './session'
+import {type ClaimOutput, type TaskResult, explainTakeover, viewer} from './task-actions'
+import {type Prepare, mutate} from './transaction'
+
+/**
+ * A `Prepare` that reads the checks of the tasks `inputs` name (ids or
+ * prefixes; one that does not resolve is left for the op to report).
+ */
+export function prepareChecks(session: Session, inputs: (snap: Snapshot) => Iterable<string>): Prepare {
+  return async (_store, loaded: Loaded) => {
+    const snap = loaded.snapshot
+    const ids: string[] = []
+    for (const input of inputs(snap)) {
+      try {
+        ids.push(resolve(snap, input))
+      } catch {
+        // Reported by the op, with its own code.
+      }
+    }
+    if (ids.length === 0) return snap
+    const {checks} = await session.store.readChecks(loaded.index.commit, ids)
+    return {...snap, checks}
+  }
+}
+
+export interface CheckOutput {
+  task: TaskView
+  check: Check
+  /** Null when the check already stood as asked (nothing written). */
+  commit: string | null
+}
+
+async function checkMutation(session: Session, id: string, op: Parameters<typeof mutate<{task: import('../core/task').TaskMeta; check: Check; changed: boolean}>>[1]): Promise<CheckOutput> {
+  const done = await mutate(session, op, prepareChecks(session, () => [id]))
+  const v = await viewer(session, done.after)
+  return {task: v.view(done.after.tasks.get(done.result.task.id)?.meta ?? done.result.task), check: done.result.check, commit: done.commit}
+}
+
+export function checkAdd(session: Session, id: string, kind: string, text: string): Promise<CheckOutput> {
+  return checkMutation(session, id, (s, c) => addCheck(s, c, {id, kind, text}))
+}
+
+export function checkRecord(session: Session, id: string, check: string, outcome: 'passed' | 'failed', evidence: string): Promise<CheckOutput> {
+  return checkMutation(session, id, (s, c) => recordCheck(s, c, {id, check, outcome, evidence}))
+}
+
+export function checkSupersede(session: Session, id: string, check: string, reason: string): Promise<CheckOutput> {
+  return checkMutation(session, id, (s, c) => supersedeCheck(s, c, {id, check, reason}))
+}
+
+export interface CheckListOutput {
+  task: TaskView
+  checks: Check[]
+  /** Active checks that have not passed with evidence: what stands in the way of `done`. */
+  unmet: string[]
+  broken: Array<{path: string; error: string}>
+}
+
+export async function checkList(session: Session, id: string): Promise<CheckListOutput> {
+  const loaded = await session.store.load()
+  const meta = lookup(loaded.snapshot, id)
+  const {checks, broken} = await session.store.readChecks(loaded.index.commit, [meta.id])
+  const list = sortChecks(checks.get(meta.id) ?? [])
+  const v = await viewer(session, loaded.snapshot)
+  const {unmetChecks} = await import('../core/check')
+  return {task: v.view(meta), checks: list, unmet: unmetChecks(list).map((c) => c.id), broken}
+}
+
+export async function flag(session: Session, id: string, reason: string): Promise<TaskResult> {
+  const done = await mutate(session, (s, c) => flagTask(s, c, {id, reason}))
+  const v = await viewer(session, done.after)
+  return {task: v.view(done.after.tasks.get(done.result.task.id)?.meta ?? done.result.task), commit: done.commit}
+}
+
+export async function unflag(session: Session, id: string): Promise<TaskResult> {
+  const done = await mutate(session, (s, c) => unflagTask(s, c, {id}))
+  const v = await viewer(session, done.after)
+  return {task: v.view(done.after.tasks.get(done.result.task.id)?.meta ?? done.result.task), commit: done.commit}
+}
+
+export async function sweep(session: Session): Promise<{swept: TaskView[]; commit: string | null}> {
+  const done = await mutate(session, (s, c) => sweepExpired(s, c))
+  const v = await viewer(session, done.after)
+  return {swept: done.result.tasks.map((t) => v.view(t)), commit: done.commit}
+}
+
+export async function takeover(session: Session, id: string, reason: string, leaseSeconds?: number): Promise<ClaimOutput> {
+  const done = await mutate(session, (s, c) => takeoverTask(s, c, {id, reason, leaseSeconds}))
+  const v = await viewer(session, done.after)
+  return {task: v.view(done.after.tasks.get(done.result.task.id)?.meta ?? done.result.task), commit: done.commit, took_over_from: done.result.took_over_from ?? null, already_owned: false}
+}
+
+export async function releaseBySession(session: Session, name: string): Promise<{released: TaskView[]; commit: string | null}> {
+  checkActor(name, 'session')
+  const done = await explainTakeover(session, mutate(session, (s, c) => releaseSession(s, c, name)))
+  const v = await viewer(session, done.after)
+  return {released: done.result.tasks.map((t) => v.view(t)), commit: done.commit}
+}
+
+export async function prune(session: Session, olderThanSeconds?: number): Promise<PruneResult & {commit: string | null}> {
+  const done = await mutate(session, (s, c) => pruneFinished(s, c, {olderThanSeconds}))
+  return {...done.result, commit: done.commit}
+}
+
+export {checksOf}
+
+// ---------------------------------------------------------------- batch
+
+/** Operations whose op reads the checks of the task they name. */
+const CHECK_READERS: ReadonlySet<string> = new Set(['done', 'check', 'edit'])
+
+/**
+ * `tasks batch`: parse the JSON text (a list of operations, or an object
+ * with an `operations` list) and run it as one op through the transaction:
+ * one commit, or none.
+ */
+export async function batchFile(session: Session, text: string, mode: 'atomic' | 'each'): Promise<BatchFileResult & {commit: string | null}> {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch (error) {
+    throw new UsageError(`the batch is not valid JSON: ${(error as Error).message}`, {}, 'bad_batch')
+  }
+  const ops = Array.isArray(parsed) ? parsed : parsed && typeof parsed === 'object' && Array.isArray((parsed as {operations?: unknown}).operations) ? (parsed as {operations: unknown[]}).operations : null
+  if (!ops) throw new UsageError('the batch must be a JSON list of operations (or an object with an "operations" list)', {}, 'bad_batch')
+  if (ops.length === 0) throw new UsageError('the batch is empty', {}, 'bad_batch')
+  const referenced = (): string[] => {
+    const out: string[] = []
+    for (const o of ops) {
+      if (o && typeof o === 'object' && CHECK_READERS.has(String((o as {op?: unknown}).op))) {
+        const id = (o as {id?: unknown}).id
+        if (typeof id === 'string' && !id.startsWith('$')) out.push(id)
+      }
+    }
+    return out
+  }
+  const done = await mutate(session, (s, c) => runBatchFile(s, c, ops, mode), prepareChecks(session, referenced))
+  return {...done.result, commit: done.commit}
+}

@@ -1,0 +1,210 @@
+/**
+ * A snapshot that a long run of ops changes in place: what `tasks batch`
+ * runs its operations on, each on the list as the previous ones left it.
+ * `withChanges` builds a new overlay per step, which folds every earlier
+ * change again (fine for a few ids, quadratic for 10,000 operations); this
+ * one keeps its answers up to date as changes arrive, so every step costs
+ * about what the op itself reads. Pure in the sense that matters: it is
+ * created, changed and dropped inside one op; nothing outside sees it
+ * change.
+ */
+import {lowerBound} from './ids'
+import {QUEUED, compareForNext} from './order'
+import type {Check} from './check'
+import type {Change} from './plan'
+import {type Snapshot, type SnapshotTables, type TaskEntry, entryOf, tablesOf} from './snapshot'
+import {taskFilePath} from './store-layout'
+import type {TaskMeta} from './task'
+import {putCheck} from './apply'
+
+function insertSorted(list: string[], id: string): void {
+  const at = lowerBound(list, id)
+  if (list[at] !== id) list.splice(at, 0, id)
+}
+
+function removeSorted(list: string[], id: string): void {
+  const at = lowerBound(list, id)
+  if (list[at] === id) list.splice(at, 1)
+}
+
+function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
+  if (b.length === 0) return [...a]
+  if (a.length === 0) return [...b]
+  const out: string[] = []
+  let i = 0
+  let j = 0
+  while (i < a.length && j < b.length) out.push(a[i]! <= b[j]! ? a[i++]! : b[j++]!)
+  while (i < a.length) out.push(a[i++]!)
+  while (j < b.length) out.push(b[j++]!)
+  return out
+}
+
+function index(map: Map<string, Set<string>>, key: string, id: string, add: boolean): void {
+  let set = map.get(key)
+  if (add) {
+    if (!set) map.set(key, (set = new Set()))
+    set.add(id)
+  } else set?.delete(id)
+}
+
+export class LiveOverlay implements ReadonlyMap<string, TaskEntry>, SnapshotTables {
+  private readonly changes = new Map<string, TaskEntry | null>()
+  /** Live ids not in the base, sorted. */
+  private readonly added: string[] = []
+  private readonly removed = new Set<string>()
+  private readonly childIdx = new Map<string, Set<string>>()
+  private readonly depIdx = new Map<string, Set<string>>()
+  private idsCache: readonly string[] | undefined
+  private queueCache: readonly string[] | undefined
+  private readonly baseTables: SnapshotTables
+  private readonly checks: Map<string, readonly Check[]>
+  /** The snapshot ops run on: this overlay as tasks and tables, and the checks as they stand. */
+  readonly snapshot: Snapshot
+
+  constructor(private readonly base: Snapshot) {
+    this.baseTables = tablesOf(base)
+    this.checks = new Map(base.checks ?? [])
+    this.snapshot = {list: base.list, commit: base.commit, config: base.config, tasks: this, tables: this, checks: this.checks}
+  }
+
+  /** Apply a plan's changes (in order). */
+  apply(changes: readonly Change[]): void {
+    for (const c of changes) {
+      if (c.kind === 'put-task') this.set(c.meta.id, entryOf(c.meta, taskFilePath(c.meta.id)))
+      else if (c.kind === 'delete-task') {
+        this.set(c.id, null)
+        this.checks.delete(c.id)
+      } else if (c.kind === 'put-check') this.checks.set(c.check.task, putCheck(this.checks.get(c.check.task) ?? [], c.check))
+    }
+  }
+
+  private set(id: string, entry: TaskEntry | null): void {
+    const prev = this.changes.has(id) ? this.changes.get(id)! : undefined
+    if (prev?.status) {
+      if (prev.parent) index(this.childIdx, prev.parent, id, false)
+      for (const d of prev.depends_on ?? []) index(this.depIdx, d, id, false)
+    }
+    this.changes.set(id, entry)
+    if (entry?.status) {
+      if (entry.parent) index(this.childIdx, entry.parent, id, true)
+      for (const d of entry.depends_on ?? []) index(this.depIdx, d, id, true)
+    }
+    if (this.base.tasks.has(id)) {
+      if (entry) this.removed.delete(id)
+      else this.removed.add(id)
+    } else if (entry) insertSorted(this.added, id)
+    else removeSorted(this.added, id)
+    this.idsCache = undefined
+    this.queueCache = undefined
+  }
+
+  // ---- ReadonlyMap
+
+  get size(): number {
+    return this.base.tasks.size + this.added.length - this.removed.size
+  }
+
+  get(id: string): TaskEntry | undefined {
+    const c = this.changes.get(id)
+    if (c !== undefined) return c ?? undefined
+    return this.base.tasks.get(id)
+  }
+
+  has(id: string): boolean {
+    return this.get(id) !== undefined
+  }
+
+  *entries(): MapIterator<[string, TaskEntry]> {
+    for (const [id, entry] of this.base.tasks) if (!this.changes.has(id)) yield [id, entry]
+    for (const [id, entry] of this.changes) if (entry) yield [id, entry]
+  }
+
+  *keys(): MapIterator<string> {
+    for (const [id] of this.entries()) yield id
+  }
+
+  *values(): MapIterator<TaskEntry> {
+    for (const [, entry] of this.entries()) yield entry
+  }
+
+  [Symbol.iterator](): MapIterator<[string, TaskEntry]> {
+    return this.entries()
+  }
+
+  forEach(fn: (value: TaskEntry, key: string, map: ReadonlyMap<string, TaskEntry>) => void): void {
+    for (const [id, entry] of this.entries()) fn(entry, id, this)
+  }
+
+  // ---- SnapshotTables
+
+  private correct(fromBase: readonly string[], gained: Iterable<string>): readonly string[] {
+    const kept = fromBase.filter((id) => !this.changes.has(id))
+    const more = [...gained].sort()
+    if (more.length === 0 && kept.length === fromBase.length) return fromBase
+    return mergeSorted(kept, more)
+  }
+
+  sortedIds(): readonly string[] {
+    if (!this.idsCache) {
+      const base = this.baseTables.sortedIds()
+      this.idsCache = mergeSorted(this.removed.size > 0 ? base.filter((id) => !this.removed.has(id)) : base, this.added)
+    }
+    return this.idsCache
+  }
+
+  idsWithPrefix(prefix: string, limit: number): readonly string[] {
+    const fromBase = this.baseTables.idsWithPrefix(prefix, limit + this.removed.size).filter((id) => !this.removed.has(id))
+    const fromAdded: string[] = []
+    for (let i = lowerBound(this.added, prefix); i < this.added.length && this.added[i]!.startsWith(prefix) && fromAdded.length < limit; i++) fromAdded.push(this.added[i]!)
+    return mergeSorted(fromBase, fromAdded).slice(0, limit)
+  }
+
+  children(id: string): readonly string[] {
+    return this.correct(this.baseTables.children(id), this.childIdx.get(id) ?? [])
+  }
+
+  dependents(id: string): readonly string[] {
+    return this.correct(this.baseTables.dependents(id), this.depIdx.get(id) ?? [])
+  }
+
+  idsWithStatus(statuses: ReadonlySet<string>): readonly string[] {
+    const gained: string[] = []
+    for (const [id, entry] of this.changes) if (entry?.status !== undefined && statuses.has(entry.status)) gained.push(id)
+    return this.correct(this.baseTables.idsWithStatus(statuses), gained)
+  }
+
+  brokenIds(): readonly string[] {
+    const gained: string[] = []
+    for (const [id, entry] of this.changes) if (entry && !entry.status) gained.push(id)
+    return this.correct(this.baseTables.brokenIds(), gained)
+  }
+
+  nextQueue(): readonly string[] {
+    if (!this.queueCache) {
+      const queue = this.baseTables.nextQueue().filter((id) => !this.changes.has(id))
+      const metaOf = (id: string): TaskMeta => this.get(id)!.meta!
+      const inserts: Array<{at: number; meta: TaskMeta}> = []
+      for (const entry of this.changes.values()) {
+        const meta = entry?.meta
+        if (!meta || !QUEUED.has(meta.status)) continue
+        let lo = 0
+        let hi = queue.length
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1
+          if (compareForNext(metaOf(queue[mid]!), meta) < 0) lo = mid + 1
+          else hi = mid
+        }
+        inserts.push({at: lo, meta})
+      }
+      inserts.sort((a, b) => a.at - b.at || compareForNext(a.meta, b.meta))
+      const out: string[] = []
+      let j = 0
+      for (let i = 0; i <= queue.length; i++) {
+        while (j < inserts.length && inserts[j]!.at === i) out.push(inserts[j++]!.meta.id)
+        if (i < queue.length) out.push(queue[i]!)
+      }
+      this.queueCache = out
+    }
+    return this.queueCache
+  }
+}

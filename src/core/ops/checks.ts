@@ -1,0 +1,107 @@
+/**
+ * `tasks check add|pass|fail|supersede`: acceptance criteria and tests of
+ * an item, each its own file (core/check.ts). Anyone may add, pass, fail or
+ * supersede a check; the history says who. Passing and failing need
+ * evidence, which the file keeps. The ops read the item's checks from
+ * `snap.checks` (read by the layer below before the op runs).
+ */
+import {type Check, type CheckKind, CHECK_KINDS, findCheck, isActive, newCheckId, sortChecks} from '../check'
+import {ConflictError, UsageError} from '../errors'
+import type {Change, OpContext, Plan} from '../plan'
+import {type Snapshot, checksOf, lookup} from '../snapshot'
+import type {TaskMeta} from '../task'
+import {checkText} from '../validation'
+
+export interface CheckResult {
+  task: TaskMeta
+  check: Check
+  /** False when the check already stood as asked (nothing written). */
+  changed: boolean
+}
+
+function openItem(snap: Snapshot, input: string, action: string): TaskMeta {
+  const meta = lookup(snap, input)
+  if (meta.status === 'done' || meta.status === 'cancelled') {
+    throw new ConflictError('not_open', `${meta.id} is ${meta.status}; reopen it to ${action} its checks`, {id: meta.id, status: meta.status})
+  }
+  return meta
+}
+
+function plan(meta: TaskMeta, check: Check, what: string, changed = true): Plan<CheckResult> {
+  return {
+    op: 'check',
+    subject: {id: meta.id, title: meta.title},
+    changes: changed ? [{kind: 'put-check', check}] : [],
+    trailers: [['Tasks-Check', `${check.id} ${what}`]],
+    result: {task: meta, check, changed},
+  }
+}
+
+export function addCheck(snap: Snapshot, ctx: OpContext, args: {id: string; kind: string; text: string}): Plan<CheckResult> {
+  const meta = openItem(snap, args.id, 'add to')
+  if (!(CHECK_KINDS as readonly string[]).includes(args.kind)) {
+    throw new UsageError(`"${args.kind}" is not a check kind: use ${CHECK_KINDS.join(' or ')}`, {kind: args.kind}, 'bad_check_kind')
+  }
+  const text = checkText('check', args.text, snap.config.max_comment_bytes, true).trim()
+  const existing = checksOf(snap, meta.id)
+  const id = newCheckId(meta.id, ctx.actor, ctx.now, text, ctx.entropy, (c) => existing.some((e) => e.id === c))
+  const check: Check = {
+    id,
+    task: meta.id,
+    kind: args.kind as CheckKind,
+    text,
+    status: 'pending',
+    spec_revision: meta.revision,
+    added_by: ctx.actor,
+    added_at: ctx.now,
+    updated_by: ctx.actor,
+    updated_at: ctx.now,
+  }
+  return plan(meta, check, `added (${check.kind})`)
+}
+
+/** Pass or fail a check, with evidence. Passing a passed check again with the same evidence changes nothing. */
+export function recordCheck(snap: Snapshot, ctx: OpContext, args: {id: string; check: string; outcome: 'passed' | 'failed'; evidence: string}): Plan<CheckResult> {
+  const meta = openItem(snap, args.id, args.outcome === 'passed' ? 'pass' : 'fail')
+  const evidence = checkText('evidence', args.evidence ?? '', snap.config.max_comment_bytes, true).trim()
+  const check = findCheck(checksOf(snap, meta.id), meta.id, args.check)
+  if (check.status === 'superseded') {
+    throw new ConflictError('check_superseded', `check ${check.id} of ${meta.id} was superseded${check.supersede_reason ? `: ${check.supersede_reason}` : ''}; add a new check instead`, {id: meta.id, check: check.id})
+  }
+  if (check.status === args.outcome && check.evidence === evidence) return plan(meta, check, args.outcome, false)
+  const next: Check = {
+    ...check,
+    status: args.outcome,
+    evidence,
+    ...(args.outcome === 'passed' ? {passed_by: ctx.actor, passed_at: ctx.now} : {failed_by: ctx.actor, failed_at: ctx.now}),
+    updated_by: ctx.actor,
+    updated_at: ctx.now,
+  }
+  return plan(meta, next, args.outcome)
+}
+
+/** Take a check out of the active set; it keeps its evidence and history. */
+export function supersedeCheck(snap: Snapshot, ctx: OpContext, args: {id: string; check: string; reason: string}): Plan<CheckResult> {
+  const meta = openItem(snap, args.id, 'supersede')
+  const reason = checkText('reason', args.reason ?? '', snap.config.max_comment_bytes, true).trim()
+  const check = findCheck(checksOf(snap, meta.id), meta.id, args.check)
+  if (check.status === 'superseded') return plan(meta, check, 'superseded', false)
+  const next: Check = {...check, status: 'superseded', superseded_by: ctx.actor, superseded_at: ctx.now, supersede_reason: reason, updated_by: ctx.actor, updated_at: ctx.now}
+  return plan(meta, next, 'superseded')
+}
+
+/**
+ * A new spec revision (title or description changed): every active check
+ * that passed or failed goes back to pending, keeping its evidence. Returns
+ * the changes and the ids reset, for the edit's own plan.
+ */
+export function resetChecks(snap: Snapshot, ctx: OpContext, task: TaskMeta): {changes: Change[]; reset: string[]} {
+  const changes: Change[] = []
+  const reset: string[] = []
+  for (const c of sortChecks(checksOf(snap, task.id))) {
+    if (!isActive(c) || c.status === 'pending') continue
+    changes.push({kind: 'put-check', check: {...c, status: 'pending', spec_revision: task.revision, reset_by: ctx.actor, reset_at: ctx.now, updated_by: ctx.actor, updated_at: ctx.now}})
+    reset.push(c.id)
+  }
+  return {changes, reset}
+}
