@@ -10,6 +10,7 @@ import type {HistoryEvent} from '../refstore/history'
 import type {ListResult, NextOutput} from '../app/task-actions'
 import type {LogResult} from '../app/history-actions'
 import type {Comment} from '../core/task'
+import {CHECK_KEYS, type Check} from '../core/check'
 import type {TaskBrief, TaskDetail, TaskView} from '../core/task-view'
 import type {WaitReason} from '../core/readiness'
 import {compactTimestamp} from '../core/ops/comment'
@@ -61,10 +62,18 @@ function taskFields(ids: IdWriter): Array<Field<TaskView>> {
     ['claimed_at', (t) => t.claimed_at],
     ['lease_expires', (t) => t.lease_expires],
     ['claim_live', (t) => t.claim_live],
+    ['session', (t) => t.session],
+    ['flag', (t) => t.flag?.reason],
+    ['flagged_by', (t) => t.flag?.by],
+    ['flagged_at', (t) => t.flag?.at],
     ['block_note', (t) => t.block_note],
     ['cancel_reason', (t) => t.cancel_reason],
     ['closed_at', (t) => t.closed_at],
     ['key', (t) => t.key],
+    ['collaborators', (t) => t.collaborators],
+    ['subscribers', (t) => t.subscribers],
+    ['notify_roles', (t) => t.notify_roles],
+    ['notify_mute', (t) => t.notify_mute],
     ['created_at', (t) => t.created_at],
     ['created_by', (t) => t.created_by],
     ['updated_at', (t) => t.updated_at],
@@ -90,6 +99,11 @@ function commentFields(): Array<Field<Comment>> {
     ['body', (c) => c.body],
     ['next', (c) => c.next],
   ]
+}
+
+/** Check columns: every stored key (CHECK_KEYS order), the task implied. */
+function checkFields(): Array<Field<Check>> {
+  return CHECK_KEYS.map((k) => [k, (c: Check) => c[k as keyof Check] as CompactValue] as const)
 }
 
 function briefFields(ids: IdWriter): Array<Field<TaskBrief>> {
@@ -154,6 +168,7 @@ export function compactShow(r: TaskDetail): string {
   w.table('checkpoint', commentFields(), r.checkpoint ? [r.checkpoint] : [])
   taskScalars(w, ids, r.task)
   detailSections(w, ids, r.body, r.comments)
+  w.table('checks', checkFields(), r.checks ?? [])
   w.table('dependencies', briefFields(ids), r.dependencies)
   w.table('dependents', briefFields(ids), r.dependents)
   w.table('subitems', briefFields(ids), r.subitems)
@@ -176,6 +191,7 @@ export function compactNext(r: NextOutput & {published?: boolean}): string {
   w.scalar('comment_count', r.comment_count)
   taskScalars(w, ids, r.task)
   detailSections(w, ids, r.body, r.comments)
+  w.table('checks', checkFields(), r.checks ?? [])
   return w.toString()
 }
 

@@ -221,10 +221,16 @@ function taskFromCompact(r: Row, full: (s: string | undefined) => string | null)
     claimed_at: r.claimed_at ?? null,
     lease_expires: r.lease_expires ?? null,
     claim_live: bool(r.claim_live),
+    session: r.session ?? null,
+    flag: r.flag === undefined ? null : {reason: r.flag, by: r.flagged_by ?? null, at: r.flagged_at ?? null},
     block_note: r.block_note ?? null,
     cancel_reason: r.cancel_reason ?? null,
     closed_at: r.closed_at ?? null,
     key: r.key ?? null,
+    collaborators: list(r.collaborators),
+    subscribers: list(r.subscribers),
+    notify_roles: list(r.notify_roles),
+    notify_mute: list(r.notify_mute),
     created_at: r.created_at,
     created_by: r.created_by,
     updated_at: r.updated_at,
@@ -272,6 +278,10 @@ describe('--format compact', () => {
     await runJson(repo, ['comment', ids.base!, 'a note with\ttab and \\ and |', '--kind', 'decision'], {env})
     await runJson(repo, ['block', ids.blocked!, 'needs a key\nfrom ops | team', '--as', 'agent-2'], {env})
     await runJson(repo, ['done', ids.doneItem!], {env})
+    await runJson(repo, ['check', 'add', ids.parent!, '--acceptance', 'the | parent, checked'], {env})
+    await runJson(repo, ['flag', ids.waits!, 'spec, unclear | ask'], {env})
+    await runJson(repo, ['collab', 'add', ids.waits!, 'bob'], {env})
+    await runJson(repo, ['watch', ids.waits!, '--as', 'carol'], {env})
     await runJson(repo, ['cancel', ids.cancelled!, '--reason', 'dup of base'], {env})
   })
 
@@ -315,6 +325,7 @@ describe('--format compact', () => {
         task: taskFromCompact(doc.scalars, full),
         body: doc.texts.body ?? '',
         comments: (doc.tables.comments ?? []).map((c) => commentFromCompact(c, data.task.id)),
+        checks: (doc.tables.checks ?? []).map((c) => ({...c, task: data.task.id, spec_revision: Number(c.spec_revision)})),
         dependencies: (doc.tables.dependencies ?? []).map((b) => ({id: full(b.id), short_id: `tsk-${b.id}`, title: b.title, status: b.status})),
         dependents: (doc.tables.dependents ?? []).map((b) => ({id: full(b.id), short_id: `tsk-${b.id}`, title: b.title, status: b.status})),
         subitems: (doc.tables.subitems ?? []).map((b) => ({id: full(b.id), short_id: `tsk-${b.id}`, title: b.title, status: b.status})),
