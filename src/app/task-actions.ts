@@ -461,17 +461,25 @@ function wantedStates(values: readonly string[] | undefined, all: boolean | unde
   return out
 }
 
-function sorter(sort: string | undefined): (a: TaskView, b: TaskView) => number {
+/** What list orders and filters by: the stored fields and the derived state, no view yet. */
+interface ListRow {
+  meta: TaskMeta
+  state: State
+  ready: boolean
+}
+
+function sorter(sort: string | undefined): (a: ListRow, b: ListRow) => number {
   const key = (sort ?? 'priority').replace(/^-/, '')
   const sign = sort?.startsWith('-') ? -1 : 1
-  const base = (a: TaskView, b: TaskView) => STATE_RANK[a.state] - STATE_RANK[b.state] || a.priority - b.priority || cmp(a.created_at, b.created_at) || cmp(a.id, b.id)
-  const by: Record<string, (a: TaskView, b: TaskView) => number> = {
-    priority: (a, b) => a.priority - b.priority || base(a, b),
+  const base = (a: ListRow, b: ListRow) =>
+    STATE_RANK[a.state] - STATE_RANK[b.state] || a.meta.priority - b.meta.priority || cmp(a.meta.created_at, b.meta.created_at) || cmp(a.meta.id, b.meta.id)
+  const by: Record<string, (a: ListRow, b: ListRow) => number> = {
+    priority: (a, b) => a.meta.priority - b.meta.priority || base(a, b),
     state: base,
-    created: (a, b) => cmp(a.created_at, b.created_at) || cmp(a.id, b.id),
-    updated: (a, b) => cmp(a.updated_at, b.updated_at) || cmp(a.id, b.id),
-    id: (a, b) => cmp(a.id, b.id),
-    title: (a, b) => cmp(a.title.toLowerCase(), b.title.toLowerCase()) || cmp(a.id, b.id),
+    created: (a, b) => cmp(a.meta.created_at, b.meta.created_at) || cmp(a.meta.id, b.meta.id),
+    updated: (a, b) => cmp(a.meta.updated_at, b.meta.updated_at) || cmp(a.meta.id, b.meta.id),
+    id: (a, b) => cmp(a.meta.id, b.meta.id),
+    title: (a, b) => cmp(a.meta.title.toLowerCase(), b.meta.title.toLowerCase()) || cmp(a.meta.id, b.meta.id),
   }
   const f = by[key]
   if (!f) throw new UsageError(`"${sort}" is not a sort key: use ${LIST_SORTS.join(', ')} (- in front to reverse)`, {sort}, 'bad_sort')
@@ -480,6 +488,14 @@ function sorter(sort: string | undefined): (a: TaskView, b: TaskView) => number 
   return (a, b) => sign * chosen(a, b)
 }
 
+/** Views built at once beyond which every short id is worked out in one pass instead of one search each. */
+const VIEWS_BEFORE_ALL_SHORT_IDS = 2000
+
+/**
+ * Every matching row is filtered, counted and ordered from its stored
+ * fields and derived state (`ListRow`); the full view (short ids, wait
+ * reasons, sub-items) is built only for the rows of the page.
+ */
 export async function list(session: Session, f: ListFilters): Promise<ListResult> {
   const loaded = await session.store.load()
   const snap = loaded.snapshot
@@ -494,34 +510,33 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
   const parent = f.parent === undefined ? undefined : lookup(snap, f.parent).id
   const order = sorter(f.sort)
   const scan = new Set<string>([...states].map((st) => STORED[st]))
-  const matches = (t: TaskView): boolean =>
-    states.has(t.state) &&
-    (!f.ready || t.ready) &&
+  const matches = (t: TaskMeta): boolean =>
     tags.every((tag) => t.tags.includes(tag)) &&
     (owner === undefined || t.owner === owner) &&
     (assignee === undefined || t.assignee === assignee) &&
     (parent === undefined || t.parent === parent) &&
     (priorities.size === 0 || priorities.has(t.priority))
   const candidates = parent === undefined ? tasksWithStatus(snap, scan) : childrenOf(snap, parent).filter((t) => scan.has(t.status))
-  const views = new Map<string, TaskView>()
-  for (const t of candidates) {
-    const view = v.view(t)
-    if (matches(view)) views.set(t.id, view)
+  const matching = new Map<string, ListRow>()
+  for (const meta of candidates) {
+    if (!matches(meta)) continue
+    const {state, ready} = v.state(meta)
+    if (states.has(state) && (!f.ready || ready)) matching.set(meta.id, {meta, state, ready})
   }
-  const rows: Array<TaskView & {depth: number}> = []
-  // Each view is this command's own fresh object: giving it its depth in place saves a copy per row (100,000 on a large list).
-  const row = (view: TaskView, depth: number) => rows.push(Object.assign(view, {depth}))
-  const tops = [...views.values()].filter((t) => !(t.parent && views.has(t.parent))).sort(order)
+  const rows: Array<{row: ListRow; depth: number}> = []
+  const tops = [...matching.values()].filter((t) => !(t.meta.parent && matching.has(t.meta.parent))).sort(order)
   for (const t of tops) {
-    row(t, 0)
-    const kids = childIds(snap, t.id).flatMap((c) => views.get(c) ?? [])
-    for (const c of kids.sort(order)) row(c, 1)
+    rows.push({row: t, depth: 0})
+    const kids = childIds(snap, t.meta.id).flatMap((c) => matching.get(c) ?? [])
+    for (const c of kids.sort(order)) rows.push({row: c, depth: 1})
   }
   const byState: Partial<Record<State, number>> = {}
-  for (const r of rows) byState[r.state] = (byState[r.state] ?? 0) + 1
+  for (const r of rows) byState[r.row.state] = (byState[r.row.state] ?? 0) + 1
   const narrowed = f.status?.length || f.all || f.ready || tags.length || owner !== undefined || assignee !== undefined || parent !== undefined || priorities.size > 0
   const offset = f.offset ?? 0
-  const page = f.limit === undefined ? rows.slice(offset) : rows.slice(offset, offset + f.limit)
+  const pageRows = f.limit === undefined ? rows.slice(offset) : rows.slice(offset, offset + f.limit)
+  if (pageRows.length > VIEWS_BEFORE_ALL_SHORT_IDS) v.allShortIds()
+  const page = pageRows.map((r) => Object.assign(v.view(r.row.meta), {depth: r.depth}))
   await warnTrackingState(session)
   return {
     list: session.list,

@@ -67,6 +67,12 @@ export interface SnapshotTables extends PrefixSearch {
    * considers them (compareForNext): it stops at the first ready one.
    */
   nextQueue(): readonly string[]
+  /**
+   * The items of the next queue that are reserved (assignee set), by
+   * assignee, each list in queue order: `next` finds an item reserved for
+   * its caller without decoding the rest of the queue.
+   */
+  reservations(): ReadonlyMap<string, readonly string[]>
 }
 
 const NONE: readonly string[] = Object.freeze([])
@@ -132,6 +138,20 @@ export class ScannedTables implements SnapshotTables {
       .sort(compareForNext)
       .map((m) => m.id)
   }
+
+  reservations(): ReadonlyMap<string, readonly string[]> {
+    return reservationsIn(this.nextQueue(), (id) => this.tasks.get(id)?.meta?.assignee)
+  }
+}
+
+/** Queued ids grouped by their assignee, each group in queue order. */
+export function reservationsIn(queue: readonly string[], assigneeOf: (id: string) => string | undefined): Map<string, string[]> {
+  const out = new Map<string, string[]>()
+  for (const id of queue) {
+    const who = assigneeOf(id)
+    if (who) push(out, who, id)
+  }
+  return out
 }
 
 const scannedCache = new WeakMap<Snapshot, SnapshotTables>()
