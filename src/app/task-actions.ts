@@ -406,6 +406,8 @@ export interface ListFilters {
   sort?: string
   limit?: number
   offset?: number
+  /** A `next_cursor` from the previous page: continue after its last row. */
+  after?: string
 }
 
 export interface ListSummary {
@@ -427,6 +429,8 @@ export interface ListResult {
   total: number
   offset: number
   limit: number | null
+  /** Pass to `--after` for the page that follows this one; null when this page reaches the end. */
+  next_cursor: string | null
   summary: ListSummary
 }
 
@@ -466,26 +470,74 @@ interface ListRow {
   meta: TaskMeta
   state: State
   ready: boolean
+  /** The row's sort key (see `sortKey`), computed once. */
+  key: SortKey
 }
 
-function sorter(sort: string | undefined): (a: ListRow, b: ListRow) => number {
-  const key = (sort ?? 'priority').replace(/^-/, '')
-  const sign = sort?.startsWith('-') ? -1 : 1
-  const base = (a: ListRow, b: ListRow) =>
-    STATE_RANK[a.state] - STATE_RANK[b.state] || a.meta.priority - b.meta.priority || cmp(a.meta.created_at, b.meta.created_at) || cmp(a.meta.id, b.meta.id)
-  const by: Record<string, (a: ListRow, b: ListRow) => number> = {
-    priority: (a, b) => a.meta.priority - b.meta.priority || base(a, b),
-    state: base,
-    created: (a, b) => cmp(a.meta.created_at, b.meta.created_at) || cmp(a.meta.id, b.meta.id),
-    updated: (a, b) => cmp(a.meta.updated_at, b.meta.updated_at) || cmp(a.meta.id, b.meta.id),
-    id: (a, b) => cmp(a.meta.id, b.meta.id),
-    title: (a, b) => cmp(a.meta.title.toLowerCase(), b.meta.title.toLowerCase()) || cmp(a.meta.id, b.meta.id),
+/** A row's place in an order: compared element by element (numbers by value, strings by code unit); every key ends with the id, so no two rows tie. */
+type SortKey = Array<number | string>
+
+function compareKeys(a: SortKey, b: SortKey): number {
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!
+    const y = b[i]!
+    const c = typeof x === 'number' ? x - (y as number) : cmp(x, y as string)
+    if (c !== 0) return c
   }
-  const f = by[key]
+  return 0
+}
+
+/** The key of `--sort` (default: state, then priority, then age) and its direction. */
+function sortKey(sort: string | undefined): {key: (meta: TaskMeta, state: State) => SortKey; sign: number} {
+  const name = (sort ?? 'priority').replace(/^-/, '')
+  const sign = sort?.startsWith('-') ? -1 : 1
+  const by: Record<string, (m: TaskMeta, state: State) => SortKey> = {
+    priority: (m, st) => [m.priority, STATE_RANK[st], m.created_at, m.id],
+    state: (m, st) => [STATE_RANK[st], m.priority, m.created_at, m.id],
+    created: (m) => [m.created_at, m.id],
+    updated: (m) => [m.updated_at, m.id],
+    id: (m) => [m.id],
+    title: (m) => [m.title.toLowerCase(), m.id],
+  }
+  const f = by[name]
   if (!f) throw new UsageError(`"${sort}" is not a sort key: use ${LIST_SORTS.join(', ')} (- in front to reverse)`, {sort}, 'bad_sort')
   // The default order groups by state first (what is being worked on, then what can be); an explicit key sorts by it.
-  const chosen = sort === undefined ? base : f
-  return (a, b) => sign * chosen(a, b)
+  return {key: sort === undefined ? by.state! : f, sign}
+}
+
+/**
+ * Where a page ended, for `--after`: the sort it was taken in and the keys
+ * of its last row (the top-level row, and the sub-item when the row was
+ * one). Rows are compared with it by value, so items added, changed or
+ * removed between pages never make a later page repeat or skip a row that
+ * kept its place in the order.
+ */
+interface Cursor {
+  sort: string | null
+  top: SortKey
+  child: SortKey | null
+}
+
+function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify([c.sort, c.top, c.child])).toString('base64url')
+}
+
+function decodeCursor(text: string, sort: string | undefined): Cursor {
+  const bad = (why: string) => new UsageError(`--after ${JSON.stringify(text)} is not a cursor from this listing (${why}); pass the next_cursor of the previous page, with the same --sort`, {after: text}, 'bad_cursor')
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'))
+  } catch {
+    throw bad('it does not decode')
+  }
+  const isKey = (k: unknown): k is SortKey => Array.isArray(k) && k.length > 0 && k.every((x) => typeof x === 'number' || typeof x === 'string')
+  if (!Array.isArray(parsed) || parsed.length !== 3 || !isKey(parsed[1]) || !(parsed[2] === null || isKey(parsed[2]))) throw bad('it does not decode')
+  const [cursorSort, top, child] = parsed as [unknown, SortKey, SortKey | null]
+  if (cursorSort !== (sort ?? null)) throw bad(`it was taken with ${cursorSort === null ? 'the default order' : `--sort ${String(cursorSort)}`}`)
+  const shape = sortKey(sort).key({id: '', priority: 0, created_at: '', updated_at: '', title: ''} as TaskMeta, 'todo')
+  const fits = (k: SortKey) => k.length === shape.length && k.every((x, i) => typeof x === typeof shape[i])
+  if (!fits(top) || (child !== null && !fits(child))) throw bad('its keys do not fit the order')
+  return {sort: sort ?? null, top, child}
 }
 
 /** Views built at once beyond which every short id is worked out in one pass instead of one search each. */
@@ -508,7 +560,10 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
   const priorities = new Set(splitValues(f.priority).map((p) => checkPriority(p)))
   const tags = f.tags?.length ? checkTags(f.tags) : []
   const parent = f.parent === undefined ? undefined : lookup(snap, f.parent).id
-  const order = sorter(f.sort)
+  const {key, sign} = sortKey(f.sort)
+  const order = (a: ListRow, b: ListRow) => sign * compareKeys(a.key, b.key)
+  if (f.after !== undefined && f.offset !== undefined) throw new UsageError('--after and --offset cannot be used together: --after continues from a cursor, --offset counts rows', {}, 'usage')
+  const cursor = f.after === undefined ? undefined : decodeCursor(f.after, f.sort)
   const scan = new Set<string>([...states].map((st) => STORED[st]))
   const matches = (t: TaskMeta): boolean =>
     tags.every((tag) => t.tags.includes(tag)) &&
@@ -521,20 +576,34 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
   for (const meta of candidates) {
     if (!matches(meta)) continue
     const {state, ready} = v.state(meta)
-    if (states.has(state) && (!f.ready || ready)) matching.set(meta.id, {meta, state, ready})
+    if (states.has(state) && (!f.ready || ready)) matching.set(meta.id, {meta, state, ready, key: key(meta, state)})
   }
-  const rows: Array<{row: ListRow; depth: number}> = []
+  const rows: Array<{row: ListRow; depth: number; top: ListRow}> = []
   const tops = [...matching.values()].filter((t) => !(t.meta.parent && matching.has(t.meta.parent))).sort(order)
   for (const t of tops) {
-    rows.push({row: t, depth: 0})
+    rows.push({row: t, depth: 0, top: t})
     const kids = childIds(snap, t.meta.id).flatMap((c) => matching.get(c) ?? [])
-    for (const c of kids.sort(order)) rows.push({row: c, depth: 1})
+    for (const c of kids.sort(order)) rows.push({row: c, depth: 1, top: t})
+  }
+  /** Rows after the cursor: a later top-level row, or a later sub-item of the cursor's own top-level row. */
+  const afterCursor = (r: (typeof rows)[number]): boolean => {
+    const c = sign * compareKeys(r.top.key, cursor!.top)
+    if (c !== 0) return c > 0
+    if (r.depth === 0) return false
+    return cursor!.child === null || sign * compareKeys(r.row.key, cursor!.child) > 0
   }
   const byState: Partial<Record<State, number>> = {}
   for (const r of rows) byState[r.row.state] = (byState[r.row.state] ?? 0) + 1
   const narrowed = f.status?.length || f.all || f.ready || tags.length || owner !== undefined || assignee !== undefined || parent !== undefined || priorities.size > 0
-  const offset = f.offset ?? 0
+  let offset = f.offset ?? 0
+  if (cursor) {
+    // The first row after the cursor (rows are in order, so a binary search would do; one pass is plenty next to building them).
+    offset = rows.findIndex(afterCursor)
+    if (offset === -1) offset = rows.length
+  }
   const pageRows = f.limit === undefined ? rows.slice(offset) : rows.slice(offset, offset + f.limit)
+  const last = pageRows.at(-1)
+  const nextCursor = last && offset + pageRows.length < rows.length ? encodeCursor({sort: f.sort ?? null, top: last.top.key, child: last.depth === 0 ? null : last.row.key}) : null
   if (pageRows.length > VIEWS_BEFORE_ALL_SHORT_IDS) v.allShortIds()
   const page = pageRows.map((r) => Object.assign(v.view(r.row.meta), {depth: r.depth}))
   await warnTrackingState(session)
@@ -547,6 +616,7 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
     total: rows.length,
     offset,
     limit: f.limit ?? null,
+    next_cursor: nextCursor,
     summary: {
       total: rows.length,
       by_state: byState,

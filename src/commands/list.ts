@@ -20,6 +20,7 @@ export default class List extends TasksCommand<ListResult> {
     sort: Flags.string({description: 'Order by priority, created, updated, id, title or state (- in front to reverse; default: state, then priority, then age).'}),
     limit: Flags.integer({char: 'n', description: 'Show at most N rows (--json: one page; total says how many match).', min: 0}),
     offset: Flags.integer({description: 'Skip the first N rows (with --limit: the next page).', min: 0}),
+    after: Flags.string({description: 'Continue after the last row of a previous page: pass its next_cursor (--json). Unlike --offset, rows added or removed meanwhile never make a page repeat or skip one.'}),
   }
   static override examples = [
     '<%= config.bin %> list',
@@ -27,6 +28,7 @@ export default class List extends TasksCommand<ListResult> {
     '<%= config.bin %> list --status blocked,stale --tag backend',
     '<%= config.bin %> list --owner @me --all',
     '<%= config.bin %> list --json --limit 50 --offset 50',
+    '<%= config.bin %> list --json --limit 50 --after CURSOR',
   ]
 
   protected async execute(): Promise<ListResult> {
@@ -44,6 +46,7 @@ export default class List extends TasksCommand<ListResult> {
       sort: flags.sort,
       limit: flags.limit,
       offset: flags.offset,
+      after: flags.after,
     })
   }
 
