@@ -445,7 +445,7 @@ if (historyResult) {
   lines.push('')
   lines.push(`history at ${h.size.toLocaleString('en-US')} tasks + ${h.mutations.toLocaleString('en-US')} commits (${h.commits_on_ref} on the ref): git gc ${(h.gc_ms / 1000).toFixed(1)} s, size-pack ${h.after_gc.pack_mib} MiB (target < ${h.gc_target_mib} MB at 300,000 commits), index cache ${h.index_cache_bytes.before} -> ${h.index_cache_bytes.after} bytes`)
   for (const [label, m] of [['plain', h.plain], ['changed-path filters', h.with_changed_path_filters]]) {
-    lines.push(`  ${label}: tasks log ID ${m.log.median_ms} ms (${m.log.ratio}x node), show ID --history ${m.show_history.median_ms} ms (${m.show_history.ratio}x)`)
+    lines.push(`  ${label}: tasks log ID ${m.log.median_ms} ms (${m.log.ratio}x node)${m.show_history ? `, show ID --history ${m.show_history.median_ms} ms (${m.show_history.ratio}x)` : ''}`)
   }
 }
 if (drains.length > 0) {

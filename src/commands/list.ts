@@ -58,7 +58,28 @@ export default class List extends TasksCommand<ListResult> {
    */
   protected override async writeJson(r: ListResult): Promise<void> {
     const out = process.stdout
-    const write = (text: string): Promise<void> | undefined => (out.write(text) ? undefined : new Promise((resolve) => out.once('drain', resolve)))
+    // A reader that goes away (`| head`) ends the stream with an error or a close, never a drain:
+    // waiting for the drain alone would hang the process for ever.
+    let gone = false
+    const write = (text: string): Promise<void> | undefined => {
+      if (gone || out.destroyed) return undefined
+      if (out.write(text)) return undefined
+      return new Promise((resolve) => {
+        const settle = (): void => {
+          if (!out.writableNeedDrain) resolve()
+          else {
+            gone = true
+            resolve()
+          }
+          out.off('drain', settle)
+          out.off('error', settle)
+          out.off('close', settle)
+        }
+        out.once('drain', settle)
+        out.once('error', settle)
+        out.once('close', settle)
+      })
+    }
     const {tasks, ...rest} = r
     const head = JSON.stringify({list: r.list, commit: r.commit})
     await write(`${head.slice(0, -1)},"tasks":[`)

@@ -9,7 +9,8 @@ import {ListStore} from '../../src/refstore/list-store'
 import {addTask} from '../../src/core/ops/add'
 import {editTask} from '../../src/core/ops/edit'
 import type {Plan} from '../../src/core/plan'
-import {jsonError, makeRepo, run, runJson} from '../helpers/cli'
+import {spawnSync} from 'node:child_process'
+import {BIN, TEST_ENV, jsonError, makeRepo, run, runJson} from '../helpers/cli'
 import {ctx} from '../helpers/snapshot'
 
 async function commit(dir: string, make: (snap: Awaited<ReturnType<ListStore['load']>>['snapshot']) => Plan<{task: {id: string}}>): Promise<string> {
@@ -88,4 +89,21 @@ describe('list pages with --after', () => {
     expect(both.code).toBe(2)
     expect(jsonError(both).code).toBe('usage')
   }, 60_000)
+
+  it('a streamed list ends when its reader goes away (| head)', async () => {
+    const dir = makeRepo()
+    await runJson(dir, ['init'])
+    // One commit of 400 items: the JSON (~250 KB) is larger than a pipe's buffer.
+    const store = await ListStore.open(dir, 'main')
+    const loaded = await store.load()
+    const plans = Array.from({length: 400}, (_, i) => addTask(loaded.snapshot, ctx('alice'), {title: `bulk item ${i} with a title long enough to fill the pipe`, body: 'x'.repeat(200)}))
+    const plan = {...plans[0]!, changes: plans.flatMap((p) => p.changes)}
+    const c = await store.writePlan(loaded, plan, 'alice', ctx().now)
+    expect((await store.compareAndSwap(c, loaded.index.commit, 'test')).ok).toBe(true)
+    store.close()
+    // timeout(1) ends a hung writer (exit 124), so a failure leaves no process behind.
+    const r = spawnSync('sh', ['-c', `(timeout 60 "${process.execPath}" "${BIN}" list --all --json; echo "$?" > rc) | head -c 100 > /dev/null; wait; cat rc`], {cwd: dir, env: TEST_ENV, encoding: 'utf8'})
+    // Before the fix the writer waited for a drain that never comes, and only the timeout ended it.
+    expect(r.stdout.trim()).toBe('0')
+  }, 90_000)
 })
