@@ -90,6 +90,7 @@ export class OverlayTables implements SnapshotTables {
   private ids: readonly string[] | undefined
   private queue: readonly string[] | undefined
   private reserved: ReadonlyMap<string, readonly string[]> | undefined
+  private claimed: ReadonlyMap<string, readonly string[]> | undefined
   /** Changed entries by the parent / the dependency they name (built once, on first use), so a lookup never scans every change. */
   private changedChildren: Map<string, string[]> | undefined
   private changedDependents: Map<string, string[]> | undefined
@@ -207,6 +208,26 @@ export class OverlayTables implements SnapshotTables {
       this.reserved = out
     }
     return this.reserved
+  }
+
+  /** The base's claims without the changed ids, plus the changed items in progress, by owner (lists sorted by id). */
+  claims(): ReadonlyMap<string, readonly string[]> {
+    if (!this.claimed) {
+      const changes = this.tasks.changes
+      const gained = new Map<string, string[]>()
+      for (const [id, entry] of changes) {
+        const owner = entry?.status === 'in_progress' ? entry.meta?.owner : undefined
+        if (owner) push(gained, owner, id)
+      }
+      const out = new Map<string, readonly string[]>()
+      for (const [who, ids] of this.base.claims()) {
+        const kept = ids.some((id) => changes.has(id)) || gained.has(who) ? this.correct(ids, (gained.get(who) ?? []).sort()) : ids
+        if (kept.length > 0) out.set(who, kept)
+      }
+      for (const [who, ids] of gained) if (!out.has(who)) out.set(who, ids.sort())
+      this.claimed = out
+    }
+    return this.claimed
   }
 
   /**

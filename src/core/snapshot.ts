@@ -73,6 +73,11 @@ export interface SnapshotTables extends PrefixSearch {
    * its caller without decoding the rest of the queue.
    */
   reservations(): ReadonlyMap<string, readonly string[]>
+  /**
+   * Items in progress by their owner, each list sorted by id: `next`
+   * resumes the caller's own claim without decoding everyone else's.
+   */
+  claims(): ReadonlyMap<string, readonly string[]>
 }
 
 const NONE: readonly string[] = Object.freeze([])
@@ -142,9 +147,15 @@ export class ScannedTables implements SnapshotTables {
   reservations(): ReadonlyMap<string, readonly string[]> {
     return reservationsIn(this.nextQueue(), (id) => this.tasks.get(id)?.meta?.assignee)
   }
+
+  claims(): ReadonlyMap<string, readonly string[]> {
+    return reservationsIn(this.idsWithStatus(IN_PROGRESS), (id) => this.tasks.get(id)?.meta?.owner)
+  }
 }
 
-/** Queued ids grouped by their assignee, each group in queue order. */
+const IN_PROGRESS: ReadonlySet<string> = new Set(['in_progress'])
+
+/** Ids grouped by a field (the assignee of queued items, the owner of claimed ones), each group in the order given. */
 export function reservationsIn(queue: readonly string[], assigneeOf: (id: string) => string | undefined): Map<string, string[]> {
   const out = new Map<string, string[]>()
   for (const id of queue) {

@@ -178,6 +178,7 @@ function damaged(what: string): EnvironmentError {
  *   {JSON header: IndexHeader (strays included) + count and byte length of the task lines, byte lengths of the queue and reservations lines}
  *   <ids of the next queue, space-separated, in next order>
  *   <reservations: JSON object, assignee → ids of the queue reserved for them, in next order>
+ *   <claims: JSON object, owner → ids of the items in progress they hold, sorted>
  *   <id> <status> <shard> <dir tree> <parent> <deps> <sub-items> <dependents> <frontmatter JSON array | !error JSON>
  * One line per task in id order (JavaScript string order); id lists are
  * space-separated and sorted. `status` is empty for an unreadable file.
@@ -188,6 +189,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
   private readonly lines = new Map<string, Line | null>()
   private queue: readonly string[] | undefined
   private reserved: ReadonlyMap<string, readonly string[]> | undefined
+  private claimed: ReadonlyMap<string, readonly string[]> | undefined
   /** After the first full pass: the decoded task lines, where each id's line starts, and the ids in order. */
   private text: string | undefined
   private offsets: Map<string, number> | undefined
@@ -199,6 +201,8 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     private readonly queueStart: number,
     /** Offset of the reservations line. */
     private readonly reservedStart: number,
+    /** Offset of the claims line. */
+    private readonly claimsStart: number,
     /** Offset of the first task line. */
     private readonly start: number,
     count: number,
@@ -223,7 +227,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     if (nl1 === -1 || buf.toString(0, nl1) !== MAGIC) return null
     const nl2 = buf.indexOf(NL, nl1 + 1)
     if (nl2 === -1) return null
-    let header: IndexHeader & {count: number; bytes: number; queueBytes: number; reservedBytes: number}
+    let header: IndexHeader & {count: number; bytes: number; queueBytes: number; reservedBytes: number; claimsBytes: number}
     try {
       header = JSON.parse(buf.toString(nl1 + 1, nl2)) as typeof header
     } catch {
@@ -231,11 +235,13 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     }
     const queueStart = nl2 + 1
     const reservedStart = queueStart + header.queueBytes + 1
-    const start = reservedStart + header.reservedBytes + 1
+    const claimsStart = reservedStart + header.reservedBytes + 1
+    const start = claimsStart + header.claimsBytes + 1
     // A torn or truncated file is ignored (rebuilt), never half-used.
-    if (header.list !== list || buf.length - start !== header.bytes || buf.indexOf(NL, reservedStart - 1) !== reservedStart - 1 || buf.indexOf(NL, start - 1) !== start - 1) return null
-    const {count, bytes, queueBytes, reservedBytes, ...rest} = header
-    return {header: rest, file: new IndexFile(buf, queueStart, reservedStart, start, count)}
+    const endsLine = (at: number) => buf.indexOf(NL, at - 1) === at - 1
+    if (header.list !== list || buf.length - start !== header.bytes || !endsLine(reservedStart) || !endsLine(claimsStart) || !endsLine(start)) return null
+    const {count, bytes, queueBytes, reservedBytes, claimsBytes, ...rest} = header
+    return {header: rest, file: new IndexFile(buf, queueStart, reservedStart, claimsStart, start, count)}
   }
 
   /** Offset of the first line whose id is ≥ `key` (or the end). */
@@ -376,13 +382,26 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     if (!this.reserved) {
       let parsed: Record<string, string[]>
       try {
-        parsed = JSON.parse(this.buf.toString(this.reservedStart, this.start - 1)) as Record<string, string[]>
+        parsed = JSON.parse(this.buf.toString(this.reservedStart, this.claimsStart - 1)) as Record<string, string[]>
       } catch {
         throw damaged('the reservations line')
       }
       this.reserved = new Map(Object.entries(parsed))
     }
     return this.reserved
+  }
+
+  claims(): ReadonlyMap<string, readonly string[]> {
+    if (!this.claimed) {
+      let parsed: Record<string, string[]>
+      try {
+        parsed = JSON.parse(this.buf.toString(this.claimsStart, this.start - 1)) as Record<string, string[]>
+      } catch {
+        throw damaged('the claims line')
+      }
+      this.claimed = new Map(Object.entries(parsed))
+    }
+    return this.claimed
   }
 
   /** Compares the status field of every line; only matching lines are parsed later. */
@@ -475,9 +494,11 @@ export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snap
     const body = lines.join('')
     const {base, changes, ...header} = index
     const queue = tables.nextQueue().join(' ')
-    const reserved = JSON.stringify(Object.fromEntries([...tables.reservations()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))
-    const sizes = {count: lines.length, bytes: Buffer.byteLength(body), queueBytes: Buffer.byteLength(queue), reservedBytes: Buffer.byteLength(reserved)}
-    const out = `${MAGIC}\n${JSON.stringify({...header, ...sizes})}\n${queue}\n${reserved}\n${body}`
+    const byKey = (m: ReadonlyMap<string, readonly string[]>) => JSON.stringify(Object.fromEntries([...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))
+    const reserved = byKey(tables.reservations())
+    const claims = byKey(tables.claims())
+    const sizes = {count: lines.length, bytes: Buffer.byteLength(body), queueBytes: Buffer.byteLength(queue), reservedBytes: Buffer.byteLength(reserved), claimsBytes: Buffer.byteLength(claims)}
+    const out = `${MAGIC}\n${JSON.stringify({...header, ...sizes})}\n${queue}\n${reserved}\n${claims}\n${body}`
     mkdirSync(join(commonDir, 'git-tasks'), {recursive: true})
     const tmp = `${file}.${process.pid}.tmp`
     writeFileSync(tmp, out)

@@ -33,6 +33,7 @@ function answers(s: Snapshot) {
     broken: t.brokenIds(),
     queue: t.nextQueue(),
     reservations: [...t.reservations()].sort(([a], [b]) => (a < b ? -1 : 1)),
+    claims: [...t.claims()].sort(([a], [b]) => (a < b ? -1 : 1)),
   }
 }
 

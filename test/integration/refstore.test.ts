@@ -175,6 +175,7 @@ describe('task index cache', () => {
           broken: t.brokenIds(),
           queue: t.nextQueue(),
           reservations: [...t.reservations()].sort(([a], [b]) => (a < b ? -1 : 1)),
+          claims: [...t.claims()].sort(([a], [b]) => (a < b ? -1 : 1)),
         }
       }
       expect(answers(warm.snapshot)).toEqual(answers(snapshotOf(cold)))

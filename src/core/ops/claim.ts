@@ -119,8 +119,10 @@ export function claimNext(snap: Snapshot, ctx: OpContext, args: NextArgs): Plan<
   const wanted = args.tags ?? []
   const fits = (t: TaskMeta) => wanted.every((tag) => t.tags.includes(tag))
   if (!args.another) {
-    const mine = tasksWithStatus(snap, IN_PROGRESS)
-      .filter((t) => t.owner === ctx.actor && fits(t))
+    // The claims table names the actor's items in progress: nobody else's are decoded.
+    const mine = (tablesOf(snap).claims().get(ctx.actor) ?? [])
+      .map((id) => snap.tasks.get(id)!.meta!)
+      .filter((t) => t.status === 'in_progress' && t.owner === ctx.actor && fits(t))
       .sort(compareForNext)
     if (mine.length > 0) {
       const plan = claimTask(snap, ctx, {id: mine[0]!.id, leaseSeconds: args.leaseSeconds})
