@@ -14,6 +14,8 @@
 //   BENCH_SIZES=1000,10000  store sizes (number of tasks)
 //   BENCH_KEEP=1            keep the temporary repositories (path is printed)
 //   BENCH_AGENTS=16,32,64   also run the many-agents drains (bench/drain.mjs) against the serial floor
+//   BENCH_SYNC=1000         on the largest store: sync merging this many commits on each side (bench/scale.mjs)
+//   BENCH_HISTORY=300000    on the largest store: this many more commits, then git gc, log ID, show --history
 import {spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
@@ -22,6 +24,7 @@ import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {build} from 'esbuild'
 import {drain} from './drain.mjs'
+import {measureHistory, measureSync} from './scale.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const BIN = join(root, 'bin', 'tasks')
@@ -208,6 +211,8 @@ const meta = {
 const started = Date.now()
 const results = []
 const drains = []
+let syncResult = null
+let historyResult = null
 try {
   if (!existsSync(join(root, 'dist', 'tasks.js'))) throw new Error('dist/tasks.js is missing: run `npm run build` (or `npm run bench`) first')
   const {seed} = await loadSeeder(tmp)
@@ -346,6 +351,17 @@ try {
       mutation_bytes: mutationBytes,
     })
   }
+  const largest = SIZES.length > 0 ? Math.max(...SIZES) : null
+  if (largest !== null && Number(process.env.BENCH_SYNC ?? 0) > 0) {
+    log(`${largest} tasks: sync merging ${process.env.BENCH_SYNC} commits on each side`)
+    syncResult = await measureSync({store: join(tmp, `tasks-${largest}`), env, changes: Number(process.env.BENCH_SYNC), tmp})
+    syncResult.size = largest
+  }
+  if (largest !== null && Number(process.env.BENCH_HISTORY ?? 0) > 0) {
+    log(`${largest} tasks: ${process.env.BENCH_HISTORY} more commits, then git gc, log and show --history`)
+    historyResult = await measureHistory({store: join(tmp, `tasks-${largest}`), env, count: Number(process.env.BENCH_HISTORY), tmp})
+    historyResult.size = largest
+  }
   for (const agents of AGENTS) {
     log(`drain: ${agents} agents, ${agents * 5} items, then the serial floor (one agent, same pushes)`)
     const d = await drain({dir: join(tmp, 'drains'), bin: BIN, env, agents})
@@ -419,6 +435,19 @@ for (const r of results) {
 lines.push('')
 lines.push(...render(indexTable, new Set([0, 2, 3])))
 
+if (syncResult) {
+  const r = syncResult
+  lines.push('')
+  lines.push(`sync at ${r.size.toLocaleString('en-US')} tasks, ${r.changes_each_side} commits on each side: ${(r.sync_ms / 1000).toFixed(2)} s (node -e 0: ${r.node_ms} ms), merge commit with ${r.merge_parents} parents, pushed: ${r.pushed}; target <= ${r.target_s} s: ${verdict(r.pass)}`)
+}
+if (historyResult) {
+  const h = historyResult
+  lines.push('')
+  lines.push(`history at ${h.size.toLocaleString('en-US')} tasks + ${h.mutations.toLocaleString('en-US')} commits (${h.commits_on_ref} on the ref): git gc ${(h.gc_ms / 1000).toFixed(1)} s, size-pack ${h.after_gc.pack_mib} MiB (target < ${h.gc_target_mib} MB at 300,000 commits), index cache ${h.index_cache_bytes.before} -> ${h.index_cache_bytes.after} bytes`)
+  for (const [label, m] of [['plain', h.plain], ['changed-path filters', h.with_changed_path_filters]]) {
+    lines.push(`  ${label}: tasks log ID ${m.log.median_ms} ms (${m.log.ratio}x node)${m.show_history ? `, show ID --history ${m.show_history.median_ms} ms (${m.show_history.ratio}x)` : ''}`)
+  }
+}
 if (drains.length > 0) {
   const drainTable = [['agents', 'items', 'pushes', 'drain s', 'serial floor s', 'ratio', 'target', 'gave up', 'result']]
   for (const d of drains) {
@@ -433,6 +462,7 @@ const judged = [
   ...results.flatMap((r) => r.commands),
   ...results.flatMap((r) => Object.values(r.mutation_bytes)),
   ...results.flatMap((r) => [r.index.catch_up, r.index.cold, r.stream]),
+  ...(syncResult ? [syncResult] : []),
 ].filter((x) => x.pass !== null && x.pass !== undefined)
 const failed = judged.filter((x) => !x.pass).length
 lines.push('')
@@ -441,6 +471,6 @@ lines.push(`targets: ${judged.length - failed} of ${judged.length} met${failed ?
 const outDir = join(root, '.bench')
 mkdirSync(outDir, {recursive: true})
 const outFile = join(outDir, 'results.json')
-writeFileSync(outFile, `${JSON.stringify({meta, targets: {...TARGETS, mutation_bytes: BYTES_TARGET, stream: STREAM_TARGET, index: INDEX_TARGET, drain: DRAIN_TARGET}, peers: PEERS, results, drains}, null, 2)}\n`)
+writeFileSync(outFile, `${JSON.stringify({meta, targets: {...TARGETS, mutation_bytes: BYTES_TARGET, stream: STREAM_TARGET, index: INDEX_TARGET, drain: DRAIN_TARGET}, peers: PEERS, results, drains, sync: syncResult, history: historyResult}, null, 2)}\n`)
 lines.push(`results: ${outFile}`)
 process.stdout.write(`${lines.join('\n')}\n`)

@@ -458,6 +458,8 @@ export interface ListFilters {
   sort?: string
   limit?: number
   offset?: number
+  /** A `next_cursor` from the previous page: continue after its last row. */
+  after?: string
 }
 
 export interface ListSummary {
@@ -479,6 +481,8 @@ export interface ListResult {
   total: number
   offset: number
   limit: number | null
+  /** Pass to `--after` for the page that follows this one; null when this page reaches the end. */
+  next_cursor: string | null
   summary: ListSummary
 }
 
@@ -513,25 +517,89 @@ function wantedStates(values: readonly string[] | undefined, all: boolean | unde
   return out
 }
 
-function sorter(sort: string | undefined): (a: TaskView, b: TaskView) => number {
-  const key = (sort ?? 'priority').replace(/^-/, '')
-  const sign = sort?.startsWith('-') ? -1 : 1
-  const base = (a: TaskView, b: TaskView) => STATE_RANK[a.state] - STATE_RANK[b.state] || a.priority - b.priority || cmp(a.created_at, b.created_at) || cmp(a.id, b.id)
-  const by: Record<string, (a: TaskView, b: TaskView) => number> = {
-    priority: (a, b) => a.priority - b.priority || base(a, b),
-    state: base,
-    created: (a, b) => cmp(a.created_at, b.created_at) || cmp(a.id, b.id),
-    updated: (a, b) => cmp(a.updated_at, b.updated_at) || cmp(a.id, b.id),
-    id: (a, b) => cmp(a.id, b.id),
-    title: (a, b) => cmp(a.title.toLowerCase(), b.title.toLowerCase()) || cmp(a.id, b.id),
-  }
-  const f = by[key]
-  if (!f) throw new UsageError(`"${sort}" is not a sort key: use ${LIST_SORTS.join(', ')} (- in front to reverse)`, {sort}, 'bad_sort')
-  // The default order groups by state first (what is being worked on, then what can be); an explicit key sorts by it.
-  const chosen = sort === undefined ? base : f
-  return (a, b) => sign * chosen(a, b)
+/** What list orders and filters by: the stored fields and the derived state, no view yet. */
+interface ListRow {
+  meta: TaskMeta
+  state: State
+  ready: boolean
+  /** The row's sort key (see `sortKey`), computed once. */
+  key: SortKey
 }
 
+/** A row's place in an order: compared element by element (numbers by value, strings by code unit); every key ends with the id, so no two rows tie. */
+type SortKey = Array<number | string>
+
+function compareKeys(a: SortKey, b: SortKey): number {
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!
+    const y = b[i]!
+    const c = typeof x === 'number' ? x - (y as number) : cmp(x, y as string)
+    if (c !== 0) return c
+  }
+  return 0
+}
+
+/** The key of `--sort` (default: state, then priority, then age) and its direction. */
+function sortKey(sort: string | undefined): {key: (meta: TaskMeta, state: State) => SortKey; sign: number} {
+  const name = (sort ?? 'priority').replace(/^-/, '')
+  const sign = sort?.startsWith('-') ? -1 : 1
+  const by: Record<string, (m: TaskMeta, state: State) => SortKey> = {
+    priority: (m, st) => [m.priority, STATE_RANK[st], m.created_at, m.id],
+    state: (m, st) => [STATE_RANK[st], m.priority, m.created_at, m.id],
+    created: (m) => [m.created_at, m.id],
+    updated: (m) => [m.updated_at, m.id],
+    id: (m) => [m.id],
+    title: (m) => [m.title.toLowerCase(), m.id],
+  }
+  const f = by[name]
+  if (!f) throw new UsageError(`"${sort}" is not a sort key: use ${LIST_SORTS.join(', ')} (- in front to reverse)`, {sort}, 'bad_sort')
+  // The default order groups by state first (what is being worked on, then what can be); an explicit key sorts by it.
+  return {key: sort === undefined ? by.state! : f, sign}
+}
+
+/**
+ * Where a page ended, for `--after`: the sort it was taken in and the keys
+ * of its last row (the top-level row, and the sub-item when the row was
+ * one). Rows are compared with it by value, so items added, changed or
+ * removed between pages never make a later page repeat or skip a row that
+ * kept its place in the order.
+ */
+interface Cursor {
+  sort: string | null
+  top: SortKey
+  child: SortKey | null
+}
+
+function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify([c.sort, c.top, c.child])).toString('base64url')
+}
+
+function decodeCursor(text: string, sort: string | undefined): Cursor {
+  const bad = (why: string) => new UsageError(`--after ${JSON.stringify(text)} is not a cursor from this listing (${why}); pass the next_cursor of the previous page, with the same --sort`, {after: text}, 'bad_cursor')
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'))
+  } catch {
+    throw bad('it does not decode')
+  }
+  const isKey = (k: unknown): k is SortKey => Array.isArray(k) && k.length > 0 && k.every((x) => typeof x === 'number' || typeof x === 'string')
+  if (!Array.isArray(parsed) || parsed.length !== 3 || !isKey(parsed[1]) || !(parsed[2] === null || isKey(parsed[2]))) throw bad('it does not decode')
+  const [cursorSort, top, child] = parsed as [unknown, SortKey, SortKey | null]
+  if (cursorSort !== (sort ?? null)) throw bad(`it was taken with ${cursorSort === null ? 'the default order' : `--sort ${String(cursorSort)}`}`)
+  const shape = sortKey(sort).key({id: '', priority: 0, created_at: '', updated_at: '', title: ''} as TaskMeta, 'todo')
+  const fits = (k: SortKey) => k.length === shape.length && k.every((x, i) => typeof x === typeof shape[i])
+  if (!fits(top) || (child !== null && !fits(child))) throw bad('its keys do not fit the order')
+  return {sort: sort ?? null, top, child}
+}
+
+/** Views built at once beyond which every short id is worked out in one pass instead of one search each. */
+const VIEWS_BEFORE_ALL_SHORT_IDS = 2000
+
+/**
+ * Every matching row is filtered, counted and ordered from its stored
+ * fields and derived state (`ListRow`); the full view (short ids, wait
+ * reasons, sub-items) is built only for the rows of the page.
+ */
 export async function list(session: Session, f: ListFilters): Promise<ListResult> {
   const loaded = await session.store.load()
   const snap = loaded.snapshot
@@ -544,36 +612,52 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
   const priorities = new Set(splitValues(f.priority).map((p) => checkPriority(p)))
   const tags = f.tags?.length ? checkTags(f.tags) : []
   const parent = f.parent === undefined ? undefined : lookup(snap, f.parent).id
-  const order = sorter(f.sort)
+  const {key, sign} = sortKey(f.sort)
+  const order = (a: ListRow, b: ListRow) => sign * compareKeys(a.key, b.key)
+  if (f.after !== undefined && f.offset !== undefined) throw new UsageError('--after and --offset cannot be used together: --after continues from a cursor, --offset counts rows', {}, 'usage')
+  const cursor = f.after === undefined ? undefined : decodeCursor(f.after, f.sort)
   const scan = new Set<string>([...states].map((st) => STORED[st]))
-  const matches = (t: TaskView): boolean =>
-    states.has(t.state) &&
-    (!f.ready || t.ready) &&
+  const matches = (t: TaskMeta): boolean =>
     tags.every((tag) => t.tags.includes(tag)) &&
     (owner === undefined || t.owner === owner) &&
     (assignee === undefined || t.assignee === assignee) &&
     (parent === undefined || t.parent === parent) &&
     (priorities.size === 0 || priorities.has(t.priority))
   const candidates = parent === undefined ? tasksWithStatus(snap, scan) : childrenOf(snap, parent).filter((t) => scan.has(t.status))
-  const views = new Map<string, TaskView>()
-  for (const t of candidates) {
-    const view = v.view(t)
-    if (matches(view)) views.set(t.id, view)
+  const matching = new Map<string, ListRow>()
+  for (const meta of candidates) {
+    if (!matches(meta)) continue
+    const {state, ready} = v.state(meta)
+    if (states.has(state) && (!f.ready || ready)) matching.set(meta.id, {meta, state, ready, key: key(meta, state)})
   }
-  const rows: Array<TaskView & {depth: number}> = []
-  // Each view is this command's own fresh object: giving it its depth in place saves a copy per row (100,000 on a large list).
-  const row = (view: TaskView, depth: number) => rows.push(Object.assign(view, {depth}))
-  const tops = [...views.values()].filter((t) => !(t.parent && views.has(t.parent))).sort(order)
+  const rows: Array<{row: ListRow; depth: number; top: ListRow}> = []
+  const tops = [...matching.values()].filter((t) => !(t.meta.parent && matching.has(t.meta.parent))).sort(order)
   for (const t of tops) {
-    row(t, 0)
-    const kids = childIds(snap, t.id).flatMap((c) => views.get(c) ?? [])
-    for (const c of kids.sort(order)) row(c, 1)
+    rows.push({row: t, depth: 0, top: t})
+    const kids = childIds(snap, t.meta.id).flatMap((c) => matching.get(c) ?? [])
+    for (const c of kids.sort(order)) rows.push({row: c, depth: 1, top: t})
+  }
+  /** Rows after the cursor: a later top-level row, or a later sub-item of the cursor's own top-level row. */
+  const afterCursor = (r: (typeof rows)[number]): boolean => {
+    const c = sign * compareKeys(r.top.key, cursor!.top)
+    if (c !== 0) return c > 0
+    if (r.depth === 0) return false
+    return cursor!.child === null || sign * compareKeys(r.row.key, cursor!.child) > 0
   }
   const byState: Partial<Record<State, number>> = {}
-  for (const r of rows) byState[r.state] = (byState[r.state] ?? 0) + 1
+  for (const r of rows) byState[r.row.state] = (byState[r.row.state] ?? 0) + 1
   const narrowed = f.status?.length || f.all || f.ready || tags.length || owner !== undefined || assignee !== undefined || parent !== undefined || priorities.size > 0
-  const offset = f.offset ?? 0
-  const page = f.limit === undefined ? rows.slice(offset) : rows.slice(offset, offset + f.limit)
+  let offset = f.offset ?? 0
+  if (cursor) {
+    // The first row after the cursor (rows are in order, so a binary search would do; one pass is plenty next to building them).
+    offset = rows.findIndex(afterCursor)
+    if (offset === -1) offset = rows.length
+  }
+  const pageRows = f.limit === undefined ? rows.slice(offset) : rows.slice(offset, offset + f.limit)
+  const last = pageRows.at(-1)
+  const nextCursor = last && offset + pageRows.length < rows.length ? encodeCursor({sort: f.sort ?? null, top: last.top.key, child: last.depth === 0 ? null : last.row.key}) : null
+  if (pageRows.length > VIEWS_BEFORE_ALL_SHORT_IDS) v.allShortIds()
+  const page = pageRows.map((r) => Object.assign(v.view(r.row.meta), {depth: r.depth}))
   await warnTrackingState(session)
   return {
     list: session.list,
@@ -584,6 +668,7 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
     total: rows.length,
     offset,
     limit: f.limit ?? null,
+    next_cursor: nextCursor,
     summary: {
       total: rows.length,
       by_state: byState,

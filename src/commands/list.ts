@@ -21,6 +21,7 @@ export default class List extends TasksCommand<ListResult> {
     sort: Flags.string({description: 'Order by priority, created, updated, id, title or state (- in front to reverse; default: state, then priority, then age).'}),
     limit: Flags.integer({char: 'n', description: 'Show at most N rows (--json: one page; total says how many match).', min: 0}),
     offset: Flags.integer({description: 'Skip the first N rows (with --limit: the next page).', min: 0}),
+    after: Flags.string({description: 'Continue after the last row of a previous page: pass its next_cursor (--json). Unlike --offset, rows added or removed meanwhile never make a page repeat or skip one.'}),
   }
   static override examples = [
     '<%= config.bin %> list',
@@ -28,6 +29,7 @@ export default class List extends TasksCommand<ListResult> {
     '<%= config.bin %> list --status blocked,stale --tag backend',
     '<%= config.bin %> list --owner @me --all',
     '<%= config.bin %> list --json --limit 50 --offset 50',
+    '<%= config.bin %> list --json --limit 50 --after CURSOR',
   ]
 
   protected async execute(): Promise<ListResult> {
@@ -46,6 +48,7 @@ export default class List extends TasksCommand<ListResult> {
       sort: flags.sort,
       limit: flags.limit,
       offset: flags.offset,
+      after: flags.after,
     })
   }
 
@@ -57,7 +60,28 @@ export default class List extends TasksCommand<ListResult> {
    */
   protected override async writeJson(r: ListResult): Promise<void> {
     const out = process.stdout
-    const write = (text: string): Promise<void> | undefined => (out.write(text) ? undefined : new Promise((resolve) => out.once('drain', resolve)))
+    // A reader that goes away (`| head`) ends the stream with an error or a close, never a drain:
+    // waiting for the drain alone would hang the process for ever.
+    let gone = false
+    const write = (text: string): Promise<void> | undefined => {
+      if (gone || out.destroyed) return undefined
+      if (out.write(text)) return undefined
+      return new Promise((resolve) => {
+        const settle = (): void => {
+          if (!out.writableNeedDrain) resolve()
+          else {
+            gone = true
+            resolve()
+          }
+          out.off('drain', settle)
+          out.off('error', settle)
+          out.off('close', settle)
+        }
+        out.once('drain', settle)
+        out.once('error', settle)
+        out.once('close', settle)
+      })
+    }
     const {tasks, ...rest} = r
     const head = JSON.stringify({list: r.list, commit: r.commit})
     await write(`${head.slice(0, -1)},"tasks":[`)

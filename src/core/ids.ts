@@ -150,3 +150,32 @@ export function shortIdOf(search: PrefixSearch, id: string): string {
   }
   return id
 }
+
+/** Length of the common prefix of two strings. */
+function commonPrefix(a: string, b: string): number {
+  const n = Math.min(a.length, b.length)
+  let i = 0
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++
+  return i
+}
+
+/**
+ * `shortIdOf` for every id at once, in one pass over the sorted ids: an id's
+ * shortest unique prefix is one character longer than what it shares with
+ * either neighbour (the same answer as the per-id prefix search, which costs
+ * a search per length tried).
+ */
+export function shortIdsOf(sortedIds: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>()
+  const min = ID_PREFIX.length + MIN_PREFIX
+  let prevShared = 0
+  for (let i = 0; i < sortedIds.length; i++) {
+    const id = sortedIds[i]!
+    const next = sortedIds[i + 1]
+    const nextShared = next === undefined ? 0 : commonPrefix(id, next)
+    const len = Math.max(min, prevShared + 1, nextShared + 1)
+    out.set(id, len < id.length ? id.slice(0, len) : id)
+    prevShared = nextShared
+  }
+  return out
+}

@@ -12,7 +12,7 @@ import {lowerBound} from './ids'
 import {QUEUED, compareForNext} from './order'
 import type {Check} from './check'
 import type {Change} from './plan'
-import {type Snapshot, type SnapshotTables, type TaskEntry, entryOf, tablesOf} from './snapshot'
+import {type Snapshot, type SnapshotTables, type TaskEntry, entryOf, reservationsIn, tablesOf} from './snapshot'
 import {taskFilePath} from './store-layout'
 import type {TaskMeta} from './task'
 import {putCheck} from './apply'
@@ -56,6 +56,8 @@ export class LiveOverlay implements ReadonlyMap<string, TaskEntry>, SnapshotTabl
   private readonly depIdx = new Map<string, Set<string>>()
   private idsCache: readonly string[] | undefined
   private queueCache: readonly string[] | undefined
+  private reservedCache: ReadonlyMap<string, readonly string[]> | undefined
+  private claimedCache: ReadonlyMap<string, readonly string[]> | undefined
   private readonly baseTables: SnapshotTables
   private readonly checks: Map<string, readonly Check[]>
   /** The snapshot ops run on: this overlay as tasks and tables, and the checks as they stand. */
@@ -96,6 +98,8 @@ export class LiveOverlay implements ReadonlyMap<string, TaskEntry>, SnapshotTabl
     else removeSorted(this.added, id)
     this.idsCache = undefined
     this.queueCache = undefined
+    this.reservedCache = undefined
+    this.claimedCache = undefined
   }
 
   // ---- ReadonlyMap
@@ -207,4 +211,18 @@ export class LiveOverlay implements ReadonlyMap<string, TaskEntry>, SnapshotTabl
     }
     return this.queueCache
   }
+
+  /** Queued items by assignee, in next order (computed from the queue; cached until the next change). */
+  reservations(): ReadonlyMap<string, readonly string[]> {
+    this.reservedCache ??= reservationsIn(this.nextQueue(), (id) => this.get(id)?.meta?.assignee)
+    return this.reservedCache
+  }
+
+  /** Items in progress by owner, sorted by id (cached until the next change). */
+  claims(): ReadonlyMap<string, readonly string[]> {
+    this.claimedCache ??= reservationsIn(this.idsWithStatus(IN_PROGRESS), (id) => this.get(id)?.meta?.owner)
+    return this.claimedCache
+  }
 }
+
+const IN_PROGRESS: ReadonlySet<string> = new Set(['in_progress'])

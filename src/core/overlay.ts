@@ -89,6 +89,8 @@ function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
 export class OverlayTables implements SnapshotTables {
   private ids: readonly string[] | undefined
   private queue: readonly string[] | undefined
+  private reserved: ReadonlyMap<string, readonly string[]> | undefined
+  private claimed: ReadonlyMap<string, readonly string[]> | undefined
   /** Changed entries by the parent / the dependency they name (built once, on first use), so a lookup never scans every change. */
   private changedChildren: Map<string, string[]> | undefined
   private changedDependents: Map<string, string[]> | undefined
@@ -173,36 +175,91 @@ export class OverlayTables implements SnapshotTables {
    */
   nextQueue(): readonly string[] {
     if (!this.queue) {
-      const tasks = this.tasks
-      const base = this.base.nextQueue()
-      const queue = base.filter((id) => !tasks.changes.has(id))
-      const metaOf = (id: string): TaskMeta => tasks.get(id)!.meta!
-      const inserts: Array<{at: number; meta: TaskMeta}> = []
-      for (const entry of tasks.changes.values()) {
-        const meta = entry?.meta
-        if (!meta || !QUEUED.has(meta.status)) continue
-        let lo = 0
-        let hi = queue.length
-        while (lo < hi) {
-          const mid = (lo + hi) >>> 1
-          if (compareForNext(metaOf(queue[mid]!), meta) < 0) lo = mid + 1
-          else hi = mid
-        }
-        inserts.push({at: lo, meta})
-      }
-      if (inserts.length === 0) this.queue = queue
-      else {
-        inserts.sort((a, b) => a.at - b.at || compareForNext(a.meta, b.meta))
-        const out: string[] = []
-        let j = 0
-        for (let i = 0; i <= queue.length; i++) {
-          while (j < inserts.length && inserts[j]!.at === i) out.push(inserts[j++]!.meta.id)
-          if (i < queue.length) out.push(queue[i]!)
-        }
-        this.queue = out
-      }
+      const changed: TaskMeta[] = []
+      for (const entry of this.tasks.changes.values()) if (entry?.meta && QUEUED.has(entry.meta.status)) changed.push(entry.meta)
+      this.queue = this.inQueueOrder(this.base.nextQueue(), changed)
     }
     return this.queue
+  }
+
+  /**
+   * The base's reservations without the changed ids, each changed queued
+   * item with an assignee put in place in its assignee's list (the same
+   * binary search as the queue); lists of other assignees are the base's.
+   */
+  reservations(): ReadonlyMap<string, readonly string[]> {
+    if (!this.reserved) {
+      const changes = this.tasks.changes
+      const byAssignee = new Map<string, TaskMeta[]>()
+      for (const entry of changes.values()) {
+        const meta = entry?.meta
+        if (meta?.assignee && QUEUED.has(meta.status)) {
+          const list = byAssignee.get(meta.assignee)
+          if (list) list.push(meta)
+          else byAssignee.set(meta.assignee, [meta])
+        }
+      }
+      const out = new Map<string, readonly string[]>()
+      for (const [who, ids] of this.base.reservations()) {
+        const kept = ids.some((id) => changes.has(id)) || byAssignee.has(who) ? this.inQueueOrder(ids, byAssignee.get(who) ?? []) : ids
+        if (kept.length > 0) out.set(who, kept)
+      }
+      for (const [who, metas] of byAssignee) if (!out.has(who)) out.set(who, this.inQueueOrder([], metas))
+      this.reserved = out
+    }
+    return this.reserved
+  }
+
+  /** The base's claims without the changed ids, plus the changed items in progress, by owner (lists sorted by id). */
+  claims(): ReadonlyMap<string, readonly string[]> {
+    if (!this.claimed) {
+      const changes = this.tasks.changes
+      const gained = new Map<string, string[]>()
+      for (const [id, entry] of changes) {
+        const owner = entry?.status === 'in_progress' ? entry.meta?.owner : undefined
+        if (owner) push(gained, owner, id)
+      }
+      const out = new Map<string, readonly string[]>()
+      for (const [who, ids] of this.base.claims()) {
+        const kept = ids.some((id) => changes.has(id)) || gained.has(who) ? this.correct(ids, (gained.get(who) ?? []).sort()) : ids
+        if (kept.length > 0) out.set(who, kept)
+      }
+      for (const [who, ids] of gained) if (!out.has(who)) out.set(who, ids.sort())
+      this.claimed = out
+    }
+    return this.claimed
+  }
+
+  /**
+   * `base` (ids in next order) without the changed ids, with `inserted` put
+   * in place: each position is found by binary search in the kept ids (a
+   * few decoded entries each), then one pass builds the result, so the cost
+   * is linear in the list plus k·log n for k inserted items.
+   */
+  private inQueueOrder(base: readonly string[], inserted: readonly TaskMeta[]): readonly string[] {
+    const tasks = this.tasks
+    const queue = base.filter((id) => !tasks.changes.has(id))
+    const metaOf = (id: string): TaskMeta => tasks.get(id)!.meta!
+    const inserts: Array<{at: number; meta: TaskMeta}> = []
+    for (const meta of inserted) {
+      let lo = 0
+      let hi = queue.length
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1
+        if (compareForNext(metaOf(queue[mid]!), meta) < 0) lo = mid + 1
+        else hi = mid
+      }
+      inserts.push({at: lo, meta})
+    }
+    if (inserts.length === 0) return queue
+    inserts.sort((a, b) => a.at - b.at || compareForNext(a.meta, b.meta))
+    const out: string[] = []
+    let j = 0
+    for (let i = 0; i <= queue.length; i++) {
+      while (j < inserts.length && inserts[j]!.at === i) out.push(inserts[j++]!.meta.id)
+      if (i < queue.length) out.push(queue[i]!)
+    }
+    return out
   }
 }
 

@@ -115,5 +115,32 @@ export function stateOf(meta: TaskMeta, derived: {ready: boolean; waiting: boole
   return meta.status
 }
 
+/** True when an item has something to wait on (`waitReasons` non-empty), without building the reasons. */
+export function hasWaitReasons(snap: Snapshot, meta: TaskMeta): boolean {
+  if (hasUnfinishedDependency(snap, meta.depends_on)) return true
+  const parent = meta.parent ? snap.tasks.get(meta.parent)?.meta : undefined
+  return parent !== undefined && hasUnfinishedDependency(snap, parent.depends_on)
+}
+
+function hasUnfinishedDependency(snap: Snapshot, deps: readonly string[]): boolean {
+  for (const dep of deps) if (snap.tasks.get(dep)?.status !== 'done') return true
+  return false
+}
+
+/**
+ * The state and readiness of an item, exactly as a full view would derive
+ * them, without building the view (no wait-reason objects, no short ids):
+ * what `list` needs to filter, count and order every row before it renders
+ * one page.
+ */
+export function derivedState(snap: Snapshot, meta: TaskMeta, actor: string | undefined, now: string): {state: State; ready: boolean} {
+  const waits = hasWaitReasons(snap, meta)
+  const waiting = !FINISHED.has(meta.status) && waits
+  const claimLive = claimIsLive(meta, now, snap.config)
+  const open = meta.status === 'todo' || (meta.status === 'in_progress' && !claimLive)
+  const ready = open && reservationAllows(meta, actor) && !waits && !hasOpenSubItems(snap, meta.id)
+  return {state: stateOf(meta, {ready, waiting, claimLive}, actor), ready}
+}
+
 export {cmp, compareForNext} from './order'
 

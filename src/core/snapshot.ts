@@ -81,6 +81,17 @@ export interface SnapshotTables extends PrefixSearch {
    * considers them (compareForNext): it stops at the first ready one.
    */
   nextQueue(): readonly string[]
+  /**
+   * The items of the next queue that are reserved (assignee set), by
+   * assignee, each list in queue order: `next` finds an item reserved for
+   * its caller without decoding the rest of the queue.
+   */
+  reservations(): ReadonlyMap<string, readonly string[]>
+  /**
+   * Items in progress by their owner, each list sorted by id: `next`
+   * resumes the caller's own claim without decoding everyone else's.
+   */
+  claims(): ReadonlyMap<string, readonly string[]>
 }
 
 const NONE: readonly string[] = Object.freeze([])
@@ -146,6 +157,26 @@ export class ScannedTables implements SnapshotTables {
       .sort(compareForNext)
       .map((m) => m.id)
   }
+
+  reservations(): ReadonlyMap<string, readonly string[]> {
+    return reservationsIn(this.nextQueue(), (id) => this.tasks.get(id)?.meta?.assignee)
+  }
+
+  claims(): ReadonlyMap<string, readonly string[]> {
+    return reservationsIn(this.idsWithStatus(IN_PROGRESS), (id) => this.tasks.get(id)?.meta?.owner)
+  }
+}
+
+const IN_PROGRESS: ReadonlySet<string> = new Set(['in_progress'])
+
+/** Ids grouped by a field (the assignee of queued items, the owner of claimed ones), each group in the order given. */
+export function reservationsIn(queue: readonly string[], assigneeOf: (id: string) => string | undefined): Map<string, string[]> {
+  const out = new Map<string, string[]>()
+  for (const id of queue) {
+    const who = assigneeOf(id)
+    if (who) push(out, who, id)
+  }
+  return out
 }
 
 const scannedCache = new WeakMap<Snapshot, SnapshotTables>()

@@ -4,9 +4,9 @@
  * waiting, blocked_by, whether the claim is live, sub-items). Unset fields
  * are null, never missing, so consumers can rely on every key.
  */
-import {claimIsLive, isReady, isWaiting, stateOf, waitReasons, type State, type WaitReason} from './readiness'
+import {claimIsLive, derivedState, isReady, isWaiting, stateOf, waitReasons, type State, type WaitReason} from './readiness'
 import {type Snapshot, childIds, tablesOf} from './snapshot'
-import {shortIdOf} from './ids'
+import {shortIdOf, shortIdsOf} from './ids'
 import type {Check} from './check'
 import type {Comment, Status, TaskMeta} from './task'
 
@@ -75,7 +75,7 @@ export interface TaskDetail {
 
 /** Builds views against one snapshot, sharing the short-id table. */
 export class TaskViewer {
-  private readonly shorts = new Map<string, string>()
+  private shorts = new Map<string, string>()
 
   constructor(
     readonly snap: Snapshot,
@@ -91,6 +91,19 @@ export class TaskViewer {
       this.shorts.set(id, s)
     }
     return s
+  }
+
+  /**
+   * Work out every short id in one pass over the sorted ids: cheaper than a
+   * prefix search per id once a command views thousands of tasks.
+   */
+  allShortIds(): void {
+    if (this.shorts.size === 0) this.shorts = shortIdsOf(tablesOf(this.snap).sortedIds())
+  }
+
+  /** The state and readiness `view` would give, without building the view. */
+  state(meta: TaskMeta): {state: State; ready: boolean} {
+    return derivedState(this.snap, meta, this.actor, this.now)
   }
 
   view(meta: TaskMeta): TaskView {

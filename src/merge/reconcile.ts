@@ -23,7 +23,7 @@
 import {cmp} from '../core/order'
 import type {Change} from '../core/plan'
 import {NO_CLAIM} from '../core/ops/revision'
-import type {Snapshot} from '../core/snapshot'
+import {type Snapshot, tablesOf} from '../core/snapshot'
 import type {TaskMeta} from '../core/task'
 import {MERGE_ACTOR, cmpTime, engineComment} from './merge-types'
 
@@ -73,25 +73,67 @@ export interface ReconcileResult {
   repairs: Repair[]
 }
 
-/** Working state: the readable tasks (mutable copies) and which ids exist at all. */
+/** Working state: the readable tasks (mutable copies, made on first write) and which ids exist at all. */
 interface Work {
-  metas: Map<string, TaskMeta>
+  metas: WorkMetas
   exists: (id: string) => boolean
-  ids: string[]
+  ids: readonly string[]
+}
+
+/**
+ * The readable tasks of a snapshot as the reconciler edits them. Reading a
+ * task's parent, dependencies or status uses the snapshot entry's own fields
+ * (no frontmatter decoded) until the task is edited; `get` makes a mutable
+ * copy of the frontmatter, once. A 100,000-task merge then decodes only the
+ * tasks it repairs, not every task of the list.
+ */
+class WorkMetas {
+  private readonly copies = new Map<string, TaskMeta>()
+
+  constructor(private readonly snap: Snapshot) {}
+
+  /** A readable task (an unreadable file exists but has no frontmatter). */
+  has(id: string): boolean {
+    return this.copies.has(id) || this.snap.tasks.get(id)?.status !== undefined
+  }
+
+  /** The mutable copy of a readable task's frontmatter (made on first use). */
+  get(id: string): TaskMeta | undefined {
+    let meta = this.copies.get(id)
+    if (!meta) {
+      const m = this.snap.tasks.get(id)?.meta
+      if (!m) return undefined
+      meta = {...m, tags: [...m.tags], depends_on: [...m.depends_on]}
+      this.copies.set(id, meta)
+    }
+    return meta
+  }
+
+  parent(id: string): string | undefined {
+    const c = this.copies.get(id)
+    if (c) return c.parent
+    const e = this.snap.tasks.get(id)
+    return e?.status === undefined ? undefined : e.parent
+  }
+
+  deps(id: string): readonly string[] {
+    const c = this.copies.get(id)
+    if (c) return c.depends_on
+    const e = this.snap.tasks.get(id)
+    return e?.status === undefined ? [] : (e.depends_on ?? [])
+  }
+
+  status(id: string): string | undefined {
+    return this.copies.get(id)?.status ?? this.snap.tasks.get(id)?.status
+  }
 }
 
 function work(snap: Snapshot): Work {
-  const metas = new Map<string, TaskMeta>()
-  const ids = [...snap.tasks.keys()].sort(cmp)
-  for (const id of ids) {
-    const meta = snap.tasks.get(id)!.meta
-    if (meta) metas.set(id, {...meta, tags: [...meta.tags], depends_on: [...meta.depends_on]})
-  }
-  return {metas, exists: (id) => snap.tasks.has(id), ids}
+  return {metas: new WorkMetas(snap), exists: (id) => snap.tasks.has(id), ids: tablesOf(snap).sortedIds()}
 }
 
 /** The member of a loop or cycle whose link goes: the latest updated_at, then the greatest id. */
-function latest(metas: Map<string, TaskMeta>, members: readonly string[]): string {
+function latest(metas: WorkMetas, members: readonly string[]): string {
   let best = members[0]!
   for (const id of members.slice(1)) {
     const c = cmpTime(metas.get(id)!.updated_at, metas.get(best)!.updated_at) || cmp(id, best)
@@ -117,7 +159,7 @@ function findParentLoop(w: Work): string[] | null {
       if (onPath.has(id)) return path.slice(onPath.get(id))
       onPath.set(id, path.length)
       path.push(id)
-      id = w.metas.get(id)!.parent
+      id = w.metas.parent(id)
     }
     for (const p of path) done.add(p)
   }
@@ -126,10 +168,9 @@ function findParentLoop(w: Work): string[] | null {
 
 function repairParents(w: Work, report: Report): void {
   for (const id of w.ids) {
-    const meta = w.metas.get(id)
-    if (!meta?.parent || w.exists(meta.parent)) continue
-    const parent = meta.parent
-    delete meta.parent
+    const parent = w.metas.parent(id)
+    if (!parent || w.exists(parent)) continue
+    delete w.metas.get(id)!.parent
     report('dangling_parent', id, [parent], `cleared the parent ${parent}, which is not in this list (removed on another clone); this is now a top-level item`)
   }
   for (let loop = findParentLoop(w); loop; loop = findParentLoop(w)) {
@@ -143,15 +184,15 @@ function repairParents(w: Work, report: Report): void {
   const rootOf = (id: string): string => {
     let cur = id
     for (;;) {
-      const parent = w.metas.get(cur)?.parent
+      const parent = w.metas.parent(cur)
       if (parent === undefined) return cur
       cur = parent
     }
   }
   const moves: Array<{id: string; from: string; to: string}> = []
   for (const id of w.ids) {
-    const parent = w.metas.get(id)?.parent
-    if (parent === undefined || w.metas.get(parent)?.parent === undefined) continue
+    const parent = w.metas.parent(id)
+    if (parent === undefined || w.metas.parent(parent) === undefined) continue
     moves.push({id, from: parent, to: rootOf(parent)})
   }
   for (const {id, from, to} of moves) {
@@ -165,9 +206,9 @@ function repairParents(w: Work, report: Report): void {
 
 function repairDangling(w: Work, report: Report): void {
   for (const id of w.ids) {
-    const meta = w.metas.get(id)
-    if (!meta) continue
-    for (const dep of meta.depends_on.filter((d) => !w.exists(d))) {
+    if (!w.metas.has(id)) continue
+    for (const dep of w.metas.deps(id).filter((d) => !w.exists(d))) {
+      const meta = w.metas.get(id)!
       meta.depends_on = meta.depends_on.filter((d) => d !== dep)
       report('dangling_dependency', id, [dep], `removed the dependency on ${dep}, which is not in this list (removed on another clone)`)
     }
@@ -179,13 +220,17 @@ function repairDangling(w: Work, report: Report): void {
  * edges in sorted order (deterministic), as [a, b, …] with a → b → … → a.
  */
 export function findCycle(metas: ReadonlyMap<string, TaskMeta>, ids: readonly string[]): string[] | null {
+  return cycleIn({has: (id) => metas.has(id), deps: (id) => metas.get(id)!.depends_on}, ids)
+}
+
+function cycleIn(metas: {has(id: string): boolean; deps(id: string): readonly string[]}, ids: readonly string[]): string[] | null {
   const state = new Map<string, 1 | 2>() // 1 on the stack, 2 finished
   for (const root of ids) {
     if (state.has(root) || !metas.has(root)) continue
     const stack: Array<{id: string; next: string[]; i: number}> = []
     const enter = (id: string): void => {
       state.set(id, 1)
-      stack.push({id, next: [...metas.get(id)!.depends_on].sort(cmp), i: 0})
+      stack.push({id, next: [...metas.deps(id)].sort(cmp), i: 0})
     }
     enter(root)
     while (stack.length > 0) {
@@ -209,7 +254,7 @@ export function findCycle(metas: ReadonlyMap<string, TaskMeta>, ids: readonly st
 }
 
 function repairCycles(w: Work, report: Report): void {
-  for (let cycle = findCycle(w.metas, w.ids); cycle; cycle = findCycle(w.metas, w.ids)) {
+  for (let cycle = cycleIn(w.metas, w.ids); cycle; cycle = cycleIn(w.metas, w.ids)) {
     const id = latest(w.metas, cycle)
     const successor = cycle[(cycle.indexOf(id) + 1) % cycle.length]!
     const meta = w.metas.get(id)!
@@ -222,14 +267,12 @@ function repairCycles(w: Work, report: Report): void {
 // Done items with unfinished dependencies.
 
 /** Pairs [done item, dependency] where the dependency is readable and not done. */
-function doneWithOpen(metas: ReadonlyMap<string, TaskMeta>, ids: readonly string[]): Array<[string, string]> {
+function doneWithOpen(metas: WorkMetas, ids: readonly string[]): Array<[string, string]> {
   const out: Array<[string, string]> = []
   for (const id of ids) {
-    const meta = metas.get(id)
-    if (meta?.status !== 'done') continue
-    for (const dep of [...meta.depends_on].sort(cmp)) {
-      const d = metas.get(dep)
-      if (d && d.status !== 'done') out.push([id, dep])
+    if (metas.status(id) !== 'done') continue
+    for (const dep of [...metas.deps(id)].sort(cmp)) {
+      if (metas.has(dep) && metas.status(dep) !== 'done') out.push([id, dep])
     }
   }
   return out
@@ -252,7 +295,7 @@ function repairDone(w: Work, before: readonly Snapshot[], report: Report): void 
       if (reopened.has(id)) continue
       reopened.add(id)
       const meta = w.metas.get(id)!
-      const depStatus = w.metas.get(dep)!.status
+      const depStatus = w.metas.status(dep)!
       // What `reopen` clears.
       for (const k of [...Object.keys(NO_CLAIM), 'closed_at'] as Array<keyof TaskMeta>) delete meta[k]
       meta.status = 'todo'
@@ -311,7 +354,7 @@ export function checkInvariants(snap: Snapshot): Violation[] {
   repairCycles(w, report)
   const original = work(snap)
   for (const [id, dep] of doneWithOpen(original.metas, original.ids)) {
-    out.push({kind: 'done_with_open_dependency', task: id, related: [dep], message: `${id} is done but its dependency ${dep} is ${original.metas.get(dep)!.status}`})
+    out.push({kind: 'done_with_open_dependency', task: id, related: [dep], message: `${id} is done but its dependency ${dep} is ${original.metas.status(dep)}`})
   }
   return out.map((v) => (v.message.startsWith(v.task) ? v : {...v, message: `${v.task}: ${v.message}`}))
 }

@@ -62,9 +62,14 @@ function treeSortKey(e: TreeEntry): Buffer {
 }
 
 export function encodeTree(entries: readonly TreeEntry[]): Buffer {
-  const sorted = [...entries].sort((a, b) => Buffer.compare(treeSortKey(a), treeSortKey(b)))
+  // Each entry's key is made once (a shard tree has hundreds of entries at 100,000 tasks), and the
+  // sort is skipped when the entries are already in order, as a decoded tree edited in place is.
+  const keyed = entries.map((e) => ({e, key: treeSortKey(e)}))
+  let inOrder = true
+  for (let i = 1; i < keyed.length && inOrder; i++) inOrder = Buffer.compare(keyed[i - 1]!.key, keyed[i]!.key) <= 0
+  if (!inOrder) keyed.sort((a, b) => Buffer.compare(a.key, b.key))
   const parts: Buffer[] = []
-  for (const e of sorted) {
+  for (const {e} of keyed) {
     parts.push(Buffer.from(`${e.mode} `), nameBytes(e), Buffer.from([0]), Buffer.from(e.oid, 'hex'))
   }
   return Buffer.concat(parts)

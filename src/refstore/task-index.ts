@@ -16,7 +16,7 @@
  * command touches it. A command that walks many tasks (list) decodes the
  * file's text once and still parses only the lines it uses.
  */
-import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
+import {mkdirSync, renameSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {EnvironmentError} from '../core/errors'
 import {idsWithPrefixIn, isStoredId, shardOf} from '../core/ids'
@@ -27,6 +27,7 @@ import {DEFAULT_CONFIG, FORMAT_VERSION, type ListConfig, MAX_FILE_BYTES, type St
 import {type Parsed, fileText, parseConfig, parseMeta, parseTaskFile} from '../core/task-file'
 import {FILE_MODE, type HashAlgorithm, TREE_MODE, type TreeEntry, decodeCommit, decodeTree} from './git-objects'
 import type {GitObject, ObjectReader} from './object-reader'
+import {PagedFile} from './paged-file'
 
 const CACHE_VERSION = 6
 /** First line of the file; it names the format version, so another version is simply not read. */
@@ -174,8 +175,10 @@ function damaged(what: string): EnvironmentError {
  * The cache file, searched in place. Format (text, fields split by TAB, JSON
  * text never holds a raw TAB or newline):
  *   git-tasks index 5
- *   {JSON header: IndexHeader (strays included) + count and byte length of the task lines}
+ *   {JSON header: IndexHeader (strays included) + count and byte length of the task lines, byte lengths of the queue and reservations lines}
  *   <ids of the next queue, space-separated, in next order>
+ *   <reservations: JSON object, assignee → ids of the queue reserved for them, in next order>
+ *   <claims: JSON object, owner → ids of the items in progress they hold, sorted>
  *   <id> <status> <shard> <dir tree> <parent> <deps> <sub-items> <dependents> <frontmatter JSON array | !error JSON>
  * One line per task in id order (JavaScript string order); id lists are
  * space-separated and sorted. `status` is empty for an unreadable file.
@@ -185,15 +188,21 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
   /** Lines parsed so far (null: no such id). */
   private readonly lines = new Map<string, Line | null>()
   private queue: readonly string[] | undefined
+  private reserved: ReadonlyMap<string, readonly string[]> | undefined
+  private claimed: ReadonlyMap<string, readonly string[]> | undefined
   /** After the first full pass: the decoded task lines, where each id's line starts, and the ids in order. */
   private text: string | undefined
   private offsets: Map<string, number> | undefined
   private ids: string[] | undefined
 
   private constructor(
-    private readonly buf: Buffer,
+    private readonly buf: PagedFile,
     /** Offset of the queue line. */
     private readonly queueStart: number,
+    /** Offset of the reservations line. */
+    private readonly reservedStart: number,
+    /** Offset of the claims line. */
+    private readonly claimsStart: number,
     /** Offset of the first task line. */
     private readonly start: number,
     count: number,
@@ -211,28 +220,28 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
 
   /** Parse the header; the task lines are read on demand. Null when absent or not this version. */
   static read(file: string, list: string): {header: IndexHeader; file: IndexFile} | null {
-    let buf: Buffer
-    try {
-      buf = readFileSync(file)
-    } catch {
-      return null
-    }
-    const nl1 = buf.indexOf(NL)
-    if (nl1 === -1 || buf.toString('utf8', 0, nl1) !== MAGIC) return null
+    // Read by pages: a command about a few tasks reads a few pages of a file that is tens of MB at 100,000 tasks.
+    const buf = PagedFile.open(file)
+    if (!buf) return null
+    const nl1 = buf.indexOf(NL, 0)
+    if (nl1 === -1 || buf.toString(0, nl1) !== MAGIC) return null
     const nl2 = buf.indexOf(NL, nl1 + 1)
-    const nl3 = nl2 === -1 ? -1 : buf.indexOf(NL, nl2 + 1)
-    if (nl3 === -1) return null
-    let header: IndexHeader & {count: number; bytes: number}
+    if (nl2 === -1) return null
+    let header: IndexHeader & {count: number; bytes: number; queueBytes: number; reservedBytes: number; claimsBytes: number}
     try {
-      header = JSON.parse(buf.toString('utf8', nl1 + 1, nl2)) as typeof header
+      header = JSON.parse(buf.toString(nl1 + 1, nl2)) as typeof header
     } catch {
       return null
     }
-    const start = nl3 + 1
+    const queueStart = nl2 + 1
+    const reservedStart = queueStart + header.queueBytes + 1
+    const claimsStart = reservedStart + header.reservedBytes + 1
+    const start = claimsStart + header.claimsBytes + 1
     // A torn or truncated file is ignored (rebuilt), never half-used.
-    if (header.list !== list || buf.length - start !== header.bytes) return null
-    const {count, bytes, ...rest} = header
-    return {header: rest, file: new IndexFile(buf, nl2 + 1, start, count)}
+    const endsLine = (at: number) => buf.indexOf(NL, at - 1) === at - 1
+    if (header.list !== list || buf.length - start !== header.bytes || !endsLine(reservedStart) || !endsLine(claimsStart) || !endsLine(start)) return null
+    const {count, bytes, queueBytes, reservedBytes, claimsBytes, ...rest} = header
+    return {header: rest, file: new IndexFile(buf, queueStart, reservedStart, claimsStart, start, count)}
   }
 
   /** Offset of the first line whose id is ≥ `key` (or the end). */
@@ -246,18 +255,18 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
       const ls = buf.lastIndexOf(NL, mid - 1) + 1
       const tab = buf.indexOf(TAB, ls)
       if (tab === -1) throw damaged('a line without fields')
-      if (buf.toString('utf8', ls, tab) < key) lo = buf.indexOf(NL, tab) + 1
+      if (buf.toString(ls, tab) < key) lo = buf.indexOf(NL, tab) + 1
       else hi = ls
     }
     return lo
   }
 
   private idAt(ls: number): string {
-    return this.buf.toString('utf8', ls, this.buf.indexOf(TAB, ls))
+    return this.buf.toString(ls, this.buf.indexOf(TAB, ls))
   }
 
   private lineAt(ls: number): Line {
-    return parseLine(this.buf.toString('utf8', ls, this.buf.indexOf(NL, ls)))
+    return parseLine(this.buf.toString(ls, this.buf.indexOf(NL, ls)))
   }
 
   private find(id: string): Line | undefined {
@@ -284,7 +293,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     if (!this.offsets) {
       const offsets = new Map<string, number>()
       const ids: string[] = []
-      const text = this.buf.toString('utf8', this.start)
+      const text = this.buf.all().toString('utf8', this.start)
       let ls = 0
       while (ls < text.length) {
         const tab = text.indexOf('\t', ls)
@@ -365,8 +374,34 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
   }
 
   nextQueue(): readonly string[] {
-    this.queue ??= idList(this.buf.toString('utf8', this.queueStart, this.start - 1))
+    this.queue ??= idList(this.buf.toString(this.queueStart, this.reservedStart - 1))
     return this.queue
+  }
+
+  reservations(): ReadonlyMap<string, readonly string[]> {
+    if (!this.reserved) {
+      let parsed: Record<string, string[]>
+      try {
+        parsed = JSON.parse(this.buf.toString(this.reservedStart, this.claimsStart - 1)) as Record<string, string[]>
+      } catch {
+        throw damaged('the reservations line')
+      }
+      this.reserved = new Map(Object.entries(parsed))
+    }
+    return this.reserved
+  }
+
+  claims(): ReadonlyMap<string, readonly string[]> {
+    if (!this.claimed) {
+      let parsed: Record<string, string[]>
+      try {
+        parsed = JSON.parse(this.buf.toString(this.claimsStart, this.start - 1)) as Record<string, string[]>
+      } catch {
+        throw damaged('the claims line')
+      }
+      this.claimed = new Map(Object.entries(parsed))
+    }
+    return this.claimed
   }
 
   /** Compares the status field of every line; only matching lines are parsed later. */
@@ -459,7 +494,11 @@ export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snap
     const body = lines.join('')
     const {base, changes, ...header} = index
     const queue = tables.nextQueue().join(' ')
-    const out = `${MAGIC}\n${JSON.stringify({...header, count: lines.length, bytes: Buffer.byteLength(body)})}\n${queue}\n${body}`
+    const byKey = (m: ReadonlyMap<string, readonly string[]>) => JSON.stringify(Object.fromEntries([...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))
+    const reserved = byKey(tables.reservations())
+    const claims = byKey(tables.claims())
+    const sizes = {count: lines.length, bytes: Buffer.byteLength(body), queueBytes: Buffer.byteLength(queue), reservedBytes: Buffer.byteLength(reserved), claimsBytes: Buffer.byteLength(claims)}
+    const out = `${MAGIC}\n${JSON.stringify({...header, ...sizes})}\n${queue}\n${reserved}\n${claims}\n${body}`
     mkdirSync(join(commonDir, 'git-tasks'), {recursive: true})
     const tmp = `${file}.${process.pid}.tmp`
     writeFileSync(tmp, out)

@@ -14,7 +14,7 @@ import {type Snapshot, tablesOf} from '../../src/core/snapshot'
 import {TasksError} from '../../src/core/errors'
 import {finishTask} from '../../src/core/ops/lifecycle'
 import {removeTask} from '../../src/core/ops/remove'
-import {setDependencies} from '../../src/core/ops/edit'
+import {assignTask, setDependencies} from '../../src/core/ops/edit'
 import {addTask} from '../../src/core/ops/add'
 import {claimTask} from '../../src/core/ops/claim'
 import {makeRepo} from '../helpers/cli'
@@ -32,10 +32,12 @@ function answers(s: Snapshot) {
     held: t.idsWithStatus(new Set(['in_progress', 'blocked'])),
     broken: t.brokenIds(),
     queue: t.nextQueue(),
+    reservations: [...t.reservations()].sort(([a], [b]) => (a < b ? -1 : 1)),
+    claims: [...t.claims()].sort(([a], [b]) => (a < b ? -1 : 1)),
   }
 }
 
-/** Random single-op commits (add with parents and dependencies, claim, done, rm, deps), as separate processes would make them. */
+/** Random single-op commits (add with parents, dependencies and assignees, claim, done, rm, deps, assign), as separate processes would make them. */
 async function mutate(dir: string, steps: number, seed: number, ids: string[]): Promise<void> {
   let state = seed >>> 0 || 1
   const rand = (n: number) => {
@@ -48,16 +50,18 @@ async function mutate(dir: string, steps: number, seed: number, ids: string[]): 
     const loaded = await store.load()
     const snap = loaded.snapshot
     const live = ids.filter((id) => snap.tasks.has(id))
-    const op = live.length < 8 ? 0 : rand(7)
+    const op = live.length < 8 ? 0 : rand(8)
     let plan
     try {
       if (op <= 1) {
         const parent = rand(3) === 0 ? live.find((id) => !snap.tasks.get(id)!.parent) : undefined
-        plan = addTask(snap, ctx('alice'), {title: `t${seed}-${step}`, parent, priority: rand(5), dependsOn: live.filter(() => rand(10) === 0)})
+        const assignee = rand(3) === 0 ? pick(['bob', 'carol']) : undefined
+        plan = addTask(snap, ctx('alice'), {title: `t${seed}-${step}`, parent, priority: rand(5), dependsOn: live.filter(() => rand(10) === 0), assignee})
         ids.push(plan.result.task.id)
       } else if (op === 2) plan = claimTask(snap, ctx('bob'), {id: pick(live)!})
       else if (op === 3) plan = finishTask(snap, ctx('bob'), {id: pick(live)!})
       else if (op === 4) plan = removeTask(snap, ctx('alice'), {id: pick(live)!})
+      else if (op === 7) plan = assignTask(snap, ctx('alice'), {id: pick(live)!, assignee: pick(['bob', 'carol', null]) ?? null})
       else {
         const id = pick(live)!
         plan = setDependencies(snap, ctx('alice'), {id, deps: live.filter((d) => d !== id && rand(8) === 0)})

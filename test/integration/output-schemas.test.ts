@@ -579,7 +579,7 @@ describe('a change of shape fails validation', () => {
 
   it('a list row must carry depth, and an error must carry code, message and exit', () => {
     const row = {...add.task, depth: 0}
-    const list = {list: 'main', commit: add.commit, tasks: [row], broken: [], warnings: [], total: 1, offset: 0, limit: null, summary: {total: 1, by_state: {ready: 1}, hidden_finished: 0}}
+    const list = {list: 'main', commit: add.commit, tasks: [row], broken: [], warnings: [], total: 1, offset: 0, limit: null, next_cursor: null, summary: {total: 1, by_state: {ready: 1}, hidden_finished: 0}}
     expect(isValid('list', list)).toBe(true)
     expect(isValid('list', {...list, tasks: [add.task]})).toBe(false)
     expect(isValid('list', {...list, tasks: [{...row, depth: 2}]})).toBe(false)

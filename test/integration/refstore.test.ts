@@ -174,6 +174,8 @@ describe('task index cache', () => {
           held: t.idsWithStatus(new Set(['in_progress', 'blocked'])),
           broken: t.brokenIds(),
           queue: t.nextQueue(),
+          reservations: [...t.reservations()].sort(([a], [b]) => (a < b ? -1 : 1)),
+          claims: [...t.claims()].sort(([a], [b]) => (a < b ? -1 : 1)),
         }
       }
       expect(answers(warm.snapshot)).toEqual(answers(snapshotOf(cold)))

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import fc from 'fast-check'
-import {idFromSeed, isStoredId, keyedSeed, normaliseIdInput, type PrefixSearch, idsWithPrefixIn, resolveId, shardOf, shortIdOf} from '../../src/core/ids'
+import {idFromSeed, isStoredId, keyedSeed, normaliseIdInput, type PrefixSearch, idsWithPrefixIn, resolveId, shardOf, shortIdOf, shortIdsOf} from '../../src/core/ids'
 
 /** Prefix search over a sorted array, as the snapshot's tables answer it. */
 const prefixSearchIn = (sortedIds: readonly string[]): PrefixSearch => ({idsWithPrefix: (prefix, limit) => idsWithPrefixIn(sortedIds, prefix, limit)})
@@ -71,6 +71,18 @@ describe('ids', () => {
           // Shortest: one character less is ambiguous (or below the minimum).
           if (s.length > 8) expect(search.idsWithPrefix(s.slice(0, -1), 2).length).toBe(2)
         }
+      }),
+    )
+  })
+
+  it('all short ids at once (one pass over the sorted ids) are the ones found one by one', () => {
+    const idArb = fc.stringMatching(/^tsk-[ab0]{2,12}$/)
+    fc.assert(
+      fc.property(fc.uniqueArray(idArb, {minLength: 1, maxLength: 60}), (raw) => {
+        const ids = [...raw].sort()
+        const all = shortIdsOf(ids)
+        const search = prefixSearchIn(ids)
+        for (const id of ids) expect(all.get(id)).toBe(shortIdOf(search, id))
       }),
     )
   })

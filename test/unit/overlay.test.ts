@@ -17,8 +17,8 @@ const STATUSES: Status[] = ['todo', 'in_progress', 'blocked', 'done', 'cancelled
 /** An entry for `id`: readable with some parent and dependencies, or an unreadable file. */
 const entryArb = (id: string): fc.Arbitrary<TaskEntry> =>
   fc.oneof(
-    {weight: 5, arbitrary: fc.record({status: fc.constantFrom(...STATUSES), priority: fc.integer({min: 0, max: 4}), parent: fc.option(fc.constantFrom(...POOL), {nil: undefined}), deps: fc.subarray(POOL)}).map(({status, priority, parent, deps}) =>
-      entryOf(task({id, status, priority, parent, depends_on: deps.filter((d) => d !== id)}), taskFilePath(id)))},
+    {weight: 5, arbitrary: fc.record({status: fc.constantFrom(...STATUSES), priority: fc.integer({min: 0, max: 4}), parent: fc.option(fc.constantFrom(...POOL), {nil: undefined}), deps: fc.subarray(POOL), assignee: fc.option(fc.constantFrom('bob', 'carol'), {nil: undefined}), owner: fc.option(fc.constantFrom('bob', 'carol'), {nil: undefined})}).map(({status, priority, parent, deps, assignee, owner}) =>
+      entryOf(task({id, status, priority, parent, depends_on: deps.filter((d) => d !== id), assignee, owner}), taskFilePath(id)))},
     {weight: 1, arbitrary: fc.constant<TaskEntry>({id, path: taskFilePath(id), error: 'broken'})},
   )
 
@@ -52,6 +52,8 @@ function answers(s: Snapshot) {
     statuses: groups.map((g) => t.idsWithStatus(g)),
     broken: t.brokenIds(),
     queue: t.nextQueue(),
+    reservations: [...t.reservations()].sort(([a], [b]) => (a < b ? -1 : 1)),
+    claims: [...t.claims()].sort(([a], [b]) => (a < b ? -1 : 1)),
   }
 }
 

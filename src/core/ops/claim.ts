@@ -161,30 +161,28 @@ export function nextWithoutSweep(snap: Snapshot, ctx: OpContext, args: NextArgs)
   const wanted = args.tags ?? []
   const fits = (t: TaskMeta) => wanted.every((tag) => t.tags.includes(tag))
   if (!args.another) {
-    const mine = tasksWithStatus(snap, IN_PROGRESS)
-      .filter((t) => t.owner === ctx.actor && fits(t))
+    // The claims table names the actor's items in progress: nobody else's are decoded.
+    const mine = (tablesOf(snap).claims().get(ctx.actor) ?? [])
+      .map((id) => snap.tasks.get(id)!.meta!)
+      .filter((t) => t.status === 'in_progress' && t.owner === ctx.actor && fits(t))
       .sort(compareForNext)
     if (mine.length > 0) {
       const plan = claimWithoutSweep(snap, ctx, {id: mine[0]!.id, leaseSeconds: args.leaseSeconds})
       return {...plan, trailers: [...plan.trailers, ['Tasks-Via', 'next']], result: {...plan.result, resumed: true}}
     }
   }
-  let pick: TaskMeta | undefined
-  let firstUnreserved: TaskMeta | undefined
-  // The queue is in next order. An item reserved for the actor wins at once;
-  // otherwise the first ready unreserved one, found on the way.
-  for (const id of tablesOf(snap).nextQueue()) {
-    const t = snap.tasks.get(id)!.meta!
-    // Once an unreserved item is found, only an item reserved for the actor can still win.
-    if (firstUnreserved && t.assignee !== ctx.actor) continue
-    if (!fits(t) || !isReady(snap, t, ctx.actor, ctx.now)) continue
-    if (t.assignee === ctx.actor) {
-      pick = t
-      break
+  // An item reserved for the actor wins over every other (the first ready one in next order);
+  // otherwise the first ready item of the queue. Both walks stop at the first ready item, so
+  // neither decodes the rest of the queue.
+  const tables = tablesOf(snap)
+  const readyIn = (ids: readonly string[]): TaskMeta | undefined => {
+    for (const id of ids) {
+      const t = snap.tasks.get(id)!.meta!
+      if (fits(t) && isReady(snap, t, ctx.actor, ctx.now)) return t
     }
-    firstUnreserved ??= t
+    return undefined
   }
-  pick ??= firstUnreserved
+  const pick = (ctx.actor ? readyIn(tables.reservations().get(ctx.actor) ?? []) : undefined) ?? readyIn(tables.nextQueue())
   if (!pick) {
     const open = tasksWithStatus(snap, TODO)
     throw new NotFoundError('nothing_ready', `nothing is ready to claim${wanted.length ? ` with tag ${wanted.join(', ')}` : ''}`, {
