@@ -54,6 +54,26 @@ export class Session {
     return session
   }
 
+  /**
+   * The same repository, list, actor and cat-file reader for one more call
+   * of a long-lived process (`tasks mcp`): the ref is re-read (through the
+   * reader, no new process) so the call starts from the current tip, and the
+   * per-call options (--force/--reason) are checked as `open` checks them.
+   * The returned session must not be closed; close the long-lived one.
+   */
+  async forCall(options: {force?: boolean; reason?: string} = {}): Promise<Session> {
+    if (options.force && !options.reason?.trim()) {
+      throw new UsageError('force needs a reason: the override is recorded in the history', {}, 'force_without_reason')
+    }
+    if (options.reason !== undefined) checkNote('reason', options.reason, DEFAULT_CONFIG)
+    await this.store.refreshTip()
+    const call = new Session(this.store, {...this.options, force: options.force, reason: options.reason})
+    call.actorCache = this.actorCache ??= await this.actor().catch(() => undefined)
+    call.configCache = this.configCache
+    call.trackingMigrated = this.trackingMigrated
+    return call
+  }
+
   get list(): string {
     return this.options.list
   }

@@ -17,13 +17,18 @@ import Deps from './deps'
 import Doctor from './doctor'
 import Done from './done'
 import Edit from './edit'
+import Export from './export'
 import Heartbeat from './heartbeat'
+import Import from './import'
 import Init from './init'
 import List from './list'
 import Lists from './lists'
 import Log from './log'
+import Mcp from './mcp/index'
+import McpInstall from './mcp/install'
 import MergeDriver from './merge-driver'
 import Next from './next'
+import Prime from './prime'
 import Release from './release'
 import Remote from './remote/index'
 import RemoteSet from './remote/set'
@@ -31,6 +36,7 @@ import RemoteUnset from './remote/unset'
 import Reopen from './reopen'
 import Restore from './restore'
 import Rm from './rm'
+import Search from './search'
 import Show from './show'
 import Start from './start'
 import Sync from './sync'
@@ -52,13 +58,18 @@ export const COMMANDS = {
   doctor: Doctor,
   done: Done,
   edit: Edit,
+  export: Export,
   heartbeat: Heartbeat,
+  import: Import,
   init: Init,
   list: List,
   lists: Lists,
   log: Log,
+  mcp: Mcp,
+  'mcp:install': McpInstall,
   'merge-driver': MergeDriver,
   next: Next,
+  prime: Prime,
   release: Release,
   remote: Remote,
   'remote:set': RemoteSet,
@@ -66,6 +77,7 @@ export const COMMANDS = {
   reopen: Reopen,
   restore: Restore,
   rm: Rm,
+  search: Search,
   show: Show,
   start: Start,
   sync: Sync,

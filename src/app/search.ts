@@ -1,0 +1,231 @@
+/**
+ * `tasks search QUERY`: ranked full-text search over titles, descriptions,
+ * comments and tags, with MiniSearch (BM25, prefix and fuzzy matching).
+ *
+ * The index is cached under the git directory (refstore/search-cache.ts)
+ * and brought forward from the ref's changes the way the task index is:
+ * the task index already knows the tree id of every task's directory, so
+ * only tasks whose directory changed since the cached commit are read from
+ * git (body and comments) and re-indexed; removed tasks are discarded. A
+ * missing or damaged cache is rebuilt from the whole list.
+ *
+ * The index stores no text: the snippets of the hits shown are read from
+ * git at query time (a few cat-file reads through the session's reader).
+ */
+import type MiniSearchClass from 'minisearch'
+import type {Options, SearchResult as MiniHit} from 'minisearch'
+import {UsageError} from '../core/errors'
+import {STATES, type State} from '../core/readiness'
+import type {TaskView} from '../core/task-view'
+import type {TaskMeta} from '../core/task'
+import {checkTags} from '../core/validation'
+import {SEARCH_CACHE_VERSION, readSearchCache, writeSearchCache} from '../refstore/search-cache'
+import type {Loaded} from '../refstore/list-store'
+import {loadMiniSearch} from './lazy-libs'
+import type {Session} from './session'
+import {viewer} from './task-actions'
+
+interface SearchDoc {
+  id: string
+  title: string
+  body: string
+  comments: string
+  tags: string
+}
+
+const FIELDS = ['title', 'body', 'comments', 'tags'] as const
+type Field = (typeof FIELDS)[number]
+
+const OPTIONS: Options<SearchDoc> = {
+  idField: 'id',
+  fields: [...FIELDS],
+  storeFields: [],
+  searchOptions: {boost: {title: 4, tags: 2, body: 1, comments: 1}, prefix: true, fuzzy: 0.15, combineWith: 'AND'},
+}
+
+/** Read this many task directories from git at once while (re)indexing. */
+const READ_WINDOW = 256
+
+export interface SearchArgs {
+  query: string
+  status?: string[]
+  tags?: string[]
+  owner?: string
+  limit?: number
+}
+
+export interface SearchHit {
+  task: TaskView
+  score: number
+  /** The fields the query matched in: title, body, comments, tags. */
+  fields: Field[]
+  /** A short excerpt around the first match, from the best field that matched (null when only fuzzy matching found it). */
+  snippet: {field: Field; text: string} | null
+}
+
+export interface SearchOutput {
+  list: string
+  commit: string
+  query: string
+  /** Hits after filters (before limit). */
+  total: number
+  results: SearchHit[]
+  /** How the index was brought up to date: reused as is, updated (N tasks re-read) or rebuilt. */
+  index: {state: 'current' | 'updated' | 'rebuilt'; reindexed: number; tasks: number}
+}
+
+const STATE_GROUPS: Record<string, readonly State[]> = {
+  all: STATES,
+  open: ['ready', 'waiting', 'reserved', 'todo', 'in_progress', 'stale', 'blocked'],
+  todo: ['ready', 'waiting', 'reserved', 'todo'],
+  in_progress: ['in_progress', 'stale'],
+}
+
+function wantedStates(values: readonly string[] | undefined): Set<State> | null {
+  const parts = (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)
+  if (parts.length === 0) return null
+  const out = new Set<State>()
+  for (const part of parts) {
+    const group = STATE_GROUPS[part] ?? ((STATES as readonly string[]).includes(part) ? [part as State] : null)
+    if (!group) throw new UsageError(`"${part}" is not a state: use ${STATES.join(', ')}, or open or all`, {status: part}, 'bad_status')
+    for (const st of group) out.add(st)
+  }
+  return out
+}
+
+async function docOf(session: Session, commit: string, meta: TaskMeta): Promise<SearchDoc> {
+  const detail = await session.store.readDetail(commit, meta.id)
+  return {id: meta.id, title: meta.title, body: detail.body, comments: detail.comments.map((c) => c.body).join('\n\n'), tags: meta.tags.join(' ')}
+}
+
+/** The search index at the loaded commit: from the cache, brought forward, or rebuilt. */
+async function indexAt(session: Session, loaded: Loaded): Promise<{ms: MiniSearchClass<SearchDoc>; state: SearchOutput['index']}> {
+  const MiniSearch = loadMiniSearch()
+  const {commonDir} = session.store.repo
+  const commit = loaded.index.commit
+  const cached = readSearchCache(commonDir, session.list)
+  let ms: MiniSearchClass<SearchDoc> | null = null
+  let dirs: Record<string, string> = {}
+  if (cached) {
+    try {
+      ms = MiniSearch.loadJSON<SearchDoc>(cached.index, OPTIONS)
+      dirs = cached.dirs
+    } catch {
+      ms = null // damaged: rebuilt below
+    }
+  }
+  if (ms && cached!.commit === commit) return {ms, state: {state: 'current', reindexed: 0, tasks: ms.documentCount}}
+  const rebuilt = ms === null
+  ms ??= new MiniSearch<SearchDoc>(OPTIONS)
+  dirs = rebuilt ? {} : dirs
+  const next: Record<string, string> = {}
+  const stale: TaskMeta[] = []
+  for (const entry of loaded.snapshot.tasks.values()) {
+    const meta = entry.meta
+    const dir = (entry as {dir?: string}).dir
+    if (!meta || typeof dir !== 'string') continue
+    next[entry.id] = dir
+    if (dirs[entry.id] !== dir) stale.push(meta)
+  }
+  for (const id of Object.keys(dirs)) if (!(id in next) && ms.has(id)) ms.discard(id)
+  for (let i = 0; i < stale.length; i += READ_WINDOW) {
+    const docs = await Promise.all(stale.slice(i, i + READ_WINDOW).map((m) => docOf(session, commit, m)))
+    for (const doc of docs) {
+      if (ms.has(doc.id)) ms.replace(doc)
+      else ms.add(doc)
+    }
+  }
+  // Also drop what an unreadable card left behind.
+  for (const id of Object.keys(dirs)) if (!(id in next) && ms.has(id)) ms.discard(id)
+  writeSearchCache(commonDir, {version: SEARCH_CACHE_VERSION, list: session.list, commit, dirs: next, index: JSON.stringify(ms)})
+  return {ms, state: {state: rebuilt ? 'rebuilt' : 'updated', reindexed: stale.length, tasks: ms.documentCount}}
+}
+
+const WORD = /[\p{L}\p{N}_]+/gu
+
+/** An excerpt of `text` around the first word that starts with one of `terms` (case-insensitive); null when none does. */
+export function snippetOf(text: string, terms: readonly string[], width = 160): string | null {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  const lower = flat.toLowerCase()
+  let at = -1
+  for (const m of lower.matchAll(WORD)) {
+    if (terms.some((t) => m[0].startsWith(t))) {
+      at = m.index
+      break
+    }
+  }
+  if (at === -1) return null
+  const start = Math.max(0, at - Math.floor(width / 3))
+  const end = Math.min(flat.length, start + width)
+  // Start and end on word boundaries when cut.
+  let s = start
+  if (s > 0) {
+    const sp = flat.indexOf(' ', s)
+    if (sp !== -1 && sp < at) s = sp + 1
+  }
+  let e = end
+  if (e < flat.length) {
+    const sp = flat.lastIndexOf(' ', e)
+    if (sp > at) e = sp
+  }
+  return `${s > 0 ? '…' : ''}${flat.slice(s, e)}${e < flat.length ? '…' : ''}`
+}
+
+function normalizeTitle(s: string): string {
+  return s.toLowerCase().replace(/\s+/g, ' ').trim()
+}
+
+export async function search(session: Session, args: SearchArgs): Promise<SearchOutput> {
+  const query = args.query.trim()
+  if (!query) throw new UsageError('search needs a query: words to look for in titles, descriptions and comments', {}, 'usage')
+  const states = wantedStates(args.status)
+  const tags = args.tags?.length ? checkTags(args.tags) : []
+  const loaded = await session.store.load()
+  const snap = loaded.snapshot
+  const {ms, state} = await indexAt(session, loaded)
+  const v = await viewer(session, snap)
+  const owner = args.owner === '@me' ? (v.actor ?? '') : args.owner
+  let hits: MiniHit[] = ms.search(query)
+  // A query with several words: when no task has them all, fall back to any of them (ranked by how many match).
+  if (hits.length === 0 && /\s/.test(query)) hits = ms.search(query, {combineWith: 'OR'})
+  const exact = normalizeTitle(query)
+  const rows: Array<{view: TaskView; hit: MiniHit; exact: boolean}> = []
+  for (const hit of hits) {
+    const meta = snap.tasks.get(String(hit.id))?.meta
+    if (!meta) continue
+    const view = v.view(meta)
+    if (states && !states.has(view.state)) continue
+    if (!tags.every((t) => view.tags.includes(t))) continue
+    if (owner !== undefined && view.owner !== owner) continue
+    rows.push({view, hit, exact: normalizeTitle(meta.title) === exact})
+  }
+  // An exact title match comes first; then MiniSearch's score (BM25 with the title boosted); then id for a stable order.
+  rows.sort((a, b) => Number(b.exact) - Number(a.exact) || b.hit.score - a.hit.score || (a.view.id < b.view.id ? -1 : 1))
+  const limit = args.limit ?? 20
+  const page = rows.slice(0, limit)
+  const results: SearchHit[] = []
+  for (const {view, hit} of page) {
+    const fields = [...new Set(Object.values(hit.match).flat())].filter((f): f is Field => (FIELDS as readonly string[]).includes(f))
+    fields.sort((a, b) => FIELDS.indexOf(a) - FIELDS.indexOf(b))
+    const terms = hit.terms.map((t) => t.toLowerCase())
+    let snippet: SearchHit['snippet'] = null
+    const textFields = fields.filter((f) => f !== 'tags')
+    if (textFields.some((f) => f !== 'title')) {
+      const detail = await session.store.readDetail(loaded.index.commit, view.id)
+      const texts: Record<Field, string> = {title: view.title, body: detail.body, comments: detail.comments.map((c) => c.body).join('\n\n'), tags: ''}
+      for (const f of textFields) {
+        const text = snippetOf(texts[f], terms)
+        if (text !== null) {
+          snippet = {field: f, text}
+          if (f !== 'title') break
+        }
+      }
+      // Prefer the body or comment excerpt when the title also matched: it says more than the title shown beside it.
+    } else if (fields.includes('title')) {
+      const text = snippetOf(view.title, terms)
+      snippet = text === null ? null : {field: 'title', text}
+    }
+    results.push({task: view, score: Math.round(hit.score * 1000) / 1000, fields, snippet})
+  }
+  return {list: session.list, commit: loaded.index.commit, query, total: rows.length, results, index: state}
+}
