@@ -35,15 +35,17 @@ export default class Export extends TasksCommand<ExportDocument> {
     } else process.stdout.write(text)
   }
 
+  /** --json: the document on one line, as every --json result. */
   protected override async writeJson(doc: ExportDocument): Promise<void> {
-    this.emit(this.format === 'md' ? engine().interchange.exportMarkdown(doc) : `${JSON.stringify(doc, null, 2)}\n`)
+    this.emit(`${JSON.stringify(doc)}\n`)
   }
 
   /** The document is the output in both modes; the text mode writes it as it is (not neutralized: it is data). */
   public override async run(): Promise<void> {
     try {
       const doc = await this.execute()
-      await this.writeJson(doc)
+      if (this.jsonMode()) await this.writeJson(doc)
+      else this.emit(this.format === 'md' ? engine().interchange.exportMarkdown(doc) : `${JSON.stringify(doc, null, 2)}\n`)
     } finally {
       this.session?.close()
     }

@@ -120,7 +120,8 @@ const TW_STATUS: Record<string, Status> = {pending: 'todo', waiting: 'todo', rec
 const TW_PRIORITY: Record<string, number> = {H: 1, M: 2, L: 3}
 
 function twTag(raw: string): string | null {
-  const t = raw.trim().replace(/[^\p{L}\p{N}._:/+-]+/gu, '-').replace(/^-+|-+$/g, '')
+  // Tags are ASCII letters, digits and ._:/+- (schemas/task.schema.json), at most 64, starting with a letter or digit.
+  const t = raw.trim().normalize('NFKD').replace(/[^A-Za-z0-9._:/+-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 64).replace(/-+$/, '')
   return t ? t : null
 }
 
