@@ -111,12 +111,12 @@ describe('tasks mcp over stdio', () => {
     const {resources} = await a.client.listResources()
     expect(resources.map((r) => r.uri)).toEqual(expect.arrayContaining(['tasks://main', 'tasks://guide']))
     const list = await a.client.readResource({uri: 'tasks://main'})
-    const open = JSON.parse(String(list.contents[0]!.text))
+    const open = JSON.parse(String((list.contents[0] as {text: string}).text))
     const id = open.tasks[0].id
     const card = await a.client.readResource({uri: `tasks://main/${id}`})
-    expect(JSON.parse(String(card.contents[0]!.text)).task.id).toBe(id)
+    expect(JSON.parse(String((card.contents[0] as {text: string}).text)).task.id).toBe(id)
     const guide = await a.client.readResource({uri: 'tasks://guide'})
-    expect(String(guide.contents[0]!.text)).toContain('tasks next')
+    expect(String((guide.contents[0] as {text: string}).text)).toContain('tasks next')
   })
 
   it('poll_inbox answers with nothing while the store has no inbox', async () => {
