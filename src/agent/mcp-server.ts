@@ -80,7 +80,7 @@ export async function startMcpServer(options: McpOptions, transport: Transport):
   const queue = new Queue()
   let base: Promise<Session> | null = null
   const baseSession = (): Promise<Session> => {
-    base ??= Session.open(sessionOptions).catch((error) => {
+    base ??= Session.open(sessionOptions).then(async (s) => (await s.keepAlive(), s)).catch((error) => {
       base = null
       throw error
     })

@@ -5,6 +5,8 @@
  * lost swap lives above this (app/transaction.ts); this class never decides
  * anything about tasks.
  */
+import {existsSync} from 'node:fs'
+import {join} from 'node:path'
 import {EnvironmentError, NotFoundError} from '../core/errors'
 import {taskDir} from '../core/ids'
 import {type Change, type Plan, commitMessage} from '../core/plan'
@@ -17,7 +19,7 @@ import {FILE_MODE, LooseObjectWriter, TREE_MODE, type TreeEntry, decodeTree, enc
 import {autoMaintenance} from './housekeeping'
 import {ObjectReader} from './object-reader'
 import {gitOk} from './git-process'
-import {type RefUpdateOutcome, updateRef} from './ref-transaction'
+import {type RefUpdateOutcome, StdinRefUpdater, updateRef} from './ref-transaction'
 import {type Repository, configMayMention, discover, readConfig} from './repository'
 import {TreeBuilder} from './tree-builder'
 import {type IndexProgress, type TaskIndex, readCachedIndex, snapshotOf, updateIndex, writeCachedIndex} from './task-index'
@@ -231,16 +233,37 @@ export class ListStore {
     return this.fsyncSetting
   }
 
+  /** Set by keepUpdater(): a long-lived `git update-ref --stdin` for this store's compare-and-swaps. */
+  private updater: StdinRefUpdater | null = null
+
+  /**
+   * For a long-lived process (`tasks mcp`): compare-and-swap through one
+   * kept `git update-ref --stdin` instead of a process per update, when git
+   * writes no reflog for the list's ref (that process takes one message for
+   * all its updates; with a reflog, each update keeps its own process and
+   * message). Closed by close().
+   */
+  async keepUpdater(): Promise<void> {
+    if (this.updater || existsSync(join(this.repo.commonDir, 'logs', this.ref))) return
+    // Only core.logAllRefUpdates=always logs refs outside refs/heads (asked once, and only when a config file may say so).
+    if (configMayMention(this.repo.commonDir, /logallrefupdates\s*=\s*always/i)) {
+      const config = await readConfig(this.repo.cwd, '^core\\.logallrefupdates$').catch(() => new Map<string, string>([['core.logallrefupdates', 'always']]))
+      if (/^always$/i.test(config.get('core.logallrefupdates') ?? '')) return
+    }
+    this.updater = new StdinRefUpdater(this.repo.cwd, (ref) => this.readRef(ref))
+  }
+
   /** Move the ref from `oldOid` to `newOid` if it still points at `oldOid`. */
   async compareAndSwap(newOid: string, oldOid: string | null, message: string): Promise<RefUpdateOutcome> {
     // The objects the ref is about to make reachable go to disk first, when the repository asks for that.
     if (this.writer.pending) this.writer.flush(await this.fsyncObjects())
-    const outcome = await updateRef(this.repo.cwd, {
+    const update = {
       ref: this.ref,
       newOid,
       oldOid: oldOid ?? zeroOid(this.repo.algorithm),
       message,
-    })
+    }
+    const outcome = this.updater ? await this.updater.update(update) : await updateRef(this.repo.cwd, update)
     if (outcome.ok) this.tip = newOid
     return outcome
   }
@@ -331,6 +354,7 @@ export class ListStore {
   }
 
   close(): void {
+    this.updater?.close()
     this.reader.close()
     // Like git's porcelain after a write: let `git maintenance run --auto` pack loose objects, in the background.
     if (this.writer.objectsWritten > 0) autoMaintenance(this.repo)
