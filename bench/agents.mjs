@@ -119,6 +119,28 @@ for (let i = 0; i < RUNS; i++) {
 results.search = {cold_build_ms: cold, median_ms: median(searchRuns), node_ms: median(nodeRuns), ratio: median(searchRuns) / median(nodeRuns), target: 2}
 console.log(`search at ${N} tasks: ${fmt(median(searchRuns))} vs bare node ${fmt(median(nodeRuns))} = ${results.search.ratio.toFixed(2)}x (target <= 2); first search (index built): ${fmt(cold)}`)
 
+// ---------------------------------------------------------------- start-up against a base build
+// BENCH_BASE=DIR (a built checkout of the commit before this work): `--version` and `show ID` of both,
+// interleaved, so the lazily loaded libraries are seen not to move other commands' start-up.
+if (process.env.BENCH_BASE) {
+  const baseBin = join(process.env.BENCH_BASE, 'bin', 'tasks')
+  const showId = JSON.parse(tasks(repo, ['list', '--json', '--limit', '1'])).tasks[0].id
+  const pairs = {version: [['--version'], []], show: [['show', showId], []]}
+  const out = {}
+  for (const [name, [args]] of Object.entries(pairs)) {
+    const ours = []
+    const base = []
+    for (const bin of [BIN, baseBin]) spawnSync(process.execPath, [bin, ...args], {cwd: repo, env}) // warm the V8 caches
+    for (let i = 0; i < RUNS; i++) {
+      base.push(timed(() => spawnSync(process.execPath, [baseBin, ...args], {cwd: repo, env})))
+      ours.push(timed(() => spawnSync(process.execPath, [BIN, ...args], {cwd: repo, env})))
+    }
+    out[name] = {ours_ms: median(ours), base_ms: median(base), ratio: median(ours) / median(base)}
+    console.log(`start-up, ${name}: ${fmt(median(ours))} here vs ${fmt(median(base))} on the base build = ${out[name].ratio.toFixed(2)}x`)
+  }
+  results.startup = out
+}
+
 // ---------------------------------------------------------------- 3/4. MCP claims
 async function mcpClient(cwd) {
   const transport = new StdioClientTransport({command: process.execPath, args: [BIN, 'mcp'], cwd, env, stderr: 'ignore'})
