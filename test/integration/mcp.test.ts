@@ -156,3 +156,30 @@ describe('two MCP servers in two clones, one bare remote', () => {
     }
   })
 })
+
+describe('two MCP servers on one repository', () => {
+  it('claims racing through the kept update-ref processes: every claim lands once, one winner per item', async () => {
+    const repo = makeRepo()
+    await runJson(repo, ['init'])
+    const ids: string[] = []
+    for (let i = 0; i < 8; i++) ids.push((await runJson(repo, ['add', `item ${i}`], {env: {TASKS_ACTOR: 'lead'}})).task.id)
+    const servers = [await connect(repo, 'agent-x'), await connect(repo, 'agent-y')]
+    try {
+      // Both servers claim every item at once: their compare-and-swaps collide and are retried.
+      const results = await Promise.all(servers.flatMap((s) => ids.map((id) => call(s, 'claim', {id}))))
+      const won = results.filter((r) => !r.isError).map((r) => json(r).task)
+      const lost = results.filter((r) => r.isError).map((r) => json(r).error)
+      expect(won).toHaveLength(ids.length)
+      expect(new Set(won.map((t: any) => t.id)).size).toBe(ids.length)
+      expect(lost.every((e: any) => e.code === 'already_claimed')).toBe(true)
+      const listed = await runJson(repo, ['list', '--status', 'in_progress'], {env: {TASKS_ACTOR: 'lead'}})
+      const owners = new Map(listed.tasks.map((t: any) => [t.id, t.owner]))
+      for (const t of won) expect(owners.get(t.id)).toBe(t.owner)
+      // One claim commit per item, on top of init and the adds: nothing lost, nothing doubled.
+      expect(gitSync(repo, ['rev-list', '--count', 'refs/tasks/main']).trim()).toBe(String(1 + ids.length * 2))
+      gitSync(repo, ['fsck', '--strict', '--no-progress', '--no-dangling']) // throws on a broken object
+    } finally {
+      for (const s of servers) await s.close()
+    }
+  })
+})
