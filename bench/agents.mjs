@@ -58,17 +58,26 @@ const fmt = (ms) => `${ms.toFixed(1)} ms`
 
 // ---------------------------------------------------------------- the document
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'
-const WORDS = 'lease claim ref merge index shard commit fetch push remote agent review parser cache token fence epoch queue backlog flaky timeout budget retry tree blob object packfile reader writer schema'.split(' ')
+// A vocabulary of 4,000 made-up words used with a skewed (roughly Zipf) frequency, plus some real
+// ones, so that a query matches a realistic number of cards (a few to a few hundred), not all of them.
+const REAL = 'lease claim ref merge index shard commit fetch push remote agent review parser cache token fence epoch queue backlog flaky timeout budget retry tree blob object packfile reader writer schema'.split(' ')
+const SYLLABLES = 'ka lo mi ne su ta ri po ve da gu fe zi ho ba ny qu xe wo ly'.split(' ')
+const VOCAB = [...REAL]
+for (let i = 0; VOCAB.length < 4000; i++) VOCAB.push(SYLLABLES[i % 20] + SYLLABLES[Math.floor(i / 20) % 20] + (i >= 400 ? SYLLABLES[Math.floor(i / 400) % 20] : ''))
+function words(i, n) {
+  const out = []
+  for (let k = 0; k < n; k++) {
+    const h = createHash('sha256').update(`${i}:${k}`).digest()
+    const r = h.readUInt32BE(0) / 2 ** 32
+    out.push(VOCAB[Math.floor(VOCAB.length * r * r * r)])
+  }
+  return out.join(' ')
+}
 function idOf(i) {
   const h = createHash('sha256').update(`bench-${i}`).digest()
   let s = 'tsk-'
   for (let k = 0; k < 10; k++) s += ALPHABET[h[k] % 32]
   return s
-}
-function words(i, n) {
-  const out = []
-  for (let k = 0; k < n; k++) out.push(WORDS[(i * 7 + k * 13 + ((i >> 3) % 5)) % WORDS.length])
-  return out.join(' ')
 }
 function documentOf(n) {
   const t0 = Date.parse('2026-11-01T00:00:00.000Z')
@@ -109,7 +118,7 @@ git(repo, ['gc', '-q'])
 // ---------------------------------------------------------------- 2. search
 tasks(repo, ['list', '--json', '--limit', '1'])
 const cold = timed(() => tasks(repo, ['search', 'lease', '--json']))
-const queries = ['lease claim', 'rare-word-420', 'packfile', 'flaky timeout', 'Task 77']
+const queries = ['lease claim', 'rare-word-420', 'packfile', 'flaky timeout', 'Task 77', 'kalo', 'mine suta']
 const searchRuns = []
 const nodeRuns = []
 for (let i = 0; i < RUNS; i++) {

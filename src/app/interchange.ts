@@ -18,6 +18,7 @@ import {
   type ImportResultItem,
   exportedTask,
   importTasks,
+  checkRecord,
   recordsOfDocument,
   recordsOfTaskwarrior,
 } from '../core/interchange'
@@ -26,6 +27,7 @@ import {neutralize} from '../core/untrusted-text'
 import {decodeUtf8} from '../core/validation'
 import type {TaskMeta} from '../core/task'
 import {loadCliProgress} from './lazy-libs'
+import {dirOf} from './search'
 import type {Session} from './session'
 import {mutate} from './transaction'
 
@@ -48,7 +50,7 @@ export async function exportDocument(session: Session, ids: string[]): Promise<E
   const tasks: ExportedTask[] = []
   for (let i = 0; i < metas.length; i += READ_WINDOW) {
     const part = metas.slice(i, i + READ_WINDOW)
-    const details = await Promise.all(part.map((m) => session.store.readDetail(loaded.index.commit, m.id)))
+    const details = await Promise.all(part.map((m) => session.store.readDetail(loaded.index.commit, m.id, dirOf(snap, m.id))))
     part.forEach((m, j) => tasks.push(exportedTask(m, details[j]!.body, details[j]!.comments)))
   }
   return {format: EXPORT_FORMAT, version: EXPORT_VERSION, list: session.list, commit: loaded.index.commit, exported_at: session.now(), tasks}
@@ -100,15 +102,19 @@ export interface ImportOutput {
 }
 
 /** A progress bar on stderr, only on a terminal, not with --json, and only for files worth one. */
-function progressBar(total: number, quiet: boolean): {tick(n?: number): void; stage(name: string): void; stop(): void} {
-  const none = {tick() {}, stage() {}, stop() {}}
+function progressBar(total: number, quiet: boolean): {active: boolean; tick(n?: number): void; stage(name: string, of?: number): void; stop(): void} {
+  const none = {active: false, tick() {}, stage() {}, stop() {}}
   if (quiet || !process.stderr.isTTY || total < 200) return none
   const {SingleBar, Presets} = loadCliProgress()
   const bar = new SingleBar({format: 'importing {stage} [{bar}] {value}/{total}', stream: process.stderr, hideCursor: true, clearOnComplete: true}, Presets.shades_classic)
-  bar.start(total, 0, {stage: 'reading'})
+  bar.start(total, 0, {stage: 'checking'})
   return {
+    active: true,
     tick: (n = 1) => bar.increment(n),
-    stage: (name) => bar.update(0, {stage: name}),
+    stage: (name, of = total) => {
+      bar.setTotal(of)
+      bar.update(0, {stage: name})
+    },
     stop: () => bar.stop(),
   }
 }
@@ -134,6 +140,8 @@ class NeedDetails extends Error {
   constructor(
     readonly commit: string,
     readonly ids: string[],
+    /** The tree id of each card's directory, when the snapshot has it. */
+    readonly dirs: Array<string | undefined>,
   ) {
     super('import needs the existing cards first')
   }
@@ -149,6 +157,14 @@ export async function importFile(session: Session, path: string, options: {quiet
   const existing = new Map<string, ExistingDetails>()
   let warnings: string[] = []
   try {
+    // With a bar on screen: check each card as the op will (so a bad file fails before anything is written,
+    // with progress), then read the existing cards, then write (one step: the trees and one commit).
+    if (bar.active && source === 'git-tasks') {
+      for (const r of recordsOfDocument(parsed)) {
+        checkRecord(r)
+        bar.tick()
+      }
+    }
     for (;;) {
       try {
         const done = await mutate(session, (snap, ctx) => {
@@ -160,7 +176,10 @@ export async function importFile(session: Session, path: string, options: {quiet
           } else records = recordsOfDocument(parsed)
           const commit = snap.commit ?? ''
           const details = existing.get(commit)
-          if (!details) throw new NeedDetails(commit, records.map((r) => r.meta.id).filter((id) => typeof id === 'string' && snap.tasks.get(id)?.meta))
+          if (!details) {
+            const ids = records.map((r) => r.meta.id).filter((id) => typeof id === 'string' && snap.tasks.get(id)?.meta)
+            throw new NeedDetails(commit, ids, ids.map((id) => dirOf(snap, id)))
+          }
           return importTasks(snap, ctx, records, details)
         })
         const items = done.result.items
@@ -177,15 +196,16 @@ export async function importFile(session: Session, path: string, options: {quiet
         }
       } catch (error) {
         if (!(error instanceof NeedDetails)) throw error
-        bar.stage('reading')
+        bar.stage('reading', error.ids.length)
         const details = new Map<string, {body: string; commentIds: ReadonlySet<string>}>()
         for (let i = 0; i < error.ids.length; i += READ_WINDOW) {
           const part = error.ids.slice(i, i + READ_WINDOW)
-          const read = await Promise.all(part.map((id) => session.store.readDetail(error.commit, id)))
+          const read = await Promise.all(part.map((id, j) => session.store.readDetail(error.commit, id, error.dirs[i + j])))
           part.forEach((id, j) => details.set(id, {body: read[j]!.body, commentIds: new Set(read[j]!.comments.map((c) => c.id))}))
           bar.tick(part.length)
         }
         existing.set(error.commit, details)
+        bar.stage('writing', 1)
       }
     }
   } finally {

@@ -19,7 +19,7 @@ import {STATES, type State} from '../core/readiness'
 import type {TaskView} from '../core/task-view'
 import type {TaskMeta} from '../core/task'
 import {checkTags} from '../core/validation'
-import {SEARCH_CACHE_VERSION, readSearchCache, writeSearchCache} from '../refstore/search-cache'
+import {readSearchCache, writeSearchCache} from '../refstore/search-cache'
 import type {Loaded} from '../refstore/list-store'
 import {loadMiniSearch} from './lazy-libs'
 import type {Session} from './session'
@@ -93,52 +93,80 @@ function wantedStates(values: readonly string[] | undefined): Set<State> | null 
   return out
 }
 
-async function docOf(session: Session, commit: string, meta: TaskMeta): Promise<SearchDoc> {
-  const detail = await session.store.readDetail(commit, meta.id)
+async function docOf(session: Session, commit: string, meta: TaskMeta, dir: string): Promise<SearchDoc> {
+  const detail = await session.store.readDetail(commit, meta.id, dir)
   return {id: meta.id, title: meta.title, body: detail.body, comments: detail.comments.map((c) => c.body).join('\n\n'), tags: meta.tags.join(' ')}
 }
 
-/** The search index at the loaded commit: from the cache, brought forward, or rebuilt. */
-async function indexAt(session: Session, loaded: Loaded): Promise<{ms: MiniSearchClass<SearchDoc>; state: SearchOutput['index']}> {
+/** The words of a query as MiniSearch indexes them (its own tokenizer and term processing). */
+function queryTerms(MiniSearch: typeof MiniSearchClass, query: string): string[] {
+  const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[]
+  const process = MiniSearch.getDefault('processTerm') as (term: string) => string | null | undefined | false
+  return tokenize(query).map((t) => process(t)).filter((t): t is string => typeof t === 'string' && t.length > 0)
+}
+
+/**
+ * The search index at the loaded commit. At the cached commit only the
+ * shards of the query's words are loaded (prefix matching and small typos
+ * still work; a typo in a word's first two letters is not found). When the
+ * ref moved, the whole cached index is loaded, brought forward (tasks whose
+ * directory changed are re-read, removed ones dropped) and written back; a
+ * missing or damaged cache is rebuilt from the whole list.
+ */
+async function indexAt(session: Session, loaded: Loaded, query: string): Promise<{ms: MiniSearchClass<SearchDoc>; state: SearchOutput['index']}> {
   const MiniSearch = loadMiniSearch()
   const {commonDir} = session.store.repo
   const commit = loaded.index.commit
   const cached = readSearchCache(commonDir, session.list)
+  if (cached && cached.commit === commit) {
+    try {
+      const prefixes = queryTerms(MiniSearch, query)
+      const wanted = (shard: string) => prefixes.some((t) => shard.startsWith(t.slice(0, 2)) || t.startsWith(shard))
+      const ms = MiniSearch.loadJS<SearchDoc>(cached.only(wanted) as never, OPTIONS)
+      return {ms, state: {state: 'current', reindexed: 0, tasks: ms.documentCount}}
+    } catch {
+      // damaged: rebuilt below
+    }
+  }
   let ms: MiniSearchClass<SearchDoc> | null = null
   let dirs: Record<string, string> = {}
   if (cached) {
     try {
-      ms = MiniSearch.loadJSON<SearchDoc>(cached.index, OPTIONS)
-      dirs = cached.dirs
+      ms = MiniSearch.loadJS<SearchDoc>(cached.full() as never, OPTIONS)
+      dirs = cached.dirs()
     } catch {
-      ms = null // damaged: rebuilt below
+      ms = null
+      dirs = {}
     }
   }
-  if (ms && cached!.commit === commit) return {ms, state: {state: 'current', reindexed: 0, tasks: ms.documentCount}}
   const rebuilt = ms === null
   ms ??= new MiniSearch<SearchDoc>(OPTIONS)
-  dirs = rebuilt ? {} : dirs
   const next: Record<string, string> = {}
-  const stale: TaskMeta[] = []
+  const stale: Array<{meta: TaskMeta; dir: string}> = []
   for (const entry of loaded.snapshot.tasks.values()) {
     const meta = entry.meta
     const dir = (entry as {dir?: string}).dir
     if (!meta || typeof dir !== 'string') continue
     next[entry.id] = dir
-    if (dirs[entry.id] !== dir) stale.push(meta)
+    if (dirs[entry.id] !== dir) stale.push({meta, dir})
   }
+  // Removed (or now unreadable) tasks leave the index.
   for (const id of Object.keys(dirs)) if (!(id in next) && ms.has(id)) ms.discard(id)
   for (let i = 0; i < stale.length; i += READ_WINDOW) {
-    const docs = await Promise.all(stale.slice(i, i + READ_WINDOW).map((m) => docOf(session, commit, m)))
+    const docs = await Promise.all(stale.slice(i, i + READ_WINDOW).map((m) => docOf(session, commit, m.meta, m.dir)))
     for (const doc of docs) {
       if (ms.has(doc.id)) ms.replace(doc)
       else ms.add(doc)
     }
   }
-  // Also drop what an unreadable card left behind.
-  for (const id of Object.keys(dirs)) if (!(id in next) && ms.has(id)) ms.discard(id)
-  writeSearchCache(commonDir, {version: SEARCH_CACHE_VERSION, list: session.list, commit, dirs: next, index: JSON.stringify(ms)})
+  writeSearchCache(commonDir, session.list, commit, ms.toJSON() as never, next)
   return {ms, state: {state: rebuilt ? 'rebuilt' : 'updated', reindexed: stale.length, tasks: ms.documentCount}}
+}
+
+/** The tree id of a task's directory, when the snapshot's entry (from the index) has it. */
+export function dirOf(snap: {tasks: ReadonlyMap<string, unknown>}, id: string): string | undefined {
+  const dir = (snap.tasks.get(id) as {dir?: unknown} | undefined)?.dir
+  return typeof dir === 'string' ? dir : undefined
 }
 
 const WORD = /[\p{L}\p{N}_]+/gu
@@ -182,27 +210,29 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
   const tags = args.tags?.length ? checkTags(args.tags) : []
   const loaded = await session.store.load()
   const snap = loaded.snapshot
-  const {ms, state} = await indexAt(session, loaded)
+  const {ms, state} = await indexAt(session, loaded, query)
   const v = await viewer(session, snap)
   const owner = args.owner === '@me' ? (v.actor ?? '') : args.owner
   let hits: MiniHit[] = ms.search(query)
   // A query with several words: when no task has them all, fall back to any of them (ranked by how many match).
   if (hits.length === 0 && /\s/.test(query)) hits = ms.search(query, {combineWith: 'OR'})
   const exact = normalizeTitle(query)
-  const rows: Array<{view: TaskView; hit: MiniHit; exact: boolean}> = []
+  const filtered = states !== null || tags.length > 0 || owner !== undefined
+  const rows: Array<{view: TaskView | null; meta: TaskMeta; hit: MiniHit; exact: boolean}> = []
   for (const hit of hits) {
     const meta = snap.tasks.get(String(hit.id))?.meta
     if (!meta) continue
-    const view = v.view(meta)
-    if (states && !states.has(view.state)) continue
-    if (!tags.every((t) => view.tags.includes(t))) continue
-    if (owner !== undefined && view.owner !== owner) continue
-    rows.push({view, hit, exact: normalizeTitle(meta.title) === exact})
+    // Without filters only the hits shown need a view (a common word may match thousands).
+    const view = filtered ? v.view(meta) : null
+    if (view && states && !states.has(view.state)) continue
+    if (view && !tags.every((t) => view.tags.includes(t))) continue
+    if (view && owner !== undefined && view.owner !== owner) continue
+    rows.push({view, meta, hit, exact: normalizeTitle(meta.title) === exact})
   }
   // An exact title match comes first; then MiniSearch's score (BM25 with the title boosted); then id for a stable order.
-  rows.sort((a, b) => Number(b.exact) - Number(a.exact) || b.hit.score - a.hit.score || (a.view.id < b.view.id ? -1 : 1))
+  rows.sort((a, b) => Number(b.exact) - Number(a.exact) || b.hit.score - a.hit.score || (a.meta.id < b.meta.id ? -1 : 1))
   const limit = args.limit ?? 20
-  const page = rows.slice(0, limit)
+  const page = rows.slice(0, limit).map((r) => ({view: r.view ?? v.view(r.meta), hit: r.hit}))
   const results: SearchHit[] = []
   for (const {view, hit} of page) {
     const fields = [...new Set(Object.values(hit.match).flat())].filter((f): f is Field => (FIELDS as readonly string[]).includes(f))
@@ -211,7 +241,7 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
     let snippet: SearchHit['snippet'] = null
     const textFields = fields.filter((f) => f !== 'tags')
     if (textFields.some((f) => f !== 'title')) {
-      const detail = await session.store.readDetail(loaded.index.commit, view.id)
+      const detail = await session.store.readDetail(loaded.index.commit, view.id, dirOf(snap, view.id))
       const texts: Record<Field, string> = {title: view.title, body: detail.body, comments: detail.comments.map((c) => c.body).join('\n\n'), tags: ''}
       for (const f of textFields) {
         const text = snippetOf(texts[f], terms)

@@ -235,6 +235,14 @@ function sameMeta(a: Omit<TaskMeta, 'epoch' | 'claim_epochs'>, b: TaskMeta): boo
   return JSON.stringify(a.extra ?? null) === JSON.stringify(b.extra ?? null)
 }
 
+/** Whether a record's card would be written and read back as it is (the reader's own rules); throws bad_import. */
+export function checkRecord(r: ImportRecord): void {
+  const id = r.meta.id
+  if (typeof id !== 'string' || !isStoredId(id)) throw bad(`${r.origin}: "${String(id)}" is not a task id`, {origin: r.origin})
+  const parsed = parseTaskFile(serialiseTask({...r.meta, epoch: r.meta.owner ? 1 : 0} as TaskMeta, r.body), id)
+  if (!parsed.ok) throw bad(`${r.origin}: ${parsed.error}`, {id, origin: r.origin})
+}
+
 export function importTasks(snap: Snapshot, ctx: OpContext, records: readonly ImportRecord[], existing: ExistingDetails): Plan<{items: ImportResultItem[]}> {
   const changes: Change[] = []
   const items: ImportResultItem[] = []

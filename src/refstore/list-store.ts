@@ -311,12 +311,15 @@ export class ListStore {
   }
 
   /**
-   * Body and comments of task `id` as of `commit`. A comment entry
+   * Body and comments of task `id` as of `commit` (`dirOid`: the tree id of
+   * its directory at that commit, when known). A comment entry
    * that cannot be read (not a file, too large, not UTF-8, not valid) is
    * reported in `broken` by path; entries not named `*.md` are ignored.
    */
-  async readDetail(commit: string, id: string): Promise<TaskDetail> {
-    const dir = await this.reader.read(`${commit}:${taskDir(id)}`)
+  async readDetail(commit: string, id: string, dirOid?: string): Promise<TaskDetail> {
+    // By the directory's tree id when the caller has it (the index does): no path lookup through the
+    // root and shard trees, which costs git far more than the read itself when thousands are read.
+    const dir = await this.reader.read(dirOid ?? `${commit}:${taskDir(id)}`)
     if (!dir || dir.type !== 'tree') throw new NotFoundError('task_not_found', `no task ${id}`, {id})
     const entries = decodeTree(dir.content, this.repo.algorithm)
     const file = entries.find((e) => e.name === TASK_FILE && isFileMode(e.mode))

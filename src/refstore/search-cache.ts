@@ -1,60 +1,126 @@
 /**
  * The search index cache: `<common-dir>/git-tasks/search-<list>.json`,
- * derived data like the task index (task-index.ts). It records the commit
- * it describes, the tree id of every indexed task's directory (so the next
- * search re-reads only the tasks whose directory changed), and the
- * serialized MiniSearch index: a first line of JSON (the header) and then
- * MiniSearch's own JSON. Written by rename of a complete file; a file that
- * cannot be parsed is treated as missing and rebuilt.
+ * derived data like the task index (task-index.ts), written by rename of a
+ * complete file; a file that cannot be read is treated as missing and
+ * rebuilt.
+ *
+ * Layout: a first line of JSON (the header: format version, list, the
+ * commit it describes, and the byte range of each section in the rest of
+ * the file), then the sections, one JSON text each:
+ * - `docs`: MiniSearch's serialized index without its terms (document ids,
+ *   field lengths, averages);
+ * - `dirs`: task id → tree id of its directory when it was indexed (so the
+ *   next search after the ref moved re-reads only the tasks whose directory
+ *   changed);
+ * - one shard per term prefix (the first two characters): the terms with
+ *   that prefix and their postings, as MiniSearch serializes them.
+ * A query at the cached commit parses only `docs` and the shards of its
+ * words' prefixes, not the whole index: loading all of MiniSearch's index
+ * at 10,000 tasks takes longer than the rest of the command together.
  */
 import {mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-export const SEARCH_CACHE_VERSION = 1
+export const SEARCH_CACHE_VERSION = 2
 
-export interface SearchCacheFile {
+/** MiniSearch's plain-object form (AsPlainObject), the parts this file splits. */
+export interface PlainIndex {
+  index: Array<[string, unknown]>
+  [key: string]: unknown
+}
+
+interface Header {
   version: number
   list: string
   commit: string
-  /** Task id → tree id of its directory when it was indexed. */
-  dirs: Record<string, string>
-  /** MiniSearch's own JSON (MiniSearch.loadJSON reads it back). */
-  index: string
+  docs: [number, number]
+  dirs: [number, number]
+  shards: Record<string, [number, number]>
 }
 
 export function searchCachePath(commonDir: string, list: string): string {
   return join(commonDir, 'git-tasks', `search-${list}.json`)
 }
 
-/** The cached file, or null when missing, unreadable, of another version or list. */
-export function readSearchCache(commonDir: string, list: string): SearchCacheFile | null {
-  let text: string
+/** The shard a term belongs to. */
+export function shardKey(term: string): string {
+  return term.slice(0, 2)
+}
+
+/** An opened cache file: its commit, and readers of its sections. Any read may throw on a damaged file. */
+export interface SearchCache {
+  commit: string
+  dirs(): Record<string, string>
+  /** The whole index (to update it). */
+  full(): PlainIndex
+  /** The index with only the terms of these shards (to answer a query). */
+  only(keys: (shard: string) => boolean): PlainIndex
+}
+
+/** The cached file, or null when missing or of another version or list. */
+export function readSearchCache(commonDir: string, list: string): SearchCache | null {
+  let bytes: Buffer
   try {
-    text = readFileSync(searchCachePath(commonDir, list), 'utf8')
+    bytes = readFileSync(searchCachePath(commonDir, list))
   } catch {
     return null
   }
+  const nl = bytes.indexOf(0x0a)
+  if (nl === -1) return null
+  let header: Header
   try {
-    const nl = text.indexOf('\n')
-    if (nl === -1) return null
-    const parsed = {...(JSON.parse(text.slice(0, nl)) as Omit<SearchCacheFile, 'index'>), index: text.slice(nl + 1)} as SearchCacheFile
-    if (parsed?.version !== SEARCH_CACHE_VERSION || parsed.list !== list || typeof parsed.commit !== 'string' || typeof parsed.index !== 'string' || typeof parsed.dirs !== 'object' || parsed.dirs === null) return null
-    return parsed
+    header = JSON.parse(bytes.subarray(0, nl).toString('utf8')) as Header
   } catch {
     return null
+  }
+  if (header?.version !== SEARCH_CACHE_VERSION || header.list !== list || typeof header.commit !== 'string' || !header.shards || !Array.isArray(header.docs) || !Array.isArray(header.dirs)) return null
+  const body = nl + 1
+  const section = (range: [number, number]): unknown => {
+    const [start, end] = range
+    if (!(Number.isInteger(start) && Number.isInteger(end) && start >= 0 && end >= start && body + end <= bytes.length)) throw new Error('damaged search cache')
+    return JSON.parse(bytes.subarray(body + start, body + end).toString('utf8'))
+  }
+  const index = (keys: (shard: string) => boolean): PlainIndex => {
+    const docs = section(header.docs) as PlainIndex
+    const terms: Array<[string, unknown]> = []
+    for (const [key, range] of Object.entries(header.shards)) if (keys(key)) for (const entry of section(range) as Array<[string, unknown]>) terms.push(entry)
+    return {...docs, index: terms}
+  }
+  return {
+    commit: header.commit,
+    dirs: () => section(header.dirs) as Record<string, string>,
+    full: () => index(() => true),
+    only: index,
   }
 }
 
-export function writeSearchCache(commonDir: string, file: SearchCacheFile): void {
-  const path = searchCachePath(commonDir, file.list)
+export function writeSearchCache(commonDir: string, list: string, commit: string, plain: PlainIndex, dirs: Record<string, string>): void {
+  const path = searchCachePath(commonDir, list)
+  const tmp = `${path}.${process.pid}.tmp`
   try {
+    const {index, ...docs} = plain
+    const shards = new Map<string, Array<[string, unknown]>>()
+    for (const entry of index) {
+      const key = shardKey(entry[0])
+      let list = shards.get(key)
+      if (!list) shards.set(key, (list = []))
+      list.push(entry)
+    }
+    const parts: string[] = []
+    let offset = 0
+    const add = (text: string): [number, number] => {
+      const start = offset
+      parts.push(text, '\n')
+      offset += Buffer.byteLength(text) + 1
+      return [start, offset - 1]
+    }
+    const header: Header = {version: SEARCH_CACHE_VERSION, list, commit, docs: add(JSON.stringify(docs)), dirs: add(JSON.stringify(dirs)), shards: {}}
+    for (const [key, entries] of shards) header.shards[key] = add(JSON.stringify(entries))
     mkdirSync(join(commonDir, 'git-tasks'), {recursive: true})
-    const tmp = `${path}.${process.pid}.tmp`
-    const {index, ...header} = file
-    writeFileSync(tmp, `${JSON.stringify(header)}\n${index}`)
+    writeFileSync(tmp, `${JSON.stringify(header)}\n${parts.join('')}`)
     renameSync(tmp, path)
   } catch {
     // A cache that cannot be written is rebuilt next time; the search result stands.
-    rmSync(`${path}.${process.pid}.tmp`, {force: true})
+    rmSync(tmp, {force: true})
   }
 }
