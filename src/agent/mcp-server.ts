@@ -13,6 +13,7 @@
  */
 import {Session, type SessionOptions} from '../app/session'
 import {toTasksError} from '../app/error-mapping'
+import {UsageError} from '../core/errors'
 import * as actions from '../app/task-actions'
 import {primeMarkdown} from '../app/prime'
 import {loadMcp} from '../app/lazy-libs'
@@ -77,6 +78,10 @@ export async function startMcpServer(options: McpOptions, transport: Transport):
         'git-tasks: a shared task list in git. Call `next` to get work (or `list` then `claim`), `heartbeat` while working, `comment` to record evidence, `done` to finish. Errors carry a code (already_claimed, nothing_ready, …) in the JSON text. Read tasks://guide for the full guide.',
     },
   )
+  // Errors the SDK raises itself (arguments that fail a tool's input schema, an unknown tool) become the
+  // same JSON error object as ours: `usage`, exit 2, so a client reads one shape whatever went wrong.
+  ;(server as unknown as {createToolError: (message: string) => unknown}).createToolError = (message: string) =>
+    errorResult(new UsageError(message.replace(/^MCP error -?\d+: /, ''), {}, 'usage'))
   const queue = new Queue()
   let base: Promise<Session> | null = null
   const baseSession = (): Promise<Session> => {

@@ -108,7 +108,7 @@ function queryTerms(MiniSearch: typeof MiniSearchClass, query: string): string[]
 /**
  * The search index at the loaded commit. At the cached commit only the
  * shards of the query's words are loaded (prefix matching and small typos
- * still work; a typo in a word's first two letters is not found). When the
+ * still work; a typo in a word's first three letters is not found). When the
  * ref moved, the whole cached index is loaded, brought forward (tasks whose
  * directory changed are re-read, removed ones dropped) and written back; a
  * missing or damaged cache is rebuilt from the whole list.
@@ -121,7 +121,7 @@ async function indexAt(session: Session, loaded: Loaded, query: string): Promise
   if (cached && cached.commit === commit) {
     try {
       const prefixes = queryTerms(MiniSearch, query)
-      const wanted = (shard: string) => prefixes.some((t) => shard.startsWith(t.slice(0, 2)) || t.startsWith(shard))
+      const wanted = (shard: string) => prefixes.some((t) => shard.startsWith(t.slice(0, shard.length)) && (t.length >= shard.length || shard.startsWith(t)))
       const ms = MiniSearch.loadJS<SearchDoc>(cached.only(wanted) as never, OPTIONS)
       return {ms, state: {state: 'current', reindexed: 0, tasks: ms.documentCount}}
     } catch {
@@ -216,23 +216,41 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
   let hits: MiniHit[] = ms.search(query)
   // A query with several words: when no task has them all, fall back to any of them (ranked by how many match).
   if (hits.length === 0 && /\s/.test(query)) hits = ms.search(query, {combineWith: 'OR'})
+  // Exact title matches come first. They are found by a title-only search of all the words: the exact
+  // title is the shortest title holding them all, so BM25 ranks it at the top of that search; only its
+  // best few are compared with the query (decoding every hit's card would cost more than the search).
   const exact = normalizeTitle(query)
-  const filtered = states !== null || tags.length > 0 || owner !== undefined
-  const rows: Array<{view: TaskView | null; meta: TaskMeta; hit: MiniHit; exact: boolean}> = []
-  for (const hit of hits) {
-    const meta = snap.tasks.get(String(hit.id))?.meta
-    if (!meta) continue
-    // Without filters only the hits shown need a view (a common word may match thousands).
-    const view = filtered ? v.view(meta) : null
-    if (view && states && !states.has(view.state)) continue
-    if (view && !tags.every((t) => view.tags.includes(t))) continue
-    if (view && owner !== undefined && view.owner !== owner) continue
-    rows.push({view, meta, hit, exact: normalizeTitle(meta.title) === exact})
+  const exactIds = new Set<string>()
+  for (const h of ms.search(query, {fields: ['title'], prefix: false, fuzzy: false, combineWith: 'AND'}).slice(0, 50)) {
+    const title = snap.tasks.get(String(h.id))?.meta?.title
+    if (title !== undefined && normalizeTitle(title) === exact) exactIds.add(String(h.id))
   }
-  // An exact title match comes first; then MiniSearch's score (BM25 with the title boosted); then id for a stable order.
-  rows.sort((a, b) => Number(b.exact) - Number(a.exact) || b.hit.score - a.hit.score || (a.meta.id < b.meta.id ? -1 : 1))
+  const filtered = states !== null || tags.length > 0 || owner !== undefined
+  const rows: Array<{view: TaskView | null; id: string; hit: MiniHit; exact: boolean}> = []
+  for (const hit of hits) {
+    const id = String(hit.id)
+    // Without filters only the hits shown need their card (a common word may match thousands).
+    let view: TaskView | null = null
+    if (filtered) {
+      const meta = snap.tasks.get(id)?.meta
+      if (!meta) continue
+      view = v.view(meta)
+      if (states && !states.has(view.state)) continue
+      if (!tags.every((t) => view!.tags.includes(t))) continue
+      if (owner !== undefined && view.owner !== owner) continue
+    }
+    rows.push({view, id, hit, exact: exactIds.has(id)})
+  }
+  // Then MiniSearch's score (BM25 with the title boosted); then id for a stable order.
+  rows.sort((a, b) => Number(b.exact) - Number(a.exact) || b.hit.score - a.hit.score || (a.id < b.id ? -1 : 1))
   const limit = args.limit ?? 20
-  const page = rows.slice(0, limit).map((r) => ({view: r.view ?? v.view(r.meta), hit: r.hit}))
+  const page: Array<{view: TaskView; hit: MiniHit}> = []
+  for (const r of rows) {
+    if (page.length >= limit) break
+    const meta = r.view ? null : snap.tasks.get(r.id)?.meta
+    if (!r.view && !meta) continue // indexed, but no longer a readable card
+    page.push({view: r.view ?? v.view(meta!), hit: r.hit})
+  }
   const results: SearchHit[] = []
   for (const {view, hit} of page) {
     const fields = [...new Set(Object.values(hit.match).flat())].filter((f): f is Field => (FIELDS as readonly string[]).includes(f))

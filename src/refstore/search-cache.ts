@@ -12,7 +12,7 @@
  * - `dirs`: task id → tree id of its directory when it was indexed (so the
  *   next search after the ref moved re-reads only the tasks whose directory
  *   changed);
- * - one shard per term prefix (the first two characters): the terms with
+ * - one shard per term prefix (the first three characters): the terms with
  *   that prefix and their postings, as MiniSearch serializes them.
  * A query at the cached commit parses only `docs` and the shards of its
  * words' prefixes, not the whole index: loading all of MiniSearch's index
@@ -44,7 +44,7 @@ export function searchCachePath(commonDir: string, list: string): string {
 
 /** The shard a term belongs to. */
 export function shardKey(term: string): string {
-  return term.slice(0, 2)
+  return term.slice(0, 3)
 }
 
 /** An opened cache file: its commit, and readers of its sections. Any read may throw on a damaged file. */

@@ -103,6 +103,11 @@ describe('tasks mcp over stdio', () => {
     expect(json(forced).error).toMatchObject({code: 'force_without_reason', exit: 2})
     const badLease = await call(a, 'claim', {id: 'tsk-zzzz', lease: 'soon'})
     expect(json(badLease).error).toMatchObject({code: 'usage', exit: 2})
+    // Arguments that fail the input schema: the same JSON error shape, code usage.
+    const wrongType = await call(a, 'claim', {id: 42})
+    expect(wrongType.isError).toBe(true)
+    expect(json(wrongType).error).toMatchObject({code: 'usage', exit: 2})
+    expect(json(wrongType).error.message).toMatch(/id/)
     const empty = await call(a, 'add', {title: '  '})
     expect(json(empty).error).toMatchObject({code: 'empty_title', exit: 5})
   })
