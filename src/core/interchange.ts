@@ -164,6 +164,7 @@ export function recordsOfTaskwarrior(items: unknown[], snap: Snapshot, ctx: OpCo
   })
   const records = tasks.map((t) => {
     const id = idOf.get(t.uuid!)!
+    const existing = snap.tasks.get(id)?.meta
     const status = TW_STATUS[t.status ?? 'pending']
     if (!status) throw bad(`Taskwarrior task ${t.uuid} has status "${t.status}" (expected pending, waiting, recurring, completed or deleted)`, {uuid: t.uuid})
     const created = taskwarriorTime(t.entry, ctx.now)
@@ -195,10 +196,12 @@ export function recordsOfTaskwarrior(items: unknown[], snap: Snapshot, ctx: OpCo
       depends_on: depends,
       key: taskwarriorKey(t.uuid!),
       created_at: created,
-      created_by: ctx.actor,
+      // Taskwarrior has no authors: the importer, or whoever the card already names (so that another
+      // actor importing the same export changes nothing).
+      created_by: existing?.created_by ?? ctx.actor,
       updated_at: updated,
-      updated_by: ctx.actor,
-      revision: 1,
+      updated_by: existing?.updated_by ?? ctx.actor,
+      revision: existing?.revision ?? 1,
     }
     if (status === 'done' || status === 'cancelled') meta.closed_at = taskwarriorTime(t.end, updated)
     if (status === 'cancelled') meta.cancel_reason = 'deleted in Taskwarrior'

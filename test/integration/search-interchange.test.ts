@@ -180,8 +180,16 @@ describe('export and import', () => {
     const shown = await runJson(repo, ['show', writer.id], {env})
     expect(shown.comments).toMatchObject([{kind: 'note', author: 'taskwarrior', body: 'use temp files and rename', created_at: '2026-11-03T10:00:00.000Z'}])
 
-    const again = await runJson(repo, ['import', file], {env})
+    // Again, by another actor: nothing changes.
+    const again = await runJson(repo, ['import', file], {env: {TASKS_ACTOR: 'someone-else'}})
     expect(again).toMatchObject({commit: null, created: 0, updated: 0, unchanged: 4})
+    // A later export from Taskwarrior updates the same cards (same ids, by key).
+    tw[1]!.status = 'completed'
+    ;(tw[1] as any).end = '20261105T100000Z'
+    writeFileSync(file, JSON.stringify(tw))
+    const later = await runJson(repo, ['import', file], {env})
+    expect(later).toMatchObject({created: 0, updated: 1, unchanged: 3})
+    expect((await runJson(repo, ['show', writer.id], {env})).task).toMatchObject({status: 'done', closed_at: '2026-11-05T10:00:00.000Z'})
   })
 })
 
