@@ -7,7 +7,9 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {Client} from '@modelcontextprotocol/sdk/client/index.js'
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js'
-import {BIN, TEST_ENV, cleanupAll, gitSync, makeBareRepo, makeRepo, runJson, tempDir} from '../helpers/cli'
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {BIN, TEST_ENV, cleanupAll, gitSync, jsonError, makeBareRepo, makeRepo, run, runJson, tempDir} from '../helpers/cli'
 
 interface Connected {
   client: Client
@@ -167,7 +169,7 @@ describe('two MCP servers on one repository', () => {
     const repo = makeRepo()
     await runJson(repo, ['init'])
     const ids: string[] = []
-    for (let i = 0; i < 8; i++) ids.push((await runJson(repo, ['add', `item ${i}`], {env: {TASKS_ACTOR: 'lead'}})).task.id)
+    for (let i = 0; i < 5; i++) ids.push((await runJson(repo, ['add', `item ${i}`], {env: {TASKS_ACTOR: 'lead'}})).task.id)
     const servers = [await connect(repo, 'agent-x'), await connect(repo, 'agent-y')]
     try {
       // Both servers claim every item at once: their compare-and-swaps collide and are retried.
@@ -186,5 +188,28 @@ describe('two MCP servers on one repository', () => {
     } finally {
       for (const s of servers) await s.close()
     }
+  })
+})
+
+describe('tasks mcp install', () => {
+  it('prints the entry, merges it into the client config keeping the rest, and refuses a broken file', async () => {
+    const repo = makeRepo()
+    await runJson(repo, ['init'])
+    const printed = await runJson(repo, ['mcp', 'install', '--agent', 'agent-7'])
+    expect(printed).toMatchObject({client: 'claude-code', scope: 'project', written: false, changed: true, server: {command: 'tasks', args: ['mcp', '--agent', 'agent-7']}})
+    const file = join(repo, '.mcp.json')
+    writeFileSync(file, JSON.stringify({mcpServers: {other: {command: 'other-server'}}, extra: 1}))
+    expect(await runJson(repo, ['mcp', 'install', '--write', '--agent', 'agent-7'])).toMatchObject({written: true, changed: true, path: file})
+    const config = JSON.parse(readFileSync(file, 'utf8'))
+    expect(config).toEqual({mcpServers: {other: {command: 'other-server'}, 'git-tasks': {command: 'tasks', args: ['mcp', '--agent', 'agent-7']}}, extra: 1})
+    expect(await runJson(repo, ['mcp', 'install', '--write', '--agent', 'agent-7'])).toMatchObject({written: true, changed: false})
+    const codex = await runJson(repo, ['mcp', 'install', '--client', 'codex'])
+    expect(codex.snippet).toContain('[mcp_servers.git-tasks]')
+    expect(codex.server.args).toEqual(['-C', expect.any(String), 'mcp'])
+    writeFileSync(file, '{broken')
+    const bad = await run(repo, ['mcp', 'install', '--write', '--json'])
+    expect(bad.code).toBe(5)
+    expect(jsonError(bad).code).toBe('bad_config_file')
+    expect(readFileSync(file, 'utf8')).toBe('{broken')
   })
 })
