@@ -19,7 +19,7 @@ import {STATES, type State} from '../core/readiness'
 import type {TaskView} from '../core/task-view'
 import type {TaskMeta} from '../core/task'
 import {checkTags} from '../core/validation'
-import {readSearchCache, writeSearchCache} from '../refstore/search-cache'
+import {type SearchCache, readSearchCache, writeSearchCache} from '../refstore/search-cache'
 import type {Loaded} from '../refstore/list-store'
 import {loadMiniSearch} from './lazy-libs'
 import type {Session} from './session'
@@ -114,10 +114,18 @@ function queryTerms(MiniSearch: typeof MiniSearchClass, query: string): string[]
  * missing or damaged cache is rebuilt from the whole list.
  */
 async function indexAt(session: Session, loaded: Loaded, query: string): Promise<{ms: MiniSearchClass<SearchDoc>; state: SearchOutput['index']}> {
+  const cached = readSearchCache(session.store.repo.commonDir, session.list)
+  try {
+    return await indexFrom(session, loaded, query, cached)
+  } finally {
+    cached?.close()
+  }
+}
+
+async function indexFrom(session: Session, loaded: Loaded, query: string, cached: SearchCache | null): Promise<{ms: MiniSearchClass<SearchDoc>; state: SearchOutput['index']}> {
   const MiniSearch = loadMiniSearch()
   const {commonDir} = session.store.repo
   const commit = loaded.index.commit
-  const cached = readSearchCache(commonDir, session.list)
   if (cached && cached.commit === commit) {
     try {
       const prefixes = queryTerms(MiniSearch, query)

@@ -18,7 +18,7 @@
  * words' prefixes, not the whole index: loading all of MiniSearch's index
  * at 10,000 tasks takes longer than the rest of the command together.
  */
-import {mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {closeSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 export const SEARCH_CACHE_VERSION = 2
@@ -55,30 +55,74 @@ export interface SearchCache {
   full(): PlainIndex
   /** The index with only the terms of these shards (to answer a query). */
   only(keys: (shard: string) => boolean): PlainIndex
+  close(): void
 }
 
-/** The cached file, or null when missing or of another version or list. */
+/** Bytes at [start, end) of the open file, read in place (a query reads a few sections, not the whole file). */
+function readRange(fd: number, start: number, end: number): Buffer {
+  const out = Buffer.allocUnsafe(end - start)
+  let done = 0
+  while (done < out.length) {
+    const n = readSync(fd, out, done, out.length - done, start + done)
+    if (n === 0) throw new Error('damaged search cache: shorter than its header says')
+    done += n
+  }
+  return out
+}
+
+/** The first line of the open file (the header), or null when there is none. */
+function readHeaderLine(fd: number): {text: string; bodyAt: number} | null {
+  {
+    const chunks: Buffer[] = []
+    let pos = 0
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(64 * 1024)
+      const n = readSync(fd, chunk, 0, chunk.length, pos)
+      if (n === 0) return null
+      const nl = chunk.subarray(0, n).indexOf(0x0a)
+      if (nl !== -1) {
+        chunks.push(chunk.subarray(0, nl))
+        return {text: Buffer.concat(chunks).toString('utf8'), bodyAt: pos + nl + 1}
+      }
+      chunks.push(chunk.subarray(0, n))
+      pos += n
+    }
+  }
+}
+
+/**
+ * The cached file, or null when missing or of another version or list.
+ * Sections are read when asked for, from the file as it was opened (a
+ * newer version renamed over it meanwhile is not mixed in); close() when done.
+ */
 export function readSearchCache(commonDir: string, list: string): SearchCache | null {
-  let bytes: Buffer
+  let fd: number
   try {
-    bytes = readFileSync(searchCachePath(commonDir, list))
+    fd = openSync(searchCachePath(commonDir, list), 'r')
   } catch {
     return null
   }
-  const nl = bytes.indexOf(0x0a)
-  if (nl === -1) return null
+  const cache = openedCache(fd, list)
+  if (!cache) closeSync(fd)
+  return cache
+}
+
+function openedCache(fd: number, list: string): SearchCache | null {
+  let line: {text: string; bodyAt: number} | null
   let header: Header
   try {
-    header = JSON.parse(bytes.subarray(0, nl).toString('utf8')) as Header
+    line = readHeaderLine(fd)
+    if (!line) return null
+    header = JSON.parse(line.text) as Header
   } catch {
     return null
   }
   if (header?.version !== SEARCH_CACHE_VERSION || header.list !== list || typeof header.commit !== 'string' || !header.shards || !Array.isArray(header.docs) || !Array.isArray(header.dirs)) return null
-  const body = nl + 1
+  const body = line.bodyAt
   const section = (range: [number, number]): unknown => {
     const [start, end] = range
-    if (!(Number.isInteger(start) && Number.isInteger(end) && start >= 0 && end >= start && body + end <= bytes.length)) throw new Error('damaged search cache')
-    return JSON.parse(bytes.subarray(body + start, body + end).toString('utf8'))
+    if (!(Number.isInteger(start) && Number.isInteger(end) && start >= 0 && end >= start)) throw new Error('damaged search cache')
+    return JSON.parse(readRange(fd, body + start, body + end).toString('utf8'))
   }
   const index = (keys: (shard: string) => boolean): PlainIndex => {
     const docs = section(header.docs) as PlainIndex
@@ -91,6 +135,7 @@ export function readSearchCache(commonDir: string, list: string): SearchCache | 
     dirs: () => section(header.dirs) as Record<string, string>,
     full: () => index(() => true),
     only: index,
+    close: () => closeSync(fd),
   }
 }
 
