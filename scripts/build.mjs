@@ -18,7 +18,9 @@ const common = {
   minify: process.env.TASKS_BUILD_READABLE !== '1',
   sourcemap: 'linked',
   // oclif only reads tsconfig through typescript in development mode; never bundle the compiler.
-  external: ['typescript', './engine.js', './graph-svg.js', './board.js'],
+  // The libraries only `tasks mcp`, `search` and `import` need are required from node_modules when those
+  // commands run (src/app/lazy-libs.ts), so no other command loads or compiles them.
+  external: ['typescript', './engine.js', './graph-svg.js', './board.js', '@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', 'zod', 'minisearch', 'cli-progress'],
   logLevel: 'warning',
   // oclif checks the Node version against package.json with semver each time
   // it loads (~4 ms of every start-up); bin/ checks the major version instead.

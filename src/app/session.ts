@@ -12,7 +12,7 @@ import {checkActor, checkNote} from '../core/validation'
 import {DEFAULT_CONFIG, MAX_TIME_MS, MIN_TIME_MS} from '../core/task'
 import {neutralize} from '../core/untrusted-text'
 import {ListStore} from '../refstore/list-store'
-import {migrateTrackingRefs, trackingRef} from '../refstore/remote'
+import {type NetworkLimits, migrateTrackingRefs, networkLimits, trackingRef} from '../refstore/remote'
 import {readConfig, readLocalConfigValue} from '../refstore/repository'
 import {catchUpPublished} from './published'
 
@@ -55,6 +55,50 @@ export class Session {
     // A commit published earlier that the local ref could not follow (its lock was held): follow it now.
     await catchUpPublished(session)
     return session
+  }
+
+  /**
+   * The same repository, list, actor and cat-file reader for one more call
+   * of a long-lived process (`tasks mcp`): the ref is re-read (through the
+   * reader, no new process) so the call starts from the current tip, and the
+   * per-call options (--force/--reason) are checked as `open` checks them.
+   * The returned session must not be closed; close the long-lived one.
+   */
+  async forCall(options: {force?: boolean; reason?: string} = {}): Promise<Session> {
+    if (options.force && !options.reason?.trim()) {
+      throw new UsageError('force needs a reason: the override is recorded in the history', {}, 'force_without_reason')
+    }
+    if (options.reason !== undefined) checkNote('reason', options.reason, DEFAULT_CONFIG)
+    await this.store.refreshTip()
+    const call = new Session(this.store, {...this.options, force: options.force, reason: options.reason})
+    call.actorCache = this.actorCache ??= await this.actor().catch(() => undefined)
+    call.configCache = this.configCache
+    call.trackingMigrated = this.trackingMigrated
+    call.kept = this.kept
+    return call
+  }
+
+  /** Set by keepAlive(): what a long-lived process keeps between calls. */
+  private kept: {limits: Map<number, NetworkLimits>} | null = null
+
+  /**
+   * Make this session long-lived (`tasks mcp`): compare-and-swaps go through
+   * one kept `git update-ref --stdin` (ListStore.keepUpdater), and the
+   * network deadlines read from git config are read once, not per mutation
+   * (restart the server after changing tasks.remoteTimeout).
+   */
+  async keepAlive(): Promise<void> {
+    this.kept ??= {limits: new Map()}
+    await this.store.keepUpdater()
+  }
+
+  /** The deadlines of network calls (remote.ts networkLimits), read once per long-lived session. */
+  async networkLimits(defaultMs: number): Promise<NetworkLimits> {
+    const cached = this.kept?.limits.get(defaultMs)
+    if (cached) return cached
+    const limits = await networkLimits(this.store.repo.cwd, defaultMs)
+    this.kept?.limits.set(defaultMs, limits)
+    return limits
   }
 
   get list(): string {

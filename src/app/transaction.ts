@@ -11,7 +11,7 @@ import {ConflictError} from '../core/errors'
 import type {OpContext, Plan} from '../core/plan'
 import type {Snapshot} from '../core/snapshot'
 import {withChanges} from '../core/apply'
-import {MUTATION_TIMEOUT_MS, fetchList, networkLimits, pushList, recordFetch, relate} from '../refstore/remote'
+import {MUTATION_TIMEOUT_MS, fetchList, pushList, recordFetch, relate} from '../refstore/remote'
 import {followPublished} from './published'
 import {withInbox} from './inbox-hook'
 import {mergeTips, refusalCounter} from './sync'
@@ -120,7 +120,7 @@ async function mutateLocal<R>(session: Session, op: Op<R>, prepare?: Prepare): P
 async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prepare?: Prepare): Promise<Committed<R>> {
   const store = session.store
   const cwd = store.repo.cwd
-  const limits = await networkLimits(cwd, MUTATION_TIMEOUT_MS)
+  const limits = await session.networkLimits(MUTATION_TIMEOUT_MS)
   let lastRejection = ''
   const refused = refusalCounter(remote)
   const started = Date.now()

@@ -40,14 +40,19 @@ import HooksStatus from './hooks/status'
 import HooksUninstall from './hooks/uninstall'
 import Inbox from './inbox/index'
 import InboxAck from './inbox/ack'
+import Export from './export'
+import Import from './import'
 import Init from './init'
 import List from './list'
 import Lists from './lists'
 import Log from './log'
+import Mcp from './mcp/index'
+import McpInstall from './mcp/install'
 import MergeDriver from './merge-driver'
 import Next from './next'
 import Notify from './notify'
 import Prune from './prune'
+import Prime from './prime'
 import Release from './release'
 import Remind from './remind'
 import Remote from './remote/index'
@@ -57,6 +62,7 @@ import Reopen from './reopen'
 import Restore from './restore'
 import Rm from './rm'
 import ServerInstallHook from './server/install-hook'
+import Search from './search'
 import Show from './show'
 import Stale from './stale'
 import Start from './start'
@@ -110,14 +116,19 @@ export const COMMANDS = {
   'hooks:uninstall': HooksUninstall,
   inbox: Inbox,
   'inbox:ack': InboxAck,
+  export: Export,
+  import: Import,
   init: Init,
   list: List,
   lists: Lists,
   log: Log,
+  mcp: Mcp,
+  'mcp:install': McpInstall,
   'merge-driver': MergeDriver,
   next: Next,
   notify: Notify,
   prune: Prune,
+  prime: Prime,
   release: Release,
   remind: Remind,
   remote: Remote,
@@ -127,6 +138,7 @@ export const COMMANDS = {
   restore: Restore,
   rm: Rm,
   'server:install-hook': ServerInstallHook,
+  search: Search,
   show: Show,
   stale: Stale,
   start: Start,

@@ -5,6 +5,8 @@
  * lost swap lives above this (app/transaction.ts); this class never decides
  * anything about tasks.
  */
+import {existsSync} from 'node:fs'
+import {join} from 'node:path'
 import {type Check, CHECKS_DIR, checkPath, parseCheckFile, serialiseCheck} from '../core/check'
 import {EnvironmentError, NotFoundError} from '../core/errors'
 import {taskDir} from '../core/ids'
@@ -18,7 +20,7 @@ import {FILE_MODE, LooseObjectWriter, TREE_MODE, type TreeEntry, decodeTree, enc
 import {autoMaintenance} from './housekeeping'
 import {ObjectReader} from './object-reader'
 import {gitOk} from './git-process'
-import {type RefUpdateOutcome, updateRef} from './ref-transaction'
+import {type RefUpdateOutcome, StdinRefUpdater, updateRef} from './ref-transaction'
 import {type Repository, configMayMention, discover, readConfig} from './repository'
 import {TreeBuilder} from './tree-builder'
 import {type IndexProgress, type TaskIndex, readCachedIndex, snapshotOf, updateIndex, writeCachedIndex} from './task-index'
@@ -262,16 +264,37 @@ export class ListStore {
     return this.fsyncSetting
   }
 
+  /** Set by keepUpdater(): a long-lived `git update-ref --stdin` for this store's compare-and-swaps. */
+  private updater: StdinRefUpdater | null = null
+
+  /**
+   * For a long-lived process (`tasks mcp`): compare-and-swap through one
+   * kept `git update-ref --stdin` instead of a process per update, when git
+   * writes no reflog for the list's ref (that process takes one message for
+   * all its updates; with a reflog, each update keeps its own process and
+   * message). Closed by close().
+   */
+  async keepUpdater(): Promise<void> {
+    if (this.updater || existsSync(join(this.repo.commonDir, 'logs', this.ref))) return
+    // Only core.logAllRefUpdates=always logs refs outside refs/heads (asked once, and only when a config file may say so).
+    if (configMayMention(this.repo.commonDir, /logallrefupdates\s*=\s*always/i)) {
+      const config = await readConfig(this.repo.cwd, '^core\\.logallrefupdates$').catch(() => new Map<string, string>([['core.logallrefupdates', 'always']]))
+      if (/^always$/i.test(config.get('core.logallrefupdates') ?? '')) return
+    }
+    this.updater = new StdinRefUpdater(this.repo.cwd, (ref) => this.readRef(ref))
+  }
+
   /** Move the ref from `oldOid` to `newOid` if it still points at `oldOid`. */
   async compareAndSwap(newOid: string, oldOid: string | null, message: string): Promise<RefUpdateOutcome> {
     // The objects the ref is about to make reachable go to disk first, when the repository asks for that.
     if (this.writer.pending) this.writer.flush(await this.fsyncObjects())
-    const outcome = await updateRef(this.repo.cwd, {
+    const update = {
       ref: this.ref,
       newOid,
       oldOid: oldOid ?? zeroOid(this.repo.algorithm),
       message,
-    })
+    }
+    const outcome = this.updater ? await this.updater.update(update) : await updateRef(this.repo.cwd, update)
     if (outcome.ok) this.tip = newOid
     return outcome
   }
@@ -319,12 +342,15 @@ export class ListStore {
   }
 
   /**
-   * Body and comments of task `id` as of `commit`. A comment entry
+   * Body and comments of task `id` as of `commit` (`dirOid`: the tree id of
+   * its directory at that commit, when known). A comment entry
    * that cannot be read (not a file, too large, not UTF-8, not valid) is
    * reported in `broken` by path; entries not named `*.md` are ignored.
    */
-  async readDetail(commit: string, id: string): Promise<TaskDetail> {
-    const dir = await this.reader.read(`${commit}:${taskDir(id)}`)
+  async readDetail(commit: string, id: string, dirOid?: string): Promise<TaskDetail> {
+    // By the directory's tree id when the caller has it (the index does): no path lookup through the
+    // root and shard trees, which costs git far more than the read itself when thousands are read.
+    const dir = await this.reader.read(dirOid ?? `${commit}:${taskDir(id)}`)
     if (!dir || dir.type !== 'tree') throw new NotFoundError('task_not_found', `no task ${id}`, {id})
     const entries = decodeTree(dir.content, this.repo.algorithm)
     const file = entries.find((e) => e.name === TASK_FILE && isFileMode(e.mode))
@@ -459,6 +485,7 @@ export class ListStore {
   }
 
   close(): void {
+    this.updater?.close()
     this.reader.close()
     // Like git's porcelain after a write: let `git maintenance run --auto` pack loose objects, in the background.
     if (this.writer.objectsWritten > 0) autoMaintenance(this.repo)

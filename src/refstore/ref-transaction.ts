@@ -110,3 +110,111 @@ export async function updateRef(cwd: string, u: RefUpdate): Promise<RefUpdateOut
   if (LOST_RACE.test(detail)) return {ok: false, reason: 'incorrect_old_value', detail}
   throw new EnvironmentError('git_failed', `git update-ref failed: ${detail}`, {ref: u.ref})
 }
+
+/**
+ * A compare-and-swap without a new process, for long-lived callers (`tasks
+ * mcp`): one `git update-ref --stdin` kept running, each update one
+ * transaction in it (`start`, `update <ref> <new> <old>`, `prepare`,
+ * `commit`), so git's own lock protocol moves the ref exactly as
+ * `updateRef` does, minus the process start-up (most of a CAS).
+ *
+ * git ends the process when a transaction fails (the ref moved, or a lock
+ * is held). Then this update is settled the ordinary way: if the ref now
+ * holds the new value the commit went through; otherwise one `updateRef`
+ * process gives the outcome in its usual words (lost race, ref_locked).
+ * The next update starts a new process. Updates are sent one at a time.
+ *
+ * `--stdin` takes one reflog message for the whole process, so callers use
+ * this only where git writes no reflog for the ref (see ListStore).
+ */
+export class StdinRefUpdater {
+  private child: import('node:child_process').ChildProcessWithoutNullStreams | null = null
+  private lines: string[] = []
+  private waiting: (() => void) | null = null
+  private exited = false
+  private stderr = ''
+  private queue: Promise<unknown> = Promise.resolve()
+
+  constructor(
+    private readonly cwd: string,
+    private readonly readRef: (ref: string) => Promise<string | null>,
+  ) {}
+
+  private start(): void {
+    const {spawn} = require('node:child_process') as typeof import('node:child_process')
+    const child = spawn('git', ['update-ref', '--stdin'], {cwd: this.cwd, env: {...process.env, GIT_TERMINAL_PROMPT: '0'}, stdio: ['pipe', 'pipe', 'pipe']})
+    this.child = child
+    this.lines = []
+    this.exited = false
+    this.stderr = ''
+    let buffered = ''
+    child.stdout.setEncoding('utf8')
+    child.stdout.on('data', (chunk: string) => {
+      buffered += chunk
+      let nl: number
+      while ((nl = buffered.indexOf('\n')) !== -1) {
+        this.lines.push(buffered.slice(0, nl))
+        buffered = buffered.slice(nl + 1)
+      }
+      this.wake()
+    })
+    child.stderr.setEncoding('utf8')
+    child.stderr.on('data', (chunk: string) => (this.stderr += chunk))
+    child.on('error', () => this.died(child))
+    child.on('exit', () => this.died(child))
+    child.stdin.on('error', () => {})
+  }
+
+  private died(child: unknown): void {
+    if (this.child !== child) return
+    this.exited = true
+    this.wake()
+  }
+
+  private wake(): void {
+    const w = this.waiting
+    this.waiting = null
+    w?.()
+  }
+
+  /** The next answer line, or null when the process ended first. */
+  private async line(): Promise<string | null> {
+    for (;;) {
+      if (this.lines.length) return this.lines.shift()!
+      if (this.exited) return null
+      await new Promise<void>((r) => (this.waiting = r))
+    }
+  }
+
+  update(u: RefUpdate): Promise<RefUpdateOutcome> {
+    const run = this.queue.then(() => this.updateNow(u))
+    this.queue = run.catch(() => {})
+    return run
+  }
+
+  private async updateNow(u: RefUpdate): Promise<RefUpdateOutcome> {
+    if (!this.child || this.exited) this.start()
+    const child = this.child!
+    child.stdin.write(`start\nupdate ${u.ref} ${u.newOid} ${u.oldOid}\nprepare\ncommit\n`)
+    const want = ['start: ok', 'prepare: ok', 'commit: ok']
+    for (const expected of want) {
+      const got = await this.line()
+      if (got === expected) continue
+      // The transaction failed and git ended: settle this update without it.
+      this.close()
+      if ((await this.readRef(u.ref)) === u.newOid) return {ok: true}
+      return updateRef(this.cwd, u)
+    }
+    return {ok: true}
+  }
+
+  close(): void {
+    const child = this.child
+    this.child = null
+    if (child && !this.exited) {
+      child.stdin.end()
+      child.kill()
+    }
+    this.exited = true
+  }
+}

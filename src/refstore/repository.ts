@@ -324,3 +324,10 @@ export async function writeConfig(cwd: string, key: string, value: string | null
     throw new EnvironmentError('git_failed', `git config ${key} failed: ${r.stderr.trim()}`)
   }
 }
+
+/** The top of the work tree `cwd` is in (`git rev-parse --show-toplevel`), or null in a bare repository. */
+export async function workTreeRoot(cwd: string): Promise<string | null> {
+  const r = await git(['rev-parse', '--show-toplevel'], {cwd})
+  const top = r.stdout.trim()
+  return r.code === 0 && top ? top : null
+}

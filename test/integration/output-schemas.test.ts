@@ -66,6 +66,7 @@ const SCHEMA_OF: Record<string, string> = {
   'check:list': 'check-list',
   unflag: 'flag',
   takeover: 'claim',
+  'mcp:install': 'mcp-install',
 }
 const exercised = new Set<string>()
 const errorCodes = new Set<string>()
@@ -391,6 +392,27 @@ describe('every --json output matches its schema', () => {
     expect(unset).toMatchObject({value: 3600, default: true})
     await fails(repo, ['config', 'set', 'lease_seconds', '0'], 5, 'bad_config_value', A)
     await fails(repo, ['config', 'get', 'nope'], 2, 'unknown_config_key', A)
+  })
+
+  it('search, prime, prime --write, export, import, mcp install; the poll_inbox result of mcp', async () => {
+    const found = await ok(repo, ['search', 'a'], A)
+    expect(found.index.tasks).toBeGreaterThan(0)
+    await ok(repo, ['search', 'zzzznothing', '--status', 'open'], A)
+    await ok(repo, ['prime'], A)
+    await ok(repo, ['prime', '--write', 'AGENTS.md'], A)
+    const doc = await ok(repo, ['export'], A)
+    expect(doc.tasks.length).toBeGreaterThan(0)
+    const file = join(tempDir('doc-'), 'export.json')
+    writeFileSync(file, JSON.stringify(doc))
+    const other = makeRepo()
+    await run(other, ['init'])
+    await ok(other, ['import', file], A)
+    await ok(other, ['import', file], A)
+    await ok(repo, ['mcp', 'install', '--client', 'vscode'], A)
+    await ok(repo, ['mcp', 'install', '--client', 'codex', '--agent', 'agent-1'], A)
+    await fails(other, ['import', join(tempDir('none-'), 'missing.json')], 2, 'bad_file', A)
+    check('mcp', {agent: 'agent-1', source: 'none', records: [{id: 'r1', task: null, from: 'lead', kind: 'mention', created_at: null, text: 'hi'}]})
+    exercised.add('mcp')
   })
 
   it('list and show report a hand-broken task file in `broken`', async () => {

@@ -1,0 +1,185 @@
+/**
+ * `tasks mcp`: a Model Context Protocol server over stdio, on the official
+ * SDK (McpServer + StdioServerTransport). Long-lived: one Session (the
+ * repository, the list's cat-file reader, the task index in memory, the
+ * actor) serves every call; each call re-reads the ref through the reader
+ * and brings the index forward by the tasks that changed (ListStore keeps
+ * the last index), so a local claim costs about one `git update-ref`.
+ *
+ * Tools come from the table in tools.ts. Resources: the list
+ * (`tasks://<list>`), one card (`tasks://<list>/<id>`) and the agent guide
+ * (`tasks://guide`). With an agent (`--agent A`), an InboxNotifier drains
+ * A's inbox into logging-message and resource-updated notifications.
+ */
+import {Session, type SessionOptions} from '../app/session'
+import {toTasksError} from '../app/error-mapping'
+import {UsageError} from '../core/errors'
+import * as actions from '../app/task-actions'
+import {primeMarkdown} from '../app/prime'
+import {loadMcp} from '../app/lazy-libs'
+import {TOOLS, type ToolDef} from './tools'
+import {type InboxRecord, type InboxSource, inboxSourceFor} from './inbox-source'
+import {InboxNotifier} from './notifier'
+import type {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js'
+import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js'
+
+export const SERVER_NAME = 'git-tasks'
+/** Default interval between inbox polls. */
+export const DEFAULT_POLL_MS = 2000
+
+export interface McpOptions extends SessionOptions {
+  /** The agent whose inbox is drained (also the actor when --as is not given). */
+  agent?: string
+  pollMs?: number
+  version: string
+  /** The inbox to drain; default: inboxSourceFor(agent). Tests hand in their own. */
+  inbox?: InboxSource
+  /** Wraps delivery (tests inject failures). */
+  wrapDeliver?: (deliver: (r: InboxRecord) => Promise<void>) => (r: InboxRecord) => Promise<void>
+}
+
+export interface RunningServer {
+  server: McpServer
+  notifier: InboxNotifier | null
+  close(): Promise<void>
+}
+
+/** One call at a time: the session's reader and index are shared, and calls stay in the order they came. */
+class Queue {
+  private tail: Promise<unknown> = Promise.resolve()
+  run<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.tail.then(work, work)
+    this.tail = next.catch(() => {})
+    return next
+  }
+}
+
+function jsonResult(value: unknown): {content: Array<{type: 'text'; text: string}>; structuredContent: Record<string, unknown>} {
+  return {content: [{type: 'text', text: JSON.stringify(value)}], structuredContent: value as Record<string, unknown>}
+}
+
+/** A failure as the client sees it: a tool error whose text is the CLI's --json error object. */
+function errorResult(error: unknown): {content: Array<{type: 'text'; text: string}>; structuredContent: Record<string, unknown>; isError: true} {
+  const e = toTasksError(error instanceof Error ? error : new Error(String(error)))
+  const body = e.toJSON()
+  return {content: [{type: 'text', text: JSON.stringify(body)}], structuredContent: body, isError: true}
+}
+
+/** Build the server on a transport and connect it. The session is opened lazily, on the first call that needs it. */
+export async function startMcpServer(options: McpOptions, transport: Transport): Promise<RunningServer> {
+  const {mcp, types, z} = loadMcp()
+  const agent = options.agent ?? null
+  const sessionOptions: SessionOptions = {...options, as: options.as ?? options.agent}
+  const server = new mcp.McpServer(
+    {name: SERVER_NAME, version: options.version},
+    {
+      capabilities: {logging: {}, resources: {subscribe: true, listChanged: false}, tools: {}},
+      instructions:
+        'git-tasks: a shared task list in git. Call `next` to get work (or `list` then `claim`), `heartbeat` while working, `comment` to record evidence, `done` to finish. Errors carry a code (already_claimed, nothing_ready, …) in the JSON text. Read tasks://guide for the full guide.',
+    },
+  )
+  // Errors the SDK raises itself (arguments that fail a tool's input schema, an unknown tool) become the
+  // same JSON error object as ours: `usage`, exit 2, so a client reads one shape whatever went wrong.
+  ;(server as unknown as {createToolError: (message: string) => unknown}).createToolError = (message: string) =>
+    errorResult(new UsageError(message.replace(/^MCP error -?\d+: /, ''), {}, 'usage'))
+  const queue = new Queue()
+  let base: Promise<Session> | null = null
+  const baseSession = (): Promise<Session> => {
+    base ??= Session.open(sessionOptions).then(async (s) => (await s.keepAlive(), s)).catch((error) => {
+      base = null
+      throw error
+    })
+    return base
+  }
+
+  const source = agent ? (options.inbox ?? inboxSourceFor(baseSession, agent)) : null
+  const deliverRaw = async (record: InboxRecord): Promise<void> => {
+    if (!server.isConnected()) throw new Error('the client is not connected')
+    await server.server.notification({method: 'notifications/message', params: {level: 'info', logger: 'tasks-inbox', data: {inbox: record, agent}}})
+    if (record.task) await server.server.sendResourceUpdated({uri: cardUri(options.list, record.task)})
+  }
+  const deliver = options.wrapDeliver ? options.wrapDeliver(deliverRaw) : deliverRaw
+  const notifier = source
+    ? new InboxNotifier(source, deliver, options.pollMs ?? DEFAULT_POLL_MS, (what, error) => process.stderr.write(`git-tasks mcp: inbox ${what} failed: ${(error as Error).message}\n`))
+    : null
+
+  const call = (tool: ToolDef) => async (args: Record<string, unknown>) =>
+    queue.run(async () => {
+      try {
+        const session = await (await baseSession()).forCall(tool.override ? {force: args.force as boolean | undefined, reason: args.reason as string | undefined} : {})
+        const pollInbox = async () => ({records: notifier ? await notifier.take() : [], source: source?.name ?? 'none'})
+        let result = (await tool.run({session, agent, pollInbox}, args)) as Record<string, unknown>
+        const pub = session.publication()
+        if (pub) result = {...result, published: pub.published}
+        return jsonResult(result)
+      } catch (error) {
+        return errorResult(error)
+      }
+    })
+
+  for (const tool of TOOLS) {
+    const shape = tool.input(z)
+    if (tool.override) {
+      shape.force = z.boolean().optional().describe("act on an item held by someone else (needs reason; recorded in history)")
+      shape.reason = z.string().optional()
+    }
+    server.registerTool(
+      tool.name,
+      {description: tool.description, inputSchema: shape, annotations: {readOnlyHint: Boolean(tool.readOnly), openWorldHint: false}},
+      call(tool) as never,
+    )
+  }
+
+  const read = <T>(uri: string, work: (s: Session) => Promise<T>, mimeType = 'application/json') =>
+    queue.run(async () => {
+      const value = await work(await (await baseSession()).forCall())
+      return {contents: [{uri, mimeType, text: typeof value === 'string' ? value : JSON.stringify(value)}]}
+    })
+
+  server.registerResource('list', `tasks://${options.list}`, {description: `The open tasks of list ${options.list} (as list --json)`, mimeType: 'application/json'}, (uri) =>
+    read(uri.href, (s) => actions.list(s, {})),
+  )
+  server.registerResource(
+    'card',
+    new mcp.ResourceTemplate(`tasks://${options.list}/{id}`, {list: undefined}),
+    {description: 'One task with description and comments (as show --json)', mimeType: 'application/json'},
+    (uri, vars) => read(uri.href, (s) => actions.show(s, String(vars.id))),
+  )
+  server.registerResource('guide', 'tasks://guide', {description: 'How an agent works with this list (tasks prime)', mimeType: 'text/markdown'}, (uri) =>
+    read(uri.href, (s) => primeMarkdown(s), 'text/markdown'),
+  )
+  // Subscriptions are accepted; resource-updated notifications are sent for the cards inbox records name.
+  const subscribed = new Set<string>()
+  server.server.setRequestHandler(types.SubscribeRequestSchema, async (req) => (subscribed.add(req.params.uri), {}))
+  server.server.setRequestHandler(types.UnsubscribeRequestSchema, async (req) => (subscribed.delete(req.params.uri), {}))
+
+  await server.connect(transport)
+  notifier?.start()
+  return {
+    server,
+    notifier,
+    async close() {
+      notifier?.stop()
+      await server.close()
+      if (base) (await base.catch(() => null))?.close()
+    },
+  }
+}
+
+export function cardUri(list: string, id: string): string {
+  return `tasks://${list}/${id}`
+}
+
+/** `tasks mcp`: serve on stdin/stdout until the client goes away. */
+export async function serveStdio(options: McpOptions): Promise<void> {
+  const {stdio} = loadMcp()
+  const transport = new stdio.StdioServerTransport()
+  const running = await startMcpServer(options, transport)
+  await new Promise<void>((resolve) => {
+    const done = () => resolve()
+    process.stdin.once('end', done)
+    process.stdin.once('close', done)
+    running.server.server.onclose = done
+  })
+  await running.close()
+}

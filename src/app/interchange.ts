@@ -1,0 +1,214 @@
+/**
+ * `tasks export` and `tasks import`: the use cases around the pure document
+ * format and import op of core/interchange.ts. Export reads every card's
+ * description and comments through the session's reader; import reads the
+ * file, turns it into records (a git-tasks document or a Taskwarrior
+ * export), reads the existing cards it names, and runs one op through the
+ * transaction: one commit, or none when the list already holds it all.
+ */
+import {readFileSync} from 'node:fs'
+import {InvalidError, UsageError} from '../core/errors'
+import {
+  EXPORT_FORMAT,
+  EXPORT_VERSION,
+  type ExistingDetails,
+  type ExportDocument,
+  type ExportedTask,
+  type ImportRecord,
+  type ImportResultItem,
+  exportedTask,
+  importTasks,
+  checkRecord,
+  recordsOfDocument,
+  recordsOfTaskwarrior,
+} from '../core/interchange'
+import {lookup} from '../core/snapshot'
+import {neutralize} from '../core/untrusted-text'
+import {decodeUtf8} from '../core/validation'
+import type {TaskMeta} from '../core/task'
+import {loadCliProgress} from './lazy-libs'
+import {dirOf} from './search'
+import type {Session} from './session'
+import {mutate} from './transaction'
+
+const READ_WINDOW = 256
+
+export async function exportDocument(session: Session, ids: string[]): Promise<ExportDocument> {
+  const loaded = await session.store.load()
+  const snap = loaded.snapshot
+  const metas: TaskMeta[] = []
+  if (ids.length) {
+    const seen = new Set<string>()
+    for (const input of ids) {
+      const m = lookup(snap, input)
+      if (!seen.has(m.id)) metas.push(m), seen.add(m.id)
+    }
+  } else {
+    for (const e of snap.tasks.values()) if (e.meta) metas.push(e.meta)
+  }
+  metas.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  const tasks: ExportedTask[] = []
+  for (let i = 0; i < metas.length; i += READ_WINDOW) {
+    const part = metas.slice(i, i + READ_WINDOW)
+    const details = await Promise.all(part.map((m) => session.store.readDetail(loaded.index.commit, m.id, dirOf(snap, m.id))))
+    part.forEach((m, j) => tasks.push(exportedTask(m, details[j]!.body, details[j]!.comments)))
+  }
+  return {format: EXPORT_FORMAT, version: EXPORT_VERSION, list: session.list, commit: loaded.index.commit, exported_at: session.now(), tasks}
+}
+
+/** The document as Markdown for people (not read back by import: use JSON for that). */
+export function exportMarkdown(doc: ExportDocument): string {
+  const out = [`<!-- ${doc.format} version ${doc.version}; list ${doc.list}; commit ${doc.commit}; exported ${doc.exported_at} -->`, '', `# Tasks of list ${doc.list}`, '']
+  for (const t of doc.tasks) {
+    out.push(`## ${t.id}: ${neutralize(t.title)}`, '')
+    const facts: Array<[string, unknown]> = [
+      ['status', t.status],
+      ['priority', t.priority],
+      ['tags', t.tags.join(', ')],
+      ['parent', t.parent],
+      ['depends on', t.depends_on.join(', ')],
+      ['assignee', t.assignee],
+      ['owner', t.owner],
+      ['lease until', t.lease_expires],
+      ['blocked', t.block_note],
+      ['cancelled', t.cancel_reason],
+      ['closed', t.closed_at],
+      ['key', t.key],
+      ['created', `${t.created_at} by ${t.created_by}`],
+      ['updated', `${t.updated_at} by ${t.updated_by} (revision ${t.revision})`],
+    ]
+    for (const [k, v] of facts) if (v !== undefined && v !== '') out.push(`- ${k}: ${neutralize(String(v))}`)
+    out.push('')
+    if (t.body.trim()) out.push(neutralize(t.body.trimEnd()), '')
+    if (t.comments.length) {
+      out.push('### Comments', '')
+      for (const c of t.comments) out.push(`- **${c.kind}** by ${neutralize(c.author)} at ${c.created_at}:`, '', ...neutralize(c.body).split('\n').map((l) => (l ? `  ${l}` : '')), '')
+    }
+  }
+  return `${out.join('\n').trimEnd()}\n`
+}
+
+export interface ImportOutput {
+  list: string
+  /** The file's kind: a git-tasks export document, or a Taskwarrior export. */
+  source: 'git-tasks' | 'taskwarrior'
+  commit: string | null
+  created: number
+  updated: number
+  unchanged: number
+  comments_added: number
+  tasks: ImportResultItem[]
+  warnings: string[]
+}
+
+/** A progress bar on stderr, only on a terminal, not with --json, and only for files worth one. */
+function progressBar(total: number, quiet: boolean): {active: boolean; tick(n?: number): void; stage(name: string, of?: number): void; stop(): void} {
+  const none = {active: false, tick() {}, stage() {}, stop() {}}
+  if (quiet || !process.stderr.isTTY || total < 200) return none
+  const {SingleBar, Presets} = loadCliProgress()
+  const bar = new SingleBar({format: 'importing {stage} [{bar}] {value}/{total}', stream: process.stderr, hideCursor: true, clearOnComplete: true}, Presets.shades_classic)
+  bar.start(total, 0, {stage: 'checking'})
+  return {
+    active: true,
+    tick: (n = 1) => bar.increment(n),
+    stage: (name, of = total) => {
+      bar.setTotal(of)
+      bar.update(0, {stage: name})
+    },
+    stop: () => bar.stop(),
+  }
+}
+
+function readImportFile(path: string): unknown {
+  let bytes: Buffer
+  try {
+    bytes = path === '-' ? readFileSync(0) : readFileSync(path)
+  } catch (error) {
+    throw new UsageError(`cannot read ${path}: ${(error as Error).message}`, {path}, 'bad_file')
+  }
+  const text = decodeUtf8(bytes)
+  if (text === null) throw new InvalidError('bad_utf8', `${path} is not valid UTF-8 text`, {path})
+  try {
+    return JSON.parse(text.replace(/^\uFEFF/, ''))
+  } catch (error) {
+    throw new InvalidError('bad_import', `${path} is not JSON: ${(error as Error).message}`, {path})
+  }
+}
+
+/** Thrown by the op when it needs the details of existing cards at a commit it has not seen; read, then run again. */
+class NeedDetails extends Error {
+  constructor(
+    readonly commit: string,
+    readonly ids: string[],
+    /** The tree id of each card's directory, when the snapshot has it. */
+    readonly dirs: Array<string | undefined>,
+  ) {
+    super('import needs the existing cards first')
+  }
+}
+
+export async function importFile(session: Session, path: string, options: {quiet: boolean}): Promise<ImportOutput> {
+  const parsed = readImportFile(path)
+  const source: ImportOutput['source'] = Array.isArray(parsed) ? 'taskwarrior' : 'git-tasks'
+  const count = Array.isArray(parsed) ? parsed.length : Array.isArray((parsed as {tasks?: unknown})?.tasks) ? (parsed as {tasks: unknown[]}).tasks.length : 0
+  const bar = progressBar(count, options.quiet)
+  // The op is pure and the transaction may run it again on a newer snapshot: the existing cards'
+  // descriptions and comment ids (not in the snapshot) are read per commit, before the op runs again.
+  const existing = new Map<string, ExistingDetails>()
+  let warnings: string[] = []
+  try {
+    // With a bar on screen: check each card as the op will (so a bad file fails before anything is written,
+    // with progress), then read the existing cards, then write (one step: the trees and one commit).
+    if (bar.active && source === 'git-tasks') {
+      for (const r of recordsOfDocument(parsed)) {
+        checkRecord(r)
+        bar.tick()
+      }
+    }
+    for (;;) {
+      try {
+        const done = await mutate(session, (snap, ctx) => {
+          let records: ImportRecord[]
+          if (source === 'taskwarrior') {
+            const tw = recordsOfTaskwarrior(parsed as unknown[], snap, ctx)
+            records = tw.records
+            warnings = tw.warnings
+          } else records = recordsOfDocument(parsed)
+          const commit = snap.commit ?? ''
+          const details = existing.get(commit)
+          if (!details) {
+            const ids = records.map((r) => r.meta.id).filter((id) => typeof id === 'string' && snap.tasks.get(id)?.meta)
+            throw new NeedDetails(commit, ids, ids.map((id) => dirOf(snap, id)))
+          }
+          return importTasks(snap, ctx, records, details)
+        })
+        const items = done.result.items
+        return {
+          list: session.list,
+          source,
+          commit: done.commit,
+          created: items.filter((i) => i.action === 'created').length,
+          updated: items.filter((i) => i.action === 'updated').length,
+          unchanged: items.filter((i) => i.action === 'unchanged').length,
+          comments_added: items.reduce((n, i) => n + i.comments_added, 0),
+          tasks: items,
+          warnings,
+        }
+      } catch (error) {
+        if (!(error instanceof NeedDetails)) throw error
+        bar.stage('reading', error.ids.length)
+        const details = new Map<string, {body: string; commentIds: ReadonlySet<string>}>()
+        for (let i = 0; i < error.ids.length; i += READ_WINDOW) {
+          const part = error.ids.slice(i, i + READ_WINDOW)
+          const read = await Promise.all(part.map((id, j) => session.store.readDetail(error.commit, id, error.dirs[i + j])))
+          part.forEach((id, j) => details.set(id, {body: read[j]!.body, commentIds: new Set(read[j]!.comments.map((c) => c.id))}))
+          bar.tick(part.length)
+        }
+        existing.set(error.commit, details)
+        bar.stage('writing', 1)
+      }
+    }
+  } finally {
+    bar.stop()
+  }
+}

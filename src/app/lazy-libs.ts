@@ -1,0 +1,41 @@
+/**
+ * The third-party libraries only some commands need, loaded on first use:
+ * `tasks mcp` (the MCP SDK and zod), `search` (MiniSearch) and `import`
+ * (cli-progress). They stay outside the bundles (external in
+ * scripts/build.mjs) and are required from node_modules at run time, so
+ * `tasks show` or `claim` never load or compile them.
+ */
+import type * as McpModule from '@modelcontextprotocol/sdk/server/mcp.js'
+import type * as StdioModule from '@modelcontextprotocol/sdk/server/stdio.js'
+import type * as TypesModule from '@modelcontextprotocol/sdk/types.js'
+import type * as Zod from 'zod'
+import type MiniSearchClass from 'minisearch'
+import type * as CliProgress from 'cli-progress'
+
+export interface McpLibs {
+  mcp: typeof McpModule
+  stdio: typeof StdioModule
+  types: typeof TypesModule
+  z: typeof Zod
+}
+
+let mcpLibs: McpLibs | undefined
+
+export function loadMcp(): McpLibs {
+  mcpLibs ??= {
+    mcp: require('@modelcontextprotocol/sdk/server/mcp.js'),
+    stdio: require('@modelcontextprotocol/sdk/server/stdio.js'),
+    types: require('@modelcontextprotocol/sdk/types.js'),
+    z: require('zod'),
+  }
+  return mcpLibs
+}
+
+export function loadMiniSearch(): typeof MiniSearchClass {
+  const m = require('minisearch')
+  return (m.default ?? m) as typeof MiniSearchClass
+}
+
+export function loadCliProgress(): typeof CliProgress {
+  return require('cli-progress') as typeof CliProgress
+}

@@ -1,0 +1,333 @@
+/**
+ * The portable document of `tasks export` / `tasks import` (pure), and the
+ * import of Taskwarrior's `task export` JSON into the same records.
+ *
+ * Document (format "git-tasks/export", version 1):
+ *   {format, version, list, commit, exported_at, tasks: [ExportedTask]}
+ * An exported task is every frontmatter field except the fencing tokens
+ * (`epoch`, `claim_epochs`: they prove a live claim in one list and mean
+ * nothing in another), plus `body` and `comments` (id, kind, author,
+ * created_at, body). Unknown frontmatter keys travel in `extra`.
+ *
+ * The import op is idempotent by key: a git-tasks document keeps its ids; a
+ * Taskwarrior task gets the id its key `taskwarrior:<uuid>` gives (the same
+ * rule as `add --key`). A card that already holds what the document says is
+ * left alone, one that differs is rewritten (revision + 1), and a comment
+ * is added only when its id is not there yet; so a second import of the
+ * same file changes nothing. Everything is one plan: one commit.
+ */
+import {createHash} from 'node:crypto'
+import {InvalidError} from './errors'
+import {idFromSeed, isStoredId, keyedSeed} from './ids'
+import type {OpContext, Plan, Change} from './plan'
+import type {Snapshot} from './snapshot'
+import {CHECKPOINT_KIND, COMMENT_KINDS, STATUSES, TOOL_COMMENT_KINDS, TASK_KEYS, type Comment, type CommentKind, type Status, type TaskMeta} from './task'
+import {parseCommentFile, parseTaskFile, serialiseComment, serialiseTask} from './task-file'
+import {byteLength} from './validation'
+import {compactTimestamp} from './ops/comment'
+import {withChanges} from './apply'
+
+export const EXPORT_FORMAT = 'git-tasks/export'
+export const EXPORT_VERSION = 1
+/** Frontmatter keys an export leaves out: the fencing tokens of claims. */
+export const NOT_EXPORTED = ['epoch', 'claim_epochs'] as const
+
+export interface ExportedComment {
+  id: string
+  kind: CommentKind
+  author: string
+  created_at: string
+  body: string
+  /** Checkpoints (kind `checkpoint`): the claim's epoch, the session and the next step. */
+  epoch?: number
+  session?: string
+  next?: string
+}
+
+/** Every comment kind a card may hold: the typed ones, checkpoints and the hooks' linked commits. */
+const ALL_COMMENT_KINDS: readonly string[] = [...COMMENT_KINDS, CHECKPOINT_KIND, ...TOOL_COMMENT_KINDS]
+
+export type ExportedTask = Omit<TaskMeta, 'epoch' | 'claim_epochs'> & {body: string; comments: ExportedComment[]}
+
+export interface ExportDocument {
+  format: typeof EXPORT_FORMAT
+  version: number
+  list: string
+  commit: string
+  exported_at: string
+  tasks: ExportedTask[]
+}
+
+export function exportedTask(meta: TaskMeta, body: string, comments: readonly Comment[]): ExportedTask {
+  const out: Record<string, unknown> = {}
+  for (const k of TASK_KEYS) if (!(NOT_EXPORTED as readonly string[]).includes(k) && meta[k] !== undefined) out[k] = meta[k]
+  if (meta.extra) out.extra = meta.extra
+  out.body = body
+  out.comments = comments.map((c) => ({id: c.id, kind: c.kind, author: c.author, created_at: c.created_at, body: c.body, ...(c.epoch !== undefined ? {epoch: c.epoch} : {}), ...(c.session !== undefined ? {session: c.session} : {}), ...(c.next !== undefined ? {next: c.next} : {})}))
+  return out as ExportedTask
+}
+
+/** One card to import: its frontmatter (epoch filled in by the op), description and comments. */
+export interface ImportRecord {
+  meta: Omit<TaskMeta, 'epoch' | 'claim_epochs'>
+  body: string
+  comments: ExportedComment[]
+  /** Where it came from, for error messages (`tasks[3]`, `uuid …`). */
+  origin: string
+}
+
+function bad(message: string, data: Record<string, unknown> = {}): InvalidError {
+  return new InvalidError('bad_import', message, data)
+}
+
+/** The records of a git-tasks export document; refuses another format or a newer version. */
+export function recordsOfDocument(doc: unknown): ImportRecord[] {
+  const d = doc as Partial<ExportDocument>
+  if (!d || typeof d !== 'object' || d.format !== EXPORT_FORMAT) throw bad(`not a git-tasks export document (format "${EXPORT_FORMAT}") nor a Taskwarrior export (a JSON array)`)
+  if (typeof d.version !== 'number' || d.version > EXPORT_VERSION) throw bad(`export document version ${String(d.version)} is newer than this git-tasks reads (${EXPORT_VERSION}); upgrade git-tasks`, {version: d.version})
+  if (!Array.isArray(d.tasks)) throw bad('the document has no "tasks" array')
+  return d.tasks.map((t, i) => {
+    if (!t || typeof t !== 'object') throw bad(`tasks[${i}] is not an object`, {index: i})
+    const {body, comments, ...meta} = t as ExportedTask
+    return {meta: meta as ImportRecord['meta'], body: typeof body === 'string' ? body : '', comments: Array.isArray(comments) ? comments : [], origin: `tasks[${i}] (${String((meta as {id?: unknown}).id)})`}
+  })
+}
+
+// ---------------------------------------------------------------- Taskwarrior
+
+interface TwAnnotation {
+  entry?: string
+  description?: string
+}
+
+interface TwTask {
+  uuid?: string
+  description?: string
+  status?: string
+  entry?: string
+  modified?: string
+  end?: string
+  start?: string
+  priority?: string
+  project?: string
+  tags?: string[]
+  depends?: string | string[]
+  annotations?: TwAnnotation[]
+}
+
+/** `20231201T120000Z` → `2023-12-01T12:00:00.000Z`; also accepts ISO-8601. */
+export function taskwarriorTime(value: string | undefined, fallback: string): string {
+  if (!value) return fallback
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value)
+  const t = m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) : Date.parse(value)
+  return Number.isNaN(t) ? fallback : new Date(t).toISOString()
+}
+
+const TW_STATUS: Record<string, Status> = {pending: 'todo', waiting: 'todo', recurring: 'todo', completed: 'done', deleted: 'cancelled'}
+const TW_PRIORITY: Record<string, number> = {H: 1, M: 2, L: 3}
+
+function twTag(raw: string): string | null {
+  // Tags are ASCII letters, digits and ._:/+- (schemas/task.schema.json), at most 64, starting with a letter or digit.
+  const t = raw.trim().normalize('NFKD').replace(/[^A-Za-z0-9._:/+-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 64).replace(/-+$/, '')
+  return t ? t : null
+}
+
+/** Title: the first line of the description, cut to the byte limit (the rest goes to the body). */
+function splitTitle(description: string, maxBytes: number): {title: string; rest: string} {
+  const [first = '', ...more] = description.replace(/\r\n?/g, '\n').split('\n')
+  let title = first.replace(/[\u0000-\u001f\u007f]/g, ' ').trim() || '(no description)'
+  let rest = more.join('\n').trim()
+  if (byteLength(title) > maxBytes) {
+    const full = title
+    while (byteLength(`${title}…`) > maxBytes) title = title.slice(0, -1)
+    title = `${title}…`
+    rest = rest ? `${full}\n\n${rest}` : full
+  }
+  return {title, rest}
+}
+
+export function taskwarriorKey(uuid: string): string {
+  return `taskwarrior:${uuid}`
+}
+
+/**
+ * Records for a Taskwarrior `task export` array. Statuses: pending, waiting
+ * and recurring → todo (waiting and recurring also tagged so), completed →
+ * done, deleted → cancelled. Priorities H/M/L → 1/2/3 (none: 2). The
+ * project becomes a tag `project:<name>`; annotations become note
+ * comments; `depends` (uuids) becomes depends_on, for uuids in the file.
+ */
+export function recordsOfTaskwarrior(items: unknown[], snap: Snapshot, ctx: OpContext): {records: ImportRecord[]; warnings: string[]} {
+  const warnings: string[] = []
+  const idOf = new Map<string, string>()
+  const taken = new Set<string>()
+  const tasks = items as TwTask[]
+  tasks.forEach((t, i) => {
+    if (!t || typeof t !== 'object' || typeof t.uuid !== 'string' || typeof t.description !== 'string') throw bad(`Taskwarrior item ${i} has no uuid or description`, {index: i})
+    const key = taskwarriorKey(t.uuid)
+    const id = idFromSeed(keyedSeed(snap.list, key), (c) => taken.has(c) || (snap.tasks.has(c) && snap.tasks.get(c)?.meta?.key !== key))
+    taken.add(id)
+    idOf.set(t.uuid, id)
+  })
+  const records = tasks.map((t) => {
+    const id = idOf.get(t.uuid!)!
+    const existing = snap.tasks.get(id)?.meta
+    const status = TW_STATUS[t.status ?? 'pending']
+    if (!status) throw bad(`Taskwarrior task ${t.uuid} has status "${t.status}" (expected pending, waiting, recurring, completed or deleted)`, {uuid: t.uuid})
+    const created = taskwarriorTime(t.entry, ctx.now)
+    const updated = taskwarriorTime(t.modified, created)
+    const {title, rest} = splitTitle(t.description!, snap.config.max_title_bytes)
+    const tags = new Set<string>()
+    for (const tag of t.tags ?? []) {
+      const clean = twTag(String(tag))
+      if (clean) tags.add(clean)
+    }
+    if (t.project) {
+      const p = twTag(`project:${t.project}`)
+      if (p) tags.add(p)
+    }
+    if (t.status === 'waiting' || t.status === 'recurring') tags.add(t.status)
+    const depUuids = Array.isArray(t.depends) ? t.depends : typeof t.depends === 'string' ? t.depends.split(',') : []
+    const depends: string[] = []
+    for (const u of depUuids.map((s) => s.trim()).filter(Boolean)) {
+      const dep = idOf.get(u)
+      if (dep) depends.push(dep)
+      else warnings.push(`${t.uuid}: dependency ${u} is not in the file; dropped`)
+    }
+    const meta: ImportRecord['meta'] = {
+      id,
+      title,
+      status,
+      priority: TW_PRIORITY[t.priority ?? ''] ?? 2,
+      tags: [...tags].sort(),
+      depends_on: depends,
+      key: taskwarriorKey(t.uuid!),
+      created_at: created,
+      // Taskwarrior has no authors: the importer, or whoever the card already names (so that another
+      // actor importing the same export changes nothing).
+      created_by: existing?.created_by ?? ctx.actor,
+      updated_at: updated,
+      updated_by: existing?.updated_by ?? ctx.actor,
+      revision: existing?.revision ?? 1,
+    }
+    if (status === 'done' || status === 'cancelled') meta.closed_at = taskwarriorTime(t.end, updated)
+    if (status === 'cancelled') meta.cancel_reason = 'deleted in Taskwarrior'
+    const comments: ExportedComment[] = (t.annotations ?? [])
+      .filter((a) => typeof a?.description === 'string' && a.description.trim())
+      .map((a) => {
+        const at = taskwarriorTime(a.entry, created)
+        const hash = createHash('sha256').update(`${id}\0${at}\0${a.description}`).digest('hex').slice(0, 8)
+        return {id: `${compactTimestamp(at)}-${hash}`, kind: 'note', author: 'taskwarrior', created_at: at, body: a.description!.trim()}
+      })
+    return {meta, body: rest, comments, origin: `Taskwarrior task ${t.uuid}`}
+  })
+  return {records, warnings}
+}
+
+// ---------------------------------------------------------------- the import op
+
+export interface ImportResultItem {
+  id: string
+  title: string
+  /** created, updated, or unchanged; comments_added counts new comments. */
+  action: 'created' | 'updated' | 'unchanged'
+  comments_added: number
+}
+
+/** Existing cards' descriptions and comment ids, read by the caller (the snapshot holds neither). */
+export type ExistingDetails = ReadonlyMap<string, {body: string; commentIds: ReadonlySet<string>}>
+
+function sameMeta(a: Omit<TaskMeta, 'epoch' | 'claim_epochs'>, b: TaskMeta): boolean {
+  for (const k of TASK_KEYS) {
+    if (k === 'epoch' || k === 'claim_epochs') continue
+    if (JSON.stringify((a as TaskMeta)[k] ?? null) !== JSON.stringify(b[k] ?? null)) return false
+  }
+  return JSON.stringify(a.extra ?? null) === JSON.stringify(b.extra ?? null)
+}
+
+/** Whether a record's card would be written and read back as it is (the reader's own rules); throws bad_import. */
+export function checkRecord(r: ImportRecord): void {
+  const id = r.meta.id
+  if (typeof id !== 'string' || !isStoredId(id)) throw bad(`${r.origin}: "${String(id)}" is not a task id`, {origin: r.origin})
+  const parsed = parseTaskFile(serialiseTask({...r.meta, epoch: r.meta.owner ? 1 : 0} as TaskMeta, r.body), id)
+  if (!parsed.ok) throw bad(`${r.origin}: ${parsed.error}`, {id, origin: r.origin})
+}
+
+export function importTasks(snap: Snapshot, ctx: OpContext, records: readonly ImportRecord[], existing: ExistingDetails): Plan<{items: ImportResultItem[]}> {
+  const changes: Change[] = []
+  const items: ImportResultItem[] = []
+  const seen = new Set<string>()
+  for (const r of records) {
+    const id = r.meta.id
+    if (typeof id !== 'string' || !isStoredId(id)) throw bad(`${r.origin}: "${String(id)}" is not a task id`, {origin: r.origin})
+    if (seen.has(id)) throw bad(`${r.origin}: ${id} appears twice in the file`, {id})
+    seen.add(id)
+    const old = snap.tasks.get(id)?.meta
+    // The epoch is this list's own: kept for a card that exists, 1 for a new card someone holds, else 0.
+    const meta = {...r.meta, epoch: old ? old.epoch : r.meta.owner ? 1 : 0} as TaskMeta
+    if (old?.claim_epochs) meta.claim_epochs = old.claim_epochs
+    const before = existing.get(id)
+    let action: ImportResultItem['action'] = 'unchanged'
+    if (!old) action = 'created'
+    else if (!sameMeta(r.meta, old) || (before?.body ?? '').trimEnd() !== r.body.trimEnd()) {
+      action = 'updated'
+      meta.revision = old.revision + 1
+    }
+    if (action !== 'unchanged') {
+      // Checked as the reader checks it: what is written can be read back.
+      const text = serialiseTask(meta, r.body)
+      const parsed = parseTaskFile(text, id)
+      if (!parsed.ok) throw bad(`${r.origin}: ${parsed.error}`, {id, origin: r.origin})
+      changes.push({kind: 'put-task', meta: parsed.value.meta, body: r.body})
+    }
+    let added = 0
+    for (const c of r.comments) {
+      if (before?.commentIds.has(c.id)) continue
+      if (!ALL_COMMENT_KINDS.includes(c.kind)) throw bad(`${r.origin}: comment ${c.id} has kind "${c.kind}"`, {id})
+      if (!/^[0-9TZ.]+-[0-9a-z]+$/i.test(String(c.id))) throw bad(`${r.origin}: "${String(c.id)}" is not a comment id`, {id})
+      const comment: Comment = {id: c.id, task: id, kind: c.kind, author: c.author, created_at: c.created_at, body: c.body, ...(c.epoch !== undefined ? {epoch: c.epoch} : {}), ...(c.session !== undefined ? {session: c.session} : {}), ...(c.next !== undefined ? {next: c.next} : {})}
+      const parsed = parseCommentFile(serialiseComment(comment), id, c.id)
+      if (!parsed.ok) throw bad(`${r.origin}: comment ${c.id}: ${parsed.error}`, {id})
+      changes.push({kind: 'add-comment', comment})
+      added++
+    }
+    items.push({id, title: meta.title, action, comments_added: added})
+  }
+  // References must land on cards that exist after the import.
+  const after = withChanges(snap, changes, snap.commit ?? '')
+  for (const r of records) {
+    const refs = [...(r.meta.depends_on ?? []), ...(r.meta.parent ? [r.meta.parent] : [])]
+    for (const ref of refs) if (!after.tasks.get(ref)?.meta) throw bad(`${r.origin}: refers to ${ref}, which is neither in the file nor in the list`, {id: r.meta.id, missing: ref})
+  }
+  checkNoCycle(after, records)
+  const n = items.filter((i) => i.action !== 'unchanged' || i.comments_added > 0).length
+  return {op: 'import', summary: `import ${n} task${n === 1 ? '' : 's'}`, changes, trailers: [['Tasks-Imported', String(n)]], result: {items}}
+}
+
+function checkNoCycle(snap: Snapshot, records: readonly ImportRecord[]): void {
+  const state = new Map<string, 1 | 2>()
+  const deps = (id: string) => snap.tasks.get(id)?.meta?.depends_on ?? []
+  const visit = (start: string): void => {
+    const stack: Array<{id: string; i: number}> = [{id: start, i: 0}]
+    state.set(start, 1)
+    while (stack.length) {
+      const top = stack[stack.length - 1]!
+      const d = deps(top.id)
+      if (top.i >= d.length) {
+        state.set(top.id, 2)
+        stack.pop()
+        continue
+      }
+      const next = d[top.i++]!
+      const s = state.get(next)
+      if (s === 1) throw new InvalidError('dependency_cycle', `the import would make a dependency cycle through ${next}`, {id: next})
+      if (s === undefined) {
+        state.set(next, 1)
+        stack.push({id: next, i: 0})
+      }
+    }
+  }
+  for (const r of records) if (!state.has(r.meta.id)) visit(r.meta.id)
+}
+
+export {STATUSES}

@@ -1,0 +1,215 @@
+/**
+ * `tasks mcp` end to end: the SDK's own client spawns the built CLI over
+ * stdio and drives it as an agent client would. Two servers on one
+ * repository conflict through the ref; two servers in two clones race
+ * through a bare remote.
+ */
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {Client} from '@modelcontextprotocol/sdk/client/index.js'
+import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js'
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {BIN, TEST_ENV, cleanupAll, gitSync, jsonError, makeBareRepo, makeRepo, run, runJson, tempDir} from '../helpers/cli'
+
+interface Connected {
+  client: Client
+  close(): Promise<void>
+}
+
+async function connect(cwd: string, actor: string, extraArgs: string[] = [], env: Record<string, string> = {}): Promise<Connected> {
+  const transport = new StdioClientTransport({command: process.execPath, args: [BIN, 'mcp', '--as', actor, ...extraArgs], cwd, env: {...TEST_ENV, ...env}, stderr: 'pipe'})
+  const client = new Client({name: 'test-agent', version: '1.0.0'})
+  await client.connect(transport)
+  return {client, close: () => client.close()}
+}
+
+type ToolResult = {isError?: boolean; structuredContent?: any; content: Array<{type: string; text?: string}>}
+
+async function call(c: Connected, name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
+  return (await c.client.callTool({name, arguments: args})) as ToolResult
+}
+
+/** The tool's JSON: the text content parsed (the same object as structuredContent). */
+function json(r: ToolResult): any {
+  const text = r.content[0]?.text ?? ''
+  return JSON.parse(text)
+}
+
+afterAll(() => cleanupAll())
+
+describe('tasks mcp over stdio', () => {
+  let repo: string
+  let a: Connected
+  let b: Connected
+
+  beforeAll(async () => {
+    repo = makeRepo()
+    await runJson(repo, ['init'])
+    a = await connect(repo, 'agent-a')
+    b = await connect(repo, 'agent-b')
+  })
+
+  afterAll(async () => {
+    await a?.close()
+    await b?.close()
+  })
+
+  it('lists its tools, with input schemas', async () => {
+    const {tools} = await a.client.listTools()
+    const names = tools.map((t) => t.name)
+    for (const n of ['list', 'show', 'add', 'edit', 'claim', 'next', 'heartbeat', 'done', 'block', 'reopen', 'release', 'comment', 'deps', 'assign', 'sync', 'log', 'search', 'prime', 'poll_inbox']) expect(names).toContain(n)
+    const claim = tools.find((t) => t.name === 'claim')!
+    expect(claim.inputSchema.required).toContain('id')
+    expect(Object.keys(claim.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['id', 'lease', 'force', 'reason']))
+  })
+
+  it('add, claim (a second client gets already_claimed), done: the same JSON as the CLI', async () => {
+    const added = await call(a, 'add', {title: 'Wire the claim CAS', tags: ['backend'], priority: 1})
+    expect(added.isError).toBeFalsy()
+    const task = json(added).task
+    expect(json(added)).toMatchObject({created: true, published: false})
+    expect(added.structuredContent).toEqual(json(added))
+
+    const claimed = json(await call(a, 'claim', {id: task.id, lease: '30m'}))
+    expect(claimed.task).toMatchObject({id: task.id, owner: 'agent-a', state: 'in_progress', epoch: 1})
+    expect(claimed.commit).toMatch(/^[0-9a-f]{40}$/)
+
+    // The CLI sees the same state the server wrote (and shapes it the same way).
+    const shown = await runJson(repo, ['show', task.id], {env: {TASKS_ACTOR: 'agent-a'}})
+    expect(shown.task.owner).toBe('agent-a')
+    expect(Object.keys(claimed.task).sort()).toEqual(Object.keys(shown.task).sort())
+
+    const lost = await call(b, 'claim', {id: task.id})
+    expect(lost.isError).toBe(true)
+    expect(json(lost).error).toMatchObject({code: 'already_claimed', exit: 4, owner: 'agent-a'})
+
+    const done = json(await call(a, 'done', {id: task.id, epoch: 1}))
+    expect(done).toMatchObject({changed: true, published: false})
+    expect(done.task.state).toBe('done')
+  })
+
+  it('sees what another process wrote between calls (the long-lived server re-reads the ref)', async () => {
+    const viaCli = await runJson(repo, ['add', 'Added by the CLI'], {env: {TASKS_ACTOR: 'human'}})
+    const next = json(await call(b, 'next'))
+    expect(next.task.id).toBe(viaCli.task.id)
+    expect(next.task.owner).toBe('agent-b')
+    const listed = json(await call(a, 'list', {owner: 'agent-b'}))
+    expect(listed.tasks.map((t: any) => t.id)).toEqual([viaCli.task.id])
+  })
+
+  it('errors carry their code: not found, usage, a bad value', async () => {
+    const missing = await call(a, 'show', {id: 'tsk-zzzzzzzzzz'})
+    expect(missing.isError).toBe(true)
+    expect(json(missing).error).toMatchObject({code: 'task_not_found', exit: 3})
+    const forced = await call(a, 'claim', {id: 'tsk-zzzz', force: true})
+    expect(json(forced).error).toMatchObject({code: 'force_without_reason', exit: 2})
+    const badLease = await call(a, 'claim', {id: 'tsk-zzzz', lease: 'soon'})
+    expect(json(badLease).error).toMatchObject({code: 'usage', exit: 2})
+    // Arguments that fail the input schema: the same JSON error shape, code usage.
+    const wrongType = await call(a, 'claim', {id: 42})
+    expect(wrongType.isError).toBe(true)
+    expect(json(wrongType).error).toMatchObject({code: 'usage', exit: 2})
+    expect(json(wrongType).error.message).toMatch(/id/)
+    const empty = await call(a, 'add', {title: '  '})
+    expect(json(empty).error).toMatchObject({code: 'empty_title', exit: 5})
+  })
+
+  it('serves the list, a card and the guide as resources', async () => {
+    const {resources} = await a.client.listResources()
+    expect(resources.map((r) => r.uri)).toEqual(expect.arrayContaining(['tasks://main', 'tasks://guide']))
+    const list = await a.client.readResource({uri: 'tasks://main'})
+    const open = JSON.parse(String((list.contents[0] as {text: string}).text))
+    const id = open.tasks[0].id
+    const card = await a.client.readResource({uri: `tasks://main/${id}`})
+    expect(JSON.parse(String((card.contents[0] as {text: string}).text)).task.id).toBe(id)
+    const guide = await a.client.readResource({uri: 'tasks://guide'})
+    expect(String((guide.contents[0] as {text: string}).text)).toContain('tasks next')
+  })
+
+  it('poll_inbox answers with nothing while the store has no inbox', async () => {
+    const polled = json(await call(a, 'poll_inbox'))
+    expect(polled).toEqual({agent: null, records: [], source: 'none'})
+  })
+})
+
+describe('two MCP servers in two clones, one bare remote', () => {
+  it('race for one item: exactly one wins, the other gets already_claimed', async () => {
+    const remote = makeBareRepo()
+    const first = makeRepo()
+    gitSync(first, ['remote', 'add', 'origin', remote])
+    await runJson(first, ['init', '--remote', 'origin'])
+    const added = await runJson(first, ['add', 'Contested'], {env: {TASKS_ACTOR: 'lead'}})
+    const second = tempDir('clone-')
+    gitSync(second, ['clone', '-q', remote, '.'])
+    await runJson(second, ['init', '--remote', 'origin'])
+
+    const servers = [await connect(first, 'agent-1'), await connect(second, 'agent-2')]
+    try {
+      const results = await Promise.all(servers.map((s) => call(s, 'claim', {id: added.task.id})))
+      const wins = results.filter((r) => !r.isError)
+      const losses = results.filter((r) => r.isError)
+      expect(wins).toHaveLength(1)
+      expect(losses).toHaveLength(1)
+      expect(json(wins[0]!)).toMatchObject({published: true})
+      const winner = json(wins[0]!).task.owner
+      expect(json(losses[0]!).error).toMatchObject({code: 'already_claimed', exit: 4, owner: winner})
+      // The remote agrees with the winner.
+      const fresh = tempDir('check-')
+      gitSync(fresh, ['clone', '-q', remote, '.'])
+      await runJson(fresh, ['init', '--remote', 'origin'])
+      expect((await runJson(fresh, ['show', added.task.id])).task.owner).toBe(winner)
+    } finally {
+      for (const s of servers) await s.close()
+    }
+  })
+})
+
+describe('two MCP servers on one repository', () => {
+  it('claims racing through the kept update-ref processes: every claim lands once, one winner per item', async () => {
+    const repo = makeRepo()
+    await runJson(repo, ['init'])
+    const ids: string[] = []
+    for (let i = 0; i < 5; i++) ids.push((await runJson(repo, ['add', `item ${i}`], {env: {TASKS_ACTOR: 'lead'}})).task.id)
+    const servers = [await connect(repo, 'agent-x'), await connect(repo, 'agent-y')]
+    try {
+      // Both servers claim every item at once: their compare-and-swaps collide and are retried.
+      const results = await Promise.all(servers.flatMap((s) => ids.map((id) => call(s, 'claim', {id}))))
+      const won = results.filter((r) => !r.isError).map((r) => json(r).task)
+      const lost = results.filter((r) => r.isError).map((r) => json(r).error)
+      expect(won).toHaveLength(ids.length)
+      expect(new Set(won.map((t: any) => t.id)).size).toBe(ids.length)
+      expect(lost.every((e: any) => e.code === 'already_claimed')).toBe(true)
+      const listed = await runJson(repo, ['list', '--status', 'in_progress'], {env: {TASKS_ACTOR: 'lead'}})
+      const owners = new Map(listed.tasks.map((t: any) => [t.id, t.owner]))
+      for (const t of won) expect(owners.get(t.id)).toBe(t.owner)
+      // One claim commit per item, on top of init and the adds: nothing lost, nothing doubled.
+      expect(gitSync(repo, ['rev-list', '--count', 'refs/tasks/main']).trim()).toBe(String(1 + ids.length * 2))
+      gitSync(repo, ['fsck', '--strict', '--no-progress', '--no-dangling']) // throws on a broken object
+    } finally {
+      for (const s of servers) await s.close()
+    }
+  })
+})
+
+describe('tasks mcp install', () => {
+  it('prints the entry, merges it into the client config keeping the rest, and refuses a broken file', async () => {
+    const repo = makeRepo()
+    await runJson(repo, ['init'])
+    const printed = await runJson(repo, ['mcp', 'install', '--agent', 'agent-7'])
+    expect(printed).toMatchObject({client: 'claude-code', scope: 'project', written: false, changed: true, server: {command: 'tasks', args: ['mcp', '--agent', 'agent-7']}})
+    const file = join(repo, '.mcp.json')
+    writeFileSync(file, JSON.stringify({mcpServers: {other: {command: 'other-server'}}, extra: 1}))
+    expect(await runJson(repo, ['mcp', 'install', '--write', '--agent', 'agent-7'])).toMatchObject({written: true, changed: true, path: file})
+    const config = JSON.parse(readFileSync(file, 'utf8'))
+    expect(config).toEqual({mcpServers: {other: {command: 'other-server'}, 'git-tasks': {command: 'tasks', args: ['mcp', '--agent', 'agent-7']}}, extra: 1})
+    expect(await runJson(repo, ['mcp', 'install', '--write', '--agent', 'agent-7'])).toMatchObject({written: true, changed: false})
+    const codex = await runJson(repo, ['mcp', 'install', '--client', 'codex'])
+    expect(codex.snippet).toContain('[mcp_servers.git-tasks]')
+    expect(codex.server.args).toEqual(['-C', expect.any(String), 'mcp'])
+    writeFileSync(file, '{broken')
+    const bad = await run(repo, ['mcp', 'install', '--write', '--json'])
+    expect(bad.code).toBe(5)
+    expect(jsonError(bad).code).toBe('bad_config_file')
+    expect(readFileSync(file, 'utf8')).toBe('{broken')
+  })
+})
