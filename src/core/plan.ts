@@ -38,6 +38,14 @@ export interface OpContext {
   entropy: string
   /** Set when the user passed --force with a reason. */
   force?: {reason: string}
+  /**
+   * Contention hints from the online transaction (docs/scale.md): items with
+   * a change pending on the remote, which `next` does not pick, and how many
+   * equally good ready items `next` spreads over (by `entropy`) so that
+   * agents racing for work do not all pick the same one. Absent: none, 1.
+   */
+  busy?: ReadonlySet<string>
+  spread?: number
 }
 
 /**

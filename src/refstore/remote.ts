@@ -197,12 +197,13 @@ async function revParse(cwd: string, ref: string): Promise<string | null> {
  * tracking ref is read with `readRef` when given (a batch reader already
  * running), else with `git rev-parse`.
  */
-export async function fetchList(cwd: string, remote: string, list: string, readRef?: ReadRef, limits: NetworkLimits = UNBOUNDED): Promise<string | null> {
+export async function fetchList(cwd: string, remote: string, list: string, readRef?: ReadRef, limits: NetworkLimits = UNBOUNDED, claims = false): Promise<string | null> {
   const ref = `refs/tasks/${list}`
   const tracking = trackingRef(remote, list)
   // One ref, explicitly: no tags, no FETCH_HEAD, no submodules, and none of
   // fetch's after-work (forced-update scan, auto maintenance) on this hot path.
-  const args = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', '--no-show-forced-updates', '--no-auto-maintenance', remote, `+${ref}:${tracking}`]
+  // With `claims`, also the list's pending per-item changes (claim-refs.ts), pruning copies of those that are gone.
+  const args = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', '--no-show-forced-updates', '--no-auto-maintenance', ...(claims ? ['--prune'] : []), remote, `+${ref}:${tracking}`, ...(claims ? [`+refs/tasks-claims/${list}/*:refs/tasks-claims-remote/${remote}/${list}/*`] : [])]
   let r = await networkGit(cwd, remote, 'fetch', args, limits)
   // Another process of this clone fetching at the same moment holds the tracking ref's lock: its fetch is as good as ours.
   // A lock that stays was left by a dead process: that is ref_locked, not contention and not an unreachable remote.

@@ -129,19 +129,26 @@ export function claimNext(snap: Snapshot, ctx: OpContext, args: NextArgs): Plan<
   }
   let pick: TaskMeta | undefined
   let firstUnreserved: TaskMeta | undefined
+  // Under contention (ctx.spread > 1): the first `spread` ready unreserved items of the best priority, one chosen by entropy.
+  const spread = Math.max(1, Math.floor(ctx.spread ?? 1))
+  const pool: TaskMeta[] = []
   // The queue is in next order. An item reserved for the actor wins at once;
   // otherwise the first ready unreserved one, found on the way.
   for (const id of tablesOf(snap).nextQueue()) {
     const t = snap.tasks.get(id)!.meta!
+    if (ctx.busy?.has(id)) continue
     // Once an unreserved item is found, only an item reserved for the actor can still win.
-    if (firstUnreserved && t.assignee !== ctx.actor) continue
+    const pooling = firstUnreserved && pool.length < spread && t.assignee !== ctx.actor && t.priority === firstUnreserved.priority
+    if (firstUnreserved && t.assignee !== ctx.actor && !pooling) continue
     if (!fits(t) || !isReady(snap, t, ctx.actor, ctx.now)) continue
     if (t.assignee === ctx.actor) {
       pick = t
       break
     }
     firstUnreserved ??= t
+    if (pool.length < spread && t.priority === firstUnreserved.priority) pool.push(t)
   }
+  if (!pick && pool.length > 1) pick = pool[Number.parseInt(ctx.entropy.slice(0, 8), 16) % pool.length]
   pick ??= firstUnreserved
   if (!pick) {
     const open = tasksWithStatus(snap, TODO)
