@@ -105,12 +105,6 @@ async function mutateLocal<R>(session: Session, op: Op<R>): Promise<Committed<R>
  * the op, so across machines exactly one claimer of an item wins. The local
  * ref moves only after the push was accepted.
  */
-import {appendFileSync} from 'node:fs'
-const TRACE = process.env.TASKS_TRACE_FILE
-function trace(what: string): void {
-  if (TRACE) appendFileSync(TRACE, `${process.pid} ${Date.now()} ${what}\n`)
-}
-
 async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Promise<Committed<R>> {
   const store = session.store
   const cwd = store.repo.cwd
@@ -135,7 +129,6 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
       // fold only once theirs has waited FOLD_PATIENCE_MS (a leader may have died), else they wait again.
       const peek = await peekPending(cwd, remote, session.list, limits)
       if (peek && peek.get(mine.id) === mine.commit && Date.now() - mine.at < FOLD_PATIENCE_MS && [...peek.keys()].some((id) => id < mine!.id)) {
-        trace('poll wait')
         await onlineBackoff(Math.min(attempt, 3), 0)
         continue
       }
@@ -168,7 +161,6 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
       if (pending.get(mine.id) === mine.commit) {
         // Still pending: fold it (with everyone else's) into the list.
         const {outcome, fold} = await foldPending(cwd, store.reader, store.writer, remote, session.list, remoteTip, pending, limits)
-        trace(`fold-mine ${outcome.ok} n=${pending.size} folded=${fold.folded.size} dropped=${fold.dropped.length}`)
         if (outcome.ok) {
           const landed = fold.folded.get(mine.id)
           if (landed) return published(session, mine, landed, fold.tip, localTip, attempt)
@@ -188,7 +180,6 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
       } else {
         // Someone else folded it, or dropped it because its item moved on.
         const landed = await findFolded(cwd, store.reader, remoteTip, mine.base, mine.id, mine.commit)
-        trace(`found ${Boolean(landed)}`)
         if (landed) return published(session, mine, landed, remoteTip, localTip, attempt)
         mine = null
       }
@@ -232,7 +223,6 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
       if (pending.has(item)) {
         // Someone else's change of this item is pending: settle it (fold or drop it), then run the op on the result.
         const {outcome} = await foldPending(cwd, store.reader, store.writer, remote, session.list, remoteTip, pending, limits)
-        trace(`fold-other ${outcome.ok}`)
         if (!outcome.ok) {
           lastRejection = outcome.detail
           if (outcome.reason === 'declined') perItem = false
@@ -244,7 +234,6 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
       if (!lost && pending.size === 0) {
         // First try, nobody waiting: this change on the list's tip: this change on the list's tip, carrying whatever is pending with it, in one push.
         const {outcome, fold} = await foldPending(cwd, store.reader, store.writer, remote, session.list, remoteTip, pending, limits, {id: item, commit})
-        trace(`direct-fold ${outcome.ok} n=${pending.size} ${plan.op}`)
         const landed = fold.folded.get(item)
         if (outcome.ok && landed) {
           for (const w of mergeWarnings) session.warn(w)
@@ -263,7 +252,6 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
         continue
       }
       const pushed = await pushPending(cwd, remote, session.list, item, commit, limits)
-      trace(`pending ${pushed.ok} ${plan.op}`)
       if (pushed.ok) mine = {id: item, commit, base: remoteTip, plan, snapshot: loaded.snapshot, at: Date.now()}
       else {
         lastRejection = pushed.detail
@@ -276,7 +264,6 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
     }
     const commit = await store.writePlan(loaded, plan, ctx.actor, ctx.now)
     const pushed = await pushList(cwd, remote, session.list, commit, remoteTip, limits)
-    trace(`direct ${pushed.ok} ${plan.op} attempt=${attempt}`)
     if (pushed.ok) {
       for (const w of mergeWarnings) session.warn(w)
       // Published. Bring the local ref along; if a local command moved it meanwhile, `sync` merges it later.

@@ -27,7 +27,7 @@ import {taskDir} from '../core/ids'
 import {git} from './git-process'
 import type {ObjectReader} from './object-reader'
 import type {LooseObjectWriter} from './git-objects'
-import {type NetworkLimits, trackingRef} from './remote'
+import {type NetworkLimits, networkGit, trackingRef, unreachable, UNREACHABLE} from './remote'
 import {TreeBuilder} from './tree-builder'
 
 /** The remote ref of a pending change of task `id`. */
@@ -61,13 +61,14 @@ export async function pendingChanges(cwd: string, remote: string, list: string):
 export type ClaimPushOutcome = {ok: true} | {ok: false; reason: 'stale' | 'declined'; detail: string}
 
 /** Run a push with `--porcelain`; ok only when git exited 0 and rejected no ref. */
-async function porcelainPush(cwd: string, args: string[], limits: NetworkLimits): Promise<ClaimPushOutcome> {
-  const r = await git([...limits.config, 'push', '--porcelain', '--quiet', '--no-verify', ...args], {cwd, env: limits.env, deadlineMs: limits.deadlineMs})
+async function porcelainPush(cwd: string, remote: string, options: string[], specs: string[], limits: NetworkLimits): Promise<ClaimPushOutcome> {
+  // Bounded like every push: running out of time is remote_timeout (it may have landed; the next command finds out).
+  const r = await networkGit(cwd, remote, 'push', ['push', '--porcelain', '--quiet', '--no-verify', ...options, remote, ...specs], limits)
   const rejected = r.stdout.split('\n').filter((l) => l.startsWith('!'))
   if (r.code === 0 && rejected.length === 0) return {ok: true}
   const text = `${r.stdout}\n${r.stderr}`
   const detail = (rejected.join('; ') || r.stderr.trim() || `exit ${r.code}`).slice(0, 500)
-  if (r.timedOut) return {ok: false, reason: 'stale', detail: 'timed out'}
+  if (rejected.length === 0 && UNREACHABLE.test(text)) throw unreachable(remote, r.stderr.trim())
   // A race (someone else's ref value) is stale; a server that refuses these refs or atomic pushes is a refusal.
   if (/stale info|fetch first|non-fast-forward|already exists|incorrect old value|but expected|cannot lock ref|atomic push failed/i.test(text)) return {ok: false, reason: 'stale', detail}
   return {ok: false, reason: 'declined', detail}
@@ -76,7 +77,7 @@ async function porcelainPush(cwd: string, args: string[], limits: NetworkLimits)
 /** Create `refs/tasks-claims/<list>/<id>` at `commit`, only if it does not exist on the remote. */
 export function pushPending(cwd: string, remote: string, list: string, id: string, commit: string, limits: NetworkLimits): Promise<ClaimPushOutcome> {
   const ref = claimRef(list, id)
-  return porcelainPush(cwd, [`--force-with-lease=${ref}:`, remote, `${commit}:${ref}`], limits)
+  return porcelainPush(cwd, remote, [`--force-with-lease=${ref}:`], [`${commit}:${ref}`], limits)
 }
 
 interface CommitParts {
@@ -183,7 +184,7 @@ export async function foldPending(
   }
   if (specs.length === 0) return {outcome: {ok: true}, fold}
   if (specs.length > 1) args.unshift('--atomic')
-  const outcome = await porcelainPush(cwd, [...args, remote, ...specs], limits)
+  const outcome = await porcelainPush(cwd, remote, args, specs, limits)
   if (outcome.ok) {
     // The local copies of the deleted pending refs go with the next fetch (--prune).
     await git(['update-ref', trackingRef(remote, list), fold.tip], {cwd})
@@ -215,7 +216,7 @@ export async function findFolded(cwd: string, reader: ObjectReader, tip: string,
  */
 export async function withdrawPending(cwd: string, remote: string, list: string, id: string, commit: string, limits: NetworkLimits): Promise<boolean> {
   const ref = claimRef(list, id)
-  const r = await porcelainPush(cwd, [`--force-with-lease=${ref}:${commit}`, remote, `:${ref}`], limits)
+  const r = await porcelainPush(cwd, remote, [`--force-with-lease=${ref}:${commit}`], [`:${ref}`], limits)
   return r.ok
 }
 

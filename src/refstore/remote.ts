@@ -89,7 +89,7 @@ export async function migrateTrackingRefs(cwd: string, commonDir: string): Promi
   return moved
 }
 
-const UNREACHABLE = /Could not read from remote|does not appear to be a git repository|unable to access|Connection refused|Could not resolve host|No such file or directory|not found|unable to connect|Permission denied/i
+export const UNREACHABLE = /Could not read from remote|does not appear to be a git repository|unable to access|Connection refused|Could not resolve host|No such file or directory|not found|unable to connect|Permission denied/i
 
 /** The line of git's stderr that says what went wrong (its first `fatal:`/`error:`), not its generic advice. */
 export function gitReason(detail: string): string {
@@ -98,7 +98,7 @@ export function gitReason(detail: string): string {
   return line.replace(/^(fatal|error):\s*/i, '').replace(/\.$/, '')
 }
 
-function unreachable(remote: string, detail: string): EnvironmentError {
+export function unreachable(remote: string, detail: string): EnvironmentError {
   return new EnvironmentError('remote_unreachable', `cannot reach remote "${remote}": ${gitReason(detail)}. Work offline with --offline (or TASKS_OFFLINE=1) and run \`tasks sync\` later.`, {
     remote,
     detail,
@@ -176,7 +176,7 @@ function remoteTimeout(remote: string, operation: 'fetch' | 'push', limits: Netw
 }
 
 /** Run one network git call within `limits`; a timeout (ours or git's own) throws remote_timeout. */
-async function networkGit(cwd: string, remote: string, operation: 'fetch' | 'push', args: string[], limits: NetworkLimits) {
+export async function networkGit(cwd: string, remote: string, operation: 'fetch' | 'push', args: string[], limits: NetworkLimits) {
   const started = Date.now()
   const r = await git([...limits.config, ...args], {cwd, env: limits.env, deadlineMs: limits.deadlineMs})
   if (r.timedOut || (r.code !== 0 && TIMED_OUT.test(r.stderr))) throw remoteTimeout(remote, operation, limits, Date.now() - started, r.stderr.trim())
