@@ -95,7 +95,7 @@ async function agent(bin, env, clone, actor) {
 }
 
 /** Drain with `agents` agents, then the serial floor for the same number of items. */
-export async function drain({dir, bin, env, agents, itemsPerAgent = 5}) {
+export async function drain({dir, bin, env, agents, itemsPerAgent = 5, onDrained = () => {}}) {
   const items = agents * itemsPerAgent
   const many = await fleet(join(dir, `drain-${agents}`), bin, env, agents, items)
   const load = [loadavg()[0]]
@@ -108,6 +108,7 @@ export async function drain({dir, bin, env, agents, itemsPerAgent = 5}) {
   const done = logs.reduce((n, l) => n + l.done, 0)
   const gaveUp = logs.flatMap((l) => l.gaveUp)
   const leftover = git(['for-each-ref', '--format=%(refname)', 'refs/tasks-claims/'], {cwd: many.bare, env}).split('\n').filter(Boolean)
+  onDrained({agents, items, seconds, done, gave_up: gaveUp, leftover_refs: leftover, cpu_seconds: cpu, load: [...load]})
 
   const solo = await fleet(join(dir, `floor-${agents}`), bin, env, 1, items)
   load.push(loadavg()[0])

@@ -28,6 +28,13 @@ const MAX_TRIES = 40
 const ONLINE_BUDGET_MS = 30 * 60_000
 /** ...and gives up at once when this many pushes in a row were rejected while the remote's tip stayed where it was (nobody is winning: a stuck remote). */
 const MAX_STALLED_TRIES = 12
+/**
+ * A one-item change is pushed to the list directly (carrying whatever is
+ * pending) until it has lost this many races; then it waits as a pending ref.
+ * With few agents the second try usually wins, and a pending ref costs two
+ * pushes; with many, waiting lets one push carry everyone's change.
+ */
+const PENDING_AFTER_LOSSES = 2
 /** A pending change that waited this long is folded by its own command even when it is not the leader. */
 const FOLD_PATIENCE_MS = 2000
 
@@ -119,8 +126,8 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
   /** This command's change while it waits on the remote as a pending ref (claim-refs.ts). */
   let mine: {id: string; commit: string; base: string; plan: Plan<R>; snapshot: Snapshot; at: number} | null = null
   let collisions = 0
-  /** Set once a push of this command lost a race: its one-item change then goes to a pending ref. */
-  let lost = false
+  /** Races this command's pushes lost; after PENDING_AFTER_LOSSES its one-item change goes to a pending ref. */
+  let lost = 0
   for (let attempt = 1; ; attempt++) {
     // What merging unpublished local work decided, told once the result is published (not once per try).
     let mergeWarnings: Array<{kind: string; message: string}> = []
@@ -231,8 +238,8 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
         continue
       }
       const commit = await store.writePlan(loaded, plan, ctx.actor, ctx.now)
-      if (!lost && pending.size === 0) {
-        // First try, nobody waiting: this change on the list's tip: this change on the list's tip, carrying whatever is pending with it, in one push.
+      if (lost < PENDING_AFTER_LOSSES) {
+        // First tries: this change on the list's tip: this change on the list's tip, carrying whatever is pending with it, in one push.
         const {outcome, fold} = await foldPending(cwd, store.reader, store.writer, remote, session.list, remoteTip, pending, limits, {id: item, commit})
         const landed = fold.folded.get(item)
         if (outcome.ok && landed) {
@@ -246,7 +253,8 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>): Pro
             refused({ok: false, reason: 'declined', detail: outcome.detail}, attempt)
             await onlineBackoff(attempt, Date.now() - started)
           } else {
-            lost = true // contended: from now on this command's change waits on the remote as a pending ref
+            lost++ // contended: after PENDING_AFTER_LOSSES this command's change waits on the remote as a pending ref
+            await onlineBackoff(attempt, Date.now() - started)
           }
         }
         continue

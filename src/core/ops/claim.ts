@@ -132,11 +132,16 @@ export function claimNext(snap: Snapshot, ctx: OpContext, args: NextArgs): Plan<
   // Under contention (ctx.spread > 1): the first `spread` ready unreserved items of the best priority, one chosen by entropy.
   const spread = Math.max(1, Math.floor(ctx.spread ?? 1))
   const pool: TaskMeta[] = []
+  let firstBusy: TaskMeta | undefined
   // The queue is in next order. An item reserved for the actor wins at once;
   // otherwise the first ready unreserved one, found on the way.
   for (const id of tablesOf(snap).nextQueue()) {
     const t = snap.tasks.get(id)!.meta!
-    if (ctx.busy?.has(id)) continue
+    if (ctx.busy?.has(id)) {
+      // Someone's change of it is pending: pick it only when nothing else is ready (the transaction then waits for it to settle).
+      if (!firstBusy && t.assignee !== ctx.actor && fits(t) && isReady(snap, t, ctx.actor, ctx.now)) firstBusy = t
+      continue
+    }
     // Once an unreserved item is found, only an item reserved for the actor can still win.
     const pooling = firstUnreserved && pool.length < spread && t.assignee !== ctx.actor && t.priority === firstUnreserved.priority
     if (firstUnreserved && t.assignee !== ctx.actor && !pooling) continue
@@ -148,8 +153,12 @@ export function claimNext(snap: Snapshot, ctx: OpContext, args: NextArgs): Plan<
     firstUnreserved ??= t
     if (pool.length < spread && t.priority === firstUnreserved.priority) pool.push(t)
   }
-  if (!pick && pool.length > 1) pick = pool[Number.parseInt(ctx.entropy.slice(0, 8), 16) % pool.length]
-  pick ??= firstUnreserved
+  if (!pick && pool.length > 1) {
+    let h = 0
+    for (const ch of ctx.entropy) h = (h * 31 + ch.charCodeAt(0)) >>> 0
+    pick = pool[h % pool.length]
+  }
+  pick ??= firstUnreserved ?? firstBusy
   if (!pick) {
     const open = tasksWithStatus(snap, TODO)
     throw new NotFoundError('nothing_ready', `nothing is ready to claim${wanted.length ? ` with tag ${wanted.join(', ')}` : ''}`, {
