@@ -8,8 +8,27 @@
 // only counts what it needs to report honestly: items done, and commands
 // that gave up (any exit other than 0, or 3 at the end).
 import {spawn, spawnSync} from 'node:child_process'
-import {mkdirSync} from 'node:fs'
+import {mkdirSync, readFileSync} from 'node:fs'
+import {loadavg} from 'node:os'
 import {join} from 'node:path'
+
+/**
+ * CPU seconds (user + system) used so far by the finished children of this
+ * process and theirs (every `tasks` process and the git processes it and the
+ * local remote ran), from /proc/self/stat; null where there is no /proc.
+ * Unlike wall time this hardly depends on what else the machine runs, so
+ * the drain's CPU ÷ the floor's CPU says how much work contention wasted.
+ */
+function childCpuSeconds() {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    // After the command name: state is field 3, so cutime (16) and cstime (17) are at 13 and 14 here.
+    return (Number(fields[13]) + Number(fields[14])) / 100
+  } catch {
+    return null
+  }
+}
 
 function git(args, opts) {
   const r = spawnSync('git', args, {encoding: 'utf8', ...opts})
@@ -76,19 +95,44 @@ async function agent(bin, env, clone, actor) {
 }
 
 /** Drain with `agents` agents, then the serial floor for the same number of items. */
-export async function drain({dir, bin, env, agents, itemsPerAgent = 5}) {
+export async function drain({dir, bin, env, agents, itemsPerAgent = 5, onDrained = () => {}}) {
   const items = agents * itemsPerAgent
   const many = await fleet(join(dir, `drain-${agents}`), bin, env, agents, items)
+  const load = [loadavg()[0]]
   let t0 = Date.now()
+  let cpu0 = childCpuSeconds()
   const logs = await Promise.all(many.clones.map((c, k) => agent(bin, env, c, `agent-${k + 1}`)))
   const seconds = (Date.now() - t0) / 1000
+  const cpu = cpu0 === null ? null : childCpuSeconds() - cpu0
+  load.push(loadavg()[0])
   const done = logs.reduce((n, l) => n + l.done, 0)
   const gaveUp = logs.flatMap((l) => l.gaveUp)
+  const leftover = git(['for-each-ref', '--format=%(refname)', 'refs/tasks-claims/'], {cwd: many.bare, env}).split('\n').filter(Boolean)
+  onDrained({agents, items, seconds, done, gave_up: gaveUp, leftover_refs: leftover, cpu_seconds: cpu, load: [...load]})
 
   const solo = await fleet(join(dir, `floor-${agents}`), bin, env, 1, items)
+  load.push(loadavg()[0])
   t0 = Date.now()
+  cpu0 = childCpuSeconds()
   const alone = await agent(bin, env, solo.clones[0], 'solo')
   const floor = (Date.now() - t0) / 1000
+  const floorCpu = cpu0 === null ? null : childCpuSeconds() - cpu0
+  load.push(loadavg()[0])
   if (alone.done !== items) throw new Error(`serial floor: the lone agent finished ${alone.done} of ${items}`)
-  return {agents, items, pushes: 2 * items, seconds, done, gave_up: gaveUp, floor_seconds: floor, ratio: seconds / floor}
+  return {
+    agents,
+    items,
+    pushes: 2 * items,
+    seconds,
+    done,
+    gave_up: gaveUp,
+    leftover_refs: leftover,
+    floor_seconds: floor,
+    ratio: seconds / floor,
+    cpu_seconds: cpu,
+    floor_cpu_seconds: floorCpu,
+    cpu_ratio: cpu === null || !floorCpu ? null : cpu / floorCpu,
+    /** 1-minute load average: before and after the drain, before and after the floor. */
+    load,
+  }
 }

@@ -11,7 +11,8 @@ import {ConflictError} from '../core/errors'
 import type {OpContext, Plan} from '../core/plan'
 import type {Snapshot} from '../core/snapshot'
 import {withChanges} from '../core/apply'
-import {MUTATION_TIMEOUT_MS, fetchList, pushList, recordFetch, relate} from '../refstore/remote'
+import {MUTATION_TIMEOUT_MS, fetchList, networkLimits, pushList, recordFetch, relate} from '../refstore/remote'
+import {findFolded, foldPending, peekPending, pendingChanges, pushPending, withdrawPending} from '../refstore/claim-refs'
 import {followPublished} from './published'
 import {withInbox} from './inbox-hook'
 import {mergeTips, refusalCounter} from './sync'
@@ -29,6 +30,15 @@ const MAX_TRIES = 40
 const ONLINE_BUDGET_MS = 30 * 60_000
 /** ...and gives up at once when this many pushes in a row were rejected while the remote's tip stayed where it was (nobody is winning: a stuck remote). */
 const MAX_STALLED_TRIES = 12
+/**
+ * A one-item change is pushed to the list directly (carrying whatever is
+ * pending) until it has lost this many races; then it waits as a pending ref.
+ * With few agents the second try usually wins, and a pending ref costs two
+ * pushes; with many, waiting lets one push carry everyone's change.
+ */
+const PENDING_AFTER_LOSSES = 2
+/** A pending change that waited this long is folded by its own command even when it is not the leader. */
+const FOLD_PATIENCE_MS = 2000
 
 export interface Committed<R> {
   result: R
@@ -125,17 +135,41 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
   const refused = refusalCounter(remote)
   const started = Date.now()
   let stalled = 0
-  let lastRemoteTip: string | null | undefined
+  let lastSeen: string | undefined
+  /** Off once the remote refused a pending ref or an atomic push: then every try goes to the list's ref, as before. */
+  let perItem = true
+  /** This command's change while it waits on the remote as a pending ref (claim-refs.ts). */
+  let mine: {id: string; commit: string; base: string; plan: Plan<R>; snapshot: Snapshot; at: number} | null = null
+  let collisions = 0
+  /** Races this command's pushes lost; after PENDING_AFTER_LOSSES its one-item change goes to a pending ref. */
+  let lost = 0
   for (let attempt = 1; ; attempt++) {
     // What merging unpublished local work decided, told once the result is published (not once per try).
     let mergeWarnings: Array<{kind: string; message: string}> = []
+    if (mine && Date.now() - started <= ONLINE_BUDGET_MS) {
+      // Waiting for a fold: look first (no objects). The leader (the smallest pending id) folds; the others
+      // fold only once theirs has waited FOLD_PATIENCE_MS (a leader may have died), else they wait again.
+      const peek = await peekPending(cwd, remote, session.list, limits)
+      if (peek && peek.get(mine.id) === mine.commit && Date.now() - mine.at < FOLD_PATIENCE_MS && [...peek.keys()].some((id) => id < mine!.id)) {
+        await onlineBackoff(Math.min(attempt, 3), 0)
+        continue
+      }
+    }
     await session.trackingRef(remote)
-    const remoteTip = await fetchList(cwd, remote, session.list, (ref) => store.readRef(ref), limits)
+    const remoteTip = await fetchList(cwd, remote, session.list, (ref) => store.readRef(ref), limits, perItem)
     recordFetch(store.repo.commonDir, remote, session.list)
-    // A rejection after which the remote had not moved means nobody won that round.
-    if (attempt > 1) stalled = remoteTip === lastRemoteTip ? stalled + 1 : 0
-    lastRemoteTip = remoteTip
+    const pending = perItem ? await pendingChanges(cwd, remote, session.list) : new Map<string, string>()
+    // A rejection after which neither the list nor its pending changes had moved means nobody won that round.
+    const seen = `${remoteTip} ${[...pending].sort().join(',')}`
+    if (attempt > 1) stalled = seen === lastSeen ? stalled + 1 : 0
+    lastSeen = seen
     if (stalled >= MAX_STALLED_TRIES || Date.now() - started > ONLINE_BUDGET_MS) {
+      if (mine && !(await withdrawPending(cwd, remote, session.list, mine.id, mine.commit, limits))) {
+        // Too late to take it back: someone folded (or dropped) it. Say what happened to it.
+        const tip = await fetchList(cwd, remote, session.list, (ref) => store.readRef(ref), limits)
+        const landed = tip ? await findFolded(cwd, store.reader, tip, mine.base, mine.id, mine.commit) : null
+        if (landed && tip) return published(session, mine, landed, tip, await store.refreshTip(), attempt)
+      }
       const why = stalled >= MAX_STALLED_TRIES ? `${stalled} pushes in a row were rejected while the remote did not change` : `it kept losing races for ${Math.round((Date.now() - started) / 1000)} s`
       throw new ConflictError('cas_exhausted', `the remote kept rejecting the push: ${why} (last: ${lastRejection || 'rejected'}); gave up after ${attempt - 1} tries. Try again.`, {
         tries: attempt - 1,
@@ -144,6 +178,35 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
       })
     }
     const localTip = await store.refreshTip()
+
+    if (mine && remoteTip) {
+      if (pending.get(mine.id) === mine.commit) {
+        // Still pending: fold it (with everyone else's) into the list.
+        const {outcome, fold} = await foldPending(cwd, store.reader, store.writer, remote, session.list, remoteTip, pending, limits)
+        if (outcome.ok) {
+          const landed = fold.folded.get(mine.id)
+          if (landed) return published(session, mine, landed, fold.tip, localTip, attempt)
+          mine = null // dropped: its item changed on the list meanwhile; run the op again on the new tip
+          continue
+        } else {
+          lastRejection = outcome.detail
+          if (outcome.reason === 'declined') {
+            perItem = false
+            if (!(await withdrawPending(cwd, remote, session.list, mine.id, mine.commit, limits))) continue // gone already: folded or dropped, found out next round
+            mine = null
+          } else {
+            await onlineBackoff(attempt, Date.now() - started)
+            continue
+          }
+        }
+      } else {
+        // Someone else folded it, or dropped it because its item moved on.
+        const landed = await findFolded(cwd, store.reader, remoteTip, mine.base, mine.id, mine.commit)
+        if (landed) return published(session, mine, landed, remoteTip, localTip, attempt)
+        mine = null
+      }
+    }
+
     let base: string
     if (!remoteTip) {
       if (!localTip) await store.load() // raises not_initialised
@@ -164,15 +227,78 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
         ]
       }
     }
+    // Contended (a lost race, or others' changes pending): go per item, and spread `next` over the ready items.
+    const contended = perItem && remoteTip !== null && base === remoteTip && (attempt > 1 || pending.size > 0)
     const loaded = await store.loadCommit(base)
     const snap = (prepare ? await prepare(store, loaded) : undefined) ?? loaded.snapshot
     const ctx = await session.opContext()
+    if (contended) {
+      ctx.busy = new Set(pending.keys())
+      ctx.spread = Math.min(64, Math.max(pending.size + 1, 2 ** Math.min(collisions + attempt, 6)))
+    }
     const planned = op(snap, ctx)
     if (planned.changes.length === 0) {
       for (const w of mergeWarnings) session.warn(w)
       return {result: planned.result, plan: planned, commit: null, tries: attempt, after: snap}
     }
+    // Inbox records and last_seen make it more than one item's change: such a plan takes the list's ref (claim-refs fold only a task's directory).
     const plan = await withInbox(store, loaded, planned, ctx)
+    const item = perItem && remoteTip !== null && base === remoteTip ? singleItem(snap, plan) : null
+    if (item && remoteTip) {
+      if (pending.has(item)) {
+        // Someone else's change of this item is pending: settle it (fold or drop it), then run the op on the result.
+        const {outcome} = await foldPending(cwd, store.reader, store.writer, remote, session.list, remoteTip, pending, limits)
+        if (!outcome.ok) {
+          lastRejection = outcome.detail
+          if (outcome.reason === 'declined') perItem = false
+          await onlineBackoff(attempt, Date.now() - started)
+        }
+        continue
+      }
+      const commit = await store.writePlan(loaded, plan, ctx.actor, ctx.now)
+      if (lost < PENDING_AFTER_LOSSES) {
+        // First tries: this change on the list's tip: this change on the list's tip, carrying whatever is pending with it, in one push.
+        const {outcome, fold} = await foldPending(cwd, store.reader, store.writer, remote, session.list, remoteTip, pending, limits, {id: item, commit})
+        const landed = fold.folded.get(item)
+        if (outcome.ok && landed) {
+          for (const w of mergeWarnings) session.warn(w)
+          return published(session, {id: item, plan, snapshot: snap}, landed, fold.tip, localTip, attempt)
+        }
+        if (!outcome.ok) {
+          lastRejection = outcome.detail
+          if (outcome.reason === 'declined') {
+            perItem = false
+            refused({ok: false, reason: 'declined', detail: outcome.detail}, attempt)
+            await onlineBackoff(attempt, Date.now() - started)
+          } else {
+            lost++ // contended: after PENDING_AFTER_LOSSES this command's change waits on the remote as a pending ref
+            await onlineBackoff(attempt, Date.now() - started)
+          }
+        }
+        continue
+      }
+      const pushed = await pushPending(cwd, remote, session.list, item, commit, limits)
+      if (pushed.ok) mine = {id: item, commit, base: remoteTip, plan, snapshot: snap, at: Date.now()}
+      else {
+        lastRejection = pushed.detail
+        if (pushed.reason === 'declined') perItem = false
+        else collisions++
+      }
+      // Let someone else's fold carry it (or try again after a collision on the item).
+      await onlineBackoff(attempt, Date.now() - started)
+      continue
+    }
+    if (perItem && remoteTip && base === remoteTip && pending.size > 0) {
+      // Not a one-item change (several items, inbox records, the registry): fold what is pending into
+      // the list first, so no pending change waits on this writer, then run the op on the result.
+      const {outcome} = await foldPending(cwd, store.reader, store.writer, remote, session.list, remoteTip, pending, limits)
+      if (!outcome.ok) {
+        lastRejection = outcome.detail
+        if (outcome.reason === 'declined') perItem = false
+        await onlineBackoff(attempt, Date.now() - started)
+      }
+      continue
+    }
     const commit = await store.writePlan(loaded, plan, ctx.actor, ctx.now)
     const pushed = await pushList(cwd, remote, session.list, commit, remoteTip, limits)
     if (pushed.ok) {
@@ -185,4 +311,27 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
     refused(pushed, attempt)
     await onlineBackoff(attempt, Date.now() - started)
   }
+}
+
+/**
+ * The task a plan changes when that is all it changes (its task.md and
+ * comments, on an item that exists): such a change can wait on the remote
+ * as a pending ref of its own. Anything else (several items, a new or
+ * removed item, list files) goes to the list's ref.
+ */
+function singleItem(snap: Snapshot, plan: Plan<unknown>): string | null {
+  let id: string | null = null
+  for (const c of plan.changes) {
+    const of = c.kind === 'put-task' ? c.meta.id : c.kind === 'add-comment' ? c.comment.task : null
+    if (of === null || (id !== null && of !== id)) return null
+    id = of
+  }
+  return id !== null && snap.tasks.has(id) ? id : null
+}
+
+/** A pending change is on the list as `landed`, the list's tip is `tip`: the command's success. */
+async function published<R>(session: Session, mine: {id: string; plan: Plan<R>; snapshot: Snapshot}, landed: string, tip: string, localTip: string | null, tries: number): Promise<Committed<R>> {
+  const plan = mine.plan
+  await followPublished(session, tip, localTip, plan.subject ? `${plan.op} ${plan.subject.id}` : plan.op)
+  return {result: plan.result, plan, commit: landed, tries, after: withChanges(mine.snapshot, plan.changes, landed)}
 }

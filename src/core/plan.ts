@@ -43,6 +43,14 @@ export interface OpContext {
   force?: {reason: string}
   /** The agent session acting (TASKS_SESSION or --session); a claim records it. */
   session?: string
+  /**
+   * Contention hints from the online transaction (docs/scale.md): items with
+   * a change pending on the remote, which `next` does not pick, and how many
+   * equally good ready items `next` spreads over (by `entropy`) so that
+   * agents racing for work do not all pick the same one. Absent: none, 1.
+   */
+  busy?: ReadonlySet<string>
+  spread?: number
 }
 
 /**

@@ -89,7 +89,7 @@ export async function migrateTrackingRefs(cwd: string, commonDir: string): Promi
   return moved
 }
 
-const UNREACHABLE = /Could not read from remote|does not appear to be a git repository|unable to access|Connection refused|Could not resolve host|No such file or directory|not found|unable to connect|Permission denied/i
+export const UNREACHABLE = /Could not read from remote|does not appear to be a git repository|unable to access|Connection refused|Could not resolve host|No such file or directory|not found|unable to connect|Permission denied/i
 
 /** The line of git's stderr that says what went wrong (its first `fatal:`/`error:`), not its generic advice. */
 export function gitReason(detail: string): string {
@@ -98,7 +98,7 @@ export function gitReason(detail: string): string {
   return line.replace(/^(fatal|error):\s*/i, '').replace(/\.$/, '')
 }
 
-function unreachable(remote: string, detail: string): EnvironmentError {
+export function unreachable(remote: string, detail: string): EnvironmentError {
   return new EnvironmentError('remote_unreachable', `cannot reach remote "${remote}": ${gitReason(detail)}. Work offline with --offline (or TASKS_OFFLINE=1) and run \`tasks sync\` later.`, {
     remote,
     detail,
@@ -176,7 +176,7 @@ function remoteTimeout(remote: string, operation: 'fetch' | 'push', limits: Netw
 }
 
 /** Run one network git call within `limits`; a timeout (ours or git's own) throws remote_timeout. */
-async function networkGit(cwd: string, remote: string, operation: 'fetch' | 'push', args: string[], limits: NetworkLimits) {
+export async function networkGit(cwd: string, remote: string, operation: 'fetch' | 'push', args: string[], limits: NetworkLimits) {
   const started = Date.now()
   const r = await git([...limits.config, ...args], {cwd, env: limits.env, deadlineMs: limits.deadlineMs})
   if (r.timedOut || (r.code !== 0 && TIMED_OUT.test(r.stderr))) throw remoteTimeout(remote, operation, limits, Date.now() - started, r.stderr.trim())
@@ -197,12 +197,13 @@ async function revParse(cwd: string, ref: string): Promise<string | null> {
  * tracking ref is read with `readRef` when given (a batch reader already
  * running), else with `git rev-parse`.
  */
-export async function fetchList(cwd: string, remote: string, list: string, readRef?: ReadRef, limits: NetworkLimits = UNBOUNDED): Promise<string | null> {
+export async function fetchList(cwd: string, remote: string, list: string, readRef?: ReadRef, limits: NetworkLimits = UNBOUNDED, claims = false): Promise<string | null> {
   const ref = `refs/tasks/${list}`
   const tracking = trackingRef(remote, list)
   // One ref, explicitly: no tags, no FETCH_HEAD, no submodules, and none of
   // fetch's after-work (forced-update scan, auto maintenance) on this hot path.
-  const args = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', '--no-show-forced-updates', '--no-auto-maintenance', remote, `+${ref}:${tracking}`]
+  // With `claims`, also the list's pending per-item changes (claim-refs.ts), pruning copies of those that are gone.
+  const args = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', '--no-show-forced-updates', '--no-auto-maintenance', ...(claims ? ['--prune'] : []), remote, `+${ref}:${tracking}`, ...(claims ? [`+refs/tasks-claims/${list}/*:refs/tasks-claims-remote/${remote}/${list}/*`] : [])]
   let r = await networkGit(cwd, remote, 'fetch', args, limits)
   // Another process of this clone fetching at the same moment holds the tracking ref's lock: its fetch is as good as ours.
   // A lock that stays was left by a dead process: that is ref_locked, not contention and not an unreachable remote.

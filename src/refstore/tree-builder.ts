@@ -92,6 +92,21 @@ export class TreeBuilder {
     for (const n of nodes) n.dirty = true
   }
 
+  /** Set the directory at `path` to the tree `oid` (another commit's, already in the repository); null removes it. */
+  async setTree(path: string, oid: string | null): Promise<void> {
+    if (oid === null) {
+      await this.remove(path)
+      return
+    }
+    const {nodes, name} = (await this.parentOf(path, true))!
+    const entries = nodes.at(-1)!.entries!
+    const existing = entries.get(name)
+    if (existing?.kind === 'tree' && !existing.node.dirty && existing.node.oid === oid) return
+    if (existing && existing.kind !== 'tree') throw new EnvironmentError('tree_conflict', `cannot write ${path}: it is a file on the ref`)
+    entries.set(name, {kind: 'tree', node: {oid, entries: null, dirty: false}})
+    for (const n of nodes) n.dirty = true
+  }
+
   /** Remove a file or a whole directory; no-op when absent. */
   async remove(path: string): Promise<boolean> {
     const found = await this.parentOf(path, false)

@@ -9,7 +9,7 @@
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-import {cleanupAll, jsonError, run, runJson} from '../helpers/cli'
+import {cleanupAll, gitSync, jsonError, run, runJson} from '../helpers/cli'
 import {describeRun} from './support'
 import {figure, shared, tipOf} from '../remote/support'
 
@@ -33,5 +33,7 @@ describe('a stuck remote', () => {
     expect(err.message, label).toMatch(/did not change/)
     expect(seconds).toBeLessThan(60)
     expect(tipOf(bare)).toBe(before)
+    // The change it left pending on the way (the list's ref was contended) was taken back.
+    expect(gitSync(bare, ['for-each-ref', 'refs/tasks-claims/'])).toBe('')
   }, 120_000)
 })

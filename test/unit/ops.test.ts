@@ -164,6 +164,28 @@ describe('next', () => {
     expect(more.result).toMatchObject({resumed: false, task: {id: urgent.id}})
   })
 
+  it('under contention (spread, busy): one of the first ready items of the best priority, never a busy one, by entropy', () => {
+    const first = task({priority: 1, created_at: '2020-01-01T00:00:00.000Z'})
+    const busy = task({priority: 1, created_at: '2020-01-02T00:00:00.000Z'})
+    const second = task({priority: 1, created_at: '2020-01-03T00:00:00.000Z'})
+    const third = task({priority: 1, created_at: '2020-01-04T00:00:00.000Z'})
+    const fourth = task({priority: 1, created_at: '2020-01-05T00:00:00.000Z'})
+    const worse = task({priority: 2, created_at: '2019-01-01T00:00:00.000Z'})
+    const s = snapshot([first, busy, second, third, fourth, worse])
+    const picked = new Set<string>()
+    for (let i = 0; i < 64; i++) {
+      picked.add(claimNext(s, {...ctx('bob'), entropy: i.toString(16).padStart(32, '0'), busy: new Set([busy.id]), spread: 3}, {}).result.task.id)
+    }
+    expect([...picked].sort()).toEqual([first.id, second.id, third.id].sort())
+    // Without the hints: the first ready item, as always.
+    expect(claimNext(s, ctx('bob'), {}).result.task.id).toBe(first.id)
+    // A busy item is still handed out when nothing else is ready (the transaction waits for its pending change to settle).
+    expect(claimNext(snapshot([busy]), {...ctx('bob'), busy: new Set([busy.id]), spread: 4}, {}).result.task.id).toBe(busy.id)
+    // Spread never reaches a worse priority while a better one is ready.
+    const lone = snapshot([first, worse])
+    for (let i = 0; i < 8; i++) expect(claimNext(lone, {...ctx('bob'), entropy: String(i), spread: 8}, {}).result.task.id).toBe(first.id)
+  })
+
   it('reclaims an in-progress item whose lease expired', () => {
     const t = task({status: 'in_progress', owner: 'bob', epoch: 3, lease_expires: T0})
     const plan = claimNext(snapshot([t]), ctx('carol', later(31)), {})

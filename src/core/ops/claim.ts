@@ -171,18 +171,47 @@ export function nextWithoutSweep(snap: Snapshot, ctx: OpContext, args: NextArgs)
       return {...plan, trailers: [...plan.trailers, ['Tasks-Via', 'next']], result: {...plan.result, resumed: true}}
     }
   }
-  // An item reserved for the actor wins over every other (the first ready one in next order);
-  // otherwise the first ready item of the queue. Both walks stop at the first ready item, so
-  // neither decodes the rest of the queue.
+  // An item reserved for the actor wins over every other (the first ready one in next order, from
+  // the reservations table); otherwise the first ready unreserved item of the queue. Under
+  // contention (ctx.spread > 1) the pick spreads over the first `spread` ready unreserved items of
+  // the best priority, chosen by entropy, and items with a change pending on the remote (ctx.busy)
+  // are taken only when nothing else is ready. Both walks stop early: the rest of the queue is never decoded.
   const tables = tablesOf(snap)
-  const readyIn = (ids: readonly string[]): TaskMeta | undefined => {
-    for (const id of ids) {
+  const ready = (t: TaskMeta): boolean => fits(t) && isReady(snap, t, ctx.actor, ctx.now)
+  let pick: TaskMeta | undefined
+  let firstBusy: TaskMeta | undefined
+  if (ctx.actor) {
+    for (const id of tables.reservations().get(ctx.actor) ?? []) {
       const t = snap.tasks.get(id)!.meta!
-      if (fits(t) && isReady(snap, t, ctx.actor, ctx.now)) return t
+      if (!ready(t)) continue
+      if (ctx.busy?.has(id)) {
+        firstBusy ??= t
+        continue
+      }
+      pick = t
+      break
     }
-    return undefined
   }
-  const pick = (ctx.actor ? readyIn(tables.reservations().get(ctx.actor) ?? []) : undefined) ?? readyIn(tables.nextQueue())
+  if (!pick) {
+    const spread = Math.max(1, Math.floor(ctx.spread ?? 1))
+    const pool: TaskMeta[] = []
+    for (const id of tables.nextQueue()) {
+      const t = snap.tasks.get(id)!.meta!
+      if (pool.length > 0 && (pool.length >= spread || t.priority !== pool[0]!.priority)) break
+      if (t.assignee === ctx.actor || !ready(t)) continue
+      if (ctx.busy?.has(id)) {
+        firstBusy ??= t
+        continue
+      }
+      pool.push(t)
+    }
+    if (pool.length > 1) {
+      let h = 0
+      for (const ch of ctx.entropy) h = (h * 31 + ch.charCodeAt(0)) >>> 0
+      pick = pool[h % pool.length]
+    } else pick = pool[0]
+  }
+  pick ??= firstBusy
   if (!pick) {
     const open = tasksWithStatus(snap, TODO)
     throw new NotFoundError('nothing_ready', `nothing is ready to claim${wanted.length ? ` with tag ${wanted.join(', ')}` : ''}`, {

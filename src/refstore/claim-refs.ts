@@ -1,0 +1,238 @@
+/**
+ * Per-item change refs on the shared remote (docs/scale.md, "Many agents on
+ * one remote"). Under contention a change that touches one task only is not
+ * pushed to the list's ref directly: it is pushed as its own commit to
+ * `refs/tasks-claims/<list>/<id>` with a must-not-exist lease (two changes of
+ * different items never touch the same ref; two of the same item race on that
+ * ref), and then *folded* into the list's ref: any command holding such a
+ * change copies every pending change onto the list's tip as ordinary
+ * commits (the same message, trailers, author and dates; a new parent and
+ * tree, as a rebase does) and deletes the refs it folded, each with a lease
+ * on its value, in one `git push --atomic`. One push of the list then
+ * carries the changes of many agents.
+ *
+ * A pending change is folded only when its task's directory on the list is
+ * still exactly what it was computed on (its parent's); otherwise it is
+ * dropped (its ref deleted) and its command, which has not answered yet,
+ * runs its op again. So the list's ref stays the one truth: a command
+ * reports success only once its change is on the list, and exactly one
+ * change of an item wins from any one state of that item, however stale a
+ * pending ref is (a claimer that fetched long ago cannot win an item that
+ * was claimed, folded and had its ref deleted since).
+ *
+ * Locally the pending refs are fetched into
+ * `refs/tasks-claims-remote/<remote>/<list>/<id>` (pruned by every fetch).
+ */
+import {taskDir} from '../core/ids'
+import {git} from './git-process'
+import type {ObjectReader} from './object-reader'
+import type {LooseObjectWriter} from './git-objects'
+import {type NetworkLimits, networkGit, trackingRef, unreachable, UNREACHABLE} from './remote'
+import {TreeBuilder} from './tree-builder'
+
+/** The remote ref of a pending change of task `id`. */
+export function claimRef(list: string, id: string): string {
+  return `refs/tasks-claims/${list}/${id}`
+}
+
+/** Where a clone keeps its copies of the remote's pending changes of `list`. */
+export function claimTrackingPrefix(remote: string, list: string): string {
+  return `refs/tasks-claims-remote/${remote}/${list}/`
+}
+
+/** The fetch refspec that copies (and, with --prune, forgets) the remote's pending changes. */
+export function claimRefspec(remote: string, list: string): string {
+  return `+refs/tasks-claims/${list}/*:${claimTrackingPrefix(remote, list)}*`
+}
+
+/** Pending changes as the last fetch saw them: task id → commit. */
+export async function pendingChanges(cwd: string, remote: string, list: string): Promise<Map<string, string>> {
+  const prefix = claimTrackingPrefix(remote, list)
+  const r = await git(['for-each-ref', '--format=%(refname) %(objectname)', prefix], {cwd})
+  const out = new Map<string, string>()
+  if (r.code !== 0) return out
+  for (const line of r.stdout.split('\n')) {
+    const [ref, oid] = line.split(' ')
+    if (ref && oid && ref.startsWith(prefix)) out.set(ref.slice(prefix.length), oid)
+  }
+  return out
+}
+
+export type ClaimPushOutcome = {ok: true} | {ok: false; reason: 'stale' | 'declined'; detail: string}
+
+/** Run a push with `--porcelain`; ok only when git exited 0 and rejected no ref. */
+async function porcelainPush(cwd: string, remote: string, options: string[], specs: string[], limits: NetworkLimits): Promise<ClaimPushOutcome> {
+  // Bounded like every push: running out of time is remote_timeout (it may have landed; the next command finds out).
+  const r = await networkGit(cwd, remote, 'push', ['push', '--porcelain', '--quiet', '--no-verify', ...options, remote, ...specs], limits)
+  const rejected = r.stdout.split('\n').filter((l) => l.startsWith('!'))
+  if (r.code === 0 && rejected.length === 0) return {ok: true}
+  const text = `${r.stdout}\n${r.stderr}`
+  const detail = (rejected.join('; ') || r.stderr.trim() || `exit ${r.code}`).slice(0, 500)
+  if (rejected.length === 0 && UNREACHABLE.test(text)) throw unreachable(remote, r.stderr.trim())
+  // A race (someone else's ref value) is stale; a server that refuses these refs or atomic pushes is a refusal.
+  if (/stale info|fetch first|non-fast-forward|already exists|incorrect old value|but expected|cannot lock ref|atomic push failed/i.test(text)) return {ok: false, reason: 'stale', detail}
+  return {ok: false, reason: 'declined', detail}
+}
+
+/** Create `refs/tasks-claims/<list>/<id>` at `commit`, only if it does not exist on the remote. */
+export function pushPending(cwd: string, remote: string, list: string, id: string, commit: string, limits: NetworkLimits): Promise<ClaimPushOutcome> {
+  const ref = claimRef(list, id)
+  return porcelainPush(cwd, remote, [`--force-with-lease=${ref}:`], [`${commit}:${ref}`], limits)
+}
+
+interface CommitParts {
+  tree: string
+  parents: string[]
+  /** Everything after the parent lines (author, committer, message), kept byte for byte. */
+  rest: string
+}
+
+function parseCommit(content: Buffer): CommitParts {
+  const text = content.toString('utf8')
+  const lines = text.split('\n')
+  let i = 0
+  const tree = lines[i++]!.replace(/^tree /, '')
+  const parents: string[] = []
+  while (lines[i]?.startsWith('parent ')) parents.push(lines[i++]!.slice(7))
+  return {tree, parents, rest: lines.slice(i).join('\n')}
+}
+
+/** The object id of a task's directory at `commit` (null: no such task there). */
+async function dirAt(reader: ObjectReader, commit: string, id: string): Promise<string | null> {
+  const o = await reader.read(`${commit}:${taskDir(id)}`)
+  return o && o.type === 'tree' ? o.oid : null
+}
+
+export interface FoldResult {
+  /** The list's new tip (unchanged when every pending change was dropped). */
+  tip: string
+  /** Task id → the commit that carries its change on the list. */
+  folded: Map<string, string>
+  /** Task ids whose pending change no longer applied and was deleted. */
+  dropped: string[]
+}
+
+/**
+ * Build the fold of `pending` onto `tip`: for each pending change (oldest
+ * first), if its task's directory on the list is what the change was
+ * computed on, a commit that sets that directory to the change's, with the
+ * change's author, committer and message. Objects only; nothing is pushed.
+ */
+export async function buildFold(reader: ObjectReader, writer: LooseObjectWriter, tip: string, pending: ReadonlyMap<string, string>): Promise<FoldResult & {changes: Array<{id: string; oid: string}>}> {
+  const entries = await Promise.all(
+    [...pending].map(async ([id, oid]) => {
+      const c = parseCommit((await reader.readType(oid, 'commit')).content)
+      const time = Number(/^author .* (\d+) [+-]\d{4}$/m.exec(c.rest)?.[1] ?? 0)
+      return {id, oid, c, time}
+    }),
+  )
+  entries.sort((a, b) => a.time - b.time || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  let head = tip
+  let headTree = parseCommit((await reader.readType(tip, 'commit')).content).tree
+  const folded = new Map<string, string>()
+  const dropped: string[] = []
+  for (const e of entries) {
+    const [base] = e.c.parents
+    const dir = taskDir(e.id)
+    const [before, now, after] = base && e.c.parents.length === 1 ? await Promise.all([dirAt(reader, base, e.id), dirAt(reader, head, e.id), dirAt(reader, e.oid, e.id)]) : [undefined, null, null]
+    if (before === undefined || before !== now) {
+      dropped.push(e.id)
+      continue
+    }
+    const tb = new TreeBuilder(reader, writer, headTree)
+    await tb.setTree(dir, after)
+    headTree = await tb.write()
+    head = writer.write('commit', `tree ${headTree}\nparent ${head}\n${e.c.rest}`)
+    folded.set(e.id, head)
+  }
+  return {tip: head, folded, dropped, changes: entries.map(({id, oid}) => ({id, oid}))}
+}
+
+/**
+ * Fold `pending` into the list on `remote`, whose tip was `tip`: one atomic
+ * push that moves the list (with a lease on `tip`) and deletes every pending
+ * ref it folded or dropped (each with a lease on its value). Nothing moves
+ * unless all of it does. `own`: this command's change (a commit on `tip`,
+ * not pushed anywhere yet), folded last-in-time order with the rest; with
+ * nothing pending the result is that very commit, as a plain push would land it.
+ */
+export async function foldPending(
+  cwd: string,
+  reader: ObjectReader,
+  writer: LooseObjectWriter,
+  remote: string,
+  list: string,
+  tip: string,
+  pending: ReadonlyMap<string, string>,
+  limits: NetworkLimits,
+  own?: {id: string; commit: string},
+): Promise<{outcome: ClaimPushOutcome; fold: FoldResult}> {
+  const all = new Map(pending)
+  if (own) all.set(own.id, own.commit)
+  const fold = await buildFold(reader, writer, tip, all)
+  const listRef = `refs/tasks/${list}`
+  const args: string[] = []
+  const specs: string[] = []
+  if (fold.tip !== tip) {
+    args.push(`--force-with-lease=${listRef}:${tip}`)
+    specs.push(`${fold.tip}:${listRef}`)
+  }
+  for (const {id, oid} of fold.changes) {
+    if (own && id === own.id) continue // this command's own change: not on the remote yet, nothing to delete
+    args.push(`--force-with-lease=${claimRef(list, id)}:${oid}`)
+    specs.push(`:${claimRef(list, id)}`)
+  }
+  if (specs.length === 0) return {outcome: {ok: true}, fold}
+  if (specs.length > 1) args.unshift('--atomic')
+  const outcome = await porcelainPush(cwd, remote, args, specs, limits)
+  if (outcome.ok) {
+    // The local copies of the deleted pending refs go with the next fetch (--prune).
+    await git(['update-ref', trackingRef(remote, list), fold.tip], {cwd})
+  }
+  return {outcome, fold}
+}
+
+/**
+ * Where a pending change `pendingOid` (computed on `base`) landed on the list
+ * at `tip`, when someone else folded it: the commit after `base` that touches
+ * the task and has the change's author, committer and message. Null when it
+ * is not there (it was dropped).
+ */
+export async function findFolded(cwd: string, reader: ObjectReader, tip: string, base: string, id: string, pendingOid: string): Promise<string | null> {
+  const mine = parseCommit((await reader.readType(pendingOid, 'commit')).content).rest
+  const r = await git(['rev-list', tip, `^${base}`, '--', taskDir(id)], {cwd})
+  if (r.code !== 0) return null
+  for (const oid of r.stdout.split('\n').filter(Boolean)) {
+    const c = parseCommit((await reader.readType(oid, 'commit')).content)
+    if (c.rest === mine) return oid
+  }
+  return null
+}
+
+/**
+ * Take back this command's pending change (a lease on its value), when the
+ * command gives up: it must not land after the command said it failed.
+ * False when it was no longer there (someone folded or dropped it first).
+ */
+export async function withdrawPending(cwd: string, remote: string, list: string, id: string, commit: string, limits: NetworkLimits): Promise<boolean> {
+  const ref = claimRef(list, id)
+  const r = await porcelainPush(cwd, remote, [`--force-with-lease=${ref}:${commit}`], [`:${ref}`], limits)
+  return r.ok
+}
+
+/**
+ * A cheap look at the remote while a pending change waits (one `git
+ * ls-remote`, no objects): the names and values of the list's pending
+ * refs. Null when the remote could not be asked (the caller fetches instead).
+ */
+export async function peekPending(cwd: string, remote: string, list: string, limits: NetworkLimits): Promise<Map<string, string> | null> {
+  const prefix = `refs/tasks-claims/${list}/`
+  const r = await git([...limits.config, 'ls-remote', '--refs', remote, `${prefix}*`], {cwd, env: limits.env, deadlineMs: limits.deadlineMs})
+  if (r.code !== 0 || r.timedOut) return null
+  const out = new Map<string, string>()
+  for (const line of r.stdout.split('\n')) {
+    const [oid, ref] = line.split('\t')
+    if (oid && ref?.startsWith(prefix)) out.set(ref.slice(prefix.length), oid)
+  }
+  return out
+}

@@ -1,0 +1,93 @@
+/**
+ * Pending per-item changes on the remote (`refs/tasks-claims/<list>/<id>`,
+ * docs/scale.md "Many agents on one remote"). Under contention a one-item
+ * change waits there until a command folds it into the list's ref. What
+ * makes that safe is the check at folding time: a pending change is folded
+ * only when its item on the list is still what the change was computed on.
+ *
+ * Here the pending refs are made by hand (an offline commit pushed with
+ * plain git), as a process that died after pushing one would leave it, so
+ * the order of events is exact:
+ * - a stale claim (computed before someone else's claim of the item landed)
+ *   is dropped, never folded: the item keeps its owner, the ref goes;
+ * - a valid one left behind is folded by the next writer as one commit with
+ *   the original message, author and date.
+ */
+import {afterAll, describe, expect, it} from 'vitest'
+import {cleanupAll, gitSync, runJson} from '../helpers/cli'
+import {expectLinearHistory, history, trailer} from '../race/support'
+import {cloneOf, shared, tipOf} from './support'
+
+afterAll(() => cleanupAll())
+
+function pendingRefs(bare: string): string[] {
+  return gitSync(bare, ['for-each-ref', '--format=%(refname)', 'refs/tasks-claims/']).split('\n').filter(Boolean)
+}
+
+/** A claim of `id` as `actor` committed offline in `clone` (on the tip it has), pushed by hand as the item's pending change. */
+async function handMadePending(clone: string, id: string, actor: string): Promise<string> {
+  const out = await runJson(clone, ['claim', id, '--offline', '--as', actor])
+  gitSync(clone, ['push', '-q', 'origin', `${out.commit}:refs/tasks-claims/main/${id}`])
+  return out.commit
+}
+
+async function freshShow(bare: string, id: string): Promise<any> {
+  const fresh = cloneOf(bare)
+  await runJson(fresh, ['remote', 'set', 'origin'])
+  await runJson(fresh, ['sync'])
+  return (await runJson(fresh, ['show', id])).task
+}
+
+describe('pending per-item changes on the remote', {timeout: 120_000}, () => {
+  it('a stale pending claim is dropped by the next writer, never folded: the item keeps its owner', async () => {
+    const {bare, clones} = await shared(2)
+    const [a, b] = clones as [string, string]
+    const x = (await runJson(a, ['add', 'contested', '--as', 'lead'])).task.id
+    const y = (await runJson(a, ['add', 'other', '--as', 'lead'])).task.id
+    await runJson(b, ['sync'])
+    // Mallory computes a claim of x on the current tip, but bob's claim lands first.
+    const stale = (await runJson(a, ['claim', x, '--offline', '--as', 'mallory'])).commit
+    const won = await runJson(b, ['claim', x, '--as', 'bob'])
+    expect(won.task).toMatchObject({owner: 'bob', epoch: 1})
+    // Mallory's claim now reaches the remote as a pending change (as a process that died after pushing it would leave it).
+    gitSync(a, ['push', '-q', 'origin', `${stale}:refs/tasks-claims/main/${x}`])
+    const before = history(bare).length
+
+    const commented = await runJson(b, ['comment', y, 'next writer', '--as', 'bob'])
+    expect(commented.published).toBe(true)
+    expect(pendingRefs(bare)).toEqual([])
+    const commits = history(bare)
+    expectLinearHistory(commits)
+    expect(commits.length).toBe(before + 1)
+    expect(commits[0]!.oid).toBe(commented.commit)
+    expect(trailer(commits[0]!, 'Tasks-Op')).toBe('comment')
+    expect(commits.filter((c) => trailer(c, 'Actor') === 'mallory')).toEqual([])
+    expect(await freshShow(bare, x)).toMatchObject({owner: 'bob', epoch: 1, status: 'in_progress'})
+  })
+
+  it('a valid pending change left behind is folded by the next writer: one commit, same message, author and date', async () => {
+    const {bare, clones} = await shared(2)
+    const [a, b] = clones as [string, string]
+    const x = (await runJson(a, ['add', 'left behind', '--as', 'lead'])).task.id
+    const y = (await runJson(a, ['add', 'other', '--as', 'lead'])).task.id
+    await runJson(b, ['sync'])
+    const pending = await handMadePending(a, x, 'dave')
+    const before = history(bare).length
+
+    const commented = await runJson(b, ['comment', y, 'next writer', '--as', 'bob'])
+    expect(pendingRefs(bare)).toEqual([])
+    const commits = history(bare)
+    expectLinearHistory(commits)
+    expect(commits.length).toBe(before + 2)
+    const claims = commits.filter((c) => trailer(c, 'Tasks-Op') === 'claim' && trailer(c, 'Task') === x)
+    expect(claims).toHaveLength(1)
+    expect(trailer(claims[0]!, 'Actor')).toBe('dave')
+    expect(commits.map((c) => c.oid)).toContain(commented.commit)
+    // The folded commit is the pending one copied: same author, dates and message (the very same commit when
+    // it lands first on the tip it was made on, as here when it sorts before the comment; else a new parent and tree).
+    const show = (oid: string) => gitSync(bare, ['show', '-s', '--format=%an <%ae> %at%n%cn <%ce> %ct%n%B', oid])
+    expect(show(claims[0]!.oid)).toBe(gitSync(a, ['show', '-s', '--format=%an <%ae> %at%n%cn <%ce> %ct%n%B', pending]))
+    expect(await freshShow(bare, x)).toMatchObject({owner: 'dave', epoch: 1, status: 'in_progress'})
+    expect(tipOf(bare)).toBe(commits[0]!.oid)
+  })
+})
