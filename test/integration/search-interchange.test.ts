@@ -155,7 +155,9 @@ describe('export and import', () => {
     // A card changed since is brought back to the file's version (revision + 1), the rest left alone.
     await runJson(target, ['edit', parent, '--title', 'Renamed'], {env})
     const third = await runJson(target, ['import', file], {env})
-    expect(third).toMatchObject({updated: 1, unchanged: 3})
+    // (the title edit put the passed and the failed check back to pending: the file's versions are written back)
+    expect(third).toMatchObject({updated: 1, unchanged: 3, checks_written: 2})
+    expect((await runJson(target, ['check', 'list', parent])).checks.find((c: any) => c.id === chk1)).toMatchObject({status: 'passed', evidence: 'README section'})
     expect((await runJson(target, ['show', parent], {env})).task.title).toBe('Parent item')
 
     // Markdown is for people.
