@@ -64,9 +64,34 @@ describe('tasks mcp --agent A, wired', () => {
     expect(messages).toHaveLength(1)
     expect(messages[0]).toMatchObject({agent: 'agent-a', inbox: {task, from: 'agent-b', kind: 'comment'}})
     expect(messages[0].inbox.text).toContain('CRLF')
+    // The record has exactly the fields of schemas/output/mcp.schema.json's records.
+    expect(Object.keys(messages[0].inbox).sort()).toEqual(['created_at', 'from', 'id', 'kind', 'task', 'text'])
     expect(updated).toEqual([`tasks://main/${task}`])
     const all = await runJson(repo, ['inbox', '--as', 'agent-a', '--all'])
     expect(all.records.find((r: any) => r.id === messages[0].inbox.id)).toMatchObject({seen: true})
+  }, 30000)
+
+  it('poll_inbox returns a record the timer has not sent, and acks it', async () => {
+    // agent-b's server polls once at start, then hourly: a record written after that is for poll_inbox.
+    const bTask = (await runJson(repo, ['add', 'B holds this'], asB)).task.id
+    await runJson(repo, ['claim', bTask], asB)
+    await runJson(repo, ['inbox', 'ack', '--all'], asB)
+    const transport = new StdioClientTransport({command: process.execPath, args: [BIN, 'mcp', '--agent', 'agent-b', '--poll', '1h'], cwd: repo, env: {...TEST_ENV}, stderr: 'pipe'})
+    const b = new Client({name: 'agent-b-client', version: '1'})
+    const got: unknown[] = []
+    b.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void got.push(n.params.data))
+    await b.connect(transport)
+    try {
+      expect(json((await b.callTool({name: 'poll_inbox', arguments: {}})) as ToolResult).records).toEqual([])
+      await runJson(repo, ['comment', bTask, 'from a', '--kind', 'decision'], asA)
+      const polled = json((await b.callTool({name: 'poll_inbox', arguments: {}})) as ToolResult)
+      expect(polled).toMatchObject({agent: 'agent-b', source: 'inbox', records: [{task: bTask, from: 'agent-a', kind: 'comment'}]})
+      expect((await runJson(repo, ['inbox', '--as', 'agent-b'])).unseen).toBe(0)
+      expect(json((await b.callTool({name: 'poll_inbox', arguments: {}})) as ToolResult).records).toEqual([])
+      expect(got).toEqual([])
+    } finally {
+      await b.close()
+    }
   }, 30000)
 
   it('has a tool for every coordination command, with if_revision and session where the CLI has them', async () => {
