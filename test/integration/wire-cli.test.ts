@@ -5,7 +5,7 @@
  * `--format compact` on `search` and `inbox` (parsed back).
  */
 import {afterAll, describe, expect, it} from 'vitest'
-import {cleanupAll, gitSync, jsonError, makeRepo, run, runJson} from '../helpers/cli'
+import {cleanupAll, gitSync, jsonError, makeBareRepo, makeRepo, run, runJson, tempDir} from '../helpers/cli'
 import {parseCompact} from '../../src/render/compact'
 
 afterAll(() => cleanupAll())
@@ -62,6 +62,34 @@ describe('--if-revision on check, flag and batch', () => {
     const good = await runJson(repo, ['batch', '-'], {...env, input: JSON.stringify([{op: 'unflag', id, if_revision: now}, {op: 'edit', id, title: 'Third title', if_revision: now + 1}])})
     expect(good).toMatchObject({applied: 2, failed: 0})
     expect((await runJson(repo, ['show', id], env)).task.title).toBe('Third title')
+  }, 60000)
+})
+
+describe('--if-revision on flag and check, online', () => {
+  it('a change published from another clone since makes the stale revision refused on the remote tip', async () => {
+    const bare = makeBareRepo()
+    const clone = (): string => {
+      const dir = tempDir('clone-')
+      gitSync(dir, ['clone', '-q', bare, '.'])
+      return dir
+    }
+    const c1 = clone()
+    await runJson(c1, ['init', '--remote', 'origin'])
+    const id = (await runJson(c1, ['add', 'Shared card'], env)).task.id
+    const read = (await runJson(c1, ['show', id], env)).task.revision
+    const c2 = clone()
+    await runJson(c2, ['init', '--remote', 'origin'])
+    await runJson(c2, ['edit', id, '--title', 'Shared card, renamed by bob'], {env: {TASKS_ACTOR: 'bob'}})
+    // c1 has not fetched bob's edit: the guard runs on the remote's tip the push is leased on.
+    const before = gitSync(bare, ['rev-parse', 'refs/tasks/main']).trim()
+    for (const args of [['flag', id, 'stuck'], ['check', 'add', id, '--test', 'npm test']]) {
+      const r = await run(c1, [...args, '--if-revision', String(read), '--json'], env)
+      expect(r.code, r.stderr).toBe(4)
+      expect(jsonError(r)).toMatchObject({code: 'revision_mismatch', revision: read + 1, updated_by: 'bob'})
+      expect(gitSync(bare, ['rev-parse', 'refs/tasks/main']).trim()).toBe(before)
+    }
+    const flagged = await runJson(c1, ['flag', id, 'stuck', '--if-revision', String(read + 1)], env)
+    expect(flagged).toMatchObject({published: true, task: {flag: {reason: 'stuck'}}})
   }, 60000)
 })
 
