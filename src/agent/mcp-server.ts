@@ -99,8 +99,14 @@ export async function startMcpServer(options: McpOptions, transport: Transport):
     if (record.task) await server.server.sendResourceUpdated({uri: cardUri(options.list, record.task)})
   }
   const deliver = options.wrapDeliver ? options.wrapDeliver(deliverRaw) : deliverRaw
+  // A failure that repeats every poll (the list is not initialised yet, the remote is down) is reported once, not every 2 s.
+  let lastError = ''
   const notifier = source
-    ? new InboxNotifier(source, deliver, options.pollMs ?? DEFAULT_POLL_MS, (what, error) => process.stderr.write(`git-tasks mcp: inbox ${what} failed: ${(error as Error).message}\n`))
+    ? new InboxNotifier(source, deliver, options.pollMs ?? DEFAULT_POLL_MS, (what, error) => {
+        const line = `git-tasks mcp: inbox ${what} failed: ${(error as Error).message}\n`
+        if (line !== lastError) process.stderr.write(line)
+        lastError = line
+      })
     : null
 
   const call = (tool: ToolDef) => async (args: Record<string, unknown>) => {
