@@ -7,15 +7,14 @@
  * (notifier.ts) never acknowledges a record it could not send, so a failed
  * send is retried on the next poll.
  *
- * Inbox records (`inbox/<actor>/<ts>-<h>.md` on the list's ref, with
- * `tasks inbox` / `tasks inbox ack`) are built on another branch. Until they
- * are merged, the server is wired to `noInbox`, which always returns
- * nothing. To plug the real inbox in after the merge, implement
- * `InboxSource` over its app functions (poll: the unacked records of the
- * agent at the current tip; ack: one `inbox ack` transaction for the ids)
- * and return it from `inboxSourceFor` below; nothing else changes.
+ * The real source (`inboxSourceFor`) reads the agent's inbox on the list's
+ * ref (`inbox/<actor>/<ts>-<h>.md`; aliases fold into the canonical actor)
+ * through the same app functions as `tasks inbox` and `tasks inbox ack`:
+ * poll returns the records without a `.seen` marker at the current tip,
+ * ack writes the markers in one `inbox ack` transaction (online: pushed).
  */
 import type {Session} from '../app/session'
+import {inbox, inboxAck} from '../app/inbox-actions'
 
 export interface InboxRecord {
   /** Stable id of the record (what `ack` takes). */
@@ -45,10 +44,33 @@ export const noInbox: InboxSource = {
   ack: async () => {},
 }
 
+/** Runs work one at a time with the server's tool calls (they share one session). */
+export type Serial = <T>(work: () => Promise<T>) => Promise<T>
+
 /**
- * The inbox source of `agent` in this session's list. Returns `noInbox`
- * until the inbox capability is merged (see the comment at the top).
+ * The inbox source of `agent` in this session's list: its unseen records,
+ * oldest first, as `tasks inbox --as AGENT` lists them; ack marks them seen
+ * as `tasks inbox ack` does. Ids already seen (acked meanwhile, say by
+ * `tasks inbox ack` in a shell) are skipped; ids gone from the inbox are
+ * ignored rather than failing the whole ack.
  */
-export function inboxSourceFor(_session: () => Promise<Session>, _agent: string): InboxSource {
-  return noInbox
+export function inboxSourceFor(session: () => Promise<Session>, agent: string, serial: Serial = (work) => work()): InboxSource {
+  return {
+    name: 'inbox',
+    poll: () =>
+      serial(async () => {
+        const s = await (await session()).forCall()
+        const r = await inbox(s, {as: agent})
+        return r.records.map((e) => ({id: e.id, task: e.task || null, from: e.actor, kind: e.event, created_at: e.created_at, text: e.body}))
+      }),
+    ack: (ids) =>
+      serial(async () => {
+        if (ids.length === 0) return
+        const s = await (await session()).forCall()
+        // Only the records still unseen in the inbox: one that went away meanwhile is not an error worth retrying forever.
+        const current = new Set((await inbox(s, {as: agent})).records.map((r) => r.id))
+        const wanted = ids.filter((id) => current.has(id))
+        if (wanted.length > 0) await inboxAck(await (await session()).forCall(), wanted, false, agent)
+      }),
+  }
 }

@@ -92,33 +92,56 @@ export async function startMcpServer(options: McpOptions, transport: Transport):
     return base
   }
 
-  const source = agent ? (options.inbox ?? inboxSourceFor(baseSession, agent)) : null
+  const source = agent ? (options.inbox ?? inboxSourceFor(baseSession, agent, (work) => queue.run(work))) : null
   const deliverRaw = async (record: InboxRecord): Promise<void> => {
     if (!server.isConnected()) throw new Error('the client is not connected')
     await server.server.notification({method: 'notifications/message', params: {level: 'info', logger: 'tasks-inbox', data: {inbox: record, agent}}})
     if (record.task) await server.server.sendResourceUpdated({uri: cardUri(options.list, record.task)})
   }
   const deliver = options.wrapDeliver ? options.wrapDeliver(deliverRaw) : deliverRaw
+  // A failure that repeats every poll (the list is not initialised yet, the remote is down) is reported once, not every 2 s.
+  let lastError = ''
   const notifier = source
-    ? new InboxNotifier(source, deliver, options.pollMs ?? DEFAULT_POLL_MS, (what, error) => process.stderr.write(`git-tasks mcp: inbox ${what} failed: ${(error as Error).message}\n`))
+    ? new InboxNotifier(source, deliver, options.pollMs ?? DEFAULT_POLL_MS, (what, error) => {
+        const line = `git-tasks mcp: inbox ${what} failed: ${(error as Error).message}\n`
+        if (line !== lastError) process.stderr.write(line)
+        lastError = line
+      })
     : null
 
-  const call = (tool: ToolDef) => async (args: Record<string, unknown>) =>
-    queue.run(async () => {
+  const call = (tool: ToolDef) => async (args: Record<string, unknown>) => {
+    // poll_inbox waits for the notifier, whose reads go through the queue: it must not hold the queue itself.
+    if (tool.unqueued) {
       try {
-        const session = await (await baseSession()).forCall(tool.override ? {force: args.force as boolean | undefined, reason: args.reason as string | undefined} : {})
+        const pollInbox = async () => ({records: notifier ? await notifier.take() : [], source: source?.name ?? 'none'})
+        return jsonResult((await tool.run({session: null as never, agent, pollInbox}, args)) as Record<string, unknown>)
+      } catch (error) {
+        return errorResult(error)
+      }
+    }
+    return queue.run(async () => {
+      try {
+        const session = await (await baseSession()).forCall({
+          ...(tool.override ? {force: args.force as boolean | undefined, reason: args.reason as string | undefined} : {}),
+          ...(tool.session && typeof args.session === 'string' ? {session: args.session} : {}),
+        })
         const pollInbox = async () => ({records: notifier ? await notifier.take() : [], source: source?.name ?? 'none'})
         let result = (await tool.run({session, agent, pollInbox}, args)) as Record<string, unknown>
         const pub = session.publication()
         if (pub) result = {...result, published: pub.published}
+        // Read tools answer in the compact form (docs/compact.md) unless asked for JSON.
+        if (tool.compact && args.format !== 'json') return {content: [{type: 'text' as const, text: tool.compact(result)}]}
         return jsonResult(result)
       } catch (error) {
         return errorResult(error)
       }
     })
+  }
 
   for (const tool of TOOLS) {
     const shape = tool.input(z)
+    if (tool.session) shape.session ??= z.string().optional().describe('the agent session acting (else TASKS_SESSION): a claim records it, `release` with session frees it')
+    if (tool.compact) shape.format = z.enum(['compact', 'json']).optional().describe('compact (default): token-lean lines, docs/compact.md; json: the full JSON of --json')
     if (tool.override) {
       shape.force = z.boolean().optional().describe("act on an item held by someone else (needs reason; recorded in history)")
       shape.reason = z.string().optional()

@@ -18,6 +18,14 @@ import * as history from '../app/history-actions'
 import type {Session} from '../app/session'
 import {search as searchTasks} from '../app/search'
 import {prime} from '../app/prime'
+import * as coordination from '../app/coordination-actions'
+import * as inboxActions from '../app/inbox-actions'
+import {taskGraph} from '../app/graph-actions'
+import {streamEvents, type TaskEvent} from '../hooks/events'
+import {renderDot, renderMermaid} from '../render/graph-text'
+import * as compact from '../render/compact-views'
+import {parseDurationSeconds} from '../core/duration-flag'
+import {UsageError} from '../core/errors'
 import type {InboxRecord} from './inbox-source'
 import {DURATION_HINT, parseToolDuration} from './tool-input'
 
@@ -44,12 +52,27 @@ export interface ToolDef {
   override?: boolean
   /** Only reads; hinted to clients as readOnly. */
   readOnly?: boolean
+  /**
+   * Takes `session`, as the command's --session: the agent session acting
+   * (a claim records it). The server applies it to the call's Session.
+   */
+  session?: boolean
+  /**
+   * A read tool whose result has a compact form (docs/compact.md): it
+   * returns that text by default, and the full JSON with `format: "json"`.
+   */
+  compact?: (result: any) => string
+  /** Runs outside the server's call queue (poll_inbox: it waits for the notifier, whose reads are queued). */
+  unqueued?: boolean
   run: (call: ToolCall, args: any) => Promise<unknown>
 }
 
 const ids = (z: Z) => z.union([z.string(), z.array(z.string()).min(1)]).describe('task id or unique prefix, or several as an array (one batch, one commit)')
 const idList = (v: string | string[]): string[] => (Array.isArray(v) ? v : [v])
 const epoch = (z: Z) => z.number().int().optional().describe('fencing token from your claim: refused if the item was claimed again since')
+const ifRevision = (z: Z) => z.number().int().min(0).optional().describe('apply only if the card is still at this revision (from show/list); else revision_mismatch (exit 4), nothing written')
+const olderThan = (z: Z, what: string) => z.union([z.string(), z.number().int().positive()]).optional().describe(`${what} (${DURATION_HINT})`)
+const parseAge = (v: string | number | undefined, flag: string): number | undefined => (v === undefined ? undefined : parseDurationSeconds(String(v), flag))
 const lease = (z: Z) => z.union([z.string(), z.number().int().positive()]).optional().describe(`lease length (${DURATION_HINT}); default: the list's lease_seconds`)
 
 export const TOOLS: ToolDef[] = [
@@ -71,14 +94,16 @@ export const TOOLS: ToolDef[] = [
       limit: z.number().int().min(0).optional(),
       offset: z.number().int().min(0).optional(),
     }),
+    compact: (r) => compact.compactList(r),
     run: ({session}, a) => actions.list(session, a),
   },
   {
     name: 'show',
     command: 'show',
     readOnly: true,
-    description: 'One task with its description, comments, dependencies, dependents and sub-items, as `tasks show ID --json`.',
+    description: 'One task with its newest checkpoint, description, comments, checks, dependencies, dependents and sub-items, as `tasks show ID --json`.',
     input: (z) => ({id: z.string()}),
+    compact: (r) => compact.compactShow(r),
     run: ({session}, a) => actions.show(session, a.id),
   },
   {
@@ -109,13 +134,15 @@ export const TOOLS: ToolDef[] = [
       priority: z.union([z.number().int(), z.string()]).optional(),
       add_tags: z.array(z.string()).optional(),
       remove_tags: z.array(z.string()).optional(),
+      if_revision: ifRevision(z),
     }),
-    run: ({session}, a) => actions.edit(session, {id: a.id, title: a.title, body: a.body, priority: a.priority, addTags: a.add_tags, removeTags: a.remove_tags}),
+    run: ({session}, a) => actions.edit(session, {id: a.id, title: a.title, body: a.body, priority: a.priority, addTags: a.add_tags, removeTags: a.remove_tags, ifRevision: a.if_revision}),
   },
   {
     name: 'claim',
     command: 'claim',
     override: true,
+    session: true,
     description: 'Claim a task: in_progress, owned by you, with a lease. Atomic: a second claimer gets already_claimed (exit 4).',
     input: (z) => ({id: z.string(), lease: lease(z)}),
     run: ({session}, a) => actions.claim(session, a.id, parseToolDuration(a.lease)),
@@ -123,6 +150,8 @@ export const TOOLS: ToolDef[] = [
   {
     name: 'next',
     command: 'next',
+    session: true,
+    compact: (r) => compact.compactNext(r),
     description: 'Claim the next ready task, or resume the one you hold; includes its description and newest comments. nothing_ready (exit 3) when none.',
     input: (z) => ({tags: z.array(z.string()).optional(), another: z.boolean().optional(), lease: lease(z)}),
     run: ({session}, a) => actions.next(session, {tags: a.tags ?? [], another: a.another, leaseSeconds: parseToolDuration(a.lease)}),
@@ -138,17 +167,17 @@ export const TOOLS: ToolDef[] = [
     name: 'done',
     command: 'done',
     override: true,
-    description: 'Finish tasks you hold (or any, with force and reason).',
-    input: (z) => ({id: ids(z), epoch: epoch(z)}),
-    run: ({session}, a) => batch.finish(session, idList(a.id), a.epoch),
+    description: 'Finish tasks you hold (or any, with force and reason); summary records a last checkpoint in the same commit. Refused while a check is pending or the item is flagged.',
+    input: (z) => ({id: ids(z), epoch: epoch(z), summary: z.string().optional().describe('what was done (recorded as a checkpoint)'), session: z.string().optional().describe('the agent session writing the checkpoint')}),
+    run: ({session}, a) => batch.finish(session, idList(a.id), a.epoch, a.summary !== undefined ? {summary: a.summary, session: a.session} : undefined),
   },
   {
     name: 'block',
     command: 'block',
     override: true,
     description: 'Mark a task blocked, with a note saying on what.',
-    input: (z) => ({id: z.string(), note: z.string(), epoch: epoch(z)}),
-    run: ({session}, a) => actions.block(session, a.id, a.note, a.epoch),
+    input: (z) => ({id: z.string(), note: z.string(), epoch: epoch(z), if_revision: ifRevision(z)}),
+    run: ({session}, a) => actions.block(session, a.id, a.note, a.epoch, a.if_revision),
   },
   {
     name: 'reopen',
@@ -161,9 +190,25 @@ export const TOOLS: ToolDef[] = [
     name: 'release',
     command: 'release',
     override: true,
-    description: 'Give back tasks you hold (todo again, no owner); all: every task you hold.',
-    input: (z) => ({id: ids(z).optional(), all: z.boolean().optional(), epoch: epoch(z)}),
-    run: ({session}, a) => batch.release(session, a.id === undefined ? [] : idList(a.id), Boolean(a.all), a.epoch),
+    description:
+      'Give back tasks you hold (todo again, no owner); all: every task you hold; session: every task that agent session holds (alone). summary and next record a checkpoint in the same commit.',
+    input: (z) => ({
+      id: ids(z).optional(),
+      all: z.boolean().optional(),
+      epoch: epoch(z),
+      session: z.string().optional().describe("release every item this agent session holds (whoever the owner): what a runner calls when its agent stops"),
+      summary: z.string().optional().describe('what is done so far (with next: a checkpoint)'),
+      next: z.string().optional().describe('the next step, for whoever picks it up'),
+    }),
+    run: ({session}, a) => {
+      if (a.session !== undefined) {
+        if (a.all || a.id !== undefined || a.summary !== undefined || a.next !== undefined) throw new UsageError('pass session alone: not with id, all, summary or next')
+        return coordination.releaseBySession(session, a.session)
+      }
+      if ((a.summary === undefined) !== (a.next === undefined)) throw new UsageError('release records a checkpoint with both summary (what is done) and next (the next step)')
+      const checkpoint = a.summary !== undefined ? {summary: a.summary, next: a.next, session: session.sessionName()} : undefined
+      return batch.release(session, a.id === undefined ? [] : idList(a.id), Boolean(a.all), a.epoch, checkpoint)
+    },
   },
   {
     name: 'cancel',
@@ -177,22 +222,22 @@ export const TOOLS: ToolDef[] = [
     name: 'comment',
     command: 'comment',
     description: 'Add a comment to a task: kind note (default), decision, problem, lesson or knowledge.',
-    input: (z) => ({id: z.string(), text: z.string(), kind: z.string().optional()}),
-    run: ({session}, a) => actions.comment(session, a.id, a.text, a.kind),
+    input: (z) => ({id: z.string(), text: z.string(), kind: z.string().optional(), if_revision: ifRevision(z)}),
+    run: ({session}, a) => actions.comment(session, a.id, a.text, a.kind, a.if_revision),
   },
   {
     name: 'deps',
     command: 'deps',
     description: "Set a task's dependencies (the tasks it waits for); an empty array clears them.",
-    input: (z) => ({id: z.string(), depends_on: z.array(z.string())}),
-    run: ({session}, a) => actions.deps(session, a.id, a.depends_on),
+    input: (z) => ({id: z.string(), depends_on: z.array(z.string()), if_revision: ifRevision(z)}),
+    run: ({session}, a) => actions.deps(session, a.id, a.depends_on, a.if_revision),
   },
   {
     name: 'assign',
     command: 'assign',
     description: 'Reserve tasks for an actor (assignee null: unassign).',
-    input: (z) => ({id: ids(z), assignee: z.string().nullable()}),
-    run: ({session}, a) => batch.assign(session, idList(a.id), a.assignee),
+    input: (z) => ({id: ids(z), assignee: z.string().nullable(), if_revision: ifRevision(z)}),
+    run: ({session}, a) => batch.assign(session, idList(a.id), a.assignee, a.if_revision),
   },
   {
     name: 'sync',
@@ -214,6 +259,7 @@ export const TOOLS: ToolDef[] = [
       since: z.string().optional(),
       until: z.string().optional(),
     }),
+    compact: (r) => compact.compactLog(r),
     run: ({session}, a) => history.log(session, a.id, {limit: a.limit, actor: a.actor, op: a.op, since: a.since, until: a.until}),
   },
   {
@@ -228,6 +274,7 @@ export const TOOLS: ToolDef[] = [
       owner: z.string().optional(),
       limit: z.number().int().min(1).optional(),
     }),
+    compact: (r) => compact.compactSearch(r),
     run: ({session}, a) => searchTasks(session, {query: a.query, status: a.status, tags: a.tags, owner: a.owner, limit: a.limit}),
   },
   {
@@ -239,8 +286,234 @@ export const TOOLS: ToolDef[] = [
     run: ({session}) => prime(session),
   },
   {
+    name: 'checkpoint',
+    command: 'checkpoint',
+    description: 'Record progress on a task you hold (what is done, the next step) and renew its lease: whoever resumes it sees this checkpoint first.',
+    input: (z) => ({
+      id: z.string(),
+      summary: z.string().describe('what is done so far'),
+      next: z.string().describe('the next step'),
+      session: z.string().optional().describe('the agent session writing it (default: the server\'s TASKS_SESSION)'),
+      epoch: epoch(z),
+      lease: lease(z),
+    }),
+    run: ({session}, a) => actions.checkpoint(session, a.id, {summary: a.summary, next: a.next, session: a.session ?? session.sessionName(), epoch: a.epoch, leaseSeconds: parseToolDuration(a.lease)}),
+  },
+  {
+    name: 'check_add',
+    command: 'check add',
+    description: 'Add an acceptance criterion or a test to a task (give exactly one); it starts pending, and done is refused until it passed with evidence.',
+    input: (z) => ({id: z.string(), acceptance: z.string().optional(), test: z.string().optional(), if_revision: ifRevision(z)}),
+    run: ({session}, a) => {
+      if ((a.acceptance === undefined) === (a.test === undefined)) throw new UsageError('give exactly one of acceptance or test')
+      return coordination.checkAdd(session, a.id, a.acceptance !== undefined ? 'acceptance' : 'test', a.acceptance ?? a.test, a.if_revision)
+    },
+  },
+  {
+    name: 'check_pass',
+    command: 'check pass',
+    description: 'Record that a check passed, with the evidence (a test run, a commit, a URL).',
+    input: (z) => ({id: z.string(), check: z.string().describe('check id (chk-…) or a unique prefix'), evidence: z.string(), if_revision: ifRevision(z)}),
+    run: ({session}, a) => coordination.checkRecord(session, a.id, a.check, 'passed', a.evidence, a.if_revision),
+  },
+  {
+    name: 'check_fail',
+    command: 'check fail',
+    description: 'Record that a check failed, with the evidence (kept when it passes later).',
+    input: (z) => ({id: z.string(), check: z.string(), evidence: z.string(), if_revision: ifRevision(z)}),
+    run: ({session}, a) => coordination.checkRecord(session, a.id, a.check, 'failed', a.evidence, a.if_revision),
+  },
+  {
+    name: 'check_supersede',
+    command: 'check supersede',
+    description: 'Retire a check that no longer applies, with the reason (its history stays).',
+    input: (z) => ({id: z.string(), check: z.string(), reason: z.string(), if_revision: ifRevision(z)}),
+    run: ({session}, a) => coordination.checkSupersede(session, a.id, a.check, a.reason, a.if_revision),
+  },
+  {
+    name: 'check_list',
+    command: 'check list',
+    readOnly: true,
+    description: "A task's checks, and which ones stand in the way of done (unmet).",
+    input: (z) => ({id: z.string()}),
+    run: ({session}, a) => coordination.checkList(session, a.id),
+  },
+  {
+    name: 'flag',
+    command: 'flag',
+    description: 'Flag a task: it cannot be finished, and anyone may take it over from its owner.',
+    input: (z) => ({id: z.string(), reason: z.string().describe('what is wrong'), if_revision: ifRevision(z)}),
+    run: ({session}, a) => coordination.flag(session, a.id, a.reason, a.if_revision),
+  },
+  {
+    name: 'unflag',
+    command: 'unflag',
+    description: "Clear a task's flag.",
+    input: (z) => ({id: z.string(), if_revision: ifRevision(z)}),
+    run: ({session}, a) => coordination.unflag(session, a.id, a.if_revision),
+  },
+  {
+    name: 'takeover',
+    command: 'takeover',
+    session: true,
+    description: "Take a task over from an owner that will not come back: epoch + 1, recorded with the reason; the old owner's done with its epoch is refused.",
+    input: (z) => ({id: z.string(), reason: z.string(), lease: lease(z)}),
+    run: ({session}, a) => coordination.takeover(session, a.id, a.reason, parseToolDuration(a.lease)),
+  },
+  {
+    name: 'sweep',
+    command: 'sweep',
+    description: 'Reopen in-progress tasks whose lease expired (owner cleared, assignment kept).',
+    input: () => ({}),
+    run: ({session}) => coordination.sweep(session),
+  },
+  {
+    name: 'prune',
+    command: 'prune',
+    description: "Remove finished tasks older than the list's retention (or older_than), keeping any a live task still needs; history keeps everything.",
+    input: (z) => ({older_than: olderThan(z, 'age of a finished item to remove')}),
+    run: ({session}, a) => coordination.prune(session, parseAge(a.older_than, 'older-than')),
+  },
+  {
+    name: 'batch',
+    command: 'batch',
+    session: true,
+    description:
+      'Apply a list of operations (create with local "name"s referred to as "$name", edit, comment, deps, claim, next, heartbeat, done, block, reopen, release, cancel, assign, rm, check, flag, unflag, takeover, sweep; if_revision on those that change a card) as one commit, or none; each: apply what can be and report each refused one.',
+    input: (z) => ({operations: z.array(z.record(z.string(), z.unknown())).describe('the operations, as `tasks batch` takes them'), each: z.boolean().optional()}),
+    run: ({session}, a) => coordination.batchFile(session, JSON.stringify(a.operations), a.each ? 'each' : 'atomic'),
+  },
+  {
+    name: 'inbox',
+    command: 'inbox',
+    readOnly: true,
+    description: "Your inbox: records of changes that concern you, unseen ones (all: seen ones too), newest last, as `tasks inbox --json`. Reading does not mark them seen: inbox_ack does.",
+    input: (z) => ({all: z.boolean().optional()}),
+    compact: (r) => compact.compactInbox(r),
+    run: ({session}, a) => inboxActions.inbox(session, {all: a.all}),
+  },
+  {
+    name: 'inbox_ack',
+    command: 'inbox ack',
+    description: 'Mark inbox records seen: ids (a record id, its 8-hex suffix or a unique prefix), or all.',
+    input: (z) => ({ids: z.array(z.string()).optional(), all: z.boolean().optional()}),
+    run: ({session}, a) => inboxActions.inboxAck(session, a.ids ?? [], Boolean(a.all)),
+  },
+  {
+    name: 'collab_add',
+    command: 'collab add',
+    description: 'Add a collaborator to a task (they get its inbox records as the notify rules say).',
+    input: (z) => ({id: z.string(), actor: z.string()}),
+    run: ({session}, a) => inboxActions.collab(session, a.id, a.actor, false),
+  },
+  {
+    name: 'collab_rm',
+    command: 'collab rm',
+    description: 'Remove a collaborator from a task.',
+    input: (z) => ({id: z.string(), actor: z.string()}),
+    run: ({session}, a) => inboxActions.collab(session, a.id, a.actor, true),
+  },
+  {
+    name: 'watch',
+    command: 'watch',
+    description: 'Subscribe to a task: get inbox records for its changes.',
+    input: (z) => ({id: z.string()}),
+    run: ({session}, a) => inboxActions.watch(session, a.id, true),
+  },
+  {
+    name: 'unwatch',
+    command: 'unwatch',
+    description: 'Unsubscribe from a task; mute: get no records for it at all, whatever your role.',
+    input: (z) => ({id: z.string(), mute: z.boolean().optional()}),
+    run: ({session}, a) => inboxActions.watch(session, a.id, false, Boolean(a.mute)),
+  },
+  {
+    name: 'notify',
+    command: 'notify',
+    description: "Set a task's own notify rules (ROLE or EVENT:ROLE, +ACTOR / -ACTOR), replacing the list's for it; clear: back to the list's.",
+    input: (z) => ({id: z.string(), rules: z.array(z.string()).optional(), clear: z.boolean().optional()}),
+    run: ({session}, a) => {
+      const rules: string[] = a.rules ?? []
+      if (a.clear && rules.length > 0) throw new UsageError('pass rules or clear, not both')
+      if (!a.clear && rules.length === 0) throw new UsageError('notify needs rules (ROLE or EVENT:ROLE), or clear')
+      return inboxActions.notify(session, a.id, rules)
+    },
+  },
+  {
+    name: 'actor_list',
+    command: 'actor list',
+    readOnly: true,
+    description: 'The actors of the list: aliases, muted and watched events, last_seen.',
+    input: () => ({}),
+    run: ({session}) => inboxActions.actorList(session),
+  },
+  {
+    name: 'actor_add',
+    command: 'actor add',
+    description: 'Register an actor (or change its preferences): aliases, events to mute or watch.',
+    input: (z) => ({
+      id: z.string(),
+      aliases: z.array(z.string()).optional(),
+      mute: z.array(z.string()).optional(),
+      unmute: z.array(z.string()).optional(),
+      watch: z.array(z.string()).optional(),
+      unwatch: z.array(z.string()).optional(),
+    }),
+    run: ({session}, a) => inboxActions.actorAdd(session, a.id, {mute: a.mute, unmute: a.unmute, watch: a.watch, unwatch: a.unwatch}, a.aliases ?? []),
+  },
+  {
+    name: 'actor_alias',
+    command: 'actor alias',
+    description: 'Make ALIAS another name of actor ID (one recipient); remove: undo it.',
+    input: (z) => ({id: z.string(), alias: z.string(), remove: z.boolean().optional()}),
+    run: ({session}, a) => inboxActions.actorAlias(session, a.id, a.alias, Boolean(a.remove)),
+  },
+  {
+    name: 'stale',
+    command: 'stale',
+    readOnly: true,
+    description: 'In-progress tasks without progress and todo tasks nobody picked up, grouped by owner.',
+    input: (z) => ({older_than: olderThan(z, "no progress for this long; default: the list's stale_after")}),
+    run: ({session}, a) => inboxActions.stale(session, parseAge(a.older_than, 'older-than')),
+  },
+  {
+    name: 'remind',
+    command: 'remind',
+    description: "Write one digest inbox record per owner of stale work (at most once per the list's cadence), and escalate cards whose owner has not been seen.",
+    input: (z) => ({older_than: olderThan(z, "no progress for this long; default: the list's stale_after")}),
+    run: ({session}, a) => inboxActions.remindOwners(session, parseAge(a.older_than, 'older-than')),
+  },
+  {
+    name: 'events',
+    command: 'events',
+    readOnly: true,
+    description: 'The change events of the list (one per task per commit, oldest first), as `tasks events --json` prints them, without following; since: only after that commit.',
+    input: (z) => ({since: z.string().optional().describe('a commit of the tasks ref'), limit: z.number().int().min(1).optional().describe('only the newest N (default 200)')}),
+    run: async ({session}, a) => {
+      const events: TaskEvent[] = []
+      await streamEvents(session, {since: a.since, follow: false, stopped: new Promise<void>(() => {}), emit: (e) => events.push(e)})
+      const limit = a.limit ?? 200
+      return {events: events.slice(-limit), total: events.length}
+    },
+  },
+  {
+    name: 'graph',
+    command: 'graph',
+    readOnly: true,
+    description: 'The dependency graph of the list (or of the named tasks): json (the model: nodes, edges, critical path, frontier; default), mermaid or dot text.',
+    input: (z) => ({ids: z.array(z.string()).optional(), all: z.boolean().optional().describe('include done and cancelled items'), format: z.enum(['json', 'mermaid', 'dot']).optional()}),
+    run: async ({session}, a) => {
+      const g = await taskGraph(session, a.ids ?? [], {all: a.all})
+      const format = a.format ?? 'json'
+      // The model exactly as `tasks graph --json` prints it (format names the CLI's default drawing; nothing is drawn).
+      if (format === 'json') return {...g, format: 'svg', out: null}
+      return {format, text: format === 'dot' ? renderDot(g) : renderMermaid(g)}
+    },
+  },
+  {
     name: 'poll_inbox',
     command: 'inbox',
+    unqueued: true,
     description: "Your inbox records not yet delivered (the same ones `tasks mcp --agent` pushes as notifications); they are acknowledged once returned.",
     input: () => ({}),
     run: async ({pollInbox, agent}) => ({agent, ...(await pollInbox())}),

@@ -17,7 +17,8 @@ import type {TaskView} from '../core/task-view'
 import {checkActor} from '../core/validation'
 import type {Loaded} from '../refstore/list-store'
 import type {Session} from './session'
-import {type ClaimOutput, type TaskResult, explainTakeover, viewer} from './task-actions'
+import {type ClaimOutput, type TaskResult, explainRevision, explainTakeover, viewer} from './task-actions'
+import {guardRevision} from '../core/revision-guard'
 import {type Prepare, mutate} from './transaction'
 
 /**
@@ -48,22 +49,22 @@ export interface CheckOutput {
   commit: string | null
 }
 
-async function checkMutation(session: Session, id: string, op: Parameters<typeof mutate<{task: import('../core/task').TaskMeta; check: Check; changed: boolean}>>[1]): Promise<CheckOutput> {
-  const done = await mutate(session, op, prepareChecks(session, () => [id]))
+async function checkMutation(session: Session, id: string, op: Parameters<typeof mutate<{task: import('../core/task').TaskMeta; check: Check; changed: boolean}>>[1], ifRevision?: number): Promise<CheckOutput> {
+  const done = await explainRevision(session, mutate(session, guardRevision(id, ifRevision, op), prepareChecks(session, () => [id])))
   const v = await viewer(session, done.after)
   return {task: v.view(done.after.tasks.get(done.result.task.id)?.meta ?? done.result.task), check: done.result.check, commit: done.commit}
 }
 
-export function checkAdd(session: Session, id: string, kind: string, text: string): Promise<CheckOutput> {
-  return checkMutation(session, id, (s, c) => addCheck(s, c, {id, kind, text}))
+export function checkAdd(session: Session, id: string, kind: string, text: string, ifRevision?: number): Promise<CheckOutput> {
+  return checkMutation(session, id, (s, c) => addCheck(s, c, {id, kind, text}), ifRevision)
 }
 
-export function checkRecord(session: Session, id: string, check: string, outcome: 'passed' | 'failed', evidence: string): Promise<CheckOutput> {
-  return checkMutation(session, id, (s, c) => recordCheck(s, c, {id, check, outcome, evidence}))
+export function checkRecord(session: Session, id: string, check: string, outcome: 'passed' | 'failed', evidence: string, ifRevision?: number): Promise<CheckOutput> {
+  return checkMutation(session, id, (s, c) => recordCheck(s, c, {id, check, outcome, evidence}), ifRevision)
 }
 
-export function checkSupersede(session: Session, id: string, check: string, reason: string): Promise<CheckOutput> {
-  return checkMutation(session, id, (s, c) => supersedeCheck(s, c, {id, check, reason}))
+export function checkSupersede(session: Session, id: string, check: string, reason: string, ifRevision?: number): Promise<CheckOutput> {
+  return checkMutation(session, id, (s, c) => supersedeCheck(s, c, {id, check, reason}), ifRevision)
 }
 
 export interface CheckListOutput {
@@ -84,14 +85,14 @@ export async function checkList(session: Session, id: string): Promise<CheckList
   return {task: v.view(meta), checks: list, unmet: unmetChecks(list).map((c) => c.id), broken}
 }
 
-export async function flag(session: Session, id: string, reason: string): Promise<TaskResult> {
-  const done = await mutate(session, (s, c) => flagTask(s, c, {id, reason}))
+export async function flag(session: Session, id: string, reason: string, ifRevision?: number): Promise<TaskResult> {
+  const done = await explainRevision(session, mutate(session, guardRevision(id, ifRevision, (s, c) => flagTask(s, c, {id, reason}))))
   const v = await viewer(session, done.after)
   return {task: v.view(done.after.tasks.get(done.result.task.id)?.meta ?? done.result.task), commit: done.commit}
 }
 
-export async function unflag(session: Session, id: string): Promise<TaskResult> {
-  const done = await mutate(session, (s, c) => unflagTask(s, c, {id}))
+export async function unflag(session: Session, id: string, ifRevision?: number): Promise<TaskResult> {
+  const done = await explainRevision(session, mutate(session, guardRevision(id, ifRevision, (s, c) => unflagTask(s, c, {id}))))
   const v = await viewer(session, done.after)
   return {task: v.view(done.after.tasks.get(done.result.task.id)?.meta ?? done.result.task), commit: done.commit}
 }

@@ -177,8 +177,8 @@ async function listInbox(session: Session, as?: string): Promise<Listing> {
 }
 
 /** `inbox [--all]`: the actor's unseen records (every record with --all), oldest first, newest last. */
-export async function inbox(session: Session, options: {all?: boolean}): Promise<InboxResult> {
-  const l = await listInbox(session)
+export async function inbox(session: Session, options: {all?: boolean; as?: string}): Promise<InboxResult> {
+  const l = await listInbox(session, options.as)
   const wanted = options.all ? l.records : l.records.filter((r) => !l.seen.has(r))
   const texts = await session.store.readFilesIn(l.rootTree, inboxDir(l.actor), wanted.map((r) => `${r}.md`))
   const records: InboxEntry[] = []
@@ -223,10 +223,10 @@ export interface AckResult {
 }
 
 /** `inbox ack ID…` (a record's file stem, its 8-hex suffix, or a unique prefix) or `--all`. */
-export async function inboxAck(session: Session, ids: string[], all: boolean): Promise<AckResult> {
+export async function inboxAck(session: Session, ids: string[], all: boolean, as?: string): Promise<AckResult> {
   if (!all && ids.length === 0) throw new UsageError('name the records to mark seen (ID…), or pass --all')
   if (all && ids.length > 0) throw new UsageError('pass record IDs or --all, not both')
-  const l = await listInbox(session)
+  const l = await listInbox(session, as)
   let stems: string[]
   if (all) stems = l.records.filter((r) => !l.seen.has(r))
   else stems = ids.map((id) => resolveRecord(l.records, id)).filter((s) => !l.seen.has(s))

@@ -23,6 +23,7 @@ import {
   recordsOfTaskwarrior,
 } from '../core/interchange'
 import {lookup} from '../core/snapshot'
+import {serialiseCheck, sortChecks} from '../core/check'
 import {neutralize} from '../core/untrusted-text'
 import {decodeUtf8} from '../core/validation'
 import type {TaskMeta} from '../core/task'
@@ -51,7 +52,8 @@ export async function exportDocument(session: Session, ids: string[]): Promise<E
   for (let i = 0; i < metas.length; i += READ_WINDOW) {
     const part = metas.slice(i, i + READ_WINDOW)
     const details = await Promise.all(part.map((m) => session.store.readDetail(loaded.index.commit, m.id, dirOf(snap, m.id))))
-    part.forEach((m, j) => tasks.push(exportedTask(m, details[j]!.body, details[j]!.comments)))
+    const {checks} = await session.store.readChecks(loaded.index.commit, part.map((m) => m.id))
+    part.forEach((m, j) => tasks.push(exportedTask(m, details[j]!.body, details[j]!.comments, sortChecks(checks.get(m.id) ?? []))))
   }
   return {format: EXPORT_FORMAT, version: EXPORT_VERSION, list: session.list, commit: loaded.index.commit, exported_at: session.now(), tasks}
 }
@@ -70,6 +72,12 @@ export function exportMarkdown(doc: ExportDocument): string {
       ['assignee', t.assignee],
       ['owner', t.owner],
       ['lease until', t.lease_expires],
+      ['session', t.session],
+      ['flagged', t.flag_reason !== undefined ? `${t.flag_reason} (by ${t.flagged_by ?? '?'} at ${t.flagged_at ?? '?'})` : undefined],
+      ['collaborators', t.collaborators?.join(', ')],
+      ['subscribers', t.subscribers?.join(', ')],
+      ['notify', t.notify_roles?.join(', ')],
+      ['muted', t.notify_mute?.join(', ')],
       ['blocked', t.block_note],
       ['cancelled', t.cancel_reason],
       ['closed', t.closed_at],
@@ -82,7 +90,15 @@ export function exportMarkdown(doc: ExportDocument): string {
     if (t.body.trim()) out.push(neutralize(t.body.trimEnd()), '')
     if (t.comments.length) {
       out.push('### Comments', '')
-      for (const c of t.comments) out.push(`- **${c.kind}** by ${neutralize(c.author)} at ${c.created_at}:`, '', ...neutralize(c.body).split('\n').map((l) => (l ? `  ${l}` : '')), '')
+      for (const c of t.comments) {
+        out.push(`- **${c.kind}** by ${neutralize(c.author)} at ${c.created_at}${c.session ? ` (session ${neutralize(c.session)})` : ''}:`, '', ...neutralize(c.body).split('\n').map((l) => (l ? `  ${l}` : '')), '')
+        if (c.next) out.push(`  Next: ${neutralize(c.next)}`, '')
+      }
+    }
+    if (t.checks?.length) {
+      out.push('### Checks', '')
+      for (const c of t.checks) out.push(`- ${c.id} (${c.kind}, ${c.status}): ${neutralize(c.text)}${c.evidence ? `; evidence: ${neutralize(c.evidence)}` : ''}`)
+      out.push('')
     }
   }
   return `${out.join('\n').trimEnd()}\n`
@@ -97,6 +113,7 @@ export interface ImportOutput {
   updated: number
   unchanged: number
   comments_added: number
+  checks_written: number
   tasks: ImportResultItem[]
   warnings: string[]
 }
@@ -191,17 +208,21 @@ export async function importFile(session: Session, path: string, options: {quiet
           updated: items.filter((i) => i.action === 'updated').length,
           unchanged: items.filter((i) => i.action === 'unchanged').length,
           comments_added: items.reduce((n, i) => n + i.comments_added, 0),
+          checks_written: items.reduce((n, i) => n + i.checks_written, 0),
           tasks: items,
           warnings,
         }
       } catch (error) {
         if (!(error instanceof NeedDetails)) throw error
         bar.stage('reading', error.ids.length)
-        const details = new Map<string, {body: string; commentIds: ReadonlySet<string>}>()
+        const details = new Map<string, {body: string; commentIds: ReadonlySet<string>; checks: ReadonlyMap<string, string>}>()
         for (let i = 0; i < error.ids.length; i += READ_WINDOW) {
           const part = error.ids.slice(i, i + READ_WINDOW)
           const read = await Promise.all(part.map((id, j) => session.store.readDetail(error.commit, id, error.dirs[i + j])))
-          part.forEach((id, j) => details.set(id, {body: read[j]!.body, commentIds: new Set(read[j]!.comments.map((c) => c.id))}))
+          const {checks} = await session.store.readChecks(error.commit, part)
+          part.forEach((id, j) =>
+            details.set(id, {body: read[j]!.body, commentIds: new Set(read[j]!.comments.map((c) => c.id)), checks: new Map((checks.get(id) ?? []).map((c) => [c.id, serialiseCheck(c)]))}),
+          )
           bar.tick(part.length)
         }
         existing.set(error.commit, details)

@@ -64,13 +64,13 @@ export class Session {
    * per-call options (--force/--reason) are checked as `open` checks them.
    * The returned session must not be closed; close the long-lived one.
    */
-  async forCall(options: {force?: boolean; reason?: string} = {}): Promise<Session> {
+  async forCall(options: {force?: boolean; reason?: string; session?: string} = {}): Promise<Session> {
     if (options.force && !options.reason?.trim()) {
       throw new UsageError('force needs a reason: the override is recorded in the history', {}, 'force_without_reason')
     }
     if (options.reason !== undefined) checkNote('reason', options.reason, DEFAULT_CONFIG)
     await this.store.refreshTip()
-    const call = new Session(this.store, {...this.options, force: options.force, reason: options.reason})
+    const call = new Session(this.store, {...this.options, force: options.force, reason: options.reason, ...(options.session !== undefined ? {session: options.session} : {})})
     call.actorCache = this.actorCache ??= await this.actor().catch(() => undefined)
     call.configCache = this.configCache
     call.trackingMigrated = this.trackingMigrated

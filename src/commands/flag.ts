@@ -1,5 +1,5 @@
 import {Args} from '@oclif/core'
-import {TasksCommand} from './base-command'
+import {TasksCommand, revisionFlag} from './base-command'
 import {engine} from './engine-loader'
 import type {TaskResult} from '../app/task-actions'
 import type {Terminal} from '../render/terminal'
@@ -13,12 +13,13 @@ export default class Flag extends TasksCommand<Output> {
     id: Args.string({ignoreStdin: true, required: true, description: 'task id or unique prefix'}),
     reason: Args.string({ignoreStdin: true, required: true, description: 'what is wrong'}),
   }
+  static override flags = {...revisionFlag}
   static override examples = ['<%= config.bin %> flag tsk-k3v9 "the agent is looping on the same test"']
 
   protected async execute(): Promise<Output> {
     const {args, flags} = await this.parse(Flag)
     this.flagsForSession = flags
-    return engine().coordination.flag(await this.openSession(), args.id, args.reason)
+    return engine().coordination.flag(await this.openSession(), args.id, args.reason, flags['if-revision'])
   }
 
   protected render(r: Output, term: Terminal): string {

@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {TasksCommand} from './base-command'
+import {TasksCommand, formatFlag} from './base-command'
 import type {SearchOutput} from '../app/search'
 import {engine} from './engine-loader'
 import type {Terminal} from '../render/terminal'
@@ -11,17 +11,23 @@ export default class Search extends TasksCommand<SearchOutput> {
   static override args = {query: Args.string({ignoreStdin: true, required: true, description: 'words to look for'})}
   static override strict = false
   static override flags = {
+    ...formatFlag,
     status: Flags.string({char: 's', description: 'Only these states (ready, waiting, …, done, cancelled; open, all). Default: all.', multiple: true, multipleNonGreedy: true}),
     tag: Flags.string({char: 't', description: 'Only items with this tag.', multiple: true, multipleNonGreedy: true}),
     owner: Flags.string({description: 'Only items claimed by this actor (@me: you).'}),
     limit: Flags.integer({char: 'n', description: 'At most N results (default 20).', min: 1}),
   }
-  static override examples = ['<%= config.bin %> search "claim race"', '<%= config.bin %> search flaky --status open --json', '<%= config.bin %> search lease --tag backend']
+  static override examples = ['<%= config.bin %> search "claim race"', '<%= config.bin %> search flaky --status open --json', '<%= config.bin %> search lease --tag backend', '<%= config.bin %> search lease --format compact']
 
   protected async execute(): Promise<SearchOutput> {
     const {argv, flags} = await this.parse(Search)
     this.flagsForSession = flags
+    this.useFormat(flags)
     return engine().search.search(await this.openSession(), {query: (argv as string[]).join(' '), status: flags.status, tags: flags.tag, owner: flags.owner, limit: flags.limit})
+  }
+
+  protected override renderCompact(r: SearchOutput): string {
+    return engine().compact.compactSearch(r)
   }
 
   protected render(r: SearchOutput, term: Terminal): string {

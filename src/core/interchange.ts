@@ -6,14 +6,20 @@
  *   {format, version, list, commit, exported_at, tasks: [ExportedTask]}
  * An exported task is every frontmatter field except the fencing tokens
  * (`epoch`, `claim_epochs`: they prove a live claim in one list and mean
- * nothing in another), plus `body` and `comments` (id, kind, author,
- * created_at, body). Unknown frontmatter keys travel in `extra`.
+ * nothing in another), so also the session, flag and roles (collaborators,
+ * subscribers, notify_roles, notify_mute); plus `body`, `comments` (every
+ * kind: id, kind, author, created_at, body, and a checkpoint's epoch,
+ * session and next) and `checks` (each check file as `check list` shows
+ * it; absent in documents written before checks existed). Unknown
+ * frontmatter keys travel in `extra`. Inbox records, reminder latches and
+ * the actor registry are not part of a card and are never exported.
  *
  * The import op is idempotent by key: a git-tasks document keeps its ids; a
  * Taskwarrior task gets the id its key `taskwarrior:<uuid>` gives (the same
  * rule as `add --key`). A card that already holds what the document says is
- * left alone, one that differs is rewritten (revision + 1), and a comment
- * is added only when its id is not there yet; so a second import of the
+ * left alone, one that differs is rewritten (revision + 1), a comment
+ * is added only when its id is not there yet, and a check is written only
+ * when its file would differ from the one the card has; so a second import of the
  * same file changes nothing. Everything is one plan: one commit.
  */
 import {createHash} from 'node:crypto'
@@ -26,6 +32,7 @@ import {parseCommentFile, parseTaskFile, serialiseComment, serialiseTask} from '
 import {byteLength} from './validation'
 import {compactTimestamp} from './ops/comment'
 import {withChanges} from './apply'
+import {type Check, parseCheckFile, serialiseCheck} from './check'
 
 export const EXPORT_FORMAT = 'git-tasks/export'
 export const EXPORT_VERSION = 1
@@ -47,7 +54,7 @@ export interface ExportedComment {
 /** Every comment kind a card may hold: the typed ones, checkpoints and the hooks' linked commits. */
 const ALL_COMMENT_KINDS: readonly string[] = [...COMMENT_KINDS, CHECKPOINT_KIND, ...TOOL_COMMENT_KINDS]
 
-export type ExportedTask = Omit<TaskMeta, 'epoch' | 'claim_epochs'> & {body: string; comments: ExportedComment[]}
+export type ExportedTask = Omit<TaskMeta, 'epoch' | 'claim_epochs'> & {body: string; comments: ExportedComment[]; checks?: Check[]}
 
 export interface ExportDocument {
   format: typeof EXPORT_FORMAT
@@ -58,12 +65,13 @@ export interface ExportDocument {
   tasks: ExportedTask[]
 }
 
-export function exportedTask(meta: TaskMeta, body: string, comments: readonly Comment[]): ExportedTask {
+export function exportedTask(meta: TaskMeta, body: string, comments: readonly Comment[], checks: readonly Check[] = []): ExportedTask {
   const out: Record<string, unknown> = {}
   for (const k of TASK_KEYS) if (!(NOT_EXPORTED as readonly string[]).includes(k) && meta[k] !== undefined) out[k] = meta[k]
   if (meta.extra) out.extra = meta.extra
   out.body = body
   out.comments = comments.map((c) => ({id: c.id, kind: c.kind, author: c.author, created_at: c.created_at, body: c.body, ...(c.epoch !== undefined ? {epoch: c.epoch} : {}), ...(c.session !== undefined ? {session: c.session} : {}), ...(c.next !== undefined ? {next: c.next} : {})}))
+  out.checks = checks.map((c) => ({...c}))
   return out as ExportedTask
 }
 
@@ -72,6 +80,8 @@ export interface ImportRecord {
   meta: Omit<TaskMeta, 'epoch' | 'claim_epochs'>
   body: string
   comments: ExportedComment[]
+  /** The card's checks (their `task` is the card's id, whatever the file says). */
+  checks: Check[]
   /** Where it came from, for error messages (`tasks[3]`, `uuid …`). */
   origin: string
 }
@@ -88,8 +98,8 @@ export function recordsOfDocument(doc: unknown): ImportRecord[] {
   if (!Array.isArray(d.tasks)) throw bad('the document has no "tasks" array')
   return d.tasks.map((t, i) => {
     if (!t || typeof t !== 'object') throw bad(`tasks[${i}] is not an object`, {index: i})
-    const {body, comments, ...meta} = t as ExportedTask
-    return {meta: meta as ImportRecord['meta'], body: typeof body === 'string' ? body : '', comments: Array.isArray(comments) ? comments : [], origin: `tasks[${i}] (${String((meta as {id?: unknown}).id)})`}
+    const {body, comments, checks, ...meta} = t as ExportedTask
+    return {meta: meta as ImportRecord['meta'], body: typeof body === 'string' ? body : '', comments: Array.isArray(comments) ? comments : [], checks: Array.isArray(checks) ? checks : [], origin: `tasks[${i}] (${String((meta as {id?: unknown}).id)})`}
   })
 }
 
@@ -219,7 +229,7 @@ export function recordsOfTaskwarrior(items: unknown[], snap: Snapshot, ctx: OpCo
         const hash = createHash('sha256').update(`${id}\0${at}\0${a.description}`).digest('hex').slice(0, 8)
         return {id: `${compactTimestamp(at)}-${hash}`, kind: 'note', author: 'taskwarrior', created_at: at, body: a.description!.trim()}
       })
-    return {meta, body: rest, comments, origin: `Taskwarrior task ${t.uuid}`}
+    return {meta, body: rest, comments, checks: [], origin: `Taskwarrior task ${t.uuid}`}
   })
   return {records, warnings}
 }
@@ -232,10 +242,12 @@ export interface ImportResultItem {
   /** created, updated, or unchanged; comments_added counts new comments. */
   action: 'created' | 'updated' | 'unchanged'
   comments_added: number
+  /** Check files written (new, or different from the card's). */
+  checks_written: number
 }
 
-/** Existing cards' descriptions and comment ids, read by the caller (the snapshot holds neither). */
-export type ExistingDetails = ReadonlyMap<string, {body: string; commentIds: ReadonlySet<string>}>
+/** Existing cards' descriptions, comment ids and check files (id → text), read by the caller (the snapshot holds none of them). */
+export type ExistingDetails = ReadonlyMap<string, {body: string; commentIds: ReadonlySet<string>; checks?: ReadonlyMap<string, string>}>
 
 function sameMeta(a: Omit<TaskMeta, 'epoch' | 'claim_epochs'>, b: TaskMeta): boolean {
   for (const k of TASK_KEYS) {
@@ -291,7 +303,21 @@ export function importTasks(snap: Snapshot, ctx: OpContext, records: readonly Im
       changes.push({kind: 'add-comment', comment})
       added++
     }
-    items.push({id, title: meta.title, action, comments_added: added})
+    let checksWritten = 0
+    const checkIds = new Set<string>()
+    for (const raw of r.checks) {
+      const c = {...raw, task: id} as Check
+      if (typeof c.id !== 'string' || checkIds.has(c.id)) throw bad(`${r.origin}: check ${String(c.id)} is not a check id, or appears twice`, {id})
+      checkIds.add(c.id)
+      // Checked as the reader checks it: the file must read back as this check.
+      const text = serialiseCheck(c)
+      const parsed = parseCheckFile(text, id, c.id)
+      if (!parsed.ok) throw bad(`${r.origin}: check ${c.id}: ${parsed.error}`, {id})
+      if (before?.checks?.get(c.id) === text) continue
+      changes.push({kind: 'put-check', check: parsed.value})
+      checksWritten++
+    }
+    items.push({id, title: meta.title, action, comments_added: added, checks_written: checksWritten})
   }
   // References must land on cards that exist after the import.
   const after = withChanges(snap, changes, snap.commit ?? '')
@@ -300,7 +326,7 @@ export function importTasks(snap: Snapshot, ctx: OpContext, records: readonly Im
     for (const ref of refs) if (!after.tasks.get(ref)?.meta) throw bad(`${r.origin}: refers to ${ref}, which is neither in the file nor in the list`, {id: r.meta.id, missing: ref})
   }
   checkNoCycle(after, records)
-  const n = items.filter((i) => i.action !== 'unchanged' || i.comments_added > 0).length
+  const n = items.filter((i) => i.action !== 'unchanged' || i.comments_added > 0 || i.checks_written > 0).length
   return {op: 'import', summary: `import ${n} task${n === 1 ? '' : 's'}`, changes, trailers: [['Tasks-Imported', String(n)]], result: {items}}
 }
 

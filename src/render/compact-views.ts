@@ -221,3 +221,49 @@ export function compactLog(r: LogResult): string {
   w.table('events', fields, r.events)
   return w.toString()
 }
+
+/** `search --format compact`: the hits in rank order (score, where it matched, the snippet), then their tasks as `list` writes them. */
+export function compactSearch(r: import('../app/search').SearchOutput): string {
+  const ids = new IdWriter()
+  for (const h of r.results) ids.know(h.task.id, h.task.short_id)
+  const w = startDocument('search')
+  w.scalar('list', r.list)
+  w.scalar('commit', r.commit)
+  w.scalar('query', r.query)
+  w.scalar('total', r.total)
+  w.scalar('index', `${r.index.state} reindexed=${r.index.reindexed} tasks=${r.index.tasks}`)
+  type Hit = import('../app/search').SearchHit
+  const fields: Array<Field<Hit>> = [
+    ['id', (h) => ids.ref(h.task.id)],
+    ['score', (h) => Math.round(h.score * 100) / 100],
+    ['fields', (h) => h.fields],
+    ['snippet_field', (h) => h.snippet?.field],
+    ['snippet', (h) => h.snippet?.text],
+  ]
+  w.table('results', fields, r.results)
+  writeTaskTable(w, 'tasks', r.results.map((h) => h.task))
+  return w.toString()
+}
+
+/** `inbox --format compact`: the actor, counts, and one row per record (oldest first), card ids short. */
+export function compactInbox(r: import('../app/inbox-actions').InboxResult): string {
+  const w = startDocument('inbox')
+  w.scalar('actor', r.actor)
+  w.scalar('unseen', r.unseen)
+  w.scalar('total', r.total)
+  type Entry = import('../app/inbox-actions').InboxEntry
+  const fields: Array<Field<Entry>> = [
+    ['id', (e) => e.id],
+    ['seen', (e) => e.seen],
+    ['event', (e) => e.event],
+    ['task', (e) => e.task.replace(/^tsk-/, '')],
+    ['tasks', (e) => (e.tasks.length > 1 ? e.tasks.map((t) => t.replace(/^tsk-/, '')) : undefined)],
+    ['actor', (e) => e.actor],
+    ['created_at', (e) => e.created_at],
+    ['roles', (e) => e.roles],
+    ['body', (e) => e.body],
+  ]
+  w.table('records', fields, r.records)
+  w.table('broken', [['path', (b) => b.path], ['error', (b) => b.error]] as Array<Field<{path: string; error: string}>>, r.broken)
+  return w.toString()
+}

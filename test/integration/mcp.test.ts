@@ -90,10 +90,10 @@ describe('tasks mcp over stdio', () => {
 
   it('sees what another process wrote between calls (the long-lived server re-reads the ref)', async () => {
     const viaCli = await runJson(repo, ['add', 'Added by the CLI'], {env: {TASKS_ACTOR: 'human'}})
-    const next = json(await call(b, 'next'))
+    const next = json(await call(b, 'next', {format: 'json'}))
     expect(next.task.id).toBe(viaCli.task.id)
     expect(next.task.owner).toBe('agent-b')
-    const listed = json(await call(a, 'list', {owner: 'agent-b'}))
+    const listed = json(await call(a, 'list', {owner: 'agent-b', format: 'json'}))
     expect(listed.tasks.map((t: any) => t.id)).toEqual([viaCli.task.id])
   })
 

@@ -95,6 +95,23 @@ describe('export and import', () => {
     await runJson(repo, ['claim', blocked], {env})
     await runJson(repo, ['block', blocked, 'waiting on the vendor'], {env})
     await runJson(repo, ['cancel', child, '--reason', 'not needed'], {env})
+    // The coordination data: checks (passed with evidence, failed, superseded), a flag, roles, a claim with a session,
+    // a checkpoint (epoch, session, next), an inbox record for someone else (never exported).
+    const chk1 = (await runJson(repo, ['check', 'add', parent, '--acceptance', 'docs say so'], {env})).check.id
+    const chk2 = (await runJson(repo, ['check', 'add', parent, '--test', 'npm test'], {env})).check.id
+    const chk3 = (await runJson(repo, ['check', 'add', parent, '--test', 'old test'], {env})).check.id
+    await runJson(repo, ['check', 'pass', parent, chk1, '--evidence', 'README section'], {env})
+    await runJson(repo, ['check', 'fail', parent, chk2, '--evidence', 'CI run 7 red'], {env})
+    await runJson(repo, ['check', 'supersede', parent, chk3, '--reason', 'replaced'], {env})
+    await runJson(repo, ['collab', 'add', parent, 'carol'], {env})
+    await runJson(repo, ['watch', parent], {env: {TASKS_ACTOR: 'dave'}})
+    await runJson(repo, ['notify', parent, 'comment:owner', 'done:creator'], {env})
+    await runJson(repo, ['unwatch', parent, '--mute'], {env: {TASKS_ACTOR: 'erin'}})
+    await runJson(repo, ['claim', parent, '--session', 'run-42'], {env})
+    await runJson(repo, ['checkpoint', parent, '--summary', 'half done', '--next', 'the other half', '--session', 'run-42'], {env})
+    await runJson(repo, ['flag', parent, 'looping on the same test'], {env: {TASKS_ACTOR: 'lead'}})
+    await runJson(repo, ['comment', parent, 'carol, have a look'], {env: {TASKS_ACTOR: 'lead'}})
+    expect((await runJson(repo, ['inbox', '--as', 'carol'])).unseen).toBeGreaterThan(0)
 
     const file = join(tempDir('export-'), 'tasks.json')
     const exported = await run(repo, ['export', '-o', file], {env})
@@ -107,11 +124,20 @@ describe('export and import', () => {
       expect(t).not.toHaveProperty('epoch')
       expect(t).not.toHaveProperty('claim_epochs')
     }
+    // Never anyone's inbox records (nor lease tokens) anywhere in the document.
+    expect(readFileSync(file, 'utf8')).not.toContain('carol, have a look\n---')
+    expect(JSON.stringify(doc)).not.toMatch(/inbox\/|\.seen/)
+    const p = doc.tasks.find((t: any) => t.id === parent)
+    expect(p).toMatchObject({session: 'run-42', flag_reason: 'looping on the same test', flagged_by: 'lead', collaborators: ['carol'], subscribers: ['dave'], notify_mute: ['erin']})
+    expect(p.notify_roles).toEqual(expect.arrayContaining(['comment:owner', 'done:creator']))
+    expect(p.checks.map((c: any) => [c.id, c.status])).toEqual(expect.arrayContaining([[chk1, 'passed'], [chk2, 'failed'], [chk3, 'superseded']]))
+    expect(p.checks.find((c: any) => c.id === chk2).evidence).toBe('CI run 7 red')
+    expect(p.comments.find((c: any) => c.kind === 'checkpoint')).toMatchObject({body: 'half done', next: 'the other half', session: 'run-42', epoch: 1})
 
     const target = makeRepo()
     await runJson(target, ['init'])
     const imported = await runJson(target, ['import', file], {env: {TASKS_ACTOR: 'importer'}})
-    expect(imported).toMatchObject({source: 'git-tasks', created: 4, updated: 0, comments_added: 1, published: false})
+    expect(imported).toMatchObject({source: 'git-tasks', created: 4, updated: 0, comments_added: 3, checks_written: 3, published: false})
     expect(imported.commit).toMatch(/^[0-9a-f]{40}$/)
     // One commit on top of init.
     expect(gitSync(target, ['rev-list', '--count', 'refs/tasks/main']).trim()).toBe('2')
@@ -121,13 +147,17 @@ describe('export and import', () => {
     expect(strip(back)).toEqual(strip(doc))
 
     const again = await runJson(target, ['import', file], {env: {TASKS_ACTOR: 'importer'}})
-    expect(again).toMatchObject({commit: null, created: 0, updated: 0, unchanged: 4, comments_added: 0})
+    expect(again).toMatchObject({commit: null, created: 0, updated: 0, unchanged: 4, comments_added: 0, checks_written: 0})
+    // The imported card behaves: its checks stand in the way of done as they did (the failed one is unmet).
+    expect((await runJson(target, ['check', 'list', parent])).unmet).toEqual([chk2])
     expect(gitSync(target, ['rev-list', '--count', 'refs/tasks/main']).trim()).toBe('2')
 
     // A card changed since is brought back to the file's version (revision + 1), the rest left alone.
     await runJson(target, ['edit', parent, '--title', 'Renamed'], {env})
     const third = await runJson(target, ['import', file], {env})
-    expect(third).toMatchObject({updated: 1, unchanged: 3})
+    // (the title edit put the passed and the failed check back to pending: the file's versions are written back)
+    expect(third).toMatchObject({updated: 1, unchanged: 3, checks_written: 2})
+    expect((await runJson(target, ['check', 'list', parent])).checks.find((c: any) => c.id === chk1)).toMatchObject({status: 'passed', evidence: 'README section'})
     expect((await runJson(target, ['show', parent], {env})).task.title).toBe('Parent item')
 
     // Markdown is for people.

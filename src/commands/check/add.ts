@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {TasksCommand} from '../base-command'
+import {TasksCommand, revisionFlag} from '../base-command'
 import {engine} from '../engine-loader'
 import type {CheckOutput} from '../../app/coordination-actions'
 import type {Terminal} from '../../render/terminal'
@@ -14,6 +14,7 @@ export default class CheckAdd extends TasksCommand<CheckOutput> {
   static override flags = {
     acceptance: Flags.string({description: 'An acceptance criterion (what must be true).'}),
     test: Flags.string({description: 'A test to run (what must pass).'}),
+    ...revisionFlag,
   }
   static override examples = ['<%= config.bin %> check add tsk-k3v9 --acceptance "login works with SSO"', '<%= config.bin %> check add tsk-k3v9 --test "npm test -- auth" --json']
 
@@ -22,7 +23,7 @@ export default class CheckAdd extends TasksCommand<CheckOutput> {
     this.flagsForSession = flags
     if ((flags.acceptance === undefined) === (flags.test === undefined)) throw new UsageError('give exactly one of --acceptance TEXT or --test TEXT')
     const kind = flags.acceptance !== undefined ? 'acceptance' : 'test'
-    return engine().coordination.checkAdd(await this.openSession(), args.id, kind, (flags.acceptance ?? flags.test)!)
+    return engine().coordination.checkAdd(await this.openSession(), args.id, kind, (flags.acceptance ?? flags.test)!, flags['if-revision'])
   }
 
   protected render(r: CheckOutput, term: Terminal): string {

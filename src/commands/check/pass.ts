@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {TasksCommand} from '../base-command'
+import {TasksCommand, revisionFlag} from '../base-command'
 import {engine} from '../engine-loader'
 import type {CheckOutput} from '../../app/coordination-actions'
 import type {Terminal} from '../../render/terminal'
@@ -18,13 +18,13 @@ export const checkArgs = {
 export default class CheckPass extends TasksCommand<CheckOutput> {
   static override summary = 'Record that a check passed, with the evidence.'
   static override args = checkArgs
-  static override flags = {evidence: Flags.string({description: 'What shows it passed (a test run, a commit, a URL).', required: true})}
+  static override flags = {evidence: Flags.string({description: 'What shows it passed (a test run, a commit, a URL).', required: true}), ...revisionFlag}
   static override examples = ['<%= config.bin %> check pass tsk-k3v9 chk-4f2a --evidence "CI run 1234 green"']
 
   protected async execute(): Promise<CheckOutput> {
     const {args, flags} = await this.parse(CheckPass)
     this.flagsForSession = flags
-    return engine().coordination.checkRecord(await this.openSession(), args.id, args.check, 'passed', flags.evidence)
+    return engine().coordination.checkRecord(await this.openSession(), args.id, args.check, 'passed', flags.evidence, flags['if-revision'])
   }
 
   protected render(r: CheckOutput, term: Terminal): string {

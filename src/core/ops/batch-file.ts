@@ -18,7 +18,8 @@ import {parseDurationSeconds} from '../duration-flag'
 import {LiveOverlay} from '../live-overlay'
 import {collapseChanges} from '../apply'
 import type {Change, OpContext, Plan} from '../plan'
-import type {Snapshot} from '../snapshot'
+import {type Snapshot, lookup} from '../snapshot'
+import {assertRevision} from '../revision-guard'
 import {MAX_LEASE_SECONDS, type TaskMeta} from '../task'
 import {addTask} from './add'
 import {addCheck, recordCheck, supersedeCheck} from './checks'
@@ -165,22 +166,22 @@ class Reader {
 
 const FIELDS: Record<(typeof BATCH_OPS)[number], string[]> = {
   create: ['title', 'body', 'priority', 'tags', 'parent', 'depends_on', 'assignee', 'key', 'name'],
-  edit: ['id', 'title', 'body', 'priority', 'add_tags', 'remove_tags'],
-  comment: ['id', 'text', 'kind'],
-  deps: ['id', 'depends_on'],
+  edit: ['id', 'title', 'body', 'priority', 'add_tags', 'remove_tags', 'if_revision'],
+  comment: ['id', 'text', 'kind', 'if_revision'],
+  deps: ['id', 'depends_on', 'if_revision'],
   claim: ['id', 'lease'],
   next: ['tags', 'lease', 'another'],
   heartbeat: ['id', 'epoch', 'lease'],
   done: ['id', 'epoch'],
-  block: ['id', 'note', 'epoch'],
+  block: ['id', 'note', 'epoch', 'if_revision'],
   reopen: ['id'],
   release: ['id', 'epoch'],
   cancel: ['id', 'reason'],
-  assign: ['id', 'assignee'],
+  assign: ['id', 'assignee', 'if_revision'],
   rm: ['id'],
-  check: ['id', 'action', 'acceptance', 'test', 'check', 'evidence', 'reason', 'name'],
-  flag: ['id', 'reason'],
-  unflag: ['id'],
+  check: ['id', 'action', 'acceptance', 'test', 'check', 'evidence', 'reason', 'name', 'if_revision'],
+  flag: ['id', 'reason', 'if_revision'],
+  unflag: ['id', 'if_revision'],
   takeover: ['id', 'reason', 'lease'],
   sweep: [],
 }
@@ -208,6 +209,9 @@ function step(snap: Snapshot, ctx: OpContext, index: number, raw: unknown, names
   const op = f.op
   if (typeof op !== 'string' || !(op in FIELDS)) throw bad(index, `"op" must be one of ${BATCH_OPS.join(', ')}`, {op: op ?? null})
   const r = new Reader(index, f, names, ALLOWED[op]!)
+  // `if_revision` (the operations that change what a card says): the card must still be at that revision, on the batch's
+  // view so far (an earlier operation of the same batch that changed the card counts), as `--if-revision` does.
+  if (r.has('if_revision')) assertRevision(lookup(snap, r.id()), r.int('if_revision'))
   const named = (value: string): {name: string; value: string} | undefined => {
     const name = r.str('name')
     if (name === undefined) return undefined
