@@ -145,7 +145,7 @@ async function judgeRange(store: ListStore, cwd: string, oldSha: string | null, 
   if (oldSha) snapshots.set(oldSha, (await store.loadCommit(oldSha, true)).snapshot)
   const policySnap = await load(oldSha ?? commits[0]!.sha)
   const policy = policySnap.config
-  result.require_signed = policy.extra?.require_signed === true
+  result.require_signed = policy.require_signed === true
   if (result.require_signed) await judgeSignatures(cwd, store, commits, policy, refuse)
   const removed = oldSha ? await removedIds(cwd, oldSha) : new Set<string>()
   const single = commits.filter((c) => c.parents.length === 1)
@@ -324,7 +324,7 @@ async function judgeMerge(store: ListStore, cwd: string, c: CommitInfo, refuse: 
  * server's keyring; the key's user id must be the actor or `<actor>`.
  */
 async function judgeSignatures(cwd: string, store: ListStore, commits: CommitInfo[], policy: ListConfig, refuse: (commit: string, path: string | null, r: Refusal) => void): Promise<void> {
-  const signers = policy.extra?.allowed_signers
+  const signers = policy.allowed_signers
   const config: Record<string, string> = {}
   if (typeof signers === 'string' && signers) config['gpg.ssh.allowedSignersFile'] = isAbsolute(signers) ? signers : join(store.repo.commonDir, signers)
   const status = await signatureStatus(cwd, commits.map((c) => c.sha), config)
