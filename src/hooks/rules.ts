@@ -220,7 +220,7 @@ export function judgeCheckChange(before: Check | undefined, after: Check | undef
   const actor = facts.actor
   if (!after) return cardRemoved || !before ? [] : [{rule: 'check_removed', message: `a check is never removed on its own (supersede it); ${before.id} went while its card stayed`}]
   const out: Refusal[] = []
-  if (after.updated_by !== actor && !ENGINE_OPS.has(facts.op)) out.push({rule: 'forged_actor', message: `the check says it was updated by "${after.updated_by}", but the commit was made by "${actor}"`})
+  if (after.updated_by !== actor && !(after.updated_by === ENGINE_ACTOR && ENGINE_OPS.has(facts.op))) out.push({rule: 'forged_actor', message: `the check says it was updated by "${after.updated_by}", but the commit was made by "${actor}"`})
   if (before && same(before, after)) return out
   const from = before ? before.status : 'new'
   const row = CHECK_TRANSITIONS.find((t) => t.from === from && t.to === after.status)
