@@ -131,4 +131,36 @@ describe('the guard judges checks, flags, takeovers, inbox records and actor ent
     }
     gitSync(a, ['update-ref', REF, good])
   })
+
+  it('accepts the sweep of an expired lease, a release of a stopped session and a prune, as the CLI writes them', async () => {
+    const {bare, clones} = await guarded(1)
+    const [c] = clones as [string]
+    const at = (actor: string, now: string, more: Record<string, string> = {}) => ({env: {TASKS_ACTOR: actor, TASKS_NOW: now, TASKS_OFFLINE: '1', ...more}})
+    const x = (await runJson(c, ['add', 'Swept'], at('alice', '2030-01-01T00:00:00.000Z'))).task.id as string
+    const y = (await runJson(c, ['add', 'Session work'], at('alice', '2030-01-01T00:00:00.000Z'))).task.id as string
+    await runJson(c, ['claim', x, '--lease', '60s'], at('bob', '2030-01-01T00:00:01.000Z'))
+    await runJson(c, ['claim', y], at('bob', '2030-01-01T00:00:02.000Z', {TASKS_SESSION: 'run-7'}))
+    expect(JSON.stringify(await runJson(c, ['release', '--session', 'run-7'], at('runner', '2030-01-01T00:00:30.000Z')))).toContain(y)
+    expect(JSON.stringify(await runJson(c, ['sweep'], at('alice', '2030-01-01T01:00:00.000Z')))).toContain(x)
+    await runJson(c, ['claim', x], at('alice', '2030-01-01T01:00:01.000Z'))
+    await runJson(c, ['done', x], at('alice', '2030-01-01T01:00:02.000Z'))
+    expect((await runJson(c, ['prune', '--older-than', '1h'], at('alice', '2030-01-01T03:00:00.000Z'))).removed.map((t: any) => t.id)).toEqual([x])
+    expect(gitSync(c, ['log', '-1', '--format=%B', REF])).toContain('Tasks-Op: prune')
+    expect((await runJson(c, ['sync'], {env: ALICE})).action).toBe('pushed')
+    const all = await runJson(bare, ['verify', '0'.repeat(40), tipOf(bare)!])
+    expect(all.refusals).toEqual([])
+    // The same sweep with the epoch left as it was is refused.
+    const before = tipOf(bare)!
+    const z = (await runJson(c, ['add', 'Forged sweep'], {env: ALICE})).task.id as string
+    await runJson(c, ['claim', z, '--lease', '60s'], {env: BOB})
+    const path = taskPath(c, z)
+    const text = show(c, path)
+    const forged = putFileOnRef(c, path, field(field(text, 'status', '"todo"'), 'revision', '99').replace(/^(owner|claimed_at|lease_expires): .*\n/gm, '').replace(/^updated_by: .*$/m, 'updated_by: "alice"'), `sweep\n\nTasks-Op: sweep\nActor: alice`)
+    const r = gitTry(c, ['push', 'origin', `${REF}:${REF}`])
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toContain(`commit ${forged.slice(0, 12)}`)
+    expect(r.stderr).toContain('[sweep]')
+    expect(tipOf(bare)).not.toBe(forged)
+    expect(tipOf(bare)).not.toBe(before)
+  })
 })
