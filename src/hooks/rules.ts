@@ -83,6 +83,8 @@ export interface CommitFacts {
   override: string | null
   /** Tasks-Takeover (the previous holder a claim or takeover took over from), Tasks-Reason, Tasks-Session, Tasks-Prune-Before. */
   takeover?: string | null
+  /** Every Tasks-Takeover value (a batch may take over several cards). */
+  takeovers?: string[]
   reason?: string | null
   session?: string | null
   pruneBefore?: string | null
@@ -130,8 +132,9 @@ export function judgeTaskChange(before: TaskMeta | undefined, after: TaskMeta, f
   const live = claimIsLive(before, facts.time, config)
   // A recorded takeover (`tasks takeover`: Tasks-Takeover names the old owner, Tasks-Reason why, epoch + 1, admins only
   // when the list has them), or a claim of a flagged card (anyone may take it over; the claim records whom from).
-  const takingOver = after.owner === actor && after.owner !== before.owner && before.owner !== undefined && facts.takeover === before.owner
-  const takeoverOk = takingOver && facts.op === 'takeover' && !!facts.reason && after.epoch === before.epoch + 1 && (config.admins.length === 0 || config.admins.includes(actor))
+  // A batch carries the trailers of all its operations: any Tasks-Takeover of it may name this card's holder.
+  const takingOver = after.owner === actor && after.owner !== before.owner && before.owner !== undefined && (facts.takeovers ?? [facts.takeover]).includes(before.owner)
+  const takeoverOk = takingOver && (facts.op === 'takeover' || facts.op === 'batch') && !!facts.reason && after.epoch === before.epoch + 1 && (config.admins.length === 0 || config.admins.includes(actor))
   const flagOk = takingOver && before.flag_reason !== undefined && after.epoch === before.epoch + 1
   if (facts.op === 'takeover' && after.owner !== before.owner && !takeoverOk) {
     out.push({
@@ -145,8 +148,10 @@ export function judgeTaskChange(before: TaskMeta | undefined, after: TaskMeta, f
   if (after.flag_reason !== undefined && (after.flag_reason !== before.flag_reason || after.flagged_by !== before.flagged_by) && after.flagged_by !== actor) {
     out.push({rule: 'forged_actor', message: `the flag says it was raised by "${after.flagged_by ?? 'nobody'}", but the commit was made by "${actor}"`})
   }
-  if (after.status === 'done' && before.status !== 'done' && before.flag_reason !== undefined) {
-    out.push({rule: 'flagged', message: `the card is flagged ("${before.flag_reason}"); a flagged card cannot be finished (unflag it first)`})
+  // A flagged card is unflagged in a commit of its own before it is finished; only a batch (`unflag`, then `done`) does both at once.
+  const flag = after.flag_reason ?? (facts.op === 'batch' ? undefined : before.flag_reason)
+  if (after.status === 'done' && before.status !== 'done' && flag !== undefined) {
+    out.push({rule: 'flagged', message: `the card is flagged ("${flag}"); a flagged card cannot be finished (unflag it first)`})
   }
   if (after.status === 'todo' && (before.status === 'in_progress' || before.status === 'blocked') && before.owner !== actor && !overrideAllowed && !sessionOk) {
     // Nobody else gives a claim back: it is the sweep of an expired lease, which moves the epoch on by one.

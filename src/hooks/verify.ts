@@ -81,6 +81,7 @@ async function commitsOf(cwd: string, oldSha: string | null, newSha: string): Pr
         time: new Date(Date.parse(date)).toISOString(),
         override: value('Tasks-Override'),
         takeover: value('Tasks-Takeover'),
+        takeovers: trailers.filter(([k]) => k === 'Tasks-Takeover').map(([, v]) => v),
         reason: value('Tasks-Reason'),
         session: value('Tasks-Session'),
         pruneBefore: value('Tasks-Prune-Before'),

@@ -147,6 +147,16 @@ describe('the guard judges checks, flags, takeovers, inbox records and actor ent
     expect((await runJson(c, ['prune', '--older-than', '1h'], at('alice', '2030-01-01T03:00:00.000Z'))).removed.map((t: any) => t.id)).toEqual([x])
     expect(gitSync(c, ['log', '-1', '--format=%B', REF])).toContain('Tasks-Op: prune')
     expect((await runJson(c, ['sync'], {env: ALICE})).action).toBe('pushed')
+    // One batch commit (online, through the guard): a takeover of bob's live claim, an unflag and a done.
+    const held = (await runJson(c, ['add', 'Held by bob'], {env: ALICE})).task.id as string
+    const mine = (await runJson(c, ['add', 'Flagged then done'], {env: ALICE})).task.id as string
+    await runJson(c, ['claim', held], {env: BOB})
+    await runJson(c, ['claim', mine], {env: ALICE})
+    await runJson(c, ['flag', mine, 'wrong spec'], {env: ALICE})
+    const ops = [{op: 'takeover', id: held, reason: 'bob is away'}, {op: 'unflag', id: mine}, {op: 'done', id: mine}]
+    const batch = await runJson(c, ['batch', '-'], {env: ALICE, input: JSON.stringify(ops)})
+    expect(batch.published).toBe(true)
+    expect(tipOf(bare)).toBe(batch.commit)
     const all = await runJson(bare, ['verify', '0'.repeat(40), tipOf(bare)!])
     expect(all.refusals).toEqual([])
     // The same sweep with the epoch left as it was is refused.

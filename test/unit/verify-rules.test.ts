@@ -43,6 +43,10 @@ describe('task rules for flags, takeovers, sweeps and sessions', () => {
     const flagged = {...held, flag_reason: 'spec wrong', flagged_by: 'carol', flagged_at: T0}
     expect(rules(flagged, {status: 'done', owner: undefined}, facts('bob', 'done'))).toContain('flagged')
     expect(rules(held, {status: 'done', owner: undefined}, facts('bob', 'done'))).toEqual([])
+    const cleared = {status: 'done' as const, owner: undefined, flag_reason: undefined, flagged_by: undefined, flagged_at: undefined}
+    expect(rules(flagged, cleared, facts('bob', 'done'))).toContain('flagged')
+    expect(rules(flagged, cleared, facts('bob', 'batch'))).toEqual([])
+    expect(rules(flagged, {status: 'done', owner: undefined}, facts('bob', 'batch'))).toContain('flagged')
     expect(rules(held, {flag_reason: 'x', flagged_by: 'carol', flagged_at: LATER}, facts('bob', 'flag'))).toContain('forged_actor')
     expect(rules(held, {flag_reason: 'x', flagged_by: 'bob', flagged_at: LATER}, facts('bob', 'flag'))).toEqual([])
   })
