@@ -12,7 +12,8 @@
 // (adds, claims, comments, dones) pushed to a bare repository with and
 // without the guard, and `tasks verify OLD NEW` on its own.
 //
-// Environment: BENCH_RUNS=21 (commit pairs), BENCH_PUSH_RUNS=9, BENCH_VERIFY_COMMITS=100.
+// Environment: BENCH_RUNS=21 (commit pairs), BENCH_PUSH_RUNS=9, BENCH_VERIFY_COMMITS=100,
+// BENCH_VERIFY_CHECKS=1 (the 100 commits include checks added and passed, so every done reads its checks).
 import {execFileSync, spawnSync} from 'node:child_process'
 import {existsSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {loadavg, tmpdir} from 'node:os'
@@ -24,6 +25,8 @@ const BIN = join(root, 'bin', 'tasks')
 const RUNS = Number(process.env.BENCH_RUNS || 21)
 const PUSH_RUNS = Number(process.env.BENCH_PUSH_RUNS || 9)
 const VERIFY_COMMITS = Number(process.env.BENCH_VERIFY_COMMITS || 100)
+/** BENCH_VERIFY_CHECKS=1: each item gets a check, passed with evidence before its done (add, check add, claim, check pass, done). */
+const CHECKS = process.env.BENCH_VERIFY_CHECKS === '1'
 
 const tmp = mkdtempSync(join(tmpdir(), 'git-tasks-bench-hooks-'))
 const gitconfig = join(tmp, 'gitconfig')
@@ -131,8 +134,11 @@ for (let i = 0; ids.length * 0 + i < VERIFY_COMMITS; ) {
   const nid = JSON.parse(tasks(work, ['add', `Item ${i}`, '--json'])).task.id
   ids.push(nid)
   i++
+  let chk = null
+  if (CHECKS && i < VERIFY_COMMITS) (chk = JSON.parse(tasks(work, ['check', 'add', nid, '--test', `test ${i}`, '--json'])).check.id, i++)
   if (i < VERIFY_COMMITS) (tasks(work, ['claim', nid]), i++)
-  if (i < VERIFY_COMMITS) (tasks(work, ['comment', nid, `note ${i}`]), i++)
+  if (chk && i < VERIFY_COMMITS) (tasks(work, ['check', 'pass', nid, chk, '--evidence', `run ${i}`]), i++)
+  else if (i < VERIFY_COMMITS) (tasks(work, ['comment', nid, `note ${i}`]), i++)
   if (i < VERIFY_COMMITS) (tasks(work, ['done', nid]), i++)
 }
 const end = git(work, ['rev-parse', 'refs/tasks/main']).trim()

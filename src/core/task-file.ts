@@ -214,7 +214,11 @@ export function parseConfig(text: string): Parsed<ListConfig> {
 }
 
 export function serialiseConfig(config: ListConfig): string {
-  const {extra, ...known} = config
+  const {extra, ...all} = config
+  // The guard's policy keys are written only when set, so a list that never used them keeps its file as it was.
+  const known: Partial<ListConfig> = {...all}
+  if (known.require_signed === false) delete known.require_signed
+  if (known.allowed_signers === '') delete known.allowed_signers
   return yaml().stringify({...known, ...extra}, {lineWidth: 0, defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN'})
 }
 

@@ -155,6 +155,10 @@ export interface ListConfig {
   escalate_after_seconds: number
   /** How long a finished item stays before `tasks prune` (without --older-than) removes it. */
   retention_seconds: number
+  /** Read by the server guard only: every task commit must be signed by its actor's key (docs/verify.md). */
+  require_signed: boolean
+  /** With require_signed: the server's ssh allowed-signers file (absolute, or relative to the git dir); '' for none. */
+  allowed_signers: string
   extra?: Record<string, unknown>
 }
 
@@ -200,6 +204,8 @@ export const DEFAULT_CONFIG: ListConfig = {
   remind_every_seconds: 86400,
   escalate_after_seconds: 86400,
   retention_seconds: 604800,
+  require_signed: false,
+  allowed_signers: '',
 }
 
 /** Keys of config.yaml as `init` writes it (fixed: every clone's root commit is the same). */
@@ -212,10 +218,10 @@ export const INIT_CONFIG_KEYS = ['lease_seconds', 'clock_skew_seconds', 'max_tit
  * writer checks them first, so whatever is written can be read back.
  */
 type Bounded = {minimum: number; maximum: number}
-const configBounds = configSchema.properties as unknown as Record<keyof Omit<ListConfig, 'admins' | 'notify' | 'extra'>, Bounded>
+const configBounds = configSchema.properties as unknown as Record<keyof Omit<ListConfig, 'admins' | 'notify' | 'extra' | 'require_signed' | 'allowed_signers'>, Bounded>
 
 /** Inclusive [minimum, maximum] of each numeric config.yaml key. */
-export const CONFIG_BOUNDS: Readonly<Record<keyof Omit<ListConfig, 'admins' | 'notify' | 'extra'>, Readonly<Bounded>>> = configBounds
+export const CONFIG_BOUNDS: Readonly<Record<keyof Omit<ListConfig, 'admins' | 'notify' | 'extra' | 'require_signed' | 'allowed_signers'>, Readonly<Bounded>>> = configBounds
 
 /** The longest lease a claim may take (`--lease`, `lease_seconds`): 365 days. */
 export const MAX_LEASE_SECONDS = configBounds.lease_seconds.maximum

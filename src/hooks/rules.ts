@@ -5,10 +5,12 @@
  * teach the guard a new file kind or op, add a row here.
  */
 import {claimIsLive} from '../core/readiness'
+import {type Check, type CheckStatus, unmetChecks} from '../core/check'
+import {type ActorEntry} from '../core/inbox'
 import {ENGINE_ACTOR, type ListConfig, type Status, type TaskMeta} from '../core/task'
 
 /** How a path is checked. `null`: a kind this version knows of but cannot judge yet (reported, accepted). */
-export type FileCheck = 'meta' | 'config' | 'task' | 'comment' | null
+export type FileCheck = 'meta' | 'config' | 'task' | 'comment' | 'check' | 'actor' | 'inbox' | 'seen' | 'reminder' | null
 
 export interface FileKind {
   kind: string
@@ -24,9 +26,11 @@ export const FILE_KINDS: readonly FileKind[] = [
   {kind: 'config', pattern: /^config\.yaml$/, check: 'config'},
   {kind: 'task', pattern: /^tasks\/[0-9a-f]{2}\/tsk-[0-9a-z]+\/task\.md$/, check: 'task'},
   {kind: 'comment', pattern: /^tasks\/[0-9a-f]{2}\/tsk-[0-9a-z]+\/comments\/[^/]+\.md$/, check: 'comment'},
-  {kind: 'check', pattern: /^tasks\/[0-9a-f]{2}\/tsk-[0-9a-z]+\/checks\//, check: null, note: 'check files have no schema in this version'},
-  {kind: 'actor', pattern: /^actors\//, check: null, note: 'actor files have no schema in this version'},
-  {kind: 'inbox', pattern: /^inbox\/[^/]+\//, check: null, note: 'inbox records have no schema in this version'},
+  {kind: 'check', pattern: /^tasks\/[0-9a-f]{2}\/tsk-[0-9a-z]+\/checks\/[^/]+$/, check: 'check'},
+  {kind: 'actor', pattern: /^actors\/[^/]+\.yaml$/, check: 'actor'},
+  {kind: 'inbox', pattern: /^inbox\/[^/]+\/[^/]+\.md$/, check: 'inbox'},
+  {kind: 'seen', pattern: /^inbox\/[^/]+\/[^/]+\.seen$/, check: 'seen'},
+  {kind: 'reminder', pattern: /^reminders\/([^/]+|cards\/[^/]+)\.yaml$/, check: 'reminder'},
 ]
 
 export function fileKindOf(path: string): FileKind {
@@ -77,6 +81,13 @@ export interface CommitFacts {
   time: string
   /** Tasks-Override trailer, when present. */
   override: string | null
+  /** Tasks-Takeover (the previous holder a claim or takeover took over from), Tasks-Reason, Tasks-Session, Tasks-Prune-Before. */
+  takeover?: string | null
+  /** Every Tasks-Takeover value (a batch may take over several cards). */
+  takeovers?: string[]
+  reason?: string | null
+  session?: string | null
+  pruneBefore?: string | null
 }
 
 export interface Refusal {
@@ -119,7 +130,35 @@ export function judgeTaskChange(before: TaskMeta | undefined, after: TaskMeta, f
   if (after.epoch < before.epoch) out.push({rule: 'epoch_decreased', message: `the epoch went from ${before.epoch} down to ${after.epoch}; it never decreases`})
   if (after.revision <= before.revision) out.push({rule: 'revision', message: `the revision went from ${before.revision} to ${after.revision}; every change raises it`})
   const live = claimIsLive(before, facts.time, config)
-  const holderOk = before.owner === actor || !live || overrideAllowed
+  // A recorded takeover (`tasks takeover`: Tasks-Takeover names the old owner, Tasks-Reason why, epoch + 1, admins only
+  // when the list has them), or a claim of a flagged card (anyone may take it over; the claim records whom from).
+  // A batch carries the trailers of all its operations: any Tasks-Takeover of it may name this card's holder.
+  const takingOver = after.owner === actor && after.owner !== before.owner && before.owner !== undefined && (facts.takeovers ?? [facts.takeover]).includes(before.owner)
+  const takeoverOk = takingOver && (facts.op === 'takeover' || facts.op === 'batch') && !!facts.reason && after.epoch === before.epoch + 1 && (config.admins.length === 0 || config.admins.includes(actor))
+  const flagOk = takingOver && before.flag_reason !== undefined && after.epoch === before.epoch + 1
+  if (facts.op === 'takeover' && after.owner !== before.owner && !takeoverOk) {
+    out.push({
+      rule: 'takeover',
+      message: `a takeover records the old owner (Tasks-Takeover: ${before.owner ?? '(none)'}) and a reason (Tasks-Reason), makes the actor the owner with epoch ${before.epoch + 1}${config.admins.length ? `, and is for the admins (${config.admins.join(', ')})` : ''}`,
+    })
+  }
+  // \`release --session S\`: the runner of a session gives back what that session holds (Tasks-Session names it).
+  const sessionOk = facts.op === 'release' && !!facts.session && before.session === facts.session && after.status === 'todo'
+  const holderOk = before.owner === actor || !live || overrideAllowed || takeoverOk || flagOk || sessionOk
+  if (after.flag_reason !== undefined && (after.flag_reason !== before.flag_reason || after.flagged_by !== before.flagged_by) && after.flagged_by !== actor) {
+    out.push({rule: 'forged_actor', message: `the flag says it was raised by "${after.flagged_by ?? 'nobody'}", but the commit was made by "${actor}"`})
+  }
+  // A flagged card is unflagged in a commit of its own before it is finished; only a batch (`unflag`, then `done`) does both at once.
+  const flag = after.flag_reason ?? (facts.op === 'batch' ? undefined : before.flag_reason)
+  if (after.status === 'done' && before.status !== 'done' && flag !== undefined) {
+    out.push({rule: 'flagged', message: `the card is flagged ("${flag}"); a flagged card cannot be finished (unflag it first)`})
+  }
+  if (after.status === 'todo' && (before.status === 'in_progress' || before.status === 'blocked') && before.owner !== actor && !overrideAllowed && !sessionOk) {
+    // Nobody else gives a claim back: it is the sweep of an expired lease, which moves the epoch on by one.
+    if (before.status !== 'in_progress' || live || after.epoch !== before.epoch + 1 || after.owner !== undefined) {
+      out.push({rule: 'sweep', message: `only a sweep reopens someone else's claim: an in-progress card whose lease had expired (until ${before.lease_expires ?? 'none'}), owner cleared, epoch ${before.epoch} → ${before.epoch + 1}`})
+    }
+  }
   const holderRefusal = (what: string): Refusal => ({
     rule: 'not_owner',
     message: `${what}: the card is held by "${before.owner ?? 'nobody'}" (lease until ${before.lease_expires ?? 'none'}), the commit was made by "${actor}", and it records no override`,
@@ -147,8 +186,92 @@ export function judgeTaskChange(before: TaskMeta | undefined, after: TaskMeta, f
       // A takeover: the new owner is the actor, and the old claim had expired (or the override is recorded).
       if (after.epoch <= before.epoch) out.push({rule: 'epoch_not_raised', message: `a new claim must raise the epoch (the fencing token): it stayed at ${after.epoch}`})
       if (after.owner !== actor && !overrideAllowed) out.push({rule: 'forged_claim', message: `the claim moves to "${after.owner ?? 'nobody'}", but the commit was made by "${actor}"`})
-      else if (live && before.owner && !overrideAllowed) out.push(holderRefusal('a takeover of a live claim'))
+      else if (live && before.owner && !overrideAllowed && !takeoverOk && !flagOk) out.push(holderRefusal('a takeover of a live claim'))
     } else if (!holderOk) out.push(holderRefusal('a change to the claim'))
   }
   return out
+}
+
+// ------------------------------------------------------------------ checks
+
+/** The stamp a check transition writes: who (must be the actor) and when. */
+type Stamp = readonly ['passed_by' | 'failed_by' | 'reset_by' | 'superseded_by' | 'added_by', string]
+
+export interface CheckTransition {
+  from: CheckStatus | 'new'
+  to: CheckStatus
+  stamp: Stamp
+  /** The new state must carry evidence (a pass or a fail). */
+  evidence: boolean
+}
+
+const ACTIVE: readonly CheckStatus[] = ['pending', 'passed', 'failed']
+/** Legal check changes (docs/verify.md, "Checks"). Superseded is final; a check is added pending. */
+export const CHECK_TRANSITIONS: readonly CheckTransition[] = [
+  {from: 'new', to: 'pending', stamp: ['added_by', 'added_at'], evidence: false},
+  ...ACTIVE.map((from) => ({from, to: 'passed' as const, stamp: ['passed_by', 'passed_at'] as const, evidence: true})),
+  ...ACTIVE.map((from) => ({from, to: 'failed' as const, stamp: ['failed_by', 'failed_at'] as const, evidence: true})),
+  ...(['passed', 'failed'] as const).map((from) => ({from, to: 'pending' as const, stamp: ['reset_by', 'reset_at'] as const, evidence: false})),
+  ...ACTIVE.map((from) => ({from, to: 'superseded' as const, stamp: ['superseded_by', 'superseded_at'] as const, evidence: false})),
+]
+
+/** Fields a check never changes once added. */
+const CHECK_FIXED = ['id', 'kind', 'text', 'added_by', 'added_at'] as const
+/** Fields that, once written, stay (a later transition may write its own stamp again). */
+const CHECK_HISTORY = ['evidence', 'passed_by', 'passed_at', 'failed_by', 'failed_at', 'reset_by', 'reset_at', 'superseded_by', 'superseded_at', 'supersede_reason'] as const
+
+/** The refusals for one check file's change; `after` undefined is a removal, allowed only with its card (`cardRemoved`). */
+export function judgeCheckChange(before: Check | undefined, after: Check | undefined, facts: CommitFacts, cardRemoved: boolean): Refusal[] {
+  const actor = facts.actor
+  if (!after) return cardRemoved || !before ? [] : [{rule: 'check_removed', message: `a check is never removed on its own (supersede it); ${before.id} went while its card stayed`}]
+  const out: Refusal[] = []
+  if (after.updated_by !== actor && !(after.updated_by === ENGINE_ACTOR && ENGINE_OPS.has(facts.op))) out.push({rule: 'forged_actor', message: `the check says it was updated by "${after.updated_by}", but the commit was made by "${actor}"`})
+  if (before && same(before, after)) return out
+  const from = before ? before.status : 'new'
+  const row = CHECK_TRANSITIONS.find((t) => t.from === from && t.to === after.status)
+  if (!row) {
+    out.push({rule: 'check_transition', message: `${from === 'new' ? 'a new check' : from} → ${after.status} is not a legal check change (${from === 'superseded' ? 'a superseded check is history' : 'a check is added pending'})`})
+    return out
+  }
+  const [byKey, atKey] = row.stamp as unknown as [keyof Check, keyof Check]
+  if (after[byKey] !== actor) out.push({rule: 'forged_actor', message: `${from} → ${after.status}: the check says ${String(byKey)} "${String(after[byKey] ?? 'nobody')}", but the commit was made by "${actor}"`})
+  if (!after[atKey]) out.push({rule: 'schema', message: `${from} → ${after.status} must record ${String(atKey)}`})
+  if (row.evidence && !after.evidence) out.push({rule: 'check_evidence', message: `a check ${after.status} must carry evidence`})
+  if (after.status === 'superseded' && !after.supersede_reason) out.push({rule: 'check_evidence', message: 'a superseded check must record supersede_reason'})
+  if (before) {
+    for (const k of CHECK_FIXED) if (!same(before[k], after[k])) out.push({rule: 'check_rewritten', message: `a check's ${k} never changes once added`})
+    const rewritable = new Set<string>([...row.stamp, ...(row.evidence ? ['evidence'] : [])])
+    for (const k of CHECK_HISTORY) {
+      if (before[k] !== undefined && !rewritable.has(k) && !same(before[k], after[k])) out.push({rule: 'check_history', message: `${from} → ${after.status} dropped or changed ${k}; a check keeps its history`})
+    }
+  }
+  return out
+}
+
+/** \`done\` needs every active check of the card passed with evidence in the same tree. */
+export function judgeDoneChecks(checks: readonly Check[]): Refusal[] {
+  const unmet = unmetChecks(checks)
+  if (unmet.length === 0) return []
+  return [{rule: 'checks_pending', message: `the card went to done while ${unmet.length} active check${unmet.length === 1 ? '' : 's'} had no pass with evidence: ${unmet.map((c) => `${c.id} (${c.status})`).join(', ')}`}]
+}
+
+// ------------------------------------------------------------------ actors, inbox
+
+/**
+ * Who may write an actor entry: the actor it names (or a name that is an
+ * alias of it), the target of an alias entry when the name was free or
+ * already its alias, or an admin. last_seen merges happen in sync's merge,
+ * which is replayed (judged there).
+ */
+export function judgeActorChange(slug: string, before: ActorEntry | undefined, after: ActorEntry | undefined, facts: CommitFacts, canonical: string, config: ListConfig, slugOf: (a: string) => string): Refusal[] {
+  const actor = facts.actor
+  const entry = after ?? before!
+  if (after && slugOf(after.id) !== slug) return [{rule: 'schema', message: `the entry names "${after.id}", which is not the actor its file name stands for`}]
+  const own = (e: ActorEntry | undefined) => !!e && (e.id === actor || e.id === canonical)
+  const aliasOfMine = (e: ActorEntry | undefined) => !!e && (e.alias_of === actor || e.alias_of === canonical)
+  const admin = config.admins.includes(actor)
+  if (own(entry) || admin) return []
+  if (aliasOfMine(after) && (!before || aliasOfMine(before) || (before.alias_of === undefined && before.last_seen === undefined && !before.mute && !before.watch))) return []
+  if (aliasOfMine(before) && after && !after.alias_of) return [] // \`actor alias --remove\` by the target
+  return [{rule: 'not_own_actor', message: `the entry of "${entry.id}" may be changed only by that actor${config.admins.length ? ` or an admin (${config.admins.join(', ')})` : ''}; the commit was made by "${actor}"`}]
 }

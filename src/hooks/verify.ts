@@ -18,7 +18,10 @@ import {mergedTree} from '../app/sync'
 import {ListStore} from '../refstore/list-store'
 import {git} from '../refstore/git-process'
 import {changedPaths, readBlobs, signatureStatus, type ChangedPath} from '../refstore/blobs'
-import {type CommitFacts, type Refusal, fileKindOf, judgeTaskChange} from './rules'
+import {type Check, checkOfPath, parseCheckFile} from '../core/check'
+import {taskDir} from '../core/ids'
+import {type ActorEntry, RECORD_STEM_RE, actorSlug, parseActor, parseLatch, parseRecord} from '../core/inbox'
+import {type CommitFacts, type Refusal, fileKindOf, judgeActorChange, judgeCheckChange, judgeDoneChecks, judgeTaskChange} from './rules'
 
 const ZERO = /^0+$/
 
@@ -72,7 +75,17 @@ async function commitsOf(cwd: string, oldSha: string | null, newSha: string): Pr
       author,
       time: new Date(Date.parse(date)).toISOString(),
       message,
-      facts: {actor: value('Actor') ?? author, op: value('Tasks-Op') ?? '', time: new Date(Date.parse(date)).toISOString(), override: value('Tasks-Override')},
+      facts: {
+        actor: value('Actor') ?? author,
+        op: value('Tasks-Op') ?? '',
+        time: new Date(Date.parse(date)).toISOString(),
+        override: value('Tasks-Override'),
+        takeover: value('Tasks-Takeover'),
+        takeovers: trailers.filter(([k]) => k === 'Tasks-Takeover').map(([, v]) => v),
+        reason: value('Tasks-Reason'),
+        session: value('Tasks-Session'),
+        pruneBefore: value('Tasks-Prune-Before'),
+      },
     })
   }
   return out
@@ -145,15 +158,46 @@ async function judgeRange(store: ListStore, cwd: string, oldSha: string | null, 
   if (oldSha) snapshots.set(oldSha, (await store.loadCommit(oldSha, true)).snapshot)
   const policySnap = await load(oldSha ?? commits[0]!.sha)
   const policy = policySnap.config
-  result.require_signed = policy.extra?.require_signed === true
+  result.require_signed = policy.require_signed === true
   if (result.require_signed) await judgeSignatures(cwd, store, commits, policy, refuse)
   const removed = oldSha ? await removedIds(cwd, oldSha) : new Set<string>()
   const single = commits.filter((c) => c.parents.length === 1)
   const diffs = await changedPaths(cwd, single.map((c) => ({commit: c.sha, parent: c.parents[0]!})))
   // Blobs of the files the snapshots do not hold (meta, config, comments), read in one batch.
   const wanted: string[] = []
-  for (const paths of diffs.values()) for (const p of paths) if (p.after && fileKindOf(p.path).check !== 'task' && fileKindOf(p.path).check !== null) wanted.push(p.after)
+  // Checks and actor entries are judged against what they were: their old blobs too.
+  // A seen marker is judged by who the commit's actor is (its alias entry before the commit);
+  // a card going to done by every check it has in that commit's tree.
+  const doneChecks = new Map<string, Map<string, Check[]>>()
+  for (const c of single) {
+    const paths = diffs.get(c.sha) ?? []
+    for (const p of paths) {
+      const check = fileKindOf(p.path).check
+      if (p.after && check !== 'task' && check !== null) wanted.push(p.after)
+      if (p.before && (check === 'check' || check === 'actor')) wanted.push(p.before)
+    }
+    if (paths.some((p) => fileKindOf(p.path).check === 'seen' || fileKindOf(p.path).check === 'actor')) wanted.push(`${c.parents[0]}:actors/${actorSlug(c.facts.actor)}.yaml`)
+    const cards = paths.filter((p) => fileKindOf(p.path).check === 'task' && p.after && p.before).map((p) => p.path.slice(0, -'/task.md'.length))
+    if (cards.length > 0) doneChecks.set(c.sha, new Map(cards.map((d) => [d.slice(d.lastIndexOf('/') + 1), []])))
+  }
   const blobs = await readBlobs(cwd, wanted)
+  const checksAt = async (c: CommitInfo, id: string): Promise<Check[]> => {
+    const r = await git(['ls-tree', '-r', c.sha, '--', `${taskDir(id)}/checks/`], {cwd})
+    const entries = r.stdout.split('\n').filter(Boolean).map((l) => {
+      const [meta, path] = l.split('\t') as [string, string]
+      return {blob: meta.split(' ')[2]!, path}
+    })
+    const read = await readBlobs(cwd, entries.map((e) => e.blob))
+    const out: Check[] = []
+    for (const e of entries) {
+      const where = checkOfPath(e.path)
+      const b = read.get(e.blob)
+      if (!where || !b) continue
+      const parsed = parseCheckFile(decodeUtf8(b) ?? '', where.task, where.id)
+      if (parsed.ok) out.push(parsed.value)
+    }
+    return out
+  }
   for (const c of commits) {
     if (c.parents.length === 0) {
       await judgeRoot(c, await load(c.sha), refuse)
@@ -166,7 +210,12 @@ async function judgeRange(store: ListStore, cwd: string, oldSha: string | null, 
     const before = await load(c.parents[0]!)
     const after = await load(c.sha)
     const undoBase = c.facts.op === 'undo' && c.undoes ? await undoneState(store, cwd, c, refuse) : null
-    judgeCommit(c, before, after, diffs.get(c.sha) ?? [], blobs, removed, result, refuse, undoBase)
+    // The checks of every card this commit finishes, as they stand in its tree.
+    const finishing = new Map<string, Check[]>()
+    for (const id of doneChecks.get(c.sha)?.keys() ?? []) {
+      if (after.tasks.get(id)?.meta?.status === 'done' && before.tasks.get(id)?.meta?.status !== 'done') finishing.set(id, await checksAt(c, id))
+    }
+    judgeCommit(c, before, after, diffs.get(c.sha) ?? [], blobs, removed, result, refuse, undoBase, finishing)
     // Older snapshots are not needed again (commits come parents first).
     if (snapshots.size > 8) for (const k of [...snapshots.keys()].slice(0, snapshots.size - 8)) snapshots.delete(k)
   }
@@ -189,8 +238,17 @@ function judgeCommit(
   result: VerifyResult,
   refuse: (commit: string, path: string | null, r: Refusal) => void,
   undoBase: Snapshot | null,
+  finishing: Map<string, Check[]>,
 ): void {
   const seenTasks = new Set<string>()
+  const blobText = (id: string | null): string | null => {
+    const b = id ? blobs.get(id) : undefined
+    return b ? decodeUtf8(b) : null
+  }
+  // The commit's actor as a recipient: itself, or the name its alias entry points to (before the commit).
+  const ownEntry = blobText(`${c.parents[0]}:actors/${actorSlug(c.facts.actor)}.yaml`)
+  const ownParsed = ownEntry === null ? null : parseActor(ownEntry)
+  const canonical = ownParsed?.ok && ownParsed.value.alias_of ? ownParsed.value.alias_of : c.facts.actor
   for (const p of paths) {
     const kind = fileKindOf(p.path)
     if (kind.check === null) {
@@ -238,6 +296,77 @@ function judgeCommit(
         }
         break
       }
+      case 'check': {
+        const where = checkOfPath(p.path)
+        if (!where) {
+          refuse(c.sha, p.path, {rule: 'schema', message: 'not a check file name (tasks/<xx>/<id>/checks/chk-….md)'})
+          break
+        }
+        const read = (blob: string | null): Check | undefined | 'broken' => {
+          if (!blob) return undefined
+          const parsed = parseCheckFile(blobText(blob) ?? '', where.task, where.id)
+          if (parsed.ok) return parsed.value
+          if (blob === p.after) refuse(c.sha, p.path, {rule: 'schema', message: `the check does not validate: ${parsed.error}`})
+          return 'broken'
+        }
+        const was = read(p.before)
+        const now = read(p.after)
+        if (now === 'broken') break
+        const cardGone = !after.tasks.has(where.task)
+        if (now && cardGone) {
+          refuse(c.sha, p.path, {rule: 'schema', message: `the check belongs to ${where.task}, which is not in the list`})
+          break
+        }
+        for (const r of judgeCheckChange(was === 'broken' ? undefined : was, now, c.facts, cardGone)) refuse(c.sha, p.path, r)
+        break
+      }
+      case 'inbox': {
+        if (p.before) {
+          refuse(c.sha, p.path, {rule: 'inbox_rewritten', message: `an inbox record is only ever added; this one was ${p.after ? 'changed' : 'removed'}`})
+          break
+        }
+        const [, slug, name] = p.path.split('/') as [string, string, string]
+        const stem = name.slice(0, -3)
+        const parsed = parseRecord(blobText(p.after) ?? '', stem)
+        if (!RECORD_STEM_RE.test(stem)) refuse(c.sha, p.path, {rule: 'schema', message: `${name} is not a record name (<yyyymmddThhmmss.mmmZ>-<8 hex>.md)`})
+        else if (!parsed.ok) refuse(c.sha, p.path, {rule: 'schema', message: `the inbox record does not validate: ${parsed.error}`})
+        else if (actorSlug(parsed.value.to) !== slug) refuse(c.sha, p.path, {rule: 'schema', message: `the record is addressed to "${parsed.value.to}" but lies in the inbox of ${slug}`})
+        else if (parsed.value.actor !== c.facts.actor) refuse(c.sha, p.path, {rule: 'forged_actor', message: `the record says "${parsed.value.actor}" did it, but the commit was made by "${c.facts.actor}"`})
+        break
+      }
+      case 'seen': {
+        const [, slug, name] = p.path.split('/') as [string, string, string]
+        if (p.before) {
+          refuse(c.sha, p.path, {rule: 'inbox_rewritten', message: `a seen marker is only ever added; this one was ${p.after ? 'changed' : 'removed'}`})
+          break
+        }
+        if (!RECORD_STEM_RE.test(name.slice(0, -'.seen'.length)) || (blobText(p.after) ?? '') !== '') refuse(c.sha, p.path, {rule: 'schema', message: 'a seen marker is an empty <record id>.seen'})
+        else if (slug !== actorSlug(c.facts.actor) && slug !== actorSlug(canonical)) {
+          refuse(c.sha, p.path, {rule: 'not_recipient', message: `only the owner of inbox ${slug} (or an alias of it) marks its records seen; the commit was made by "${c.facts.actor}"`})
+        }
+        break
+      }
+      case 'actor': {
+        const slug = p.path.slice('actors/'.length, -'.yaml'.length)
+        const read = (blob: string | null): ActorEntry | undefined | 'broken' => {
+          if (!blob) return undefined
+          const parsed = parseActor(blobText(blob) ?? '')
+          if (parsed.ok) return parsed.value
+          if (blob === p.after) refuse(c.sha, p.path, {rule: 'schema', message: `the actor entry does not validate: ${parsed.error}`})
+          return 'broken'
+        }
+        const was = read(p.before)
+        const now = read(p.after)
+        if (now === 'broken') break
+        for (const r of judgeActorChange(slug, was === 'broken' ? undefined : was, now, c.facts, canonical, before.config, actorSlug)) refuse(c.sha, p.path, r)
+        break
+      }
+      case 'reminder': {
+        if (!p.after) break
+        const parsed = parseLatch(blobText(p.after) ?? '')
+        if (!parsed.ok) refuse(c.sha, p.path, {rule: 'schema', message: `the reminder latch does not validate: ${parsed.error}`})
+        break
+      }
       case 'task': {
         const id = idOf(p.path)!
         if (seenTasks.has(id)) break
@@ -248,6 +377,17 @@ function judgeCommit(
           // Removed: nothing left may depend on it.
           const dependents = tablesOf(after).dependents(id).filter((d) => after.tasks.has(d))
           if (dependents.length > 0) refuse(c.sha, p.path, {rule: 'has_dependents', message: `${id} was removed while ${dependents.join(', ')} depend${dependents.length === 1 ? 's' : ''} on it`})
+          if (c.facts.op === 'prune') {
+            // Prune removes only finished cards closed before its cutoff (the retention, or --older-than), and no parent of a card that stays.
+            const old = was?.meta
+            const cutoff = c.facts.pruneBefore ?? ''
+            const closed = old ? (old.closed_at ?? old.updated_at) : ''
+            if (!old || (old.status !== 'done' && old.status !== 'cancelled') || !cutoff || cutoff > c.facts.time || !(closed < cutoff)) {
+              refuse(c.sha, p.path, {rule: 'prune', message: `prune removes only finished cards closed before its cutoff (Tasks-Prune-Before ${cutoff || 'missing'}, not after the commit); ${id} is ${old?.status ?? 'unreadable'}, closed ${closed || 'never'}`})
+            }
+            const children = tablesOf(after).children(id).filter((d) => after.tasks.has(d))
+            if (children.length > 0) refuse(c.sha, p.path, {rule: 'has_dependents', message: `${id} was pruned while its sub-item${children.length === 1 ? '' : 's'} ${children.join(', ')} stay${children.length === 1 ? 's' : ''}`})
+          }
           removed.add(id)
           break
         }
@@ -268,6 +408,8 @@ function judgeCommit(
           refuse(c.sha, p.path, {rule: 'id_reused', message: `${id} was removed earlier; an id is never reused (\`tasks restore\` brings a card back)`})
         }
         for (const r of judgeTaskChange(was?.meta ?? undefined, now.meta, c.facts, before.config)) refuse(c.sha, p.path, r)
+        const checks = finishing.get(id)
+        if (checks) for (const r of judgeDoneChecks(checks)) refuse(c.sha, p.path, r)
         break
       }
     }
@@ -324,7 +466,7 @@ async function judgeMerge(store: ListStore, cwd: string, c: CommitInfo, refuse: 
  * server's keyring; the key's user id must be the actor or `<actor>`.
  */
 async function judgeSignatures(cwd: string, store: ListStore, commits: CommitInfo[], policy: ListConfig, refuse: (commit: string, path: string | null, r: Refusal) => void): Promise<void> {
-  const signers = policy.extra?.allowed_signers
+  const signers = policy.allowed_signers
   const config: Record<string, string> = {}
   if (typeof signers === 'string' && signers) config['gpg.ssh.allowedSignersFile'] = isAbsolute(signers) ? signers : join(store.repo.commonDir, signers)
   const status = await signatureStatus(cwd, commits.map((c) => c.sha), config)

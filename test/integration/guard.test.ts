@@ -183,9 +183,10 @@ describe('the pre-receive guard', {timeout: 90_000}, () => {
     }
     // Alice turns signing on (a config change, itself legal: the list has no admins yet).
     signWith(a, 'alice')
-    const config = gitSync(a, ['cat-file', '-p', `${REF}:config.yaml`])
-    putFileOnRef(a, 'config.yaml', `${config}require_signed: true\nallowed_signers: allowed_signers\n`, 'config: require signed commits\n\nTasks-Op: config\nActor: alice')
-    expect(pushRef(a).code).toBe(0)
+    // Alice turns signing on with `tasks config set` (online: each change goes through the guard).
+    await runJson(a, ['config', 'set', 'allowed_signers', 'allowed_signers'], {env: ALICE})
+    expect((await runJson(a, ['config', 'set', 'require_signed', 'true'], {env: ALICE})).value).toBe(true)
+    expect(gitSync(bare, ['cat-file', '-p', `${REF}:config.yaml`])).toContain('require_signed: true')
     // Signed by alice's key, acting as alice: accepted (an online mutation, pushed through the guard).
     const id = (await runJson(a, ['add', 'Signed work'], {env: ALICE})).task.id as string
     expect(gitSync(bare, ['cat-file', '-p', REF])).toContain('-----BEGIN SSH SIGNATURE-----')

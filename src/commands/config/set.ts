@@ -7,7 +7,7 @@ import type {Terminal} from '../../render/terminal'
 export default class ConfigSet extends TasksCommand<ConfigChangeResult> {
   static override summary = "Change one of the list's shared settings, as a commit on the ref (published like any change)."
   static override description =
-    'lease_seconds, clock_skew_seconds and retention_seconds take durations (90s, 30m, 1h, 2d; a plain number is seconds); max_*_bytes take sizes (bytes, or 64k, 1m); admins takes a comma list, or --add/--remove. Values outside the bounds the reader enforces are refused (exit 5). When admins are listed, only they may change settings (exit 6).'
+    'lease_seconds, clock_skew_seconds and retention_seconds take durations (90s, 30m, 1h, 2d; a plain number is seconds); max_*_bytes take sizes (bytes, or 64k, 1m); admins takes a comma list, or --add/--remove; require_signed takes true or false; allowed_signers a path on the server (for the guard, docs/verify.md). Values outside the bounds the reader enforces are refused (exit 5). When admins are listed, only they may change settings (exit 6).'
   static override args = {
     key: Args.string({ignoreStdin: true, required: true, description: 'the setting'}),
     value: Args.string({ignoreStdin: true, description: 'the new value'}),
@@ -16,7 +16,7 @@ export default class ConfigSet extends TasksCommand<ConfigChangeResult> {
     add: Flags.string({description: 'List settings (admins): add these comma-separated items.'}),
     remove: Flags.string({description: 'List settings (admins): remove these comma-separated items.'}),
   }
-  static override examples = ['<%= config.bin %> config set lease_seconds 2h', '<%= config.bin %> config set admins alice,bob', '<%= config.bin %> config set admins --add carol']
+  static override examples = ['<%= config.bin %> config set lease_seconds 2h', '<%= config.bin %> config set admins alice,bob', '<%= config.bin %> config set admins --add carol', '<%= config.bin %> config set require_signed true']
 
   protected async execute(): Promise<ConfigChangeResult> {
     const {args, flags} = await this.parse(ConfigSet)

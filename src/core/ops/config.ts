@@ -19,7 +19,7 @@ import {CONFIG_PATH} from '../store-layout'
 import {checkActor} from '../validation'
 
 export type ConfigKey = keyof Omit<ListConfig, 'extra'>
-export type ConfigValue = number | string[] | Record<string, string[]>
+export type ConfigValue = number | boolean | string | string[] | Record<string, string[]>
 
 /** The keys `tasks config` knows, in the order `config list` shows them. */
 export const CONFIG_KEYS = Object.keys(DEFAULT_CONFIG) as ConfigKey[]
@@ -28,6 +28,12 @@ export const CONFIG_KEYS = Object.keys(DEFAULT_CONFIG) as ConfigKey[]
 const SECONDS_KEYS: ReadonlySet<string> = new Set(['lease_seconds', 'clock_skew_seconds', 'stale_after_seconds', 'remind_every_seconds', 'escalate_after_seconds', 'retention_seconds'])
 /** Keys holding a list (comma-separated on the command line; --add/--remove). */
 const LIST_KEYS: ReadonlySet<string> = new Set(['admins'])
+/** Keys holding true or false. */
+const BOOLEAN_KEYS: ReadonlySet<string> = new Set(['require_signed'])
+/** Keys holding one line of text (a path): no control characters, at most 4096 bytes; unset is ''. */
+const STRING_KEYS: ReadonlySet<string> = new Set(['allowed_signers'])
+const TRUE_WORDS = new Set(['true', 'yes', 'on', '1'])
+const FALSE_WORDS = new Set(['false', 'no', 'off', '0'])
 
 export function isListKey(key: ConfigKey): boolean {
   return LIST_KEYS.has(key)
@@ -79,8 +85,20 @@ export function parseConfigValue(key: ConfigKey, text: string): ConfigValue {
     const items = text.split(',').map((s) => s.trim()).filter(Boolean)
     return [...new Set(items.map((a) => checkActor(a, 'admin')))]
   }
+  if (BOOLEAN_KEYS.has(key)) {
+    const word = text.trim().toLowerCase()
+    if (TRUE_WORDS.has(word)) return true
+    if (FALSE_WORDS.has(word)) return false
+    throw badValue(key, text, 'true or false (also yes/no, on/off, 1/0)')
+  }
+  if (STRING_KEYS.has(key)) {
+    const value = text.trim()
+    // The same limits as schemas/config.schema.json, so the reader reads what is written.
+    if (!value || /[\u0000-\u001f]/.test(value) || Buffer.byteLength(value) > 4096) throw badValue(key, text, 'a path on one line (absolute, or relative to the repository\'s git dir), at most 4096 bytes')
+    return value
+  }
   const input = text.trim().toLowerCase()
-  const bounds = CONFIG_BOUNDS[key as Exclude<ConfigKey, 'admins' | 'notify'>]
+  const bounds = CONFIG_BOUNDS[key as Exclude<ConfigKey, 'admins' | 'notify' | 'require_signed' | 'allowed_signers'>]
   let n: number
   if (SECONDS_KEYS.has(key)) {
     const expected = `a duration such as 90s, 30m, 1h or 2d (a plain number is seconds) from ${bounds.minimum} to ${bounds.maximum} seconds`
@@ -163,5 +181,6 @@ export function changeConfig(snap: Snapshot, ctx: OpContext, change: ConfigChang
 
 function show(value: ConfigValue): string {
   if (typeof value === 'object' && !Array.isArray(value)) return Object.entries(value).map(([k, v]) => `${k}:${v.join('+') || 'none'}`).join(',')
+  if (value === '') return '(none)'
   return Array.isArray(value) ? value.join(',') || '(none)' : String(value)
 }
