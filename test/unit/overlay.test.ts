@@ -54,6 +54,7 @@ function answers(s: Snapshot) {
     queue: t.nextQueue(),
     reservations: [...t.reservations()].sort(([a], [b]) => (a < b ? -1 : 1)),
     claims: [...t.claims()].sort(([a], [b]) => (a < b ? -1 : 1)),
+    open: t.openRows(),
   }
 }
 
@@ -64,6 +65,18 @@ describe('overlay snapshots', () => {
         const over = overlaySnapshot(snap(base), changes, 'c')
         expect(answers(over)).toEqual(answers(snap(applied(base, changes), new ScannedTables(applied(base, changes)))))
       }),
+    )
+  })
+
+  it('work out again every open row one change can affect (its parents, sub-items, dependents and their sub-items)', () => {
+    // One change at a time, many runs: each row that reads the changed entry must be redone, and no other.
+    const oneChangeArb = fc.constantFrom(...POOL).chain((id) => fc.option(entryArb(id), {nil: null, freq: 4}).map((e) => new Map([[id, e]])))
+    fc.assert(
+      fc.property(tasksArb, oneChangeArb, (base, changes) => {
+        const over = tablesOf(overlaySnapshot(snap(base), changes, 'c'))
+        expect(over.openRows()).toEqual(new ScannedTables(applied(base, changes)).openRows())
+      }),
+      {numRuns: 6000},
     )
   })
 
