@@ -233,7 +233,7 @@ export class LiveOverlay implements ReadonlyMap<string, TaskEntry>, SnapshotTabl
       const row = openRowOf(this, this, entry)
       if (row) rows.push(row)
     }
-    return {rows: rows.sort(compareOpenRows), finished}
+    return {rows: rows.sort(compareOpenRows), finished, broken: this.brokenIds()}
   }
 }
 

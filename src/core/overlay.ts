@@ -272,7 +272,7 @@ export class OverlayTables implements SnapshotTables {
         rows.push(r)
       }
       while (j < redone.length) rows.push(redone[j++]!)
-      this.open = {rows, finished}
+      this.open = {rows, finished, broken: this.brokenIds()}
     }
     return this.open
   }

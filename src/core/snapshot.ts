@@ -116,6 +116,8 @@ export interface OpenRows {
   rows: readonly OpenRow[]
   /** Items done or cancelled. */
   finished: number
+  /** Ids whose file could not be read (`brokenIds`), so that listing needs no pass over every task. */
+  broken: readonly string[]
 }
 
 const OPEN_STATUSES: ReadonlySet<string> = new Set(['todo', 'in_progress', 'blocked'])
@@ -227,7 +229,7 @@ export class ScannedTables implements SnapshotTables {
         if (row) rows.push(row)
       }
     }
-    return {rows: rows.sort(compareOpenRows), finished}
+    return {rows: rows.sort(compareOpenRows), finished, broken: this.brokenIds()}
   }
 }
 

@@ -179,7 +179,7 @@ function damaged(what: string): EnvironmentError {
  *   <ids of the next queue, space-separated, in next order>
  *   <reservations: JSON object, assignee → ids of the queue reserved for them, in next order>
  *   <claims: JSON object, owner → ids of the items in progress they hold, sorted>
- *   <open rows: JSON {rows, finished} (`SnapshotTables.openRows`): every open item in (priority, created, id) order with its list facts>
+ *   <open rows: JSON {rows, finished, broken} (`SnapshotTables.openRows`): every open item in (priority, created, id) order with its list facts, the count of finished items, the unreadable ids>
  *   <id> <status> <shard> <dir tree> <parent> <deps> <sub-items> <dependents> <frontmatter JSON array | !error JSON>
  * One line per task in id order (JavaScript string order); id lists are
  * space-separated and sorted. `status` is empty for an unreadable file.
@@ -425,8 +425,9 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     return this.withStatusField([...statuses].filter(Boolean))
   }
 
+  /** Kept with the open rows, so listing does not pass over every line for them. */
   brokenIds(): readonly string[] {
-    return this.withStatusField([''])
+    return this.openRows().broken
   }
 
   private withStatusField(values: readonly string[]): string[] {
@@ -513,8 +514,8 @@ export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snap
     const byKey = (m: ReadonlyMap<string, readonly string[]>) => JSON.stringify(Object.fromEntries([...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))
     const reserved = byKey(tables.reservations())
     const claims = byKey(tables.claims())
-    const {rows, finished} = tables.openRows()
-    const open = JSON.stringify({rows, finished})
+    const {rows, finished, broken} = tables.openRows()
+    const open = JSON.stringify({rows, finished, broken})
     const sizes = {count: lines.length, bytes: Buffer.byteLength(body), queueBytes: Buffer.byteLength(queue), reservedBytes: Buffer.byteLength(reserved), claimsBytes: Buffer.byteLength(claims), openBytes: Buffer.byteLength(open)}
     const out = `${MAGIC}\n${JSON.stringify({...header, ...sizes})}\n${queue}\n${reserved}\n${claims}\n${open}\n${body}`
     mkdirSync(join(commonDir, 'git-tasks'), {recursive: true})
