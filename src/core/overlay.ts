@@ -7,7 +7,7 @@
 import {lowerBound} from './ids'
 import {QUEUED, compareForNext} from './order'
 import type {TaskMeta} from './task'
-import {type OpenRow, type OpenRows, type Snapshot, type SnapshotTables, type TaskEntry, compareOpenRows, isFinishedStatus, openRowOf, tablesOf} from './snapshot'
+import {type LeaseRow, compareLeaseRows, leasesIn, type OpenRow, type OpenRows, type Snapshot, type SnapshotTables, type TaskEntry, compareOpenRows, isFinishedStatus, openRowOf, tablesOf} from './snapshot'
 
 /** Entry per changed id; null: the task is gone. */
 export type EntryChanges = ReadonlyMap<string, TaskEntry | null>
@@ -92,6 +92,7 @@ export class OverlayTables implements SnapshotTables {
   private reserved: ReadonlyMap<string, readonly string[]> | undefined
   private claimed: ReadonlyMap<string, readonly string[]> | undefined
   private open: OpenRows | undefined
+  private leaseRows: readonly LeaseRow[] | undefined
   /** Changed entries by the parent / the dependency they name (built once, on first use), so a lookup never scans every change. */
   private changedChildren: Map<string, string[]> | undefined
   private changedDependents: Map<string, string[]> | undefined
@@ -229,6 +230,24 @@ export class OverlayTables implements SnapshotTables {
       this.claimed = out
     }
     return this.claimed
+  }
+
+  /** The base's lease rows without the changed ids, plus the changed items' rows, in order. */
+  leases(): readonly LeaseRow[] {
+    if (!this.leaseRows) {
+      const changes = this.tasks.changes
+      const gained = leasesIn([...changes.values()].filter((e): e is TaskEntry => e !== null))
+      const kept = this.base.leases().filter((r) => !changes.has(r[0]))
+      const rows: LeaseRow[] = []
+      let j = 0
+      for (const r of kept) {
+        while (j < gained.length && compareLeaseRows(gained[j]!, r) < 0) rows.push(gained[j++]!)
+        rows.push(r)
+      }
+      while (j < gained.length) rows.push(gained[j++]!)
+      this.leaseRows = rows
+    }
+    return this.leaseRows
   }
 
   /**

@@ -35,6 +35,7 @@ function answers(s: Snapshot) {
     reservations: [...t.reservations()].sort(([a], [b]) => (a < b ? -1 : 1)),
     claims: [...t.claims()].sort(([a], [b]) => (a < b ? -1 : 1)),
     open: t.openRows(),
+    leases: t.leases(),
   }
 }
 

@@ -17,8 +17,8 @@ const STATUSES: Status[] = ['todo', 'in_progress', 'blocked', 'done', 'cancelled
 /** An entry for `id`: readable with some parent and dependencies, or an unreadable file. */
 const entryArb = (id: string): fc.Arbitrary<TaskEntry> =>
   fc.oneof(
-    {weight: 5, arbitrary: fc.record({status: fc.constantFrom(...STATUSES), priority: fc.integer({min: 0, max: 4}), parent: fc.option(fc.constantFrom(...POOL), {nil: undefined}), deps: fc.subarray(POOL), assignee: fc.option(fc.constantFrom('bob', 'carol'), {nil: undefined}), owner: fc.option(fc.constantFrom('bob', 'carol'), {nil: undefined})}).map(({status, priority, parent, deps, assignee, owner}) =>
-      entryOf(task({id, status, priority, parent, depends_on: deps.filter((d) => d !== id), assignee, owner}), taskFilePath(id)))},
+    {weight: 5, arbitrary: fc.record({status: fc.constantFrom(...STATUSES), priority: fc.integer({min: 0, max: 4}), parent: fc.option(fc.constantFrom(...POOL), {nil: undefined}), deps: fc.subarray(POOL), assignee: fc.option(fc.constantFrom('bob', 'carol'), {nil: undefined}), owner: fc.option(fc.constantFrom('bob', 'carol'), {nil: undefined}), lease: fc.option(fc.constantFrom('2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '2026-03-01T12:00:00.000Z'), {nil: undefined})}).map(({status, priority, parent, deps, assignee, owner, lease}) =>
+      entryOf(task({id, status, priority, parent, depends_on: deps.filter((d) => d !== id), assignee, owner, lease_expires: lease}), taskFilePath(id)))},
     {weight: 1, arbitrary: fc.constant<TaskEntry>({id, path: taskFilePath(id), error: 'broken'})},
   )
 
@@ -55,6 +55,7 @@ function answers(s: Snapshot) {
     reservations: [...t.reservations()].sort(([a], [b]) => (a < b ? -1 : 1)),
     claims: [...t.claims()].sort(([a], [b]) => (a < b ? -1 : 1)),
     open: t.openRows(),
+    leases: t.leases(),
   }
 }
 
