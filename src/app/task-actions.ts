@@ -20,7 +20,7 @@ import {addComment} from '../core/ops/comment'
 import {assignTask, editTask, type EditArgs, setDependencies} from '../core/ops/edit'
 import {blockTask, cancelTask, finishTask, reopenTask} from '../core/ops/lifecycle'
 import {removeTask} from '../core/ops/remove'
-import {type Snapshot, brokenEntries, childIds, childrenOf, dependentsOf, lookup, tablesOf, tasksWithStatus} from '../core/snapshot'
+import {OPEN_ROW_OPEN_SUBITEMS, type OpenRow, type Snapshot, brokenEntries, childIds, childrenOf, dependentsOf, lookup, tablesOf, tasksWithStatus} from '../core/snapshot'
 import {ENGINE_ACTOR, type Comment, type Status, type TaskMeta} from '../core/task'
 import {repairFieldValues} from '../core/task-file'
 import {type TaskDetail, TaskViewer, type TaskView} from '../core/task-view'
@@ -532,6 +532,27 @@ interface ListRow {
   key: SortKey
 }
 
+/** A row of the open rows table as list orders it (the default order), its key made only if asked for. */
+class OpenListRow implements ListRow {
+  constructor(
+    private readonly r: OpenRow,
+    readonly state: State,
+    readonly ready: boolean,
+  ) {}
+
+  get id(): string {
+    return this.r[0]
+  }
+
+  get parent(): string {
+    return this.r[4]
+  }
+
+  get key(): SortKey {
+    return [STATE_RANK[this.state], this.r[2], this.r[3], this.r[0]]
+  }
+}
+
 /** A row's place in an order: compared element by element (numbers by value, strings by code unit); every key ends with the id, so no two rows tie. */
 type SortKey = Array<number | string>
 
@@ -635,16 +656,16 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
     // so putting each row in its state's bucket orders them (state, priority, created, id) without a sort.
     const buckets: ListRow[][] = Array.from({length: FIRST_FINISHED_RANK}, () => [])
     const ids = new Set<string>()
+    const nowMs = Date.parse(v.now)
     for (const r of tablesOf(snap).openRows().rows) {
-      const [id, , priority, created, rowParent, rowOwner, rowAssignee] = r
-      if (owner !== undefined && (rowOwner === '' || rowOwner !== owner)) continue
-      if (assignee !== undefined && (rowAssignee === '' || rowAssignee !== assignee)) continue
-      if (priorities.size > 0 && !priorities.has(priority)) continue
-      const {state, ready} = openRowState(r, actor, v.now, snap.config)
+      if (owner !== undefined && (r[5] === '' || r[5] !== owner)) continue
+      if (assignee !== undefined && (r[6] === '' || r[6] !== assignee)) continue
+      if (priorities.size > 0 && !priorities.has(r[2])) continue
+      const {state, ready} = openRowState(r, actor, nowMs, snap.config)
       if (!states.has(state) || (f.ready && !ready)) continue
-      const rank = STATE_RANK[state]
-      buckets[rank]!.push({id, parent: rowParent, state, ready, key: [rank, priority, created, id]})
-      ids.add(id)
+      buckets[STATE_RANK[state]]!.push(new OpenListRow(r, state, ready))
+      // Only an item with open sub-items can be the parent of a listed row (every listed row is open).
+      if ((r[8] & OPEN_ROW_OPEN_SUBITEMS) !== 0) ids.add(r[0])
     }
     const kids = new Map<string, ListRow[]>()
     const tops: ListRow[] = []

@@ -145,12 +145,16 @@ export function derivedState(snap: Snapshot, meta: TaskMeta, actor: string | und
 /**
  * `derivedState` of an open item from its open row (`SnapshotTables.openRows`):
  * the same answer from the stored fields and the graph facts the index keeps,
- * without the item's frontmatter or its neighbours.
+ * without the item's frontmatter or its neighbours. `nowMs`: `Date.parse(now)`.
  */
-export function openRowState(row: OpenRow, actor: string | undefined, now: string, config: ListConfig): {state: State; ready: boolean} {
-  const [, status, , , , owner, assignee, lease, flags] = row
+export function openRowState(row: OpenRow, actor: string | undefined, nowMs: number, config: ListConfig): {state: State; ready: boolean} {
+  const status = row[1]
+  const owner = row[5]
+  const assignee = row[6]
+  const lease = row[7]
+  const flags = row[8]
   const waits = (flags & OPEN_ROW_WAITING) !== 0
-  const claimLive = owner !== '' && (status === 'in_progress' || status === 'blocked') && (lease === '' || Date.parse(now) <= Date.parse(lease) + config.clock_skew_seconds * 1000)
+  const claimLive = owner !== '' && (status === 'in_progress' || status === 'blocked') && (lease === '' || nowMs <= Date.parse(lease) + config.clock_skew_seconds * 1000)
   const allows = assignee === '' || assignee === actor
   const open = status === 'todo' || (status === 'in_progress' && !claimLive)
   const ready = open && allows && !waits && (flags & OPEN_ROW_OPEN_SUBITEMS) === 0
