@@ -534,18 +534,16 @@ interface ListRow {
 
 /** A row of the open rows table as list orders it (the default order), its key made only if asked for. */
 class OpenListRow implements ListRow {
+  readonly id: string
+  readonly parent: string
+
   constructor(
     private readonly r: OpenRow,
     readonly state: State,
     readonly ready: boolean,
-  ) {}
-
-  get id(): string {
-    return this.r[0]
-  }
-
-  get parent(): string {
-    return this.r[4]
+  ) {
+    this.id = r[0]
+    this.parent = r[4]
   }
 
   get key(): SortKey {
