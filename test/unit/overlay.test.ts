@@ -8,6 +8,7 @@ import {describe, expect, it} from 'vitest'
 import {OverlayTasks, overlaySnapshot} from '../../src/core/overlay'
 import {ScannedTables, type Snapshot, type SnapshotTables, type TaskEntry, entryOf, tablesOf} from '../../src/core/snapshot'
 import {DEFAULT_CONFIG, type Status} from '../../src/core/task'
+import {derivedState, openRowState} from '../../src/core/readiness'
 import {taskFilePath} from '../../src/core/store-layout'
 import {task} from '../helpers/snapshot'
 
@@ -78,6 +79,18 @@ describe('overlay snapshots', () => {
         expect(over.openRows()).toEqual(new ScannedTables(applied(base, changes)).openRows())
       }),
       {numRuns: 6000},
+    )
+  })
+
+  it('give each open row the state and readiness a view derives from the card', () => {
+    fc.assert(
+      fc.property(tasksArb, fc.constantFrom('bob', 'carol', undefined), fc.constantFrom('2026-01-01T00:00:10.000Z', '2026-01-01T00:00:40.000Z', '2026-02-01T00:00:00.000Z', '2026-06-01T00:00:00.000Z'), (tasks, actor, now) => {
+        const s = snap(tasks)
+        const rows = tablesOf(s).openRows().rows
+        expect(rows.map((r) => r[0]).sort()).toEqual([...tasks.values()].filter((e) => e.meta && ['todo', 'in_progress', 'blocked'].includes(e.meta.status)).map((e) => e.id).sort())
+        for (const r of rows) expect(openRowState(r, actor, Date.parse(now), s.config)).toEqual(derivedState(s, tasks.get(r[0])!.meta!, actor, now))
+      }),
+      {numRuns: 500},
     )
   })
 
