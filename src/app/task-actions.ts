@@ -20,11 +20,11 @@ import {addComment} from '../core/ops/comment'
 import {assignTask, editTask, type EditArgs, setDependencies} from '../core/ops/edit'
 import {blockTask, cancelTask, finishTask, reopenTask} from '../core/ops/lifecycle'
 import {removeTask} from '../core/ops/remove'
-import {type Snapshot, brokenEntries, childIds, childrenOf, dependentsOf, lookup, tablesOf, tasksWithStatus} from '../core/snapshot'
+import {OPEN_ROW_OPEN_SUBITEMS, type OpenRow, type Snapshot, brokenEntries, childIds, childrenOf, dependentsOf, lookup, tablesOf, tasksWithStatus} from '../core/snapshot'
 import {ENGINE_ACTOR, type Comment, type Status, type TaskMeta} from '../core/task'
 import {repairFieldValues} from '../core/task-file'
 import {type TaskDetail, TaskViewer, type TaskView} from '../core/task-view'
-import {cmp, STATES, type State} from '../core/readiness'
+import {cmp, openRowState, STATES, type State} from '../core/readiness'
 import {checkPriority, checkTags, splitTags} from '../core/validation'
 import {readHistory} from '../refstore/history'
 import {type RefLock, findRefLocks, removeStaleLocks} from '../refstore/ref-locks'
@@ -499,6 +499,8 @@ const STORED: Record<State, Status> = {ready: 'todo', waiting: 'todo', reserved:
 
 export const LIST_SORTS = ['priority', 'created', 'updated', 'id', 'title', 'state'] as const
 const STATE_RANK: Record<State, number> = {in_progress: 0, stale: 1, blocked: 2, ready: 3, waiting: 4, reserved: 5, todo: 6, done: 7, cancelled: 8}
+/** Ranks below this are the open states (the open rows table holds every item in them). */
+const FIRST_FINISHED_RANK = 7
 
 /** One parser for every list-valued flag: repeatable and comma-separated, trimmed. */
 function splitValues(values: readonly string[] | undefined): string[] {
@@ -519,11 +521,34 @@ function wantedStates(values: readonly string[] | undefined, all: boolean | unde
 
 /** What list orders and filters by: the stored fields and the derived state, no view yet. */
 interface ListRow {
-  meta: TaskMeta
+  id: string
+  /** Absent when the row came from the open rows table: decoded only if the row is shown. */
+  meta?: TaskMeta
+  /** The row's parent id, '' for none. */
+  parent: string
   state: State
   ready: boolean
   /** The row's sort key (see `sortKey`), computed once. */
   key: SortKey
+}
+
+/** A row of the open rows table as list orders it (the default order), its key made only if asked for. */
+class OpenListRow implements ListRow {
+  readonly id: string
+  readonly parent: string
+
+  constructor(
+    private readonly r: OpenRow,
+    readonly state: State,
+    readonly ready: boolean,
+  ) {
+    this.id = r[0]
+    this.parent = r[4]
+  }
+
+  get key(): SortKey {
+    return [STATE_RANK[this.state], this.r[2], this.r[3], this.r[0]]
+  }
 }
 
 /** A row's place in an order: compared element by element (numbers by value, strings by code unit); every key ends with the id, so no two rows tie. */
@@ -623,19 +648,52 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
     (assignee === undefined || t.assignee === assignee) &&
     (parent === undefined || t.parent === parent) &&
     (priorities.size === 0 || priorities.has(t.priority))
-  const candidates = parent === undefined ? tasksWithStatus(snap, scan) : childrenOf(snap, parent).filter((t) => scan.has(t.status))
-  const matching = new Map<string, ListRow>()
-  for (const meta of candidates) {
-    if (!matches(meta)) continue
-    const {state, ready} = v.state(meta)
-    if (states.has(state) && (!f.ready || ready)) matching.set(meta.id, {meta, state, ready, key: key(meta, state)})
-  }
   const rows: Array<{row: ListRow; depth: number; top: ListRow}> = []
-  const tops = [...matching.values()].filter((t) => !(t.meta.parent && matching.has(t.meta.parent))).sort(order)
-  for (const t of tops) {
-    rows.push({row: t, depth: 0, top: t})
-    const kids = childIds(snap, t.meta.id).flatMap((c) => matching.get(c) ?? [])
-    for (const c of kids.sort(order)) rows.push({row: c, depth: 1, top: t})
+  if (f.sort === undefined && tags.length === 0 && parent === undefined && [...states].every((st) => STATE_RANK[st] < FIRST_FINISHED_RANK)) {
+    // The default order over open items: from the open rows table, already in (priority, created, id) order,
+    // so putting each row in its state's bucket orders them (state, priority, created, id) without a sort.
+    const buckets: ListRow[][] = Array.from({length: FIRST_FINISHED_RANK}, () => [])
+    const ids = new Set<string>()
+    const nowMs = Date.parse(v.now)
+    for (const r of tablesOf(snap).openRows().rows) {
+      if (owner !== undefined && (r[5] === '' || r[5] !== owner)) continue
+      if (assignee !== undefined && (r[6] === '' || r[6] !== assignee)) continue
+      if (priorities.size > 0 && !priorities.has(r[2])) continue
+      const {state, ready} = openRowState(r, actor, nowMs, snap.config)
+      if (!states.has(state) || (f.ready && !ready)) continue
+      buckets[STATE_RANK[state]]!.push(new OpenListRow(r, state, ready))
+      // Only an item with open sub-items can be the parent of a listed row (every listed row is open).
+      if ((r[8] & OPEN_ROW_OPEN_SUBITEMS) !== 0) ids.add(r[0])
+    }
+    const kids = new Map<string, ListRow[]>()
+    const tops: ListRow[] = []
+    for (const bucket of buckets) {
+      for (const r of bucket) {
+        if (r.parent !== '' && ids.has(r.parent)) {
+          const list = kids.get(r.parent)
+          if (list) list.push(r)
+          else kids.set(r.parent, [r])
+        } else tops.push(r)
+      }
+    }
+    for (const t of tops) {
+      rows.push({row: t, depth: 0, top: t})
+      for (const c of kids.get(t.id) ?? []) rows.push({row: c, depth: 1, top: t})
+    }
+  } else {
+    const candidates = parent === undefined ? tasksWithStatus(snap, scan) : childrenOf(snap, parent).filter((t) => scan.has(t.status))
+    const matching = new Map<string, ListRow>()
+    for (const meta of candidates) {
+      if (!matches(meta)) continue
+      const {state, ready} = v.state(meta)
+      if (states.has(state) && (!f.ready || ready)) matching.set(meta.id, {id: meta.id, meta, parent: meta.parent ?? '', state, ready, key: key(meta, state)})
+    }
+    const tops = [...matching.values()].filter((t) => !(t.parent && matching.has(t.parent))).sort(order)
+    for (const t of tops) {
+      rows.push({row: t, depth: 0, top: t})
+      const kids = childIds(snap, t.id).flatMap((c) => matching.get(c) ?? [])
+      for (const c of kids.sort(order)) rows.push({row: c, depth: 1, top: t})
+    }
   }
   /** Rows after the cursor: a later top-level row, or a later sub-item of the cursor's own top-level row. */
   const afterCursor = (r: (typeof rows)[number]): boolean => {
@@ -657,7 +715,7 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
   const last = pageRows.at(-1)
   const nextCursor = last && offset + pageRows.length < rows.length ? encodeCursor({sort: f.sort ?? null, top: last.top.key, child: last.depth === 0 ? null : last.row.key}) : null
   if (pageRows.length > VIEWS_BEFORE_ALL_SHORT_IDS) v.allShortIds()
-  const page = pageRows.map((r) => Object.assign(v.view(r.row.meta), {depth: r.depth}))
+  const page = pageRows.map((r) => Object.assign(v.view(r.row.meta ?? snap.tasks.get(r.row.id)!.meta!), {depth: r.depth}))
   await warnTrackingState(session)
   return {
     list: session.list,
@@ -672,12 +730,10 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
     summary: {
       total: rows.length,
       by_state: byState,
-      hidden_finished: narrowed ? null : tablesOf(snap).idsWithStatus(FINISHED_STATUSES).length,
+      hidden_finished: narrowed ? null : tablesOf(snap).openRows().finished,
     },
   }
 }
-
-const FINISHED_STATUSES: ReadonlySet<string> = new Set(['done', 'cancelled'])
 
 export type ShowResult = TaskDetail & {history?: import('../refstore/history').HistoryEvent[]}
 

@@ -12,7 +12,7 @@ import {lowerBound} from './ids'
 import {QUEUED, compareForNext} from './order'
 import type {Check} from './check'
 import type {Change} from './plan'
-import {type Snapshot, type SnapshotTables, type TaskEntry, entryOf, reservationsIn, tablesOf} from './snapshot'
+import {type LeaseRow, leasesIn, type OpenRow, type OpenRows, type Snapshot, type SnapshotTables, type TaskEntry, compareOpenRows, entryOf, isFinishedStatus, openRowOf, reservationsIn, tablesOf} from './snapshot'
 import {taskFilePath} from './store-layout'
 import type {TaskMeta} from './task'
 import {putCheck} from './apply'
@@ -222,6 +222,22 @@ export class LiveOverlay implements ReadonlyMap<string, TaskEntry>, SnapshotTabl
   claims(): ReadonlyMap<string, readonly string[]> {
     this.claimedCache ??= reservationsIn(this.idsWithStatus(IN_PROGRESS), (id) => this.get(id)?.meta?.owner)
     return this.claimedCache
+  }
+
+  leases(): readonly LeaseRow[] {
+    return leasesIn(this.values())
+  }
+
+  /** Computed by one pass over the entries (a batch's snapshot is rarely listed). */
+  openRows(): OpenRows {
+    const rows: OpenRow[] = []
+    let finished = 0
+    for (const entry of this.values()) {
+      if (isFinishedStatus(entry.status)) finished++
+      const row = openRowOf(this, this, entry)
+      if (row) rows.push(row)
+    }
+    return {rows: rows.sort(compareOpenRows), finished, broken: this.brokenIds()}
   }
 }
 

@@ -7,7 +7,7 @@
 import {lowerBound} from './ids'
 import {QUEUED, compareForNext} from './order'
 import type {TaskMeta} from './task'
-import {type Snapshot, type SnapshotTables, type TaskEntry, tablesOf} from './snapshot'
+import {type LeaseRow, compareLeaseRows, leasesIn, type OpenRow, type OpenRows, type Snapshot, type SnapshotTables, type TaskEntry, compareOpenRows, isFinishedStatus, openRowOf, tablesOf} from './snapshot'
 
 /** Entry per changed id; null: the task is gone. */
 export type EntryChanges = ReadonlyMap<string, TaskEntry | null>
@@ -91,6 +91,8 @@ export class OverlayTables implements SnapshotTables {
   private queue: readonly string[] | undefined
   private reserved: ReadonlyMap<string, readonly string[]> | undefined
   private claimed: ReadonlyMap<string, readonly string[]> | undefined
+  private open: OpenRows | undefined
+  private leaseRows: readonly LeaseRow[] | undefined
   /** Changed entries by the parent / the dependency they name (built once, on first use), so a lookup never scans every change. */
   private changedChildren: Map<string, string[]> | undefined
   private changedDependents: Map<string, string[]> | undefined
@@ -228,6 +230,70 @@ export class OverlayTables implements SnapshotTables {
       this.claimed = out
     }
     return this.claimed
+  }
+
+  /** The base's lease rows without the changed ids, plus the changed items' rows, in order. */
+  leases(): readonly LeaseRow[] {
+    if (!this.leaseRows) {
+      const changes = this.tasks.changes
+      const gained = leasesIn([...changes.values()].filter((e): e is TaskEntry => e !== null))
+      const kept = this.base.leases().filter((r) => !changes.has(r[0]))
+      const rows: LeaseRow[] = []
+      let j = 0
+      for (const r of kept) {
+        while (j < gained.length && compareLeaseRows(gained[j]!, r) < 0) rows.push(gained[j++]!)
+        rows.push(r)
+      }
+      while (j < gained.length) rows.push(gained[j++]!)
+      this.leaseRows = rows
+    }
+    return this.leaseRows
+  }
+
+  /**
+   * The base's open rows with every row a change can affect worked out
+   * again: the changed items, their parents before and after (open
+   * sub-items), their sub-items (a parent's dependencies make them wait),
+   * the items that depend on them and those items' sub-items (waiting).
+   * Nothing else's row reads a changed entry, so the rest are the base's.
+   */
+  openRows(): OpenRows {
+    if (!this.open) {
+      const tasks = this.tasks
+      const baseTasks = tasks.base
+      const affected = new Set<string>()
+      let finished = this.base.openRows().finished
+      for (const [id, entry] of tasks.changes) {
+        const before = baseTasks.get(id)
+        if (isFinishedStatus(before?.status)) finished--
+        if (entry && isFinishedStatus(entry.status)) finished++
+        affected.add(id)
+        if (before?.parent) affected.add(before.parent)
+        if (entry?.parent) affected.add(entry.parent)
+        for (const c of this.children(id)) affected.add(c)
+        for (const d of this.dependents(id)) {
+          affected.add(d)
+          for (const c of this.children(d)) affected.add(c)
+        }
+      }
+      const redone: OpenRow[] = []
+      for (const id of affected) {
+        const entry = tasks.get(id)
+        const row = entry ? openRowOf(tasks, this, entry) : null
+        if (row) redone.push(row)
+      }
+      redone.sort(compareOpenRows)
+      const kept = this.base.openRows().rows.filter((r) => !affected.has(r[0]))
+      const rows: OpenRow[] = []
+      let j = 0
+      for (const r of kept) {
+        while (j < redone.length && compareOpenRows(redone[j]!, r) < 0) rows.push(redone[j++]!)
+        rows.push(r)
+      }
+      while (j < redone.length) rows.push(redone[j++]!)
+      this.open = {rows, finished, broken: this.brokenIds()}
+    }
+    return this.open
   }
 
   /**

@@ -3,7 +3,7 @@
  * dependencies an item waits on (WHY BLOCKED), and whether it is ready for a
  * given actor. Everything takes `now` as a value so it is testable.
  */
-import {type Snapshot, childIds} from './snapshot'
+import {OPEN_ROW_OPEN_SUBITEMS, OPEN_ROW_WAITING, type OpenRow, type Snapshot, childIds} from './snapshot'
 import {FINISHED, type ListConfig, type TaskMeta} from './task'
 
 /** Reasons an item is not workable yet, in the order they are shown. */
@@ -140,6 +140,26 @@ export function derivedState(snap: Snapshot, meta: TaskMeta, actor: string | und
   const open = meta.status === 'todo' || (meta.status === 'in_progress' && !claimLive)
   const ready = open && reservationAllows(meta, actor) && !waits && !hasOpenSubItems(snap, meta.id)
   return {state: stateOf(meta, {ready, waiting, claimLive}, actor), ready}
+}
+
+/**
+ * `derivedState` of an open item from its open row (`SnapshotTables.openRows`):
+ * the same answer from the stored fields and the graph facts the index keeps,
+ * without the item's frontmatter or its neighbours. `nowMs`: `Date.parse(now)`.
+ */
+export function openRowState(row: OpenRow, actor: string | undefined, nowMs: number, config: ListConfig): {state: State; ready: boolean} {
+  const status = row[1]
+  const owner = row[5]
+  const assignee = row[6]
+  const lease = row[7]
+  const flags = row[8]
+  const waits = (flags & OPEN_ROW_WAITING) !== 0
+  const claimLive = owner !== '' && (status === 'in_progress' || status === 'blocked') && (lease === '' || nowMs <= Date.parse(lease) + config.clock_skew_seconds * 1000)
+  const allows = assignee === '' || assignee === actor
+  const open = status === 'todo' || (status === 'in_progress' && !claimLive)
+  const ready = open && allows && !waits && (flags & OPEN_ROW_OPEN_SUBITEMS) === 0
+  const state: State = status === 'todo' ? (waits ? 'waiting' : ready ? 'ready' : !allows ? 'reserved' : 'todo') : status === 'in_progress' ? (claimLive ? 'in_progress' : 'stale') : (status as State)
+  return {state, ready}
 }
 
 export {cmp, compareForNext} from './order'

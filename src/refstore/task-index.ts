@@ -21,7 +21,7 @@ import {join} from 'node:path'
 import {EnvironmentError} from '../core/errors'
 import {idsWithPrefixIn, isStoredId, shardOf} from '../core/ids'
 import {overlaySnapshot} from '../core/overlay'
-import {ScannedTables, type Snapshot, type SnapshotTables, type TaskEntry, tablesOf} from '../core/snapshot'
+import {type LeaseRow, type OpenRows, ScannedTables, type Snapshot, type SnapshotTables, type TaskEntry, tablesOf} from '../core/snapshot'
 import {CONFIG_PATH, META_PATH, TASKS_DIR, TASK_FILE} from '../core/store-layout'
 import {DEFAULT_CONFIG, FORMAT_VERSION, type ListConfig, MAX_FILE_BYTES, type Status, TASK_KEYS, type TaskMeta} from '../core/task'
 import {type Parsed, fileText, parseConfig, parseMeta, parseTaskFile} from '../core/task-file'
@@ -29,7 +29,7 @@ import {FILE_MODE, type HashAlgorithm, TREE_MODE, type TreeEntry, decodeCommit, 
 import type {GitObject, ObjectReader} from './object-reader'
 import {PagedFile} from './paged-file'
 
-const CACHE_VERSION = 6
+const CACHE_VERSION = 7
 /** First line of the file; it names the format version, so another version is simply not read. */
 const MAGIC = `git-tasks index ${CACHE_VERSION}`
 const NO_IDS: readonly string[] = Object.freeze([])
@@ -179,6 +179,8 @@ function damaged(what: string): EnvironmentError {
  *   <ids of the next queue, space-separated, in next order>
  *   <reservations: JSON object, assignee → ids of the queue reserved for them, in next order>
  *   <claims: JSON object, owner → ids of the items in progress they hold, sorted>
+ *   <open rows: JSON {rows, finished, broken} (`SnapshotTables.openRows`): every open item in (priority, created, id) order with its list facts, the count of finished items, the unreadable ids>
+ *   <leases: JSON array of [id, ms] (`SnapshotTables.leases`): items in progress whose claim can run out, in the order it does>
  *   <id> <status> <shard> <dir tree> <parent> <deps> <sub-items> <dependents> <frontmatter JSON array | !error JSON>
  * One line per task in id order (JavaScript string order); id lists are
  * space-separated and sorted. `status` is empty for an unreadable file.
@@ -190,6 +192,8 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
   private queue: readonly string[] | undefined
   private reserved: ReadonlyMap<string, readonly string[]> | undefined
   private claimed: ReadonlyMap<string, readonly string[]> | undefined
+  private open: OpenRows | undefined
+  private leaseRows: readonly LeaseRow[] | undefined
   /** After the first full pass: the decoded task lines, where each id's line starts, and the ids in order. */
   private text: string | undefined
   private offsets: Map<string, number> | undefined
@@ -203,6 +207,10 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     private readonly reservedStart: number,
     /** Offset of the claims line. */
     private readonly claimsStart: number,
+    /** Offset of the open rows line. */
+    private readonly openStart: number,
+    /** Offset of the leases line. */
+    private readonly leasesStart: number,
     /** Offset of the first task line. */
     private readonly start: number,
     count: number,
@@ -227,7 +235,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     if (nl1 === -1 || buf.toString(0, nl1) !== MAGIC) return null
     const nl2 = buf.indexOf(NL, nl1 + 1)
     if (nl2 === -1) return null
-    let header: IndexHeader & {count: number; bytes: number; queueBytes: number; reservedBytes: number; claimsBytes: number}
+    let header: IndexHeader & {count: number; bytes: number; queueBytes: number; reservedBytes: number; claimsBytes: number; openBytes: number; leasesBytes: number}
     try {
       header = JSON.parse(buf.toString(nl1 + 1, nl2)) as typeof header
     } catch {
@@ -236,12 +244,14 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     const queueStart = nl2 + 1
     const reservedStart = queueStart + header.queueBytes + 1
     const claimsStart = reservedStart + header.reservedBytes + 1
-    const start = claimsStart + header.claimsBytes + 1
+    const openStart = claimsStart + header.claimsBytes + 1
+    const leasesStart = openStart + header.openBytes + 1
+    const start = leasesStart + header.leasesBytes + 1
     // A torn or truncated file is ignored (rebuilt), never half-used.
     const endsLine = (at: number) => buf.indexOf(NL, at - 1) === at - 1
-    if (header.list !== list || buf.length - start !== header.bytes || !endsLine(reservedStart) || !endsLine(claimsStart) || !endsLine(start)) return null
-    const {count, bytes, queueBytes, reservedBytes, claimsBytes, ...rest} = header
-    return {header: rest, file: new IndexFile(buf, queueStart, reservedStart, claimsStart, start, count)}
+    if (header.list !== list || buf.length - start !== header.bytes || !endsLine(reservedStart) || !endsLine(claimsStart) || !endsLine(openStart) || !endsLine(leasesStart) || !endsLine(start)) return null
+    const {count, bytes, queueBytes, reservedBytes, claimsBytes, openBytes, leasesBytes, ...rest} = header
+    return {header: rest, file: new IndexFile(buf, queueStart, reservedStart, claimsStart, openStart, leasesStart, start, count)}
   }
 
   /** Offset of the first line whose id is ≥ `key` (or the end). */
@@ -395,7 +405,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     if (!this.claimed) {
       let parsed: Record<string, string[]>
       try {
-        parsed = JSON.parse(this.buf.toString(this.claimsStart, this.start - 1)) as Record<string, string[]>
+        parsed = JSON.parse(this.buf.toString(this.claimsStart, this.openStart - 1)) as Record<string, string[]>
       } catch {
         throw damaged('the claims line')
       }
@@ -404,13 +414,36 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     return this.claimed
   }
 
+  openRows(): OpenRows {
+    if (!this.open) {
+      try {
+        this.open = JSON.parse(this.buf.toString(this.openStart, this.leasesStart - 1)) as OpenRows
+      } catch {
+        throw damaged('the open rows line')
+      }
+    }
+    return this.open
+  }
+
+  leases(): readonly LeaseRow[] {
+    if (!this.leaseRows) {
+      try {
+        this.leaseRows = JSON.parse(this.buf.toString(this.leasesStart, this.start - 1)) as LeaseRow[]
+      } catch {
+        throw damaged('the leases line')
+      }
+    }
+    return this.leaseRows
+  }
+
   /** Compares the status field of every line; only matching lines are parsed later. */
   idsWithStatus(statuses: ReadonlySet<string>): readonly string[] {
     return this.withStatusField([...statuses].filter(Boolean))
   }
 
+  /** Kept with the open rows, so listing does not pass over every line for them. */
   brokenIds(): readonly string[] {
-    return this.withStatusField([''])
+    return this.openRows().broken
   }
 
   private withStatusField(values: readonly string[]): string[] {
@@ -497,8 +530,11 @@ export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snap
     const byKey = (m: ReadonlyMap<string, readonly string[]>) => JSON.stringify(Object.fromEntries([...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))
     const reserved = byKey(tables.reservations())
     const claims = byKey(tables.claims())
-    const sizes = {count: lines.length, bytes: Buffer.byteLength(body), queueBytes: Buffer.byteLength(queue), reservedBytes: Buffer.byteLength(reserved), claimsBytes: Buffer.byteLength(claims)}
-    const out = `${MAGIC}\n${JSON.stringify({...header, ...sizes})}\n${queue}\n${reserved}\n${claims}\n${body}`
+    const {rows, finished, broken} = tables.openRows()
+    const open = JSON.stringify({rows, finished, broken})
+    const leases = JSON.stringify(tables.leases())
+    const sizes = {leasesBytes: Buffer.byteLength(leases), count: lines.length, bytes: Buffer.byteLength(body), queueBytes: Buffer.byteLength(queue), reservedBytes: Buffer.byteLength(reserved), claimsBytes: Buffer.byteLength(claims), openBytes: Buffer.byteLength(open)}
+    const out = `${MAGIC}\n${JSON.stringify({...header, ...sizes})}\n${queue}\n${reserved}\n${claims}\n${open}\n${leases}\n${body}`
     mkdirSync(join(commonDir, 'git-tasks'), {recursive: true})
     const tmp = `${file}.${process.pid}.tmp`
     writeFileSync(tmp, out)

@@ -34,6 +34,8 @@ function answers(s: Snapshot) {
     queue: t.nextQueue(),
     reservations: [...t.reservations()].sort(([a], [b]) => (a < b ? -1 : 1)),
     claims: [...t.claims()].sort(([a], [b]) => (a < b ? -1 : 1)),
+    open: t.openRows(),
+    leases: t.leases(),
   }
 }
 

@@ -8,6 +8,7 @@ import {describe, expect, it} from 'vitest'
 import {OverlayTasks, overlaySnapshot} from '../../src/core/overlay'
 import {ScannedTables, type Snapshot, type SnapshotTables, type TaskEntry, entryOf, tablesOf} from '../../src/core/snapshot'
 import {DEFAULT_CONFIG, type Status} from '../../src/core/task'
+import {derivedState, openRowState} from '../../src/core/readiness'
 import {taskFilePath} from '../../src/core/store-layout'
 import {task} from '../helpers/snapshot'
 
@@ -17,8 +18,8 @@ const STATUSES: Status[] = ['todo', 'in_progress', 'blocked', 'done', 'cancelled
 /** An entry for `id`: readable with some parent and dependencies, or an unreadable file. */
 const entryArb = (id: string): fc.Arbitrary<TaskEntry> =>
   fc.oneof(
-    {weight: 5, arbitrary: fc.record({status: fc.constantFrom(...STATUSES), priority: fc.integer({min: 0, max: 4}), parent: fc.option(fc.constantFrom(...POOL), {nil: undefined}), deps: fc.subarray(POOL), assignee: fc.option(fc.constantFrom('bob', 'carol'), {nil: undefined}), owner: fc.option(fc.constantFrom('bob', 'carol'), {nil: undefined})}).map(({status, priority, parent, deps, assignee, owner}) =>
-      entryOf(task({id, status, priority, parent, depends_on: deps.filter((d) => d !== id), assignee, owner}), taskFilePath(id)))},
+    {weight: 5, arbitrary: fc.record({status: fc.constantFrom(...STATUSES), priority: fc.integer({min: 0, max: 4}), parent: fc.option(fc.constantFrom(...POOL), {nil: undefined}), deps: fc.subarray(POOL), assignee: fc.option(fc.constantFrom('bob', 'carol'), {nil: undefined}), owner: fc.option(fc.constantFrom('bob', 'carol'), {nil: undefined}), lease: fc.option(fc.constantFrom('2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '2026-03-01T12:00:00.000Z'), {nil: undefined})}).map(({status, priority, parent, deps, assignee, owner, lease}) =>
+      entryOf(task({id, status, priority, parent, depends_on: deps.filter((d) => d !== id), assignee, owner, lease_expires: lease}), taskFilePath(id)))},
     {weight: 1, arbitrary: fc.constant<TaskEntry>({id, path: taskFilePath(id), error: 'broken'})},
   )
 
@@ -54,6 +55,8 @@ function answers(s: Snapshot) {
     queue: t.nextQueue(),
     reservations: [...t.reservations()].sort(([a], [b]) => (a < b ? -1 : 1)),
     claims: [...t.claims()].sort(([a], [b]) => (a < b ? -1 : 1)),
+    open: t.openRows(),
+    leases: t.leases(),
   }
 }
 
@@ -64,6 +67,30 @@ describe('overlay snapshots', () => {
         const over = overlaySnapshot(snap(base), changes, 'c')
         expect(answers(over)).toEqual(answers(snap(applied(base, changes), new ScannedTables(applied(base, changes)))))
       }),
+    )
+  })
+
+  it('work out again every open row one change can affect (its parents, sub-items, dependents and their sub-items)', () => {
+    // One change at a time, many runs: each row that reads the changed entry must be redone, and no other.
+    const oneChangeArb = fc.constantFrom(...POOL).chain((id) => fc.option(entryArb(id), {nil: null, freq: 4}).map((e) => new Map([[id, e]])))
+    fc.assert(
+      fc.property(tasksArb, oneChangeArb, (base, changes) => {
+        const over = tablesOf(overlaySnapshot(snap(base), changes, 'c'))
+        expect(over.openRows()).toEqual(new ScannedTables(applied(base, changes)).openRows())
+      }),
+      {numRuns: 6000},
+    )
+  })
+
+  it('give each open row the state and readiness a view derives from the card', () => {
+    fc.assert(
+      fc.property(tasksArb, fc.constantFrom('bob', 'carol', undefined), fc.constantFrom('2026-01-01T00:00:10.000Z', '2026-01-01T00:00:40.000Z', '2026-02-01T00:00:00.000Z', '2026-06-01T00:00:00.000Z'), (tasks, actor, now) => {
+        const s = snap(tasks)
+        const rows = tablesOf(s).openRows().rows
+        expect(rows.map((r) => r[0]).sort()).toEqual([...tasks.values()].filter((e) => e.meta && ['todo', 'in_progress', 'blocked'].includes(e.meta.status)).map((e) => e.id).sort())
+        for (const r of rows) expect(openRowState(r, actor, Date.parse(now), s.config)).toEqual(derivedState(s, tasks.get(r[0])!.meta!, actor, now))
+      }),
+      {numRuns: 500},
     )
   })
 

@@ -9,7 +9,7 @@
 import {ConflictError, NotFoundError} from '../errors'
 import type {OpContext, Plan} from '../plan'
 import {claimIsLive, compareForNext, isReady, reservationAllows, waitReasons} from '../readiness'
-import {type Snapshot, lookup, tablesOf, tasksWithStatus} from '../snapshot'
+import {type Snapshot, expiredLeaseIds, lookup, tablesOf, tasksWithStatus} from '../snapshot'
 
 const TODO: ReadonlySet<string> = new Set(['todo'])
 const IN_PROGRESS: ReadonlySet<string> = new Set(['in_progress'])
@@ -290,7 +290,10 @@ export function releaseAll(snap: Snapshot, ctx: OpContext): Plan<{tasks: TaskMet
  * is about, the actor's own claims for `next`).
  */
 export function sweepExpired(snap: Snapshot, ctx: OpContext, skip: (t: TaskMeta) => boolean = () => false): Plan<{tasks: TaskMeta[]}> {
-  const expired = tasksWithStatus(snap, IN_PROGRESS).filter((t) => !claimIsLive(t, ctx.now, snap.config) && !skip(t))
+  // The front of the lease order holds every claim that may have run out: only those are decoded.
+  const expired = expiredLeaseIds(tablesOf(snap), ctx.now, snap.config)
+    .map((id) => snap.tasks.get(id)!.meta!)
+    .filter((t) => !claimIsLive(t, ctx.now, snap.config) && !skip(t))
   const swept = expired.map((t) => revise(t, ctx, {...NO_CLAIM, status: 'todo', epoch: t.epoch + 1}))
   return {
     op: 'sweep',
