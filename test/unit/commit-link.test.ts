@@ -63,10 +63,10 @@ describe('the guard\'s rules', () => {
     expect(judgeTaskChange(held, {...held, status: 'done', updated_by: 'bob', revision: 3}, facts('bob', undefined, 'why'), {...DEFAULT_CONFIG, admins: ['carol']}).map((r) => r.rule)).toContain('not_admin')
   })
 
-  it('every transition row is a real status pair, and unknown file kinds are named, not judged', () => {
+  it('every transition row is a real status pair; the coordination kinds are judged, unknown ones named, not judged', () => {
     for (const t of TRANSITIONS) expect(t.from).not.toBe(t.to)
-    expect(fileKindOf('tasks/ab/tsk-k3v9/checks/ci.yaml')).toMatchObject({kind: 'check', check: null})
-    expect(fileKindOf('inbox/alice/x.md')).toMatchObject({kind: 'inbox', check: null})
+    expect(fileKindOf('tasks/ab/tsk-k3v9/checks/ci.yaml')).toMatchObject({kind: 'check', check: 'check'})
+    expect(fileKindOf('inbox/alice/x.md')).toMatchObject({kind: 'inbox', check: 'inbox'})
     expect(fileKindOf('something/else')).toMatchObject({kind: 'unknown', check: null})
     expect(fileKindOf('tasks/ab/tsk-k3v9/task.md').check).toBe('task')
   })
