@@ -33,7 +33,15 @@ export default class List extends TasksCommand<ListResult> {
   ]
 
   protected async execute(): Promise<ListResult> {
+    // oclif reads a value starting with "-" as a flag when its second letter is a short flag
+    // (`--sort=-title` would be `-t itle`): carry a reversed key past the parser as `~key`.
+    this.argv = this.argv.flatMap((a, i, all) => {
+      if (a.startsWith('--sort=-')) return [`--sort=~${a.slice(8)}`]
+      if (all[i - 1] === '--sort' && /^-[a-z]{2,}$/.test(a)) return [`~${a.slice(1)}`]
+      return [a]
+    })
     const {flags} = await this.parse(List)
+    if (flags.sort?.startsWith('~')) flags.sort = `-${flags.sort.slice(1)}`
     this.flagsForSession = flags
     this.useFormat(flags)
     return engine().actions.list(await this.openSession(), {

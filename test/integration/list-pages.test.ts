@@ -106,4 +106,17 @@ describe('list pages with --after', () => {
     // Before the fix the writer waited for a drain that never comes, and only the timeout ended it.
     expect(r.stdout.trim()).toBe('0')
   }, 90_000)
+
+  it('a reversed sort key whose second letter is a short flag (-title: -t) is a sort, not the tag flag', async () => {
+    const repo = makeRepo()
+    await runJson(repo, ['init'])
+    for (const t of ['alpha', 'charlie', 'bravo']) await runJson(repo, ['add', t])
+    const titles = (r: {tasks: Array<{title: string}>}) => r.tasks.map((t) => t.title)
+    expect(titles(await runJson(repo, ['list', '--sort=-title']))).toEqual(['charlie', 'bravo', 'alpha'])
+    expect(titles(await runJson(repo, ['list', '--sort', '-title']))).toEqual(['charlie', 'bravo', 'alpha'])
+    expect(titles(await runJson(repo, ['list', '--sort', 'title']))).toEqual(['alpha', 'bravo', 'charlie'])
+    const bad = await run(repo, ['list', '--sort=-nope', '--json'])
+    expect(bad.code).toBe(2)
+    expect(jsonError(bad).code).toBe('bad_sort')
+  })
 })
