@@ -32,7 +32,13 @@ export function loadMcp(): McpLibs {
 }
 
 export function loadMiniSearch(): typeof MiniSearchClass {
-  const m = require('minisearch')
+  let m: {default?: typeof MiniSearchClass}
+  try {
+    // The built CLI: MiniSearch bundled beside engine.js (scripts/build.mjs), with its V8 code cache.
+    m = require('./minisearch.js')
+  } catch {
+    m = require('minisearch')
+  }
   return (m.default ?? m) as typeof MiniSearchClass
 }
 
