@@ -133,6 +133,8 @@ async function indexAt(session: Session, loaded: Loaded, query: string): Promise
 function onlyPostedDocs(plain: PlainIndex): PlainIndex {
   const posted = new Set<string>()
   for (const [, fields] of plain.index) for (const docs of Object.values(fields as Record<string, Record<string, unknown>>)) for (const short of Object.keys(docs)) posted.add(short)
+  // When the terms point at most documents (a common word), cutting the tables down saves nothing.
+  if (posted.size * 2 > Number(plain.documentCount)) return plain
   const pick = (table: unknown): Record<string, unknown> => {
     const all = (table ?? {}) as Record<string, unknown>
     const out: Record<string, unknown> = {}
