@@ -1,9 +1,11 @@
 /**
  * The third-party libraries only some commands need, loaded on first use:
  * `tasks mcp` (the MCP SDK and zod), `search` (MiniSearch) and `import`
- * (cli-progress). They stay outside the bundles (external in
- * scripts/build.mjs) and are required from node_modules at run time, so
- * `tasks show` or `claim` never load or compile them.
+ * (cli-progress). They stay outside the command and engine bundles
+ * (external in scripts/build.mjs) and are required at run time, so
+ * `tasks show` or `claim` never load or compile them: MiniSearch from its
+ * own bundle beside engine.js (dist/minisearch.js, with a V8 code cache),
+ * the others from node_modules.
  */
 import type * as McpModule from '@modelcontextprotocol/sdk/server/mcp.js'
 import type * as StdioModule from '@modelcontextprotocol/sdk/server/stdio.js'
