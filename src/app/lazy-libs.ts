@@ -1,9 +1,11 @@
 /**
  * The third-party libraries only some commands need, loaded on first use:
  * `tasks mcp` (the MCP SDK and zod), `search` (MiniSearch) and `import`
- * (cli-progress). They stay outside the bundles (external in
- * scripts/build.mjs) and are required from node_modules at run time, so
- * `tasks show` or `claim` never load or compile them.
+ * (cli-progress). They stay outside the command and engine bundles
+ * (external in scripts/build.mjs) and are required at run time, so
+ * `tasks show` or `claim` never load or compile them: MiniSearch from its
+ * own bundle beside engine.js (dist/minisearch.js, with a V8 code cache),
+ * the others from node_modules.
  */
 import type * as McpModule from '@modelcontextprotocol/sdk/server/mcp.js'
 import type * as StdioModule from '@modelcontextprotocol/sdk/server/stdio.js'
@@ -32,7 +34,13 @@ export function loadMcp(): McpLibs {
 }
 
 export function loadMiniSearch(): typeof MiniSearchClass {
-  const m = require('minisearch')
+  let m: {default?: typeof MiniSearchClass}
+  try {
+    // The built CLI: MiniSearch bundled beside engine.js (scripts/build.mjs), with its V8 code cache.
+    m = require('./minisearch.js')
+  } catch {
+    m = require('minisearch')
+  }
   return (m.default ?? m) as typeof MiniSearchClass
 }
 

@@ -19,7 +19,7 @@ import {STATES, type State} from '../core/readiness'
 import type {TaskView} from '../core/task-view'
 import type {TaskMeta} from '../core/task'
 import {checkTags} from '../core/validation'
-import {type SearchCache, readSearchCache, writeSearchCache} from '../refstore/search-cache'
+import {type PlainIndex, type SearchCache, readSearchCache, writeSearchCache} from '../refstore/search-cache'
 import type {Loaded} from '../refstore/list-store'
 import {loadMiniSearch} from './lazy-libs'
 import type {Session} from './session'
@@ -122,6 +122,28 @@ async function indexAt(session: Session, loaded: Loaded, query: string): Promise
   }
 }
 
+/**
+ * The plain index with the per-document tables (ids, field lengths) cut down
+ * to the documents the loaded terms point at. A query over a few shards
+ * scores only those documents; turning all 10,000 rows into MiniSearch's
+ * maps would cost more than the query. The document count and average
+ * field lengths (BM25's collection figures) are kept as they are, so
+ * scores do not change.
+ */
+function onlyPostedDocs(plain: PlainIndex): PlainIndex {
+  const posted = new Set<string>()
+  for (const [, fields] of plain.index) for (const docs of Object.values(fields as Record<string, Record<string, unknown>>)) for (const short of Object.keys(docs)) posted.add(short)
+  // When the terms point at most documents (a common word), cutting the tables down saves nothing.
+  if (posted.size * 2 > Number(plain.documentCount)) return plain
+  const pick = (table: unknown): Record<string, unknown> => {
+    const all = (table ?? {}) as Record<string, unknown>
+    const out: Record<string, unknown> = {}
+    for (const short of posted) if (short in all) out[short] = all[short]
+    return out
+  }
+  return {...plain, documentIds: pick(plain.documentIds), fieldLength: pick(plain.fieldLength), storedFields: pick(plain.storedFields)}
+}
+
 async function indexFrom(session: Session, loaded: Loaded, query: string, cached: SearchCache | null): Promise<{ms: MiniSearchClass<SearchDoc>; state: SearchOutput['index']}> {
   const MiniSearch = loadMiniSearch()
   const {commonDir} = session.store.repo
@@ -130,7 +152,7 @@ async function indexFrom(session: Session, loaded: Loaded, query: string, cached
     try {
       const prefixes = queryTerms(MiniSearch, query)
       const wanted = (shard: string) => prefixes.some((t) => shard.startsWith(t.slice(0, shard.length)) && (t.length >= shard.length || shard.startsWith(t)))
-      const ms = MiniSearch.loadJS<SearchDoc>(cached.only(wanted) as never, OPTIONS)
+      const ms = MiniSearch.loadJS<SearchDoc>(onlyPostedDocs(cached.only(wanted)) as never, OPTIONS)
       return {ms, state: {state: 'current', reindexed: 0, tasks: ms.documentCount}}
     } catch {
       // damaged: rebuilt below
