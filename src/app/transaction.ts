@@ -241,23 +241,26 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
       for (const w of mergeWarnings) session.warn(w)
       return {result: planned.result, plan: planned, commit: null, tries: attempt, after: snap}
     }
-    // Inbox records and last_seen make it more than one item's change: such a plan takes the list's ref (claim-refs fold only a task's directory).
     const plan = await withInbox(store, loaded, planned, ctx)
-    const item = perItem && remoteTip !== null && base === remoteTip ? singleItem(snap, plan) : null
-    if (item && remoteTip) {
-      if (pending.has(item)) {
-        // Someone else's change of this item is pending: settle it (fold or drop it), then run the op on the result.
-        const {outcome} = await foldPending(cwd, store.reader, store.writer, remote, session.list, remoteTip, pending, limits)
-        if (!outcome.ok) {
-          lastRejection = outcome.detail
-          if (outcome.reason === 'declined') perItem = false
-          await onlineBackoff(attempt, Date.now() - started)
-        }
-        continue
+    const onTip = perItem && remoteTip !== null && base === remoteTip
+    // A one-item change (its task.md and comments only) may wait as a pending ref; inbox records and
+    // last_seen make a change more than one item's, and such a plan takes the list's ref (a fold copies only a task's directory).
+    const item = onTip ? singleItem(snap, plan) : null
+    if (onTip && remoteTip && (item ? pending.has(item) : pending.size > 0)) {
+      // Settle what is pending first (fold or drop it), then run the op on the result: someone else's change of
+      // this item, or, for a change that cannot carry pending ones, all of them, so none waits on this writer.
+      const {outcome} = await foldPending(cwd, store.reader, store.writer, remote, session.list, remoteTip, pending, limits)
+      if (!outcome.ok) {
+        lastRejection = outcome.detail
+        if (outcome.reason === 'declined') perItem = false
+        await onlineBackoff(attempt, Date.now() - started)
       }
+      continue
+    }
+    if (item && remoteTip) {
       const commit = await store.writePlan(loaded, plan, ctx.actor, ctx.now)
       if (lost < PENDING_AFTER_LOSSES) {
-        // First tries: this change on the list's tip: this change on the list's tip, carrying whatever is pending with it, in one push.
+        // First tries: this change on the list's tip, carrying whatever is pending with it, in one push.
         const {outcome, fold} = await foldPending(cwd, store.reader, store.writer, remote, session.list, remoteTip, pending, limits, {id: item, commit})
         const landed = fold.folded.get(item)
         if (outcome.ok && landed) {
@@ -286,17 +289,6 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
       }
       // Let someone else's fold carry it (or try again after a collision on the item).
       await onlineBackoff(attempt, Date.now() - started)
-      continue
-    }
-    if (perItem && remoteTip && base === remoteTip && pending.size > 0) {
-      // Not a one-item change (several items, inbox records, the registry): fold what is pending into
-      // the list first, so no pending change waits on this writer, then run the op on the result.
-      const {outcome} = await foldPending(cwd, store.reader, store.writer, remote, session.list, remoteTip, pending, limits)
-      if (!outcome.ok) {
-        lastRejection = outcome.detail
-        if (outcome.reason === 'declined') perItem = false
-        await onlineBackoff(attempt, Date.now() - started)
-      }
       continue
     }
     const commit = await store.writePlan(loaded, plan, ctx.actor, ctx.now)
