@@ -4,16 +4,10 @@ import {TasksCommand} from './base-command'
 import {EnvironmentError, UsageError} from '../core/errors'
 import {parseDurationSeconds} from '../core/duration-flag'
 import {boardBundle, engine, graphSvg} from './engine-loader'
+import type {RunningBoard} from '../board/server'
 
-export interface BoardStarted {
-  url: string
-  host: string
-  port: number
-  token: string
-  actor: string
-  list: string
-  exposed: boolean
-}
+/** What `tasks board --json` prints at start: the running board without its handle. */
+export type BoardStarted = Omit<RunningBoard, 'close'>
 
 /** Open a URL in the desktop's browser, detached; failing to is not an error (the address is printed). */
 function openInBrowser(url: string): void {
