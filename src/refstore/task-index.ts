@@ -16,7 +16,7 @@
  * command touches it. A command that walks many tasks (list) decodes the
  * file's text once and still parses only the lines it uses.
  */
-import {mkdirSync, renameSync, writeFileSync} from 'node:fs'
+import {closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 import {EnvironmentError} from '../core/errors'
 import {idsWithPrefixIn, isStoredId, shardOf} from '../core/ids'
@@ -35,6 +35,8 @@ const MAGIC = `git-tasks index ${CACHE_VERSION}`
 const NO_IDS: readonly string[] = Object.freeze([])
 /** Binary searches one command may make before the whole file is decoded instead. */
 const SEARCHES_BEFORE_DECODING_ALL = 200
+/** Lines of the cache file written at once. */
+const WRITE_BATCH = 4096
 const NL = 0x0a
 const TAB = 0x09
 
@@ -524,7 +526,8 @@ export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snap
       const t = snap.tasks.get(id) as IndexedTask
       lines.push(`${id}\t${t.statusText}\t${t.shard}\t${t.dir}\t${t.parentText}\t${t.deps.join(' ')}\t${tables.children(id).join(' ')}\t${tables.dependents(id).join(' ')}\t${t.data()}\n`)
     }
-    const body = lines.join('')
+    let bytes = 0
+    for (const line of lines) bytes += Buffer.byteLength(line)
     const {base, changes, ...header} = index
     const queue = tables.nextQueue().join(' ')
     const byKey = (m: ReadonlyMap<string, readonly string[]>) => JSON.stringify(Object.fromEntries([...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))
@@ -533,11 +536,26 @@ export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snap
     const {rows, finished, broken} = tables.openRows()
     const open = JSON.stringify({rows, finished, broken})
     const leases = JSON.stringify(tables.leases())
-    const sizes = {leasesBytes: Buffer.byteLength(leases), count: lines.length, bytes: Buffer.byteLength(body), queueBytes: Buffer.byteLength(queue), reservedBytes: Buffer.byteLength(reserved), claimsBytes: Buffer.byteLength(claims), openBytes: Buffer.byteLength(open)}
-    const out = `${MAGIC}\n${JSON.stringify({...header, ...sizes})}\n${queue}\n${reserved}\n${claims}\n${open}\n${leases}\n${body}`
+    const sizes = {leasesBytes: Buffer.byteLength(leases), count: lines.length, bytes, queueBytes: Buffer.byteLength(queue), reservedBytes: Buffer.byteLength(reserved), claimsBytes: Buffer.byteLength(claims), openBytes: Buffer.byteLength(open)}
     mkdirSync(join(commonDir, 'git-tasks'), {recursive: true})
     const tmp = `${file}.${process.pid}.tmp`
-    writeFileSync(tmp, out)
+    // Written a batch of lines at a time: at 100,000 tasks the body is ~36 MB, and joining it into one
+    // string (then one buffer) would hold two more copies of it at the peak of a cold build.
+    const fd = openSync(tmp, 'w')
+    try {
+      const put = (text: string) => {
+        const buf = Buffer.from(text)
+        let done = 0
+        while (done < buf.length) done += writeSync(fd, buf, done, buf.length - done)
+      }
+      put(`${MAGIC}\n${JSON.stringify({...header, ...sizes})}\n${queue}\n${reserved}\n${claims}\n${open}\n${leases}\n`)
+      for (let i = 0; i < lines.length; i += WRITE_BATCH) put(lines.slice(i, i + WRITE_BATCH).join(''))
+      closeSync(fd)
+    } catch (error) {
+      closeSync(fd)
+      rmSync(tmp, {force: true})
+      throw error
+    }
     renameSync(tmp, file)
   } catch {
     // The cache is an optimisation; a read-only git dir must not fail a read.
