@@ -162,9 +162,10 @@ function isMode(content: Buffer, start: number, end: number, mode: string): bool
 /**
  * Where each entry of a tree starts, where its name starts and where the
  * name ends (its NUL), three numbers per entry; null when the tree is
- * malformed (where decodeTree throws), has a name that is not ASCII (names
- * that are not UTF-8 decode lossily, so two could compare equal as
- * strings), or its names are not in strictly increasing byte order.
+ * malformed, or its names are not in strictly increasing byte order (so
+ * also when a name repeats). Per entry: one native search for the NUL, a
+ * scan of the mode's few bytes, and a comparison of the name with the one
+ * before it up to their first difference, never a pass over every byte.
  */
 function entryOffsets(content: Buffer, oidBytes: number): number[] | null {
   const n = content.length
@@ -173,14 +174,11 @@ function entryOffsets(content: Buffer, oidBytes: number): number[] | null {
   let prevName = -1
   let prevNul = -1
   while (i < n) {
+    const nul = content.indexOf(0, i)
+    if (nul === -1 || nul + 1 + oidBytes > n) return null
     let space = i
-    while (space < n && content[space] !== 0x20) space++
-    let nul = space + 1
-    while (nul < n && content[nul] !== 0) {
-      if (content[nul]! >= 0x80) return null
-      nul++
-    }
-    if (space >= n || nul >= n || nul + 1 + oidBytes > n) return null
+    while (space < nul && content[space] !== 0x20) space++
+    if (space === nul) return null
     if (prevName >= 0 && compareBytes(content, prevName, prevNul, content, space + 1, nul) >= 0) return null
     out.push(i, space + 1, nul)
     prevName = space + 1
@@ -210,10 +208,14 @@ export interface TreeDiff {
  * What decoding two trees and comparing their entries by name gives,
  * decoding only the entries that differ: a shard of ~400 entries that one
  * commit changed has one. Both trees are walked side by side in name order
- * and compared as bytes. Null when either tree is malformed, has a name
- * that is not ASCII, or is not in strictly increasing byte order of names
- * (a valid tree can order a name before a longer name it is a prefix of):
- * decode both instead.
+ * and compared as bytes. Null when either tree is malformed or not in
+ * strictly increasing byte order of names (a valid tree can order a name
+ * before a longer name it is a prefix of): decode both instead.
+ *
+ * Names are compared as bytes, where decodeTree's names are strings; they
+ * differ only for names that are not UTF-8, two of which can decode to the
+ * same string. The caller keeps to trees where such a name cannot be in the
+ * old tree (a shard without strays: such a name is never a card).
  */
 export function diffTrees(old: Buffer, now: Buffer, algorithm: HashAlgorithm): TreeDiff | null {
   const oidBytes = algorithm === 'sha1' ? 20 : 32
@@ -234,7 +236,7 @@ export function diffTrees(old: Buffer, now: Buffer, algorithm: HashAlgorithm): T
       changed.push({entry: one(now, b, j), was: null})
       j += 3
     } else {
-      if (compareBytes(old, a[i]!, a[i + 2]! + 1 + oidBytes, now, b[j]!, b[j + 2]! + 1 + oidBytes) !== 0) changed.push({entry: one(now, b, j), was: one(old, a, i)})
+      if (now.compare(old, a[i]!, a[i + 2]! + 1 + oidBytes, b[j]!, b[j + 2]! + 1 + oidBytes) !== 0) changed.push({entry: one(now, b, j), was: one(old, a, i)})
       i += 3
       j += 3
     }

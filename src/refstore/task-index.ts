@@ -642,6 +642,8 @@ export async function updateIndex(
 
 const SHARD_RE = /^[0-9a-f]{2}$/
 const NO_ENTRIES = Buffer.alloc(0)
+/** Cards changed since the cache file up to which a catch-up prefetches each card's file with its directory. */
+const PREFETCH_CARDS = 256
 
 /** Told how many task directories of how many have been read (called every READ_WINDOW reads and at the end). */
 export type IndexProgress = (done: number, total: number) => void
@@ -811,6 +813,8 @@ async function changesBetween(
     // A name that stopped being a card (now a stray): its old card is gone too.
     for (const e of changed) if (!fresh.cards.includes(e)) for (const c of classifyShard(shard, old.filter((o) => o.name === e.name)).cards) changes.set(c.name, null)
   }
+  // A small catch-up asks for each card with its directory (one round trip, not two).
+  if (reads.length <= PREFETCH_CARDS) for (const r of reads) if (r.entry.mode === TREE_MODE) reader.prefetch(`${r.entry.oid}:${TASK_FILE}`, MAX_FILE_BYTES)
   await inWindow(reads, ({shard, entry}) => readTaskDir(reader, algorithm, shard, entry), (t) => void changes.set(t.id, t), progress)
   // A change that restores the base's own entry is no change.
   for (const [id, t] of changes) {
