@@ -738,6 +738,8 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
 export type ShowResult = TaskDetail & {history?: import('../refstore/history').HistoryEvent[]}
 
 export async function show(session: Session, id: string): Promise<ShowResult> {
+  // The card's files are read through the batch reader: start it while the index is read.
+  session.store.reader.warm()
   const loaded = await session.store.load()
   const snap = loaded.snapshot
   const meta = lookup(snap, id)

@@ -239,6 +239,14 @@ export class ObjectReader {
   }
 
   /**
+   * Start git now when reads are sure to follow (a mutation, `show`): its
+   * start-up then overlaps the work before the first read.
+   */
+  warm(): void {
+    if (!this.failed) this.start()
+  }
+
+  /**
    * Ask now for an object a later read will want by id (see the class
    * comment); nothing happens if it is missing or never asked for. A read
    * with a smaller limit than the prefetch's gets it as `oversized` when it
