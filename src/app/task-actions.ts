@@ -738,12 +738,18 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
 export type ShowResult = TaskDetail & {history?: import('../refstore/history').HistoryEvent[]}
 
 export async function show(session: Session, id: string): Promise<ShowResult> {
+  // The card's files are read through the batch reader: start it while the index is read.
+  session.store.reader.warm()
   const loaded = await session.store.load()
   const snap = loaded.snapshot
   const meta = lookup(snap, id)
   const v = await viewer(session, snap)
-  const detail = await session.store.readDetail(loaded.index.commit, meta.id)
-  const checks = await session.store.readChecks(loaded.index.commit, [meta.id])
+  // Both at once, the directory by the id the index has: their reads share round trips to git.
+  const dir = (snap.tasks.get(meta.id) as {dir?: unknown} | undefined)?.dir
+  const [detail, checks] = await Promise.all([
+    session.store.readDetail(loaded.index.commit, meta.id, typeof dir === 'string' ? dir : undefined),
+    session.store.readChecks(loaded.index.commit, [meta.id]),
+  ])
   // Said once the read succeeded: a failing read prints its error alone.
   await warnTrackingState(session)
   const brief = (t: TaskMeta | {id: string; missing: 'missing' | 'unreadable'}) =>

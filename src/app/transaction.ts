@@ -102,6 +102,8 @@ export async function mutate<R>(session: Session, op: Op<R>, prepare?: Prepare):
 
 async function mutateLocal<R>(session: Session, op: Op<R>, prepare?: Prepare): Promise<Committed<R>> {
   const store = session.store
+  // Every mutation reads through the batch reader (the actors, the trees it edits): start it now.
+  store.reader.warm()
   for (let attempt = 1; attempt <= MAX_TRIES; attempt++) {
     if (attempt > 1) await store.refreshTip()
     const loaded = await store.load()

@@ -12,7 +12,7 @@ import {EnvironmentError, NotFoundError} from '../core/errors'
 import {taskDir} from '../core/ids'
 import {type Change, type Plan, commitMessage} from '../core/plan'
 import type {Snapshot} from '../core/snapshot'
-import {COMMENTS_DIR, INIT_COMMIT, TASK_FILE, commentPath, initialFiles, listRef, taskFilePath} from '../core/store-layout'
+import {COMMENTS_DIR, INIT_COMMIT, TASKS_DIR, TASK_FILE, commentPath, initialFiles, listRef, taskFilePath} from '../core/store-layout'
 import type {Comment} from '../core/task'
 import {MAX_FILE_BYTES} from '../core/task'
 import {fileText, parseCommentFile, serialiseComment, serialiseTask, taskBody} from '../core/task-file'
@@ -126,6 +126,12 @@ export class ListStore {
    */
   async loadCommit(commit: string, persist = true): Promise<Loaded> {
     const cached = this.lastIndex ?? readCachedIndex(this.repo.commonDir, this.list)
+    // Bringing the index forward reads the commit, then its tree, then the tasks tree: ask for all
+    // three in one round trip.
+    if (cached?.commit !== commit) {
+      this.reader.prefetch(`${commit}^{tree}`)
+      this.reader.prefetch(`${commit}:${TASKS_DIR}`)
+    }
     let index = await updateIndex(this.reader, this.repo.algorithm, this.list, commit, cached, indexProgress())
     const snapshot = snapshotOf(index)
     if (persist && index !== cached && (cached === null || index.changes.size > PERSIST_AFTER_CHANGES)) {
@@ -226,6 +232,8 @@ export class ListStore {
         case 'put-task': {
           let body = change.body
           if (body === undefined) {
+            // The card's old file, asked for with the trees on its path (it is read right after them).
+            this.reader.prefetch(`${rootTree}:${taskFilePath(change.meta.id)}`)
             const old = await tb.blobAt(taskFilePath(change.meta.id))
             body = old ? taskBody((await this.reader.readType(old, 'blob')).content.toString('utf8')) : ''
           }
@@ -350,17 +358,20 @@ export class ListStore {
   async readDetail(commit: string, id: string, dirOid?: string): Promise<TaskDetail> {
     // By the directory's tree id when the caller has it (the index does): no path lookup through the
     // root and shard trees, which costs git far more than the read itself when thousands are read.
+    const inDir = (name: string) => (dirOid ? `${dirOid}:${name}` : `${commit}:${taskDir(id)}/${name}`)
+    // The card and the comments' directory go out with the directory: one round trip, not three.
+    this.reader.prefetch(inDir(TASK_FILE), MAX_FILE_BYTES)
+    this.reader.prefetch(inDir(COMMENTS_DIR))
     const dir = await this.reader.read(dirOid ?? `${commit}:${taskDir(id)}`)
     if (!dir || dir.type !== 'tree') throw new NotFoundError('task_not_found', `no task ${id}`, {id})
     const entries = decodeTree(dir.content, this.repo.algorithm)
     const file = entries.find((e) => e.name === TASK_FILE && isFileMode(e.mode))
-    const fileObj = file ? await this.reader.read(file.oid, MAX_FILE_BYTES) : null
+    const commentsDir = entries.find((e) => e.name === COMMENTS_DIR && e.mode === TREE_MODE)
+    const [fileObj, listing] = await Promise.all([file ? this.reader.read(file.oid, MAX_FILE_BYTES) : null, commentsDir ? this.reader.read(commentsDir.oid) : null])
     const text = fileObj?.type === 'blob' ? fileText(fileObj) : null
     const body = text?.ok ? taskBody(text.value) : ''
     const comments: Comment[] = []
     const broken: Array<{path: string; error: string}> = []
-    const commentsDir = entries.find((e) => e.name === COMMENTS_DIR && e.mode === TREE_MODE)
-    const listing = commentsDir ? await this.reader.read(commentsDir.oid) : null
     if (listing?.type === 'tree') {
       let listed: ReturnType<typeof decodeTree> = []
       try {
@@ -419,6 +430,11 @@ export class ListStore {
   /** Texts of the named files of one directory (missing, non-file or unreadable ones left out). */
   async readFilesIn(rootTree: string, dir: string, names: readonly string[]): Promise<Map<string, string>> {
     const out = new Map<string, string>()
+    // The directory and the few files wanted, in the round trip that reads the directory.
+    if (names.length <= 16) {
+      this.reader.prefetch(`${rootTree}:${dir}`)
+      for (const n of names) this.reader.prefetch(`${rootTree}:${dir}/${n}`, MAX_FILE_BYTES)
+    }
     const entries = await this.treeAt(rootTree, dir)
     if (!entries || names.length === 0) return out
     const wanted = new Set(names)

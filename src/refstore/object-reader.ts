@@ -10,6 +10,15 @@
  * memory (a hostile 50 MB task.md costs a pipe's worth of copying, not the
  * heap). Arriving output is kept as a list of chunks and joined only when a
  * whole object is there, so a large object is not copied once per chunk.
+ *
+ * Every answer is a round trip through another process, and a command's
+ * reads often depend on each other (a commit, then its tree, then a subtree):
+ * on a busy machine each wait costs more than git's work. So trees are kept
+ * by id (objects never change; a bounded number, first in first out), and
+ * `prefetch` asks for an object the caller will want next by a name git can
+ * resolve now (`<tree>:<path>`, `<commit>^{tree}`), in the same write as
+ * the read it depends on; the answer is kept by its id for the read that
+ * asks for it by id (once, for objects other than trees).
  */
 import {type ChildProcessByStdio, spawn} from 'node:child_process'
 import type {Readable, Writable} from 'node:stream'
@@ -29,11 +38,18 @@ export interface GitObject {
 interface Pending {
   name: string
   limit: number
+  /** Keep the answer for a later read by id (prefetch). */
+  keep?: boolean
   resolve: (o: GitObject | null) => void
   reject: (e: Error) => void
 }
 
 const EMPTY = Buffer.alloc(0)
+const OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/
+/** Trees kept by id: the trees on a few paths (root, tasks, shards, task directories) and then some. */
+const TREES_KEPT = 512
+/** Prefetched objects not yet asked for, at most. */
+const AHEAD_KEPT = 1024
 
 export class ObjectReader {
   private proc: ChildProcessByStdio<Writable, Readable, null> | null = null
@@ -50,6 +66,10 @@ export class ObjectReader {
   /** Bytes of an oversized object (and its newline) still to discard as they arrive. */
   private skip = 0
   private failed: Error | null = null
+  /** Trees by id, oldest first (see the class comment). */
+  private trees = new Map<string, GitObject>()
+  /** Prefetched objects other than trees, by id, until a read takes them. */
+  private ahead = new Map<string, GitObject>()
 
   constructor(private readonly cwd: string) {}
 
@@ -63,12 +83,40 @@ export class ObjectReader {
     }
     proc.on('error', fail)
     proc.on('close', () => {
-      if (this.waiting() > 0) fail(new Error('exited early'))
+      if (this.waiting() === 0) return
+      if (this.prefetching && this.pending.slice(this.head).some((p) => p.keep)) return this.restart()
+      fail(new Error('exited early'))
     })
     proc.stdin.on('error', () => undefined)
     this.proc = proc
     return proc
   }
+
+  /**
+   * git stops at a tree it cannot parse, and a prefetch by path may walk
+   * through one that the reads themselves (by id, decoded here, where a bad
+   * tree is a broken card) never give to git. When git stopped while a
+   * prefetch was waiting: a new process answers the reads again, in order,
+   * and nothing more is prefetched by this reader; if git stops again, the
+   * reads fail as before.
+   */
+  private restart(): void {
+    this.prefetching = false
+    const rest = this.takeAll()
+    this.proc = null
+    this.chunks = []
+    this.buffered = 0
+    this.need = 0
+    this.skip = 0
+    this.outgoing = []
+    for (const p of rest) {
+      if (p.keep) p.resolve(null)
+      else this.request(p.name, p.limit, false).then(p.resolve, p.reject)
+    }
+  }
+
+  /** Whether prefetch() asks git for anything (off after git stopped during one). */
+  private prefetching = true
 
   private waiting(): number {
     return this.pending.length - this.head
@@ -157,8 +205,29 @@ export class ObjectReader {
       }
       const content = Buffer.from(buf.subarray(nl + 1, nl + 1 + size))
       this.consume(total)
-      this.next().resolve({oid, type, size, content})
+      const p = this.next()
+      const obj = {oid, type, size, content}
+      // Kept before anyone hears of it: the reads that answer may start are then served from here.
+      if (type === 'tree' && limitIsNone(p.limit)) this.remember(this.trees, obj, TREES_KEPT)
+      else if (p.keep) this.remember(this.ahead, obj, AHEAD_KEPT)
+      p.resolve(obj)
     }
+  }
+
+  private remember(map: Map<string, GitObject>, obj: GitObject, max: number): void {
+    map.delete(obj.oid)
+    map.set(obj.oid, obj)
+    if (map.size > max) map.delete(map.keys().next().value!)
+  }
+
+  /** A kept answer for a read of `name` with `limit`, or null. */
+  private kept(name: string, limit: number): GitObject | null {
+    if (!OID_RE.test(name)) return null
+    const obj = this.trees.get(name) ?? this.ahead.get(name)
+    // Kept without its content (over the prefetch's limit) but wanted whole: ask git.
+    if (!obj || (obj.oversized && obj.size <= limit)) return null
+    this.ahead.delete(name)
+    return obj.size > limit ? {oid: obj.oid, type: obj.type, size: obj.size, content: EMPTY, oversized: true} : obj
   }
 
   /**
@@ -166,14 +235,38 @@ export class ObjectReader {
    * object larger than that many bytes comes back `oversized`, without content.
    */
   read(name: string, limit = Number.POSITIVE_INFINITY): Promise<GitObject | null> {
+    return this.request(name, limit, false)
+  }
+
+  /**
+   * Start git now when reads are sure to follow (a mutation, `show`): its
+   * start-up then overlaps the work before the first read.
+   */
+  warm(): void {
+    if (!this.failed) this.start()
+  }
+
+  /**
+   * Ask now for an object a later read will want by id (see the class
+   * comment); nothing happens if it is missing or never asked for. A read
+   * with a smaller limit than the prefetch's gets it as `oversized` when it
+   * is larger than its own limit, as from git.
+   */
+  prefetch(name: string, limit = Number.POSITIVE_INFINITY): void {
+    if (this.prefetching) this.request(name, limit, true).catch(() => undefined)
+  }
+
+  private request(name: string, limit: number, keep: boolean): Promise<GitObject | null> {
     if (this.failed) return Promise.reject(this.failed)
     if (/[\n\r]/.test(name)) return Promise.reject(new Error(`bad object name ${JSON.stringify(name)}`))
+    const hit = keep ? null : this.kept(name, limit)
+    if (hit) return Promise.resolve(hit)
     const proc = this.start()
     return new Promise((resolve, reject) => {
-      this.pending.push({name, limit, resolve, reject})
+      this.pending.push({name, limit, keep, resolve, reject})
       // Requests made in one tick go out in one write: a cold read of a large list asks for
       // hundreds of thousands of objects, and one pipe write each would cost more than git's answer.
-      if (this.outgoing.length === 0) queueMicrotask(() => this.flush(proc))
+      if (this.outgoing.length === 0) queueMicrotask(() => this.flush(this.proc ?? proc))
       this.outgoing.push(name)
     })
   }
@@ -199,4 +292,8 @@ export class ObjectReader {
       this.proc = null
     }
   }
+}
+
+function limitIsNone(limit: number): boolean {
+  return limit === Number.POSITIVE_INFINITY
 }

@@ -128,13 +128,20 @@ export function discoverInProcess(cwd: string, ref: string): Discovered | null {
  * `word` (a cheap text search of the repository's, the user's and the
  * system's config files, none of which includes another file, and no
  * configuration from the environment): then asking `git config` can be
- * skipped. True means "ask git".
+ * skipped. True means "ask git". GIT_CONFIG_GLOBAL and GIT_CONFIG_SYSTEM
+ * name the file git reads instead of the user's two files or the system's
+ * one: that file is searched instead (a relative name, which git resolves
+ * from its own working directory, means "ask git").
  */
 export function configMayMention(commonDir: string, word: RegExp): boolean {
-  if (['GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_COUNT', 'GIT_CONFIG', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM'].some((v) => process.env[v] !== undefined)) return true
-  const home = process.env.HOME ?? ''
-  const xdg = process.env.XDG_CONFIG_HOME || join(home, '.config')
-  const files = [join(commonDir, 'config'), join(commonDir, 'config.worktree'), join(home, '.gitconfig'), join(xdg, 'git', 'config'), '/etc/gitconfig']
+  const env = process.env
+  if (['GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_COUNT', 'GIT_CONFIG'].some((v) => env[v] !== undefined)) return true
+  const named = [env.GIT_CONFIG_GLOBAL, env.GIT_CONFIG_SYSTEM]
+  if (named.some((f) => f !== undefined && !isAbsolute(f))) return true
+  const home = env.HOME ?? ''
+  const xdg = env.XDG_CONFIG_HOME || join(home, '.config')
+  const user = env.GIT_CONFIG_GLOBAL !== undefined ? [env.GIT_CONFIG_GLOBAL] : [join(home, '.gitconfig'), join(xdg, 'git', 'config')]
+  const files = [join(commonDir, 'config'), join(commonDir, 'config.worktree'), ...user, env.GIT_CONFIG_SYSTEM ?? '/etc/gitconfig']
   return files.some((f) => {
     const text = readText(f)
     return text !== null && (word.test(text) || /\[\s*include/i.test(text))

@@ -25,7 +25,7 @@ import {type LeaseRow, type OpenRows, ScannedTables, type Snapshot, type Snapsho
 import {CONFIG_PATH, META_PATH, TASKS_DIR, TASK_FILE} from '../core/store-layout'
 import {DEFAULT_CONFIG, FORMAT_VERSION, type ListConfig, MAX_FILE_BYTES, type Status, TASK_KEYS, type TaskMeta} from '../core/task'
 import {type Parsed, fileText, parseConfig, parseMeta, parseTaskFile} from '../core/task-file'
-import {FILE_MODE, type HashAlgorithm, TREE_MODE, type TreeEntry, decodeCommit, decodeTree} from './git-objects'
+import {FILE_MODE, type HashAlgorithm, TREE_MODE, type TreeEntry, decodeCommit, decodeTree, diffTrees} from './git-objects'
 import type {GitObject, ObjectReader} from './object-reader'
 import {PagedFile} from './paged-file'
 
@@ -659,6 +659,9 @@ export async function updateIndex(
 }
 
 const SHARD_RE = /^[0-9a-f]{2}$/
+const NO_ENTRIES = Buffer.alloc(0)
+/** Cards changed since the cache file up to which a catch-up prefetches each card's file with its directory. */
+const PREFETCH_CARDS = 256
 
 /** Told how many task directories of how many have been read (called every READ_WINDOW reads and at the end). */
 export type IndexProgress = (done: number, total: number) => void
@@ -757,26 +760,43 @@ async function changesBetween(
   for (const [name, oid] of Object.entries(shards)) if (from.shards[name] !== oid) moved.add(name)
   for (const name of Object.keys(from.shards)) if (!(name in shards)) moved.add(name)
   const names = [...moved].sort()
-  /** A shard's entries; a Buffer: the tree does not decode (its content, for readShard's report); null: missing. */
-  const entriesOf = async (oid: string | undefined): Promise<TreeEntry[] | Buffer | null> => {
-    if (!oid) return []
+  /** A shard's tree (empty: no such shard); null: missing from the repository. */
+  const contentOf = async (oid: string | undefined): Promise<Buffer | null> => {
+    if (!oid) return NO_ENTRIES
     const o = await reader.read(oid)
-    if (!o || o.type !== 'tree') return null
+    return o && o.type === 'tree' ? o.content : null
+  }
+  /** A shard's entries; a Buffer: the tree does not decode (its content, for readShard's report). */
+  const entriesOf = (content: Buffer): TreeEntry[] | Buffer => {
     try {
-      return decodeTree(o.content, algorithm)
+      return decodeTree(content, algorithm)
     } catch {
-      return o.content
+      return content
     }
   }
-  const [before, after] = await Promise.all([Promise.all(names.map((n) => entriesOf(from.shards[n]))), Promise.all(names.map((n) => entriesOf(shards[n])))])
+  const [before, after] = await Promise.all([Promise.all(names.map((n) => contentOf(from.shards[n]))), Promise.all(names.map((n) => contentOf(shards[n])))])
   if (before.some((b) => b === null) || after.some((a) => a === null)) return null
   const strays = from.strays.filter((st) => st.shard !== undefined && !moved.has(st.shard))
   const changes = new Map(from.changes)
   const reads: Array<{shard: string; entry: TreeEntry}> = []
   for (let i = 0; i < names.length; i++) {
     const shard = names[i]!
-    const old = before[i]!
-    const now = after[i]!
+    // Usual case: only the entries that differ are decoded (a shard of ~400 entries that moved by one
+    // commit has one), and only those are classified. Not for a shard with strays, whose unchanged
+    // entries must be known by name; nor for trees diffTrees declines: then both are decoded whole.
+    const diff = from.strays.some((st) => st.shard === shard) ? null : diffTrees(before[i]!, after[i]!, algorithm)
+    if (diff) {
+      const fresh = classifyShard(shard, diff.changed.map((c) => c.entry))
+      strays.push(...fresh.strays)
+      for (const e of fresh.cards) reads.push({shard, entry: e})
+      for (const e of classifyShard(shard, diff.removed).cards) changes.set(e.name, null)
+      // A name that stopped being a card (now a stray): its old card is gone too.
+      const cards = new Set(fresh.cards)
+      for (const c of diff.changed) if (c.was && !cards.has(c.entry)) for (const o of classifyShard(shard, [c.was]).cards) changes.set(o.name, null)
+      continue
+    }
+    const old = entriesOf(before[i]!)
+    const now = entriesOf(after[i]!)
     if (Buffer.isBuffer(old) || Buffer.isBuffer(now)) {
       // Rare: classify both listings in full, as a cold build would.
       const was = Buffer.isBuffer(old) ? {cards: [], strays: []} : classifyShard(shard, old)
@@ -811,6 +831,8 @@ async function changesBetween(
     // A name that stopped being a card (now a stray): its old card is gone too.
     for (const e of changed) if (!fresh.cards.includes(e)) for (const c of classifyShard(shard, old.filter((o) => o.name === e.name)).cards) changes.set(c.name, null)
   }
+  // A small catch-up asks for each card with its directory (one round trip, not two).
+  if (reads.length <= PREFETCH_CARDS) for (const r of reads) if (r.entry.mode === TREE_MODE) reader.prefetch(`${r.entry.oid}:${TASK_FILE}`, MAX_FILE_BYTES)
   await inWindow(reads, ({shard, entry}) => readTaskDir(reader, algorithm, shard, entry), (t) => void changes.set(t.id, t), progress)
   // A change that restores the base's own entry is no change.
   for (const [id, t] of changes) {
