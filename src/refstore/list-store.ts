@@ -153,11 +153,7 @@ export class ListStore {
    * added.
    */
   async threeWay(base: string | null, ours: string, theirs: string): Promise<Array<{path: string; base: string | null; ours: string | null; theirs: string | null}>> {
-    const baseTree = base ?? this.writer.write('tree', Buffer.alloc(0))
-    const changed = new Set<string>()
-    const out = await gitOk(['diff-tree', '-r', '-z', '--no-renames', '--name-only', baseTree, ours], {cwd: this.repo.cwd})
-    for (const path of out.split('\0')) if (path) changed.add(path)
-    const paths = [...changed].sort()
+    const paths = await this.changedPaths(base, ours)
     const read = async (commit: string | null, path: string): Promise<string | null> => {
       if (!commit) return null
       const obj = await this.reader.read(`${commit}:${path}`)
@@ -166,10 +162,24 @@ export class ListStore {
     return Promise.all(paths.map(async (path) => ({path, base: await read(base, path), ours: await read(ours, path), theirs: await read(theirs, path)})))
   }
 
-  /** Write `files` (content, or null to remove the path) over `rootTree`; returns the new tree id. */
-  async writeFiles(rootTree: string, files: ReadonlyArray<{path: string; content: string | null}>): Promise<string> {
+  /** The paths of files that differ between two commits (`from` null: every file of `to`), sorted. */
+  async changedPaths(from: string | null, to: string): Promise<string[]> {
+    const fromTree = from ?? this.writer.write('tree', Buffer.alloc(0))
+    const changed = new Set<string>()
+    const out = await gitOk(['diff-tree', '-r', '-z', '--no-renames', '--name-only', fromTree, to], {cwd: this.repo.cwd})
+    for (const path of out.split('\0')) if (path) changed.add(path)
+    return [...changed].sort()
+  }
+
+  /**
+   * Write `files` (content, or null to remove the path) over `rootTree`,
+   * after setting each of `trees` (a directory by path, to a tree already in
+   * the repository); returns the new tree id.
+   */
+  async writeFiles(rootTree: string, files: ReadonlyArray<{path: string; content: string | null}>, trees: ReadonlyArray<{path: string; oid: string}> = []): Promise<string> {
     void this.fsyncObjects() // asked while the trees are built; awaited before the ref moves
     const tb = new TreeBuilder(this.reader, this.writer, rootTree)
+    for (const t of trees) await tb.setTree(t.path, t.oid)
     for (const f of files) {
       if (f.content === null) await tb.remove(f.path)
       else await tb.setFile(f.path, f.content)
