@@ -25,7 +25,7 @@ import {type LeaseRow, type OpenRows, ScannedTables, type Snapshot, type Snapsho
 import {CONFIG_PATH, META_PATH, TASKS_DIR, TASK_FILE} from '../core/store-layout'
 import {DEFAULT_CONFIG, FORMAT_VERSION, type ListConfig, MAX_FILE_BYTES, type Status, TASK_KEYS, type TaskMeta} from '../core/task'
 import {type Parsed, fileText, parseConfig, parseMeta, parseTaskFile} from '../core/task-file'
-import {FILE_MODE, type HashAlgorithm, TREE_MODE, type TreeEntry, decodeCommit, decodeTree} from './git-objects'
+import {FILE_MODE, type HashAlgorithm, TREE_MODE, type TreeEntry, decodeCommit, decodeTree, treeDifference} from './git-objects'
 import type {GitObject, ObjectReader} from './object-reader'
 import {PagedFile} from './paged-file'
 
@@ -739,18 +739,13 @@ async function changesBetween(
   for (const [name, oid] of Object.entries(shards)) if (from.shards[name] !== oid) moved.add(name)
   for (const name of Object.keys(from.shards)) if (!(name in shards)) moved.add(name)
   const names = [...moved].sort()
-  /** A shard's entries; a Buffer: the tree does not decode (its content, for readShard's report); null: missing. */
-  const entriesOf = async (oid: string | undefined): Promise<TreeEntry[] | Buffer | null> => {
-    if (!oid) return []
+  /** A shard tree's content; empty: no such shard; null: missing from the repository. */
+  const contentOf = async (oid: string | undefined): Promise<Buffer | null> => {
+    if (!oid) return Buffer.alloc(0)
     const o = await reader.read(oid)
-    if (!o || o.type !== 'tree') return null
-    try {
-      return decodeTree(o.content, algorithm)
-    } catch {
-      return o.content
-    }
+    return o && o.type === 'tree' ? o.content : null
   }
-  const [before, after] = await Promise.all([Promise.all(names.map((n) => entriesOf(from.shards[n]))), Promise.all(names.map((n) => entriesOf(shards[n])))])
+  const [before, after] = await Promise.all([Promise.all(names.map((n) => contentOf(from.shards[n]))), Promise.all(names.map((n) => contentOf(shards[n])))])
   if (before.some((b) => b === null) || after.some((a) => a === null)) return null
   const strays = from.strays.filter((st) => st.shard !== undefined && !moved.has(st.shard))
   const changes = new Map(from.changes)
@@ -759,11 +754,20 @@ async function changesBetween(
     const shard = names[i]!
     const old = before[i]!
     const now = after[i]!
-    if (Buffer.isBuffer(old) || Buffer.isBuffer(now)) {
-      // Rare: classify both listings in full, as a cold build would.
-      const was = Buffer.isBuffer(old) ? {cards: [], strays: []} : classifyShard(shard, old)
-      const is = Buffer.isBuffer(now) ? readShard(shard, now, algorithm) : classifyShard(shard, now)
-      const oldCards = new Map(was.cards.map((e) => [e.name, e.oid]))
+    // Only the entries that differ are decoded and classified (a shard tree holds hundreds of cards,
+    // and hashing each name to check its shard costs more than the rest of a small catch-up);
+    // an unchanged entry keeps what it was.
+    let diff: {before: TreeEntry[]; after: TreeEntry[]}
+    try {
+      diff = treeDifference(old, now, algorithm)
+    } catch {
+      // Rare: a listing that does not decode. Classify both in full, as a cold build would.
+      let was: TreeEntry[] = []
+      try {
+        was = decodeTree(old, algorithm)
+      } catch {}
+      const is = readShard(shard, now, algorithm)
+      const oldCards = new Map(classifyShard(shard, was).cards.map((e) => [e.name, e.oid]))
       for (const e of is.cards) {
         if (oldCards.get(e.name) !== e.oid) reads.push({shard, entry: e})
         oldCards.delete(e.name)
@@ -772,26 +776,26 @@ async function changesBetween(
       strays.push(...is.strays)
       continue
     }
-    // Only entries that differ are classified (hashing each name to check its shard costs more
-    // than the rest of a small catch-up); an unchanged entry keeps what it was.
-    const oldByName = new Map(old.map((e) => [e.name, e]))
+    const oldByName = new Map(diff.before.map((e) => [e.name, e]))
     const changed: TreeEntry[] = []
-    const same = new Set<string>()
-    for (const e of now) {
+    const touched = new Set<string>()
+    for (const e of diff.after) {
       const o = oldByName.get(e.name)
-      if (o && o.oid === e.oid && o.mode === e.mode) same.add(e.name)
-      else changed.push(e)
       oldByName.delete(e.name)
+      if (o && o.oid === e.oid && o.mode === e.mode) continue
+      changed.push(e)
+      touched.add(e.name)
     }
+    for (const name of oldByName.keys()) touched.add(name)
     const prefix = `${TASKS_DIR}/${shard}/`
-    for (const st of from.strays) if (st.shard === shard && same.has(st.path.slice(prefix.length))) strays.push(st)
+    for (const st of from.strays) if (st.shard === shard && !touched.has(st.path.slice(prefix.length))) strays.push(st)
     const fresh = classifyShard(shard, changed)
     strays.push(...fresh.strays)
     for (const e of fresh.cards) reads.push({shard, entry: e})
     const gone = classifyShard(shard, [...oldByName.values()])
     for (const e of gone.cards) changes.set(e.name, null)
     // A name that stopped being a card (now a stray): its old card is gone too.
-    for (const e of changed) if (!fresh.cards.includes(e)) for (const c of classifyShard(shard, old.filter((o) => o.name === e.name)).cards) changes.set(c.name, null)
+    for (const e of changed) if (!fresh.cards.includes(e)) for (const c of classifyShard(shard, diff.before.filter((o) => o.name === e.name)).cards) changes.set(c.name, null)
   }
   await inWindow(reads, ({shard, entry}) => readTaskDir(reader, algorithm, shard, entry), (t) => void changes.set(t.id, t), progress)
   // A change that restores the base's own entry is no change.
