@@ -69,7 +69,7 @@ export async function mergeTips(session: Session, ours: string, theirs: string, 
  * no ref moves. `tasks verify` replays it to recognise a merge sync made.
  */
 export async function mergedTree(store: ListStore, ours: string, theirs: string, base: string | null, now: string, actor: string): Promise<{tree: string; merged: FilesMergeResult; rec: ReconcileResult}> {
-  const [files, theirsPaths] = await Promise.all([store.threeWay(base, ours, theirs), store.changedPaths(base, theirs)])
+  const {files, theirsPaths} = await store.threeWay(base, ours, theirs)
   const oursLoaded = await store.loadCommit(ours, false)
   const theirsLoaded = await store.loadCommit(theirs, false)
   const taken = (id: string) => oursLoaded.snapshot.tasks.has(id) || theirsLoaded.snapshot.tasks.has(id)
