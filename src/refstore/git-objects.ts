@@ -61,18 +61,39 @@ function treeSortKey(e: TreeEntry): Buffer {
   return e.mode === TREE_MODE ? Buffer.concat([nameBytes(e), Buffer.from('/')]) : nameBytes(e)
 }
 
+const ASCII_NAME = /^[\x00-\x7f]*$/
+
 export function encodeTree(entries: readonly TreeEntry[]): Buffer {
-  // Each entry's key is made once (a shard tree has hundreds of entries at 100,000 tasks), and the
-  // sort is skipped when the entries are already in order, as a decoded tree edited in place is.
-  const keyed = entries.map((e) => ({e, key: treeSortKey(e)}))
-  let inOrder = true
-  for (let i = 1; i < keyed.length && inOrder; i++) inOrder = Buffer.compare(keyed[i - 1]!.key, keyed[i]!.key) <= 0
-  if (!inOrder) keyed.sort((a, b) => Buffer.compare(a.key, b.key))
-  const parts: Buffer[] = []
-  for (const {e} of keyed) {
-    parts.push(Buffer.from(`${e.mode} `), nameBytes(e), Buffer.from([0]), Buffer.from(e.oid, 'hex'))
+  // The sort is skipped when the entries are already in order, as a decoded tree edited in place is.
+  // Names all ASCII (every name the tool writes): JavaScript's string order is git's byte order, so
+  // the keys are strings, with no buffer made per entry (a shard tree has hundreds at 100,000 tasks).
+  let ordered: readonly TreeEntry[]
+  if (entries.every((e) => !e.raw && ASCII_NAME.test(e.name))) {
+    const keyed = entries.map((e) => ({e, key: e.mode === TREE_MODE ? `${e.name}/` : e.name}))
+    let inOrder = true
+    for (let i = 1; i < keyed.length && inOrder; i++) inOrder = keyed[i - 1]!.key <= keyed[i]!.key
+    if (!inOrder) keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    ordered = keyed.map((k) => k.e)
+  } else {
+    const keyed = entries.map((e) => ({e, key: treeSortKey(e)}))
+    let inOrder = true
+    for (let i = 1; i < keyed.length && inOrder; i++) inOrder = Buffer.compare(keyed[i - 1]!.key, keyed[i]!.key) <= 0
+    if (!inOrder) keyed.sort((a, b) => Buffer.compare(a.key, b.key))
+    ordered = keyed.map((k) => k.e)
   }
-  return Buffer.concat(parts)
+  // One buffer for the whole tree: "<mode> <name>\0<binary id>" per entry.
+  let size = 0
+  for (const e of ordered) size += e.mode.length + 2 + (e.raw ? e.raw.length : Buffer.byteLength(e.name)) + e.oid.length / 2
+  const out = Buffer.allocUnsafe(size)
+  let at = 0
+  for (const e of ordered) {
+    at += out.write(e.mode, at, 'latin1')
+    out[at++] = 0x20
+    at += e.raw ? e.raw.copy(out, at) : out.write(e.name, at, 'utf8')
+    out[at++] = 0
+    at += out.write(e.oid, at, 'hex')
+  }
+  return out.subarray(0, at)
 }
 
 function isAscii(bytes: Buffer): boolean {

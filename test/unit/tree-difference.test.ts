@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import fc from 'fast-check'
-import {TREE_MODE, type TreeEntry, encodeTree, treeDifference} from '../../src/refstore/git-objects'
+import {TREE_MODE, type TreeEntry, decodeTree, encodeTree, treeDifference} from '../../src/refstore/git-objects'
 
 /** The plain answer: entries of one version with no identical entry (name, mode, oid) in the other. */
 function naive(old: TreeEntry[], now: TreeEntry[]): {before: TreeEntry[]; after: TreeEntry[]} {
@@ -46,5 +46,21 @@ describe('treeDifference', () => {
 
   it('refuses a malformed tree like decodeTree', () => {
     expect(() => treeDifference(Buffer.from('40000 a'), Buffer.alloc(0), 'sha1')).toThrow(/malformed/)
+  })
+})
+
+describe('encodeTree', () => {
+  it("writes entries in git's order (a tree's name compared as if it ended in '/'), whatever order they come in", () => {
+    const gitKey = (e: TreeEntry) => Buffer.from(e.mode === TREE_MODE ? `${e.name}/` : e.name)
+    fc.assert(
+      fc.property(treeArb, fc.boolean(), (entries, reverse) => {
+        const given = reverse ? [...entries].reverse() : entries
+        const want = [...entries].sort((a, b) => Buffer.compare(gitKey(a), gitKey(b)))
+        const bytes = encodeTree(given)
+        expect(decodeTree(bytes, 'sha1')).toEqual(want)
+        expect(bytes.length).toBe(want.reduce((n, e) => n + e.mode.length + 2 + Buffer.byteLength(e.name) + 20, 0))
+      }),
+      {numRuns: 1000},
+    )
   })
 })
