@@ -139,7 +139,7 @@ interface MergedSnapshot {
  * the merge wrote (the merge is written over theirs' tree), without reading
  * the new tree back. Paths of an unusual shape: a provisional commit of the
  * merged tree read the ordinary way. For the reconciler, which reads only
- * the tasks: the folded snapshot keeps theirs' config and commit fields.
+ * the tasks: the folded snapshot keeps theirs' config and names no commit.
  */
 async function mergedSnapshotOf(store: ListStore, theirs: Loaded, tree1: string, files: ReadonlyArray<{path: string; content: string | null}>, cards: readonly OursCard[], actor: string, now: string, oursTip: string, theirsTip: string): Promise<MergedSnapshot> {
   const folded = await entriesAfterWrite(files, async (shard, id) => readCardIn(store.reader, store.repo.algorithm, await store.treeAt(tree1, `${TASKS_DIR}/${shard}`), shard, id))
