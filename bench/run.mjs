@@ -438,7 +438,7 @@ lines.push(...render(indexTable, new Set([0, 2, 3])))
 if (syncResult) {
   const r = syncResult
   lines.push('')
-  lines.push(`sync at ${r.size.toLocaleString('en-US')} tasks, ${r.changes_each_side} commits on each side: ${(r.sync_ms / 1000).toFixed(2)} s (node -e 0: ${r.node_ms} ms), merge commit with ${r.merge_parents} parents, pushed: ${r.pushed}; target <= ${r.target_s} s: ${verdict(r.pass)}`)
+  lines.push(`sync at ${r.size.toLocaleString('en-US')} tasks, ${r.changes_each_side} commits on each side: ${(r.sync_ms / 1000).toFixed(2)} s wall${r.cpu_s === null || r.cpu_s === undefined ? '' : `, ${r.cpu_s.toFixed(2)} s CPU (sync and its git processes)`} at load ${r.loadavg ?? '?'} (node -e 0: ${r.node_ms} ms), merge commit with ${r.merge_parents} parents, pushed: ${r.pushed}; target <= ${r.target_s} s: ${verdict(r.pass)}`)
 }
 if (historyResult) {
   const h = historyResult

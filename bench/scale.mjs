@@ -33,7 +33,14 @@ function run(cmd, args, opts) {
   const ms = Number(process.hrtime.bigint() - t0) / 1e6
   if (r.error) throw r.error
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}:\n${r.stderr}${(r.stdout ?? '').slice(0, 500)}`)
-  return {ms, out: r.stdout}
+  return {ms, out: r.stdout, err: r.stderr ?? ''}
+}
+
+/** User + system seconds of the children, from the second line of sh's `times` (e.g. "0m1.230s 0m0.450s"), or null. */
+function childCpuSeconds(stderr) {
+  const lines = stderr.trim().split('\n')
+  const m = /^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/.exec(lines[lines.length - 1] ?? '')
+  return m ? Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4]) : null
 }
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b)
@@ -88,8 +95,11 @@ export async function measureSync({store, env, changes, tmp}) {
   }
   run('git', ['push', '-q', 'origin', 'refs/tasks/main:refs/tasks/main'], {cwd: sides.a, env})
   const base = run('node', ['-e', '0'], {env})
-  const s = run(process.execPath, [BIN, 'sync', '--json'], {cwd: sides.b, env: {...env, TASKS_ACTOR: 'agent-b'}})
+  const load = loadavg()[0]
+  // Through sh, whose `times` gives the CPU of the sync process and the git processes under it.
+  const s = run('/bin/sh', ['-c', '"$@"; status=$?; times >&2; exit $status', 'sh', process.execPath, BIN, 'sync', '--json'], {cwd: sides.b, env: {...env, TASKS_ACTOR: 'agent-b'}})
   const result = JSON.parse(s.out)
+  const cpu = childCpuSeconds(s.err)
   const parents = run('git', ['rev-list', '--parents', '-n1', 'refs/tasks/main'], {cwd: sides.b, env}).out.trim().split(' ').length - 1
   const remoteTip = run('git', ['rev-parse', 'refs/tasks/main'], {cwd: remote, env}).out.trim()
   const localTip = run('git', ['rev-parse', 'refs/tasks/main'], {cwd: sides.b, env}).out.trim()
@@ -97,6 +107,8 @@ export async function measureSync({store, env, changes, tmp}) {
     changes_each_side: changes,
     commit_ms: {a: made.a.ms, b: made.b.ms},
     sync_ms: round(s.ms),
+    cpu_s: cpu === null ? null : round(cpu, 2),
+    loadavg: round(load, 2),
     node_ms: round(base.ms),
     merge_parents: parents,
     pushed: remoteTip === localTip,

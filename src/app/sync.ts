@@ -7,7 +7,11 @@
  */
 import {ConflictError, EnvironmentError} from '../core/errors'
 import {type FilesMergeResult, type MergeNote, type ReconcileResult, type Repair, mergeFiles, reconcile} from '../merge/index'
-import type {ListStore} from '../refstore/list-store'
+import {overlaySnapshot} from '../core/overlay'
+import type {Snapshot, TaskEntry} from '../core/snapshot'
+import {TASKS_DIR} from '../core/store-layout'
+import type {ListStore, Loaded} from '../refstore/list-store'
+import {IndexedTask, entriesAfterWrite, readCardIn} from '../refstore/task-index'
 import {type PushOutcome, SYNC_TIMEOUT_MS, fetchList, networkLimits, pushList, recordFetch, relate} from '../refstore/remote'
 import type {Session} from './session'
 import {followPublished} from './published'
@@ -65,18 +69,97 @@ export async function mergeTips(session: Session, ours: string, theirs: string, 
  * no ref moves. `tasks verify` replays it to recognise a merge sync made.
  */
 export async function mergedTree(store: ListStore, ours: string, theirs: string, base: string | null, now: string, actor: string): Promise<{tree: string; merged: FilesMergeResult; rec: ReconcileResult}> {
-  const files = await store.threeWay(base, ours, theirs)
+  const {files, theirsPaths} = await store.threeWay(base, ours, theirs)
   const oursLoaded = await store.loadCommit(ours, false)
   const theirsLoaded = await store.loadCommit(theirs, false)
   const taken = (id: string) => oursLoaded.snapshot.tasks.has(id) || theirsLoaded.snapshot.tasks.has(id)
   const merged = mergeFiles(files, {now, published: 'theirs', taken})
-  const tree1 = await store.writeFiles(theirsLoaded.index.rootTree, merged.files)
-  // A provisional commit of the merged tree, so the reconciler can read it as a snapshot.
-  const provisional = store.writeCommit(tree1, [ours, theirs], actor, now, 'sync (provisional)\n')
-  const mergedLoaded = await store.loadCommit(provisional, false)
-  const rec = reconcile(mergedLoaded.snapshot, {now, before: [oursLoaded.snapshot, theirsLoaded.snapshot]})
+  const {cards, rest} = cardsAsOurs(files, merged.files, theirsPaths, oursLoaded)
+  const tree1 = await store.writeFiles(theirsLoaded.index.rootTree, rest, cards.map((c) => ({path: c.dir, oid: c.entry.dir})))
+  const mergedSnapshot = await mergedSnapshotOf(store, theirsLoaded, tree1, rest, cards, actor, now, ours, theirs)
+  // Only around what differs between the merged list and a side: see "The reconciler" in docs/merge.md.
+  const changed = changedIds(oursLoaded, theirsLoaded, mergedSnapshot)
+  const rec = reconcile(mergedSnapshot.snapshot, {now, before: [oursLoaded.snapshot, theirsLoaded.snapshot], changed})
   const tree = rec.changes.length > 0 ? await store.applyChanges(tree1, rec.changes) : tree1
   return {tree, merged, rec}
+}
+
+/** A card directory the merge takes whole from ours: its path and ours' entry for it. */
+interface OursCard {
+  dir: string
+  entry: IndexedTask
+}
+
+/** `tasks/<shard>/<id>` of a path inside a card directory, else null. */
+function cardDirOf(path: string): string | null {
+  const parts = path.split('/')
+  return parts.length >= 4 && parts[0] === TASKS_DIR ? `${TASKS_DIR}/${parts[1]}/${parts[2]}` : null
+}
+
+/**
+ * Card directories that only ours changed and that the merge took as ours
+ * has them (every file the merge decided is ours' text): the merged
+ * directory is ours' directory, tree id and all, so it is set whole instead
+ * of file by file (no blob, no tree to write or read back). The usual case
+ * when the two sides worked on different cards. `rest`: the other files.
+ */
+function cardsAsOurs(
+  inputs: ReadonlyArray<{path: string; ours: string | null}>,
+  output: ReadonlyArray<{path: string; content: string | null}>,
+  theirsPaths: readonly string[],
+  ours: Loaded,
+): {cards: OursCard[]; rest: Array<{path: string; content: string | null}>} {
+  const touchedByTheirs = new Set(theirsPaths.map(cardDirOf))
+  const oursText = new Map(inputs.map((f) => [f.path, f.ours]))
+  const whole = new Map<string, IndexedTask | null>()
+  for (const f of output) {
+    const dir = cardDirOf(f.path)
+    if (dir === null || whole.get(dir) === null) continue
+    const entry = ours.snapshot.tasks.get(dir.slice(dir.lastIndexOf('/') + 1))
+    const fromOurs = oursText.has(f.path) && oursText.get(f.path) === f.content
+    const usable = fromOurs && !touchedByTheirs.has(dir) && entry instanceof IndexedTask && entry.status !== undefined && entry.path.startsWith(`${dir}/`)
+    whole.set(dir, usable ? entry : null)
+  }
+  const cards: OursCard[] = []
+  for (const [dir, entry] of whole) if (entry) cards.push({dir, entry})
+  return {cards, rest: output.filter((f) => {
+    const dir = cardDirOf(f.path)
+    return dir === null || !whole.get(dir)
+  })}
+}
+
+interface MergedSnapshot {
+  snapshot: Snapshot
+  /** The entries that differ from theirs' (null: gone), when the snapshot was folded from theirs'; null when it was read from git. */
+  folded: ReadonlyMap<string, TaskEntry | null> | null
+}
+
+/**
+ * The merged list as a snapshot: theirs' with the entries of the task files
+ * the merge wrote (the merge is written over theirs' tree), without reading
+ * the new tree back. Paths of an unusual shape: a provisional commit of the
+ * merged tree read the ordinary way. For the reconciler, which reads only
+ * the tasks: the folded snapshot keeps theirs' config and names no commit.
+ */
+async function mergedSnapshotOf(store: ListStore, theirs: Loaded, tree1: string, files: ReadonlyArray<{path: string; content: string | null}>, cards: readonly OursCard[], actor: string, now: string, oursTip: string, theirsTip: string): Promise<MergedSnapshot> {
+  const folded = await entriesAfterWrite(files, async (shard, id) => readCardIn(store.reader, store.repo.algorithm, await store.treeAt(tree1, `${TASKS_DIR}/${shard}`), shard, id))
+  if (folded) {
+    for (const c of cards) folded.set(c.entry.id, c.entry)
+    return {snapshot: overlaySnapshot(theirs.snapshot, folded, null), folded}
+  }
+  const provisional = store.writeCommit(tree1, [oursTip, theirsTip], actor, now, 'sync (provisional)\n')
+  return {snapshot: (await store.loadCommit(provisional, false)).snapshot, folded: null}
+}
+
+/**
+ * Ids whose entry may differ between the merged list and ours or theirs
+ * (the reconciler keeps those that do). The indexes of both sides read
+ * through the same base (the cache file) and list what differs from it, so
+ * an id in none of their changes is the same in all three. Otherwise, every id.
+ */
+function changedIds(ours: Loaded, theirs: Loaded, merged: MergedSnapshot): Iterable<string> {
+  if (merged.folded && ours.index.base === theirs.index.base) return new Set([...ours.index.changes.keys(), ...theirs.index.changes.keys(), ...merged.folded.keys()])
+  return new Set([...ours.snapshot.tasks.keys(), ...theirs.snapshot.tasks.keys(), ...merged.snapshot.tasks.keys()])
 }
 
 export type SyncAction = 'up_to_date' | 'fast_forward' | 'pushed' | 'merged' | 'published'

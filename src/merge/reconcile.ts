@@ -23,7 +23,7 @@
 import {cmp} from '../core/order'
 import type {Change} from '../core/plan'
 import {NO_CLAIM} from '../core/ops/revision'
-import {type Snapshot, tablesOf} from '../core/snapshot'
+import {type Snapshot, type TaskEntry, tablesOf} from '../core/snapshot'
 import type {TaskMeta} from '../core/task'
 import {MERGE_ACTOR, cmpTime, engineComment} from './merge-types'
 
@@ -65,6 +65,18 @@ export interface ReconcileContext {
    * reopened.
    */
   before?: readonly Snapshot[]
+  /**
+   * Ids that may differ between `merged` and a `before` snapshot (extra ids
+   * are harmless; every id that differs must be here). When given together
+   * with `before`, only violations that involve a task whose presence,
+   * readability, status, parent or dependencies differ between `merged` and
+   * some `before` snapshot are looked for, starting from those tasks rather
+   * than visiting the whole list. When at least one `before` snapshot is
+   * itself consistent, every violation there is involves such a task, so
+   * the result is the full reconcile's. A violation both sides already had
+   * is left as it was (`tasks doctor` reports it). Absent: the whole list.
+   */
+  changed?: Iterable<string>
 }
 
 export interface ReconcileResult {
@@ -77,7 +89,6 @@ export interface ReconcileResult {
 interface Work {
   metas: WorkMetas
   exists: (id: string) => boolean
-  ids: readonly string[]
 }
 
 /**
@@ -129,7 +140,91 @@ class WorkMetas {
 }
 
 function work(snap: Snapshot): Work {
-  return {metas: new WorkMetas(snap), exists: (id) => snap.tasks.has(id), ids: tablesOf(snap).sortedIds()}
+  return {metas: new WorkMetas(snap), exists: (id) => snap.tasks.has(id)}
+}
+
+/**
+ * Which ids each repair step visits. The whole list: every id. Incremental
+ * (`ReconcileContext.changed`): the tasks that differ from a side (`changed`,
+ * sorted) and their neighbours, which is where a violation the merge made
+ * must be (docs/merge.md, "The reconciler").
+ */
+interface Scope {
+  /** Where a dangling parent or a sub-item nested too deep can be. */
+  parents(): readonly string[]
+  /** Null: no parent loop anywhere; else the ids to search loops from (every task that can reach one). */
+  parentLoops(w: Work): readonly string[] | null
+  /** Where a dangling dependency can be. */
+  deps(): readonly string[]
+  /** Null: no dependency cycle anywhere; else the ids to search cycles from (every task that can reach one). */
+  depCycles(w: Work): readonly string[] | null
+  /** Where a done item with an open dependency the merge made can be, first round. */
+  done(): readonly string[]
+  /** The ids to look at again after `reopened` were reopened. */
+  afterReopen(reopened: readonly string[]): readonly string[]
+}
+
+function wholeList(snap: Snapshot): Scope {
+  const ids = (): readonly string[] => tablesOf(snap).sortedIds()
+  return {
+    parents: ids,
+    parentLoops: () => ids(),
+    deps: ids,
+    depCycles: () => ids(),
+    done: ids,
+    afterReopen: () => ids(),
+  }
+}
+
+/** The same relevant facts (presence, readability, status, parent, dependencies) in two entries. */
+function sameFacts(a: TaskEntry | undefined, b: TaskEntry | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b
+  if (a.status !== b.status) return false
+  if (a.status === undefined) return true
+  if (a.parent !== b.parent) return false
+  const x = a.depends_on ?? []
+  const y = b.depends_on ?? []
+  return x.length === y.length && x.every((d, i) => d === y[i])
+}
+
+function aroundChanges(merged: Snapshot, before: readonly Snapshot[], candidates: Iterable<string>): Scope {
+  const tables = tablesOf(merged)
+  const changed = new Set<string>()
+  for (const id of candidates) {
+    if (changed.has(id)) continue
+    const m = merged.tasks.get(id)
+    if (before.some((b) => !sameFacts(m, b.tasks.get(id)))) changed.add(id)
+  }
+  const d = [...changed].sort(cmp)
+  const withNeighbours = (next: (id: string) => readonly string[], from: readonly string[]): string[] => {
+    const out = new Set(from)
+    for (const id of from) for (const n of next(id)) out.add(n)
+    return [...out].sort(cmp)
+  }
+  /** `from` and everything reachable from it by `next`, sorted. */
+  const closure = (next: (id: string) => readonly string[], from: readonly string[]): string[] => {
+    const seen = new Set(from)
+    const stack = [...from]
+    while (stack.length > 0) for (const n of next(stack.pop()!)) if (!seen.has(n)) (seen.add(n), stack.push(n))
+    return [...seen].sort(cmp)
+  }
+  const children = (id: string) => tables.children(id)
+  const dependents = (id: string) => tables.dependents(id)
+  let nearChildren: string[] | undefined
+  let nearDependents: string[] | undefined
+  return {
+    parents: () => (nearChildren ??= withNeighbours(children, d)),
+    // A loop has a link one side did not have, so it holds a changed task: searching from them finds any.
+    // Then every task that can reach a loop hangs below a changed task on it (a loop member's descendants).
+    parentLoops: (w) => (findParentLoop(w, d) ? closure(children, d) : null),
+    deps: () => (nearDependents ??= withNeighbours(dependents, d)),
+    // Likewise a cycle has an edge one side did not have, from a changed task; a task that can reach a
+    // cycle can reach that task, so it depends on it, directly or not. Edges are only ever removed
+    // before and during this step, so the merged list's reverse edges cover what is left.
+    depCycles: (w) => (cycleIn(w.metas, d) ? closure(dependents, d) : null),
+    done: () => (nearDependents ??= withNeighbours(dependents, d)),
+    afterReopen: (reopened) => [...new Set(reopened.flatMap((id) => dependents(id)))].sort(cmp),
+  }
 }
 
 /** The member of a loop or cycle whose link goes: the latest updated_at, then the greatest id. */
@@ -148,9 +243,9 @@ type Report = (kind: RepairKind, task: string, related: string[], message: strin
 // Parents.
 
 /** A loop of parent links among readable tasks, in link order, or null. */
-function findParentLoop(w: Work): string[] | null {
+function findParentLoop(w: Work, ids: readonly string[]): string[] | null {
   const done = new Set<string>()
-  for (const start of w.ids) {
+  for (const start of ids) {
     if (done.has(start) || !w.metas.has(start)) continue
     const path: string[] = []
     const onPath = new Map<string, number>()
@@ -166,14 +261,15 @@ function findParentLoop(w: Work): string[] | null {
   return null
 }
 
-function repairParents(w: Work, report: Report): void {
-  for (const id of w.ids) {
+function repairParents(w: Work, scope: Scope, report: Report): void {
+  for (const id of scope.parents()) {
     const parent = w.metas.parent(id)
     if (!parent || w.exists(parent)) continue
     delete w.metas.get(id)!.parent
     report('dangling_parent', id, [parent], `cleared the parent ${parent}, which is not in this list (removed on another clone); this is now a top-level item`)
   }
-  for (let loop = findParentLoop(w); loop; loop = findParentLoop(w)) {
+  const loopIds = scope.parentLoops(w)
+  for (let loop = loopIds && findParentLoop(w, loopIds); loop; loop = findParentLoop(w, loopIds!)) {
     const id = latest(w.metas, loop)
     const meta = w.metas.get(id)!
     const parent = meta.parent!
@@ -190,7 +286,7 @@ function repairParents(w: Work, report: Report): void {
     }
   }
   const moves: Array<{id: string; from: string; to: string}> = []
-  for (const id of w.ids) {
+  for (const id of scope.parents()) {
     const parent = w.metas.parent(id)
     if (parent === undefined || w.metas.parent(parent) === undefined) continue
     moves.push({id, from: parent, to: rootOf(parent)})
@@ -204,8 +300,8 @@ function repairParents(w: Work, report: Report): void {
 // ---------------------------------------------------------------------------
 // Dependencies.
 
-function repairDangling(w: Work, report: Report): void {
-  for (const id of w.ids) {
+function repairDangling(w: Work, scope: Scope, report: Report): void {
+  for (const id of scope.deps()) {
     if (!w.metas.has(id)) continue
     for (const dep of w.metas.deps(id).filter((d) => !w.exists(d))) {
       const meta = w.metas.get(id)!
@@ -253,8 +349,9 @@ function cycleIn(metas: {has(id: string): boolean; deps(id: string): readonly st
   return null
 }
 
-function repairCycles(w: Work, report: Report): void {
-  for (let cycle = cycleIn(w.metas, w.ids); cycle; cycle = cycleIn(w.metas, w.ids)) {
+function repairCycles(w: Work, scope: Scope, report: Report): void {
+  const ids = scope.depCycles(w)
+  for (let cycle = ids && cycleIn(w.metas, ids); cycle; cycle = cycleIn(w.metas, ids!)) {
     const id = latest(w.metas, cycle)
     const successor = cycle[(cycle.indexOf(id) + 1) % cycle.length]!
     const meta = w.metas.get(id)!
@@ -284,11 +381,12 @@ function inSnapshot(snap: Snapshot, id: string, dep: string): boolean {
   return meta?.status === 'done' && meta.depends_on.includes(dep) && d !== undefined && d.status !== 'done'
 }
 
-function repairDone(w: Work, before: readonly Snapshot[], report: Report): void {
+function repairDone(w: Work, scope: Scope, before: readonly Snapshot[], report: Report): void {
   if (before.length === 0) return
   const isNew = (id: string, dep: string): boolean => !before.some((s) => inSnapshot(s, id, dep))
-  for (;;) {
-    const fresh = doneWithOpen(w.metas, w.ids).filter(([id, dep]) => isNew(id, dep))
+  // Each round, only the items whose dependency was just reopened can newly break the rule.
+  for (let ids = scope.done(); ; ) {
+    const fresh = doneWithOpen(w.metas, ids).filter(([id, dep]) => isNew(id, dep))
     if (fresh.length === 0) return
     const reopened = new Set<string>()
     for (const [id, dep] of fresh) {
@@ -301,6 +399,7 @@ function repairDone(w: Work, before: readonly Snapshot[], report: Report): void 
       meta.status = 'todo'
       report('done_with_open_dependency', id, [dep], `reopened (it was done) because its dependency ${dep} is ${depStatus}: it was finished on one clone while the dependency changed on another`)
     }
+    ids = scope.afterReopen([...reopened].sort(cmp))
   }
 }
 
@@ -317,12 +416,14 @@ function repairDone(w: Work, before: readonly Snapshot[], report: Report): void 
  */
 export function reconcile(merged: Snapshot, ctx: ReconcileContext): ReconcileResult {
   const w = work(merged)
+  const before = ctx.before ?? []
+  const scope = ctx.changed !== undefined && before.length > 0 ? aroundChanges(merged, before, ctx.changed) : wholeList(merged)
   const repairs: Repair[] = []
   const report: Report = (kind, task, _related, message) => repairs.push({kind, task, message})
-  repairParents(w, report)
-  repairDangling(w, report)
-  repairCycles(w, report)
-  repairDone(w, ctx.before ?? [], report)
+  repairParents(w, scope, report)
+  repairDangling(w, scope, report)
+  repairCycles(w, scope, report)
+  repairDone(w, scope, before, report)
 
   const changes: Change[] = []
   const touched = [...new Set(repairs.map((r) => r.task))].sort(cmp)
@@ -346,14 +447,15 @@ export function reconcile(merged: Snapshot, ctx: ReconcileContext): ReconcileRes
  */
 export function checkInvariants(snap: Snapshot): Violation[] {
   const w = work(snap)
+  const all = wholeList(snap)
   const out: Violation[] = []
   const report: Report = (kind, task, related, message) => out.push({kind, task, related, message})
   // Repairing a copy finds loops and cycles the way reconcile would, one at a time.
-  repairParents(w, report)
-  repairDangling(w, report)
-  repairCycles(w, report)
+  repairParents(w, all, report)
+  repairDangling(w, all, report)
+  repairCycles(w, all, report)
   const original = work(snap)
-  for (const [id, dep] of doneWithOpen(original.metas, original.ids)) {
+  for (const [id, dep] of doneWithOpen(original.metas, all.done())) {
     out.push({kind: 'done_with_open_dependency', task: id, related: [dep], message: `${id} is done but its dependency ${dep} is ${original.metas.status(dep)}`})
   }
   return out.map((v) => (v.message.startsWith(v.task) ? v : {...v, message: `${v.task}: ${v.message}`}))

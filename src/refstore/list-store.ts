@@ -156,26 +156,61 @@ export class ListStore {
    * for mode, even when it is not a readable file (a submodule entry, a
    * symbolic link, non-UTF-8 or oversized content a hostile push put
    * there). `base` null means unrelated histories: everything counts as
-   * added.
+   * added. Also `theirsPaths`: the paths theirs changed since the base.
+   * The blob ids come from the two diffs, so every read is by id (no path
+   * looked up through the trees), and a blob two versions share is read once.
    */
-  async threeWay(base: string | null, ours: string, theirs: string): Promise<Array<{path: string; base: string | null; ours: string | null; theirs: string | null}>> {
-    const baseTree = base ?? this.writer.write('tree', Buffer.alloc(0))
-    const changed = new Set<string>()
-    const out = await gitOk(['diff-tree', '-r', '-z', '--no-renames', '--name-only', baseTree, ours], {cwd: this.repo.cwd})
-    for (const path of out.split('\0')) if (path) changed.add(path)
-    const paths = [...changed].sort()
-    const read = async (commit: string | null, path: string): Promise<string | null> => {
-      if (!commit) return null
-      const obj = await this.reader.read(`${commit}:${path}`)
-      return obj && obj.type === 'blob' ? obj.content.toString('utf8') : null
+  async threeWay(base: string | null, ours: string, theirs: string): Promise<{files: Array<{path: string; base: string | null; ours: string | null; theirs: string | null}>; theirsPaths: string[]}> {
+    const [oursDiff, theirsDiff] = await Promise.all([this.fileChanges(base, ours), this.fileChanges(base, theirs)])
+    const texts = new Map<string, Promise<string | null>>()
+    const read = (oid: string | null): Promise<string | null> => {
+      if (oid === null) return Promise.resolve(null)
+      let text = texts.get(oid)
+      if (!text) {
+        text = this.reader.read(oid).then((obj) => (obj && obj.type === 'blob' ? obj.content.toString('utf8') : null))
+        texts.set(oid, text)
+      }
+      return text
     }
-    return Promise.all(paths.map(async (path) => ({path, base: await read(base, path), ours: await read(ours, path), theirs: await read(theirs, path)})))
+    const paths = [...oursDiff.keys()].sort()
+    const files = await Promise.all(
+      paths.map(async (path) => {
+        const {before, after} = oursDiff.get(path)!
+        const theirsOid = theirsDiff.has(path) ? theirsDiff.get(path)!.after : before
+        return {path, base: await read(before), ours: await read(after), theirs: await read(theirsOid)}
+      }),
+    )
+    return {files, theirsPaths: [...theirsDiff.keys()].sort()}
   }
 
-  /** Write `files` (content, or null to remove the path) over `rootTree`; returns the new tree id. */
-  async writeFiles(rootTree: string, files: ReadonlyArray<{path: string; content: string | null}>): Promise<string> {
+  /**
+   * The files that differ between two commits (`from` null: every file of
+   * `to`), by path, with their blob ids before and after (null: absent).
+   */
+  async fileChanges(from: string | null, to: string): Promise<Map<string, {before: string | null; after: string | null}>> {
+    const fromTree = from ?? this.writer.write('tree', Buffer.alloc(0))
+    const out = await gitOk(['diff-tree', '-r', '-z', '--no-renames', fromTree, to], {cwd: this.repo.cwd})
+    // -z: ":<old mode> <new mode> <old id> <new id> <status>\0<path>\0" per file.
+    const parts = out.split('\0')
+    const changes = new Map<string, {before: string | null; after: string | null}>()
+    const id = (s: string | undefined) => (s === undefined || /^0+$/.test(s) ? null : s)
+    for (let i = 0; i + 1 < parts.length; i += 2) {
+      const fields = parts[i]!.split(' ')
+      if (!fields[0]?.startsWith(':')) break
+      changes.set(parts[i + 1]!, {before: id(fields[2]), after: id(fields[3])})
+    }
+    return changes
+  }
+
+  /**
+   * Write `files` (content, or null to remove the path) over `rootTree`,
+   * after setting each of `trees` (a directory by path, to a tree already in
+   * the repository); returns the new tree id.
+   */
+  async writeFiles(rootTree: string, files: ReadonlyArray<{path: string; content: string | null}>, trees: ReadonlyArray<{path: string; oid: string}> = []): Promise<string> {
     void this.fsyncObjects() // asked while the trees are built; awaited before the ref moves
     const tb = new TreeBuilder(this.reader, this.writer, rootTree)
+    for (const t of trees) await tb.setTree(t.path, t.oid)
     for (const f of files) {
       if (f.content === null) await tb.remove(f.path)
       else await tb.setFile(f.path, f.content)

@@ -879,3 +879,55 @@ export function snapshotOf(index: TaskIndex): Snapshot {
   const base: Snapshot = {list: index.list, commit: index.commit, config: index.config, tasks: index.base.tasks as ReadonlyMap<string, TaskEntry>, tables: index.base.tables}
   return index.changes.size === 0 ? base : overlaySnapshot(base, index.changes, index.commit)
 }
+
+/**
+ * The task entries that change when `files` (paths with their new content,
+ * null: removed) are written over a tree: what reading the resulting tree
+ * back would give, without reading it. A task file written is parsed from
+ * its text, as readTaskDir would read it; an id whose task file is not
+ * written with content (removed, or only its other files changed) is read
+ * from `tree` with `readDir` (it may be gone, or left without its task file).
+ * Null when a path under tasks/ is not inside a card directory in its own
+ * shard (the caller then reads the tree the ordinary way). Entries are
+ * keyed by id; null: no such task.
+ */
+export async function entriesAfterWrite(
+  files: ReadonlyArray<{path: string; content: string | null}>,
+  readDir: (shard: string, id: string) => Promise<IndexedTask | null>,
+): Promise<Map<string, TaskEntry | null> | null> {
+  const written = new Map<string, {shard: string; text: string | null | undefined}>()
+  const prefix = `${TASKS_DIR}/`
+  for (const f of files) {
+    if (!f.path.startsWith(prefix)) continue
+    const [shard, id, ...rest] = f.path.slice(prefix.length).split('/')
+    if (!shard || !id || rest.length === 0 || !SHARD_RE.test(shard) || !isStoredId(id) || shardOf(id) !== shard) return null
+    const seen = written.get(id) ?? {shard, text: undefined}
+    if (rest.length === 1 && rest[0] === TASK_FILE) seen.text = f.content
+    written.set(id, seen)
+  }
+  const out = new Map<string, TaskEntry | null>()
+  await Promise.all(
+    [...written].map(async ([id, {shard, text}]) => {
+      if (typeof text !== 'string') {
+        out.set(id, await readDir(shard, id))
+        return
+      }
+      const content = Buffer.from(text, 'utf8')
+      const path = `${TASKS_DIR}/${shard}/${id}/${TASK_FILE}`
+      const read = fileText({size: content.length, content})
+      const parsed = read.ok ? parseTaskFile(read.value, id) : read
+      out.set(id, parsed.ok ? IndexedTask.fromMeta(id, shard, '', parsed.value.meta) : {id, path, error: parsed.error})
+    }),
+  )
+  return out
+}
+
+/**
+ * The card `id` as the index reads it, given the entries of its shard's tree
+ * (null: the shard is absent or does not read as a tree: then it holds no
+ * cards). Null when the shard has no entry of that name.
+ */
+export async function readCardIn(reader: ObjectReader, algorithm: HashAlgorithm, shardEntries: readonly TreeEntry[] | null, shard: string, id: string): Promise<IndexedTask | null> {
+  const entry = shardEntries?.find((e) => e.name === id)
+  return entry ? readTaskDir(reader, algorithm, shard, entry) : null
+}

@@ -236,3 +236,98 @@ describe('reconcile: properties', () => {
     expect(reopened).toBeGreaterThan(15)
   })
 })
+
+// ---------------------------------------------------------------------------
+// Incremental reconcile (`changed`): the same result as the whole-list one
+// whenever a merged side was itself consistent.
+
+type Edit = {task: number; kind: 'status'; status: Status} | {task: number; kind: 'parent'; parent: number | null} | {task: number; kind: 'deps'; deps: number[]} | {task: number; kind: 'remove'}
+
+const M = 9
+const editArb: fc.Arbitrary<Edit> = fc.oneof(
+  fc.record({task: fc.integer({min: 1, max: M}), kind: fc.constant('status' as const), status: fc.constantFrom(...STATUSES)}),
+  fc.record({task: fc.integer({min: 1, max: M}), kind: fc.constant('parent' as const), parent: fc.option(fc.integer({min: 1, max: M + 1}), {freq: 3})}),
+  fc.record({task: fc.integer({min: 1, max: M}), kind: fc.constant('deps' as const), deps: fc.uniqueArray(fc.integer({min: 1, max: M + 1}), {maxLength: 3})}),
+  fc.record({task: fc.integer({min: 1, max: M}), kind: fc.constant('remove' as const)}),
+)
+
+/** `snap` with the edits applied (a task edited but absent is added); returns the ids touched. */
+function edited(snap: Snapshot, edits: readonly Edit[], minute: number): {snap: Snapshot; touched: string[]} {
+  const metas = new Map<string, TaskMeta>()
+  for (const [k, e] of snap.tasks) if (e.meta) metas.set(k, e.meta)
+  const broken = [...snap.tasks.values()].filter((e) => !e.meta).map((e) => ({id: e.id, error: e.error ?? 'broken'}))
+  const touched: string[] = []
+  for (const e of edits) {
+    const k = id(e.task)
+    if (broken.some((b) => b.id === k)) continue
+    touched.push(k)
+    if (e.kind === 'remove') {
+      metas.delete(k)
+      continue
+    }
+    const m: TaskMeta = {...(metas.get(k) ?? task({id: k, updated_at: at(0)})), updated_at: at(minute + e.task)}
+    if (e.kind === 'status') m.status = e.status
+    else if (e.kind === 'parent') {
+      if (e.parent === null) delete m.parent
+      else m.parent = id(e.parent)
+    } else m.depends_on = e.deps.map(id).sort()
+    metas.set(k, m)
+  }
+  return {snap: snapshot([...metas.values()], broken), touched}
+}
+
+const sidesArb = fc.record({
+  start: fc.tuple(...Array.from({length: M}, (_, i) => taskArb(i + 1))),
+  broken: fc.subarray(Array.from({length: M}, (_, i) => i + 1), {maxLength: 1}),
+  theirs: fc.array(editArb, {maxLength: 4}),
+  merged: fc.array(editArb, {maxLength: 5}),
+  theirsConsistent: fc.boolean(),
+})
+
+describe('reconcile: around the changes only', () => {
+  it('gives the whole-list result when one side was consistent (and is symmetric in the sides)', () => {
+    let repaired = 0
+    const kinds = new Set<string>()
+    fc.assert(
+      fc.property(sidesArb, ({start, broken, theirs: theirEdits, merged: mergedEdits, theirsConsistent}) => {
+        const raw = snapshot(
+          start.filter((t) => !broken.includes(Number(t.id.slice(4)))),
+          broken.map((i) => ({id: id(i), error: 'broken'})),
+        )
+        // Ours: a consistent list (what the reconciler leaves); theirs: ours edited, consistent or not.
+        const ours = withChanges(raw, reconcile(raw, {now: at(1)}).changes)
+        let theirs = edited(ours, theirEdits, 10).snap
+        if (theirsConsistent) theirs = withChanges(theirs, reconcile(theirs, {now: at(2)}).changes)
+        // The merged list: theirs with more edits (as if ours' changes were applied to it).
+        const {snap: merged, touched} = edited(theirs, mergedEdits, 20)
+        const changed = new Set([...touched, ...theirEdits.map((e) => id(e.task))])
+        for (const e of [...ours.tasks.keys(), ...theirs.tasks.keys()]) if (ours.tasks.get(e)?.meta?.revision !== theirs.tasks.get(e)?.meta?.revision) changed.add(e)
+        const whole = reconcile(merged, {now: NOW, before: [ours, theirs]})
+        const around = reconcile(merged, {now: NOW, before: [ours, theirs], changed})
+        expect(around).toEqual(whole)
+        expect(reconcile(merged, {now: NOW, before: [theirs, ours], changed: [...changed].reverse()})).toEqual(whole)
+        // Extra ids change nothing.
+        expect(reconcile(merged, {now: NOW, before: [ours, theirs], changed: [...merged.tasks.keys(), ...changed]})).toEqual(whole)
+        if (whole.repairs.length > 0) repaired++
+        for (const r of whole.repairs) kinds.add(r.kind)
+      }),
+      {numRuns: 1500},
+    )
+    expect(repaired).toBeGreaterThan(300)
+    expect([...kinds].sort()).toEqual(['dangling_dependency', 'dangling_parent', 'dependency_cycle', 'done_with_open_dependency', 'nesting_too_deep', 'parent_cycle'])
+  })
+
+  it('looks only at the changed tasks and their neighbours, leaving a violation both sides had', () => {
+    // Both sides have a dangling dependency on an unchanged task; the merge changes another task.
+    const a = task({id: id(1), depends_on: [id(9)]})
+    const b = task({id: id(2)})
+    const side = snapshot([a, b])
+    const merged = snapshot([a, {...b, status: 'done'}])
+    expect(reconcile(merged, {now: NOW, before: [side, side], changed: [id(2)]})).toEqual({changes: [], repairs: []})
+    // The whole-list reconcile (and `tasks doctor`) still see it.
+    expect(reconcile(merged, {now: NOW, before: [side, side]}).repairs.map((r) => r.kind)).toEqual(['dangling_dependency'])
+    // A change that involves it brings it into view: the dependency's task is now changed too.
+    const moved = snapshot([{...a, status: 'done'}, b])
+    expect(reconcile(moved, {now: NOW, before: [side, side], changed: [id(1)]}).repairs.map((r) => r.kind)).toEqual(['dangling_dependency'])
+  })
+})
