@@ -60,7 +60,7 @@ describe('search', () => {
   it('rebuilds a damaged cache and refuses an empty query', async () => {
     const {repo, ids} = await repoWith([{title: 'Alpha wombat'}])
     await runJson(repo, ['search', 'wombat'], {env})
-    const cache = join(repo, '.git', 'git-tasks', 'search-main.json')
+    const cache = join(repo, '.git', 'git-tasks', 'search-main.idx')
     expect(existsSync(cache)).toBe(true)
     writeFileSync(cache, readFileSync(cache, 'utf8').slice(0, 40))
     const r = await runJson(repo, ['search', 'wombat'], {env})

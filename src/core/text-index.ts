@@ -1,0 +1,504 @@
+/**
+ * The full-text index `tasks search` reads in place, and its query
+ * evaluator: MiniSearch's ranking (BM25+ per field, prefix and fuzzy
+ * expansion with its weights, field boosts, AND / OR combination, the
+ * "quality" factor) computed straight from flat arrays.
+ *
+ * MiniSearch still builds and updates the index (its tokenizer, term
+ * processing and field lengths); `flatFromPlain` turns its serialized form
+ * into this layout:
+ * - documents numbered 0..docs-1 in task id order (so a tie on score
+ *   breaks by number exactly as by id);
+ * - the term dictionary, sorted by UTF-16 code units: all terms' code units
+ *   in one Uint16Array and each term's start;
+ * - postings per term and field: [doc, term frequency] pairs in one
+ *   Uint32Array, term t's field f from `termFields[t*F+f]` to
+ *   `termFields[t*F+f+1]` (pair indexes);
+ * - each document's length in each field (MiniSearch's unique-token count).
+ *
+ * A query reads only its terms' postings (a prefix's terms are contiguous,
+ * so one range), scores into one Float64Array over the documents and
+ * allocates nothing per document. test/unit/text-index.test.ts checks,
+ * over random corpora and queries, that the hits and scores are MiniSearch's
+ * own `search()` results.
+ */
+
+/** MiniSearch's default tokenizer: split on Unicode spaces, newlines and punctuation. */
+const SPACE_OR_PUNCTUATION = /[\n\r\p{Z}\p{P}]+/u
+
+/** The terms of a query as MiniSearch searches them (its default tokenize and processTerm; empty terms dropped). */
+export function queryTerms(query: string): string[] {
+  return query
+    .split(SPACE_OR_PUNCTUATION)
+    .map((t) => t.toLowerCase())
+    .filter((t) => t.length > 0)
+}
+
+/** The raw tokens of a text (MiniSearch's tokenizer, before lowercasing), empty ones included. */
+export function rawTokens(text: string): string[] {
+  return text.split(SPACE_OR_PUNCTUATION)
+}
+
+export interface TextIndex {
+  /** BM25's document count (MiniSearch's documentCount). */
+  readonly docCount: number
+  /** Rows of the document tables (equal to docCount in a compacted index). */
+  readonly docs: number
+  /** Field names by field number. */
+  readonly fields: readonly string[]
+  readonly avgFieldLength: readonly number[]
+  readonly termCount: number
+  /** Every term's UTF-16 code units, concatenated in term order. */
+  readonly termChars: Uint16Array
+  /** termCount+1 offsets into termChars. */
+  readonly termStart: Uint32Array
+  /** docs × fields: the length of each document's field. */
+  readonly fieldLength: Uint32Array
+  /** Pair offsets of terms lo..hi-1: (hi-lo)×F+1 entries, absolute pair indexes. */
+  termFields(lo: number, hi: number): Uint32Array
+  /** Postings pairs [doc, tf, doc, tf, …] from pair index `from` to `to`. */
+  pairs(from: number, to: number): Uint32Array
+  /** The task id of a document number. */
+  docId(doc: number): string
+}
+
+/** MiniSearch's serialized index (its AsPlainObject, version 2), the parts read or written here. */
+export interface PlainIndex {
+  documentCount: number
+  nextId: number
+  documentIds: Record<string, string>
+  fieldIds: Record<string, number>
+  fieldLength: Record<string, number[]>
+  averageFieldLength: number[]
+  storedFields: Record<string, unknown>
+  dirtCount?: number
+  index: Array<[string, Record<string, Record<string, number>>]>
+  serializationVersion: number
+}
+
+/** The flat index held in memory (built from MiniSearch, or read whole from the cache to update it). */
+export interface FlatIndex extends TextIndex {
+  readonly allTermFields: Uint32Array
+  readonly allPairs: Uint32Array
+  readonly ids: readonly string[]
+}
+
+const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
+export function flatIndex(parts: {
+  docCount: number
+  fields: readonly string[]
+  avgFieldLength: readonly number[]
+  termChars: Uint16Array
+  termStart: Uint32Array
+  fieldLength: Uint32Array
+  termFields: Uint32Array
+  pairs: Uint32Array
+  ids: readonly string[]
+}): FlatIndex {
+  const F = parts.fields.length
+  return {
+    docCount: parts.docCount,
+    docs: parts.ids.length,
+    fields: parts.fields,
+    avgFieldLength: parts.avgFieldLength,
+    termCount: parts.termStart.length - 1,
+    termChars: parts.termChars,
+    termStart: parts.termStart,
+    fieldLength: parts.fieldLength,
+    allTermFields: parts.termFields,
+    allPairs: parts.pairs,
+    ids: parts.ids,
+    termFields: (lo, hi) => parts.termFields.subarray(lo * F, hi * F + 1),
+    pairs: (from, to) => parts.pairs.subarray(from * 2, to * 2),
+    docId: (doc) => parts.ids[doc]!,
+  }
+}
+
+/**
+ * MiniSearch's serialized index as a flat one. Postings of documents it no
+ * longer has (it discards lazily) are dropped; documents are renumbered in
+ * id order and terms sorted.
+ */
+export function flatFromPlain(plain: PlainIndex): FlatIndex {
+  const fields: string[] = []
+  for (const [name, id] of Object.entries(plain.fieldIds)) fields[id] = name
+  const F = fields.length
+  const live = Object.entries(plain.documentIds).sort((a, b) => byCodeUnits(a[1], b[1]))
+  const docOf = new Map<string, number>()
+  live.forEach(([short], n) => docOf.set(short, n))
+  const fieldLength = new Uint32Array(live.length * F)
+  live.forEach(([short], n) => {
+    const lengths = plain.fieldLength[short] ?? []
+    for (let f = 0; f < F; f++) fieldLength[n * F + f] = lengths[f] ?? 0
+  })
+  const entries = plain.index.slice().sort((a, b) => byCodeUnits(a[0], b[0]))
+  const terms: string[] = []
+  const termFields: number[] = [0]
+  const pairs: number[] = []
+  const posting: Array<[number, number]> = []
+  for (const [term, byField] of entries) {
+    const start = pairs.length
+    const offsets: number[] = []
+    for (let f = 0; f < F; f++) {
+      posting.length = 0
+      for (const [short, tf] of Object.entries(byField[String(f)] ?? {})) {
+        const doc = docOf.get(short)
+        if (doc !== undefined) posting.push([doc, tf])
+      }
+      posting.sort((a, b) => a[0] - b[0])
+      for (const [doc, tf] of posting) pairs.push(doc, tf)
+      offsets.push(pairs.length / 2)
+    }
+    if (pairs.length === start) continue // only discarded documents had it
+    terms.push(term)
+    termFields.push(...offsets)
+  }
+  const termStart = new Uint32Array(terms.length + 1)
+  let chars = 0
+  terms.forEach((t, i) => {
+    termStart[i] = chars
+    chars += t.length
+  })
+  termStart[terms.length] = chars
+  const termChars = new Uint16Array(chars)
+  terms.forEach((t, i) => {
+    const at = termStart[i]!
+    for (let j = 0; j < t.length; j++) termChars[at + j] = t.charCodeAt(j)
+  })
+  return flatIndex({
+    docCount: plain.documentCount,
+    fields,
+    avgFieldLength: fields.map((_, f) => plain.averageFieldLength[f] ?? 0),
+    termChars,
+    termStart,
+    fieldLength,
+    termFields: Uint32Array.from(termFields),
+    pairs: Uint32Array.from(pairs),
+    ids: live.map(([, id]) => id),
+  })
+}
+
+/** The flat index as MiniSearch's serialized form (to load it into MiniSearch and update it). */
+export function plainFromFlat(flat: FlatIndex): PlainIndex {
+  const F = flat.fields.length
+  const documentIds: Record<string, string> = {}
+  const fieldLength: Record<string, number[]> = {}
+  for (let n = 0; n < flat.docs; n++) {
+    documentIds[n] = flat.ids[n]!
+    fieldLength[n] = Array.from(flat.fieldLength.subarray(n * F, n * F + F))
+  }
+  const index: PlainIndex['index'] = []
+  for (let t = 0; t < flat.termCount; t++) {
+    const byField: Record<string, Record<string, number>> = {}
+    for (let f = 0; f < F; f++) {
+      const from = flat.allTermFields[t * F + f]!
+      const to = flat.allTermFields[t * F + f + 1]!
+      if (from === to) continue
+      const docs: Record<string, number> = {}
+      for (let p = from; p < to; p++) docs[flat.allPairs[p * 2]!] = flat.allPairs[p * 2 + 1]!
+      byField[f] = docs
+    }
+    index.push([termAt(flat, t), byField])
+  }
+  const fieldIds: Record<string, number> = {}
+  flat.fields.forEach((name, f) => (fieldIds[name] = f))
+  return {
+    documentCount: flat.docCount,
+    nextId: flat.docs,
+    documentIds,
+    fieldIds,
+    fieldLength,
+    averageFieldLength: [...flat.avgFieldLength],
+    storedFields: {},
+    dirtCount: 0,
+    index,
+    serializationVersion: 2,
+  }
+}
+
+// ------------------------------------------------------------ dictionary
+
+export function termAt(ix: TextIndex, t: number): string {
+  return String.fromCharCode(...ix.termChars.subarray(ix.termStart[t]!, ix.termStart[t + 1]!))
+}
+
+/** Compare term t with q by code units: <0, 0, >0. */
+function compareTerm(ix: TextIndex, t: number, q: string): number {
+  const chars = ix.termChars
+  const s = ix.termStart[t]!
+  const len = ix.termStart[t + 1]! - s
+  const n = Math.min(len, q.length)
+  for (let i = 0; i < n; i++) {
+    const d = chars[s + i]! - q.charCodeAt(i)
+    if (d !== 0) return d
+  }
+  return len - q.length
+}
+
+/** The first term not below q. */
+function lowerBound(ix: TextIndex, q: string): number {
+  let lo = 0
+  let hi = ix.termCount
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (compareTerm(ix, mid, q) < 0) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+function startsWith(ix: TextIndex, t: number, q: string): boolean {
+  const s = ix.termStart[t]!
+  if (ix.termStart[t + 1]! - s < q.length) return false
+  for (let i = 0; i < q.length; i++) if (ix.termChars[s + i] !== q.charCodeAt(i)) return false
+  return true
+}
+
+/** The terms that start with q: [lo, hi). */
+function prefixRange(ix: TextIndex, q: string): [number, number] {
+  const lo = lowerBound(ix, q)
+  let a = lo
+  let b = ix.termCount
+  while (a < b) {
+    const mid = (a + b) >>> 1
+    if (startsWith(ix, mid, q)) a = mid + 1
+    else b = mid
+  }
+  return [lo, a]
+}
+
+/** The first term at or after `from` whose first `len` code units differ from term t's. */
+function afterSharedPrefix(ix: TextIndex, from: number, t: number, len: number): number {
+  const chars = ix.termChars
+  const ts = ix.termStart[t]!
+  const shares = (u: number): boolean => {
+    const s = ix.termStart[u]!
+    if (ix.termStart[u + 1]! - s < len) return false
+    for (let i = 0; i < len; i++) if (chars[s + i] !== chars[ts + i]) return false
+    return true
+  }
+  let a = from
+  let b = ix.termCount
+  while (a < b) {
+    const mid = (a + b) >>> 1
+    if (shares(mid)) a = mid + 1
+    else b = mid
+  }
+  return a
+}
+
+/**
+ * The terms within Levenshtein distance maxD of q (code units), with their
+ * distances: MiniSearch's banded matrix (fuzzySearch.ts), walked over the
+ * sorted dictionary instead of its radix tree: consecutive terms share the
+ * rows of their common prefix, and a prefix whose row is already beyond
+ * maxD skips every term that has it.
+ */
+function fuzzyTerms(ix: TextIndex, q: string, maxD: number, out: (t: number, distance: number) => void): void {
+  const n = q.length + 1
+  const m = n + maxD
+  const matrix = new Uint8Array(m * n).fill(maxD + 1)
+  for (let j = 0; j < n; j++) matrix[j] = j
+  for (let i = 1; i < m; i++) matrix[i * n] = i
+  const qc = new Uint16Array(q.length)
+  for (let j = 0; j < q.length; j++) qc[j] = q.charCodeAt(j)
+  const chars = ix.termChars
+  let prev = -1
+  let validRows = 0 // rows 1..validRows hold the previous term's prefix
+  let t = 0
+  while (t < ix.termCount) {
+    const s = ix.termStart[t]!
+    const len = ix.termStart[t + 1]! - s
+    let common = 0
+    if (prev >= 0) {
+      const ps = ix.termStart[prev]!
+      const plen = ix.termStart[prev + 1]! - ps
+      const lim = Math.min(validRows, len, plen)
+      while (common < lim && chars[ps + common] === chars[s + common]) common++
+    }
+    let pruneAt = 0
+    const rows = Math.min(len, m - 1)
+    let i = common + 1
+    for (; i <= rows; i++) {
+      const c = chars[s + i - 1]!
+      const row = n * i
+      const prevRow = row - n
+      let minDistance = matrix[row]!
+      const jmin = Math.max(0, i - maxD - 1)
+      const jmax = Math.min(n - 1, i + maxD)
+      for (let j = jmin; j < jmax; j++) {
+        const rpl = matrix[prevRow + j]! + (c !== qc[j] ? 1 : 0)
+        const del = matrix[prevRow + j + 1]! + 1
+        const ins = matrix[row + j]! + 1
+        const dist = Math.min(rpl, del, ins)
+        matrix[row + j + 1] = dist
+        if (dist < minDistance) minDistance = dist
+      }
+      if (minDistance > maxD) {
+        pruneAt = i
+        break
+      }
+    }
+    prev = t
+    if (pruneAt) {
+      validRows = pruneAt - 1
+      t = afterSharedPrefix(ix, t + 1, t, pruneAt)
+      continue
+    }
+    validRows = rows
+    if (len <= m - 1) {
+      const distance = matrix[len * n + n - 1]!
+      if (distance <= maxD) out(t, distance)
+      t++
+    } else {
+      // Longer than q by more than maxD: so is every term sharing these m-1 code units.
+      t = afterSharedPrefix(ix, t + 1, t, m - 1)
+    }
+  }
+}
+
+// ------------------------------------------------------------ evaluation
+
+export interface EvalOptions {
+  /** Fields searched (default: all). */
+  fields?: readonly string[]
+  boost?: Record<string, number>
+  prefix?: boolean
+  fuzzy?: boolean | number
+  maxFuzzy?: number
+  weights?: {fuzzy?: number; prefix?: number}
+  combineWith?: 'AND' | 'OR'
+  bm25?: {k: number; b: number; d: number}
+}
+
+export interface Ranked {
+  /** The matching documents, unordered. */
+  docs: Uint32Array
+  /** Final score by document number (MiniSearch's score × quality). */
+  score: Float64Array
+  /** Fields matched, by document number: bit f for field number f. */
+  fieldMask: Uint8Array
+  /** The query's terms and the dictionary terms its fuzzy matching found (for snippets). */
+  terms: string[]
+}
+
+const DEFAULT_BM25 = {k: 1.2, b: 0.7, d: 0.5}
+
+/** Rank the documents for a query the way MiniSearch's `search(query, options)` does. */
+export function evaluate(ix: TextIndex, query: string, options: EvalOptions = {}): Ranked {
+  const N = ix.docs
+  const F = ix.fields.length
+  const {k, b, d} = options.bm25 ?? DEFAULT_BM25
+  const prefixWeight = options.weights?.prefix ?? 0.375
+  const fuzzyWeight = options.weights?.fuzzy ?? 0.45
+  const maxFuzzy = options.maxFuzzy ?? 6
+  const fieldNames = options.fields ?? ix.fields
+  const searched: Array<{f: number; boost: number}> = []
+  for (const name of fieldNames) {
+    const f = ix.fields.indexOf(name)
+    const boost = options.boost && Object.prototype.hasOwnProperty.call(options.boost, name) ? options.boost[name] || 1 : 1
+    if (f !== -1) searched.push({f, boost})
+  }
+  const terms = queryTerms(query)
+  const distinct = [...new Set(terms)]
+  const score = new Float64Array(N)
+  const fieldMask = new Uint8Array(N)
+  const specCount = new Uint16Array(N)
+  const stamp = new Int32Array(N).fill(-1)
+  const seen = distinct.length < terms.length ? new Uint8Array(N * distinct.length) : null
+  const extra: string[] = []
+  const and = (options.combineWith ?? 'OR').toUpperCase() === 'AND'
+
+  const scoreTerm = (spec: number, u: number, termFields: Uint32Array, at: number, pairs: Uint32Array, base: number, weight: number): void => {
+    for (const {f, boost} of searched) {
+      const from = termFields[at + f]!
+      const to = termFields[at + f + 1]!
+      const df = to - from
+      if (df === 0) continue
+      const idf = Math.log(1 + (ix.docCount - df + 0.5) / (df + 0.5))
+      const avg = ix.avgFieldLength[f]!
+      const w = weight * boost
+      for (let p = (from - base) * 2, end = (to - base) * 2; p < end; p += 2) {
+        const doc = pairs[p]!
+        const tf = pairs[p + 1]!
+        if (doc >= N) throw new Error('damaged search index: a posting names no document')
+        const fl = ix.fieldLength[doc * F + f]!
+        score[doc] = score[doc]! + w * (idf * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * fl) / avg))))
+        fieldMask[doc] = fieldMask[doc]! | (1 << f)
+        if (stamp[doc] !== spec) {
+          stamp[doc] = spec
+          specCount[doc] = specCount[doc]! + 1
+          if (seen) seen[doc * distinct.length + u] = 1
+        }
+      }
+    }
+  }
+  /** Score terms lo..hi-1 (contiguous in the dictionary) with weight(t), reading their postings in one range. */
+  const scoreRange = (spec: number, u: number, lo: number, hi: number, weight: (t: number) => number): void => {
+    if (hi <= lo) return
+    const tfs = ix.termFields(lo, hi)
+    const base = tfs[0]!
+    const pairs = ix.pairs(base, tfs[(hi - lo) * F]!)
+    for (let t = lo; t < hi; t++) {
+      const w = weight(t)
+      if (w > 0) scoreTerm(spec, u, tfs, (t - lo) * F, pairs, base, w)
+    }
+  }
+
+  terms.forEach((q, spec) => {
+    const u = distinct.indexOf(q)
+    const qlen = q.length
+    const termLen = (t: number) => ix.termStart[t + 1]! - ix.termStart[t]!
+    let exact = -1
+    const at = lowerBound(ix, q)
+    if (at < ix.termCount && compareTerm(ix, at, q) === 0) exact = at
+    let lo = exact
+    let hi = exact === -1 ? -1 : exact + 1
+    if (options.prefix) [lo, hi] = prefixRange(ix, q)
+    // Exact and prefix matches: one contiguous range of the dictionary.
+    if (lo !== -1)
+      scoreRange(spec, u, lo, hi, (t) => {
+        if (t === exact) return 1
+        const len = termLen(t)
+        return (prefixWeight * len) / (len + 0.3 * (len - qlen))
+      })
+    if (options.fuzzy) {
+      const fuzzy = options.fuzzy === true ? 0.2 : options.fuzzy
+      const maxD = fuzzy < 1 ? Math.min(maxFuzzy, Math.round(qlen * fuzzy)) : fuzzy
+      if (maxD) {
+        fuzzyTerms(ix, q, maxD, (t, distance) => {
+          if (distance === 0) return
+          if (options.prefix && t >= lo && t < hi) return // scored as a prefix match
+          const len = termLen(t)
+          const w = (fuzzyWeight * len) / (len + distance)
+          extra.push(termAt(ix, t))
+          scoreRange(spec, u, t, t + 1, () => w)
+        })
+      }
+    }
+  })
+  const S = terms.length
+  let count = 0
+  for (let doc = 0; doc < N; doc++) if (and ? specCount[doc] === S && S > 0 : specCount[doc]! > 0) count++
+  const docs = new Uint32Array(count)
+  count = 0
+  for (let doc = 0; doc < N; doc++) {
+    if (!(and ? specCount[doc] === S && S > 0 : specCount[doc]! > 0)) continue
+    docs[count++] = doc
+    let quality = distinct.length
+    if (!and) {
+      if (seen) {
+        quality = 0
+        for (let x = 0; x < distinct.length; x++) quality += seen[doc * distinct.length + x]!
+      } else quality = specCount[doc]!
+    }
+    score[doc] = score[doc]! * quality
+  }
+  return {docs, score, fieldMask, terms: [...distinct, ...new Set(extra)]}
+}
+
+/** The ranked documents in MiniSearch's order: score, highest first; then document number. */
+export function sortedHits(r: Ranked): Uint32Array {
+  return r.docs.slice().sort((a, b) => r.score[b]! - r.score[a]! || a - b)
+}
