@@ -20,10 +20,11 @@
 import type MiniSearchClass from 'minisearch'
 import type {Options} from 'minisearch'
 import {UsageError} from '../core/errors'
-import {STATES, type State} from '../core/readiness'
+import {STATES, type State, openRowState} from '../core/readiness'
+import {tablesOf} from '../core/snapshot'
 import type {TaskView} from '../core/task-view'
 import type {TaskMeta} from '../core/task'
-import {type EvalOptions, type FlatIndex, type PlainIndex, type Ranked, type TextIndex, evaluate, flatFromPlain, plainFromFlat, queryTerms, rawTokens} from '../core/text-index'
+import {type EvalOptions, type FlatIndex, type PlainIndex, type Ranked, type TextIndex, docsWithAllTerms, evaluate, flatFromPlain, plainFromFlat, queryTerms, rawTokens} from '../core/text-index'
 import {checkTags} from '../core/validation'
 import {type SearchCache, readSearchCache, writeSearchCache} from '../refstore/search-cache'
 import type {Loaded} from '../refstore/list-store'
@@ -229,11 +230,16 @@ function before(a: number, b: number, exact: ReadonlySet<number>, score: Float64
   return d !== 0 ? d > 0 : a < b
 }
 
-/** The best `k` of `docs` in order (a bounded insertion: most hits fall below the k-th and cost one comparison). */
+/** The best `k` of `docs` (in document order) in order: a bounded insertion, where most hits fall below the k-th and cost one comparison. */
 function topK(docs: Iterable<number>, k: number, exact: ReadonlySet<number>, score: Float64Array): number[] {
   const top: number[] = []
+  const noExact = exact.size === 0
   for (const doc of docs) {
-    if (top.length === k && !before(doc, top[k - 1]!, exact, score)) continue
+    if (top.length === k) {
+      const last = top[k - 1]!
+      // Documents come in increasing number, so an equal score never goes before.
+      if (noExact ? score[doc]! <= score[last]! : !before(doc, last, exact, score)) continue
+    }
     let i = top.length === k ? k - 1 : top.length
     while (i > 0 && before(doc, top[i - 1]!, exact, score)) {
       top[i] = top[i - 1]!
@@ -255,6 +261,16 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
   const owner = args.owner === '@me' ? (v.actor ?? '') : args.owner
   const filtered = states !== null || tags.length > 0 || owner !== undefined
   const limit = args.limit ?? 20
+  // Open states only (and no tags): the index's open rows say which items pass, without decoding any card.
+  let openIds: Set<string> | null = null
+  if (states && tags.length === 0 && [...states].every((st) => st !== 'done' && st !== 'cancelled')) {
+    openIds = new Set()
+    const nowMs = Date.parse(v.now)
+    for (const r of tablesOf(snap).openRows().rows) {
+      if (owner !== undefined && (r[5] === '' || r[5] !== owner)) continue
+      if (states.has(openRowState(r, v.actor, nowMs, snap.config).state)) openIds.add(r[0])
+    }
+  }
   const viewOf = (id: string): TaskView | null => {
     const meta = snap.tasks.get(id)?.meta
     return meta ? v.view(meta) : null
@@ -267,20 +283,25 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
     let total = 0
     let page: Array<{doc: number; view: TaskView}> = []
     if (filtered) {
-      // Every hit's card decides whether it counts.
-      const views = new Map<number, TaskView>()
       const kept: number[] = []
-      for (const doc of ranked.docs) {
-        const view = viewOf(index.docId(doc))
-        if (!view) continue
-        if (states && !states.has(view.state)) continue
-        if (!tags.every((t) => view.tags.includes(t))) continue
-        if (owner !== undefined && view.owner !== owner) continue
-        views.set(doc, view)
-        kept.push(doc)
+      if (openIds) {
+        for (const doc of ranked.docs) if (openIds.has(index.docId(doc))) kept.push(doc)
+      } else {
+        // Every hit's card decides whether it counts (its state, not its whole view).
+        for (const doc of ranked.docs) {
+          const meta = snap.tasks.get(index.docId(doc))?.meta
+          if (!meta) continue
+          if (!tags.every((t) => meta.tags.includes(t))) continue
+          if (owner !== undefined && (meta.owner ?? null) !== owner) continue
+          if (states && !states.has(v.state(meta).state)) continue
+          kept.push(doc)
+        }
       }
       total = kept.length
-      page = topK(kept, limit, exact, ranked.score).map((doc) => ({doc, view: views.get(doc)!}))
+      page = topK(kept, limit, exact, ranked.score).flatMap((doc) => {
+        const view = viewOf(index.docId(doc))
+        return view ? [{doc, view}] : []
+      })
     } else {
       // Without filters only the hits shown need their card (a common word may match thousands).
       total = ranked.docs.length
@@ -299,14 +320,18 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
   })
   const {ranked, total, state, page} = picked
   const terms = ranked.terms
+  const fieldsOf = (doc: number): Field[] => FIELDS.filter((_, f) => ranked.fieldMask[doc]! & (1 << f))
+  // The descriptions and comments of the hits shown, read at once (the object reader pipelines them).
+  const details = await Promise.all(
+    page.map(({doc, view}) => (fieldsOf(doc).some((f) => f === 'body' || f === 'comments') ? session.store.readDetail(loaded.index.commit, view.id, dirOf(snap, view.id)) : null)),
+  )
   const results: SearchHit[] = []
-  for (const {doc, view} of page) {
-    const mask = ranked.fieldMask[doc]!
-    const fields = FIELDS.filter((_, f) => mask & (1 << f))
+  for (const [i, {doc, view}] of page.entries()) {
+    const fields = fieldsOf(doc)
     let snippet: SearchHit['snippet'] = null
     const textFields = fields.filter((f) => f !== 'tags')
-    if (textFields.some((f) => f !== 'title')) {
-      const detail = await session.store.readDetail(loaded.index.commit, view.id, dirOf(snap, view.id))
+    const detail = details[i]
+    if (detail) {
       const texts: Record<Field, string> = {title: view.title, body: detail.body, comments: detail.comments.map((c) => c.body).join('\n\n'), tags: ''}
       for (const f of textFields) {
         const text = snippetOf(texts[f], terms)
@@ -335,11 +360,11 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
 function exactTitles(index: TextIndex, query: string, titleOf: (doc: number) => string | undefined): Set<number> {
   const out = new Set<number>()
   const title = index.fields.indexOf('title')
-  if (title === -1 || queryTerms(query).length === 0) return out
+  const terms = queryTerms(query)
+  if (title === -1 || terms.length === 0) return out
   const maxLength = rawTokens(query).length + 2
   const F = index.fields.length
-  const {docs} = evaluate(index, query, {fields: ['title'], prefix: false, fuzzy: false, combineWith: 'AND'})
-  const candidates = [...docs].filter((doc) => index.fieldLength[doc * F + title]! <= maxLength)
+  const candidates = docsWithAllTerms(index, terms, 'title').filter((doc) => index.fieldLength[doc * F + title]! <= maxLength)
   candidates.sort((a, b) => index.fieldLength[a * F + title]! - index.fieldLength[b * F + title]! || a - b)
   const want = normalizeTitle(query)
   for (const doc of candidates.slice(0, 50)) {

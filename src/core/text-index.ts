@@ -385,6 +385,68 @@ export interface Ranked {
 
 const DEFAULT_BM25 = {k: 1.2, b: 0.7, d: 0.5}
 
+interface Accumulator {
+  score: Float64Array
+  fieldMask: Uint8Array
+  specCount: Uint16Array
+  stamp: Int32Array
+  seen: Uint8Array | null
+  distinct: number
+  fieldLength: Uint32Array
+  fields: number
+  docs: number
+}
+
+/** Add one term's postings in one field to the scores: BM25+ as MiniSearch computes it (calcBM25Score), times the weight. */
+function accumulate(a: Accumulator, pairs: Uint32Array, p0: number, p1: number, f: number, w: number, idf: number, k: number, b: number, d: number, avg: number, spec: number, u: number): void {
+  const {score, fieldMask, specCount, stamp, seen, fieldLength, fields, docs} = a
+  const bit = 1 << f
+  for (let p = p0; p < p1; p += 2) {
+    const doc = pairs[p]!
+    const tf = pairs[p + 1]!
+    if (doc >= docs) throw new Error('damaged search index: a posting names no document')
+    const fl = fieldLength[doc * fields + f]!
+    score[doc] = score[doc]! + w * (idf * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * fl) / avg))))
+    fieldMask[doc] = fieldMask[doc]! | bit
+    if (stamp[doc] !== spec) {
+      stamp[doc] = spec
+      specCount[doc] = specCount[doc]! + 1
+      if (seen) seen[doc * a.distinct + u] = 1
+    }
+  }
+}
+
+/**
+ * The documents whose `field` holds every one of `terms` exactly (no prefix
+ * or typo), in document order: only those terms' postings in that field are read.
+ */
+export function docsWithAllTerms(ix: TextIndex, terms: readonly string[], field: string): number[] {
+  const f = ix.fields.indexOf(field)
+  if (f === -1 || terms.length === 0) return []
+  let out: number[] | null = null
+  for (const q of new Set(terms)) {
+    const t = lowerBound(ix, q)
+    if (t >= ix.termCount || compareTerm(ix, t, q) !== 0) return []
+    const tfs = ix.termFields(t, t + 1)
+    const pairs = ix.pairs(tfs[f]!, tfs[f + 1]!)
+    const docs: number[] = []
+    if (out === null) {
+      for (let p = 0; p < pairs.length; p += 2) docs.push(pairs[p]!)
+    } else {
+      // Both in document order: merge.
+      let i = 0
+      for (let p = 0; p < pairs.length && i < out.length; p += 2) {
+        const doc = pairs[p]!
+        while (i < out.length && out[i]! < doc) i++
+        if (out[i] === doc) docs.push(doc)
+      }
+    }
+    out = docs
+    if (out.length === 0) return out
+  }
+  return out ?? []
+}
+
 /** Rank the documents for a query the way MiniSearch's `search(query, options)` does. */
 export function evaluate(ix: TextIndex, query: string, options: EvalOptions = {}): Ranked {
   const N = ix.docs
@@ -410,6 +472,7 @@ export function evaluate(ix: TextIndex, query: string, options: EvalOptions = {}
   const extra: string[] = []
   const and = (options.combineWith ?? 'OR').toUpperCase() === 'AND'
 
+  const acc: Accumulator = {score, fieldMask, specCount, stamp, seen, distinct: distinct.length, fieldLength: ix.fieldLength, fields: F, docs: N}
   const scoreTerm = (spec: number, u: number, termFields: Uint32Array, at: number, pairs: Uint32Array, base: number, weight: number): void => {
     for (const {f, boost} of searched) {
       const from = termFields[at + f]!
@@ -417,21 +480,7 @@ export function evaluate(ix: TextIndex, query: string, options: EvalOptions = {}
       const df = to - from
       if (df === 0) continue
       const idf = Math.log(1 + (ix.docCount - df + 0.5) / (df + 0.5))
-      const avg = ix.avgFieldLength[f]!
-      const w = weight * boost
-      for (let p = (from - base) * 2, end = (to - base) * 2; p < end; p += 2) {
-        const doc = pairs[p]!
-        const tf = pairs[p + 1]!
-        if (doc >= N) throw new Error('damaged search index: a posting names no document')
-        const fl = ix.fieldLength[doc * F + f]!
-        score[doc] = score[doc]! + w * (idf * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * fl) / avg))))
-        fieldMask[doc] = fieldMask[doc]! | (1 << f)
-        if (stamp[doc] !== spec) {
-          stamp[doc] = spec
-          specCount[doc] = specCount[doc]! + 1
-          if (seen) seen[doc * distinct.length + u] = 1
-        }
-      }
+      accumulate(acc, pairs, (from - base) * 2, (to - base) * 2, f, weight * boost, idf, k, b, d, ix.avgFieldLength[f]!, spec, u)
     }
   }
   /** Score terms lo..hi-1 (contiguous in the dictionary) with weight(t), reading their postings in one range. */

@@ -22,6 +22,7 @@
  */
 import {closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
+import {createHash} from 'node:crypto'
 import {type FlatIndex, type TextIndex, flatIndex} from '../core/text-index'
 
 export const SEARCH_CACHE_VERSION = 3
@@ -39,8 +40,8 @@ interface Header {
   terms: number
   fields: string[]
   avgFieldLength: number[]
-  /** Byte offset (after the header line), byte length, checksum of the padded words. */
-  sections: Record<Section, [number, number, number]>
+  /** Byte offset (after the header line), byte length, SHA-1 of the padded words. */
+  sections: Record<Section, [number, number, string]>
 }
 
 export function searchCachePath(commonDir: string, list: string): string {
@@ -62,11 +63,9 @@ function damaged(what: string): Error {
   return new Error(`damaged search cache: ${what}`)
 }
 
-/** A 32-bit checksum of whole words (FNV-1a over u32). */
-function checksum(words: Uint32Array): number {
-  let h = 0x811c9dc5
-  for (let i = 0; i < words.length; i++) h = Math.imul(h ^ words[i]!, 16777619)
-  return h >>> 0
+/** The checksum of a section's padded words (SHA-1, hex): native code, well under a millisecond for a query's tables. */
+function checksum(words: Uint32Array): string {
+  return createHash('sha1').update(words).digest('hex')
 }
 
 const padded = (n: number): number => (n + 3) & ~3
@@ -160,12 +159,10 @@ function openedCache(fd: number, list: string): SearchCache | null {
     const termStart = whole('termStart', (T + 1) * 4)
     const chars = termStart[T]!
     const termChars = new Uint16Array(whole('termChars', chars * 2).buffer, 0, chars)
-    for (let t = 0; t < T; t++) if (termStart[t]! > termStart[t + 1]!) throw damaged('term offsets')
     const fieldLength = whole('fieldLength', D * F * 4)
     const idStart = whole('idStart', (D + 1) * 4)
     const idBytes = idStart[D]!
     const ids = Buffer.from(whole('ids', idBytes).buffer, 0, idBytes)
-    for (let n = 0; n < D; n++) if (idStart[n]! > idStart[n + 1]!) throw damaged('id offsets')
     return {termStart, termChars, fieldLength, idStart, ids}
   }
   const [termFieldsAt, termFieldsBytes] = range('termFields')

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import fc from 'fast-check'
 import MiniSearch, {type Options, type SearchOptions} from 'minisearch'
-import {type EvalOptions, type PlainIndex, evaluate, flatFromPlain, plainFromFlat, queryTerms, sortedHits} from '../../src/core/text-index'
+import {type EvalOptions, type PlainIndex, docsWithAllTerms, evaluate, flatFromPlain, plainFromFlat, queryTerms, sortedHits} from '../../src/core/text-index'
 import {readSearchCache, writeSearchCache} from '../../src/refstore/search-cache'
 import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -101,7 +101,12 @@ describe('text index: the same ranking as MiniSearch', () => {
         const ms = new MiniSearch<Doc>(MS_OPTIONS)
         ms.addAll(corpus)
         const flat = flatFromPlain(ms.toJSON() as unknown as PlainIndex)
-        for (const [q, o] of queries) expectSameRanking(ms, flat, q, o)
+        for (const [q, o] of queries) {
+          expectSameRanking(ms, flat, q, o)
+          // The exact-title candidates: the documents a title-only, exact-words AND search finds.
+          const titleOnly = ms.search(q, {fields: ['title'], prefix: false, fuzzy: false, combineWith: 'AND'})
+          expect(docsWithAllTerms(flat, queryTerms(q), 'title').map((doc) => flat.docId(doc)).sort()).toEqual(titleOnly.map((h) => String(h.id)).sort())
+        }
       }),
       {numRuns: 250},
     )
