@@ -320,7 +320,7 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
   })
   const {ranked, total, state, page} = picked
   const terms = ranked.terms
-  const fieldsOf = (doc: number): Field[] => FIELDS.filter((_, f) => ranked.fieldMask[doc]! & (1 << f))
+  const fieldsOf = (doc: number): Field[] => FIELDS.filter((_, f) => ranked.fieldMask(doc) & (1 << f))
   // The descriptions and comments of the hits shown, read at once (the object reader pipelines them).
   const details = await Promise.all(
     page.map(({doc, view}) => (fieldsOf(doc).some((f) => f === 'body' || f === 'comments') ? session.store.readDetail(loaded.index.commit, view.id, dirOf(snap, view.id)) : null)),

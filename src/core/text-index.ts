@@ -310,6 +310,11 @@ function fuzzyTerms(ix: TextIndex, q: string, maxD: number, out: (t: number, dis
   while (t < ix.termCount) {
     const s = ix.termStart[t]!
     const len = ix.termStart[t + 1]! - s
+    // A term whose length is too far from q's is never within maxD: skip it, keeping the rows computed so far.
+    if (len < q.length - maxD || len > q.length + maxD) {
+      t++
+      continue
+    }
     let common = 0
     if (prev >= 0) {
       const ps = ix.termStart[prev]!
@@ -373,47 +378,68 @@ export interface EvalOptions {
 }
 
 export interface Ranked {
-  /** The matching documents, unordered. */
+  /** The matching documents, in document order. */
   docs: Uint32Array
   /** Final score by document number (MiniSearch's score × quality). */
   score: Float64Array
-  /** Fields matched, by document number: bit f for field number f. */
-  fieldMask: Uint8Array
+  /** The fields a matching document matched in: bit f for field number f (worked out on demand, for the hits shown). */
+  fieldMask(doc: number): number
   /** The query's terms and the dictionary terms its fuzzy matching found (for snippets). */
   terms: string[]
 }
 
 const DEFAULT_BM25 = {k: 1.2, b: 0.7, d: 0.5}
 
-interface Accumulator {
-  score: Float64Array
-  fieldMask: Uint8Array
-  specCount: Uint16Array
-  stamp: Int32Array
-  seen: Uint8Array | null
-  distinct: number
-  fieldLength: Uint32Array
-  fields: number
-  docs: number
+/** One term's postings in one field, as scored: pairs [p0, p1) of `pairs`, in document order. */
+interface Scored {
+  pairs: Uint32Array
+  p0: number
+  p1: number
+  f: number
 }
 
-/** Add one term's postings in one field to the scores: BM25+ as MiniSearch computes it (calcBM25Score), times the weight. */
-function accumulate(a: Accumulator, pairs: Uint32Array, p0: number, p1: number, f: number, w: number, idf: number, k: number, b: number, d: number, avg: number, spec: number, u: number): void {
-  const {score, fieldMask, specCount, stamp, seen, fieldLength, fields, docs} = a
-  const bit = 1 << f
+/**
+ * Add one term's postings in one field to the scores: BM25+ as MiniSearch
+ * computes it (calcBM25Score), times the weight. The loop a query spends its
+ * time in, so it does only that: which query words a document matched is
+ * counted only when there are several (`countSpecs`).
+ */
+function accumulate(score: Float64Array, fieldLength: Uint32Array, fields: number, docs: number, s: Scored, w: number, idf: number, k: number, b: number, d: number, avg: number): void {
+  const {pairs, p0, p1, f} = s
   for (let p = p0; p < p1; p += 2) {
     const doc = pairs[p]!
-    const tf = pairs[p + 1]!
     if (doc >= docs) throw new Error('damaged search index: a posting names no document')
+    const tf = pairs[p + 1]!
     const fl = fieldLength[doc * fields + f]!
     score[doc] = score[doc]! + w * (idf * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * fl) / avg))))
-    fieldMask[doc] = fieldMask[doc]! | bit
+  }
+}
+
+/** Note the documents of these postings as matching query word `spec` (and distinct word `u`). */
+function countSpecs(s: Scored, spec: number, u: number, stamp: Int32Array, specCount: Uint16Array, seen: Uint8Array | null, distinct: number): void {
+  const {pairs, p0, p1} = s
+  for (let p = p0; p < p1; p += 2) {
+    const doc = pairs[p]!
     if (stamp[doc] !== spec) {
       stamp[doc] = spec
       specCount[doc] = specCount[doc]! + 1
-      if (seen) seen[doc * a.distinct + u] = 1
+      if (seen) seen[doc * distinct + u] = 1
     }
   }
+}
+
+/** Whether `doc` is among the postings (binary search: they are in document order). */
+function posted(s: Scored, doc: number): boolean {
+  let lo = 0
+  let hi = (s.p1 - s.p0) / 2
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    const at = s.pairs[s.p0 + mid * 2]!
+    if (at === doc) return true
+    if (at < doc) lo = mid + 1
+    else hi = mid
+  }
+  return false
 }
 
 /**
@@ -464,15 +490,16 @@ export function evaluate(ix: TextIndex, query: string, options: EvalOptions = {}
   }
   const terms = queryTerms(query)
   const distinct = [...new Set(terms)]
+  const S = terms.length
   const score = new Float64Array(N)
-  const fieldMask = new Uint8Array(N)
-  const specCount = new Uint16Array(N)
-  const stamp = new Int32Array(N).fill(-1)
+  // With one word, a document matches when it scored; with several, count the words each one matched.
+  const specCount = S > 1 ? new Uint16Array(N) : null
+  const stamp = S > 1 ? new Int32Array(N).fill(-1) : null
   const seen = distinct.length < terms.length ? new Uint8Array(N * distinct.length) : null
   const extra: string[] = []
   const and = (options.combineWith ?? 'OR').toUpperCase() === 'AND'
+  const scored: Scored[] = []
 
-  const acc: Accumulator = {score, fieldMask, specCount, stamp, seen, distinct: distinct.length, fieldLength: ix.fieldLength, fields: F, docs: N}
   const scoreTerm = (spec: number, u: number, termFields: Uint32Array, at: number, pairs: Uint32Array, base: number, weight: number): void => {
     for (const {f, boost} of searched) {
       const from = termFields[at + f]!
@@ -480,7 +507,10 @@ export function evaluate(ix: TextIndex, query: string, options: EvalOptions = {}
       const df = to - from
       if (df === 0) continue
       const idf = Math.log(1 + (ix.docCount - df + 0.5) / (df + 0.5))
-      accumulate(acc, pairs, (from - base) * 2, (to - base) * 2, f, weight * boost, idf, k, b, d, ix.avgFieldLength[f]!, spec, u)
+      const s: Scored = {pairs, p0: (from - base) * 2, p1: (to - base) * 2, f}
+      scored.push(s)
+      accumulate(score, ix.fieldLength, F, N, s, weight * boost, idf, k, b, d, ix.avgFieldLength[f]!)
+      if (specCount) countSpecs(s, spec, u, stamp!, specCount, seen, distinct.length)
     }
   }
   /** Score terms lo..hi-1 (contiguous in the dictionary) with weight(t), reading their postings in one range. */
@@ -527,22 +557,27 @@ export function evaluate(ix: TextIndex, query: string, options: EvalOptions = {}
       }
     }
   })
-  const S = terms.length
+  const matches = (doc: number): boolean => (specCount ? (and ? specCount[doc] === S : specCount[doc]! > 0) : S === 1 && score[doc]! > 0)
   let count = 0
-  for (let doc = 0; doc < N; doc++) if (and ? specCount[doc] === S && S > 0 : specCount[doc]! > 0) count++
+  for (let doc = 0; doc < N; doc++) if (matches(doc)) count++
   const docs = new Uint32Array(count)
   count = 0
   for (let doc = 0; doc < N; doc++) {
-    if (!(and ? specCount[doc] === S && S > 0 : specCount[doc]! > 0)) continue
+    if (!matches(doc)) continue
     docs[count++] = doc
     let quality = distinct.length
     if (!and) {
       if (seen) {
         quality = 0
         for (let x = 0; x < distinct.length; x++) quality += seen[doc * distinct.length + x]!
-      } else quality = specCount[doc]!
+      } else quality = specCount ? specCount[doc]! : 1
     }
-    score[doc] = score[doc]! * quality
+    if (quality !== 1) score[doc] = score[doc]! * quality
+  }
+  const fieldMask = (doc: number): number => {
+    let mask = 0
+    for (const s of scored) if ((mask & (1 << s.f)) === 0 && posted(s, doc)) mask |= 1 << s.f
+    return mask
   }
   return {docs, score, fieldMask, terms: [...distinct, ...new Set(extra)]}
 }

@@ -77,7 +77,7 @@ function expectSameRanking(reference: MiniSearch<Doc>, flat: ReturnType<typeof f
   // The fields each hit matched in are MiniSearch's.
   for (const h of want) {
     const doc = flat.ids.indexOf(String(h.id))
-    const mask = ranked.fieldMask[doc]!
+    const mask = ranked.fieldMask(doc)
     const fields = FIELDS.filter((_, f) => mask & (1 << f))
     expect(fields.sort()).toEqual([...new Set(Object.values(h.match).flat())].sort())
   }
