@@ -1,34 +1,31 @@
 /**
  * `tasks search QUERY`: ranked full-text search over titles, descriptions,
- * comments and tags, ranked as MiniSearch ranks (BM25+, prefix and fuzzy
- * matching, the title boosted).
+ * comments and tags, ranked exactly as MiniSearch ranks (BM25+ per field,
+ * the title boosted, prefix and fuzzy matching): core/text-index.ts
+ * tokenizes, indexes and scores with MiniSearch's rules, and a property test
+ * holds its index and its hits, order and scores equal to MiniSearch's own.
  *
- * MiniSearch builds and updates the index; it is cached under the git
- * directory as flat arrays (refstore/search-cache.ts) that a query reads in
- * place, and scored by core/text-index.ts, which computes MiniSearch's own
- * ranking (a property test holds them equal) without loading MiniSearch or
- * its whole index. The cache is brought forward from the ref's changes the
- * way the task index is: the task index already knows the tree id of every
- * task's directory, so only tasks whose directory changed since the cached
- * commit are read from git (body and comments) and re-indexed; removed
- * tasks are discarded. A missing or damaged cache is rebuilt from the whole
- * list.
+ * The index is cached under the git directory as flat arrays
+ * (refstore/search-cache.ts) that a query reads in place: only its words'
+ * postings, no per-document objects. It is brought forward from the ref's
+ * changes the way the task index is: the task index already knows the tree
+ * id of every task's directory, so only tasks whose directory changed since
+ * the cached commit are read from git (body and comments) and indexed
+ * again; removed tasks are dropped. A missing or damaged cache is rebuilt
+ * from the whole list.
  *
  * The index stores no text: the snippets of the hits shown are read from
  * git at query time (a few cat-file reads through the session's reader).
  */
-import type MiniSearchClass from 'minisearch'
-import type {Options} from 'minisearch'
 import {UsageError} from '../core/errors'
 import {STATES, type State, openRowState} from '../core/readiness'
 import {tablesOf} from '../core/snapshot'
 import type {TaskView} from '../core/task-view'
 import type {TaskMeta} from '../core/task'
-import {type EvalOptions, type FlatIndex, type PlainIndex, type Ranked, type TextIndex, docsWithAllTerms, evaluate, flatFromPlain, plainFromFlat, queryTerms, rawTokens} from '../core/text-index'
+import {type EvalOptions, type FlatIndex, type IndexDoc, type Ranked, type TextIndex, docsWithAllTerms, evaluate, queryTerms, rawTokens, updatedFlat} from '../core/text-index'
 import {checkTags} from '../core/validation'
 import {type SearchCache, readSearchCache, writeSearchCache} from '../refstore/search-cache'
 import type {Loaded} from '../refstore/list-store'
-import {loadMiniSearch} from './lazy-libs'
 import type {Session} from './session'
 import {viewer} from './task-actions'
 
@@ -43,17 +40,8 @@ interface SearchDoc {
 const FIELDS = ['title', 'body', 'comments', 'tags'] as const
 type Field = (typeof FIELDS)[number]
 
-/** How a query is run: MiniSearch's search options, for MiniSearch (tests) and the evaluator alike. */
+/** How a query is run, as MiniSearch search options (the evaluator computes MiniSearch's ranking for them). */
 export const SEARCH_OPTIONS = {boost: {title: 4, tags: 2, body: 1, comments: 1}, prefix: true, fuzzy: 0.15, combineWith: 'AND'} as const satisfies EvalOptions
-
-const OPTIONS: Options<SearchDoc> = {
-  idField: 'id',
-  fields: [...FIELDS],
-  storeFields: [],
-  // Discarded documents are dropped when the index is flattened (core/text-index.ts), not on a timer.
-  autoVacuum: false,
-  searchOptions: {...SEARCH_OPTIONS, boost: {...SEARCH_OPTIONS.boost}},
-}
 
 /** Read this many task directories from git at once while (re)indexing. */
 const READ_WINDOW = 256
@@ -118,11 +106,11 @@ interface Indexed {
 /**
  * The search index at the loaded commit, and how it got there. At the
  * cached commit the file is searched in place. When the ref moved, the
- * whole cached index is loaded into MiniSearch, brought forward (tasks whose
- * directory changed are re-read, removed ones dropped) and written back; a
- * missing or damaged cache is rebuilt from the whole list. The caller
- * evaluates queries while the cache is open (`use`), since postings are
- * read from the file on demand.
+ * cached index is read whole and brought forward (tasks whose directory
+ * changed are read and indexed again, removed ones dropped) and written
+ * back; a missing or damaged cache is rebuilt from the whole list. The
+ * caller evaluates queries while the cache is open (`use`), since postings
+ * are read from the file on demand.
  */
 async function withIndex<T>(session: Session, loaded: Loaded, use: (ix: Indexed) => T): Promise<T> {
   const cached = readSearchCache(session.store.repo.commonDir, session.list)
@@ -142,22 +130,21 @@ async function withIndex<T>(session: Session, loaded: Loaded, use: (ix: Indexed)
 }
 
 async function updatedIndex(session: Session, loaded: Loaded, cached: SearchCache | null): Promise<Indexed> {
-  const MiniSearch = loadMiniSearch()
   const {commonDir} = session.store.repo
   const commit = loaded.index.commit
-  let ms: MiniSearchClass<SearchDoc> | null = null
+  let old: FlatIndex | null = null
   let dirs: Record<string, string> = {}
   if (cached) {
     try {
-      ms = MiniSearch.loadJS<SearchDoc>(plainFromFlat(cached.full()) as never, OPTIONS)
+      old = cached.full()
       dirs = cached.dirs()
     } catch {
-      ms = null
+      old = null
       dirs = {}
     }
   }
-  const rebuilt = ms === null
-  ms ??= new MiniSearch<SearchDoc>(OPTIONS)
+  const rebuilt = old === null
+  if (rebuilt) dirs = {}
   const next: Record<string, string> = {}
   const stale: Array<{meta: TaskMeta; dir: string}> = []
   for (const entry of loaded.snapshot.tasks.values()) {
@@ -167,17 +154,13 @@ async function updatedIndex(session: Session, loaded: Loaded, cached: SearchCach
     next[entry.id] = dir
     if (dirs[entry.id] !== dir) stale.push({meta, dir})
   }
-  // Removed (or now unreadable) tasks leave the index.
-  for (const id of Object.keys(dirs)) if (!(id in next) && ms.has(id)) ms.discard(id)
+  // Removed (or now unreadable) tasks leave the index; changed ones are indexed again.
+  const removed = new Set(Object.keys(dirs).filter((id) => !(id in next)))
+  const docs: IndexDoc[] = []
   for (let i = 0; i < stale.length; i += READ_WINDOW) {
-    const docs = await Promise.all(stale.slice(i, i + READ_WINDOW).map((m) => docOf(session, commit, m.meta, m.dir)))
-    for (const doc of docs) {
-      if (ms.has(doc.id)) ms.replace(doc)
-      else ms.add(doc)
-    }
+    for (const d of await Promise.all(stale.slice(i, i + READ_WINDOW).map((m) => docOf(session, commit, m.meta, m.dir)))) docs.push({id: d.id, values: FIELDS.map((f) => d[f])})
   }
-  // Discarded documents' postings are dropped here (MiniSearch only marks them).
-  const flat: FlatIndex = flatFromPlain(ms.toJSON() as unknown as PlainIndex)
+  const flat = updatedFlat(old, FIELDS, removed, docs)
   writeSearchCache(commonDir, session.list, commit, flat, next)
   return {index: flat, state: {state: rebuilt ? 'rebuilt' : 'updated', reindexed: stale.length, tasks: flat.docCount}}
 }

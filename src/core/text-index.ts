@@ -2,25 +2,26 @@
  * The full-text index `tasks search` reads in place, and its query
  * evaluator: MiniSearch's ranking (BM25+ per field, prefix and fuzzy
  * expansion with its weights, field boosts, AND / OR combination, the
- * "quality" factor) computed straight from flat arrays.
+ * "quality" factor) computed straight from flat arrays. Pure: the file
+ * behind a `TextIndex` is refstore/search-cache.ts.
  *
- * MiniSearch still builds and updates the index (its tokenizer, term
- * processing and field lengths); `flatFromPlain` turns its serialized form
- * into this layout:
+ * Documents are tokenized as MiniSearch's `add` does with its defaults
+ * (`updatedFlat`); the layout:
  * - documents numbered 0..docs-1 in task id order (so a tie on score
  *   breaks by number exactly as by id);
  * - the term dictionary, sorted by UTF-16 code units: all terms' code units
  *   in one Uint16Array and each term's start;
  * - postings per term and field: [doc, term frequency] pairs in one
- *   Uint32Array, term t's field f from `termFields[t*F+f]` to
- *   `termFields[t*F+f+1]` (pair indexes);
- * - each document's length in each field (MiniSearch's unique-token count).
+ *   Uint32Array, in document order, term t's field f from
+ *   `termFields[t*F+f]` to `termFields[t*F+f+1]` (pair indexes);
+ * - each document's length in each field (MiniSearch's distinct-token count).
  *
  * A query reads only its terms' postings (a prefix's terms are contiguous,
  * so one range), scores into one Float64Array over the documents and
  * allocates nothing per document. test/unit/text-index.test.ts checks,
- * over random corpora and queries, that the hits and scores are MiniSearch's
- * own `search()` results.
+ * over random corpora, updates and queries, that the index is the one
+ * MiniSearch builds (`flatFromPlain` of its serialized form) and that the
+ * hits, their order and scores are MiniSearch's own `search()` results.
  */
 
 /** MiniSearch's default tokenizer: split on Unicode spaces, newlines and punctuation. */
@@ -177,6 +178,164 @@ export function flatFromPlain(plain: PlainIndex): FlatIndex {
     pairs: Uint32Array.from(pairs),
     ids: live.map(([, id]) => id),
   })
+}
+
+/** A document to index: its id and its fields' text, in the index's field order. */
+export interface IndexDoc {
+  id: string
+  values: readonly string[]
+}
+
+/**
+ * A document's terms as MiniSearch's `add` finds them with its default
+ * tokenizer and term processing: per field, the length (the number of
+ * distinct raw tokens, the empty one included) and each lowercased,
+ * non-empty term's frequency.
+ */
+function analyze(values: readonly string[]): {lengths: number[]; terms: Map<string, number[]>} {
+  const F = values.length
+  const lengths: number[] = []
+  const terms = new Map<string, number[]>()
+  values.forEach((value, f) => {
+    const tokens = value.split(SPACE_OR_PUNCTUATION)
+    lengths.push(new Set(tokens).size)
+    for (const token of tokens) {
+      const term = token.toLowerCase()
+      if (!term) continue
+      let tf = terms.get(term)
+      if (!tf) terms.set(term, (tf = new Array<number>(F).fill(0)))
+      tf[f]!++
+    }
+  })
+  return {lengths, terms}
+}
+
+/**
+ * The index with documents removed and added (a changed document is removed
+ * and added again; `old` null builds from nothing): what MiniSearch would
+ * hold after the same `discard`s and `add`s, flattened. Documents keep id
+ * order, so old postings are renumbered in place and merged with the new
+ * documents' postings term by term; only the new documents are tokenized.
+ * The average field lengths are recomputed over all documents (MiniSearch
+ * keeps a running average: equal up to rounding).
+ */
+export function updatedFlat(old: FlatIndex | null, fields: readonly string[], remove: ReadonlySet<string>, add: readonly IndexDoc[]): FlatIndex {
+  const F = fields.length
+  if (old && (old.fields.length !== F || old.fields.some((f, i) => f !== fields[i]))) old = null
+  const adding = new Map(add.map((d) => [d.id, d]))
+  const keptOld: number[] = []
+  if (old) for (let n = 0; n < old.docs; n++) if (!remove.has(old.ids[n]!) && !adding.has(old.ids[n]!)) keptOld.push(n)
+  const addedIds = [...adding.keys()].sort(byCodeUnits)
+  // New numbering: kept old documents and added ones, merged in id order.
+  const ids: string[] = []
+  const oldToNew = new Int32Array(old ? old.docs : 0).fill(-1)
+  const addedNew = new Map<string, number>()
+  {
+    let i = 0
+    let j = 0
+    while (i < keptOld.length || j < addedIds.length) {
+      const oldId = i < keptOld.length ? old!.ids[keptOld[i]!]! : null
+      const newId = j < addedIds.length ? addedIds[j]! : null
+      if (newId === null || (oldId !== null && oldId < newId)) {
+        oldToNew[keptOld[i]!] = ids.length
+        ids.push(oldId!)
+        i++
+      } else {
+        addedNew.set(newId, ids.length)
+        ids.push(newId)
+        j++
+      }
+    }
+  }
+  const N = ids.length
+  const fieldLength = new Uint32Array(N * F)
+  for (const n of keptOld) fieldLength.set(old!.fieldLength.subarray(n * F, n * F + F), oldToNew[n]! * F)
+  // The added documents' postings, by term: [doc, tf per field], in document order.
+  const fresh = new Map<string, Array<[number, number[]]>>()
+  for (const id of addedIds) {
+    const doc = addedNew.get(id)!
+    const {lengths, terms} = analyze(adding.get(id)!.values)
+    for (let f = 0; f < F; f++) fieldLength[doc * F + f] = lengths[f] ?? 0
+    for (const [term, tf] of terms) {
+      const list = fresh.get(term)
+      if (list) list.push([doc, tf])
+      else fresh.set(term, [[doc, tf]])
+    }
+  }
+  const avgFieldLength: number[] = []
+  for (let f = 0; f < F; f++) {
+    let sum = 0
+    for (let n = 0; n < N; n++) sum += fieldLength[n * F + f]!
+    avgFieldLength.push(N === 0 ? 0 : sum / N)
+  }
+  // Merge the dictionaries in code-unit order; write each surviving term's postings.
+  const freshTerms = [...fresh.keys()].sort(byCodeUnits)
+  const oldTerms = old ? old.termCount : 0
+  let pairs = new Uint32Array((old ? old.allPairs.length : 0) + add.length * 128 + 16)
+  let used = 0
+  const push = (doc: number, tf: number) => {
+    if (used + 2 > pairs.length) {
+      const bigger = new Uint32Array(pairs.length * 2)
+      bigger.set(pairs)
+      pairs = bigger
+    }
+    pairs[used++] = doc
+    pairs[used++] = tf
+  }
+  const terms: string[] = []
+  const termFields: number[] = [0]
+  let a = 0
+  let b = 0
+  while (a < oldTerms || b < freshTerms.length) {
+    const oldTerm = a < oldTerms ? termAt(old!, a) : null
+    const newTerm = b < freshTerms.length ? freshTerms[b]! : null
+    const fromOld = oldTerm !== null && (newTerm === null || oldTerm <= newTerm)
+    const fromNew = newTerm !== null && (oldTerm === null || newTerm <= oldTerm)
+    const term = (fromOld ? oldTerm : newTerm)!
+    const start = used
+    const offsets: number[] = []
+    const postings = fromNew ? fresh.get(newTerm!)! : null
+    for (let f = 0; f < F; f++) {
+      let p = fromOld ? old!.allTermFields[a * F + f]! : 0
+      const end = fromOld ? old!.allTermFields[a * F + f + 1]! : 0
+      let q = 0
+      const qEnd = postings ? postings.length : 0
+      // Both lists are in (new) document order: merge them.
+      for (;;) {
+        while (p < end && oldToNew[old!.allPairs[p * 2]!]! === -1) p++
+        while (q < qEnd && postings![q]![1][f] === 0) q++
+        if (p >= end && q >= qEnd) break
+        const od = p < end ? oldToNew[old!.allPairs[p * 2]!]! : Infinity
+        const nd = q < qEnd ? postings![q]![0] : Infinity
+        if (od < nd) {
+          push(od, old!.allPairs[p * 2 + 1]!)
+          p++
+        } else {
+          push(nd, postings![q]![1][f]!)
+          q++
+        }
+      }
+      offsets.push(used / 2)
+    }
+    if (fromOld) a++
+    if (fromNew) b++
+    if (used === start) continue // no document has it any more
+    terms.push(term)
+    termFields.push(...offsets)
+  }
+  const termStart = new Uint32Array(terms.length + 1)
+  let chars = 0
+  terms.forEach((t, i) => {
+    termStart[i] = chars
+    chars += t.length
+  })
+  termStart[terms.length] = chars
+  const termChars = new Uint16Array(chars)
+  terms.forEach((t, i) => {
+    const at = termStart[i]!
+    for (let j = 0; j < t.length; j++) termChars[at + j] = t.charCodeAt(j)
+  })
+  return flatIndex({docCount: N, fields, avgFieldLength, termChars, termStart, fieldLength, termFields: Uint32Array.from(termFields), pairs: pairs.slice(0, used), ids})
 }
 
 /** The flat index as MiniSearch's serialized form (to load it into MiniSearch and update it). */

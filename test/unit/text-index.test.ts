@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import fc from 'fast-check'
 import MiniSearch, {type Options, type SearchOptions} from 'minisearch'
-import {type EvalOptions, type PlainIndex, docsWithAllTerms, evaluate, flatFromPlain, plainFromFlat, queryTerms, sortedHits} from '../../src/core/text-index'
+import {type EvalOptions, type FlatIndex, type PlainIndex, docsWithAllTerms, evaluate, flatFromPlain, plainFromFlat, queryTerms, sortedHits, updatedFlat} from '../../src/core/text-index'
 import {readSearchCache, writeSearchCache} from '../../src/refstore/search-cache'
 import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -125,6 +125,48 @@ describe('text index: the same ranking as MiniSearch', () => {
         const reference = new MiniSearch<Doc>(MS_OPTIONS)
         reference.addAll(corpus.filter((d) => !gone.has(d.id)))
         for (const [q, o] of queries) expectSameRanking(reference, flat, q, o)
+      }),
+      {numRuns: 150},
+    )
+  })
+
+  it('builds and updates the same index MiniSearch builds (own tokenizing, incremental update)', () => {
+    const valuesOf = (d: Doc) => FIELDS.map((f) => d[f as keyof Doc])
+    const sameIndex = (got: FlatIndex, want: FlatIndex) => {
+      expect(got.ids).toEqual(want.ids)
+      expect(got.docCount).toBe(want.docCount)
+      expect(Array.from(got.fieldLength)).toEqual(Array.from(want.fieldLength))
+      expect(Array.from(got.termStart)).toEqual(Array.from(want.termStart))
+      expect(Array.from(got.termChars)).toEqual(Array.from(want.termChars))
+      expect(Array.from(got.allTermFields)).toEqual(Array.from(want.allTermFields))
+      expect(Array.from(got.allPairs)).toEqual(Array.from(want.allPairs))
+      got.avgFieldLength.forEach((avg, f) => expect(Math.abs(avg - want.avgFieldLength[f]!)).toBeLessThanOrEqual(1e-12 * Math.max(1, avg)))
+    }
+    fc.assert(
+      fc.property(docs, fc.array(fc.nat()), fc.array(fc.tuple(fc.nat(), text)), docs, fc.array(fc.tuple(query, options), {minLength: 1, maxLength: 3}), (corpus, drops, edits, more, queries) => {
+        const built = updatedFlat(null, FIELDS, new Set(), corpus.map((d) => ({id: d.id, values: valuesOf(d)})))
+        const ms = new MiniSearch<Doc>(MS_OPTIONS)
+        ms.addAll(corpus)
+        sameIndex(built, flatFromPlain(ms.toJSON() as unknown as PlainIndex))
+        // Remove some, change some, add some.
+        const byId = new Map(corpus.map((d) => [d.id, d]))
+        const removed = new Set(drops.map((i) => corpus[i % corpus.length]!.id))
+        for (const id of removed) byId.delete(id)
+        const changed: Doc[] = []
+        for (const [i, body] of edits) {
+          const d = corpus[i % corpus.length]!
+          if (removed.has(d.id)) continue
+          const next = {...d, body}
+          byId.set(d.id, next)
+          changed.push(next)
+        }
+        const added = more.filter((d) => !byId.has(d.id) && !removed.has(d.id))
+        for (const d of added) byId.set(d.id, d)
+        const updated = updatedFlat(built, FIELDS, removed, [...changed, ...added].map((d) => ({id: d.id, values: valuesOf(d)})))
+        const reference = new MiniSearch<Doc>(MS_OPTIONS)
+        reference.addAll([...byId.values()])
+        sameIndex(updated, flatFromPlain(reference.toJSON() as unknown as PlainIndex))
+        for (const [q, o] of queries) expectSameRanking(reference, updated, q, o)
       }),
       {numRuns: 150},
     )
