@@ -18,11 +18,6 @@ import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const [store, beforeRoot] = process.argv.slice(2)
-if (!store) {
-  process.stderr.write('usage: node bench/search.mjs STORE [BEFORE_ROOT]\n')
-  process.exit(2)
-}
 const RUNS = Number(process.env.SEARCH_RUNS || 11)
 
 /** The queries: a rare word, common words (on most cards), several words, a prefix, a filter, a typo. */
@@ -43,15 +38,15 @@ const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
 }
 
-function env() {
+function cleanEnv() {
   const out = {}
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_') && !k.startsWith('TASKS_') && k !== 'NODE_OPTIONS') out[k] = v
   return {...out, NO_COLOR: '1', TASKS_ACTOR: 'bench-agent'}
 }
 
-function timed(cmd, args, cwd) {
+function timed(cmd, args, cwd, env = cleanEnv()) {
   const t0 = process.hrtime.bigint()
-  const r = spawnSync(cmd, args, {cwd, env: env(), maxBuffer: 1 << 30})
+  const r = spawnSync(cmd, args, {cwd, env, maxBuffer: 1 << 30})
   const ms = Number(process.hrtime.bigint() - t0) / 1e6
   if (r.error) throw r.error
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`)
@@ -62,11 +57,13 @@ function timed(cmd, args, cwd) {
  * Time `tasks search` per query against bare node, interleaved. `builds`
  * maps a label to {root: a checkout with bin/ and dist/, repo: its own copy
  * of the store} (builds with other cache formats must not share a cache).
+ * `env`: the processes' environment (default: this one without GIT_ and
+ * TASKS_ settings, TASKS_ACTOR=bench-agent).
  */
-export function benchSearch(builds, runs = RUNS) {
+export function benchSearch(builds, runs = RUNS, env = cleanEnv()) {
   const bin = (b) => join(b.root, 'bin', 'tasks')
   const first = Object.values(builds)[0]
-  const someId = JSON.parse(timed(process.execPath, [bin(first), 'search', 'lease', '--json', '-n', '1'], first.repo).out).results[0]?.task.id
+  const someId = JSON.parse(timed(process.execPath, [bin(first), 'search', 'lease', '--json', '-n', '1'], first.repo, env).out).results[0]?.task.id
   const rows = [{label: 'node -e 0', cmd: process.execPath, args: ['-e', '0'], cwd: first.repo}]
   for (const [name, b] of Object.entries(builds)) rows.push({label: `${name}: show ID`, cmd: process.execPath, args: [bin(b), 'show', someId, '--json'], cwd: b.repo})
   for (const [q, args] of SEARCH_QUERIES) for (const [name, b] of Object.entries(builds)) rows.push({label: `${name}: search ${q}`, cmd: process.execPath, args: [bin(b), 'search', ...args, '--json'], cwd: b.repo})
@@ -74,7 +71,7 @@ export function benchSearch(builds, runs = RUNS) {
   const load = [loadavg()[0]]
   for (let round = 0; round <= runs; round++) {
     rows.forEach((row, i) => {
-      const {ms} = timed(row.cmd, row.args, row.cwd)
+      const {ms} = timed(row.cmd, row.args, row.cwd, env)
       if (round > 0) times[i].push(ms)
     })
   }
@@ -84,6 +81,11 @@ export function benchSearch(builds, runs = RUNS) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [store, beforeRoot] = process.argv.slice(2)
+  if (!store) {
+    process.stderr.write('usage: node bench/search.mjs STORE [BEFORE_ROOT]\n')
+    process.exit(2)
+  }
   const tmp = mkdtempSync(join(tmpdir(), 'git-tasks-search-bench-'))
   try {
     const roots = beforeRoot ? {before: beforeRoot, after: root} : {after: root}
