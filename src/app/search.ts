@@ -214,10 +214,11 @@ function before(a: number, b: number, exact: ReadonlySet<number>, score: Float64
 }
 
 /** The best `k` of `docs` (in document order) in order: a bounded insertion, where most hits fall below the k-th and cost one comparison. */
-function topK(docs: Iterable<number>, k: number, exact: ReadonlySet<number>, score: Float64Array): number[] {
+function topK(docs: ArrayLike<number>, k: number, exact: ReadonlySet<number>, score: Float64Array): number[] {
   const top: number[] = []
   const noExact = exact.size === 0
-  for (const doc of docs) {
+  for (let i0 = 0; i0 < docs.length; i0++) {
+    const doc = docs[i0]!
     if (top.length === k) {
       const last = top[k - 1]!
       // Documents come in increasing number, so an equal score never goes before.
@@ -268,10 +269,11 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
     if (filtered) {
       const kept: number[] = []
       if (openIds) {
-        for (const doc of ranked.docs) if (openIds.has(index.docId(doc))) kept.push(doc)
+        for (let i = 0; i < ranked.docs.length; i++) if (openIds.has(index.docId(ranked.docs[i]!))) kept.push(ranked.docs[i]!)
       } else {
         // Every hit's card decides whether it counts (its state, not its whole view).
-        for (const doc of ranked.docs) {
+        for (let i = 0; i < ranked.docs.length; i++) {
+          const doc = ranked.docs[i]!
           const meta = snap.tasks.get(index.docId(doc))?.meta
           if (!meta) continue
           if (!tags.every((t) => meta.tags.includes(t))) continue
@@ -303,14 +305,17 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
   })
   const {ranked, total, state, page} = picked
   const terms = ranked.terms
-  const fieldsOf = (doc: number): Field[] => FIELDS.filter((_, f) => ranked.fieldMask(doc) & (1 << f))
+  const matched = page.map(({doc}) => {
+    const mask = ranked.fieldMask(doc)
+    return FIELDS.filter((_, f) => mask & (1 << f))
+  })
   // The descriptions and comments of the hits shown, read at once (the object reader pipelines them).
   const details = await Promise.all(
-    page.map(({doc, view}) => (fieldsOf(doc).some((f) => f === 'body' || f === 'comments') ? session.store.readDetail(loaded.index.commit, view.id, dirOf(snap, view.id)) : null)),
+    page.map(({view}, i) => (matched[i]!.some((f) => f === 'body' || f === 'comments') ? session.store.readDetail(loaded.index.commit, view.id, dirOf(snap, view.id)) : null)),
   )
   const results: SearchHit[] = []
   for (const [i, {doc, view}] of page.entries()) {
-    const fields = fieldsOf(doc)
+    const fields = matched[i]!
     let snippet: SearchHit['snippet'] = null
     const textFields = fields.filter((f) => f !== 'tags')
     const detail = details[i]

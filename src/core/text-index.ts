@@ -717,13 +717,11 @@ export function evaluate(ix: TextIndex, query: string, options: EvalOptions = {}
     }
   })
   const matches = (doc: number): boolean => (specCount ? (and ? specCount[doc] === S : specCount[doc]! > 0) : S === 1 && score[doc]! > 0)
+  const all = new Uint32Array(N)
   let count = 0
-  for (let doc = 0; doc < N; doc++) if (matches(doc)) count++
-  const docs = new Uint32Array(count)
-  count = 0
   for (let doc = 0; doc < N; doc++) {
     if (!matches(doc)) continue
-    docs[count++] = doc
+    all[count++] = doc
     let quality = distinct.length
     if (!and) {
       if (seen) {
@@ -733,6 +731,7 @@ export function evaluate(ix: TextIndex, query: string, options: EvalOptions = {}
     }
     if (quality !== 1) score[doc] = score[doc]! * quality
   }
+  const docs = all.subarray(0, count)
   const fieldMask = (doc: number): number => {
     let mask = 0
     for (const s of scored) if ((mask & (1 << s.f)) === 0 && posted(s, doc)) mask |= 1 << s.f

@@ -21,6 +21,7 @@
  * postings of its terms: a word's exact and prefix matches are one range.
  */
 import {closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {isAscii} from 'node:buffer'
 import {join} from 'node:path'
 import {createHash} from 'node:crypto'
 import {type FlatIndex, type TextIndex, flatIndex} from '../core/text-index'
@@ -200,7 +201,8 @@ function openedCache(fd: number, list: string): SearchCache | null {
           if (!(from >= 0 && to >= from && to <= P)) throw damaged('posting range')
           return readWords(fd, pairsAt + from * 8, (to - from) * 8)
         },
-        docId: (doc) => t.ids.toString('utf8', t.idStart[doc]!, t.idStart[doc + 1]!),
+        // Task ids are ASCII: one decoded string, sliced per document (a hit's id is a slice, not a decode).
+        docId: isAscii(t.ids) ? ((text) => (doc: number) => text.slice(t.idStart[doc]!, t.idStart[doc + 1]!))(t.ids.toString('latin1')) : (doc) => t.ids.toString('utf8', t.idStart[doc]!, t.idStart[doc + 1]!),
       }
     },
     full: (): FlatIndex => {
