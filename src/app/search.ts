@@ -255,17 +255,14 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
       if (states.has(openRowState(r, v.actor, nowMs, snap.config).state)) openIds.add(r[0])
     }
   }
-  const viewOf = (id: string): TaskView | null => {
-    const meta = snap.tasks.get(id)?.meta
-    return meta ? v.view(meta) : null
-  }
+  const metaOf = (id: string): TaskMeta | null => snap.tasks.get(id)?.meta ?? null
   const picked = await withIndex(session, loaded, ({index, state}) => {
     let ranked: Ranked = evaluate(index, query, SEARCH_OPTIONS)
     // A query with several words: when no task has them all, fall back to any of them (ranked by how many match).
     if (ranked.docs.length === 0 && /\s/.test(query)) ranked = evaluate(index, query, {...SEARCH_OPTIONS, combineWith: 'OR'})
     const exact = exactTitles(index, query, (doc) => snap.tasks.get(index.docId(doc))?.meta?.title)
     let total = 0
-    let page: Array<{doc: number; view: TaskView}> = []
+    let page: Array<{doc: number; meta: TaskMeta}> = []
     if (filtered) {
       const kept: number[] = []
       if (openIds) {
@@ -284,8 +281,8 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
       }
       total = kept.length
       page = topK(kept, limit, exact, ranked.score).flatMap((doc) => {
-        const view = viewOf(index.docId(doc))
-        return view ? [{doc, view}] : []
+        const meta = metaOf(index.docId(doc))
+        return meta ? [{doc, meta}] : []
       })
     } else {
       // Without filters only the hits shown need their card (a common word may match thousands).
@@ -295,8 +292,8 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
         page = []
         for (const doc of top) {
           if (page.length >= limit) break
-          const view = viewOf(index.docId(doc))
-          if (view) page.push({doc, view}) // else: indexed, but no longer a readable card
+          const meta = metaOf(index.docId(doc))
+          if (meta) page.push({doc, meta}) // else: indexed, but no longer a readable card
         }
         if (page.length >= limit || top.length < k) break
       }
@@ -310,11 +307,14 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
     return FIELDS.filter((_, f) => mask & (1 << f))
   })
   // The descriptions and comments of the hits shown, read at once (the object reader pipelines them).
-  const details = await Promise.all(
-    page.map(({view}, i) => (matched[i]!.some((f) => f === 'body' || f === 'comments') ? session.store.readDetail(loaded.index.commit, view.id, dirOf(snap, view.id)) : null)),
-  )
+  // Their first reads go out before the views are built, so git answers while this process works.
+  const reading = Promise.all(page.map(({meta}, i) => (matched[i]!.some((f) => f === 'body' || f === 'comments') ? session.store.readDetail(loaded.index.commit, meta.id, dirOf(snap, meta.id)) : null)))
+  await Promise.resolve()
+  const views = page.map(({meta}) => v.view(meta))
+  const details = await reading
   const results: SearchHit[] = []
-  for (const [i, {doc, view}] of page.entries()) {
+  for (const [i, {doc}] of page.entries()) {
+    const view = views[i]!
     const fields = matched[i]!
     let snippet: SearchHit['snippet'] = null
     const textFields = fields.filter((f) => f !== 'tags')
