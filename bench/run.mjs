@@ -16,6 +16,7 @@
 //   BENCH_AGENTS=16,32,64   also run the many-agents drains (bench/drain.mjs) against the serial floor
 //   BENCH_SYNC=1000         on the largest store: sync merging this many commits on each side (bench/scale.mjs)
 //   BENCH_HISTORY=300000    on the largest store: this many more commits, then git gc, log ID, show --history
+//   BENCH_SEARCH=1          on the largest store: `tasks search` queries against node -e 0 (bench/search.mjs)
 import {spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
@@ -25,6 +26,7 @@ import {fileURLToPath} from 'node:url'
 import {build} from 'esbuild'
 import {drain} from './drain.mjs'
 import {measureHistory, measureSync} from './scale.mjs'
+import {benchSearch} from './search.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const BIN = join(root, 'bin', 'tasks')
@@ -213,6 +215,7 @@ const results = []
 const drains = []
 let syncResult = null
 let historyResult = null
+let searchResult = null
 try {
   if (!existsSync(join(root, 'dist', 'tasks.js'))) throw new Error('dist/tasks.js is missing: run `npm run build` (or `npm run bench`) first')
   const {seed} = await loadSeeder(tmp)
@@ -357,6 +360,12 @@ try {
     syncResult = await measureSync({store: join(tmp, `tasks-${largest}`), env, changes: Number(process.env.BENCH_SYNC), tmp})
     syncResult.size = largest
   }
+  if (largest !== null && process.env.BENCH_SEARCH === '1') {
+    log(`${largest} tasks: search queries against node -e 0`)
+    const store = join(tmp, `tasks-${largest}`)
+    mustRun(process.execPath, [BIN, 'search', 'warm', '--json'], {cwd: store, env})
+    searchResult = {size: largest, ...benchSearch({search: {root, repo: store}}, RUNS, env)}
+  }
   if (largest !== null && Number(process.env.BENCH_HISTORY ?? 0) > 0) {
     log(`${largest} tasks: ${process.env.BENCH_HISTORY} more commits, then git gc, log and show --history`)
     historyResult = await measureHistory({store: join(tmp, `tasks-${largest}`), env, count: Number(process.env.BENCH_HISTORY), tmp})
@@ -440,6 +449,11 @@ if (syncResult) {
   lines.push('')
   lines.push(`sync at ${r.size.toLocaleString('en-US')} tasks, ${r.changes_each_side} commits on each side: ${(r.sync_ms / 1000).toFixed(2)} s wall${r.cpu_s === null || r.cpu_s === undefined ? '' : `, ${r.cpu_s.toFixed(2)} s CPU (sync and its git processes)`} at load ${r.loadavg ?? '?'} (node -e 0: ${r.node_ms} ms), merge commit with ${r.merge_parents} parents, pushed: ${r.pushed}; target <= ${r.target_s} s: ${verdict(r.pass)}`)
 }
+if (searchResult) {
+  console.log('')
+  console.log(`search at ${searchResult.size.toLocaleString('en-US')} tasks (bench/search.mjs; load ${searchResult.load.map((l) => l.toFixed(2)).join(' -> ')}): median ms, ratio to node -e 0`)
+  for (const r of searchResult.rows) console.log(`  ${r.label.padEnd(36)} ${r.median_ms.toFixed(1).padStart(8)}  ${r.ratio.toFixed(2)}x`)
+}
 if (historyResult) {
   const h = historyResult
   lines.push('')
@@ -486,6 +500,6 @@ lines.push(`targets: ${judged.length - failed} of ${judged.length} met${failed ?
 const outDir = join(root, '.bench')
 mkdirSync(outDir, {recursive: true})
 const outFile = join(outDir, 'results.json')
-writeFileSync(outFile, `${JSON.stringify({meta, targets: {...TARGETS, mutation_bytes: BYTES_TARGET, stream: STREAM_TARGET, index: INDEX_TARGET, drain: DRAIN_TARGET}, peers: PEERS, results, drains, sync: syncResult, history: historyResult}, null, 2)}\n`)
+writeFileSync(outFile, `${JSON.stringify({meta, targets: {...TARGETS, mutation_bytes: BYTES_TARGET, stream: STREAM_TARGET, index: INDEX_TARGET, drain: DRAIN_TARGET}, peers: PEERS, results, drains, sync: syncResult, history: historyResult, search: searchResult}, null, 2)}\n`)
 lines.push(`results: ${outFile}`)
 process.stdout.write(`${lines.join('\n')}\n`)

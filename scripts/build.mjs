@@ -4,11 +4,9 @@ import {execFileSync} from 'node:child_process'
 import {mkdirSync, rmSync, writeFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {createRequire} from 'node:module'
 import {build} from 'esbuild'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const require_ = (id) => createRequire(import.meta.url).resolve(id)
 execFileSync(process.execPath, [join(root, 'scripts', 'build-schemas.mjs')], {stdio: 'inherit'})
 
 const common = {
@@ -20,9 +18,9 @@ const common = {
   minify: process.env.TASKS_BUILD_READABLE !== '1',
   sourcemap: 'linked',
   // oclif only reads tsconfig through typescript in development mode; never bundle the compiler.
-  // The libraries only `tasks mcp`, `search` and `import` need are required from node_modules when those
+  // The libraries only `tasks mcp` and `import` need are required from node_modules when those
   // commands run (src/app/lazy-libs.ts), so no other command loads or compiles them.
-  external: ['typescript', './engine.js', './graph-svg.js', './board.js', './minisearch.js', '@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', 'zod', 'minisearch', 'cli-progress'],
+  external: ['typescript', './engine.js', './graph-svg.js', './board.js', '@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', 'zod', 'cli-progress'],
   logLevel: 'warning',
   // oclif checks the Node version against package.json with semver each time
   // it loads (~4 ms of every start-up); bin/ checks the major version instead.
@@ -32,14 +30,13 @@ const common = {
 // help load) and the engine they require on first use.
 // Stale V8 code caches (bin/compile-cache.js) would only be rejected; drop them.
 for (const f of ['tasks.js.v8cache', 'engine.js.v8cache', 'graph-svg.js.v8cache', 'board.js.v8cache', 'minisearch.js.v8cache']) rmSync(join(root, 'dist', f), {force: true})
+// An earlier build's MiniSearch bundle (search no longer loads it).
+for (const f of ['minisearch.js', 'minisearch.js.map']) rmSync(join(root, 'dist', f), {force: true})
 await build({...common, entryPoints: [join(root, 'src', 'main.ts')], outfile: join(root, 'dist', 'tasks.js')})
 await build({...common, entryPoints: [join(root, 'src', 'engine.ts')], outfile: join(root, 'dist', 'engine.js')})
 // Loaded on demand only: the SVG layout (d3-dag) and the web board (its server, pages and markdown-it).
 await build({...common, entryPoints: [join(root, 'src', 'render', 'graph-svg.ts')], outfile: join(root, 'dist', 'graph-svg.js')})
 await build({...common, entryPoints: [join(root, 'src', 'board', 'index.ts')], outfile: join(root, 'dist', 'board.js')})
-// MiniSearch for `tasks search`, as its own small bundle: it gets the V8 code cache like the others, and
-// requiring it skips resolving the package through its "exports" map (which cost more than loading it).
-await build({...common, external: [], entryPoints: [require_('minisearch')], outfile: join(root, 'dist', 'minisearch.js')})
 
 // The manifest: what `oclif manifest` writes, computed from the bundle itself.
 const require = (await import('node:module')).createRequire(import.meta.url)

@@ -1,17 +1,15 @@
 /**
  * The third-party libraries only some commands need, loaded on first use:
- * `tasks mcp` (the MCP SDK and zod), `search` (MiniSearch) and `import`
- * (cli-progress). They stay outside the command and engine bundles
- * (external in scripts/build.mjs) and are required at run time, so
- * `tasks show` or `claim` never load or compile them: MiniSearch from its
- * own bundle beside engine.js (dist/minisearch.js, with a V8 code cache),
- * the others from node_modules.
+ * `tasks mcp` (the MCP SDK and zod) and `import` (cli-progress). They
+ * stay outside the command and engine bundles (external in
+ * scripts/build.mjs) and are required from node_modules at run time, so
+ * `tasks show` or `claim` never load or compile them. (`search` needs no
+ * library: core/text-index.ts computes MiniSearch's ranking itself.)
  */
 import type * as McpModule from '@modelcontextprotocol/sdk/server/mcp.js'
 import type * as StdioModule from '@modelcontextprotocol/sdk/server/stdio.js'
 import type * as TypesModule from '@modelcontextprotocol/sdk/types.js'
 import type * as Zod from 'zod'
-import type MiniSearchClass from 'minisearch'
 import type * as CliProgress from 'cli-progress'
 
 export interface McpLibs {
@@ -31,17 +29,6 @@ export function loadMcp(): McpLibs {
     z: require('zod'),
   }
   return mcpLibs
-}
-
-export function loadMiniSearch(): typeof MiniSearchClass {
-  let m: {default?: typeof MiniSearchClass}
-  try {
-    // The built CLI: MiniSearch bundled beside engine.js (scripts/build.mjs), with its V8 code cache.
-    m = require('./minisearch.js')
-  } catch {
-    m = require('minisearch')
-  }
-  return (m.default ?? m) as typeof MiniSearchClass
 }
 
 export function loadCliProgress(): typeof CliProgress {

@@ -1,27 +1,31 @@
 /**
  * `tasks search QUERY`: ranked full-text search over titles, descriptions,
- * comments and tags, with MiniSearch (BM25, prefix and fuzzy matching).
+ * comments and tags, ranked exactly as MiniSearch ranks (BM25+ per field,
+ * the title boosted, prefix and fuzzy matching): core/text-index.ts
+ * tokenizes, indexes and scores with MiniSearch's rules, and a property test
+ * holds its index and its hits, order and scores equal to MiniSearch's own.
  *
- * The index is cached under the git directory (refstore/search-cache.ts)
- * and brought forward from the ref's changes the way the task index is:
- * the task index already knows the tree id of every task's directory, so
- * only tasks whose directory changed since the cached commit are read from
- * git (body and comments) and re-indexed; removed tasks are discarded. A
- * missing or damaged cache is rebuilt from the whole list.
+ * The index is cached under the git directory as flat arrays
+ * (refstore/search-cache.ts) that a query reads in place: only its words'
+ * postings, no per-document objects. It is brought forward from the ref's
+ * changes the way the task index is: the task index already knows the tree
+ * id of every task's directory, so only tasks whose directory changed since
+ * the cached commit are read from git (body and comments) and indexed
+ * again; removed tasks are dropped. A missing or damaged cache is rebuilt
+ * from the whole list.
  *
  * The index stores no text: the snippets of the hits shown are read from
  * git at query time (a few cat-file reads through the session's reader).
  */
-import type MiniSearchClass from 'minisearch'
-import type {Options, SearchResult as MiniHit} from 'minisearch'
 import {UsageError} from '../core/errors'
-import {STATES, type State} from '../core/readiness'
+import {STATES, type State, openRowState} from '../core/readiness'
+import {tablesOf} from '../core/snapshot'
 import type {TaskView} from '../core/task-view'
 import type {TaskMeta} from '../core/task'
+import {type EvalOptions, type FlatIndex, type IndexDoc, type Ranked, type TextIndex, docsWithAllTerms, evaluate, queryTerms, rawTokens, updatedFlat} from '../core/text-index'
 import {checkTags} from '../core/validation'
-import {type PlainIndex, type SearchCache, readSearchCache, writeSearchCache} from '../refstore/search-cache'
+import {type SearchCache, readSearchCache, writeSearchCache} from '../refstore/search-cache'
 import type {Loaded} from '../refstore/list-store'
-import {loadMiniSearch} from './lazy-libs'
 import type {Session} from './session'
 import {viewer} from './task-actions'
 
@@ -36,12 +40,8 @@ interface SearchDoc {
 const FIELDS = ['title', 'body', 'comments', 'tags'] as const
 type Field = (typeof FIELDS)[number]
 
-const OPTIONS: Options<SearchDoc> = {
-  idField: 'id',
-  fields: [...FIELDS],
-  storeFields: [],
-  searchOptions: {boost: {title: 4, tags: 2, body: 1, comments: 1}, prefix: true, fuzzy: 0.15, combineWith: 'AND'},
-}
+/** How a query is run, as MiniSearch search options (the evaluator computes MiniSearch's ranking for them). */
+export const SEARCH_OPTIONS = {boost: {title: 4, tags: 2, body: 1, comments: 1}, prefix: true, fuzzy: 0.15, combineWith: 'AND'} as const satisfies EvalOptions
 
 /** Read this many task directories from git at once while (re)indexing. */
 const READ_WINDOW = 256
@@ -98,79 +98,53 @@ async function docOf(session: Session, commit: string, meta: TaskMeta, dir: stri
   return {id: meta.id, title: meta.title, body: detail.body, comments: detail.comments.map((c) => c.body).join('\n\n'), tags: meta.tags.join(' ')}
 }
 
-/** The words of a query as MiniSearch indexes them (its own tokenizer and term processing). */
-function queryTerms(MiniSearch: typeof MiniSearchClass, query: string): string[] {
-  const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[]
-  const process = MiniSearch.getDefault('processTerm') as (term: string) => string | null | undefined | false
-  return tokenize(query).map((t) => process(t)).filter((t): t is string => typeof t === 'string' && t.length > 0)
+interface Indexed {
+  index: TextIndex
+  state: SearchOutput['index']
 }
 
 /**
- * The search index at the loaded commit. At the cached commit only the
- * shards of the query's words are loaded (prefix matching and small typos
- * still work; a typo in a word's first three letters is not found). When the
- * ref moved, the whole cached index is loaded, brought forward (tasks whose
- * directory changed are re-read, removed ones dropped) and written back; a
- * missing or damaged cache is rebuilt from the whole list.
+ * The search index at the loaded commit, and how it got there. At the
+ * cached commit the file is searched in place. When the ref moved, the
+ * cached index is read whole and brought forward (tasks whose directory
+ * changed are read and indexed again, removed ones dropped) and written
+ * back; a missing or damaged cache is rebuilt from the whole list. The
+ * caller evaluates queries while the cache is open (`use`), since postings
+ * are read from the file on demand.
  */
-async function indexAt(session: Session, loaded: Loaded, query: string): Promise<{ms: MiniSearchClass<SearchDoc>; state: SearchOutput['index']}> {
+async function withIndex<T>(session: Session, loaded: Loaded, use: (ix: Indexed) => T): Promise<T> {
   const cached = readSearchCache(session.store.repo.commonDir, session.list)
   try {
-    return await indexFrom(session, loaded, query, cached)
+    if (cached && cached.commit === loaded.index.commit) {
+      try {
+        const index = cached.index()
+        return use({index, state: {state: 'current', reindexed: 0, tasks: index.docCount}})
+      } catch {
+        // damaged: rebuilt below
+      }
+    }
+    return use(await updatedIndex(session, loaded, cached))
   } finally {
     cached?.close()
   }
 }
 
-/**
- * The plain index with the per-document tables (ids, field lengths) cut down
- * to the documents the loaded terms point at. A query over a few shards
- * scores only those documents; turning all 10,000 rows into MiniSearch's
- * maps would cost more than the query. The document count and average
- * field lengths (BM25's collection figures) are kept as they are, so
- * scores do not change.
- */
-function onlyPostedDocs(plain: PlainIndex): PlainIndex {
-  const posted = new Set<string>()
-  for (const [, fields] of plain.index) for (const docs of Object.values(fields as Record<string, Record<string, unknown>>)) for (const short of Object.keys(docs)) posted.add(short)
-  // When the terms point at most documents (a common word), cutting the tables down saves nothing.
-  if (posted.size * 2 > Number(plain.documentCount)) return plain
-  const pick = (table: unknown): Record<string, unknown> => {
-    const all = (table ?? {}) as Record<string, unknown>
-    const out: Record<string, unknown> = {}
-    for (const short of posted) if (short in all) out[short] = all[short]
-    return out
-  }
-  return {...plain, documentIds: pick(plain.documentIds), fieldLength: pick(plain.fieldLength), storedFields: pick(plain.storedFields)}
-}
-
-async function indexFrom(session: Session, loaded: Loaded, query: string, cached: SearchCache | null): Promise<{ms: MiniSearchClass<SearchDoc>; state: SearchOutput['index']}> {
-  const MiniSearch = loadMiniSearch()
+async function updatedIndex(session: Session, loaded: Loaded, cached: SearchCache | null): Promise<Indexed> {
   const {commonDir} = session.store.repo
   const commit = loaded.index.commit
-  if (cached && cached.commit === commit) {
-    try {
-      const prefixes = queryTerms(MiniSearch, query)
-      const wanted = (shard: string) => prefixes.some((t) => shard.startsWith(t.slice(0, shard.length)) && (t.length >= shard.length || shard.startsWith(t)))
-      const ms = MiniSearch.loadJS<SearchDoc>(onlyPostedDocs(cached.only(wanted)) as never, OPTIONS)
-      return {ms, state: {state: 'current', reindexed: 0, tasks: ms.documentCount}}
-    } catch {
-      // damaged: rebuilt below
-    }
-  }
-  let ms: MiniSearchClass<SearchDoc> | null = null
+  let old: FlatIndex | null = null
   let dirs: Record<string, string> = {}
   if (cached) {
     try {
-      ms = MiniSearch.loadJS<SearchDoc>(cached.full() as never, OPTIONS)
+      old = cached.full()
       dirs = cached.dirs()
     } catch {
-      ms = null
+      old = null
       dirs = {}
     }
   }
-  const rebuilt = ms === null
-  ms ??= new MiniSearch<SearchDoc>(OPTIONS)
+  const rebuilt = old === null
+  if (rebuilt) dirs = {}
   const next: Record<string, string> = {}
   const stale: Array<{meta: TaskMeta; dir: string}> = []
   for (const entry of loaded.snapshot.tasks.values()) {
@@ -180,17 +154,15 @@ async function indexFrom(session: Session, loaded: Loaded, query: string, cached
     next[entry.id] = dir
     if (dirs[entry.id] !== dir) stale.push({meta, dir})
   }
-  // Removed (or now unreadable) tasks leave the index.
-  for (const id of Object.keys(dirs)) if (!(id in next) && ms.has(id)) ms.discard(id)
+  // Removed (or now unreadable) tasks leave the index; changed ones are indexed again.
+  const removed = new Set(Object.keys(dirs).filter((id) => !(id in next)))
+  const docs: IndexDoc[] = []
   for (let i = 0; i < stale.length; i += READ_WINDOW) {
-    const docs = await Promise.all(stale.slice(i, i + READ_WINDOW).map((m) => docOf(session, commit, m.meta, m.dir)))
-    for (const doc of docs) {
-      if (ms.has(doc.id)) ms.replace(doc)
-      else ms.add(doc)
-    }
+    for (const d of await Promise.all(stale.slice(i, i + READ_WINDOW).map((m) => docOf(session, commit, m.meta, m.dir)))) docs.push({id: d.id, values: FIELDS.map((f) => d[f])})
   }
-  writeSearchCache(commonDir, session.list, commit, ms.toJSON() as never, next)
-  return {ms, state: {state: rebuilt ? 'rebuilt' : 'updated', reindexed: stale.length, tasks: ms.documentCount}}
+  const flat = updatedFlat(old, FIELDS, removed, docs)
+  writeSearchCache(commonDir, session.list, commit, flat, next)
+  return {index: flat, state: {state: rebuilt ? 'rebuilt' : 'updated', reindexed: stale.length, tasks: flat.docCount}}
 }
 
 /** The tree id of a task's directory, when the snapshot's entry (from the index) has it. */
@@ -233,6 +205,35 @@ function normalizeTitle(s: string): string {
   return s.toLowerCase().replace(/\s+/g, ' ').trim()
 }
 
+/** Compare two hits: exact title match first, then score (highest first), then document number (= id order). */
+function before(a: number, b: number, exact: ReadonlySet<number>, score: Float64Array): boolean {
+  const ea = exact.has(a)
+  if (ea !== exact.has(b)) return ea
+  const d = score[a]! - score[b]!
+  return d !== 0 ? d > 0 : a < b
+}
+
+/** The best `k` of `docs` (in document order) in order: a bounded insertion, where most hits fall below the k-th and cost one comparison. */
+function topK(docs: ArrayLike<number>, k: number, exact: ReadonlySet<number>, score: Float64Array): number[] {
+  const top: number[] = []
+  const noExact = exact.size === 0
+  for (let i0 = 0; i0 < docs.length; i0++) {
+    const doc = docs[i0]!
+    if (top.length === k) {
+      const last = top[k - 1]!
+      // Documents come in increasing number, so an equal score never goes before.
+      if (noExact ? score[doc]! <= score[last]! : !before(doc, last, exact, score)) continue
+    }
+    let i = top.length === k ? k - 1 : top.length
+    while (i > 0 && before(doc, top[i - 1]!, exact, score)) {
+      top[i] = top[i - 1]!
+      i--
+    }
+    top[i] = doc
+  }
+  return top
+}
+
 export async function search(session: Session, args: SearchArgs): Promise<SearchOutput> {
   const query = args.query.trim()
   if (!query) throw new UsageError('search needs a query: words to look for in titles, descriptions and comments', {}, 'usage')
@@ -240,56 +241,85 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
   const tags = args.tags?.length ? checkTags(args.tags) : []
   const loaded = await session.store.load()
   const snap = loaded.snapshot
-  const {ms, state} = await indexAt(session, loaded, query)
   const v = await viewer(session, snap)
   const owner = args.owner === '@me' ? (v.actor ?? '') : args.owner
-  let hits: MiniHit[] = ms.search(query)
-  // A query with several words: when no task has them all, fall back to any of them (ranked by how many match).
-  if (hits.length === 0 && /\s/.test(query)) hits = ms.search(query, {combineWith: 'OR'})
-  // Exact title matches come first. They are found by a title-only search of all the words: the exact
-  // title is the shortest title holding them all, so BM25 ranks it at the top of that search; only its
-  // best few are compared with the query (decoding every hit's card would cost more than the search).
-  const exact = normalizeTitle(query)
-  const exactIds = new Set<string>()
-  for (const h of ms.search(query, {fields: ['title'], prefix: false, fuzzy: false, combineWith: 'AND'}).slice(0, 50)) {
-    const title = snap.tasks.get(String(h.id))?.meta?.title
-    if (title !== undefined && normalizeTitle(title) === exact) exactIds.add(String(h.id))
-  }
   const filtered = states !== null || tags.length > 0 || owner !== undefined
-  const rows: Array<{view: TaskView | null; id: string; hit: MiniHit; exact: boolean}> = []
-  for (const hit of hits) {
-    const id = String(hit.id)
-    // Without filters only the hits shown need their card (a common word may match thousands).
-    let view: TaskView | null = null
-    if (filtered) {
-      const meta = snap.tasks.get(id)?.meta
-      if (!meta) continue
-      view = v.view(meta)
-      if (states && !states.has(view.state)) continue
-      if (!tags.every((t) => view!.tags.includes(t))) continue
-      if (owner !== undefined && view.owner !== owner) continue
-    }
-    rows.push({view, id, hit, exact: exactIds.has(id)})
-  }
-  // Then MiniSearch's score (BM25 with the title boosted); then id for a stable order.
-  rows.sort((a, b) => Number(b.exact) - Number(a.exact) || b.hit.score - a.hit.score || (a.id < b.id ? -1 : 1))
   const limit = args.limit ?? 20
-  const page: Array<{view: TaskView; hit: MiniHit}> = []
-  for (const r of rows) {
-    if (page.length >= limit) break
-    const meta = r.view ? null : snap.tasks.get(r.id)?.meta
-    if (!r.view && !meta) continue // indexed, but no longer a readable card
-    page.push({view: r.view ?? v.view(meta!), hit: r.hit})
+  // Open states only (and no tags): the index's open rows say which items pass, without decoding any card.
+  let openIds: Set<string> | null = null
+  if (states && tags.length === 0 && [...states].every((st) => st !== 'done' && st !== 'cancelled')) {
+    openIds = new Set()
+    const nowMs = Date.parse(v.now)
+    for (const r of tablesOf(snap).openRows().rows) {
+      if (owner !== undefined && (r[5] === '' || r[5] !== owner)) continue
+      if (states.has(openRowState(r, v.actor, nowMs, snap.config).state)) openIds.add(r[0])
+    }
   }
+  const metaOf = (id: string): TaskMeta | null => snap.tasks.get(id)?.meta ?? null
+  const picked = await withIndex(session, loaded, ({index, state}) => {
+    let ranked: Ranked = evaluate(index, query, SEARCH_OPTIONS)
+    // A query with several words: when no task has them all, fall back to any of them (ranked by how many match).
+    if (ranked.docs.length === 0 && /\s/.test(query)) ranked = evaluate(index, query, {...SEARCH_OPTIONS, combineWith: 'OR'})
+    const exact = exactTitles(index, query, (doc) => snap.tasks.get(index.docId(doc))?.meta?.title)
+    let total = 0
+    let page: Array<{doc: number; meta: TaskMeta}> = []
+    if (filtered) {
+      const kept: number[] = []
+      if (openIds) {
+        for (let i = 0; i < ranked.docs.length; i++) if (openIds.has(index.docId(ranked.docs[i]!))) kept.push(ranked.docs[i]!)
+      } else {
+        // Every hit's card decides whether it counts (its state, not its whole view).
+        for (let i = 0; i < ranked.docs.length; i++) {
+          const doc = ranked.docs[i]!
+          const meta = snap.tasks.get(index.docId(doc))?.meta
+          if (!meta) continue
+          if (!tags.every((t) => meta.tags.includes(t))) continue
+          if (owner !== undefined && (meta.owner ?? null) !== owner) continue
+          if (states && !states.has(v.state(meta).state)) continue
+          kept.push(doc)
+        }
+      }
+      total = kept.length
+      page = topK(kept, limit, exact, ranked.score).flatMap((doc) => {
+        const meta = metaOf(index.docId(doc))
+        return meta ? [{doc, meta}] : []
+      })
+    } else {
+      // Without filters only the hits shown need their card (a common word may match thousands).
+      total = ranked.docs.length
+      for (let k = limit; ; k = Math.max(k * 4, ranked.docs.length)) {
+        const top = topK(ranked.docs, k, exact, ranked.score)
+        page = []
+        for (const doc of top) {
+          if (page.length >= limit) break
+          const meta = metaOf(index.docId(doc))
+          if (meta) page.push({doc, meta}) // else: indexed, but no longer a readable card
+        }
+        if (page.length >= limit || top.length < k) break
+      }
+    }
+    return {ranked, total, state, page}
+  })
+  const {ranked, total, state, page} = picked
+  const terms = ranked.terms
+  const matched = page.map(({doc}) => {
+    const mask = ranked.fieldMask(doc)
+    return FIELDS.filter((_, f) => mask & (1 << f))
+  })
+  // The descriptions and comments of the hits shown, read at once (the object reader pipelines them).
+  // Their first reads go out before the views are built, so git answers while this process works.
+  const reading = Promise.all(page.map(({meta}, i) => (matched[i]!.some((f) => f === 'body' || f === 'comments') ? session.store.readDetail(loaded.index.commit, meta.id, dirOf(snap, meta.id)) : null)))
+  await Promise.resolve()
+  const views = page.map(({meta}) => v.view(meta))
+  const details = await reading
   const results: SearchHit[] = []
-  for (const {view, hit} of page) {
-    const fields = [...new Set(Object.values(hit.match).flat())].filter((f): f is Field => (FIELDS as readonly string[]).includes(f))
-    fields.sort((a, b) => FIELDS.indexOf(a) - FIELDS.indexOf(b))
-    const terms = hit.terms.map((t) => t.toLowerCase())
+  for (const [i, {doc}] of page.entries()) {
+    const view = views[i]!
+    const fields = matched[i]!
     let snippet: SearchHit['snippet'] = null
     const textFields = fields.filter((f) => f !== 'tags')
-    if (textFields.some((f) => f !== 'title')) {
-      const detail = await session.store.readDetail(loaded.index.commit, view.id, dirOf(snap, view.id))
+    const detail = details[i]
+    if (detail) {
       const texts: Record<Field, string> = {title: view.title, body: detail.body, comments: detail.comments.map((c) => c.body).join('\n\n'), tags: ''}
       for (const f of textFields) {
         const text = snippetOf(texts[f], terms)
@@ -303,7 +333,31 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
       const text = snippetOf(view.title, terms)
       snippet = text === null ? null : {field: 'title', text}
     }
-    results.push({task: view, score: Math.round(hit.score * 1000) / 1000, fields, snippet})
+    results.push({task: view, score: Math.round(ranked.score[doc]! * 1000) / 1000, fields, snippet})
   }
-  return {list: session.list, commit: loaded.index.commit, query, total: rows.length, results, index: state}
+  return {list: session.list, commit: loaded.index.commit, query, total, results, index: state}
+}
+
+/**
+ * The documents whose title is the query (case and spacing aside). Such a
+ * title holds every word of the query and has at most as many distinct
+ * tokens as the query has tokens (two more for a title with spaces or
+ * punctuation at its ends), so only the titles of that length holding all
+ * the words (shortest first, at most 50) are compared with the query.
+ */
+function exactTitles(index: TextIndex, query: string, titleOf: (doc: number) => string | undefined): Set<number> {
+  const out = new Set<number>()
+  const title = index.fields.indexOf('title')
+  const terms = queryTerms(query)
+  if (title === -1 || terms.length === 0) return out
+  const maxLength = rawTokens(query).length + 2
+  const F = index.fields.length
+  const candidates = docsWithAllTerms(index, terms, 'title').filter((doc) => index.fieldLength[doc * F + title]! <= maxLength)
+  candidates.sort((a, b) => index.fieldLength[a * F + title]! - index.fieldLength[b * F + title]! || a - b)
+  const want = normalizeTitle(query)
+  for (const doc of candidates.slice(0, 50)) {
+    const t = titleOf(doc)
+    if (t !== undefined && normalizeTitle(t) === want) out.add(doc)
+  }
+  return out
 }

@@ -1,70 +1,84 @@
 /**
- * The search index cache: `<common-dir>/git-tasks/search-<list>.json`,
+ * The search index cache: `<common-dir>/git-tasks/search-<list>.idx`,
  * derived data like the task index (task-index.ts), written by rename of a
  * complete file; a file that cannot be read is treated as missing and
  * rebuilt.
  *
- * Layout: a first line of JSON (the header: format version, list, the
- * commit it describes, and the byte range of each section in the rest of
- * the file), then the sections, one JSON text each:
- * - `docs`: MiniSearch's serialized index without its terms (document ids,
- *   field lengths, averages);
- * - `dirs`: task id → tree id of its directory when it was indexed (so the
- *   next search after the ref moved re-reads only the tasks whose directory
- *   changed);
- * - one shard per term prefix (the first three characters): the terms with
- *   that prefix and their postings, as MiniSearch serializes them.
- * A query at the cached commit parses only `docs` and the shards of its
- * words' prefixes, not the whole index: loading all of MiniSearch's index
- * at 10,000 tasks takes longer than the rest of the command together.
+ * Layout (app/text-index.ts describes the arrays): a first line of JSON
+ * (the header: format version, list, the commit it describes, the index's
+ * figures, and the byte range and checksum of each section in the rest of
+ * the file), then the sections, each padded to 4 bytes, little-endian:
+ * - `termStart` (u32), `termChars` (u16): the sorted term dictionary;
+ * - `fieldLength` (u32, docs × fields);
+ * - `idStart` (u32), `ids` (UTF-8): the task id of each document number;
+ * - `termFields` (u32): where each term's postings in each field start;
+ * - `pairs` (u32): the postings, [document, term frequency] pairs;
+ * - `dirs` (JSON): task id → tree id of its directory when it was indexed
+ *   (so the next search after the ref moved re-reads only the tasks whose
+ *   directory changed).
+ * A query at the cached commit reads the dictionary and document tables
+ * whole (checked against their checksums) and, in place, only the
+ * postings of its terms: a word's exact and prefix matches are one range.
  */
-import {closeSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {isAscii} from 'node:buffer'
 import {join} from 'node:path'
+import {createHash} from 'node:crypto'
+import {type FlatIndex, type TextIndex, flatIndex} from '../core/text-index'
 
-export const SEARCH_CACHE_VERSION = 2
+export const SEARCH_CACHE_VERSION = 3
 
-/** MiniSearch's plain-object form (AsPlainObject), the parts this file splits. */
-export interface PlainIndex {
-  index: Array<[string, unknown]>
-  [key: string]: unknown
-}
+const SECTIONS = ['termStart', 'termChars', 'fieldLength', 'idStart', 'ids', 'termFields', 'pairs', 'dirs'] as const
+type Section = (typeof SECTIONS)[number]
 
 interface Header {
   version: number
   list: string
   commit: string
-  docs: [number, number]
-  dirs: [number, number]
-  shards: Record<string, [number, number]>
+  endian: 'le'
+  docCount: number
+  docs: number
+  terms: number
+  fields: string[]
+  avgFieldLength: number[]
+  /** Byte offset (after the header line), byte length, SHA-1 of the padded words. */
+  sections: Record<Section, [number, number, string]>
 }
 
 export function searchCachePath(commonDir: string, list: string): string {
-  return join(commonDir, 'git-tasks', `search-${list}.json`)
-}
-
-/** The shard a term belongs to. */
-export function shardKey(term: string): string {
-  return term.slice(0, 3)
+  return join(commonDir, 'git-tasks', `search-${list}.idx`)
 }
 
 /** An opened cache file: its commit, and readers of its sections. Any read may throw on a damaged file. */
 export interface SearchCache {
   commit: string
   dirs(): Record<string, string>
-  /** The whole index (to update it). */
-  full(): PlainIndex
-  /** The index with only the terms of these shards (to answer a query). */
-  only(keys: (shard: string) => boolean): PlainIndex
+  /** The index for a query: tables read whole, postings read in place when asked for. */
+  index(): TextIndex
+  /** The whole index in memory (to update it). */
+  full(): FlatIndex
   close(): void
 }
 
-/** Bytes at [start, end) of the open file, read in place (a query reads a few sections, not the whole file). */
-function readRange(fd: number, start: number, end: number): Buffer {
-  const out = Buffer.allocUnsafe(end - start)
+function damaged(what: string): Error {
+  return new Error(`damaged search cache: ${what}`)
+}
+
+/** The checksum of a section's padded words (SHA-1, hex): native code, well under a millisecond for a query's tables. */
+function checksum(words: Uint32Array): string {
+  return createHash('sha1').update(words).digest('hex')
+}
+
+const padded = (n: number): number => (n + 3) & ~3
+
+/** `length` bytes at `position` into a fresh, 4-byte aligned buffer (padded to whole words). */
+function readWords(fd: number, position: number, length: number): Uint32Array {
+  const out = new Uint32Array(padded(length) / 4)
+  const bytes = new Uint8Array(out.buffer, 0, length)
   let done = 0
-  while (done < out.length) {
-    const n = readSync(fd, out, done, out.length - done, start + done)
-    if (n === 0) throw new Error('damaged search cache: shorter than its header says')
+  while (done < length) {
+    const n = readSync(fd, bytes, done, length - done, position + done)
+    if (n === 0) throw damaged('shorter than its header says')
     done += n
   }
   return out
@@ -72,21 +86,20 @@ function readRange(fd: number, start: number, end: number): Buffer {
 
 /** The first line of the open file (the header), or null when there is none. */
 function readHeaderLine(fd: number): {text: string; bodyAt: number} | null {
-  {
-    const chunks: Buffer[] = []
-    let pos = 0
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(64 * 1024)
-      const n = readSync(fd, chunk, 0, chunk.length, pos)
-      if (n === 0) return null
-      const nl = chunk.subarray(0, n).indexOf(0x0a)
-      if (nl !== -1) {
-        chunks.push(chunk.subarray(0, nl))
-        return {text: Buffer.concat(chunks).toString('utf8'), bodyAt: pos + nl + 1}
-      }
-      chunks.push(chunk.subarray(0, n))
-      pos += n
+  const chunks: Buffer[] = []
+  let pos = 0
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(4096)
+    const n = readSync(fd, chunk, 0, chunk.length, pos)
+    if (n === 0) return null
+    const nl = chunk.subarray(0, n).indexOf(0x0a)
+    if (nl !== -1) {
+      chunks.push(chunk.subarray(0, nl))
+      return {text: Buffer.concat(chunks).toString('utf8'), bodyAt: pos + nl + 1}
     }
+    chunks.push(chunk.subarray(0, n))
+    pos += n
+    if (pos > 1 << 20) return null
   }
 }
 
@@ -102,70 +115,167 @@ export function readSearchCache(commonDir: string, list: string): SearchCache | 
   } catch {
     return null
   }
-  const cache = openedCache(fd, list)
+  let cache: SearchCache | null = null
+  try {
+    cache = openedCache(fd, list)
+  } catch {
+    cache = null
+  }
   if (!cache) closeSync(fd)
   return cache
 }
 
 function openedCache(fd: number, list: string): SearchCache | null {
   let line: {text: string; bodyAt: number} | null
-  let header: Header
+  let h: Header
   try {
     line = readHeaderLine(fd)
     if (!line) return null
-    header = JSON.parse(line.text) as Header
+    h = JSON.parse(line.text) as Header
   } catch {
     return null
   }
-  if (header?.version !== SEARCH_CACHE_VERSION || header.list !== list || typeof header.commit !== 'string' || !header.shards || !Array.isArray(header.docs) || !Array.isArray(header.dirs)) return null
+  if (h?.version !== SEARCH_CACHE_VERSION || h.list !== list || typeof h.commit !== 'string' || h.endian !== 'le' || !h.sections || !Array.isArray(h.fields) || !Array.isArray(h.avgFieldLength)) return null
+  const F = h.fields.length
+  const T = h.terms
+  const D = h.docs
+  if (![T, D, F, h.docCount].every((n) => Number.isInteger(n) && n >= 0) || F > 8 || h.avgFieldLength.length !== F) return null
   const body = line.bodyAt
-  const section = (range: [number, number]): unknown => {
-    const [start, end] = range
-    if (!(Number.isInteger(start) && Number.isInteger(end) && start >= 0 && end >= start)) throw new Error('damaged search cache')
-    return JSON.parse(readRange(fd, body + start, body + end).toString('utf8'))
+  const size = fstatSync(fd).size
+  const range = (name: Section): [number, number] => {
+    const s = h.sections[name]
+    if (!Array.isArray(s) || !Number.isInteger(s[0]) || !Number.isInteger(s[1]) || s[0] < 0 || s[1] < 0 || body + s[0] + padded(s[1]) > size) throw damaged(`section ${name}`)
+    return [body + s[0], s[1]]
   }
-  const index = (keys: (shard: string) => boolean): PlainIndex => {
-    const docs = section(header.docs) as PlainIndex
-    const terms: Array<[string, unknown]> = []
-    for (const [key, range] of Object.entries(header.shards)) if (keys(key)) for (const entry of section(range) as Array<[string, unknown]>) terms.push(entry)
-    return {...docs, index: terms}
+  for (const name of SECTIONS) range(name)
+  /** A section read whole and checked against its checksum. */
+  const whole = (name: Section, expectBytes?: number): Uint32Array => {
+    const [at, length] = range(name)
+    if (expectBytes !== undefined && length !== expectBytes) throw damaged(`section ${name} has the wrong size`)
+    const words = readWords(fd, at, length)
+    if (checksum(words) !== h.sections[name][2]) throw damaged(`section ${name} fails its checksum`)
+    return words
   }
+  const tables = () => {
+    const termStart = whole('termStart', (T + 1) * 4)
+    const chars = termStart[T]!
+    const termChars = new Uint16Array(whole('termChars', chars * 2).buffer, 0, chars)
+    const fieldLength = whole('fieldLength', D * F * 4)
+    const idStart = whole('idStart', (D + 1) * 4)
+    const idBytes = idStart[D]!
+    const ids = Buffer.from(whole('ids', idBytes).buffer, 0, idBytes)
+    return {termStart, termChars, fieldLength, idStart, ids}
+  }
+  const [termFieldsAt, termFieldsBytes] = range('termFields')
+  const [pairsAt, pairsBytes] = range('pairs')
+  if (termFieldsBytes !== (T * F + 1) * 4) throw damaged('termFields size')
+  const P = pairsBytes / 8
+  if (!Number.isInteger(P)) throw damaged('pairs size')
   return {
-    commit: header.commit,
-    dirs: () => section(header.dirs) as Record<string, string>,
-    full: () => index(() => true),
-    only: index,
+    commit: h.commit,
+    dirs: () => {
+      const [at, length] = range('dirs')
+      const words = readWords(fd, at, length)
+      if (checksum(words) !== h.sections.dirs[2]) throw damaged('section dirs fails its checksum')
+      return JSON.parse(Buffer.from(words.buffer, 0, length).toString('utf8')) as Record<string, string>
+    },
+    index: (): TextIndex => {
+      const t = tables()
+      return {
+        docCount: h.docCount,
+        docs: D,
+        fields: h.fields,
+        avgFieldLength: h.avgFieldLength,
+        termCount: T,
+        termChars: t.termChars,
+        termStart: t.termStart,
+        fieldLength: t.fieldLength,
+        termFields: (lo, hi) => {
+          if (!(lo >= 0 && hi >= lo && hi <= T)) throw damaged('term range')
+          const out = readWords(fd, termFieldsAt + lo * F * 4, ((hi - lo) * F + 1) * 4)
+          for (let i = 1; i < out.length; i++) if (out[i]! < out[i - 1]!) throw damaged('posting offsets')
+          if (out[out.length - 1]! > P) throw damaged('posting offsets')
+          return out
+        },
+        pairs: (from, to) => {
+          if (!(from >= 0 && to >= from && to <= P)) throw damaged('posting range')
+          return readWords(fd, pairsAt + from * 8, (to - from) * 8)
+        },
+        // Task ids are ASCII: one decoded string, sliced per document (a hit's id is a slice, not a decode).
+        docId: isAscii(t.ids) ? ((text) => (doc: number) => text.slice(t.idStart[doc]!, t.idStart[doc + 1]!))(t.ids.toString('latin1')) : (doc) => t.ids.toString('utf8', t.idStart[doc]!, t.idStart[doc + 1]!),
+      }
+    },
+    full: (): FlatIndex => {
+      const t = tables()
+      const termFields = whole('termFields')
+      const pairs = whole('pairs')
+      const ids: string[] = []
+      for (let n = 0; n < D; n++) ids.push(t.ids.toString('utf8', t.idStart[n]!, t.idStart[n + 1]!))
+      for (let i = 1; i < termFields.length; i++) if (termFields[i]! < termFields[i - 1]!) throw damaged('posting offsets')
+      if (termFields[T * F] !== P) throw damaged('posting offsets')
+      for (let p = 0; p < pairs.length; p += 2) if (pairs[p]! >= D) throw damaged('a posting names no document')
+      return flatIndex({docCount: h.docCount, fields: h.fields, avgFieldLength: h.avgFieldLength, termChars: t.termChars, termStart: t.termStart, fieldLength: t.fieldLength, termFields, pairs, ids})
+    },
     close: () => closeSync(fd),
   }
 }
 
-export function writeSearchCache(commonDir: string, list: string, commit: string, plain: PlainIndex, dirs: Record<string, string>): void {
+export function writeSearchCache(commonDir: string, list: string, commit: string, flat: FlatIndex, dirs: Record<string, string>): void {
   const path = searchCachePath(commonDir, list)
   const tmp = `${path}.${process.pid}.tmp`
   try {
-    const {index, ...docs} = plain
-    const shards = new Map<string, Array<[string, unknown]>>()
-    for (const entry of index) {
-      const key = shardKey(entry[0])
-      let list = shards.get(key)
-      if (!list) shards.set(key, (list = []))
-      list.push(entry)
+    const idBuffers = flat.ids.map((id) => Buffer.from(id, 'utf8'))
+    const idStart = new Uint32Array(flat.docs + 1)
+    let at = 0
+    idBuffers.forEach((b, n) => {
+      idStart[n] = at
+      at += b.length
+    })
+    idStart[flat.docs] = at
+    const content: Record<Section, Uint8Array> = {
+      termStart: bytesOf(flat.termStart),
+      termChars: bytesOf(flat.termChars),
+      fieldLength: bytesOf(flat.fieldLength),
+      idStart: bytesOf(idStart),
+      ids: Buffer.concat(idBuffers),
+      termFields: bytesOf(flat.allTermFields),
+      pairs: bytesOf(flat.allPairs),
+      dirs: Buffer.from(JSON.stringify(dirs), 'utf8'),
     }
-    const parts: string[] = []
+    const sections = {} as Header['sections']
+    const parts: Uint8Array[] = []
     let offset = 0
-    const add = (text: string): [number, number] => {
-      const start = offset
-      parts.push(text, '\n')
-      offset += Buffer.byteLength(text) + 1
-      return [start, offset - 1]
+    for (const name of SECTIONS) {
+      const bytes = content[name]
+      const words = new Uint32Array(padded(bytes.length) / 4)
+      new Uint8Array(words.buffer).set(bytes)
+      sections[name] = [offset, bytes.length, checksum(words)]
+      parts.push(new Uint8Array(words.buffer))
+      offset += words.byteLength
     }
-    const header: Header = {version: SEARCH_CACHE_VERSION, list, commit, docs: add(JSON.stringify(docs)), dirs: add(JSON.stringify(dirs)), shards: {}}
-    for (const [key, entries] of shards) header.shards[key] = add(JSON.stringify(entries))
+    const header: Header = {
+      version: SEARCH_CACHE_VERSION,
+      list,
+      commit,
+      endian: 'le',
+      docCount: flat.docCount,
+      docs: flat.docs,
+      terms: flat.termCount,
+      fields: [...flat.fields],
+      avgFieldLength: [...flat.avgFieldLength],
+      sections,
+    }
     mkdirSync(join(commonDir, 'git-tasks'), {recursive: true})
-    writeFileSync(tmp, `${JSON.stringify(header)}\n${parts.join('')}`)
+    writeFileSync(tmp, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), ...parts]))
     renameSync(tmp, path)
+    // The cache of format 2 (MiniSearch's JSON) under its old name is no longer read.
+    rmSync(join(commonDir, 'git-tasks', `search-${list}.json`), {force: true})
   } catch {
     // A cache that cannot be written is rebuilt next time; the search result stands.
     rmSync(tmp, {force: true})
   }
+}
+
+function bytesOf(a: Uint32Array | Uint16Array): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength)
 }

@@ -11,6 +11,18 @@ afterAll(() => cleanupAll())
 
 const env = {TASKS_ACTOR: 'alice'}
 
+/** The states each --status value selects (docs/cli.md). */
+const STATE_GROUPS_FOR_TEST: Record<string, string[]> = {
+  open: ['ready', 'waiting', 'reserved', 'todo', 'in_progress', 'stale', 'blocked'],
+  ready: ['ready'],
+  waiting: ['waiting'],
+  in_progress: ['in_progress'],
+  blocked: ['blocked'],
+  done: ['done'],
+  todo: ['ready', 'waiting', 'reserved', 'todo'],
+  'ready,done': ['ready', 'done'],
+}
+
 async function repoWith(titles: Array<{title: string; body?: string; tags?: string[]}>): Promise<{repo: string; ids: string[]}> {
   const repo = makeRepo()
   await runJson(repo, ['init'])
@@ -57,10 +69,48 @@ describe('search', () => {
     expect((await runJson(repo, ['search', 'quokka'], {env})).results).toEqual([])
   })
 
+  it('filters by state the same way whether the open rows or each card decide', async () => {
+    // Items in every kind of state, all holding the word "wombat" (and the blocker "zebra" none).
+    const {repo, ids} = await repoWith([
+      {title: 'wombat one'},
+      {title: 'wombat two'},
+      {title: 'wombat three'},
+      {title: 'wombat four', tags: ['x']},
+      {title: 'wombat five'},
+      {title: 'zebra'},
+    ])
+    const [, two, three, four, five, zebra] = ids as [string, string, string, string, string, string]
+    await runJson(repo, ['claim', two], {env})
+    await runJson(repo, ['claim', three], {env})
+    await runJson(repo, ['done', three], {env})
+    await runJson(repo, ['claim', four], {env})
+    await runJson(repo, ['block', four, 'vendor'], {env})
+    await runJson(repo, ['deps', five, zebra], {env})
+    const all = await runJson(repo, ['search', 'wombat', '-n', '50'], {env})
+    expect(all.total).toBe(5)
+    const stateOf = new Map<string, string>(all.results.map((h: any) => [h.task.id, h.task.state]))
+    expect(new Set(stateOf.values())).toEqual(new Set(['ready', 'in_progress', 'done', 'blocked', 'waiting']))
+    for (const status of ['open', 'ready', 'waiting', 'in_progress', 'blocked', 'done', 'todo', 'ready,done']) {
+      const want = STATE_GROUPS_FOR_TEST[status]!
+      const expected = all.results.filter((h: any) => want.includes(h.task.state)).map((h: any) => h.task.id)
+      const got = await runJson(repo, ['search', 'wombat', '--status', status, '-n', '50'], {env})
+      expect(got.results.map((h: any) => h.task.id), status).toEqual(expected)
+      expect(got.total, status).toBe(expected.length)
+    }
+    // With a tag too, every card decides (not the open rows): the same answer narrowed to the tag.
+    for (const status of ['open', 'blocked', 'ready']) {
+      const expected = status === 'ready' ? [] : [four]
+      const tagged = await runJson(repo, ['search', 'wombat', '--status', status, '--tag', 'x'], {env})
+      expect(tagged.results.map((h: any) => h.task.id), `${status} --tag x`).toEqual(expected)
+    }
+    const mine = await runJson(repo, ['search', 'wombat', '--status', 'open', '--owner', '@me'], {env})
+    expect(mine.results.map((h: any) => h.task.id).sort()).toEqual([two, four].sort())
+  })
+
   it('rebuilds a damaged cache and refuses an empty query', async () => {
     const {repo, ids} = await repoWith([{title: 'Alpha wombat'}])
     await runJson(repo, ['search', 'wombat'], {env})
-    const cache = join(repo, '.git', 'git-tasks', 'search-main.json')
+    const cache = join(repo, '.git', 'git-tasks', 'search-main.idx')
     expect(existsSync(cache)).toBe(true)
     writeFileSync(cache, readFileSync(cache, 'utf8').slice(0, 40))
     const r = await runJson(repo, ['search', 'wombat'], {env})
