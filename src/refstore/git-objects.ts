@@ -186,6 +186,8 @@ export class LooseObjectWriter {
   bytesWritten = 0
   /** New objects written by this writer (existing ones are not counted). */
   objectsWritten = 0
+  /** Told of every object written (or found already there), with its content: a long-lived reader keeps it. */
+  onWrite: ((oid: string, type: ObjectType, content: Buffer) => void) | null = null
 
   constructor(
     private readonly objectsDir: string,
@@ -198,6 +200,7 @@ export class LooseObjectWriter {
     const oid = createHash(this.algorithm).update(header).update(body).digest('hex')
     const dir = join(this.objectsDir, oid.slice(0, 2))
     const file = join(dir, oid.slice(2))
+    this.onWrite?.(oid, type, body)
     if (existsSync(file)) return oid
     if (!this.madeDirs.has(dir)) {
       mkdirSync(dir, {recursive: true})

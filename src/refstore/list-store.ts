@@ -32,6 +32,15 @@ import {type IndexProgress, type TaskIndex, readCachedIndex, snapshotOf, updateI
  * this it is cheaper to rewrite the file once.
  */
 export const PERSIST_AFTER_CHANGES = 16
+/**
+ * A long-lived process (keepAlive) keeps the index in memory and rewrites the
+ * file once no load came for PERSIST_IDLE_MS, or when this many tasks
+ * changed since the file (a call then pays for it), or on close.
+ */
+const LONG_LIVED_PERSIST_AFTER = 512
+const PERSIST_IDLE_MS = 2000
+/** Content a long-lived process keeps of the objects it read or wrote (keepAlive). */
+const KEPT_OBJECT_BYTES = 32 * 1024 * 1024
 
 /**
  * A progress line on stderr while the index is read from git, only on a
@@ -129,13 +138,51 @@ export class ListStore {
     let index = await updateIndex(this.reader, this.repo.algorithm, this.list, commit, cached, indexProgress())
     const snapshot = snapshotOf(index)
     if (persist && index !== cached && (cached === null || index.changes.size > PERSIST_AFTER_CHANGES)) {
-      writeCachedIndex(this.repo.commonDir, index, snapshot)
-      // Later loads in this process start from the new file, not from the old one plus changes.
-      const saved = readCachedIndex(this.repo.commonDir, this.list)
-      if (saved?.commit === index.commit) index = saved
+      if (this.longLived && cached !== null && index.changes.size <= LONG_LIVED_PERSIST_AFTER) {
+        // A long-lived process keeps the index in memory: the file is rewritten once it is idle, not during a call.
+        this.lastIndex = index
+        this.persistWhenIdle(index, snapshot)
+        return {index, snapshot}
+      }
+      index = this.persistIndex(index, snapshot)
     }
     this.lastIndex = index
     return {index, snapshot}
+  }
+
+  /** Write the index cache file; returns the index to continue from (the file's, when it holds this commit). */
+  private persistIndex(index: TaskIndex, snapshot: Snapshot): TaskIndex {
+    this.unsaved = null
+    if (this.idleTimer) clearTimeout(this.idleTimer)
+    this.idleTimer = null
+    writeCachedIndex(this.repo.commonDir, index, snapshot)
+    // Later loads in this process start from the new file, not from the old one plus changes.
+    const saved = readCachedIndex(this.repo.commonDir, this.list)
+    return saved?.commit === index.commit ? saved : index
+  }
+
+  /** Set by keepAlive(): the index cache file is written when idle (or far behind, or on close), not within a call. */
+  private longLived = false
+  private unsaved: {index: TaskIndex; snapshot: Snapshot} | null = null
+  private idleTimer: ReturnType<typeof setTimeout> | null = null
+
+  private persistWhenIdle(index: TaskIndex, snapshot: Snapshot): void {
+    this.unsaved = {index, snapshot}
+    if (this.idleTimer) clearTimeout(this.idleTimer)
+    this.idleTimer = setTimeout(() => this.saveUnsaved(), PERSIST_IDLE_MS)
+    this.idleTimer.unref()
+  }
+
+  /** Write the index kept in memory, if it is newer than the file (idle timer, close). */
+  private saveUnsaved(): void {
+    const unsaved = this.unsaved
+    if (!unsaved) return
+    try {
+      const saved = this.persistIndex(unsaved.index, unsaved.snapshot)
+      if (this.lastIndex === unsaved.index) this.lastIndex = saved
+    } catch {
+      // Only a cache: the next load brings it forward from the older file.
+    }
   }
 
   /** The last index loaded by this process: the base for the next incremental update. */
@@ -262,6 +309,24 @@ export class ListStore {
       .then((c) => fsyncsLooseObjects(c.get('core.fsync'), c.get('core.fsyncobjectfiles')))
       .catch(() => false)
     return this.fsyncSetting
+  }
+
+  /**
+   * For a long-lived process (`tasks mcp`): keep objects read or written in
+   * memory by id (ObjectReader.keepObjects), so a call that reads what the
+   * previous call wrote (the new tip's commit and trees, the card) or what
+   * it read (the root and shard trees) needs no cat-file round trip; keep
+   * the task index in memory and rewrite its cache file when idle, not
+   * within a call; and keep one `git update-ref --stdin` for
+   * compare-and-swaps (keepUpdater).
+   */
+  async keepAlive(): Promise<void> {
+    this.longLived = true
+    if (!this.writer.onWrite) {
+      this.reader.keepObjects(KEPT_OBJECT_BYTES)
+      this.writer.onWrite = (oid, type, content) => this.reader.remember(oid, type, content)
+    }
+    await this.keepUpdater()
   }
 
   /** Set by keepUpdater(): a long-lived `git update-ref --stdin` for this store's compare-and-swaps. */
@@ -485,6 +550,7 @@ export class ListStore {
   }
 
   close(): void {
+    this.saveUnsaved()
     this.updater?.close()
     this.reader.close()
     // Like git's porcelain after a write: let `git maintenance run --auto` pack loose objects, in the background.

@@ -34,6 +34,8 @@ interface Pending {
 }
 
 const EMPTY = Buffer.alloc(0)
+/** A full object id (sha1 or sha256), as the cache keys objects. */
+const FULL_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/
 
 export class ObjectReader {
   private proc: ChildProcessByStdio<Writable, Readable, null> | null = null
@@ -50,8 +52,51 @@ export class ObjectReader {
   /** Bytes of an oversized object (and its newline) still to discard as they arrive. */
   private skip = 0
   private failed: Error | null = null
+  /** Objects by full id, for a long-lived process (keepObjects): least recently used first. */
+  private cache: Map<string, GitObject> | null = null
+  private cacheBytes = 0
+  private cacheLimit = 0
 
   constructor(private readonly cwd: string) {}
+
+  /**
+   * Keep objects read or written by id, up to `maxBytes` of content, for a
+   * long-lived process (`tasks mcp`): objects never change, so a read of an
+   * id this process has seen, or wrote itself (remember), is answered from
+   * memory without a round trip to cat-file. Names that are not full ids
+   * (refs, `<commit>:<path>`) always go to git. Objects over a sixteenth of
+   * the budget are not kept.
+   */
+  keepObjects(maxBytes: number): void {
+    this.cache ??= new Map()
+    this.cacheLimit = maxBytes
+  }
+
+  /** An object this process wrote (the writer's hook): the next read of its id needs no round trip. */
+  remember(oid: string, type: string, content: Buffer): void {
+    this.keep({oid, type, size: content.length, content})
+  }
+
+  private keep(o: GitObject): void {
+    const cache = this.cache
+    if (!cache || o.oversized || o.content.length > this.cacheLimit / 16 || cache.has(o.oid)) return
+    cache.set(o.oid, o)
+    this.cacheBytes += o.content.length
+    for (const [oid, old] of cache) {
+      if (this.cacheBytes <= this.cacheLimit) break
+      cache.delete(oid)
+      this.cacheBytes -= old.content.length
+    }
+  }
+
+  /** A kept object, moved to the most recently used end; with `limit` as read() applies it. */
+  private kept(name: string, limit: number): GitObject | null {
+    const o = this.cache?.get(name)
+    if (!o) return null
+    this.cache!.delete(name)
+    this.cache!.set(name, o)
+    return o.size > limit ? {oid: o.oid, type: o.type, size: o.size, content: EMPTY, oversized: true} : o
+  }
 
   private start(): ChildProcessByStdio<Writable, Readable, null> {
     if (this.proc) return this.proc
@@ -168,9 +213,15 @@ export class ObjectReader {
   read(name: string, limit = Number.POSITIVE_INFINITY): Promise<GitObject | null> {
     if (this.failed) return Promise.reject(this.failed)
     if (/[\n\r]/.test(name)) return Promise.reject(new Error(`bad object name ${JSON.stringify(name)}`))
+    if (this.cache) {
+      const hit = this.kept(name, limit)
+      if (hit) return Promise.resolve(hit)
+    }
     const proc = this.start()
     return new Promise((resolve, reject) => {
-      this.pending.push({name, limit, resolve, reject})
+      // A read by full id is kept (names that resolve through refs or paths are not: they can change).
+      const keep = this.cache && FULL_ID.test(name) ? (o: GitObject | null) => (o && o.oid === name && this.keep(o), resolve(o)) : resolve
+      this.pending.push({name, limit, resolve: keep, reject})
       // Requests made in one tick go out in one write: a cold read of a large list asks for
       // hundreds of thousands of objects, and one pipe write each would cost more than git's answer.
       if (this.outgoing.length === 0) queueMicrotask(() => this.flush(proc))
