@@ -9,7 +9,7 @@ import {existsSync} from 'node:fs'
 import {join} from 'node:path'
 import {type Check, CHECKS_DIR, checkPath, parseCheckFile, serialiseCheck} from '../core/check'
 import {EnvironmentError, NotFoundError} from '../core/errors'
-import {taskDir} from '../core/ids'
+import {shardOf, taskDir} from '../core/ids'
 import {type Change, type Plan, commitMessage} from '../core/plan'
 import type {Snapshot} from '../core/snapshot'
 import {COMMENTS_DIR, INIT_COMMIT, TASK_FILE, commentPath, initialFiles, listRef, taskFilePath} from '../core/store-layout'
@@ -19,7 +19,7 @@ import {fileText, parseCommentFile, serialiseComment, serialiseTask, taskBody} f
 import {FILE_MODE, LooseObjectWriter, TREE_MODE, type TreeEntry, decodeTree, encodeCommit, fsyncsLooseObjects, zeroOid} from './git-objects'
 import {autoMaintenance} from './housekeeping'
 import {ObjectReader} from './object-reader'
-import {gitOk} from './git-process'
+import {git, gitOk} from './git-process'
 import {type RefUpdateOutcome, StdinRefUpdater, updateRef} from './ref-transaction'
 import {type Repository, configMayMention, discover, readConfig} from './repository'
 import {TreeBuilder} from './tree-builder'
@@ -233,8 +233,46 @@ export class ListStore {
 
   /** Write the objects of a plan and its commit (parent: the snapshot's commit). Returns the commit id. */
   async writePlan(loaded: Loaded, plan: Plan<unknown>, actor: string, now: string, parents: string[] = [loaded.index.commit]): Promise<string> {
+    if (this.longLived) await this.prefetch(loaded, plan.changes)
     const tree = await this.applyChanges(loaded.index.rootTree, plan.changes)
     return this.writeFinalCommit(tree, parents, actor, now, commitMessage(plan, actor))
+  }
+
+  /**
+   * Ask for the trees a plan's card changes walk (each card's shard tree and
+   * its directory, ids the index holds) at once, then the card files being
+   * rewritten: two pipelined round trips to cat-file instead of one per
+   * level. A long-lived reader keeps them for the tree edit that follows;
+   * anything missing here is simply read again there.
+   */
+  private async prefetch(loaded: Loaded, changes: readonly Change[]): Promise<void> {
+    const trees = new Set<string>()
+    const dirs: string[] = []
+    for (const c of changes) {
+      const id = c.kind === 'put-task' ? c.meta.id : c.kind === 'add-comment' ? c.comment.task : c.kind === 'put-check' ? c.check.task : null
+      if (id === null) continue
+      const shard = loaded.index.shards[shardOf(id)]
+      const entry = loaded.snapshot.tasks.get(id)
+      const dir = entry && 'dir' in entry && typeof entry.dir === 'string' ? entry.dir : null
+      if (shard) trees.add(shard)
+      if (dir) trees.add(dir)
+      if (dir && c.kind === 'put-task' && c.body === undefined) dirs.push(dir)
+    }
+    if (trees.size === 0) return
+    const read = await Promise.all([...trees].map((oid) => this.reader.read(oid).catch(() => null)))
+    const byOid = new Map(read.filter((o) => o !== null).map((o) => [o!.oid, o!]))
+    const files: string[] = []
+    for (const dir of dirs) {
+      const tree = byOid.get(dir)
+      if (tree?.type !== 'tree') continue
+      try {
+        const file = decodeTree(tree.content, this.repo.algorithm).find((e) => e.name === TASK_FILE && isFileMode(e.mode))
+        if (file) files.push(file.oid)
+      } catch {
+        // A malformed tree: the edit reports it.
+      }
+    }
+    await Promise.all(files.map((oid) => this.reader.read(oid, MAX_FILE_BYTES).catch(() => null)))
   }
 
   /** Whether commits are to be signed (`git config tasks.signCommits true`); asked once, only when the config file mentions it. */
@@ -347,6 +385,19 @@ export class ListStore {
       if (/^always$/i.test(config.get('core.logallrefupdates') ?? '')) return
     }
     this.updater = new StdinRefUpdater(this.repo.cwd, (ref) => this.readRef(ref))
+  }
+
+  /**
+   * Point another ref of this list's bookkeeping (the remote-tracking ref
+   * after a push) at `oid`, whatever it held: through the kept `update-ref
+   * --stdin` when there is one and git keeps no reflog for that ref, else
+   * one `git update-ref`. Best-effort, as the caller's own update was: the
+   * next fetch sets it anyway.
+   */
+  async setRef(ref: string, oid: string): Promise<void> {
+    const update = {ref, newOid: oid, message: 'tasks: remote-tracking ref'}
+    if (this.updater && !existsSync(join(this.repo.commonDir, 'logs', ref))) await this.updater.update(update).catch(() => undefined)
+    else await git(['update-ref', ref, oid], {cwd: this.repo.cwd})
   }
 
   /** Move the ref from `oldOid` to `newOid` if it still points at `oldOid`. */
