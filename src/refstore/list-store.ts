@@ -5,7 +5,7 @@
  * lost swap lives above this (app/transaction.ts); this class never decides
  * anything about tasks.
  */
-import {existsSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {type Check, CHECKS_DIR, checkPath, parseCheckFile, serialiseCheck} from '../core/check'
 import {EnvironmentError, NotFoundError} from '../core/errors'
@@ -109,6 +109,8 @@ export class ListStore {
 
   /** The commit a ref names, through the batch reader (no new process); null when absent. */
   async readRef(ref: string): Promise<string | null> {
+    const known = this.longLived ? this.keptRef(ref) : null
+    if (known) return known
     const obj = await this.reader.read(`${ref}^{commit}`)
     return obj ? obj.oid : null
   }
@@ -159,6 +161,27 @@ export class ListStore {
     // Later loads in this process start from the new file, not from the old one plus changes.
     const saved = readCachedIndex(this.repo.commonDir, this.list)
     return saved?.commit === index.commit ? saved : index
+  }
+
+  /**
+   * A long-lived process's shortcut for readRef: the ref's loose file, read
+   * in-process, when it names a commit the reader keeps (one this process
+   * wrote or read), so an unchanged tip costs no cat-file round trip. git
+   * writes a loose ref by renaming its lock file into place, so the file is
+   * never seen half-written. Anything else (no loose file: packed or
+   * reftable refs; a symbolic ref; an object not kept) returns null and is
+   * asked of git.
+   */
+  private keptRef(ref: string): string | null {
+    if (!ref.startsWith('refs/') || ref.includes('..')) return null
+    let text: string
+    try {
+      text = readFileSync(join(this.repo.commonDir, ref), 'latin1')
+    } catch {
+      return null
+    }
+    const oid = /^([0-9a-f]{40}|[0-9a-f]{64})\n?$/.exec(text)?.[1]
+    return oid && this.reader.keptType(oid) === 'commit' ? oid : null
   }
 
   /** Set by keepAlive(): the index cache file is written when idle (or far behind, or on close), not within a call. */

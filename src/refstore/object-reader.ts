@@ -89,6 +89,11 @@ export class ObjectReader {
     }
   }
 
+  /** The type of a kept object, or null when it is not kept (nothing is asked of git). */
+  keptType(oid: string): string | null {
+    return this.cache?.get(oid)?.type ?? null
+  }
+
   /** A kept object, moved to the most recently used end; with `limit` as read() applies it. */
   private kept(name: string, limit: number): GitObject | null {
     const o = this.cache?.get(name)

@@ -261,6 +261,29 @@ describe('a long-lived store (tasks mcp)', () => {
     reader.close()
   })
 
+  it('reads its tip from the loose ref file when it knows the commit, and from git otherwise', async () => {
+    const dir = makeRepo()
+    const store = await ListStore.open(dir, 'main')
+    await store.init()
+    await store.keepAlive()
+    const loaded = await store.load()
+    const plan = addTask(loaded.snapshot, ctx('alice'), {title: 'kept'})
+    const mine = await store.writePlan(loaded, plan, 'alice', ctx().now)
+    expect((await store.compareAndSwap(mine, loaded.index.commit, 'add')).ok).toBe(true)
+    expect(await store.refreshTip()).toBe(mine)
+    // Moved by another process to a commit this one never saw, and back; then packed (no loose file).
+    const other = gitSync(dir, ['commit-tree', `${mine}^{tree}`, '-p', mine, '-m', 'elsewhere']).trim()
+    gitSync(dir, ['update-ref', 'refs/tasks/main', other])
+    expect(await store.refreshTip()).toBe(other)
+    gitSync(dir, ['update-ref', 'refs/tasks/main', mine])
+    expect(await store.refreshTip()).toBe(mine)
+    gitSync(dir, ['pack-refs', '--all'])
+    expect(await store.refreshTip()).toBe(mine)
+    gitSync(dir, ['update-ref', '-d', 'refs/tasks/main'])
+    expect(await store.refreshTip()).toBeNull()
+    store.close()
+  })
+
   it('rewrites the index cache file when idle or closed, not within a load', async () => {
     const dir = makeRepo()
     const store = await ListStore.open(dir, 'main')
