@@ -218,6 +218,29 @@ export class LooseObjectWriter {
     return oid
   }
 
+  /**
+   * For a long-lived writer (`tasks mcp`): learn the fan-out directories
+   * that exist now, clearing their stale `tmp_obj_*` files as a first write
+   * into each would, so later writes skip that step (it would otherwise be
+   * paid by the first ~hundred mutations, one directory at a time).
+   */
+  learnDirs(): void {
+    let names: string[]
+    try {
+      names = readdirSync(this.objectsDir)
+    } catch {
+      return
+    }
+    const now = Date.now()
+    for (const name of names) {
+      if (!/^[0-9a-f]{2}$/.test(name)) continue
+      const dir = join(this.objectsDir, name)
+      if (this.madeDirs.has(dir)) continue
+      removeStaleTmpObjects(dir, now)
+      this.madeDirs.add(dir)
+    }
+  }
+
   /** True when objects were written since the last flush. */
   get pending(): boolean {
     return this.unflushed.length > 0

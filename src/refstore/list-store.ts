@@ -376,7 +376,8 @@ export class ListStore {
    * For a long-lived process (`tasks mcp`): keep objects read or written in
    * memory by id (ObjectReader.keepObjects), so a call that reads what the
    * previous call wrote (the new tip's commit and trees, the card) or what
-   * it read (the root and shard trees) needs no cat-file round trip; keep
+   * it read (the root and shard trees, all read once here) needs no
+   * cat-file round trip; learn the object directories that exist; keep
    * the task index in memory and rewrite its cache file when idle, not
    * within a call; and keep one `git update-ref --stdin` for
    * compare-and-swaps (keepUpdater).
@@ -386,6 +387,16 @@ export class ListStore {
     if (!this.writer.onWrite) {
       this.reader.keepObjects(KEPT_OBJECT_BYTES)
       this.writer.onWrite = (oid, type, content) => this.reader.remember(oid, type, content)
+      this.writer.learnDirs()
+      if (this.tip) {
+        // Warm up once: the index, and every shard tree in one pipelined request (a claim then reads only its card).
+        try {
+          const loaded = await this.load()
+          await Promise.all(Object.values(loaded.index.shards).map((oid) => this.reader.read(oid)))
+        } catch {
+          // Only a warm-up: the first call reads what it needs, and reports what is wrong.
+        }
+      }
     }
     await this.keepUpdater()
   }
