@@ -29,6 +29,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const BIN = join(root, 'bin', 'tasks')
 const N = Number(process.env.BENCH_TASKS || 10_000)
 const RUNS = Number(process.env.BENCH_RUNS || 15)
+// BENCH_ONLY=mcp: only the MCP claim figures (the list is still imported, once); BENCH_ROUNDS: that many
+// rounds of RUNS pairs each for the MCP figures, each round's medians and load average printed.
+const ONLY = process.env.BENCH_ONLY || ''
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS || 1))
 const scratch = mkdtempSync(join(tmpdir(), 'git-tasks-agents-bench-'))
 const gitconfig = join(scratch, 'gitconfig')
 writeFileSync(gitconfig, '[user]\n\tname = Bench\n\temail = bench@example.com\n[gc]\n\tauto = 0\n[init]\n\tdefaultBranch = main\n')
@@ -107,15 +111,16 @@ tasks(repo, ['init'])
 const docFile = join(scratch, 'doc.json')
 writeFileSync(docFile, JSON.stringify(documentOf(N)))
 const importMs = timed(() => tasks(repo, ['import', docFile, '--json']))
-const reimportMs = timed(() => {
+const reimportMs = ONLY === 'mcp' ? null : timed(() => {
   const r = JSON.parse(tasks(repo, ['import', docFile, '--json']))
   if (r.commit !== null) throw new Error('the second import changed something')
 })
 results.import = {ms: importMs, again_ms: reimportMs}
-console.log(`import ${N} cards: ${fmt(importMs)} (whole process); again (nothing to change): ${fmt(reimportMs)}`)
+console.log(`import ${N} cards: ${fmt(importMs)} (whole process)${reimportMs === null ? '' : `; again (nothing to change): ${fmt(reimportMs)}`}`)
 git(repo, ['gc', '-q'])
 
 // ---------------------------------------------------------------- 2. search
+if (ONLY !== 'mcp') {
 tasks(repo, ['list', '--json', '--limit', '1'])
 const cold = timed(() => tasks(repo, ['search', 'lease', '--json']))
 const queries = ['lease claim', 'rare-word-420', 'packfile', 'flaky timeout', 'Task 77', 'kalo', 'mine suta']
@@ -127,11 +132,12 @@ for (let i = 0; i < RUNS; i++) {
 }
 results.search = {cold_build_ms: cold, median_ms: median(searchRuns), node_ms: median(nodeRuns), ratio: median(searchRuns) / median(nodeRuns), target: 2}
 console.log(`search at ${N} tasks: ${fmt(median(searchRuns))} vs bare node ${fmt(median(nodeRuns))} = ${results.search.ratio.toFixed(2)}x (target <= 2); first search (index built): ${fmt(cold)}`)
+}
 
 // ---------------------------------------------------------------- start-up against a base build
 // BENCH_BASE=DIR (a built checkout of the commit before this work): `--version` and `show ID` of both,
 // interleaved, so the lazily loaded libraries are seen not to move other commands' start-up.
-if (process.env.BENCH_BASE) {
+if (process.env.BENCH_BASE && ONLY !== 'mcp') {
   const baseBin = join(process.env.BENCH_BASE, 'bin', 'tasks')
   const showId = JSON.parse(tasks(repo, ['list', '--json', '--limit', '1'])).tasks[0].id
   const pairs = {version: [['--version'], []], show: [['show', showId], []]}
@@ -152,7 +158,9 @@ if (process.env.BENCH_BASE) {
 
 // ---------------------------------------------------------------- 3/4. MCP claims
 async function mcpClient(cwd) {
-  const transport = new StdioClientTransport({command: process.execPath, args: [BIN, 'mcp'], cwd, env, stderr: 'ignore'})
+  // BENCH_PROF=DIR: the server runs with --cpu-prof, its profile written to DIR when it exits.
+  const prof = process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROF] : []
+  const transport = new StdioClientTransport({command: process.execPath, args: [...prof, BIN, 'mcp'], cwd, env, stderr: 'ignore'})
   const client = new Client({name: 'bench', version: '1'})
   await client.connect(transport)
   return client
@@ -175,22 +183,27 @@ const casFloor = () => {
   return ms
 }
 {
-  const ids = readyIds(repo, RUNS + 2)
+  const ids = readyIds(repo, RUNS * ROUNDS + 2)
   const client = await mcpClient(repo)
   const claim = async (id) => {
     const r = await client.callTool({name: 'claim', arguments: {id}})
     if (r.isError) throw new Error(r.content[0].text)
   }
   await claim(ids[0])
-  const mcp = []
-  const base = []
-  for (let i = 1; i <= RUNS; i++) {
-    base.push(casFloor())
-    mcp.push(await timedAsync(() => claim(ids[i])))
+  const rounds = []
+  for (let round = 0, n = 1; round < ROUNDS; round++) {
+    const mcp = []
+    const base = []
+    for (let i = 1; i <= RUNS; i++, n++) {
+      base.push(casFloor())
+      mcp.push(await timedAsync(() => claim(ids[n])))
+    }
+    const r = {mcp_ms: median(mcp), floor_ms: median(base), ratio: median(mcp) / median(base), target: 2, load: loadavg()[0]}
+    rounds.push(r)
+    console.log(`MCP claim, local: ${fmt(r.mcp_ms)} vs git update-ref CAS ${fmt(r.floor_ms)} = ${r.ratio.toFixed(2)}x (target <= 2), load ${r.load.toFixed(2)}`)
   }
   await client.close()
-  results.mcp_local = {mcp_ms: median(mcp), floor_ms: median(base), ratio: median(mcp) / median(base), target: 2}
-  console.log(`MCP claim, local: ${fmt(results.mcp_local.mcp_ms)} vs git update-ref CAS ${fmt(results.mcp_local.floor_ms)} = ${results.mcp_local.ratio.toFixed(2)}x (target <= 2)`)
+  results.mcp_local = {...rounds[0], rounds}
 }
 
 // Online: a bare remote holding the list, a clone in online mode.
@@ -217,24 +230,29 @@ tasks(clone, ['init', '--remote', 'origin'])
     return ms
   }
   const r = await (async () => {
-    const ids = readyIds(clone, RUNS + 2)
+    const ids = readyIds(clone, RUNS * ROUNDS + 2)
     const client = await mcpClient(clone)
     const claim = async (id) => {
       const res = await client.callTool({name: 'claim', arguments: {id}})
       if (res.isError) throw new Error(res.content[0].text)
     }
     await claim(ids[0])
-    const mcp = []
-    const base = []
-    for (let i = 1; i <= RUNS; i++) {
-      base.push(onlineFloor())
-      mcp.push(await timedAsync(() => claim(ids[i])))
+    const rounds = []
+    for (let round = 0, n = 1; round < ROUNDS; round++) {
+      const mcp = []
+      const base = []
+      for (let i = 1; i <= RUNS; i++, n++) {
+        base.push(onlineFloor())
+        mcp.push(await timedAsync(() => claim(ids[n])))
+      }
+      const one = {mcp_ms: median(mcp), floor_ms: median(base), ratio: median(mcp) / median(base), target: 1.2, load: loadavg()[0]}
+      rounds.push(one)
+      console.log(`MCP claim, online: ${fmt(one.mcp_ms)} vs one fetch + one push ${fmt(one.floor_ms)} = ${one.ratio.toFixed(2)}x (target <= 1.2), load ${one.load.toFixed(2)}`)
     }
     await client.close()
-    return {mcp_ms: median(mcp), floor_ms: median(base), ratio: median(mcp) / median(base), target: 1.2}
+    return {...rounds[0], rounds}
   })()
   results.mcp_online = r
-  console.log(`MCP claim, online: ${fmt(r.mcp_ms)} vs one fetch + one push ${fmt(r.floor_ms)} = ${r.ratio.toFixed(2)}x (target <= 1.2)`)
 }
 
 results.load_after = loadavg()

@@ -22,6 +22,11 @@ import * as coordination from '../app/coordination-actions'
 import * as inboxActions from '../app/inbox-actions'
 import {taskGraph} from '../app/graph-actions'
 import {streamEvents, type TaskEvent} from '../hooks/events'
+import {branchForTask} from '../hooks/branch'
+import {undo} from '../app/undo'
+import * as config from '../app/config-actions'
+import * as sharing from '../app/sharing'
+import {exportDocument, exportMarkdown, importFile, importParsed} from '../app/interchange'
 import {renderDot, renderMermaid} from '../render/graph-text'
 import * as compact from '../render/compact-views'
 import {parseDurationSeconds} from '../core/duration-flag'
@@ -508,6 +513,147 @@ export const TOOLS: ToolDef[] = [
       // The model exactly as `tasks graph --json` prints it (format names the CLI's default drawing; nothing is drawn).
       if (format === 'json') return {...g, format: 'svg', out: null}
       return {format, text: format === 'dot' ? renderDot(g) : renderMermaid(g)}
+    },
+  },
+  {
+    name: 'rm',
+    command: 'rm',
+    override: true,
+    description: 'Remove tasks and their sub-items (history keeps them: `restore` brings one back). Refused while another task depends on one of them; several ids are one commit, all or nothing. Not asked for confirmation.',
+    input: (z) => ({id: ids(z)}),
+    run: ({session}, a) => batch.remove(session, idList(a.id)),
+  },
+  {
+    name: 'restore',
+    command: 'restore',
+    description: 'Bring back a removed task with its sub-items and comments, as it was just before it was removed (a new commit). Dependencies on items that are gone are dropped and reported.',
+    input: (z) => ({id: z.string().describe('id or unique prefix of the removed task')}),
+    run: ({session}, a) => history.restore(session, a.id),
+  },
+  {
+    name: 'undo',
+    command: 'undo',
+    description: 'Take back your newest change to the list, as a new commit; undo_conflict (exit 4) when a later commit touched the same tasks. Undoing an undo redoes.',
+    input: () => ({}),
+    run: ({session}) => undo(session),
+  },
+  {
+    name: 'config_list',
+    command: 'config list',
+    readOnly: true,
+    description: "The list's shared settings in effect (config.yaml on the ref), defaults marked.",
+    input: () => ({}),
+    run: ({session}) => config.configList(session),
+  },
+  {
+    name: 'config_get',
+    command: 'config get',
+    readOnly: true,
+    description: "One of the list's shared settings (lease_seconds, clock_skew_seconds, max_*_bytes, admins, retention_seconds, stale_after_seconds, notify.EVENT, …; config_list lists them): the value in effect and whether it is the default.",
+    input: (z) => ({key: z.string()}),
+    run: ({session}, a) => config.configGet(session, a.key),
+  },
+  {
+    name: 'config_set',
+    command: 'config set',
+    description:
+      "Change a shared setting, as a commit on the ref: durations (90s, 30m, 2d; a number is seconds) for *_seconds, sizes (64k) for max_*_bytes, a comma list for admins (or add/remove). Values out of bounds: exit 5; only admins may change settings when admins are listed (exit 6).",
+    input: (z) => ({
+      key: z.string(),
+      value: z.string().optional().describe('the new value (as the CLI takes it)'),
+      add: z.string().optional().describe('list settings (admins): comma-separated items to add'),
+      remove: z.string().optional().describe('list settings (admins): comma-separated items to remove'),
+    }),
+    run: ({session}, a) => config.configSet(session, {key: a.key, value: a.value, add: a.add, remove: a.remove}),
+  },
+  {
+    name: 'config_unset',
+    command: 'config unset',
+    description: 'Put a shared setting back to its default, as a commit on the ref.',
+    input: (z) => ({key: z.string()}),
+    run: ({session}, a) => config.configSet(session, {key: a.key, unset: true}),
+  },
+  {
+    name: 'doctor',
+    command: 'doctor',
+    description:
+      "Check the list's invariants (cycles, dangling edges, nesting, done before dependencies), unreadable files and stale ref locks. fix: repair what can be, in one commit through the usual transaction (the reconciler's repairs, each recorded on its card), and remove ref locks older than 10 minutes. Problems are in the result (violations, broken, locks), not a tool error.",
+    input: (z) => ({fix: z.boolean().optional().describe('repair (one commit); default: only report')}),
+    run: ({session}, a) => actions.doctor(session, Boolean(a.fix), process.argv[1] ?? 'tasks'),
+  },
+  {
+    name: 'lists',
+    command: 'lists',
+    readOnly: true,
+    description: "The task lists: refs/tasks/* here, and those only the remote has (as last fetched), with task counts and where each stands with the remote.",
+    input: () => ({}),
+    run: ({session}) => sharing.lists(session),
+  },
+  {
+    name: 'remote',
+    command: 'remote',
+    readOnly: true,
+    description: "The remote the lists are shared through, and where this list stands with it as last fetched (no network): commits not published, commits not here yet.",
+    input: () => ({}),
+    run: ({session}) => sharing.remoteStatus(session),
+  },
+  {
+    name: 'remote_set',
+    command: 'remote set',
+    description: 'Share the lists through this git remote (git config tasks.remote): mutations then fetch, run on the remote list and push. remote_not_found (exit 3) for a remote git does not know.',
+    input: (z) => ({name: z.string().describe('a git remote, e.g. origin')}),
+    run: ({session}, a) => actions.setRemote(session, a.name),
+  },
+  {
+    name: 'remote_unset',
+    command: 'remote unset',
+    description: 'Stop sharing through a remote: every mutation commits locally only.',
+    input: () => ({}),
+    run: ({session}) => actions.setRemote(session, null),
+  },
+  {
+    name: 'init',
+    command: 'init',
+    description:
+      "Create the task list in this repository (harmless when it exists). remote: share it through that git remote (a list the remote has is adopted); without it, a list exactly one remote has is adopted.",
+    input: (z) => ({remote: z.string().optional()}),
+    run: ({session}, a) => actions.initList(session, {remote: a.remote, cli: process.argv[1] ?? 'tasks'}),
+  },
+  {
+    name: 'branch',
+    command: 'branch',
+    session: true,
+    description:
+      "Claim a task, then create (or check out) the git branch task/<short id>-<slug> from HEAD in the server's working tree. The claim comes first: a refused claim leaves no branch.",
+    input: (z) => ({id: z.string(), lease: lease(z)}),
+    run: ({session}, a) => branchForTask(session, a.id, parseToolDuration(a.lease)),
+  },
+  {
+    name: 'export',
+    command: 'export',
+    readOnly: true,
+    description:
+      'The list (or some cards) as the versioned document `tasks import` reads (format json: the document itself, as `tasks export --json`), or Markdown for people (format md: {format, text}). Never the claim fencing tokens.',
+    input: (z) => ({ids: z.array(z.string()).optional().describe('task ids or unique prefixes (default: the whole list)'), format: z.enum(['json', 'md']).optional()}),
+    run: async ({session}, a) => {
+      const doc = await exportDocument(session, a.ids ?? [])
+      return a.format === 'md' ? {format: 'md', text: exportMarkdown(doc)} : doc
+    },
+  },
+  {
+    name: 'import',
+    command: 'import',
+    description:
+      "Import a `tasks export` document or a Taskwarrior `task export` array, as one commit, idempotent by key (importing twice changes nothing). Give exactly one: document (the JSON itself) or file (a path on the server's machine, relative to its working directory).",
+    input: (z) => ({
+      document: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional().describe('the export document (object) or a Taskwarrior export (array)'),
+      file: z.string().optional().describe('a JSON file to read instead'),
+    }),
+    run: ({session}, a) => {
+      if ((a.document === undefined) === (a.file === undefined)) throw new UsageError('give exactly one of document or file')
+      // stdin is the protocol's channel: `-` cannot mean it here.
+      if (a.file === '-') throw new UsageError('file "-" (stdin) is not available through MCP: pass the JSON as document')
+      return a.file !== undefined ? importFile(session, a.file, {quiet: true}) : importParsed(session, a.document, {quiet: true})
     },
   },
   {

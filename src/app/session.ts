@@ -82,14 +82,15 @@ export class Session {
   private kept: {limits: Map<number, NetworkLimits>} | null = null
 
   /**
-   * Make this session long-lived (`tasks mcp`): compare-and-swaps go through
-   * one kept `git update-ref --stdin` (ListStore.keepUpdater), and the
+   * Make this session long-lived (`tasks mcp`): objects read or written are
+   * kept in memory by id, compare-and-swaps go through one kept
+   * `git update-ref --stdin` (ListStore.keepAlive), and the
    * network deadlines read from git config are read once, not per mutation
    * (restart the server after changing tasks.remoteTimeout).
    */
   async keepAlive(): Promise<void> {
     this.kept ??= {limits: new Map()}
-    await this.store.keepUpdater()
+    await this.store.keepAlive()
   }
 
   /** The deadlines of network calls (remote.ts networkLimits), read once per long-lived session. */

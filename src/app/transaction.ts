@@ -133,6 +133,7 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
   const store = session.store
   const cwd = store.repo.cwd
   const limits = await session.networkLimits(MUTATION_TIMEOUT_MS)
+  const setRef = (ref: string, oid: string) => store.setRef(ref, oid)
   let lastRejection = ''
   const refused = refusalCounter(remote)
   const started = Date.now()
@@ -160,7 +161,7 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
     await session.trackingRef(remote)
     const remoteTip = await fetchList(cwd, remote, session.list, (ref) => store.readRef(ref), limits, perItem)
     recordFetch(store.repo.commonDir, remote, session.list)
-    const pending = perItem ? await pendingChanges(cwd, remote, session.list) : new Map<string, string>()
+    const pending = perItem ? await pendingChanges(cwd, remote, session.list, store.repo.commonDir) : new Map<string, string>()
     // A rejection after which neither the list nor its pending changes had moved means nobody won that round.
     const seen = `${remoteTip} ${[...pending].sort().join(',')}`
     if (attempt > 1) stalled = seen === lastSeen ? stalled + 1 : 0
@@ -184,7 +185,7 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
     if (mine && remoteTip) {
       if (pending.get(mine.id) === mine.commit) {
         // Still pending: fold it (with everyone else's) into the list.
-        const {outcome, fold} = await foldPending(cwd, store.reader, store.writer, remote, session.list, remoteTip, pending, limits)
+        const {outcome, fold} = await foldPending(cwd, store.reader, store.writer, remote, session.list, remoteTip, pending, limits, undefined, setRef)
         if (outcome.ok) {
           const landed = fold.folded.get(mine.id)
           if (landed) return published(session, mine, landed, fold.tip, localTip, attempt)
@@ -251,7 +252,7 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
     if (onTip && remoteTip && (item ? pending.has(item) : pending.size > 0)) {
       // Settle what is pending first (fold or drop it), then run the op on the result: someone else's change of
       // this item, or, for a change that cannot carry pending ones, all of them, so none waits on this writer.
-      const {outcome} = await foldPending(cwd, store.reader, store.writer, remote, session.list, remoteTip, pending, limits)
+      const {outcome} = await foldPending(cwd, store.reader, store.writer, remote, session.list, remoteTip, pending, limits, undefined, setRef)
       if (!outcome.ok) {
         lastRejection = outcome.detail
         if (outcome.reason === 'declined') perItem = false
@@ -263,7 +264,7 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
       const commit = await store.writePlan(loaded, plan, ctx.actor, ctx.now)
       if (lost < PENDING_AFTER_LOSSES) {
         // First tries: this change on the list's tip, carrying whatever is pending with it, in one push.
-        const {outcome, fold} = await foldPending(cwd, store.reader, store.writer, remote, session.list, remoteTip, pending, limits, {id: item, commit})
+        const {outcome, fold} = await foldPending(cwd, store.reader, store.writer, remote, session.list, remoteTip, pending, limits, {id: item, commit}, setRef)
         const landed = fold.folded.get(item)
         if (outcome.ok && landed) {
           for (const w of mergeWarnings) session.warn(w)

@@ -23,6 +23,8 @@
  * Locally the pending refs are fetched into
  * `refs/tasks-claims-remote/<remote>/<list>/<id>` (pruned by every fetch).
  */
+import {existsSync, readFileSync, readdirSync} from 'node:fs'
+import {join} from 'node:path'
 import {taskDir} from '../core/ids'
 import {git} from './git-process'
 import type {ObjectReader} from './object-reader'
@@ -45,9 +47,32 @@ export function claimRefspec(remote: string, list: string): string {
   return `+refs/tasks-claims/${list}/*:${claimTrackingPrefix(remote, list)}*`
 }
 
-/** Pending changes as the last fetch saw them: task id → commit. */
-export async function pendingChanges(cwd: string, remote: string, list: string): Promise<Map<string, string>> {
+/**
+ * Whether the repository surely holds no ref under `prefix`, seen without
+ * a process: the refs are files (no reftable), there is no loose one in
+ * the prefix's directory and packed-refs does not name the prefix. False
+ * means "ask git" (there may be some), never "there are some".
+ */
+export function surelyNoRefs(commonDir: string, prefix: string): boolean {
+  if (existsSync(join(commonDir, 'reftable'))) return false
+  try {
+    const dir = join(commonDir, ...prefix.split('/').filter(Boolean))
+    if (existsSync(dir) && readdirSync(dir, {recursive: true, withFileTypes: true}).some((e) => e.isFile() && !e.name.endsWith('.lock'))) return false
+    const packed = join(commonDir, 'packed-refs')
+    return !existsSync(packed) || !readFileSync(packed, 'latin1').includes(prefix)
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Pending changes as the last fetch saw them: task id → commit. With the
+ * repository's common directory, the usual case (none pending) is seen
+ * without starting `git for-each-ref` (surelyNoRefs).
+ */
+export async function pendingChanges(cwd: string, remote: string, list: string, commonDir?: string): Promise<Map<string, string>> {
   const prefix = claimTrackingPrefix(remote, list)
+  if (commonDir !== undefined && surelyNoRefs(commonDir, prefix)) return new Map()
   const r = await git(['for-each-ref', '--format=%(refname) %(objectname)', prefix], {cwd})
   const out = new Map<string, string>()
   if (r.code !== 0) return out
@@ -166,6 +191,8 @@ export async function foldPending(
   pending: ReadonlyMap<string, string>,
   limits: NetworkLimits,
   own?: {id: string; commit: string},
+  /** Points the remote-tracking ref at the pushed tip (default: one `git update-ref`; a long-lived store has a cheaper way). */
+  setRef: (ref: string, oid: string) => Promise<unknown> = (ref, oid) => git(['update-ref', ref, oid], {cwd}),
 ): Promise<{outcome: ClaimPushOutcome; fold: FoldResult}> {
   const all = new Map(pending)
   if (own) all.set(own.id, own.commit)
@@ -187,7 +214,7 @@ export async function foldPending(
   const outcome = await porcelainPush(cwd, remote, args, specs, limits)
   if (outcome.ok) {
     // The local copies of the deleted pending refs go with the next fetch (--prune).
-    await git(['update-ref', trackingRef(remote, list), fold.tip], {cwd})
+    await setRef(trackingRef(remote, list), fold.tip)
   }
   return {outcome, fold}
 }

@@ -325,6 +325,8 @@ export class LooseObjectWriter {
   bytesWritten = 0
   /** New objects written by this writer (existing ones are not counted). */
   objectsWritten = 0
+  /** Told of every object written (or found already there), with its content: a long-lived reader keeps it. */
+  onWrite: ((oid: string, type: ObjectType, content: Buffer) => void) | null = null
 
   constructor(
     private readonly objectsDir: string,
@@ -337,6 +339,7 @@ export class LooseObjectWriter {
     const oid = createHash(this.algorithm).update(header).update(body).digest('hex')
     const dir = join(this.objectsDir, oid.slice(0, 2))
     const file = join(dir, oid.slice(2))
+    this.onWrite?.(oid, type, body)
     if (existsSync(file)) return oid
     if (!this.madeDirs.has(dir)) {
       mkdirSync(dir, {recursive: true})
@@ -352,6 +355,29 @@ export class LooseObjectWriter {
     this.objectsWritten++
     this.unflushed.push(file)
     return oid
+  }
+
+  /**
+   * For a long-lived writer (`tasks mcp`): learn the fan-out directories
+   * that exist now, clearing their stale `tmp_obj_*` files as a first write
+   * into each would, so later writes skip that step (it would otherwise be
+   * paid by the first ~hundred mutations, one directory at a time).
+   */
+  learnDirs(): void {
+    let names: string[]
+    try {
+      names = readdirSync(this.objectsDir)
+    } catch {
+      return
+    }
+    const now = Date.now()
+    for (const name of names) {
+      if (!/^[0-9a-f]{2}$/.test(name)) continue
+      const dir = join(this.objectsDir, name)
+      if (this.madeDirs.has(dir)) continue
+      removeStaleTmpObjects(dir, now)
+      this.madeDirs.add(dir)
+    }
   }
 
   /** True when objects were written since the last flush. */

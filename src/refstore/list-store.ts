@@ -5,11 +5,11 @@
  * lost swap lives above this (app/transaction.ts); this class never decides
  * anything about tasks.
  */
-import {existsSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {type Check, CHECKS_DIR, checkPath, parseCheckFile, serialiseCheck} from '../core/check'
 import {EnvironmentError, NotFoundError} from '../core/errors'
-import {taskDir} from '../core/ids'
+import {shardOf, taskDir} from '../core/ids'
 import {type Change, type Plan, commitMessage} from '../core/plan'
 import type {Snapshot} from '../core/snapshot'
 import {COMMENTS_DIR, INIT_COMMIT, TASKS_DIR, TASK_FILE, commentPath, initialFiles, listRef, taskFilePath} from '../core/store-layout'
@@ -19,7 +19,7 @@ import {fileText, parseCommentFile, serialiseComment, serialiseTask, taskBody} f
 import {FILE_MODE, LooseObjectWriter, TREE_MODE, type TreeEntry, decodeTree, encodeCommit, fsyncsLooseObjects, zeroOid} from './git-objects'
 import {autoMaintenance} from './housekeeping'
 import {ObjectReader} from './object-reader'
-import {gitOk} from './git-process'
+import {git, gitOk} from './git-process'
 import {type RefUpdateOutcome, StdinRefUpdater, updateRef} from './ref-transaction'
 import {type Repository, configMayMention, discover, readConfig} from './repository'
 import {TreeBuilder} from './tree-builder'
@@ -32,6 +32,15 @@ import {type IndexProgress, type TaskIndex, readCachedIndex, snapshotOf, updateI
  * this it is cheaper to rewrite the file once.
  */
 export const PERSIST_AFTER_CHANGES = 16
+/**
+ * A long-lived process (keepAlive) keeps the index in memory and rewrites the
+ * file once no load came for PERSIST_IDLE_MS, or when this many tasks
+ * changed since the file (a call then pays for it), or on close.
+ */
+const LONG_LIVED_PERSIST_AFTER = 512
+const PERSIST_IDLE_MS = 2000
+/** Content a long-lived process keeps of the objects it read or wrote (keepAlive). */
+const KEPT_OBJECT_BYTES = 32 * 1024 * 1024
 
 /**
  * A progress line on stderr while the index is read from git, only on a
@@ -100,6 +109,8 @@ export class ListStore {
 
   /** The commit a ref names, through the batch reader (no new process); null when absent. */
   async readRef(ref: string): Promise<string | null> {
+    const known = this.longLived ? this.keptRef(ref) : null
+    if (known) return known
     const obj = await this.reader.read(`${ref}^{commit}`)
     return obj ? obj.oid : null
   }
@@ -135,13 +146,72 @@ export class ListStore {
     let index = await updateIndex(this.reader, this.repo.algorithm, this.list, commit, cached, indexProgress())
     const snapshot = snapshotOf(index)
     if (persist && index !== cached && (cached === null || index.changes.size > PERSIST_AFTER_CHANGES)) {
-      writeCachedIndex(this.repo.commonDir, index, snapshot)
-      // Later loads in this process start from the new file, not from the old one plus changes.
-      const saved = readCachedIndex(this.repo.commonDir, this.list)
-      if (saved?.commit === index.commit) index = saved
+      if (this.longLived && cached !== null && index.changes.size <= LONG_LIVED_PERSIST_AFTER) {
+        // A long-lived process keeps the index in memory: the file is rewritten once it is idle, not during a call.
+        this.lastIndex = index
+        this.persistWhenIdle(index, snapshot)
+        return {index, snapshot}
+      }
+      index = this.persistIndex(index, snapshot)
     }
     this.lastIndex = index
     return {index, snapshot}
+  }
+
+  /** Write the index cache file; returns the index to continue from (the file's, when it holds this commit). */
+  private persistIndex(index: TaskIndex, snapshot: Snapshot): TaskIndex {
+    this.unsaved = null
+    if (this.idleTimer) clearTimeout(this.idleTimer)
+    this.idleTimer = null
+    writeCachedIndex(this.repo.commonDir, index, snapshot)
+    // Later loads in this process start from the new file, not from the old one plus changes.
+    const saved = readCachedIndex(this.repo.commonDir, this.list)
+    return saved?.commit === index.commit ? saved : index
+  }
+
+  /**
+   * A long-lived process's shortcut for readRef: the ref's loose file, read
+   * in-process, when it names a commit the reader keeps (one this process
+   * wrote or read), so an unchanged tip costs no cat-file round trip. git
+   * writes a loose ref by renaming its lock file into place, so the file is
+   * never seen half-written. Anything else (no loose file: packed or
+   * reftable refs; a symbolic ref; an object not kept) returns null and is
+   * asked of git.
+   */
+  private keptRef(ref: string): string | null {
+    if (!ref.startsWith('refs/') || ref.includes('..')) return null
+    let text: string
+    try {
+      text = readFileSync(join(this.repo.commonDir, ref), 'latin1')
+    } catch {
+      return null
+    }
+    const oid = /^([0-9a-f]{40}|[0-9a-f]{64})\n?$/.exec(text)?.[1]
+    return oid && this.reader.keptType(oid) === 'commit' ? oid : null
+  }
+
+  /** Set by keepAlive(): the index cache file is written when idle (or far behind, or on close), not within a call. */
+  private longLived = false
+  private unsaved: {index: TaskIndex; snapshot: Snapshot} | null = null
+  private idleTimer: ReturnType<typeof setTimeout> | null = null
+
+  private persistWhenIdle(index: TaskIndex, snapshot: Snapshot): void {
+    this.unsaved = {index, snapshot}
+    if (this.idleTimer) clearTimeout(this.idleTimer)
+    this.idleTimer = setTimeout(() => this.saveUnsaved(), PERSIST_IDLE_MS)
+    this.idleTimer.unref()
+  }
+
+  /** Write the index kept in memory, if it is newer than the file (idle timer, close). */
+  private saveUnsaved(): void {
+    const unsaved = this.unsaved
+    if (!unsaved) return
+    try {
+      const saved = this.persistIndex(unsaved.index, unsaved.snapshot)
+      if (this.lastIndex === unsaved.index) this.lastIndex = saved
+    } catch {
+      // Only a cache: the next load brings it forward from the older file.
+    }
   }
 
   /** The last index loaded by this process: the base for the next incremental update. */
@@ -227,8 +297,46 @@ export class ListStore {
 
   /** Write the objects of a plan and its commit (parent: the snapshot's commit). Returns the commit id. */
   async writePlan(loaded: Loaded, plan: Plan<unknown>, actor: string, now: string, parents: string[] = [loaded.index.commit]): Promise<string> {
+    if (this.longLived) await this.prefetch(loaded, plan.changes)
     const tree = await this.applyChanges(loaded.index.rootTree, plan.changes)
     return this.writeFinalCommit(tree, parents, actor, now, commitMessage(plan, actor))
+  }
+
+  /**
+   * Ask for the trees a plan's card changes walk (each card's shard tree and
+   * its directory, ids the index holds) at once, then the card files being
+   * rewritten: two pipelined round trips to cat-file instead of one per
+   * level. A long-lived reader keeps them for the tree edit that follows;
+   * anything missing here is simply read again there.
+   */
+  private async prefetch(loaded: Loaded, changes: readonly Change[]): Promise<void> {
+    const trees = new Set<string>()
+    const dirs: string[] = []
+    for (const c of changes) {
+      const id = c.kind === 'put-task' ? c.meta.id : c.kind === 'add-comment' ? c.comment.task : c.kind === 'put-check' ? c.check.task : null
+      if (id === null) continue
+      const shard = loaded.index.shards[shardOf(id)]
+      const entry = loaded.snapshot.tasks.get(id)
+      const dir = entry && 'dir' in entry && typeof entry.dir === 'string' ? entry.dir : null
+      if (shard) trees.add(shard)
+      if (dir) trees.add(dir)
+      if (dir && c.kind === 'put-task' && c.body === undefined) dirs.push(dir)
+    }
+    if (trees.size === 0) return
+    const read = await Promise.all([...trees].map((oid) => this.reader.read(oid).catch(() => null)))
+    const byOid = new Map(read.filter((o) => o !== null).map((o) => [o!.oid, o!]))
+    const files: string[] = []
+    for (const dir of dirs) {
+      const tree = byOid.get(dir)
+      if (tree?.type !== 'tree') continue
+      try {
+        const file = decodeTree(tree.content, this.repo.algorithm).find((e) => e.name === TASK_FILE && isFileMode(e.mode))
+        if (file) files.push(file.oid)
+      } catch {
+        // A malformed tree: the edit reports it.
+      }
+    }
+    await Promise.all(files.map((oid) => this.reader.read(oid, MAX_FILE_BYTES).catch(() => null)))
   }
 
   /** Whether commits are to be signed (`git config tasks.signCommits true`); asked once, only when the config file mentions it. */
@@ -307,6 +415,35 @@ export class ListStore {
     return this.fsyncSetting
   }
 
+  /**
+   * For a long-lived process (`tasks mcp`): keep objects read or written in
+   * memory by id (ObjectReader.keepObjects), so a call that reads what the
+   * previous call wrote (the new tip's commit and trees, the card) or what
+   * it read (the root and shard trees, all read once here) needs no
+   * cat-file round trip; learn the object directories that exist; keep
+   * the task index in memory and rewrite its cache file when idle, not
+   * within a call; and keep one `git update-ref --stdin` for
+   * compare-and-swaps (keepUpdater).
+   */
+  async keepAlive(): Promise<void> {
+    this.longLived = true
+    if (!this.writer.onWrite) {
+      this.reader.keepObjects(KEPT_OBJECT_BYTES)
+      this.writer.onWrite = (oid, type, content) => this.reader.remember(oid, type, content)
+      this.writer.learnDirs()
+      if (this.tip) {
+        // Warm up once: the index, and every shard tree in one pipelined request (a claim then reads only its card).
+        try {
+          const loaded = await this.load()
+          await Promise.all(Object.values(loaded.index.shards).map((oid) => this.reader.read(oid)))
+        } catch {
+          // Only a warm-up: the first call reads what it needs, and reports what is wrong.
+        }
+      }
+    }
+    await this.keepUpdater()
+  }
+
   /** Set by keepUpdater(): a long-lived `git update-ref --stdin` for this store's compare-and-swaps. */
   private updater: StdinRefUpdater | null = null
 
@@ -325,6 +462,19 @@ export class ListStore {
       if (/^always$/i.test(config.get('core.logallrefupdates') ?? '')) return
     }
     this.updater = new StdinRefUpdater(this.repo.cwd, (ref) => this.readRef(ref))
+  }
+
+  /**
+   * Point another ref of this list's bookkeeping (the remote-tracking ref
+   * after a push) at `oid`, whatever it held: through the kept `update-ref
+   * --stdin` when there is one and git keeps no reflog for that ref, else
+   * one `git update-ref`. Best-effort, as the caller's own update was: the
+   * next fetch sets it anyway.
+   */
+  async setRef(ref: string, oid: string): Promise<void> {
+    const update = {ref, newOid: oid, message: 'tasks: remote-tracking ref'}
+    if (this.updater && !existsSync(join(this.repo.commonDir, 'logs', ref))) await this.updater.update(update).catch(() => undefined)
+    else await git(['update-ref', ref, oid], {cwd: this.repo.cwd})
   }
 
   /** Move the ref from `oldOid` to `newOid` if it still points at `oldOid`. */
@@ -536,6 +686,7 @@ export class ListStore {
   }
 
   close(): void {
+    this.saveUnsaved()
     this.updater?.close()
     this.reader.close()
     // Like git's porcelain after a write: let `git maintenance run --auto` pack loose objects, in the background.

@@ -70,8 +70,47 @@ export class ObjectReader {
   private trees = new Map<string, GitObject>()
   /** Prefetched objects other than trees, by id, until a read takes them. */
   private ahead = new Map<string, GitObject>()
+  /** Objects by full id, for a long-lived process (keepObjects): least recently used first. */
+  private cache: Map<string, GitObject> | null = null
+  private cacheBytes = 0
+  private cacheLimit = 0
 
   constructor(private readonly cwd: string) {}
+
+  /**
+   * Keep objects read or written by id, up to `maxBytes` of content, for a
+   * long-lived process (`tasks mcp`): objects never change, so a read of an
+   * id this process has seen, or wrote itself (remember), is answered from
+   * memory without a round trip to cat-file. Names that are not full ids
+   * (refs, `<commit>:<path>`) always go to git. Objects over a sixteenth of
+   * the budget are not kept.
+   */
+  keepObjects(maxBytes: number): void {
+    this.cache ??= new Map()
+    this.cacheLimit = maxBytes
+  }
+
+  /** An object this process wrote (the writer's hook): the next read of its id needs no round trip. */
+  remember(oid: string, type: string, content: Buffer): void {
+    this.keep({oid, type, size: content.length, content})
+  }
+
+  private keep(o: GitObject): void {
+    const cache = this.cache
+    if (!cache || o.oversized || o.content.length > this.cacheLimit / 16 || cache.has(o.oid)) return
+    cache.set(o.oid, o)
+    this.cacheBytes += o.content.length
+    for (const [oid, old] of cache) {
+      if (this.cacheBytes <= this.cacheLimit) break
+      cache.delete(oid)
+      this.cacheBytes -= old.content.length
+    }
+  }
+
+  /** The type of a kept object, or null when it is not kept (nothing is asked of git). */
+  keptType(oid: string): string | null {
+    return this.cache?.get(oid)?.type ?? this.trees.get(oid)?.type ?? null
+  }
 
   private start(): ChildProcessByStdio<Writable, Readable, null> {
     if (this.proc) return this.proc
@@ -207,14 +246,16 @@ export class ObjectReader {
       this.consume(total)
       const p = this.next()
       const obj = {oid, type, size, content}
+      // A read by full id is kept for a long-lived process (names that resolve through refs or paths are not: they can change).
+      if (this.cache && p.name === oid) this.keep(obj)
       // Kept before anyone hears of it: the reads that answer may start are then served from here.
-      if (type === 'tree' && limitIsNone(p.limit)) this.remember(this.trees, obj, TREES_KEPT)
-      else if (p.keep) this.remember(this.ahead, obj, AHEAD_KEPT)
+      if (type === 'tree' && limitIsNone(p.limit)) this.keepIn(this.trees, obj, TREES_KEPT)
+      else if (p.keep) this.keepIn(this.ahead, obj, AHEAD_KEPT)
       p.resolve(obj)
     }
   }
 
-  private remember(map: Map<string, GitObject>, obj: GitObject, max: number): void {
+  private keepIn(map: Map<string, GitObject>, obj: GitObject, max: number): void {
     map.delete(obj.oid)
     map.set(obj.oid, obj)
     if (map.size > max) map.delete(map.keys().next().value!)
@@ -223,7 +264,14 @@ export class ObjectReader {
   /** A kept answer for a read of `name` with `limit`, or null. */
   private kept(name: string, limit: number): GitObject | null {
     if (!OID_RE.test(name)) return null
-    const obj = this.trees.get(name) ?? this.ahead.get(name)
+    let obj = this.trees.get(name) ?? this.ahead.get(name)
+    const cached = obj ? undefined : this.cache?.get(name)
+    if (cached) {
+      // Moved to the most recently used end.
+      this.cache!.delete(name)
+      this.cache!.set(name, cached)
+      obj = cached
+    }
     // Kept without its content (over the prefetch's limit) but wanted whole: ask git.
     if (!obj || (obj.oversized && obj.size <= limit)) return null
     this.ahead.delete(name)

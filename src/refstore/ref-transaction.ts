@@ -22,8 +22,8 @@ import {EnvironmentError} from '../core/errors'
 export interface RefUpdate {
   ref: string
   newOid: string
-  /** Expected current value; the zero id means the ref must not exist. */
-  oldOid: string
+  /** Expected current value; the zero id means the ref must not exist; absent: whatever it is (no compare). */
+  oldOid?: string
   message: string
 }
 
@@ -99,7 +99,7 @@ export function refLockedError(ref: string, lock: HeldLock): EnvironmentError {
  * throws `git_failed`.
  */
 export async function updateRef(cwd: string, u: RefUpdate): Promise<RefUpdateOutcome> {
-  const r = await git(['update-ref', '-m', u.message.split('\n')[0]!, u.ref, u.newOid, u.oldOid], {cwd})
+  const r = await git(['update-ref', '-m', u.message.split('\n')[0]!, u.ref, u.newOid, ...(u.oldOid === undefined ? [] : [u.oldOid])], {cwd})
   if (r.code === 0) return {ok: true}
   const detail = r.stderr.trim()
   const lock = lockIn(detail, cwd)
@@ -195,7 +195,7 @@ export class StdinRefUpdater {
   private async updateNow(u: RefUpdate): Promise<RefUpdateOutcome> {
     if (!this.child || this.exited) this.start()
     const child = this.child!
-    child.stdin.write(`start\nupdate ${u.ref} ${u.newOid} ${u.oldOid}\nprepare\ncommit\n`)
+    child.stdin.write(`start\nupdate ${u.ref} ${u.newOid}${u.oldOid === undefined ? '' : ` ${u.oldOid}`}\nprepare\ncommit\n`)
     const want = ['start: ok', 'prepare: ok', 'commit: ok']
     for (const expected of want) {
       const got = await this.line()

@@ -7,9 +7,10 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {Client} from '@modelcontextprotocol/sdk/client/index.js'
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js'
-import {readFileSync, writeFileSync} from 'node:fs'
+import {readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {BIN, TEST_ENV, cleanupAll, gitSync, jsonError, makeBareRepo, makeRepo, run, runJson, tempDir} from '../helpers/cli'
+import Ajv from 'ajv'
+import {BIN, ROOT, TEST_ENV, cleanupAll, gitSync, jsonError, makeBareRepo, makeRepo, run, runJson, tempDir} from '../helpers/cli'
 
 interface Connected {
   client: Client
@@ -36,6 +37,30 @@ function json(r: ToolResult): any {
 }
 
 afterAll(() => cleanupAll())
+
+// The --json contract (schemas/output): a tool's result must match its command's schema.
+const SCHEMA_DIR = join(ROOT, 'schemas', 'output')
+const ajv = new Ajv({strict: true, allErrors: true})
+for (const f of readdirSync(SCHEMA_DIR).filter((n) => n.endsWith('.schema.json'))) ajv.addSchema(JSON.parse(readFileSync(join(SCHEMA_DIR, f), 'utf8')))
+
+/** The tool succeeded and its JSON matches schemas/output/<schema>.schema.json; returns that JSON. */
+function valid(r: ToolResult, schema: string): any {
+  if (r.isError) throw new Error(`tool error: ${r.content[0]?.text}`)
+  const body = json(r)
+  const v = ajv.getSchema(`https://git-tasks.dev/schemas/output/${schema}.schema.json`)!
+  if (!v(body)) throw new Error(`result does not match ${schema}.schema.json: ${ajv.errorsText(v.errors)}\n${JSON.stringify(body)}`)
+  return body
+}
+
+/** The tool failed with this code and exit, and the error object matches error.schema.json. */
+function failed(r: ToolResult, code: string, exit: number): any {
+  expect(r.isError, r.content[0]?.text).toBe(true)
+  const body = json(r)
+  expect(body.error).toMatchObject({code, exit})
+  const v = ajv.getSchema('https://git-tasks.dev/schemas/output/error.schema.json')!
+  if (!v(body)) throw new Error(`error does not match error.schema.json: ${ajv.errorsText(v.errors)}`)
+  return body.error
+}
 
 describe('tasks mcp over stdio', () => {
   let repo: string
@@ -212,4 +237,99 @@ describe('tasks mcp install', () => {
     expect(jsonError(bad).code).toBe('bad_config_file')
     expect(readFileSync(file, 'utf8')).toBe('{broken')
   })
+})
+
+describe('tasks mcp: the housekeeping and setup tools', () => {
+  it('init, config, rm/restore/undo, doctor, lists, remote, export/import, branch: CLI shapes and error codes', async () => {
+    const repo = makeRepo()
+    gitSync(repo, ['commit', '-q', '--allow-empty', '-m', 'root'])
+    const bare = makeBareRepo()
+    gitSync(repo, ['remote', 'add', 'origin', bare])
+    const c = await connect(repo, 'agent-a')
+    try {
+      const {tools} = await c.client.listTools()
+      const names = tools.map((t) => t.name)
+      for (const n of ['rm', 'restore', 'undo', 'config_list', 'config_get', 'config_set', 'config_unset', 'doctor', 'lists', 'remote', 'remote_set', 'remote_unset', 'init', 'branch', 'export', 'import']) expect(names, n).toContain(n)
+      expect(tools.find((t) => t.name === 'doctor')!.annotations?.readOnlyHint).toBe(false)
+      expect(tools.find((t) => t.name === 'config_get')!.annotations?.readOnlyHint).toBe(true)
+
+      // A repository without a list: the server starts, init creates it, the same server then works on it.
+      failed(await call(c, 'add', {title: 'too early'}), 'not_initialised', 1)
+      expect(valid(await call(c, 'init'), 'init')).toMatchObject({created: true, remote: null})
+      const parent = json(await call(c, 'add', {title: 'Parser'})).task
+      const child = json(await call(c, 'add', {title: 'Tokenizer', parent: parent.id})).task
+      const other = json(await call(c, 'add', {title: 'Emitter', depends_on: [parent.id]})).task
+
+      // config: list, get, set (durations), a bad value and an unknown key with their codes, unset.
+      const settings = valid(await call(c, 'config_list'), 'config-list')
+      expect(settings.settings.map((x: any) => x.key)).toContain('lease_seconds')
+      expect(valid(await call(c, 'config_get', {key: 'lease_seconds'}), 'config-get')).toMatchObject({key: 'lease_seconds', default: true})
+      expect(valid(await call(c, 'config_set', {key: 'lease_seconds', value: '2h'}), 'config-change')).toMatchObject({key: 'lease_seconds', value: 7200, published: false})
+      expect((await runJson(repo, ['config', 'get', 'lease_seconds'])).value).toBe(7200)
+      failed(await call(c, 'config_set', {key: 'lease_seconds', value: 'soon'}), 'bad_config_value', 5)
+      failed(await call(c, 'config_get', {key: 'colour'}), 'unknown_config_key', 2)
+      expect(valid(await call(c, 'config_unset', {key: 'lease_seconds'}), 'config-change')).toMatchObject({default: true})
+
+      // rm: refused while another task depends on it (nothing written), then removed with its sub-item; restore brings both back.
+      const before = gitSync(repo, ['rev-parse', 'refs/tasks/main']).trim()
+      failed(await call(c, 'rm', {id: parent.id}), 'has_dependents', 4)
+      expect(gitSync(repo, ['rev-parse', 'refs/tasks/main']).trim()).toBe(before)
+      json(await call(c, 'deps', {id: other.id, depends_on: []}))
+      const removed = valid(await call(c, 'rm', {id: parent.id}), 'rm')
+      expect(removed.removed.map((t: any) => t.id).sort()).toEqual([parent.id, child.id].sort())
+      failed(await call(c, 'show', {id: child.id}), 'task_not_found', 3)
+      const restored = valid(await call(c, 'restore', {id: parent.id}), 'restore')
+      expect(restored.restored.map((t: any) => t.id).sort()).toEqual([parent.id, child.id].sort())
+      failed(await call(c, 'restore', {id: parent.id}), 'already_exists', 4)
+
+      // undo takes back this agent's newest change (the edit), as a new commit.
+      json(await call(c, 'edit', {id: other.id, title: 'Emitter v2'}))
+      const undone = valid(await call(c, 'undo'), 'undo')
+      expect(undone.restored.map((t: any) => t.id)).toEqual([other.id])
+      expect(json(await call(c, 'show', {id: other.id, format: 'json'})).task.title).toBe('Emitter')
+
+      // doctor: a report (no problems), and fix with nothing to repair writes nothing.
+      expect(valid(await call(c, 'doctor'), 'doctor')).toMatchObject({violations: [], broken: [], locks: [], fixed: null})
+      const tip = gitSync(repo, ['rev-parse', 'refs/tasks/main']).trim()
+      expect(valid(await call(c, 'doctor', {fix: true}), 'doctor')).toMatchObject({fixed: null, repairs: []})
+      expect(gitSync(repo, ['rev-parse', 'refs/tasks/main']).trim()).toBe(tip)
+
+      // lists and remote: a remote git does not know is remote_not_found; set, show, unset.
+      expect(valid(await call(c, 'lists'), 'lists').lists.map((l: any) => [l.name, l.tasks])).toEqual([['main', 3]])
+      expect(valid(await call(c, 'remote'), 'remote-status')).toMatchObject({remote: null})
+      failed(await call(c, 'remote_set', {name: 'nowhere'}), 'remote_not_found', 3)
+      expect(valid(await call(c, 'remote_set', {name: 'origin'}), 'remote')).toEqual({remote: 'origin', previous: null})
+      json(await call(c, 'sync'))
+      expect(valid(await call(c, 'remote'), 'remote-status')).toMatchObject({remote: 'origin'})
+      expect(gitSync(bare, ['rev-parse', 'refs/tasks/main']).trim()).toBe(gitSync(repo, ['rev-parse', 'refs/tasks/main']).trim())
+      expect(valid(await call(c, 'remote_unset'), 'remote')).toEqual({remote: null, previous: 'origin'})
+
+      // export (the document, and Markdown), then import it: into this list nothing changes; into an empty one, every card.
+      const doc = valid(await call(c, 'export'), 'export')
+      expect(doc.tasks.map((t: any) => t.title).sort()).toEqual(['Emitter', 'Parser', 'Tokenizer'])
+      expect(json(await call(c, 'export', {ids: [other.id], format: 'md'})).text).toContain('Emitter')
+      expect(valid(await call(c, 'import', {document: doc}), 'import')).toMatchObject({commit: null, created: 0, unchanged: 3})
+      failed(await call(c, 'import', {file: '-'}), 'usage', 2)
+      failed(await call(c, 'import', {document: doc, file: 'x.json'}), 'usage', 2)
+      writeFileSync(join(repo, 'bad.json'), '{not json')
+      failed(await call(c, 'import', {file: 'bad.json'}), 'bad_import', 5)
+      const empty = makeRepo()
+      await runJson(empty, ['init'])
+      const d = await connect(empty, 'agent-d')
+      try {
+        const imported = valid(await call(d, 'import', {document: doc}), 'import')
+        expect(imported).toMatchObject({created: 3, published: false})
+        expect((await runJson(empty, ['list', '--all'])).tasks.map((t: any) => t.id).sort()).toEqual([parent.id, child.id, other.id].sort())
+      } finally {
+        await d.close()
+      }
+
+      // branch: the claim, then the work branch checked out in the server's working tree.
+      const branched = valid(await call(c, 'branch', {id: other.id}), 'branch')
+      expect(branched).toMatchObject({created: true, task: {id: other.id, owner: 'agent-a'}})
+      expect(gitSync(repo, ['rev-parse', '--abbrev-ref', 'HEAD']).trim()).toBe(branched.branch)
+    } finally {
+      await c.close()
+    }
+  }, 60000)
 })

@@ -231,3 +231,86 @@ describe('task index cache', () => {
     store.close()
   })
 })
+
+describe('a long-lived store (tasks mcp)', () => {
+  it('answers reads of ids it wrote or read from memory, within its byte budget', async () => {
+    const dir = makeRepo()
+    const reader = new ObjectReader(dir)
+    const writer = new LooseObjectWriter(join(dir, '.git', 'objects'), 'sha1')
+    reader.keepObjects(160) // objects up to 10 bytes are kept, 160 bytes in all
+    writer.onWrite = (oid, type, content) => reader.remember(oid, type, content)
+    const looseFile = (oid: string) => join(dir, '.git', 'objects', oid.slice(0, 2), oid.slice(2))
+    const first = writer.write('blob', 'first\n')
+    const big = writer.write('blob', 'more than ten bytes\n')
+    rmSync(looseFile(first))
+    rmSync(looseFile(big))
+    // Gone from disk: the kept copy answers (no cat-file round trip); the large one was not kept.
+    expect((await reader.read(first))?.content.toString()).toBe('first\n')
+    expect(await reader.read(big)).toBeNull()
+    expect(await reader.read(first, 3)).toMatchObject({oid: first, oversized: true, size: 6})
+    // Past the budget the least recently used go first.
+    const later: string[] = []
+    for (let i = 0; i < 20; i++) later.push(writer.write('blob', `b${String(i).padStart(6, '0')}\n`))
+    expect(await reader.read(first)).toBeNull()
+    expect((await reader.read(later[19]!))?.content.toString()).toBe('b000019\n')
+    // Objects read by id from git are kept too; names through refs or paths are always asked.
+    const other = gitSync(dir, ['hash-object', '-w', '--stdin'], 'from git\n').trim()
+    expect((await reader.read(other))?.content.toString()).toBe('from git\n')
+    rmSync(looseFile(other))
+    expect((await reader.read(other))?.content.toString()).toBe('from git\n')
+    reader.close()
+  })
+
+  it('reads its tip from the loose ref file when it knows the commit, and from git otherwise', async () => {
+    const dir = makeRepo()
+    const store = await ListStore.open(dir, 'main')
+    await store.init()
+    await store.keepAlive()
+    const loaded = await store.load()
+    const plan = addTask(loaded.snapshot, ctx('alice'), {title: 'kept'})
+    const mine = await store.writePlan(loaded, plan, 'alice', ctx().now)
+    expect((await store.compareAndSwap(mine, loaded.index.commit, 'add')).ok).toBe(true)
+    expect(await store.refreshTip()).toBe(mine)
+    // Moved by another process to a commit this one never saw, and back; then packed (no loose file).
+    const other = gitSync(dir, ['commit-tree', `${mine}^{tree}`, '-p', mine, '-m', 'elsewhere']).trim()
+    gitSync(dir, ['update-ref', 'refs/tasks/main', other])
+    expect(await store.refreshTip()).toBe(other)
+    gitSync(dir, ['update-ref', 'refs/tasks/main', mine])
+    expect(await store.refreshTip()).toBe(mine)
+    gitSync(dir, ['pack-refs', '--all'])
+    expect(await store.refreshTip()).toBe(mine)
+    gitSync(dir, ['update-ref', '-d', 'refs/tasks/main'])
+    expect(await store.refreshTip()).toBeNull()
+    store.close()
+  })
+
+  it('rewrites the index cache file when idle or closed, not within a load', async () => {
+    const dir = makeRepo()
+    const store = await ListStore.open(dir, 'main')
+    await store.init()
+    await store.load() // the first load writes the file
+    await store.keepAlive()
+    const fileCommit = () => readCachedIndex(store.repo.commonDir, 'main')?.commit
+    const before = fileCommit()
+    expect(before).toBe(store.tip)
+    for (let i = 0; i < PERSIST_AFTER_CHANGES + 4; i++) {
+      const loaded = await store.load()
+      const plan = addTask(loaded.snapshot, ctx('alice'), {title: `t${i}`})
+      const commit = await store.writePlan(loaded, plan, 'alice', ctx().now)
+      expect((await store.compareAndSwap(commit, loaded.index.commit, 'add')).ok).toBe(true)
+    }
+    const last = await store.load()
+    expect(last.snapshot.tasks.size).toBe(PERSIST_AFTER_CHANGES + 4)
+    // A short-lived process would have rewritten the file by now; this one has not yet.
+    expect(fileCommit()).toBe(before)
+    store.close()
+    expect(fileCommit()).toBe(last.index.commit)
+    // And the file answers like a cold rebuild.
+    const fresh = await ListStore.open(dir, 'main')
+    const warm = await fresh.load()
+    rmSync(cachePath(fresh.repo.commonDir, 'main'))
+    const cold = await fresh.load()
+    expect([...tablesOf(warm.snapshot).sortedIds()]).toEqual([...tablesOf(cold.snapshot).sortedIds()])
+    fresh.close()
+  })
+})

@@ -13,8 +13,11 @@
  * - a valid one left behind is folded by the next writer as one commit with
  *   the original message, author and date.
  */
+import {mkdirSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-import {cleanupAll, gitSync, runJson} from '../helpers/cli'
+import {cleanupAll, gitSync, makeRepo, runJson} from '../helpers/cli'
+import {claimTrackingPrefix, pendingChanges, surelyNoRefs} from '../../src/refstore/claim-refs'
 import {expectLinearHistory, history, trailer} from '../race/support'
 import {cloneOf, shared, tipOf} from './support'
 
@@ -89,5 +92,34 @@ describe('pending per-item changes on the remote', {timeout: 120_000}, () => {
     expect(show(claims[0]!.oid)).toBe(gitSync(a, ['show', '-s', '--format=%an <%ae> %at%n%cn <%ce> %ct%n%B', pending]))
     expect(await freshShow(bare, x)).toMatchObject({owner: 'dave', epoch: 1, status: 'in_progress'})
     expect(tipOf(bare)).toBe(commits[0]!.oid)
+  })
+})
+
+describe('seeing that nothing is pending without a process', () => {
+  it('is sure only when no loose or packed ref is under the prefix and the refs are files', async () => {
+    const repo = makeRepo()
+    gitSync(repo, ['commit', '-q', '--allow-empty', '-m', 'root'])
+    const head = gitSync(repo, ['rev-parse', 'HEAD']).trim()
+    const git = join(repo, '.git')
+    const prefix = claimTrackingPrefix('origin', 'main')
+    expect(surelyNoRefs(git, prefix)).toBe(true)
+    expect(await pendingChanges(repo, 'origin', 'main', git)).toEqual(new Map())
+    // An empty directory left behind by a pruned ref is still nothing.
+    mkdirSync(join(git, 'refs', 'tasks-claims-remote', 'origin', 'main'), {recursive: true})
+    expect(surelyNoRefs(git, prefix)).toBe(true)
+    // A loose ref: not sure, and git lists it.
+    gitSync(repo, ['update-ref', `${prefix}tsk-aaaa`, head])
+    expect(surelyNoRefs(git, prefix)).toBe(false)
+    expect(await pendingChanges(repo, 'origin', 'main', git)).toEqual(new Map([['tsk-aaaa', head]]))
+    // Packed: the same.
+    gitSync(repo, ['pack-refs', '--all'])
+    expect(surelyNoRefs(git, prefix)).toBe(false)
+    expect(await pendingChanges(repo, 'origin', 'main', git)).toEqual(new Map([['tsk-aaaa', head]]))
+    gitSync(repo, ['update-ref', '-d', `${prefix}tsk-aaaa`])
+    expect(surelyNoRefs(git, prefix)).toBe(true)
+    // Another ref storage (reftable): always asks git.
+    mkdirSync(join(git, 'reftable'))
+    writeFileSync(join(git, 'reftable', 'tables.list'), '')
+    expect(surelyNoRefs(git, prefix)).toBe(false)
   })
 })
