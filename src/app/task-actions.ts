@@ -460,6 +460,25 @@ export interface ListFilters {
   offset?: number
   /** A `next_cursor` from the previous page: continue after its last row. */
   after?: string
+  /**
+   * Leave `tasks` empty and give the page as `pageViews(result)` instead,
+   * built a batch at a time by whoever writes it (`list --json` streams a
+   * whole list this way, so its views never all exist at once).
+   */
+  lazy?: boolean
+}
+
+/** The page of a lazy `list` (ListFilters.lazy): its length and its views, built on demand for [from, to). */
+export interface LazyPage {
+  length: number
+  views(from: number, to: number): Array<TaskView & {depth: number}>
+}
+
+const LAZY_PAGES = new WeakMap<ListResult, LazyPage>()
+
+/** The page of a result of a lazy `list`, or undefined when its `tasks` hold it. */
+export function lazyPageOf(result: ListResult): LazyPage | undefined {
+  return LAZY_PAGES.get(result)
 }
 
 export interface ListSummary {
@@ -681,12 +700,15 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
       for (const c of kids.get(t.id) ?? []) rows.push({row: c, depth: 1, top: t})
     }
   } else {
-    const candidates = parent === undefined ? tasksWithStatus(snap, scan) : childrenOf(snap, parent).filter((t) => scan.has(t.status))
+    // Each card is decoded here for its state and key; a lazy page keeps only those and decodes the card
+    // again when its batch is written, so the cards of a whole list are never all held at once.
+    const candidates: readonly string[] = parent === undefined ? tablesOf(snap).idsWithStatus(scan) : childrenOf(snap, parent).filter((t) => scan.has(t.status)).map((t) => t.id)
     const matching = new Map<string, ListRow>()
-    for (const meta of candidates) {
-      if (!matches(meta)) continue
+    for (const id of candidates) {
+      const meta = snap.tasks.get(id)?.meta
+      if (!meta || !matches(meta)) continue
       const {state, ready} = v.state(meta)
-      if (states.has(state) && (!f.ready || ready)) matching.set(meta.id, {id: meta.id, meta, parent: meta.parent ?? '', state, ready, key: key(meta, state)})
+      if (states.has(state) && (!f.ready || ready)) matching.set(meta.id, {id: meta.id, meta: f.lazy ? undefined : meta, parent: meta.parent ?? '', state, ready, key: key(meta, state)})
     }
     const tops = [...matching.values()].filter((t) => !(t.parent && matching.has(t.parent))).sort(order)
     for (const t of tops) {
@@ -715,12 +737,13 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
   const last = pageRows.at(-1)
   const nextCursor = last && offset + pageRows.length < rows.length ? encodeCursor({sort: f.sort ?? null, top: last.top.key, child: last.depth === 0 ? null : last.row.key}) : null
   if (pageRows.length > VIEWS_BEFORE_ALL_SHORT_IDS) v.allShortIds()
-  const page = pageRows.map((r) => Object.assign(v.view(r.row.meta ?? snap.tasks.get(r.row.id)!.meta!), {depth: r.depth}))
+  const viewOf = (r: (typeof rows)[number]) => Object.assign(v.view(r.row.meta ?? snap.tasks.get(r.row.id)!.meta!), {depth: r.depth})
+  const lazy: LazyPage | undefined = f.lazy ? {length: pageRows.length, views: (from, to) => pageRows.slice(from, to).map(viewOf)} : undefined
   await warnTrackingState(session)
-  return {
+  const result: ListResult = {
     list: session.list,
     commit: loaded.index.commit,
-    tasks: page,
+    tasks: lazy ? [] : pageRows.map(viewOf),
     broken: brokenFiles(loaded),
     warnings: loaded.index.warnings,
     total: rows.length,
@@ -733,6 +756,8 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
       hidden_finished: narrowed ? null : tablesOf(snap).openRows().finished,
     },
   }
+  if (lazy) LAZY_PAGES.set(result, lazy)
+  return result
 }
 
 export type ShowResult = TaskDetail & {history?: import('../refstore/history').HistoryEvent[]}
