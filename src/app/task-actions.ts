@@ -20,11 +20,11 @@ import {addComment} from '../core/ops/comment'
 import {assignTask, editTask, type EditArgs, setDependencies} from '../core/ops/edit'
 import {blockTask, cancelTask, finishTask, reopenTask} from '../core/ops/lifecycle'
 import {removeTask} from '../core/ops/remove'
-import {OPEN_ROW_OPEN_SUBITEMS, type OpenRow, type Snapshot, brokenEntries, childIds, childrenOf, dependentsOf, lookup, tablesOf, tasksWithStatus} from '../core/snapshot'
+import {OPEN_ROW_OPEN_SUBITEMS, type Snapshot, brokenEntries, childIds, childrenOf, dependentsOf, lookup, openRowColumns, tablesOf} from '../core/snapshot'
 import {ENGINE_ACTOR, type Comment, type Status, type TaskMeta} from '../core/task'
 import {repairFieldValues} from '../core/task-file'
 import {type TaskDetail, TaskViewer, type TaskView} from '../core/task-view'
-import {cmp, openRowState, STATES, type State} from '../core/readiness'
+import {cmp, openRowStateAt, STATES, type State} from '../core/readiness'
 import {checkPriority, checkTags, splitTags} from '../core/validation'
 import {readHistory} from '../refstore/history'
 import {type RefLock, findRefLocks, removeStaleLocks} from '../refstore/ref-locks'
@@ -520,6 +520,7 @@ export const LIST_SORTS = ['priority', 'created', 'updated', 'id', 'title', 'sta
 const STATE_RANK: Record<State, number> = {in_progress: 0, stale: 1, blocked: 2, ready: 3, waiting: 4, reserved: 5, todo: 6, done: 7, cancelled: 8}
 /** Ranks below this are the open states (the open rows table holds every item in them). */
 const FIRST_FINISHED_RANK = 7
+const STATES_BY_RANK: readonly State[] = (Object.keys(STATE_RANK) as State[]).sort((a, b) => STATE_RANK[a] - STATE_RANK[b])
 
 /** One parser for every list-valued flag: repeatable and comma-separated, trimmed. */
 function splitValues(values: readonly string[] | undefined): string[] {
@@ -549,25 +550,6 @@ interface ListRow {
   ready: boolean
   /** The row's sort key (see `sortKey`), computed once. */
   key: SortKey
-}
-
-/** A row of the open rows table as list orders it (the default order), its key made only if asked for. */
-class OpenListRow implements ListRow {
-  readonly id: string
-  readonly parent: string
-
-  constructor(
-    private readonly r: OpenRow,
-    readonly state: State,
-    readonly ready: boolean,
-  ) {
-    this.id = r[0]
-    this.parent = r[4]
-  }
-
-  get key(): SortKey {
-    return [STATE_RANK[this.state], this.r[2], this.r[3], this.r[0]]
-  }
 }
 
 /** A row's place in an order: compared element by element (numbers by value, strings by code unit); every key ends with the id, so no two rows tie. */
@@ -636,6 +618,15 @@ function decodeCursor(text: string, sort: string | undefined): Cursor {
   return {sort: sort ?? null, top, child}
 }
 
+/** The matching rows of a listing in order, counted, and read a slice at a time. */
+interface Listing {
+  total: number
+  byState: Partial<Record<State, number>>
+  /** Position of the first row after the cursor (the total when none is). */
+  firstAfter(cursor: Cursor): number
+  slice(from: number, to: number): Array<{row: ListRow; depth: number; top: ListRow}>
+}
+
 /** Views built at once beyond which every short id is worked out in one pass instead of one search each. */
 const VIEWS_BEFORE_ALL_SHORT_IDS = 2000
 
@@ -667,39 +658,96 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
     (assignee === undefined || t.assignee === assignee) &&
     (parent === undefined || t.parent === parent) &&
     (priorities.size === 0 || priorities.has(t.priority))
-  const rows: Array<{row: ListRow; depth: number; top: ListRow}> = []
+  type Placed = {row: ListRow; depth: number; top: ListRow}
+  let listing: Listing
   if (f.sort === undefined && tags.length === 0 && parent === undefined && [...states].every((st) => STATE_RANK[st] < FIRST_FINISHED_RANK)) {
     // The default order over open items: from the open rows table, already in (priority, created, id) order,
-    // so putting each row in its state's bucket orders them (state, priority, created, id) without a sort.
-    const buckets: ListRow[][] = Array.from({length: FIRST_FINISHED_RANK}, () => [])
-    const ids = new Set<string>()
+    // so putting each row's position in its state's bucket orders them (state, priority, created, id) without
+    // a sort. Rows are read field by field (`OpenRowColumns`); objects are made only for the rows shown.
+    const cols = openRowColumns(tablesOf(snap).openRows())
+    const buckets: number[][] = Array.from({length: FIRST_FINISHED_RANK}, () => [])
+    const stateOfRow = new Uint8Array(cols.length)
+    const readyOfRow = new Uint8Array(cols.length)
+    /** 1: the row is listed and has open sub-items, so listed rows under it are nested. */
+    const parentListed = new Uint8Array(cols.length)
     const nowMs = Date.parse(v.now)
-    for (const r of tablesOf(snap).openRows().rows) {
-      if (owner !== undefined && (r[5] === '' || r[5] !== owner)) continue
-      if (assignee !== undefined && (r[6] === '' || r[6] !== assignee)) continue
-      if (priorities.size > 0 && !priorities.has(r[2])) continue
-      const {state, ready} = openRowState(r, actor, nowMs, snap.config)
-      if (!states.has(state) || (f.ready && !ready)) continue
-      buckets[STATE_RANK[state]]!.push(new OpenListRow(r, state, ready))
+    const readyOut = [false]
+    for (let i = 0; i < cols.length; i++) {
+      if (owner !== undefined && (cols.owner(i) === '' || cols.owner(i) !== owner)) continue
+      if (assignee !== undefined && (cols.assignee(i) === '' || cols.assignee(i) !== assignee)) continue
+      if (priorities.size > 0 && !priorities.has(cols.priority(i))) continue
+      const state = openRowStateAt(cols, i, actor, nowMs, snap.config, readyOut)
+      if (!states.has(state) || (f.ready && !readyOut[0])) continue
+      const rank = STATE_RANK[state]
+      buckets[rank]!.push(i)
+      stateOfRow[i] = rank
+      readyOfRow[i] = readyOut[0] ? 1 : 0
       // Only an item with open sub-items can be the parent of a listed row (every listed row is open).
-      if ((r[8] & OPEN_ROW_OPEN_SUBITEMS) !== 0) ids.add(r[0])
+      if ((cols.flags(i) & OPEN_ROW_OPEN_SUBITEMS) !== 0) parentListed[i] = 1
     }
-    const kids = new Map<string, ListRow[]>()
-    const tops: ListRow[] = []
+    const kids = new Map<number, number[]>()
+    const tops: number[] = []
+    const byState: Partial<Record<State, number>> = {}
+    let total = 0
     for (const bucket of buckets) {
-      for (const r of bucket) {
-        if (r.parent !== '' && ids.has(r.parent)) {
-          const list = kids.get(r.parent)
-          if (list) list.push(r)
-          else kids.set(r.parent, [r])
-        } else tops.push(r)
+      for (const i of bucket) {
+        const p = cols.parentRow(i)
+        if (p !== -1 && parentListed[p] === 1) {
+          const list = kids.get(p)
+          if (list) list.push(i)
+          else kids.set(p, [i])
+        } else tops.push(i)
       }
     }
+    // Rows in listing order: each top-level row followed by its sub-items (positions into cols).
+    const seq: number[] = []
+    const topOf: number[] = []
+    const topStart: number[] = []
     for (const t of tops) {
-      rows.push({row: t, depth: 0, top: t})
-      for (const c of kids.get(t.id) ?? []) rows.push({row: c, depth: 1, top: t})
+      topStart.push(seq.length)
+      seq.push(t)
+      topOf.push(t)
+      for (const c of kids.get(t) ?? []) {
+        seq.push(c)
+        topOf.push(t)
+      }
+    }
+    for (const i of seq) {
+      const st = STATES_BY_RANK[stateOfRow[i]!]!
+      byState[st] = (byState[st] ?? 0) + 1
+      total++
+    }
+    const rowAt = (i: number): ListRow => {
+      const state = STATES_BY_RANK[stateOfRow[i]!]!
+      return {id: cols.id(i), parent: '', state, ready: readyOfRow[i] === 1, key: [stateOfRow[i]!, cols.priority(i), cols.created(i), cols.id(i)]}
+    }
+    listing = {
+      total,
+      byState,
+      firstAfter: (c) => {
+        // Top-level rows are in key order: find the first whose key is not below the cursor's.
+        let lo = 0
+        let hi = tops.length
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1
+          if (compareKeys(rowAt(tops[mid]!).key, c.top) < 0) lo = mid + 1
+          else hi = mid
+        }
+        if (lo === tops.length) return seq.length
+        if (compareKeys(rowAt(tops[lo]!).key, c.top) !== 0) return topStart[lo]!
+        // The cursor's own top-level row: continue with its sub-items after the cursor's.
+        const end = lo + 1 < tops.length ? topStart[lo + 1]! : seq.length
+        for (let k = topStart[lo]! + 1; k < end; k++) if (c.child === null || compareKeys(rowAt(seq[k]!).key, c.child) > 0) return k
+        return end
+      },
+      slice: (from, to) => {
+        const out: Placed[] = []
+        for (let k = from; k < Math.min(to, seq.length); k++) out.push({row: rowAt(seq[k]!), depth: seq[k] === topOf[k] ? 0 : 1, top: rowAt(topOf[k]!)})
+        return out
+      },
     }
   } else {
+    const rows: Placed[] = []
     // Each card is decoded here for its state and key; a lazy page keeps only those and decodes the card
     // again when its batch is written, so the cards of a whole list are never all held at once.
     const candidates: readonly string[] = parent === undefined ? tablesOf(snap).idsWithStatus(scan) : childrenOf(snap, parent).filter((t) => scan.has(t.status)).map((t) => t.id)
@@ -716,28 +764,35 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
       const kids = childIds(snap, t.id).flatMap((c) => matching.get(c) ?? [])
       for (const c of kids.sort(order)) rows.push({row: c, depth: 1, top: t})
     }
+    /** Rows after the cursor: a later top-level row, or a later sub-item of the cursor's own top-level row. */
+    const afterCursor = (r: Placed, c: Cursor): boolean => {
+      const d = sign * compareKeys(r.top.key, c.top)
+      if (d !== 0) return d > 0
+      if (r.depth === 0) return false
+      return c.child === null || sign * compareKeys(r.row.key, c.child) > 0
+    }
+    const byState: Partial<Record<State, number>> = {}
+    for (const r of rows) byState[r.row.state] = (byState[r.row.state] ?? 0) + 1
+    listing = {
+      total: rows.length,
+      byState,
+      firstAfter: (c) => {
+        const at = rows.findIndex((r) => afterCursor(r, c))
+        return at === -1 ? rows.length : at
+      },
+      slice: (from, to) => rows.slice(from, to),
+    }
   }
-  /** Rows after the cursor: a later top-level row, or a later sub-item of the cursor's own top-level row. */
-  const afterCursor = (r: (typeof rows)[number]): boolean => {
-    const c = sign * compareKeys(r.top.key, cursor!.top)
-    if (c !== 0) return c > 0
-    if (r.depth === 0) return false
-    return cursor!.child === null || sign * compareKeys(r.row.key, cursor!.child) > 0
-  }
-  const byState: Partial<Record<State, number>> = {}
-  for (const r of rows) byState[r.row.state] = (byState[r.row.state] ?? 0) + 1
+  const total = listing.total
+  const byState = listing.byState
   const narrowed = f.status?.length || f.all || f.ready || tags.length || owner !== undefined || assignee !== undefined || parent !== undefined || priorities.size > 0
   let offset = f.offset ?? 0
-  if (cursor) {
-    // The first row after the cursor (rows are in order, so a binary search would do; one pass is plenty next to building them).
-    offset = rows.findIndex(afterCursor)
-    if (offset === -1) offset = rows.length
-  }
-  const pageRows = f.limit === undefined ? rows.slice(offset) : rows.slice(offset, offset + f.limit)
+  if (cursor) offset = listing.firstAfter(cursor)
+  const pageRows = listing.slice(offset, f.limit === undefined ? total : offset + f.limit)
   const last = pageRows.at(-1)
-  const nextCursor = last && offset + pageRows.length < rows.length ? encodeCursor({sort: f.sort ?? null, top: last.top.key, child: last.depth === 0 ? null : last.row.key}) : null
+  const nextCursor = last && offset + pageRows.length < total ? encodeCursor({sort: f.sort ?? null, top: last.top.key, child: last.depth === 0 ? null : last.row.key}) : null
   if (pageRows.length > VIEWS_BEFORE_ALL_SHORT_IDS) v.allShortIds()
-  const viewOf = (r: (typeof rows)[number]) => Object.assign(v.view(r.row.meta ?? snap.tasks.get(r.row.id)!.meta!), {depth: r.depth})
+  const viewOf = (r: (typeof pageRows)[number]) => Object.assign(v.view(r.row.meta ?? snap.tasks.get(r.row.id)!.meta!), {depth: r.depth})
   const lazy: LazyPage | undefined = f.lazy ? {length: pageRows.length, views: (from, to) => pageRows.slice(from, to).map(viewOf)} : undefined
   await warnTrackingState(session)
   const result: ListResult = {
@@ -746,12 +801,12 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
     tasks: lazy ? [] : pageRows.map(viewOf),
     broken: brokenFiles(loaded),
     warnings: loaded.index.warnings,
-    total: rows.length,
+    total,
     offset,
     limit: f.limit ?? null,
     next_cursor: nextCursor,
     summary: {
-      total: rows.length,
+      total,
       by_state: byState,
       hidden_finished: narrowed ? null : tablesOf(snap).openRows().finished,
     },
