@@ -21,7 +21,7 @@ import {join} from 'node:path'
 import {EnvironmentError} from '../core/errors'
 import {idsWithPrefixIn, isStoredId, shardOf} from '../core/ids'
 import {overlaySnapshot} from '../core/overlay'
-import {type LeaseRow, type OpenRows, ScannedTables, type Snapshot, type SnapshotTables, type TaskEntry, tablesOf} from '../core/snapshot'
+import {type LeaseRow, type OpenRow, type OpenRowColumns, type OpenRows, ScannedTables, type Snapshot, type SnapshotTables, type TaskEntry, tablesOf} from '../core/snapshot'
 import {CONFIG_PATH, META_PATH, TASKS_DIR, TASK_FILE} from '../core/store-layout'
 import {DEFAULT_CONFIG, FORMAT_VERSION, type ListConfig, MAX_FILE_BYTES, type Status, TASK_KEYS, type TaskMeta} from '../core/task'
 import {type Parsed, fileText, parseConfig, parseMeta, parseTaskFile} from '../core/task-file'
@@ -29,7 +29,7 @@ import {FILE_MODE, type HashAlgorithm, TREE_MODE, type TreeEntry, decodeCommit, 
 import type {GitObject, ObjectReader} from './object-reader'
 import {PagedFile} from './paged-file'
 
-const CACHE_VERSION = 7
+const CACHE_VERSION = 8
 /** First line of the file; it names the format version, so another version is simply not read. */
 const MAGIC = `git-tasks index ${CACHE_VERSION}`
 const NO_IDS: readonly string[] = Object.freeze([])
@@ -41,6 +41,8 @@ const SEARCHES_BEFORE_DECODING_ALL = 200
  * does not hold every decoded card at once. A line dropped is parsed again
  * if asked for.
  */
+/** Every how many task lines the line directory notes an id and its offset (~46 KB of lines at 100,000 tasks: three pages). */
+const DIRECTORY_EVERY = 128
 const LINES_KEPT_WHILE_WALKING = 2_048
 const NL = 0x0a
 const TAB = 0x09
@@ -181,13 +183,14 @@ function damaged(what: string): EnvironmentError {
 /**
  * The cache file, searched in place. Format (text, fields split by TAB, JSON
  * text never holds a raw TAB or newline):
- *   git-tasks index 5
+ *   git-tasks index 8
  *   {JSON header: IndexHeader (strays included) + count and byte length of the task lines, byte lengths of the queue and reservations lines}
  *   <ids of the next queue, space-separated, in next order>
  *   <reservations: JSON object, assignee → ids of the queue reserved for them, in next order>
  *   <claims: JSON object, owner → ids of the items in progress they hold, sorted>
- *   <open rows: JSON {rows, finished, broken} (`SnapshotTables.openRows`): every open item in (priority, created, id) order with its list facts, the count of finished items, the unreadable ids>
+ *   <open rows: JSON `EncodedOpenRows` (`SnapshotTables.openRows` as columns): every open item in (priority, created, id) order with its list facts, the count of finished items, the unreadable ids>
  *   <leases: JSON array of [id, ms] (`SnapshotTables.leases`): items in progress whose claim can run out, in the order it does>
+ *   <line directory: JSON {ids, at}: the id (space-separated) and byte offset from the first task line of every DIRECTORY_EVERY-th line, so a lookup reads a few pages>
  *   <id> <status> <shard> <dir tree> <parent> <deps> <sub-items> <dependents> <frontmatter JSON array | !error JSON>
  * One line per task in id order (JavaScript string order); id lists are
  * space-separated and sorted. `status` is empty for an unreadable file.
@@ -201,6 +204,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
   private claimed: ReadonlyMap<string, readonly string[]> | undefined
   private open: OpenRows | undefined
   private leaseRows: readonly LeaseRow[] | undefined
+  private dir: {ids: readonly string[]; at: readonly number[]} | undefined
   /** After the first full pass: the decoded task lines, where each id's line starts, and the ids in order. */
   private text: string | undefined
   private offsets: Map<string, number> | undefined
@@ -218,6 +222,8 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     private readonly openStart: number,
     /** Offset of the leases line. */
     private readonly leasesStart: number,
+    /** Offset of the line directory. */
+    private readonly directoryStart: number,
     /** Offset of the first task line. */
     private readonly start: number,
     count: number,
@@ -242,7 +248,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     if (nl1 === -1 || buf.toString(0, nl1) !== MAGIC) return null
     const nl2 = buf.indexOf(NL, nl1 + 1)
     if (nl2 === -1) return null
-    let header: IndexHeader & {count: number; bytes: number; queueBytes: number; reservedBytes: number; claimsBytes: number; openBytes: number; leasesBytes: number}
+    let header: IndexHeader & {count: number; bytes: number; queueBytes: number; reservedBytes: number; claimsBytes: number; openBytes: number; leasesBytes: number; directoryBytes: number}
     try {
       header = JSON.parse(buf.toString(nl1 + 1, nl2)) as typeof header
     } catch {
@@ -253,12 +259,29 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     const claimsStart = reservedStart + header.reservedBytes + 1
     const openStart = claimsStart + header.claimsBytes + 1
     const leasesStart = openStart + header.openBytes + 1
-    const start = leasesStart + header.leasesBytes + 1
+    const directoryStart = leasesStart + header.leasesBytes + 1
+    const start = directoryStart + header.directoryBytes + 1
     // A torn or truncated file is ignored (rebuilt), never half-used.
     const endsLine = (at: number) => buf.indexOf(NL, at - 1) === at - 1
-    if (header.list !== list || buf.length - start !== header.bytes || !endsLine(reservedStart) || !endsLine(claimsStart) || !endsLine(openStart) || !endsLine(leasesStart) || !endsLine(start)) return null
-    const {count, bytes, queueBytes, reservedBytes, claimsBytes, openBytes, leasesBytes, ...rest} = header
-    return {header: rest, file: new IndexFile(buf, queueStart, reservedStart, claimsStart, openStart, leasesStart, start, count)}
+    if (header.list !== list || buf.length - start !== header.bytes || !endsLine(reservedStart) || !endsLine(claimsStart) || !endsLine(openStart) || !endsLine(leasesStart) || !endsLine(directoryStart) || !endsLine(start)) return null
+    const {count, bytes, queueBytes, reservedBytes, claimsBytes, openBytes, leasesBytes, directoryBytes, ...rest} = header
+    return {header: rest, file: new IndexFile(buf, queueStart, reservedStart, claimsStart, openStart, leasesStart, directoryStart, start, count)}
+  }
+
+  /** The line directory: the id and offset (from the first task line) of every DIRECTORY_EVERY-th line. */
+  private directory(): {ids: readonly string[]; at: readonly number[]} {
+    if (!this.dir) {
+      let parsed: {ids: string; at: number[]}
+      try {
+        parsed = JSON.parse(this.buf.toString(this.directoryStart, this.start - 1)) as typeof parsed
+      } catch {
+        throw damaged('the line directory')
+      }
+      const ids = parsed.ids ? parsed.ids.split(' ') : []
+      if (!Array.isArray(parsed.at) || parsed.at.length !== ids.length) throw damaged('the line directory')
+      this.dir = {ids, at: parsed.at}
+    }
+    return this.dir
   }
 
   /** Offset of the first line whose id is ≥ `key` (or the end). */
@@ -266,6 +289,19 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     const buf = this.buf
     let lo = this.start
     let hi = buf.length
+    // The directory narrows the search to the lines between two of its entries (a few pages of the file)
+    // instead of a binary search over the whole file touching a new page at each step.
+    const {ids, at} = this.directory()
+    let a = 0
+    let b = ids.length
+    while (a < b) {
+      const m = (a + b) >>> 1
+      if (ids[m]! < key) a = m + 1
+      else b = m
+    }
+    // Entries before `a` have ids below `key`, entries from `a` on are at or above it.
+    if (a > 0) lo = this.start + at[a - 1]!
+    if (a < ids.length) hi = this.start + at[a]!
     while (lo < hi) {
       const mid = (lo + hi) >>> 1
       // Every lo is a line start, so the line holding mid starts at or after lo.
@@ -424,11 +460,13 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
 
   openRows(): OpenRows {
     if (!this.open) {
+      let parsed: EncodedOpenRows
       try {
-        this.open = JSON.parse(this.buf.toString(this.openStart, this.leasesStart - 1)) as OpenRows
+        parsed = JSON.parse(this.buf.toString(this.openStart, this.leasesStart - 1)) as EncodedOpenRows
       } catch {
         throw damaged('the open rows line')
       }
+      this.open = new ColumnOpenRows(parsed)
     }
     return this.open
   }
@@ -436,7 +474,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
   leases(): readonly LeaseRow[] {
     if (!this.leaseRows) {
       try {
-        this.leaseRows = JSON.parse(this.buf.toString(this.leasesStart, this.start - 1)) as LeaseRow[]
+        this.leaseRows = JSON.parse(this.buf.toString(this.leasesStart, this.directoryStart - 1)) as LeaseRow[]
       } catch {
         throw damaged('the leases line')
       }
@@ -469,6 +507,215 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
       }
     }
     return out
+  }
+}
+
+/**
+ * The open rows line of the file, made to be read without an object per
+ * row: every row's small fields packed in one string of ROW_CHARS
+ * characters a row (`codes`: status and flags, then positions in
+ * `priorities`, `people` ('' first) for the owner and the assignee, and the
+ * position of the parent's row + 1, 0 when it has none or the parent is
+ * not open), in base 64 (`DIGITS`); ids and creation times concatenated
+ * when they all have one length (the usual case), else as lists; the
+ * parents of rows that have one, and the lease ends as [row, ms] pairs for
+ * the canonical ISO form (`leaseText` keeps any other text, parsed when
+ * read, as before).
+ */
+interface EncodedOpenRows {
+  finished: number
+  broken: string[]
+  n: number
+  codes: string
+  statuses: string[]
+  priorities: number[]
+  people: string[]
+  ids: string | string[]
+  idWidth: number
+  created: string | string[]
+  createdWidth: number
+  parents: Record<string, string>
+  leases: number[]
+  leaseText: Record<string, string>
+}
+
+const DIGITS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_'
+const DIGIT_VALUE = new Int8Array(128).fill(-1)
+for (let i = 0; i < DIGITS.length; i++) DIGIT_VALUE[DIGITS.charCodeAt(i)] = i
+/** Characters of a row in `codes`: status and flags (1), priority (2), owner (3), assignee (3), parent row + 1 (4). */
+const ROW_CHARS = 13
+
+function digits(value: number, width: number): string {
+  if (!(value >= 0 && value < 64 ** width)) throw new Error(`${value} does not fit ${width} digits`)
+  let out = ''
+  for (let k = width - 1; k >= 0; k--) out += DIGITS[Math.floor(value / 64 ** k) % 64]
+  return out
+}
+
+/** One length shared by every string, or -1. */
+function widthOf(values: readonly string[]): number {
+  const w = values[0]?.length ?? 0
+  return values.every((v) => v.length === w) ? w : -1
+}
+
+function encodeOpenRows(open: OpenRows): EncodedOpenRows {
+  const rows = open.rows
+  const cols = open.columns
+  const statuses: string[] = []
+  const priorities: number[] = []
+  const people: string[] = ['']
+  const indexIn = <T>(table: T[], at: Map<T, number>, value: T): number => {
+    let i = at.get(value)
+    if (i === undefined) {
+      i = table.length
+      table.push(value)
+      at.set(value, i)
+    }
+    return i
+  }
+  const statusAt = new Map<string, number>()
+  const priorityAt = new Map<number, number>()
+  const personAt = new Map<string, number>([['', 0]])
+  const rowOf = new Map<string, number>()
+  rows.forEach((r, i) => rowOf.set(r[0], i))
+  const codes: string[] = []
+  const parents: Record<string, string> = {}
+  const leases: number[] = []
+  const leaseText: Record<string, string> = {}
+  rows.forEach((r, i) => {
+    const [, status, priority, , parent, owner, assignee, lease, flags] = r
+    const parentRow = cols ? cols.parentRow(i) : parent === '' ? -1 : (rowOf.get(parent) ?? -1)
+    if ((flags & ~3) !== 0) throw new Error(`open row flags ${flags} do not fit the packed row`)
+    codes.push(
+      digits(indexIn(statuses, statusAt, status) * 4 + (flags & 3), 1) +
+        digits(indexIn(priorities, priorityAt, priority), 2) +
+        digits(indexIn(people, personAt, owner), 3) +
+        digits(indexIn(people, personAt, assignee), 3) +
+        digits(parentRow + 1, 4),
+    )
+    if (parent !== '') parents[String(i)] = parent
+    if (lease !== '') {
+      const ms = Date.parse(lease)
+      // Only the canonical form is kept as a number: any other text is parsed when read, as before.
+      if (Number.isFinite(ms) && ms >= 0 && new Date(ms).toISOString() === lease) leases.push(i, ms)
+      else leaseText[String(i)] = lease
+    }
+  })
+  const ids = rows.map((r) => r[0])
+  const created = rows.map((r) => r[3])
+  const idWidth = widthOf(ids)
+  const createdWidth = widthOf(created)
+  return {
+    finished: open.finished,
+    broken: [...open.broken],
+    n: rows.length,
+    codes: codes.join(''),
+    statuses,
+    priorities,
+    people,
+    ids: idWidth === -1 ? ids : ids.join(''),
+    idWidth,
+    created: createdWidth === -1 ? created : created.join(''),
+    createdWidth,
+    parents,
+    leases,
+    leaseText,
+  }
+}
+
+/** The open rows of the file, read in place from the packed columns; the rows as arrays are made only if asked for (the overlay). */
+class ColumnOpenRows implements OpenRows, OpenRowColumns {
+  readonly length: number
+  readonly finished: number
+  readonly broken: readonly string[]
+  private readonly codes: string
+  private readonly leaseEnds: Float64Array
+  private tuples: OpenRow[] | undefined
+
+  constructor(private readonly e: EncodedOpenRows) {
+    const n = e.n
+    const fits = (v: string | string[], width: number) => (Array.isArray(v) ? width === -1 && v.length === n : typeof v === 'string' && width >= 0 && v.length === n * width)
+    if (
+      typeof n !== 'number' ||
+      typeof e.codes !== 'string' ||
+      e.codes.length !== n * ROW_CHARS ||
+      !/^[0-9A-Za-z_-]*$/.test(e.codes) ||
+      !fits(e.ids, e.idWidth) ||
+      !fits(e.created, e.createdWidth) ||
+      ![e.broken, e.statuses, e.priorities, e.people, e.leases].every(Array.isArray) ||
+      typeof e.parents !== 'object' ||
+      typeof e.leaseText !== 'object'
+    )
+      throw damaged('the open rows line')
+    this.length = n
+    this.finished = e.finished
+    this.broken = e.broken
+    this.codes = e.codes
+    this.leaseEnds = new Float64Array(n).fill(Number.POSITIVE_INFINITY)
+    for (let k = 0; k + 1 < e.leases.length; k += 2) this.leaseEnds[e.leases[k]!] = e.leases[k + 1]!
+    for (const [i, text] of Object.entries(e.leaseText)) this.leaseEnds[Number(i)] = Date.parse(text)
+  }
+
+  private digits(at: number, width: number): number {
+    let v = 0
+    for (let k = 0; k < width; k++) v = v * 64 + DIGIT_VALUE[this.codes.charCodeAt(at + k)]!
+    return v
+  }
+
+  get columns(): OpenRowColumns {
+    return this
+  }
+
+  get rows(): readonly OpenRow[] {
+    if (!this.tuples) {
+      const out: OpenRow[] = []
+      const leaseOf = new Map<number, string>()
+      for (let k = 0; k + 1 < this.e.leases.length; k += 2) leaseOf.set(this.e.leases[k]!, new Date(this.e.leases[k + 1]!).toISOString())
+      for (const [i, text] of Object.entries(this.e.leaseText)) leaseOf.set(Number(i), text)
+      for (let i = 0; i < this.length; i++) {
+        out.push([this.id(i), this.status(i), this.priority(i), this.created(i), this.e.parents[String(i)] ?? '', this.owner(i), this.assignee(i), leaseOf.get(i) ?? '', this.flags(i)])
+      }
+      this.tuples = out
+    }
+    return this.tuples
+  }
+
+  id(i: number): string {
+    const {ids, idWidth} = this.e
+    return typeof ids === 'string' ? ids.slice(i * idWidth, (i + 1) * idWidth) : ids[i]!
+  }
+
+  status(i: number): string {
+    return this.e.statuses[DIGIT_VALUE[this.codes.charCodeAt(i * ROW_CHARS)]! >> 2]!
+  }
+
+  flags(i: number): number {
+    return DIGIT_VALUE[this.codes.charCodeAt(i * ROW_CHARS)]! & 3
+  }
+
+  priority(i: number): number {
+    return this.e.priorities[this.digits(i * ROW_CHARS + 1, 2)]!
+  }
+
+  created(i: number): string {
+    const {created, createdWidth} = this.e
+    return typeof created === 'string' ? created.slice(i * createdWidth, (i + 1) * createdWidth) : created[i]!
+  }
+
+  owner(i: number): string {
+    return this.e.people[this.digits(i * ROW_CHARS + 3, 3)]!
+  }
+
+  assignee(i: number): string {
+    return this.e.people[this.digits(i * ROW_CHARS + 6, 3)]!
+  }
+
+  leaseEnd(i: number): number {
+    return this.leaseEnds[i]!
+  }
+
+  parentRow(i: number): number {
+    return this.digits(i * ROW_CHARS + 9, 4) - 1
   }
 }
 
@@ -533,16 +780,27 @@ export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snap
       lines.push(`${id}\t${t.statusText}\t${t.shard}\t${t.dir}\t${t.parentText}\t${t.deps.join(' ')}\t${tables.children(id).join(' ')}\t${tables.dependents(id).join(' ')}\t${t.data()}\n`)
     }
     const body = lines.join('')
+    // The line directory: every DIRECTORY_EVERY-th line's id and offset in the body.
+    const dirIds: string[] = []
+    const dirAt: number[] = []
+    let offset = 0
+    for (let i = 0; i < lines.length; i++) {
+      if (i % DIRECTORY_EVERY === 0) {
+        dirIds.push(lines[i]!.slice(0, lines[i]!.indexOf('\t')))
+        dirAt.push(offset)
+      }
+      offset += Buffer.byteLength(lines[i]!)
+    }
+    const directory = JSON.stringify({ids: dirIds.join(' '), at: dirAt})
     const {base, changes, ...header} = index
     const queue = tables.nextQueue().join(' ')
     const byKey = (m: ReadonlyMap<string, readonly string[]>) => JSON.stringify(Object.fromEntries([...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))
     const reserved = byKey(tables.reservations())
     const claims = byKey(tables.claims())
-    const {rows, finished, broken} = tables.openRows()
-    const open = JSON.stringify({rows, finished, broken})
+    const open = JSON.stringify(encodeOpenRows(tables.openRows()))
     const leases = JSON.stringify(tables.leases())
-    const sizes = {leasesBytes: Buffer.byteLength(leases), count: lines.length, bytes: Buffer.byteLength(body), queueBytes: Buffer.byteLength(queue), reservedBytes: Buffer.byteLength(reserved), claimsBytes: Buffer.byteLength(claims), openBytes: Buffer.byteLength(open)}
-    const out = `${MAGIC}\n${JSON.stringify({...header, ...sizes})}\n${queue}\n${reserved}\n${claims}\n${open}\n${leases}\n${body}`
+    const sizes = {leasesBytes: Buffer.byteLength(leases), count: lines.length, bytes: Buffer.byteLength(body), queueBytes: Buffer.byteLength(queue), reservedBytes: Buffer.byteLength(reserved), claimsBytes: Buffer.byteLength(claims), openBytes: Buffer.byteLength(open), directoryBytes: Buffer.byteLength(directory)}
+    const out = `${MAGIC}\n${JSON.stringify({...header, ...sizes})}\n${queue}\n${reserved}\n${claims}\n${open}\n${leases}\n${directory}\n${body}`
     mkdirSync(join(commonDir, 'git-tasks'), {recursive: true})
     const tmp = `${file}.${process.pid}.tmp`
     writeFileSync(tmp, out)
