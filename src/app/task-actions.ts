@@ -20,8 +20,8 @@ import {addComment} from '../core/ops/comment'
 import {assignTask, editTask, type EditArgs, setDependencies} from '../core/ops/edit'
 import {blockTask, cancelTask, finishTask, reopenTask} from '../core/ops/lifecycle'
 import {removeTask} from '../core/ops/remove'
-import {OPEN_ROW_OPEN_SUBITEMS, type Snapshot, brokenEntries, childIds, childrenOf, dependentsOf, lookup, openRowColumns, tablesOf} from '../core/snapshot'
-import {ENGINE_ACTOR, type Comment, type Status, type TaskMeta} from '../core/task'
+import {OPEN_ROW_OPEN_SUBITEMS, type OpenRowColumns, type Snapshot, brokenEntries, childIds, childrenOf, dependentsOf, lookup, openRowColumns, tablesOf} from '../core/snapshot'
+import {ENGINE_ACTOR, type Comment, type ListConfig, type Status, type TaskMeta} from '../core/task'
 import {repairFieldValues} from '../core/task-file'
 import {type TaskDetail, TaskViewer, type TaskView} from '../core/task-view'
 import {cmp, openRowStateAt, STATES, type State} from '../core/readiness'
@@ -627,6 +627,175 @@ interface Listing {
   slice(from: number, to: number): Array<{row: ListRow; depth: number; top: ListRow}>
 }
 
+/** What rankOpenRows keeps: the state rank of each row (NOT_LISTED when filtered out), whether it is ready, and whether listed rows nest under it. */
+interface RankedRows {
+  rank: Uint8Array
+  ready: Uint8Array
+  /** 1: the row is listed and has open sub-items, so listed rows under it are nested. */
+  parentListed: Uint8Array
+}
+
+const NOT_LISTED = 255
+
+/** The state of every open row and whether the filters keep it: one pass, nothing allocated per row. */
+function rankOpenRows(
+  cols: OpenRowColumns,
+  o: {owner: string | undefined; assignee: string | undefined; priorities: ReadonlySet<number>; ready: boolean; wanted: Uint8Array; actor: string | undefined; nowMs: number; config: ListConfig},
+): RankedRows {
+  const n = cols.length
+  const rank = new Uint8Array(n).fill(NOT_LISTED)
+  const ready = new Uint8Array(n)
+  const parentListed = new Uint8Array(n)
+  const readyOut = [false]
+  for (let i = 0; i < n; i++) {
+    if (o.owner !== undefined && (cols.owner(i) === '' || cols.owner(i) !== o.owner)) continue
+    if (o.assignee !== undefined && (cols.assignee(i) === '' || cols.assignee(i) !== o.assignee)) continue
+    if (o.priorities.size > 0 && !o.priorities.has(cols.priority(i))) continue
+    const r = STATE_RANK[openRowStateAt(cols, i, o.actor, o.nowMs, o.config, readyOut)]
+    if (o.wanted[r] !== 1 || (o.ready && !readyOut[0])) continue
+    rank[i] = r
+    ready[i] = readyOut[0] ? 1 : 0
+    // Only an item with open sub-items can be the parent of a listed row (every listed row is open).
+    if ((cols.flags(i) & OPEN_ROW_OPEN_SUBITEMS) !== 0) parentListed[i] = 1
+  }
+  return {rank, ready, parentListed}
+}
+
+/**
+ * The listing of ranked open rows: top-level rows by (state, then table
+ * order), each followed by the listed rows nested under it in the same
+ * order. Counts come from the ranks; positions in the listing are worked
+ * out only up to the rows asked for.
+ */
+function openListing(cols: OpenRowColumns, {rank, ready, parentListed}: RankedRows): Listing {
+  const n = cols.length
+  const perRank = new Int32Array(FIRST_FINISHED_RANK + 1)
+  /** Sub-items by the row of their parent, in listing order. */
+  const kids = new Map<number, number[]>()
+  const nested = new Uint8Array(n)
+  for (let i = 0; i < n; i++) {
+    if (rank[i] === NOT_LISTED) continue
+    const p = cols.parentRow(i)
+    if (p !== -1 && parentListed[p] === 1) nested[i] = 1
+    else perRank[rank[i]! + 1]!++
+  }
+  // Top-level rows, placed by a counting sort on the rank (stable: table order within a state).
+  for (let r = 1; r <= FIRST_FINISHED_RANK; r++) perRank[r]! += perRank[r - 1]!
+  const topCount = perRank[FIRST_FINISHED_RANK]!
+  const tops = new Int32Array(topCount)
+  const topIndex = new Int32Array(n).fill(-1)
+  for (let i = 0; i < n; i++) {
+    if (rank[i] === NOT_LISTED || nested[i] === 1) continue
+    const at = perRank[rank[i]!]!++
+    tops[at] = i
+    topIndex[i] = at
+  }
+  // Sub-items in (state, table order), grouped by parent.
+  const nestedByRank: number[][] = Array.from({length: FIRST_FINISHED_RANK}, () => [])
+  for (let i = 0; i < n; i++) if (nested[i] === 1) nestedByRank[rank[i]!]!.push(i)
+  for (const group of nestedByRank) {
+    for (const i of group) {
+      const p = cols.parentRow(i)
+      const list = kids.get(p)
+      if (list) list.push(i)
+      else kids.set(p, [i])
+    }
+  }
+  // Sub-items of a row that is itself nested are not listed (one level of nesting, as always).
+  const counts = new Int32Array(FIRST_FINISHED_RANK)
+  for (let k = 0; k < topCount; k++) counts[rank[tops[k]!]!]!++
+  let total = topCount
+  for (const [p, list] of kids) {
+    if (topIndex[p] === -1) continue
+    total += list.length
+    for (const c of list) counts[rank[c]!]!++
+  }
+  // Where each top-level row that has listed sub-items stands: the position of the k-th top-level row is k
+  // plus the sub-items of those before it.
+  const withKids = [...kids].filter(([p]) => topIndex[p] !== -1).map(([p, list]) => ({k: topIndex[p]!, list}))
+  withKids.sort((x, y) => x.k - y.k)
+  const kidsBefore = new Int32Array(withKids.length + 1)
+  withKids.forEach((w, j) => {
+    kidsBefore[j + 1] = kidsBefore[j]! + w.list.length
+  })
+  /** Entries of withKids whose top-level row comes before the k-th. */
+  const entriesBefore = (k: number): number => {
+    let lo = 0
+    let hi = withKids.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (withKids[mid]!.k < k) lo = mid + 1
+      else hi = mid
+    }
+    return lo
+  }
+  const positionOfTop = (k: number): number => k + kidsBefore[entriesBefore(k)]!
+  // by_state lists the states in the order they first appear in the listing: for each state, the first
+  // top-level row in it or the first sub-item in it, whichever comes first.
+  const firstAt = new Float64Array(FIRST_FINISHED_RANK).fill(Number.POSITIVE_INFINITY)
+  let start = 0
+  for (let r = 0; r < FIRST_FINISHED_RANK; r++) {
+    if (perRank[r]! > start) firstAt[r] = positionOfTop(start)
+    start = perRank[r]!
+  }
+  withKids.forEach((w, j) => {
+    w.list.forEach((c, m) => {
+      const at = w.k + kidsBefore[j]! + 1 + m
+      if (at < firstAt[rank[c]!]!) firstAt[rank[c]!] = at
+    })
+  })
+  const byState: Partial<Record<State, number>> = {}
+  const order = [...Array(FIRST_FINISHED_RANK).keys()].filter((r) => counts[r]! > 0).sort((x, y) => firstAt[x]! - firstAt[y]!)
+  for (const r of order) byState[STATES_BY_RANK[r]!] = counts[r]!
+  const keyOf = (i: number): SortKey => [rank[i]!, cols.priority(i), cols.created(i), cols.id(i)]
+  const rowAt = (i: number): ListRow => ({id: cols.id(i), parent: '', state: STATES_BY_RANK[rank[i]!]!, ready: ready[i] === 1, key: keyOf(i)})
+  return {
+    total,
+    byState,
+    firstAfter: (c) => {
+      // Top-level rows are in key order: find the first whose key is not below the cursor's.
+      let lo = 0
+      let hi = topCount
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1
+        if (compareKeys(keyOf(tops[mid]!), c.top) < 0) lo = mid + 1
+        else hi = mid
+      }
+      if (lo === topCount) return total
+      const at = positionOfTop(lo)
+      if (compareKeys(keyOf(tops[lo]!), c.top) !== 0) return at
+      // The cursor's own top-level row: continue with its sub-items after the cursor's.
+      const subs = kids.get(tops[lo]!) ?? []
+      for (let k = 0; k < subs.length; k++) if (c.child === null || compareKeys(keyOf(subs[k]!), c.child) > 0) return at + 1 + k
+      return at + 1 + subs.length
+    },
+    slice: (from, to) => {
+      const out: Array<{row: ListRow; depth: number; top: ListRow}> = []
+      // The last top-level row that starts at or before `from`, then row by row.
+      let lo = 0
+      let hi = topCount
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1
+        if (positionOfTop(mid) <= from) lo = mid + 1
+        else hi = mid
+      }
+      let k = Math.max(0, lo - 1)
+      let at = positionOfTop(k)
+      const end = Math.min(to, total)
+      while (at < end && k < topCount) {
+        const t = tops[k++]!
+        const top = rowAt(t)
+        if (at++ >= from) out.push({row: top, depth: 0, top})
+        for (const c of kids.get(t) ?? []) {
+          if (at >= end) break
+          if (at++ >= from) out.push({row: rowAt(c), depth: 1, top})
+        }
+      }
+      return out
+    },
+  }
+}
+
 /** Views built at once beyond which every short id is worked out in one pass instead of one search each. */
 const VIEWS_BEFORE_ALL_SHORT_IDS = 2000
 
@@ -662,90 +831,13 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
   let listing: Listing
   if (f.sort === undefined && tags.length === 0 && parent === undefined && [...states].every((st) => STATE_RANK[st] < FIRST_FINISHED_RANK)) {
     // The default order over open items: from the open rows table, already in (priority, created, id) order,
-    // so putting each row's position in its state's bucket orders them (state, priority, created, id) without
-    // a sort. Rows are read field by field (`OpenRowColumns`); objects are made only for the rows shown.
+    // so taking the rows state by state orders them (state, priority, created, id) without a sort. Rows are
+    // read field by field (`OpenRowColumns`); objects are made only for the rows shown.
     const cols = openRowColumns(tablesOf(snap).openRows())
-    const buckets: number[][] = Array.from({length: FIRST_FINISHED_RANK}, () => [])
-    const stateOfRow = new Uint8Array(cols.length)
-    const readyOfRow = new Uint8Array(cols.length)
-    /** 1: the row is listed and has open sub-items, so listed rows under it are nested. */
-    const parentListed = new Uint8Array(cols.length)
-    const nowMs = Date.parse(v.now)
-    const readyOut = [false]
-    for (let i = 0; i < cols.length; i++) {
-      if (owner !== undefined && (cols.owner(i) === '' || cols.owner(i) !== owner)) continue
-      if (assignee !== undefined && (cols.assignee(i) === '' || cols.assignee(i) !== assignee)) continue
-      if (priorities.size > 0 && !priorities.has(cols.priority(i))) continue
-      const state = openRowStateAt(cols, i, actor, nowMs, snap.config, readyOut)
-      if (!states.has(state) || (f.ready && !readyOut[0])) continue
-      const rank = STATE_RANK[state]
-      buckets[rank]!.push(i)
-      stateOfRow[i] = rank
-      readyOfRow[i] = readyOut[0] ? 1 : 0
-      // Only an item with open sub-items can be the parent of a listed row (every listed row is open).
-      if ((cols.flags(i) & OPEN_ROW_OPEN_SUBITEMS) !== 0) parentListed[i] = 1
-    }
-    const kids = new Map<number, number[]>()
-    const tops: number[] = []
-    const byState: Partial<Record<State, number>> = {}
-    let total = 0
-    for (const bucket of buckets) {
-      for (const i of bucket) {
-        const p = cols.parentRow(i)
-        if (p !== -1 && parentListed[p] === 1) {
-          const list = kids.get(p)
-          if (list) list.push(i)
-          else kids.set(p, [i])
-        } else tops.push(i)
-      }
-    }
-    // Rows in listing order: each top-level row followed by its sub-items (positions into cols).
-    const seq: number[] = []
-    const topOf: number[] = []
-    const topStart: number[] = []
-    for (const t of tops) {
-      topStart.push(seq.length)
-      seq.push(t)
-      topOf.push(t)
-      for (const c of kids.get(t) ?? []) {
-        seq.push(c)
-        topOf.push(t)
-      }
-    }
-    for (const i of seq) {
-      const st = STATES_BY_RANK[stateOfRow[i]!]!
-      byState[st] = (byState[st] ?? 0) + 1
-      total++
-    }
-    const rowAt = (i: number): ListRow => {
-      const state = STATES_BY_RANK[stateOfRow[i]!]!
-      return {id: cols.id(i), parent: '', state, ready: readyOfRow[i] === 1, key: [stateOfRow[i]!, cols.priority(i), cols.created(i), cols.id(i)]}
-    }
-    listing = {
-      total,
-      byState,
-      firstAfter: (c) => {
-        // Top-level rows are in key order: find the first whose key is not below the cursor's.
-        let lo = 0
-        let hi = tops.length
-        while (lo < hi) {
-          const mid = (lo + hi) >>> 1
-          if (compareKeys(rowAt(tops[mid]!).key, c.top) < 0) lo = mid + 1
-          else hi = mid
-        }
-        if (lo === tops.length) return seq.length
-        if (compareKeys(rowAt(tops[lo]!).key, c.top) !== 0) return topStart[lo]!
-        // The cursor's own top-level row: continue with its sub-items after the cursor's.
-        const end = lo + 1 < tops.length ? topStart[lo + 1]! : seq.length
-        for (let k = topStart[lo]! + 1; k < end; k++) if (c.child === null || compareKeys(rowAt(seq[k]!).key, c.child) > 0) return k
-        return end
-      },
-      slice: (from, to) => {
-        const out: Placed[] = []
-        for (let k = from; k < Math.min(to, seq.length); k++) out.push({row: rowAt(seq[k]!), depth: seq[k] === topOf[k] ? 0 : 1, top: rowAt(topOf[k]!)})
-        return out
-      },
-    }
+    const wanted = new Uint8Array(FIRST_FINISHED_RANK)
+    for (const st of states) if (STATE_RANK[st] < FIRST_FINISHED_RANK) wanted[STATE_RANK[st]] = 1
+    const ranks = rankOpenRows(cols, {owner, assignee, priorities, ready: f.ready === true, wanted, actor, nowMs: Date.parse(v.now), config: snap.config})
+    listing = openListing(cols, ranks)
   } else {
     const rows: Placed[] = []
     // Each card is decoded here for its state and key; a lazy page keeps only those and decodes the card
