@@ -168,17 +168,31 @@ export function openRowState(row: OpenRow, actor: string | undefined, nowMs: num
  * says whether it is ready.
  */
 export function openRowStateAt(cols: OpenRowColumns, i: number, actor: string | undefined, nowMs: number, config: ListConfig, readyOut: boolean[]): State {
+  // openRowState, reading only the fields the row's status needs.
   const status = cols.status(i)
-  const owner = cols.owner(i)
-  const assignee = cols.assignee(i)
   const flags = cols.flags(i)
   const waits = (flags & OPEN_ROW_WAITING) !== 0
-  const claimLive = owner !== '' && (status === 'in_progress' || status === 'blocked') && nowMs <= cols.leaseEnd(i) + config.clock_skew_seconds * 1000
-  const allows = assignee === '' || assignee === actor
-  const open = status === 'todo' || (status === 'in_progress' && !claimLive)
-  const ready = open && allows && !waits && (flags & OPEN_ROW_OPEN_SUBITEMS) === 0
-  readyOut[0] = ready
-  return status === 'todo' ? (waits ? 'waiting' : ready ? 'ready' : !allows ? 'reserved' : 'todo') : status === 'in_progress' ? (claimLive ? 'in_progress' : 'stale') : (status as State)
+  const free = !waits && (flags & OPEN_ROW_OPEN_SUBITEMS) === 0
+  if (status === 'todo') {
+    const assignee = cols.assignee(i)
+    const allows = assignee === '' || assignee === actor
+    const ready = allows && free
+    readyOut[0] = ready
+    return waits ? 'waiting' : ready ? 'ready' : !allows ? 'reserved' : 'todo'
+  }
+  if (status === 'in_progress') {
+    const claimLive = cols.owner(i) !== '' && nowMs <= cols.leaseEnd(i) + config.clock_skew_seconds * 1000
+    if (claimLive) {
+      readyOut[0] = false
+      return 'in_progress'
+    }
+    const assignee = cols.assignee(i)
+    readyOut[0] = (assignee === '' || assignee === actor) && free
+    return 'stale'
+  }
+  // Blocked (or any other stored status): never ready, its state is its status.
+  readyOut[0] = false
+  return status as State
 }
 
 export {cmp, compareForNext} from './order'
