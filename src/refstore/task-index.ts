@@ -522,7 +522,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
  * the canonical ISO form (`leaseText` keeps any other text, parsed when
  * read, as before).
  */
-interface EncodedOpenRows {
+export interface EncodedOpenRows {
   finished: number
   broken: string[]
   n: number
@@ -558,7 +558,8 @@ function widthOf(values: readonly string[]): number {
   return values.every((v) => v.length === w) ? w : -1
 }
 
-function encodeOpenRows(open: OpenRows): EncodedOpenRows {
+/** The open rows line as written (exported for tests). */
+export function encodeOpenRows(open: OpenRows): EncodedOpenRows {
   const rows = open.rows
   const cols = open.columns
   const statuses: string[] = []
@@ -624,7 +625,7 @@ function encodeOpenRows(open: OpenRows): EncodedOpenRows {
 }
 
 /** The open rows of the file, read in place from the packed columns; the rows as arrays are made only if asked for (the overlay). */
-class ColumnOpenRows implements OpenRows, OpenRowColumns {
+export class ColumnOpenRows implements OpenRows, OpenRowColumns {
   readonly length: number
   readonly finished: number
   readonly broken: readonly string[]
