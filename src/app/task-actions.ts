@@ -840,15 +840,15 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
     listing = openListing(cols, ranks)
   } else {
     const rows: Placed[] = []
-    // Each card is decoded here for its state and key; a lazy page keeps only those and decodes the card
-    // again when its batch is written, so the cards of a whole list are never all held at once.
+    // Cards are decoded one id at a time (not as one array of every card first); the views of a lazy page
+    // are built a batch at a time as it is written.
     const candidates: readonly string[] = parent === undefined ? tablesOf(snap).idsWithStatus(scan) : childrenOf(snap, parent).filter((t) => scan.has(t.status)).map((t) => t.id)
     const matching = new Map<string, ListRow>()
     for (const id of candidates) {
       const meta = snap.tasks.get(id)?.meta
       if (!meta || !matches(meta)) continue
       const {state, ready} = v.state(meta)
-      if (states.has(state) && (!f.ready || ready)) matching.set(meta.id, {id: meta.id, meta: f.lazy ? undefined : meta, parent: meta.parent ?? '', state, ready, key: key(meta, state)})
+      if (states.has(state) && (!f.ready || ready)) matching.set(meta.id, {id: meta.id, meta, parent: meta.parent ?? '', state, ready, key: key(meta, state)})
     }
     const tops = [...matching.values()].filter((t) => !(t.parent && matching.has(t.parent))).sort(order)
     for (const t of tops) {

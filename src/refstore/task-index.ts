@@ -35,15 +35,8 @@ const MAGIC = `git-tasks index ${CACHE_VERSION}`
 const NO_IDS: readonly string[] = Object.freeze([])
 /** Binary searches one command may make before the whole file is decoded instead. */
 const SEARCHES_BEFORE_DECODING_ALL = 200
-/**
- * Parsed lines kept while walking the whole file: past this many the cache
- * of parsed lines starts again, so a walk over 100,000 tasks (`list --all`)
- * does not hold every decoded card at once. A line dropped is parsed again
- * if asked for.
- */
 /** Every how many task lines the line directory notes an id and its offset (~46 KB of lines at 100,000 tasks: three pages). */
 const DIRECTORY_EVERY = 128
-const LINES_KEPT_WHILE_WALKING = 2_048
 const NL = 0x0a
 const TAB = 0x09
 
@@ -329,7 +322,6 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
         // A command walking many tasks is better served by one pass over the file.
         const off = this.all().get(id)
         line = off === undefined ? null : parseLine(this.text!.slice(off, this.text!.indexOf('\n', off)))
-        if (this.lines.size >= LINES_KEPT_WHILE_WALKING) this.lines.clear()
       } else {
         const ls = this.lowerBound(id)
         line = ls < this.buf.length && this.idAt(ls) === id ? this.lineAt(ls) : null
