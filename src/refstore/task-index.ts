@@ -504,11 +504,11 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
 
 /**
  * The open rows line of the file, made to be read without an object per
- * row: every row's small fields packed in one string of ROW_CHARS
- * characters a row (`codes`: status and flags, then positions in
- * `priorities`, `people` ('' first) for the owner and the assignee, and the
- * position of the parent's row + 1, 0 when it has none or the parent is
- * not open), in base 64 (`DIGITS`); ids and creation times concatenated
+ * row: the small fields of every row as binary columns in one base64
+ * string (`packed`, little-endian: per row a byte of status and flags,
+ * then 32-bit positions in `priorities`, in `people` ('' first) for the
+ * owner and the assignee, and the position of the parent's row, -1 when it
+ * has none or the parent is not open); ids and creation times concatenated
  * when they all have one length (the usual case), else as lists; the
  * parents of rows that have one, and the lease ends as [row, ms] pairs for
  * the canonical ISO form (`leaseText` keeps any other text, parsed when
@@ -518,7 +518,7 @@ export interface EncodedOpenRows {
   finished: number
   broken: string[]
   n: number
-  codes: string
+  packed: string
   statuses: string[]
   priorities: number[]
   people: string[]
@@ -531,23 +531,18 @@ export interface EncodedOpenRows {
   leaseText: Record<string, string>
 }
 
-const DIGITS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_'
-const DIGIT_VALUE = new Int8Array(128).fill(-1)
-for (let i = 0; i < DIGITS.length; i++) DIGIT_VALUE[DIGITS.charCodeAt(i)] = i
-/** Characters of a row in `codes`: status and flags (1), priority (2), owner (3), assignee (3), parent row + 1 (4). */
-const ROW_CHARS = 13
-
-function digits(value: number, width: number): string {
-  if (!(value >= 0 && value < 64 ** width)) throw new Error(`${value} does not fit ${width} digits`)
-  let out = ''
-  for (let k = width - 1; k >= 0; k--) out += DIGITS[Math.floor(value / 64 ** k) % 64]
-  return out
-}
+/** Bytes of a row in `packed` after the status bytes: priority, owner, assignee, parent row (4 each). */
+const ROW_WORDS = 4
 
 /** One length shared by every string, or -1. */
 function widthOf(values: readonly string[]): number {
   const w = values[0]?.length ?? 0
   return values.every((v) => v.length === w) ? w : -1
+}
+
+/** Where the status bytes end and the 32-bit words start (aligned to 4). */
+function wordsAt(n: number): number {
+  return Math.ceil(n / 4) * 4
 }
 
 /** The open rows line as written (exported for tests). */
@@ -571,21 +566,23 @@ export function encodeOpenRows(open: OpenRows): EncodedOpenRows {
   const personAt = new Map<string, number>([['', 0]])
   const rowOf = new Map<string, number>()
   rows.forEach((r, i) => rowOf.set(r[0], i))
-  const codes: string[] = []
+  const n = rows.length
+  const start = wordsAt(n)
+  const bytes = Buffer.alloc(start + n * ROW_WORDS * 4)
   const parents: Record<string, string> = {}
   const leases: number[] = []
   const leaseText: Record<string, string> = {}
   rows.forEach((r, i) => {
     const [, status, priority, , parent, owner, assignee, lease, flags] = r
     const parentRow = cols ? cols.parentRow(i) : parent === '' ? -1 : (rowOf.get(parent) ?? -1)
-    if ((flags & ~3) !== 0) throw new Error(`open row flags ${flags} do not fit the packed row`)
-    codes.push(
-      digits(indexIn(statuses, statusAt, status) * 4 + (flags & 3), 1) +
-        digits(indexIn(priorities, priorityAt, priority), 2) +
-        digits(indexIn(people, personAt, owner), 3) +
-        digits(indexIn(people, personAt, assignee), 3) +
-        digits(parentRow + 1, 4),
-    )
+    const st = indexIn(statuses, statusAt, status)
+    if ((flags & ~3) !== 0 || st > 63) throw new Error(`open row flags ${flags} or status ${status} do not fit the packed row`)
+    bytes[i] = st * 4 + flags
+    const w = start + i * ROW_WORDS * 4
+    bytes.writeUInt32LE(indexIn(priorities, priorityAt, priority), w)
+    bytes.writeUInt32LE(indexIn(people, personAt, owner), w + 4)
+    bytes.writeUInt32LE(indexIn(people, personAt, assignee), w + 8)
+    bytes.writeInt32LE(parentRow, w + 12)
     if (parent !== '') parents[String(i)] = parent
     if (lease !== '') {
       const ms = Date.parse(lease)
@@ -601,8 +598,8 @@ export function encodeOpenRows(open: OpenRows): EncodedOpenRows {
   return {
     finished: open.finished,
     broken: [...open.broken],
-    n: rows.length,
-    codes: codes.join(''),
+    n,
+    packed: bytes.toString('base64'),
     statuses,
     priorities,
     people,
@@ -616,23 +613,27 @@ export function encodeOpenRows(open: OpenRows): EncodedOpenRows {
   }
 }
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
+
 /** The open rows of the file, read in place from the packed columns; the rows as arrays are made only if asked for (the overlay). */
 export class ColumnOpenRows implements OpenRows, OpenRowColumns {
   readonly length: number
   readonly finished: number
   readonly broken: readonly string[]
-  private readonly codes: string
+  private readonly head: Uint8Array
+  /** Per row: priority, owner, assignee, parent row. */
+  private readonly words: Int32Array
   private readonly leaseEnds: Float64Array
   private tuples: OpenRow[] | undefined
 
   constructor(private readonly e: EncodedOpenRows) {
     const n = e.n
     const fits = (v: string | string[], width: number) => (Array.isArray(v) ? width === -1 && v.length === n : typeof v === 'string' && width >= 0 && v.length === n * width)
+    const bytes = typeof e.packed === 'string' ? Buffer.from(e.packed, 'base64') : Buffer.alloc(0)
+    const start = wordsAt(n)
     if (
       typeof n !== 'number' ||
-      typeof e.codes !== 'string' ||
-      e.codes.length !== n * ROW_CHARS ||
-      !/^[0-9A-Za-z_-]*$/.test(e.codes) ||
+      bytes.length !== start + n * ROW_WORDS * 4 ||
       !fits(e.ids, e.idWidth) ||
       !fits(e.created, e.createdWidth) ||
       ![e.broken, e.statuses, e.priorities, e.people, e.leases].every(Array.isArray) ||
@@ -643,16 +644,24 @@ export class ColumnOpenRows implements OpenRows, OpenRowColumns {
     this.length = n
     this.finished = e.finished
     this.broken = e.broken
-    this.codes = e.codes
+    // An aligned copy when the decoded bytes do not start on a 4-byte boundary, or on a big-endian machine, words read one by one.
+    const own = bytes.byteOffset % 4 === 0 ? bytes : Buffer.from(bytes)
+    this.head = new Uint8Array(own.buffer, own.byteOffset, n)
+    if (LITTLE_ENDIAN) this.words = new Int32Array(own.buffer, own.byteOffset + start, n * ROW_WORDS)
+    else {
+      this.words = new Int32Array(n * ROW_WORDS)
+      for (let k = 0; k < n * ROW_WORDS; k++) this.words[k] = own.readInt32LE(start + k * 4)
+    }
+    const statuses = e.statuses.length
+    const people = e.people.length
+    const priorities = e.priorities.length
+    for (let i = 0; i < n; i++) {
+      const w = i * ROW_WORDS
+      if (this.head[i]! >> 2 >= statuses || this.words[w]! >= priorities || this.words[w + 1]! >= people || this.words[w + 2]! >= people || this.words[w + 3]! >= n || this.words[w]! < 0 || this.words[w + 1]! < 0 || this.words[w + 2]! < 0 || this.words[w + 3]! < -1) throw damaged('the open rows line')
+    }
     this.leaseEnds = new Float64Array(n).fill(Number.POSITIVE_INFINITY)
     for (let k = 0; k + 1 < e.leases.length; k += 2) this.leaseEnds[e.leases[k]!] = e.leases[k + 1]!
     for (const [i, text] of Object.entries(e.leaseText)) this.leaseEnds[Number(i)] = Date.parse(text)
-  }
-
-  private digits(at: number, width: number): number {
-    let v = 0
-    for (let k = 0; k < width; k++) v = v * 64 + DIGIT_VALUE[this.codes.charCodeAt(at + k)]!
-    return v
   }
 
   get columns(): OpenRowColumns {
@@ -679,15 +688,15 @@ export class ColumnOpenRows implements OpenRows, OpenRowColumns {
   }
 
   status(i: number): string {
-    return this.e.statuses[DIGIT_VALUE[this.codes.charCodeAt(i * ROW_CHARS)]! >> 2]!
+    return this.e.statuses[this.head[i]! >> 2]!
   }
 
   flags(i: number): number {
-    return DIGIT_VALUE[this.codes.charCodeAt(i * ROW_CHARS)]! & 3
+    return this.head[i]! & 3
   }
 
   priority(i: number): number {
-    return this.e.priorities[this.digits(i * ROW_CHARS + 1, 2)]!
+    return this.e.priorities[this.words[i * ROW_WORDS]!]!
   }
 
   created(i: number): string {
@@ -696,11 +705,11 @@ export class ColumnOpenRows implements OpenRows, OpenRowColumns {
   }
 
   owner(i: number): string {
-    return this.e.people[this.digits(i * ROW_CHARS + 3, 3)]!
+    return this.e.people[this.words[i * ROW_WORDS + 1]!]!
   }
 
   assignee(i: number): string {
-    return this.e.people[this.digits(i * ROW_CHARS + 6, 3)]!
+    return this.e.people[this.words[i * ROW_WORDS + 2]!]!
   }
 
   leaseEnd(i: number): number {
@@ -708,7 +717,7 @@ export class ColumnOpenRows implements OpenRows, OpenRowColumns {
   }
 
   parentRow(i: number): number {
-    return this.digits(i * ROW_CHARS + 9, 4) - 1
+    return this.words[i * ROW_WORDS + 3]!
   }
 }
 

@@ -82,7 +82,8 @@ describe('open rows packed in the cache file', () => {
 
   it('a line that does not fit its counts is damage, not a wrong answer', () => {
     const good = encodeOpenRows(toOpenRows([{id: 'tsk-aaaaaaaaaa', status: 'todo', priority: 1, created: '2026-01-01T00:00:00.000Z', parent: 0, hasParent: 0, owner: '', assignee: '', lease: '', flags: 0}]))
-    expect(() => new ColumnOpenRows({...good, codes: good.codes.slice(1)})).toThrow(/damaged/)
+    expect(() => new ColumnOpenRows({...good, packed: good.packed.slice(4)})).toThrow(/damaged/)
+    expect(() => new ColumnOpenRows({...good, people: []})).toThrow(/damaged/)
     expect(() => new ColumnOpenRows({...good, n: 2})).toThrow(/damaged/)
     expect(() => new ColumnOpenRows({...good, ids: 'tsk-aaaaaaaaa'})).toThrow(/damaged/)
   })
