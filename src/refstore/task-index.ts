@@ -181,7 +181,7 @@ function damaged(what: string): EnvironmentError {
  *   <ids of the next queue, space-separated, in next order>
  *   <reservations: JSON object, assignee → ids of the queue reserved for them, in next order>
  *   <claims: JSON object, owner → ids of the items in progress they hold, sorted>
- *   <open rows: JSON `EncodedOpenRows` (`SnapshotTables.openRows` as columns): every open item in (priority, created, id) order with its list facts, the count of finished items, the unreadable ids>
+ *   <open rows: JSON `EncodedOpenRows` (`SnapshotTables.openRows` as binary columns): every open item in (priority, created, id) order with its list facts, the count of finished items, the unreadable ids>
  *   <leases: JSON array of [id, ms] (`SnapshotTables.leases`): items in progress whose claim can run out, in the order it does>
  *   <line directory: JSON {ids, at}: the id (space-separated) and byte offset from the first task line of every DIRECTORY_EVERY-th line, so a lookup reads a few pages>
  *   <id> <status> <shard> <dir tree> <parent> <deps> <sub-items> <dependents> <frontmatter JSON array | !error JSON>
