@@ -20,11 +20,11 @@ import {addComment} from '../core/ops/comment'
 import {assignTask, editTask, type EditArgs, setDependencies} from '../core/ops/edit'
 import {blockTask, cancelTask, finishTask, reopenTask} from '../core/ops/lifecycle'
 import {removeTask} from '../core/ops/remove'
-import {OPEN_ROW_OPEN_SUBITEMS, type OpenRow, type Snapshot, brokenEntries, childIds, childrenOf, dependentsOf, lookup, tablesOf, tasksWithStatus} from '../core/snapshot'
-import {ENGINE_ACTOR, type Comment, type Status, type TaskMeta} from '../core/task'
+import {OPEN_ROW_OPEN_SUBITEMS, type OpenRowColumns, type Snapshot, brokenEntries, childIds, childrenOf, dependentsOf, lookup, openRowColumns, tablesOf} from '../core/snapshot'
+import {ENGINE_ACTOR, type Comment, type ListConfig, type Status, type TaskMeta} from '../core/task'
 import {repairFieldValues} from '../core/task-file'
 import {type TaskDetail, TaskViewer, type TaskView} from '../core/task-view'
-import {cmp, openRowState, STATES, type State} from '../core/readiness'
+import {cmp, openRowStateAt, STATES, type State} from '../core/readiness'
 import {checkPriority, checkTags, splitTags} from '../core/validation'
 import {readHistory} from '../refstore/history'
 import {type RefLock, findRefLocks, removeStaleLocks} from '../refstore/ref-locks'
@@ -460,6 +460,25 @@ export interface ListFilters {
   offset?: number
   /** A `next_cursor` from the previous page: continue after its last row. */
   after?: string
+  /**
+   * Leave `tasks` empty and give the page as `pageViews(result)` instead,
+   * built a batch at a time by whoever writes it (`list --json` streams a
+   * whole list this way, so its views never all exist at once).
+   */
+  lazy?: boolean
+}
+
+/** The page of a lazy `list` (ListFilters.lazy): its length and its views, built on demand for [from, to). */
+export interface LazyPage {
+  length: number
+  views(from: number, to: number): Array<TaskView & {depth: number}>
+}
+
+const LAZY_PAGES = new WeakMap<ListResult, LazyPage>()
+
+/** The page of a result of a lazy `list`, or undefined when its `tasks` hold it. */
+export function lazyPageOf(result: ListResult): LazyPage | undefined {
+  return LAZY_PAGES.get(result)
 }
 
 export interface ListSummary {
@@ -501,6 +520,7 @@ export const LIST_SORTS = ['priority', 'created', 'updated', 'id', 'title', 'sta
 const STATE_RANK: Record<State, number> = {in_progress: 0, stale: 1, blocked: 2, ready: 3, waiting: 4, reserved: 5, todo: 6, done: 7, cancelled: 8}
 /** Ranks below this are the open states (the open rows table holds every item in them). */
 const FIRST_FINISHED_RANK = 7
+const STATES_BY_RANK: readonly State[] = (Object.keys(STATE_RANK) as State[]).sort((a, b) => STATE_RANK[a] - STATE_RANK[b])
 
 /** One parser for every list-valued flag: repeatable and comma-separated, trimmed. */
 function splitValues(values: readonly string[] | undefined): string[] {
@@ -530,25 +550,6 @@ interface ListRow {
   ready: boolean
   /** The row's sort key (see `sortKey`), computed once. */
   key: SortKey
-}
-
-/** A row of the open rows table as list orders it (the default order), its key made only if asked for. */
-class OpenListRow implements ListRow {
-  readonly id: string
-  readonly parent: string
-
-  constructor(
-    private readonly r: OpenRow,
-    readonly state: State,
-    readonly ready: boolean,
-  ) {
-    this.id = r[0]
-    this.parent = r[4]
-  }
-
-  get key(): SortKey {
-    return [STATE_RANK[this.state], this.r[2], this.r[3], this.r[0]]
-  }
 }
 
 /** A row's place in an order: compared element by element (numbers by value, strings by code unit); every key ends with the id, so no two rows tie. */
@@ -617,6 +618,184 @@ function decodeCursor(text: string, sort: string | undefined): Cursor {
   return {sort: sort ?? null, top, child}
 }
 
+/** The matching rows of a listing in order, counted, and read a slice at a time. */
+interface Listing {
+  total: number
+  byState: Partial<Record<State, number>>
+  /** Position of the first row after the cursor (the total when none is). */
+  firstAfter(cursor: Cursor): number
+  slice(from: number, to: number): Array<{row: ListRow; depth: number; top: ListRow}>
+}
+
+/** What rankOpenRows keeps: the state rank of each row (NOT_LISTED when filtered out), whether it is ready, and whether listed rows nest under it. */
+interface RankedRows {
+  rank: Uint8Array
+  ready: Uint8Array
+  /** 1: the row is listed and has open sub-items, so listed rows under it are nested. */
+  parentListed: Uint8Array
+}
+
+const NOT_LISTED = 255
+
+/** The state of every open row and whether the filters keep it: one pass, nothing allocated per row. */
+function rankOpenRows(
+  cols: OpenRowColumns,
+  o: {owner: string | undefined; assignee: string | undefined; priorities: ReadonlySet<number>; ready: boolean; wanted: Uint8Array; actor: string | undefined; nowMs: number; config: ListConfig},
+): RankedRows {
+  const n = cols.length
+  const rank = new Uint8Array(n).fill(NOT_LISTED)
+  const ready = new Uint8Array(n)
+  const parentListed = new Uint8Array(n)
+  const readyOut = [false]
+  for (let i = 0; i < n; i++) {
+    if (o.owner !== undefined && (cols.owner(i) === '' || cols.owner(i) !== o.owner)) continue
+    if (o.assignee !== undefined && (cols.assignee(i) === '' || cols.assignee(i) !== o.assignee)) continue
+    if (o.priorities.size > 0 && !o.priorities.has(cols.priority(i))) continue
+    const r = STATE_RANK[openRowStateAt(cols, i, o.actor, o.nowMs, o.config, readyOut)]
+    if (o.wanted[r] !== 1 || (o.ready && !readyOut[0])) continue
+    rank[i] = r
+    ready[i] = readyOut[0] ? 1 : 0
+    // Only an item with open sub-items can be the parent of a listed row (every listed row is open).
+    if ((cols.flags(i) & OPEN_ROW_OPEN_SUBITEMS) !== 0) parentListed[i] = 1
+  }
+  return {rank, ready, parentListed}
+}
+
+/**
+ * The listing of ranked open rows: top-level rows by (state, then table
+ * order), each followed by the listed rows nested under it in the same
+ * order. Counts come from the ranks; positions in the listing are worked
+ * out only up to the rows asked for.
+ */
+function openListing(cols: OpenRowColumns, {rank, ready, parentListed}: RankedRows): Listing {
+  const n = cols.length
+  const perRank = new Int32Array(FIRST_FINISHED_RANK + 1)
+  /** Sub-items by the row of their parent, in listing order. */
+  const kids = new Map<number, number[]>()
+  const nested = new Uint8Array(n)
+  for (let i = 0; i < n; i++) {
+    if (rank[i] === NOT_LISTED) continue
+    const p = cols.parentRow(i)
+    if (p !== -1 && parentListed[p] === 1) nested[i] = 1
+    else perRank[rank[i]! + 1]!++
+  }
+  // Top-level rows, placed by a counting sort on the rank (stable: table order within a state).
+  for (let r = 1; r <= FIRST_FINISHED_RANK; r++) perRank[r]! += perRank[r - 1]!
+  const topCount = perRank[FIRST_FINISHED_RANK]!
+  const tops = new Int32Array(topCount)
+  const topIndex = new Int32Array(n).fill(-1)
+  for (let i = 0; i < n; i++) {
+    if (rank[i] === NOT_LISTED || nested[i] === 1) continue
+    const at = perRank[rank[i]!]!++
+    tops[at] = i
+    topIndex[i] = at
+  }
+  // Sub-items in (state, table order), grouped by parent.
+  const nestedByRank: number[][] = Array.from({length: FIRST_FINISHED_RANK}, () => [])
+  for (let i = 0; i < n; i++) if (nested[i] === 1) nestedByRank[rank[i]!]!.push(i)
+  for (const group of nestedByRank) {
+    for (const i of group) {
+      const p = cols.parentRow(i)
+      const list = kids.get(p)
+      if (list) list.push(i)
+      else kids.set(p, [i])
+    }
+  }
+  // Sub-items of a row that is itself nested are not listed (one level of nesting, as always).
+  const counts = new Int32Array(FIRST_FINISHED_RANK)
+  for (let k = 0; k < topCount; k++) counts[rank[tops[k]!]!]!++
+  let total = topCount
+  for (const [p, list] of kids) {
+    if (topIndex[p] === -1) continue
+    total += list.length
+    for (const c of list) counts[rank[c]!]!++
+  }
+  // Where each top-level row that has listed sub-items stands: the position of the k-th top-level row is k
+  // plus the sub-items of those before it.
+  const withKids = [...kids].filter(([p]) => topIndex[p] !== -1).map(([p, list]) => ({k: topIndex[p]!, list}))
+  withKids.sort((x, y) => x.k - y.k)
+  const kidsBefore = new Int32Array(withKids.length + 1)
+  withKids.forEach((w, j) => {
+    kidsBefore[j + 1] = kidsBefore[j]! + w.list.length
+  })
+  /** Entries of withKids whose top-level row comes before the k-th. */
+  const entriesBefore = (k: number): number => {
+    let lo = 0
+    let hi = withKids.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (withKids[mid]!.k < k) lo = mid + 1
+      else hi = mid
+    }
+    return lo
+  }
+  const positionOfTop = (k: number): number => k + kidsBefore[entriesBefore(k)]!
+  // by_state lists the states in the order they first appear in the listing: for each state, the first
+  // top-level row in it or the first sub-item in it, whichever comes first.
+  const firstAt = new Float64Array(FIRST_FINISHED_RANK).fill(Number.POSITIVE_INFINITY)
+  let start = 0
+  for (let r = 0; r < FIRST_FINISHED_RANK; r++) {
+    if (perRank[r]! > start) firstAt[r] = positionOfTop(start)
+    start = perRank[r]!
+  }
+  withKids.forEach((w, j) => {
+    w.list.forEach((c, m) => {
+      const at = w.k + kidsBefore[j]! + 1 + m
+      if (at < firstAt[rank[c]!]!) firstAt[rank[c]!] = at
+    })
+  })
+  const byState: Partial<Record<State, number>> = {}
+  const order = [...Array(FIRST_FINISHED_RANK).keys()].filter((r) => counts[r]! > 0).sort((x, y) => firstAt[x]! - firstAt[y]!)
+  for (const r of order) byState[STATES_BY_RANK[r]!] = counts[r]!
+  const keyOf = (i: number): SortKey => [rank[i]!, cols.priority(i), cols.created(i), cols.id(i)]
+  const rowAt = (i: number): ListRow => ({id: cols.id(i), parent: '', state: STATES_BY_RANK[rank[i]!]!, ready: ready[i] === 1, key: keyOf(i)})
+  return {
+    total,
+    byState,
+    firstAfter: (c) => {
+      // Top-level rows are in key order: find the first whose key is not below the cursor's.
+      let lo = 0
+      let hi = topCount
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1
+        if (compareKeys(keyOf(tops[mid]!), c.top) < 0) lo = mid + 1
+        else hi = mid
+      }
+      if (lo === topCount) return total
+      const at = positionOfTop(lo)
+      if (compareKeys(keyOf(tops[lo]!), c.top) !== 0) return at
+      // The cursor's own top-level row: continue with its sub-items after the cursor's.
+      const subs = kids.get(tops[lo]!) ?? []
+      for (let k = 0; k < subs.length; k++) if (c.child === null || compareKeys(keyOf(subs[k]!), c.child) > 0) return at + 1 + k
+      return at + 1 + subs.length
+    },
+    slice: (from, to) => {
+      const out: Array<{row: ListRow; depth: number; top: ListRow}> = []
+      // The last top-level row that starts at or before `from`, then row by row.
+      let lo = 0
+      let hi = topCount
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1
+        if (positionOfTop(mid) <= from) lo = mid + 1
+        else hi = mid
+      }
+      let k = Math.max(0, lo - 1)
+      let at = positionOfTop(k)
+      const end = Math.min(to, total)
+      while (at < end && k < topCount) {
+        const t = tops[k++]!
+        const top = rowAt(t)
+        if (at++ >= from) out.push({row: top, depth: 0, top})
+        for (const c of kids.get(t) ?? []) {
+          if (at >= end) break
+          if (at++ >= from) out.push({row: rowAt(c), depth: 1, top})
+        }
+      }
+      return out
+    },
+  }
+}
+
 /** Views built at once beyond which every short id is worked out in one pass instead of one search each. */
 const VIEWS_BEFORE_ALL_SHORT_IDS = 2000
 
@@ -648,43 +827,26 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
     (assignee === undefined || t.assignee === assignee) &&
     (parent === undefined || t.parent === parent) &&
     (priorities.size === 0 || priorities.has(t.priority))
-  const rows: Array<{row: ListRow; depth: number; top: ListRow}> = []
+  type Placed = {row: ListRow; depth: number; top: ListRow}
+  let listing: Listing
   if (f.sort === undefined && tags.length === 0 && parent === undefined && [...states].every((st) => STATE_RANK[st] < FIRST_FINISHED_RANK)) {
     // The default order over open items: from the open rows table, already in (priority, created, id) order,
-    // so putting each row in its state's bucket orders them (state, priority, created, id) without a sort.
-    const buckets: ListRow[][] = Array.from({length: FIRST_FINISHED_RANK}, () => [])
-    const ids = new Set<string>()
-    const nowMs = Date.parse(v.now)
-    for (const r of tablesOf(snap).openRows().rows) {
-      if (owner !== undefined && (r[5] === '' || r[5] !== owner)) continue
-      if (assignee !== undefined && (r[6] === '' || r[6] !== assignee)) continue
-      if (priorities.size > 0 && !priorities.has(r[2])) continue
-      const {state, ready} = openRowState(r, actor, nowMs, snap.config)
-      if (!states.has(state) || (f.ready && !ready)) continue
-      buckets[STATE_RANK[state]]!.push(new OpenListRow(r, state, ready))
-      // Only an item with open sub-items can be the parent of a listed row (every listed row is open).
-      if ((r[8] & OPEN_ROW_OPEN_SUBITEMS) !== 0) ids.add(r[0])
-    }
-    const kids = new Map<string, ListRow[]>()
-    const tops: ListRow[] = []
-    for (const bucket of buckets) {
-      for (const r of bucket) {
-        if (r.parent !== '' && ids.has(r.parent)) {
-          const list = kids.get(r.parent)
-          if (list) list.push(r)
-          else kids.set(r.parent, [r])
-        } else tops.push(r)
-      }
-    }
-    for (const t of tops) {
-      rows.push({row: t, depth: 0, top: t})
-      for (const c of kids.get(t.id) ?? []) rows.push({row: c, depth: 1, top: t})
-    }
+    // so taking the rows state by state orders them (state, priority, created, id) without a sort. Rows are
+    // read field by field (`OpenRowColumns`); objects are made only for the rows shown.
+    const cols = openRowColumns(tablesOf(snap).openRows())
+    const wanted = new Uint8Array(FIRST_FINISHED_RANK)
+    for (const st of states) if (STATE_RANK[st] < FIRST_FINISHED_RANK) wanted[STATE_RANK[st]] = 1
+    const ranks = rankOpenRows(cols, {owner, assignee, priorities, ready: f.ready === true, wanted, actor, nowMs: Date.parse(v.now), config: snap.config})
+    listing = openListing(cols, ranks)
   } else {
-    const candidates = parent === undefined ? tasksWithStatus(snap, scan) : childrenOf(snap, parent).filter((t) => scan.has(t.status))
+    const rows: Placed[] = []
+    // Cards are decoded one id at a time (not as one array of every card first); the views of a lazy page
+    // are built a batch at a time as it is written.
+    const candidates: readonly string[] = parent === undefined ? tablesOf(snap).idsWithStatus(scan) : childrenOf(snap, parent).filter((t) => scan.has(t.status)).map((t) => t.id)
     const matching = new Map<string, ListRow>()
-    for (const meta of candidates) {
-      if (!matches(meta)) continue
+    for (const id of candidates) {
+      const meta = snap.tasks.get(id)?.meta
+      if (!meta || !matches(meta)) continue
       const {state, ready} = v.state(meta)
       if (states.has(state) && (!f.ready || ready)) matching.set(meta.id, {id: meta.id, meta, parent: meta.parent ?? '', state, ready, key: key(meta, state)})
     }
@@ -694,45 +856,55 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
       const kids = childIds(snap, t.id).flatMap((c) => matching.get(c) ?? [])
       for (const c of kids.sort(order)) rows.push({row: c, depth: 1, top: t})
     }
+    /** Rows after the cursor: a later top-level row, or a later sub-item of the cursor's own top-level row. */
+    const afterCursor = (r: Placed, c: Cursor): boolean => {
+      const d = sign * compareKeys(r.top.key, c.top)
+      if (d !== 0) return d > 0
+      if (r.depth === 0) return false
+      return c.child === null || sign * compareKeys(r.row.key, c.child) > 0
+    }
+    const byState: Partial<Record<State, number>> = {}
+    for (const r of rows) byState[r.row.state] = (byState[r.row.state] ?? 0) + 1
+    listing = {
+      total: rows.length,
+      byState,
+      firstAfter: (c) => {
+        const at = rows.findIndex((r) => afterCursor(r, c))
+        return at === -1 ? rows.length : at
+      },
+      slice: (from, to) => rows.slice(from, to),
+    }
   }
-  /** Rows after the cursor: a later top-level row, or a later sub-item of the cursor's own top-level row. */
-  const afterCursor = (r: (typeof rows)[number]): boolean => {
-    const c = sign * compareKeys(r.top.key, cursor!.top)
-    if (c !== 0) return c > 0
-    if (r.depth === 0) return false
-    return cursor!.child === null || sign * compareKeys(r.row.key, cursor!.child) > 0
-  }
-  const byState: Partial<Record<State, number>> = {}
-  for (const r of rows) byState[r.row.state] = (byState[r.row.state] ?? 0) + 1
+  const total = listing.total
+  const byState = listing.byState
   const narrowed = f.status?.length || f.all || f.ready || tags.length || owner !== undefined || assignee !== undefined || parent !== undefined || priorities.size > 0
   let offset = f.offset ?? 0
-  if (cursor) {
-    // The first row after the cursor (rows are in order, so a binary search would do; one pass is plenty next to building them).
-    offset = rows.findIndex(afterCursor)
-    if (offset === -1) offset = rows.length
-  }
-  const pageRows = f.limit === undefined ? rows.slice(offset) : rows.slice(offset, offset + f.limit)
+  if (cursor) offset = listing.firstAfter(cursor)
+  const pageRows = listing.slice(offset, f.limit === undefined ? total : offset + f.limit)
   const last = pageRows.at(-1)
-  const nextCursor = last && offset + pageRows.length < rows.length ? encodeCursor({sort: f.sort ?? null, top: last.top.key, child: last.depth === 0 ? null : last.row.key}) : null
+  const nextCursor = last && offset + pageRows.length < total ? encodeCursor({sort: f.sort ?? null, top: last.top.key, child: last.depth === 0 ? null : last.row.key}) : null
   if (pageRows.length > VIEWS_BEFORE_ALL_SHORT_IDS) v.allShortIds()
-  const page = pageRows.map((r) => Object.assign(v.view(r.row.meta ?? snap.tasks.get(r.row.id)!.meta!), {depth: r.depth}))
+  const viewOf = (r: (typeof pageRows)[number]) => Object.assign(v.view(r.row.meta ?? snap.tasks.get(r.row.id)!.meta!), {depth: r.depth})
+  const lazy: LazyPage | undefined = f.lazy ? {length: pageRows.length, views: (from, to) => pageRows.slice(from, to).map(viewOf)} : undefined
   await warnTrackingState(session)
-  return {
+  const result: ListResult = {
     list: session.list,
     commit: loaded.index.commit,
-    tasks: page,
+    tasks: lazy ? [] : pageRows.map(viewOf),
     broken: brokenFiles(loaded),
     warnings: loaded.index.warnings,
-    total: rows.length,
+    total,
     offset,
     limit: f.limit ?? null,
     next_cursor: nextCursor,
     summary: {
-      total: rows.length,
+      total,
       by_state: byState,
       hidden_finished: narrowed ? null : tablesOf(snap).openRows().finished,
     },
   }
+  if (lazy) LAZY_PAGES.set(result, lazy)
+  return result
 }
 
 export type ShowResult = TaskDetail & {history?: import('../refstore/history').HistoryEvent[]}

@@ -57,6 +57,8 @@ export default class List extends TasksCommand<ListResult> {
       limit: flags.limit,
       offset: flags.offset,
       after: flags.after,
+      // JSON output streams the page from writeJson (views built a batch at a time); compact and text need it whole.
+      lazy: this.jsonMode() && this.format !== 'compact',
     })
   }
 
@@ -91,11 +93,13 @@ export default class List extends TasksCommand<ListResult> {
       })
     }
     const {tasks, ...rest} = r
+    // A lazy page (the usual case here): each batch's views are built, written and dropped.
+    const page = engine().actions.lazyPageOf(r) ?? {length: tasks.length, views: (from: number, to: number) => tasks.slice(from, to)}
     const head = JSON.stringify({list: r.list, commit: r.commit})
     await write(`${head.slice(0, -1)},"tasks":[`)
     const BATCH = 500
-    for (let i = 0; i < tasks.length; i += BATCH) {
-      const rows = tasks.slice(i, i + BATCH).map((t) => JSON.stringify(t))
+    for (let i = 0; i < page.length; i += BATCH) {
+      const rows = page.views(i, i + BATCH).map((t) => JSON.stringify(t))
       await write(`${i === 0 ? '' : ','}${rows.join(',')}`)
     }
     const {list, commit, ...tail} = rest

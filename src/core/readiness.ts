@@ -3,7 +3,7 @@
  * dependencies an item waits on (WHY BLOCKED), and whether it is ready for a
  * given actor. Everything takes `now` as a value so it is testable.
  */
-import {OPEN_ROW_OPEN_SUBITEMS, OPEN_ROW_WAITING, type OpenRow, type Snapshot, childIds} from './snapshot'
+import {OPEN_ROW_OPEN_SUBITEMS, OPEN_ROW_WAITING, type OpenRow, type OpenRowColumns, type Snapshot, childIds} from './snapshot'
 import {FINISHED, type ListConfig, type TaskMeta} from './task'
 
 /** Reasons an item is not workable yet, in the order they are shown. */
@@ -160,6 +160,39 @@ export function openRowState(row: OpenRow, actor: string | undefined, nowMs: num
   const ready = open && allows && !waits && (flags & OPEN_ROW_OPEN_SUBITEMS) === 0
   const state: State = status === 'todo' ? (waits ? 'waiting' : ready ? 'ready' : !allows ? 'reserved' : 'todo') : status === 'in_progress' ? (claimLive ? 'in_progress' : 'stale') : (status as State)
   return {state, ready}
+}
+
+/**
+ * `openRowState` of the row at position `i` of `cols`, read field by field:
+ * the same answer, with nothing allocated. Returns the state; `readyOut[0]`
+ * says whether it is ready.
+ */
+export function openRowStateAt(cols: OpenRowColumns, i: number, actor: string | undefined, nowMs: number, config: ListConfig, readyOut: boolean[]): State {
+  // openRowState, reading only the fields the row's status needs.
+  const status = cols.status(i)
+  const flags = cols.flags(i)
+  const waits = (flags & OPEN_ROW_WAITING) !== 0
+  const free = !waits && (flags & OPEN_ROW_OPEN_SUBITEMS) === 0
+  if (status === 'todo') {
+    const assignee = cols.assignee(i)
+    const allows = assignee === '' || assignee === actor
+    const ready = allows && free
+    readyOut[0] = ready
+    return waits ? 'waiting' : ready ? 'ready' : !allows ? 'reserved' : 'todo'
+  }
+  if (status === 'in_progress') {
+    const claimLive = cols.owner(i) !== '' && nowMs <= cols.leaseEnd(i) + config.clock_skew_seconds * 1000
+    if (claimLive) {
+      readyOut[0] = false
+      return 'in_progress'
+    }
+    const assignee = cols.assignee(i)
+    readyOut[0] = (assignee === '' || assignee === actor) && free
+    return 'stale'
+  }
+  // Blocked (or any other stored status): never ready, its state is its status.
+  readyOut[0] = false
+  return status as State
 }
 
 export {cmp, compareForNext} from './order'

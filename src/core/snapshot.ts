@@ -158,6 +158,95 @@ export interface OpenRows {
   finished: number
   /** Ids whose file could not be read (`brokenIds`), so that listing needs no pass over every task. */
   broken: readonly string[]
+  /**
+   * The same rows read field by field (the index cache file keeps them as
+   * columns, so a list page reads them without one array per row); absent:
+   * `openRowColumns` reads `rows`.
+   */
+  columns?: OpenRowColumns
+}
+
+/**
+ * The open rows by position (the order of `OpenRows.rows`), one field at a
+ * time: nothing is allocated to read a row's status, priority, flags,
+ * owner, assignee or lease.
+ */
+export interface OpenRowColumns {
+  readonly length: number
+  id(i: number): string
+  status(i: number): string
+  priority(i: number): number
+  created(i: number): string
+  owner(i: number): string
+  assignee(i: number): string
+  /** When the claim's lease runs out (`Date.parse`): Infinity without a lease, NaN when it does not parse. */
+  leaseEnd(i: number): number
+  flags(i: number): number
+  /** Position of the row of this row's parent, or -1 when it has none or its parent is not open. */
+  parentRow(i: number): number
+}
+
+/** The columns of a set of open rows: its own, or its tuples read through. */
+export function openRowColumns(open: OpenRows): OpenRowColumns {
+  return open.columns ?? new RowColumns(open.rows)
+}
+
+class RowColumns implements OpenRowColumns {
+  readonly length: number
+  private parents: Int32Array | undefined
+
+  constructor(private readonly rows: readonly OpenRow[]) {
+    this.length = rows.length
+  }
+
+  id(i: number): string {
+    return this.rows[i]![0]
+  }
+
+  status(i: number): string {
+    return this.rows[i]![1]
+  }
+
+  priority(i: number): number {
+    return this.rows[i]![2]
+  }
+
+  created(i: number): string {
+    return this.rows[i]![3]
+  }
+
+  owner(i: number): string {
+    return this.rows[i]![5]
+  }
+
+  assignee(i: number): string {
+    return this.rows[i]![6]
+  }
+
+  leaseEnd(i: number): number {
+    const lease = this.rows[i]![7]
+    return lease === '' ? Number.POSITIVE_INFINITY : Date.parse(lease)
+  }
+
+  flags(i: number): number {
+    return this.rows[i]![8]
+  }
+
+  parentRow(i: number): number {
+    this.parents ??= parentRowsOf(this.rows)
+    return this.parents[i]!
+  }
+}
+
+/** For each row, the position of its parent's row (-1: none, or the parent is not open). */
+export function parentRowsOf(rows: readonly OpenRow[]): Int32Array {
+  const at = new Map<string, number>()
+  rows.forEach((r, i) => at.set(r[0], i))
+  const out = new Int32Array(rows.length)
+  rows.forEach((r, i) => {
+    out[i] = r[4] === '' ? -1 : (at.get(r[4]) ?? -1)
+  })
+  return out
 }
 
 const OPEN_STATUSES: ReadonlySet<string> = new Set(['todo', 'in_progress', 'blocked'])

@@ -9,6 +9,8 @@
 import {closeSync, fstatSync, openSync, readSync} from 'node:fs'
 
 const PAGE = 16 * 1024
+/** A range spanning this many pages or more is read in one piece rather than page by page. */
+const LONG_RANGE_PAGES = 8
 
 /** Closes the descriptor of a PagedFile that was dropped without reading it whole. */
 const closer = new FinalizationRegistry<number>((fd) => {
@@ -88,6 +90,18 @@ export class PagedFile {
     return p
   }
 
+  /** The bytes [start, end) in one read, not kept as pages (a long section read once, like the open rows). */
+  private read(start: number, end: number): Buffer {
+    const buf = Buffer.allocUnsafe(end - start)
+    let at = 0
+    while (at < buf.length) {
+      const got = readSync(this.fd!, buf, at, buf.length - at, start + at)
+      if (got === 0) throw new Error('the index cache file was truncated while being read')
+      at += got
+    }
+    return buf
+  }
+
   /** Offset of the first `byte` at or after `from`, or -1. */
   indexOf(byte: number, from: number): number {
     if (this.whole) return this.whole.indexOf(byte, from)
@@ -120,6 +134,7 @@ export class PagedFile {
     const last = Math.floor((end - 1) / PAGE)
     if (end <= start) return ''
     if (first === last) return this.page(first).toString('utf8', start - first * PAGE, end - first * PAGE)
+    if (last - first >= LONG_RANGE_PAGES) return this.read(start, end).toString('utf8')
     const parts: Buffer[] = []
     for (let n = first; n <= last; n++) {
       const p = this.page(n)

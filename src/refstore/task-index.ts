@@ -21,7 +21,7 @@ import {join} from 'node:path'
 import {EnvironmentError} from '../core/errors'
 import {idsWithPrefixIn, isStoredId, shardOf} from '../core/ids'
 import {overlaySnapshot} from '../core/overlay'
-import {type LeaseRow, type OpenRows, ScannedTables, type Snapshot, type SnapshotTables, type TaskEntry, tablesOf} from '../core/snapshot'
+import {type LeaseRow, type OpenRow, type OpenRowColumns, type OpenRows, ScannedTables, type Snapshot, type SnapshotTables, type TaskEntry, tablesOf} from '../core/snapshot'
 import {CONFIG_PATH, META_PATH, TASKS_DIR, TASK_FILE} from '../core/store-layout'
 import {DEFAULT_CONFIG, FORMAT_VERSION, type ListConfig, MAX_FILE_BYTES, type Status, TASK_KEYS, type TaskMeta} from '../core/task'
 import {type Parsed, fileText, parseConfig, parseMeta, parseTaskFile} from '../core/task-file'
@@ -29,7 +29,7 @@ import {FILE_MODE, type HashAlgorithm, TREE_MODE, type TreeEntry, decodeCommit, 
 import type {GitObject, ObjectReader} from './object-reader'
 import {PagedFile} from './paged-file'
 
-const CACHE_VERSION = 7
+const CACHE_VERSION = 8
 /** First line of the file; it names the format version, so another version is simply not read. */
 const MAGIC = `git-tasks index ${CACHE_VERSION}`
 const NO_IDS: readonly string[] = Object.freeze([])
@@ -37,6 +37,8 @@ const NO_IDS: readonly string[] = Object.freeze([])
 const SEARCHES_BEFORE_DECODING_ALL = 200
 /** Lines of the cache file written at once. */
 const WRITE_BATCH = 4096
+/** Every how many task lines the line directory notes an id and its offset (~46 KB of lines at 100,000 tasks: three pages). */
+const DIRECTORY_EVERY = 128
 const NL = 0x0a
 const TAB = 0x09
 
@@ -176,13 +178,14 @@ function damaged(what: string): EnvironmentError {
 /**
  * The cache file, searched in place. Format (text, fields split by TAB, JSON
  * text never holds a raw TAB or newline):
- *   git-tasks index 5
+ *   git-tasks index 8
  *   {JSON header: IndexHeader (strays included) + count and byte length of the task lines, byte lengths of the queue and reservations lines}
  *   <ids of the next queue, space-separated, in next order>
  *   <reservations: JSON object, assignee → ids of the queue reserved for them, in next order>
  *   <claims: JSON object, owner → ids of the items in progress they hold, sorted>
- *   <open rows: JSON {rows, finished, broken} (`SnapshotTables.openRows`): every open item in (priority, created, id) order with its list facts, the count of finished items, the unreadable ids>
+ *   <open rows: JSON `EncodedOpenRows` (`SnapshotTables.openRows` as binary columns): every open item in (priority, created, id) order with its list facts, the count of finished items, the unreadable ids>
  *   <leases: JSON array of [id, ms] (`SnapshotTables.leases`): items in progress whose claim can run out, in the order it does>
+ *   <line directory: JSON {ids, at}: the id (space-separated) and byte offset from the first task line of every DIRECTORY_EVERY-th line, so a lookup reads a few pages>
  *   <id> <status> <shard> <dir tree> <parent> <deps> <sub-items> <dependents> <frontmatter JSON array | !error JSON>
  * One line per task in id order (JavaScript string order); id lists are
  * space-separated and sorted. `status` is empty for an unreadable file.
@@ -196,6 +199,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
   private claimed: ReadonlyMap<string, readonly string[]> | undefined
   private open: OpenRows | undefined
   private leaseRows: readonly LeaseRow[] | undefined
+  private dir: {ids: readonly string[]; at: readonly number[]} | undefined
   /** After the first full pass: the decoded task lines, where each id's line starts, and the ids in order. */
   private text: string | undefined
   private offsets: Map<string, number> | undefined
@@ -213,6 +217,8 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     private readonly openStart: number,
     /** Offset of the leases line. */
     private readonly leasesStart: number,
+    /** Offset of the line directory. */
+    private readonly directoryStart: number,
     /** Offset of the first task line. */
     private readonly start: number,
     count: number,
@@ -237,7 +243,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     if (nl1 === -1 || buf.toString(0, nl1) !== MAGIC) return null
     const nl2 = buf.indexOf(NL, nl1 + 1)
     if (nl2 === -1) return null
-    let header: IndexHeader & {count: number; bytes: number; queueBytes: number; reservedBytes: number; claimsBytes: number; openBytes: number; leasesBytes: number}
+    let header: IndexHeader & {count: number; bytes: number; queueBytes: number; reservedBytes: number; claimsBytes: number; openBytes: number; leasesBytes: number; directoryBytes: number}
     try {
       header = JSON.parse(buf.toString(nl1 + 1, nl2)) as typeof header
     } catch {
@@ -248,12 +254,29 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     const claimsStart = reservedStart + header.reservedBytes + 1
     const openStart = claimsStart + header.claimsBytes + 1
     const leasesStart = openStart + header.openBytes + 1
-    const start = leasesStart + header.leasesBytes + 1
+    const directoryStart = leasesStart + header.leasesBytes + 1
+    const start = directoryStart + header.directoryBytes + 1
     // A torn or truncated file is ignored (rebuilt), never half-used.
     const endsLine = (at: number) => buf.indexOf(NL, at - 1) === at - 1
-    if (header.list !== list || buf.length - start !== header.bytes || !endsLine(reservedStart) || !endsLine(claimsStart) || !endsLine(openStart) || !endsLine(leasesStart) || !endsLine(start)) return null
-    const {count, bytes, queueBytes, reservedBytes, claimsBytes, openBytes, leasesBytes, ...rest} = header
-    return {header: rest, file: new IndexFile(buf, queueStart, reservedStart, claimsStart, openStart, leasesStart, start, count)}
+    if (header.list !== list || buf.length - start !== header.bytes || !endsLine(reservedStart) || !endsLine(claimsStart) || !endsLine(openStart) || !endsLine(leasesStart) || !endsLine(directoryStart) || !endsLine(start)) return null
+    const {count, bytes, queueBytes, reservedBytes, claimsBytes, openBytes, leasesBytes, directoryBytes, ...rest} = header
+    return {header: rest, file: new IndexFile(buf, queueStart, reservedStart, claimsStart, openStart, leasesStart, directoryStart, start, count)}
+  }
+
+  /** The line directory: the id and offset (from the first task line) of every DIRECTORY_EVERY-th line. */
+  private directory(): {ids: readonly string[]; at: readonly number[]} {
+    if (!this.dir) {
+      let parsed: {ids: string; at: number[]}
+      try {
+        parsed = JSON.parse(this.buf.toString(this.directoryStart, this.start - 1)) as typeof parsed
+      } catch {
+        throw damaged('the line directory')
+      }
+      const ids = parsed.ids ? parsed.ids.split(' ') : []
+      if (!Array.isArray(parsed.at) || parsed.at.length !== ids.length) throw damaged('the line directory')
+      this.dir = {ids, at: parsed.at}
+    }
+    return this.dir
   }
 
   /** Offset of the first line whose id is ≥ `key` (or the end). */
@@ -261,6 +284,19 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     const buf = this.buf
     let lo = this.start
     let hi = buf.length
+    // The directory narrows the search to the lines between two of its entries (a few pages of the file)
+    // instead of a binary search over the whole file touching a new page at each step.
+    const {ids, at} = this.directory()
+    let a = 0
+    let b = ids.length
+    while (a < b) {
+      const m = (a + b) >>> 1
+      if (ids[m]! < key) a = m + 1
+      else b = m
+    }
+    // Entries before `a` have ids below `key`, entries from `a` on are at or above it.
+    if (a > 0) lo = this.start + at[a - 1]!
+    if (a < ids.length) hi = this.start + at[a]!
     while (lo < hi) {
       const mid = (lo + hi) >>> 1
       // Every lo is a line start, so the line holding mid starts at or after lo.
@@ -418,11 +454,13 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
 
   openRows(): OpenRows {
     if (!this.open) {
+      let parsed: EncodedOpenRows
       try {
-        this.open = JSON.parse(this.buf.toString(this.openStart, this.leasesStart - 1)) as OpenRows
+        parsed = JSON.parse(this.buf.toString(this.openStart, this.leasesStart - 1)) as EncodedOpenRows
       } catch {
         throw damaged('the open rows line')
       }
+      this.open = new ColumnOpenRows(parsed)
     }
     return this.open
   }
@@ -430,7 +468,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
   leases(): readonly LeaseRow[] {
     if (!this.leaseRows) {
       try {
-        this.leaseRows = JSON.parse(this.buf.toString(this.leasesStart, this.start - 1)) as LeaseRow[]
+        this.leaseRows = JSON.parse(this.buf.toString(this.leasesStart, this.directoryStart - 1)) as LeaseRow[]
       } catch {
         throw damaged('the leases line')
       }
@@ -463,6 +501,225 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
       }
     }
     return out
+  }
+}
+
+/**
+ * The open rows line of the file, made to be read without an object per
+ * row: the small fields of every row as binary columns in one base64
+ * string (`packed`, little-endian: per row a byte of status and flags,
+ * then 32-bit positions in `priorities`, in `people` ('' first) for the
+ * owner and the assignee, and the position of the parent's row, -1 when it
+ * has none or the parent is not open); ids and creation times concatenated
+ * when they all have one length (the usual case), else as lists; the
+ * parents of rows that have one, and the lease ends as [row, ms] pairs for
+ * the canonical ISO form (`leaseText` keeps any other text, parsed when
+ * read, as before).
+ */
+export interface EncodedOpenRows {
+  finished: number
+  broken: string[]
+  n: number
+  packed: string
+  statuses: string[]
+  priorities: number[]
+  people: string[]
+  ids: string | string[]
+  idWidth: number
+  created: string | string[]
+  createdWidth: number
+  parents: Record<string, string>
+  leases: number[]
+  leaseText: Record<string, string>
+}
+
+/** Bytes of a row in `packed` after the status bytes: priority, owner, assignee, parent row (4 each). */
+const ROW_WORDS = 4
+
+/** One length shared by every string, or -1. */
+function widthOf(values: readonly string[]): number {
+  const w = values[0]?.length ?? 0
+  return values.every((v) => v.length === w) ? w : -1
+}
+
+/** Where the status bytes end and the 32-bit words start (aligned to 4). */
+function wordsAt(n: number): number {
+  return Math.ceil(n / 4) * 4
+}
+
+/** The open rows line as written (exported for tests). */
+export function encodeOpenRows(open: OpenRows): EncodedOpenRows {
+  const rows = open.rows
+  const cols = open.columns
+  const statuses: string[] = []
+  const priorities: number[] = []
+  const people: string[] = ['']
+  const indexIn = <T>(table: T[], at: Map<T, number>, value: T): number => {
+    let i = at.get(value)
+    if (i === undefined) {
+      i = table.length
+      table.push(value)
+      at.set(value, i)
+    }
+    return i
+  }
+  const statusAt = new Map<string, number>()
+  const priorityAt = new Map<number, number>()
+  const personAt = new Map<string, number>([['', 0]])
+  const rowOf = new Map<string, number>()
+  rows.forEach((r, i) => rowOf.set(r[0], i))
+  const n = rows.length
+  const start = wordsAt(n)
+  const bytes = Buffer.alloc(start + n * ROW_WORDS * 4)
+  const parents: Record<string, string> = {}
+  const leases: number[] = []
+  const leaseText: Record<string, string> = {}
+  rows.forEach((r, i) => {
+    const [, status, priority, , parent, owner, assignee, lease, flags] = r
+    const parentRow = cols ? cols.parentRow(i) : parent === '' ? -1 : (rowOf.get(parent) ?? -1)
+    const st = indexIn(statuses, statusAt, status)
+    if ((flags & ~3) !== 0 || st > 63) throw new Error(`open row flags ${flags} or status ${status} do not fit the packed row`)
+    bytes[i] = st * 4 + flags
+    const w = start + i * ROW_WORDS * 4
+    bytes.writeUInt32LE(indexIn(priorities, priorityAt, priority), w)
+    bytes.writeUInt32LE(indexIn(people, personAt, owner), w + 4)
+    bytes.writeUInt32LE(indexIn(people, personAt, assignee), w + 8)
+    bytes.writeInt32LE(parentRow, w + 12)
+    if (parent !== '') parents[String(i)] = parent
+    if (lease !== '') {
+      const ms = Date.parse(lease)
+      // Only the canonical form is kept as a number: any other text is parsed when read, as before.
+      if (Number.isFinite(ms) && ms >= 0 && new Date(ms).toISOString() === lease) leases.push(i, ms)
+      else leaseText[String(i)] = lease
+    }
+  })
+  const ids = rows.map((r) => r[0])
+  const created = rows.map((r) => r[3])
+  const idWidth = widthOf(ids)
+  const createdWidth = widthOf(created)
+  return {
+    finished: open.finished,
+    broken: [...open.broken],
+    n,
+    packed: bytes.toString('base64'),
+    statuses,
+    priorities,
+    people,
+    ids: idWidth === -1 ? ids : ids.join(''),
+    idWidth,
+    created: createdWidth === -1 ? created : created.join(''),
+    createdWidth,
+    parents,
+    leases,
+    leaseText,
+  }
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
+
+/** The open rows of the file, read in place from the packed columns; the rows as arrays are made only if asked for (the overlay). */
+export class ColumnOpenRows implements OpenRows, OpenRowColumns {
+  readonly length: number
+  readonly finished: number
+  readonly broken: readonly string[]
+  private readonly head: Uint8Array
+  /** Per row: priority, owner, assignee, parent row. */
+  private readonly words: Int32Array
+  private readonly leaseEnds: Float64Array
+  private tuples: OpenRow[] | undefined
+
+  constructor(private readonly e: EncodedOpenRows) {
+    const n = e.n
+    const fits = (v: string | string[], width: number) => (Array.isArray(v) ? width === -1 && v.length === n : typeof v === 'string' && width >= 0 && v.length === n * width)
+    const bytes = typeof e.packed === 'string' ? Buffer.from(e.packed, 'base64') : Buffer.alloc(0)
+    const start = wordsAt(n)
+    if (
+      typeof n !== 'number' ||
+      bytes.length !== start + n * ROW_WORDS * 4 ||
+      !fits(e.ids, e.idWidth) ||
+      !fits(e.created, e.createdWidth) ||
+      ![e.broken, e.statuses, e.priorities, e.people, e.leases].every(Array.isArray) ||
+      typeof e.parents !== 'object' ||
+      typeof e.leaseText !== 'object'
+    )
+      throw damaged('the open rows line')
+    this.length = n
+    this.finished = e.finished
+    this.broken = e.broken
+    // An aligned copy when the decoded bytes do not start on a 4-byte boundary, or on a big-endian machine, words read one by one.
+    const own = bytes.byteOffset % 4 === 0 ? bytes : Buffer.from(bytes)
+    this.head = new Uint8Array(own.buffer, own.byteOffset, n)
+    if (LITTLE_ENDIAN) this.words = new Int32Array(own.buffer, own.byteOffset + start, n * ROW_WORDS)
+    else {
+      this.words = new Int32Array(n * ROW_WORDS)
+      for (let k = 0; k < n * ROW_WORDS; k++) this.words[k] = own.readInt32LE(start + k * 4)
+    }
+    const statuses = e.statuses.length
+    const people = e.people.length
+    const priorities = e.priorities.length
+    for (let i = 0; i < n; i++) {
+      const w = i * ROW_WORDS
+      if (this.head[i]! >> 2 >= statuses || this.words[w]! >= priorities || this.words[w + 1]! >= people || this.words[w + 2]! >= people || this.words[w + 3]! >= n || this.words[w]! < 0 || this.words[w + 1]! < 0 || this.words[w + 2]! < 0 || this.words[w + 3]! < -1) throw damaged('the open rows line')
+    }
+    this.leaseEnds = new Float64Array(n).fill(Number.POSITIVE_INFINITY)
+    for (let k = 0; k + 1 < e.leases.length; k += 2) this.leaseEnds[e.leases[k]!] = e.leases[k + 1]!
+    for (const [i, text] of Object.entries(e.leaseText)) this.leaseEnds[Number(i)] = Date.parse(text)
+  }
+
+  get columns(): OpenRowColumns {
+    return this
+  }
+
+  get rows(): readonly OpenRow[] {
+    if (!this.tuples) {
+      const out: OpenRow[] = []
+      const leaseOf = new Map<number, string>()
+      for (let k = 0; k + 1 < this.e.leases.length; k += 2) leaseOf.set(this.e.leases[k]!, new Date(this.e.leases[k + 1]!).toISOString())
+      for (const [i, text] of Object.entries(this.e.leaseText)) leaseOf.set(Number(i), text)
+      for (let i = 0; i < this.length; i++) {
+        out.push([this.id(i), this.status(i), this.priority(i), this.created(i), this.e.parents[String(i)] ?? '', this.owner(i), this.assignee(i), leaseOf.get(i) ?? '', this.flags(i)])
+      }
+      this.tuples = out
+    }
+    return this.tuples
+  }
+
+  id(i: number): string {
+    const {ids, idWidth} = this.e
+    return typeof ids === 'string' ? ids.slice(i * idWidth, (i + 1) * idWidth) : ids[i]!
+  }
+
+  status(i: number): string {
+    return this.e.statuses[this.head[i]! >> 2]!
+  }
+
+  flags(i: number): number {
+    return this.head[i]! & 3
+  }
+
+  priority(i: number): number {
+    return this.e.priorities[this.words[i * ROW_WORDS]!]!
+  }
+
+  created(i: number): string {
+    const {created, createdWidth} = this.e
+    return typeof created === 'string' ? created.slice(i * createdWidth, (i + 1) * createdWidth) : created[i]!
+  }
+
+  owner(i: number): string {
+    return this.e.people[this.words[i * ROW_WORDS + 1]!]!
+  }
+
+  assignee(i: number): string {
+    return this.e.people[this.words[i * ROW_WORDS + 2]!]!
+  }
+
+  leaseEnd(i: number): number {
+    return this.leaseEnds[i]!
+  }
+
+  parentRow(i: number): number {
+    return this.words[i * ROW_WORDS + 3]!
   }
 }
 
@@ -526,17 +783,26 @@ export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snap
       const t = snap.tasks.get(id) as IndexedTask
       lines.push(`${id}\t${t.statusText}\t${t.shard}\t${t.dir}\t${t.parentText}\t${t.deps.join(' ')}\t${tables.children(id).join(' ')}\t${tables.dependents(id).join(' ')}\t${t.data()}\n`)
     }
+    // The line directory: every DIRECTORY_EVERY-th line's id and offset in the body.
+    const dirIds: string[] = []
+    const dirAt: number[] = []
     let bytes = 0
-    for (const line of lines) bytes += Buffer.byteLength(line)
+    for (let i = 0; i < lines.length; i++) {
+      if (i % DIRECTORY_EVERY === 0) {
+        dirIds.push(lines[i]!.slice(0, lines[i]!.indexOf('\t')))
+        dirAt.push(bytes)
+      }
+      bytes += Buffer.byteLength(lines[i]!)
+    }
+    const directory = JSON.stringify({ids: dirIds.join(' '), at: dirAt})
     const {base, changes, ...header} = index
     const queue = tables.nextQueue().join(' ')
     const byKey = (m: ReadonlyMap<string, readonly string[]>) => JSON.stringify(Object.fromEntries([...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))
     const reserved = byKey(tables.reservations())
     const claims = byKey(tables.claims())
-    const {rows, finished, broken} = tables.openRows()
-    const open = JSON.stringify({rows, finished, broken})
+    const open = JSON.stringify(encodeOpenRows(tables.openRows()))
     const leases = JSON.stringify(tables.leases())
-    const sizes = {leasesBytes: Buffer.byteLength(leases), count: lines.length, bytes, queueBytes: Buffer.byteLength(queue), reservedBytes: Buffer.byteLength(reserved), claimsBytes: Buffer.byteLength(claims), openBytes: Buffer.byteLength(open)}
+    const sizes = {leasesBytes: Buffer.byteLength(leases), count: lines.length, bytes, queueBytes: Buffer.byteLength(queue), reservedBytes: Buffer.byteLength(reserved), claimsBytes: Buffer.byteLength(claims), openBytes: Buffer.byteLength(open), directoryBytes: Buffer.byteLength(directory)}
     mkdirSync(join(commonDir, 'git-tasks'), {recursive: true})
     const tmp = `${file}.${process.pid}.tmp`
     // Written a batch of lines at a time: at 100,000 tasks the body is ~36 MB, and joining it into one
@@ -548,7 +814,7 @@ export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snap
         let done = 0
         while (done < buf.length) done += writeSync(fd, buf, done, buf.length - done)
       }
-      put(`${MAGIC}\n${JSON.stringify({...header, ...sizes})}\n${queue}\n${reserved}\n${claims}\n${open}\n${leases}\n`)
+      put(`${MAGIC}\n${JSON.stringify({...header, ...sizes})}\n${queue}\n${reserved}\n${claims}\n${open}\n${leases}\n${directory}\n`)
       for (let i = 0; i < lines.length; i += WRITE_BATCH) put(lines.slice(i, i + WRITE_BATCH).join(''))
       closeSync(fd)
     } catch (error) {

@@ -10,7 +10,7 @@ import {describe, expect, it} from 'vitest'
 import fc from 'fast-check'
 import {ListStore} from '../../src/refstore/list-store'
 import {type IndexedTask, cachePath, readCachedIndex, snapshotOf, updateIndex, writeCachedIndex} from '../../src/refstore/task-index'
-import {type Snapshot, tablesOf} from '../../src/core/snapshot'
+import {type OpenRowColumns, type OpenRows, type Snapshot, openRowColumns, tablesOf} from '../../src/core/snapshot'
 import {TasksError} from '../../src/core/errors'
 import {finishTask} from '../../src/core/ops/lifecycle'
 import {removeTask} from '../../src/core/ops/remove'
@@ -19,6 +19,16 @@ import {addTask} from '../../src/core/ops/add'
 import {claimTask} from '../../src/core/ops/claim'
 import {makeRepo} from '../helpers/cli'
 import {ctx} from '../helpers/snapshot'
+
+/** The open rows as plain values (the cache file's are read from packed columns). */
+function openRowsOf(o: OpenRows) {
+  return {rows: [...o.rows], finished: o.finished, broken: [...o.broken]}
+}
+
+/** Every field of every open row read through the columns, as `list` reads them. */
+function columnsOf(c: OpenRowColumns) {
+  return Array.from({length: c.length}, (_, i) => [c.id(i), c.status(i), c.priority(i), c.created(i), c.owner(i), c.assignee(i), c.leaseEnd(i), c.flags(i), c.parentRow(i)])
+}
 
 /** Everything the core can ask an index, in a comparable form. */
 function answers(s: Snapshot) {
@@ -34,7 +44,7 @@ function answers(s: Snapshot) {
     queue: t.nextQueue(),
     reservations: [...t.reservations()].sort(([a], [b]) => (a < b ? -1 : 1)),
     claims: [...t.claims()].sort(([a], [b]) => (a < b ? -1 : 1)),
-    open: t.openRows(),
+    open: {...openRowsOf(t.openRows()), columns: columnsOf(openRowColumns(t.openRows()))},
     leases: t.leases(),
   }
 }
@@ -91,6 +101,10 @@ async function loadAs(dir: string): Promise<{answers: ReturnType<typeof answers>
   writeCachedIndex(store.repo.commonDir, loaded.index, loaded.snapshot)
   const result = {answers: answers(loaded.snapshot), file: readFileSync(cachePath(store.repo.commonDir, 'main'), 'utf8')}
   store.close()
+  // The file just written, read back as the next process would (tables read from the file itself), answers the same.
+  const again = readCachedIndex(`${dir}/.git`, 'main')
+  expect(again?.commit).toBe(loaded.index.commit)
+  expect(answers(snapshotOf(again!))).toEqual(result.answers)
   return result
 }
 
