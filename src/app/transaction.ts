@@ -55,6 +55,8 @@ const BUSY_LANDED = 3
  * the leader.
  */
 const FOLD_PATIENCE_MS = 2000
+/** ...or three times the longest the list stood still while it waited (a busy machine folds slower), up to this. */
+const MAX_FOLD_PATIENCE_MS = 20_000
 
 /**
  * How long a waiting change that is not the leader sleeps between looks:
@@ -172,12 +174,16 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
   let lookedTip: string | null | undefined
   let movedAt = 0
   let foldNow = false
+  /** The longest the list was seen standing still while this change waited: how long a live leader's fold may take now. */
+  let longestGap = 0
+  let foldWhy = ''
   /** Races this command's pushes lost; after PENDING_AFTER_LOSSES its one-item change goes to a pending ref. */
   let lost = 0
   for (let attempt = 1; ; attempt++) {
     // What merging unpublished local work decided, told once the result is published (not once per try).
     let mergeWarnings: Array<{kind: string; message: string}> = []
     const skipLook = foldNow
+    if (skipLook) foldWhy = 'Now'
     foldNow = false
     if (mine && !skipLook && Date.now() - started <= ONLINE_BUDGET_MS) {
       // Waiting for a fold: look first (no objects). The leader (the smallest pending id) folds; the others
@@ -186,11 +192,14 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
       if (peek) {
         const now = Date.now()
         if (peek.tip !== lookedTip) {
+          longestGap = Math.max(longestGap, now - Math.max(movedAt, mine.at))
           lookedTip = peek.tip
           movedAt = now
         }
-        const idle = now - Math.max(movedAt, mine.at) >= FOLD_PATIENCE_MS
-        if (peek.pending.get(mine.id) === mine.commit && !idle && [...peek.pending.keys()].some((id) => id < mine!.id)) {
+        const idle = now - Math.max(movedAt, mine.at) >= Math.max(FOLD_PATIENCE_MS, Math.min(3 * longestGap, MAX_FOLD_PATIENCE_MS))
+        const led = [...peek.pending.keys()].some((id) => id < mine!.id)
+        foldWhy = peek.pending.get(mine.id) !== mine.commit ? 'Gone' : led ? 'Idle' : 'Leader'
+        if (peek.pending.get(mine.id) === mine.commit && !idle && led) {
           await waitingLook(peek.pending.size)
           continue
         }
@@ -249,7 +258,7 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
     }
 
     let base: string
-    /** Changes others landed since this clone last published (a measure of contention); 0 when unknown. */
+    /** Changes others landed since this clone last published, in the last minute (a measure of contention); 0 when unknown. */
     let othersLanded = 0
     if (!remoteTip) {
       if (!localTip) await store.load() // raises not_initialised
@@ -259,7 +268,12 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
     } else {
       // Usually this clone's last publish, which others have built on since: no `git merge-base` for that.
       const distance = await firstParentDistance(store.reader, remoteTip, localTip, 128)
-      if (distance !== null) othersLanded = distance
+      if (distance !== null && distance > 0) {
+        // Counted only when this clone published within the last minute: then it says how many agents are at work now.
+        const own = await store.reader.read(localTip)
+        const at = own ? Number(/^committer .* (\d+) [+-]\d{4}$/m.exec(own.content.toString('utf8'))?.[1] ?? 0) * 1000 : 0
+        if (Date.now() - at < 60_000) othersLanded = distance
+      }
       const rel = distance !== null ? {kind: 'behind' as const} : await relate(cwd, localTip, remoteTip)
       if (rel.kind === 'behind' || rel.kind === 'same') base = remoteTip
       else if (rel.kind === 'ahead') base = localTip
@@ -274,13 +288,14 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
       }
     }
     // Contended (a lost race, or others' changes pending): go per item, and spread `next` over the ready items.
-    const contended = perItem && remoteTip !== null && base === remoteTip && (attempt > 1 || pending.size > 0)
+    // Others landing changes since this clone's last publish count too: about that many agents are picking now.
+    const contended = perItem && remoteTip !== null && base === remoteTip && (attempt > 1 || pending.size > 0 || othersLanded >= BUSY_LANDED)
     const loaded = await store.loadCommit(base)
     const snap = (prepare ? await prepare(store, loaded) : undefined) ?? loaded.snapshot
     const ctx = await session.opContext()
     if (contended) {
       ctx.busy = new Set(pending.keys())
-      ctx.spread = Math.min(64, Math.max(pending.size + 1, 2 ** Math.min(collisions + attempt, 6)))
+      ctx.spread = Math.min(64, Math.max(pending.size + 1, othersLanded + 1, 2 ** Math.min(collisions + attempt, 6)))
     }
     const planned = op(snap, ctx)
     if (planned.changes.length === 0) {
