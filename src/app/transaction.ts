@@ -44,8 +44,8 @@ const PENDING_AFTER_LOSSES = 2
  * lost while others wait. A direct push would most likely lose (to the
  * leader's fold, or to another direct push), and a lost try (a fetch, the
  * op, a push) is pure waste. The exception is the leader-to-be (no older
- * pending id): its direct push carries every pending change, so it is the
- * fold the others wait for.
+ * pending id) on its first try: its direct push carries every pending
+ * change, so it is the fold the others wait for.
  */
 const PENDING_AT_ONCE = 2
 const BUSY_LANDED = 3
@@ -54,18 +54,19 @@ const BUSY_LANDED = 3
  * a leader may have died) is folded by its own command even when it is not
  * the leader.
  */
-const FOLD_PATIENCE_MS = 2000
+const FOLD_PATIENCE_MS = 4000
 /** ...or three times the longest the list stood still while it waited (a busy machine folds slower), up to this. */
 const MAX_FOLD_PATIENCE_MS = 20_000
 
 /**
  * How long a waiting change that is not the leader sleeps between looks:
  * longer as more changes are pending, since the leader's next fold carries
- * them all and a fold takes longer the busier the remote is; each look
- * costs a `git ls-remote` (and on a local remote an upload-pack).
+ * them all and a fold takes longer the busier the remote is, and at least
+ * half the time the list last took to move (a busy machine folds slower);
+ * each look costs a `git ls-remote` (and on a local remote an upload-pack).
  */
-function waitingLook(pendingCount: number): Promise<void> {
-  const window = Math.min(2000, 150 + 50 * pendingCount)
+function waitingLook(pendingCount: number, gapMs = 0): Promise<void> {
+  const window = Math.min(2000, Math.max(150 + 50 * pendingCount, gapMs / 2))
   return new Promise((r) => setTimeout(r, window * (0.5 + Math.random())))
 }
 
@@ -176,6 +177,7 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
   let foldNow = false
   /** The longest the list was seen standing still while this change waited: how long a live leader's fold may take now. */
   let longestGap = 0
+  let lastGap = 0
   let foldWhy = ''
   /** Races this command's pushes lost; after PENDING_AFTER_LOSSES its one-item change goes to a pending ref. */
   let lost = 0
@@ -192,7 +194,8 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
       if (peek) {
         const now = Date.now()
         if (peek.tip !== lookedTip) {
-          longestGap = Math.max(longestGap, now - Math.max(movedAt, mine.at))
+          lastGap = now - Math.max(movedAt, mine.at)
+          longestGap = Math.max(longestGap, lastGap)
           lookedTip = peek.tip
           movedAt = now
         }
@@ -200,7 +203,7 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
         const led = [...peek.pending.keys()].some((id) => id < mine!.id)
         foldWhy = peek.pending.get(mine.id) !== mine.commit ? 'Gone' : led ? 'Idle' : 'Leader'
         if (peek.pending.get(mine.id) === mine.commit && !idle && led) {
-          await waitingLook(peek.pending.size)
+          await waitingLook(peek.pending.size, lastGap)
           continue
         }
       }
@@ -323,7 +326,7 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
       // others wait for); else, or after PENDING_AFTER_LOSSES lost races, wait as a pending change (PENDING_AT_ONCE).
       const leader = ![...pending.keys()].some((id) => id < item)
       const busy = pending.size >= PENDING_AT_ONCE || othersLanded >= BUSY_LANDED || (lost > 0 && pending.size > 0)
-      if (lost < PENDING_AFTER_LOSSES && (!busy || (leader && pending.size > 0))) {
+      if (lost < PENDING_AFTER_LOSSES && (!busy || (leader && pending.size > 0 && lost === 0))) {
         // First tries: this change on the list's tip, carrying whatever is pending with it, in one push.
         const {outcome, fold} = await foldPending(cwd, store.reader, store.writer, remote, session.list, remoteTip, pending, limits, {id: item, commit})
         const landed = fold.folded.get(item)
