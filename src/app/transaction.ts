@@ -12,9 +12,10 @@ import type {OpContext, Plan} from '../core/plan'
 import type {Snapshot} from '../core/snapshot'
 import {withChanges} from '../core/apply'
 import {MUTATION_TIMEOUT_MS, fetchList, networkLimits, pushList, recordFetch, relate} from '../refstore/remote'
-import {findFolded, foldPending, peekPending, pendingChanges, pushPending, withdrawPending} from '../refstore/claim-refs'
+import {findFolded, foldPending, firstParentDistance, peekPending, pendingChanges, pushPending, withdrawPending} from '../refstore/claim-refs'
 import {followPublished} from './published'
 import {withInbox} from './inbox-hook'
+import {ACTORS_DIR, INBOX_DIR} from '../core/inbox'
 import {mergeTips, refusalCounter} from './sync'
 import type {Session} from './session'
 import type {ListStore, Loaded} from '../refstore/list-store'
@@ -37,8 +38,40 @@ const MAX_STALLED_TRIES = 12
  * pushes; with many, waiting lets one push carry everyone's change.
  */
 const PENDING_AFTER_LOSSES = 2
-/** A pending change that waited this long is folded by its own command even when it is not the leader. */
-const FOLD_PATIENCE_MS = 2000
+/**
+ * ...or at once when the list is busy: at least this many changes of others
+ * pending, or BUSY_LANDED landed since this clone last published, or a race
+ * lost while others wait. A direct push would most likely lose (to the
+ * leader's fold, or to another direct push), and a lost try (a fetch, the
+ * op, a push) is pure waste. The exception is the leader-to-be (no older
+ * pending id) on its first try: its direct push carries every pending
+ * change, so it is the fold the others wait for.
+ */
+const PENDING_AT_ONCE = 2
+const BUSY_LANDED = 3
+/**
+ * A pending change whose list has not moved for this long (nobody folding:
+ * a leader may have died) is folded by its own command even when it is not
+ * the leader. Long, because a fold by a waiter that runs out of patience
+ * while a live leader folds is a lost race (at 32 agents and load 60, with
+ * 4 s: 0.47 per command), and a dead leader's change is folded anyway by
+ * the next leader-to-be or list writer that comes along.
+ */
+const FOLD_PATIENCE_MS = 8000
+/** ...or three times the longest the list stood still while it waited (a busy machine folds slower), up to this. */
+const MAX_FOLD_PATIENCE_MS = 30_000
+
+/**
+ * How long a waiting change that is not the leader sleeps between looks:
+ * longer as more changes are pending, since the leader's next fold carries
+ * them all and a fold takes longer the busier the remote is, and at least
+ * half the time the list last took to move (a busy machine folds slower);
+ * each look costs a `git ls-remote` (and on a local remote an upload-pack).
+ */
+function waitingLook(pendingCount: number, gapMs = 0): Promise<void> {
+  const window = Math.min(2000, Math.max(150 + 50 * pendingCount, gapMs / 2))
+  return new Promise((r) => setTimeout(r, window * (0.5 + Math.random())))
+}
 
 export interface Committed<R> {
   result: R
@@ -144,18 +177,41 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
   /** This command's change while it waits on the remote as a pending ref (claim-refs.ts). */
   let mine: {id: string; commit: string; base: string; plan: Plan<R>; snapshot: Snapshot; at: number} | null = null
   let collisions = 0
+  /** While waiting: the list's tip at the last look, and when it was last seen to move. */
+  let lookedTip: string | null | undefined
+  let movedAt = 0
+  let foldNow = false
+  /** The longest the list was seen standing still while this change waited: how long a live leader's fold may take now. */
+  let longestGap = 0
+  let lastGap = 0
+  let foldWhy = ''
   /** Races this command's pushes lost; after PENDING_AFTER_LOSSES its one-item change goes to a pending ref. */
   let lost = 0
   for (let attempt = 1; ; attempt++) {
     // What merging unpublished local work decided, told once the result is published (not once per try).
     let mergeWarnings: Array<{kind: string; message: string}> = []
-    if (mine && Date.now() - started <= ONLINE_BUDGET_MS) {
+    const skipLook = foldNow
+    if (skipLook) foldWhy = 'Now'
+    foldNow = false
+    if (mine && !skipLook && Date.now() - started <= ONLINE_BUDGET_MS) {
       // Waiting for a fold: look first (no objects). The leader (the smallest pending id) folds; the others
-      // fold only once theirs has waited FOLD_PATIENCE_MS (a leader may have died), else they wait again.
+      // fold only once the list has not moved for FOLD_PATIENCE_MS (a leader may have died), else they wait again.
       const peek = await peekPending(cwd, remote, session.list, limits)
-      if (peek && peek.get(mine.id) === mine.commit && Date.now() - mine.at < FOLD_PATIENCE_MS && [...peek.keys()].some((id) => id < mine!.id)) {
-        await onlineBackoff(Math.min(attempt, 3), 0)
-        continue
+      if (peek) {
+        const now = Date.now()
+        if (peek.tip !== lookedTip) {
+          lastGap = now - Math.max(movedAt, mine.at)
+          longestGap = Math.max(longestGap, lastGap)
+          lookedTip = peek.tip
+          movedAt = now
+        }
+        const idle = now - Math.max(movedAt, mine.at) >= Math.max(FOLD_PATIENCE_MS, Math.min(3 * longestGap, MAX_FOLD_PATIENCE_MS))
+        const led = [...peek.pending.keys()].some((id) => id < mine!.id)
+        foldWhy = peek.pending.get(mine.id) !== mine.commit ? 'Gone' : led ? 'Idle' : 'Leader'
+        if (peek.pending.get(mine.id) === mine.commit && !idle && led) {
+          await waitingLook(peek.pending.size, lastGap)
+          continue
+        }
       }
     }
     await session.trackingRef(remote)
@@ -211,13 +267,23 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
     }
 
     let base: string
+    /** Changes others landed since this clone last published, in the last minute (a measure of contention); 0 when unknown. */
+    let othersLanded = 0
     if (!remoteTip) {
       if (!localTip) await store.load() // raises not_initialised
       base = localTip!
     } else if (!localTip || localTip === remoteTip) {
       base = remoteTip
     } else {
-      const rel = await relate(cwd, localTip, remoteTip)
+      // Usually this clone's last publish, which others have built on since: no `git merge-base` for that.
+      const distance = await firstParentDistance(store.reader, remoteTip, localTip, 128)
+      if (distance !== null && distance > 0) {
+        // Counted only when this clone published within the last minute: then it says how many agents are at work now.
+        const own = await store.reader.read(localTip)
+        const at = own ? Number(/^committer .* (\d+) [+-]\d{4}$/m.exec(own.content.toString('utf8'))?.[1] ?? 0) * 1000 : 0
+        if (Date.now() - at < 60_000) othersLanded = distance
+      }
+      const rel = distance !== null ? {kind: 'behind' as const} : await relate(cwd, localTip, remoteTip)
       if (rel.kind === 'behind' || rel.kind === 'same') base = remoteTip
       else if (rel.kind === 'ahead') base = localTip
       else {
@@ -231,13 +297,14 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
       }
     }
     // Contended (a lost race, or others' changes pending): go per item, and spread `next` over the ready items.
-    const contended = perItem && remoteTip !== null && base === remoteTip && (attempt > 1 || pending.size > 0)
+    // Others landing changes since this clone's last publish count too: about that many agents are picking now.
+    const contended = perItem && remoteTip !== null && base === remoteTip && (attempt > 1 || pending.size > 0 || othersLanded >= BUSY_LANDED)
     const loaded = await store.loadCommit(base)
     const snap = (prepare ? await prepare(store, loaded) : undefined) ?? loaded.snapshot
     const ctx = await session.opContext()
     if (contended) {
       ctx.busy = new Set(pending.keys())
-      ctx.spread = Math.min(64, Math.max(pending.size + 1, 2 ** Math.min(collisions + attempt, 6)))
+      ctx.spread = Math.min(64, Math.max(pending.size + 1, othersLanded + 1, 2 ** Math.min(collisions + attempt, 6)))
     }
     const planned = op(snap, ctx)
     if (planned.changes.length === 0) {
@@ -246,8 +313,7 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
     }
     const plan = await withInbox(store, loaded, planned, ctx)
     const onTip = perItem && remoteTip !== null && base === remoteTip
-    // A one-item change (its task.md and comments only) may wait as a pending ref; inbox records and
-    // last_seen make a change more than one item's, and such a plan takes the list's ref (a fold copies only a task's directory).
+    // A one-item change (its task.md and comments, with the inbox records and last_seen it writes) may wait as a pending ref.
     const item = onTip ? singleItem(snap, plan) : null
     if (onTip && remoteTip && (item ? pending.has(item) : pending.size > 0)) {
       // Settle what is pending first (fold or drop it), then run the op on the result: someone else's change of
@@ -262,7 +328,11 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
     }
     if (item && remoteTip) {
       const commit = await store.writePlan(loaded, plan, ctx.actor, ctx.now)
-      if (lost < PENDING_AFTER_LOSSES) {
+      // Direct push while the list is quiet, or as the leader-to-be (no older pending id: its push is the fold the
+      // others wait for); else, or after PENDING_AFTER_LOSSES lost races, wait as a pending change (PENDING_AT_ONCE).
+      const leader = ![...pending.keys()].some((id) => id < item)
+      const busy = pending.size >= PENDING_AT_ONCE || othersLanded >= BUSY_LANDED || (lost > 0 && pending.size > 0)
+      if (lost < PENDING_AFTER_LOSSES && (!busy || (leader && pending.size > 0 && lost === 0))) {
         // First tries: this change on the list's tip, carrying whatever is pending with it, in one push.
         const {outcome, fold} = await foldPending(cwd, store.reader, store.writer, remote, session.list, remoteTip, pending, limits, {id: item, commit}, setRef)
         const landed = fold.folded.get(item)
@@ -284,13 +354,20 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
         continue
       }
       const pushed = await pushPending(cwd, remote, session.list, item, commit, limits)
-      if (pushed.ok) mine = {id: item, commit, base: remoteTip, plan, snapshot: snap, at: Date.now()}
-      else {
-        lastRejection = pushed.detail
-        if (pushed.reason === 'declined') perItem = false
-        else collisions++
+      if (pushed.ok) {
+        mine = {id: item, commit, base: remoteTip, plan, snapshot: snap, at: Date.now()}
+        lookedTip = remoteTip
+        movedAt = mine.at
+        // A leader that lost its direct pushes folds at once; one that opened the batch (nothing else was
+        // pending) first lets others join it, so its fold carries more; the others let the leader's fold carry theirs.
+        if (leader && pending.size > 0) foldNow = true
+        else await waitingLook(pending.size + 1)
+        continue
       }
-      // Let someone else's fold carry it (or try again after a collision on the item).
+      lastRejection = pushed.detail
+      if (pushed.reason === 'declined') perItem = false
+      else collisions++
+      // Try again after a collision on the item.
       await onlineBackoff(attempt, Date.now() - started)
       continue
     }
@@ -310,13 +387,16 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
 
 /**
  * The task a plan changes when that is all it changes (its task.md and
- * comments, on an item that exists): such a change can wait on the remote
- * as a pending ref of its own. Anything else (several items, a new or
- * removed item, list files) goes to the list's ref.
+ * comments, on an item that exists), besides the inbox records and the
+ * actor's last_seen its mutation writes (files a fold copies one by one,
+ * claim-refs.ts): such a change can wait on the remote as a pending ref of
+ * its own. Anything else (several items, a new or removed item, other list
+ * files) goes to the list's ref.
  */
 function singleItem(snap: Snapshot, plan: Plan<unknown>): string | null {
   let id: string | null = null
   for (const c of plan.changes) {
+    if (c.kind === 'put-file' && (c.path.startsWith(`${INBOX_DIR}/`) || c.path.startsWith(`${ACTORS_DIR}/`))) continue
     const of = c.kind === 'put-task' ? c.meta.id : c.kind === 'add-comment' ? c.comment.task : null
     if (of === null || (id !== null && of !== id)) return null
     id = of

@@ -28,7 +28,7 @@ import {join} from 'node:path'
 import {taskDir} from '../core/ids'
 import {git} from './git-process'
 import type {ObjectReader} from './object-reader'
-import type {LooseObjectWriter} from './git-objects'
+import {type LooseObjectWriter, decodeTree, FILE_MODE, TREE_MODE} from './git-objects'
 import {type NetworkLimits, networkGit, trackingRef, unreachable, UNREACHABLE} from './remote'
 import {TreeBuilder} from './tree-builder'
 
@@ -122,10 +122,48 @@ function parseCommit(content: Buffer): CommitParts {
   return {tree, parents, rest: lines.slice(i).join('\n')}
 }
 
-/** The object id of a task's directory at `commit` (null: no such task there). */
-async function dirAt(reader: ObjectReader, commit: string, id: string): Promise<string | null> {
-  const o = await reader.read(`${commit}:${taskDir(id)}`)
-  return o && o.type === 'tree' ? o.oid : null
+/** One path a pending change sets: its task's directory as one unit, any other file on its own. */
+interface PathChange {
+  path: string
+  tree: boolean
+  /** What the change was computed on (null: absent)... */
+  before: string | null
+  /** ...and what it sets (null: removes it). */
+  after: string | null
+}
+
+/**
+ * What a pending change sets, against the commit it was computed on: its
+ * task's directory (as one unit) and, file by file, anything else (the inbox
+ * records and the actor's last_seen its mutation wrote). Only trees that
+ * differ are read. Null when it changes something a fold cannot copy (a file
+ * turned into a directory, a mode it does not write).
+ */
+async function changedPaths(reader: ObjectReader, algorithm: LooseObjectWriter['algorithm'], baseTree: string, changeTree: string, id: string): Promise<PathChange[] | null> {
+  const unit = taskDir(id)
+  const out: PathChange[] = []
+  const entries = async (tree: string | null) => {
+    const m = new Map<string, {mode: string; oid: string}>()
+    if (tree) for (const e of decodeTree((await reader.readType(tree, 'tree')).content, algorithm)) if (!e.raw) m.set(e.name, e)
+    return m
+  }
+  const walk = async (prefix: string, a: string | null, b: string | null): Promise<boolean> => {
+    const [ea, eb] = await Promise.all([entries(a), entries(b)])
+    for (const name of new Set([...ea.keys(), ...eb.keys()])) {
+      const x = ea.get(name)
+      const y = eb.get(name)
+      if (x && y && x.mode === y.mode && x.oid === y.oid) continue
+      const path = `${prefix}${name}`
+      const isTree = (x ?? y)!.mode === TREE_MODE
+      if ((x && y && x.mode !== y.mode) || (!isTree && (x ?? y)!.mode !== FILE_MODE)) return false
+      if (path === unit) out.push({path, tree: true, before: x?.oid ?? null, after: y?.oid ?? null})
+      else if (isTree) {
+        if (!(await walk(`${path}/`, x?.oid ?? null, y?.oid ?? null))) return false
+      } else out.push({path, tree: false, before: x?.oid ?? null, after: y?.oid ?? null})
+    }
+    return true
+  }
+  return (await walk('', baseTree, changeTree)) ? out : null
 }
 
 export interface FoldResult {
@@ -158,14 +196,32 @@ export async function buildFold(reader: ObjectReader, writer: LooseObjectWriter,
   const dropped: string[] = []
   for (const e of entries) {
     const [base] = e.c.parents
+    const paths = base && e.c.parents.length === 1 ? await changedPaths(reader, writer.algorithm, parseCommit((await reader.readType(base, 'commit')).content).tree, e.c.tree, e.id) : null
+    const tb = new TreeBuilder(reader, writer, headTree)
+    // The task's directory always takes part in the check, even when the change left it as it was.
     const dir = taskDir(e.id)
-    const [before, now, after] = base && e.c.parents.length === 1 ? await Promise.all([dirAt(reader, base, e.id), dirAt(reader, head, e.id), dirAt(reader, e.oid, e.id)]) : [undefined, null, null]
-    if (before === undefined || before !== now) {
+    if (paths && !paths.some((p) => p.path === dir)) {
+      const o = await reader.read(`${base}:${dir}`)
+      const oid = o && o.type === 'tree' ? o.oid : null
+      paths.push({path: dir, tree: true, before: oid, after: oid})
+    }
+    // Folded only when every path it sets is, on the list now, what it was computed on.
+    let applies = paths !== null
+    for (const p of paths ?? []) {
+      if ((await tb.entryAt(p.path, p.tree)) !== p.before) {
+        applies = false
+        break
+      }
+    }
+    if (!applies) {
       dropped.push(e.id)
       continue
     }
-    const tb = new TreeBuilder(reader, writer, headTree)
-    await tb.setTree(dir, after)
+    for (const p of paths!) {
+      if (p.tree) await tb.setTree(p.path, p.after)
+      else if (p.after === null) await tb.remove(p.path)
+      else await tb.setBlob(p.path, p.after)
+    }
     headTree = await tb.write()
     head = writer.write('commit', `tree ${headTree}\nparent ${head}\n${e.c.rest}`)
     folded.set(e.id, head)
@@ -227,6 +283,17 @@ export async function foldPending(
  */
 export async function findFolded(cwd: string, reader: ObjectReader, tip: string, base: string, id: string, pendingOid: string): Promise<string | null> {
   const mine = parseCommit((await reader.readType(pendingOid, 'commit')).content).rest
+  // Folds keep the list linear: walk its first-parent line back to `base` in-process (no `git rev-list`) when it is there.
+  let at = tip
+  for (let i = 0; i < 256 && at !== base; i++) {
+    const o = await reader.read(at)
+    if (!o || o.type !== 'commit') break
+    const c = parseCommit(o.content)
+    if (c.rest === mine) return at
+    if (c.parents.length !== 1) break
+    at = c.parents[0]!
+  }
+  if (at === base) return null
   const r = await git(['rev-list', tip, `^${base}`, '--', taskDir(id)], {cwd})
   if (r.code !== 0) return null
   for (const oid of r.stdout.split('\n').filter(Boolean)) {
@@ -249,17 +316,41 @@ export async function withdrawPending(cwd: string, remote: string, list: string,
 
 /**
  * A cheap look at the remote while a pending change waits (one `git
- * ls-remote`, no objects): the names and values of the list's pending
- * refs. Null when the remote could not be asked (the caller fetches instead).
+ * ls-remote`, no objects): the list's tip and the names and values of its
+ * pending refs. Null when the remote could not be asked (the caller fetches instead).
  */
-export async function peekPending(cwd: string, remote: string, list: string, limits: NetworkLimits): Promise<Map<string, string> | null> {
+export async function peekPending(cwd: string, remote: string, list: string, limits: NetworkLimits): Promise<{tip: string | null; pending: Map<string, string>} | null> {
   const prefix = `refs/tasks-claims/${list}/`
-  const r = await git([...limits.config, 'ls-remote', '--refs', remote, `${prefix}*`], {cwd, env: limits.env, deadlineMs: limits.deadlineMs})
+  const listRef = `refs/tasks/${list}`
+  const r = await git([...limits.config, 'ls-remote', '--refs', remote, listRef, `${prefix}*`], {cwd, env: limits.env, deadlineMs: limits.deadlineMs})
   if (r.code !== 0 || r.timedOut) return null
-  const out = new Map<string, string>()
+  const pending = new Map<string, string>()
+  let tip: string | null = null
   for (const line of r.stdout.split('\n')) {
     const [oid, ref] = line.split('\t')
-    if (oid && ref?.startsWith(prefix)) out.set(ref.slice(prefix.length), oid)
+    if (!oid || !ref) continue
+    if (ref === listRef) tip = oid
+    else if (ref.startsWith(prefix)) pending.set(ref.slice(prefix.length), oid)
   }
-  return out
+  return {tip, pending}
+}
+
+/**
+ * How many commits `tip` is ahead of `ancestor` when `ancestor` is on its
+ * first-parent line within `limit` commits, read through the open object
+ * reader: the usual case of a clone whose last publish others have built on
+ * (a linear list), answered without starting `git merge-base`. Null means
+ * "not found that way", not "not an ancestor".
+ */
+export async function firstParentDistance(reader: ObjectReader, tip: string, ancestor: string, limit = 256): Promise<number | null> {
+  let at = tip
+  for (let i = 0; i < limit; i++) {
+    if (at === ancestor) return i
+    const o = await reader.read(at)
+    if (!o || o.type !== 'commit') return null
+    const [parent] = parseCommit(o.content).parents
+    if (!parent) return null
+    at = parent
+  }
+  return null
 }

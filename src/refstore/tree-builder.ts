@@ -102,6 +102,26 @@ export class TreeBuilder {
     return entry?.kind === 'blob' ? entry.oid : null
   }
 
+  /** Object id of the tree (`tree`) or blob at `path`, or null when there is no such entry of that kind. */
+  async entryAt(path: string, tree: boolean): Promise<string | null> {
+    const found = await this.parentOf(path, false)
+    const entry = found?.nodes.at(-1)!.entries!.get(found.name)
+    if (!entry) return null
+    if (tree) return entry.kind === 'tree' ? (entry.node.dirty ? null : entry.node.oid) : null
+    return entry.kind === 'blob' ? entry.oid : null
+  }
+
+  /** Create or replace the file at `path` with a blob already in the repository. */
+  async setBlob(path: string, oid: string): Promise<void> {
+    const {nodes, name} = (await this.parentOf(path, true))!
+    const entries = nodes.at(-1)!.entries!
+    const existing = entries.get(name)
+    if (existing?.kind === 'tree') throw new EnvironmentError('tree_conflict', `cannot write ${path}: it is a directory on the ref`)
+    if (existing?.kind === 'blob' && existing.oid === oid) return
+    entries.set(name, {kind: 'blob', mode: FILE_MODE, oid})
+    for (const n of nodes) n.dirty = true
+  }
+
   /** Create or replace the file at `path`. */
   async setFile(path: string, content: string | Buffer): Promise<void> {
     const oid = this.writer.write('blob', content)

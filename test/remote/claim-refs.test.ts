@@ -11,7 +11,9 @@
  * - a stale claim (computed before someone else's claim of the item landed)
  *   is dropped, never folded: the item keeps its owner, the ref goes;
  * - a valid one left behind is folded by the next writer as one commit with
- *   the original message, author and date.
+ *   the original message, author and date;
+ * - the inbox records and last_seen a change writes fold with it, file by
+ *   file, and a change whose such file moved on the list since is dropped.
  */
 import {mkdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
@@ -92,6 +94,41 @@ describe('pending per-item changes on the remote', {timeout: 120_000}, () => {
     expect(show(claims[0]!.oid)).toBe(gitSync(a, ['show', '-s', '--format=%an <%ae> %at%n%cn <%ce> %ct%n%B', pending]))
     expect(await freshShow(bare, x)).toMatchObject({owner: 'dave', epoch: 1, status: 'in_progress'})
     expect(tipOf(bare)).toBe(commits[0]!.oid)
+  })
+
+  it('a pending done fold carries its inbox record; a change whose last_seen moved on the list since is dropped', async () => {
+    const {bare, clones} = await shared(3)
+    const [a, b, c] = clones as [string, string, string]
+    const x = (await runJson(a, ['add', 'watched', '--as', 'lead'])).task.id
+    const y = (await runJson(a, ['add', 'other', '--as', 'lead'])).task.id
+    const z = (await runJson(a, ['add', 'third', '--as', 'lead'])).task.id
+    await runJson(a, ['claim', x, '--as', 'dave'])
+    await runJson(b, ['sync'])
+    // dave's done notifies the creator (lead): a record under inbox/lead/ in the same commit.
+    const done = (await runJson(a, ['done', x, '--offline', '--as', 'dave'])).commit
+    const records = (oid: string) => gitSync(bare, ['ls-tree', '-r', oid, 'inbox/lead/']).split('\n').filter(Boolean)
+    gitSync(a, ['push', '-q', 'origin', `${done}:refs/tasks-claims/main/${x}`, `${done}:refs/heads/keep`])
+    expect(records(done)).toHaveLength(1)
+
+    await runJson(b, ['comment', y, 'next writer', '--as', 'bob'])
+    expect(pendingRefs(bare)).toEqual([])
+    const tip = tipOf(bare)!
+    expectLinearHistory(history(bare))
+    // The record is on the list, byte for byte the one the done wrote.
+    expect(records(tip)).toEqual(records(done))
+    expect(await freshShow(bare, x)).toMatchObject({status: 'done'})
+
+    // erin's claim of z is computed first (it writes her first last_seen), then her comment on y lands
+    // with a last_seen of its own: the pending claim's registry file is no longer what it was computed on.
+    await runJson(c, ['sync'])
+    const stale = (await runJson(c, ['claim', z, '--offline', '--as', 'erin'])).commit
+    expect(gitSync(bare, ['ls-tree', '-r', '--name-only', `${tip}`, 'actors/'])).not.toContain('erin')
+    await runJson(b, ['comment', y, 'erin was here', '--as', 'erin'])
+    gitSync(c, ['push', '-q', 'origin', `${stale}:refs/tasks-claims/main/${z}`])
+    await runJson(b, ['comment', y, 'third writer', '--as', 'bob'])
+    expect(pendingRefs(bare)).toEqual([])
+    expect(history(bare).filter((c) => trailer(c, 'Tasks-Op') === 'claim' && trailer(c, 'Task') === z)).toEqual([])
+    expect(await freshShow(bare, z)).not.toMatchObject({owner: 'erin'})
   })
 })
 
