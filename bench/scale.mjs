@@ -246,11 +246,17 @@ export async function measureHistory({store, env, count, tmp, runs = 5, inbox = 
     return {median_ms: round(median(cmd)), node_ms: round(median(base)), ratio: round(median(cmd) / median(base), 2)}
   }
   const measure = () => ({log: timeCmd(['log', id, '--json']), show_history: timeCmd(['show', id, '--history', '--json'])})
-  const graph = join(repo, '.git', 'objects', 'info', 'commit-graph')
-  const hadGraph = existsSync(graph) || existsSync(join(repo, '.git', 'objects', 'info', 'commit-graphs'))
-  rmSync(graph, {force: true})
-  rmSync(join(repo, '.git', 'objects', 'info', 'commit-graphs'), {recursive: true, force: true})
+  const info = join(repo, '.git', 'objects', 'info')
+  const hadGraph = existsSync(join(info, 'commit-graph')) || existsSync(join(info, 'commit-graphs'))
+  // 1. git uses no commit-graph (and tasks starts none): every commit's trees on the path are read.
+  run('git', ['config', 'core.commitGraph', 'false'], {cwd: repo, env})
   const plain = measure()
+  run('git', ['config', '--unset', 'core.commitGraph'], {cwd: repo, env})
+  // 2. The graph `git gc` wrote (no changed-path filters); tasks' own refresh held back by its stamp.
+  const stamp = join(repo, '.git', 'git-tasks', 'commit-graph-started')
+  writeFileSync(stamp, 'bench\n')
+  const gcGraph = hadGraph ? measure() : null
+  // 3. With changed-path filters: what tasks' background refresh writes (timed here in the foreground).
   const write = run('git', ['commit-graph', 'write', '--reachable', '--changed-paths'], {cwd: repo, env})
   const bloom = measure()
   const out = {
@@ -272,6 +278,7 @@ export async function measureHistory({store, env, count, tmp, runs = 5, inbox = 
     card_commits: cardCommits,
     gc_wrote_commit_graph: hadGraph,
     plain,
+    gc_commit_graph: gcGraph,
     commit_graph_write_ms: round(write.ms),
     with_changed_path_filters: bloom,
   }
