@@ -45,12 +45,12 @@ describe('history generator', () => {
       const slow = tempDir()
       cpSync(origin, fast, {recursive: true})
       cpSync(origin, slow, {recursive: true})
-      const made = await generateHistory({cwd: fast, count: 120, seed: 7, start: START, inbox})
-      expect(made.commits).toBe(120)
+      const made = await generateHistory({cwd: fast, count: 50, seed: 7, start: START, inbox})
+      expect(made.commits).toBe(50)
       // Every kind of mutation happened (comments add files, adds create cards).
       for (const op of ['claim', 'done', 'comment', 'edit', 'add']) expect(made.byOp[op] ?? 0).toBeGreaterThan(0)
-      expect(gitSync(fast, ['rev-list', '--count', 'refs/tasks/main']).trim()).toBe(String(before + 120))
-      const expected = await replay(slow, 120, 7, inbox)
+      expect(gitSync(fast, ['rev-list', '--count', 'refs/tasks/main']).trim()).toBe(String(before + 50))
+      const expected = await replay(slow, 50, 7, inbox)
       expect(made.tip).toBe(expected)
       if (inbox) expect(gitSync(fast, ['ls-tree', '--name-only', 'refs/tasks/main']).split('\n')).toContain('inbox')
       // The result reads as a sound list.
