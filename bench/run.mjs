@@ -15,7 +15,9 @@
 //   BENCH_KEEP=1            keep the temporary repositories (path is printed)
 //   BENCH_AGENTS=16,32,64   also run the many-agents drains (bench/drain.mjs) against the serial floor
 //   BENCH_SYNC=1000         on the largest store: sync merging this many commits on each side (bench/scale.mjs)
-//   BENCH_HISTORY=300000    on the largest store: this many more commits, then git gc, log ID, show --history
+//   BENCH_HISTORY=300000    on the largest store: this many more commits (bench/history-gen.ts, git fast-import), then git gc, bytes by object kind, log ID, show --history
+//   BENCH_HISTORY_REPACK=250/50,aggressive  with BENCH_HISTORY: also `git repack -adf --depth=250 --window=50`, `git gc --aggressive`
+//   BENCH_HISTORY_INBOX=1   with BENCH_HISTORY: the commits also carry the inbox records a command adds
 //   BENCH_SEARCH=1          on the largest store: `tasks search` queries against node -e 0 (bench/search.mjs)
 import {spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
@@ -456,10 +458,14 @@ if (searchResult) {
 }
 if (historyResult) {
   const h = historyResult
+  const b = h.breakdown
   lines.push('')
-  lines.push(`history at ${h.size.toLocaleString('en-US')} tasks + ${h.mutations.toLocaleString('en-US')} commits (${h.commits_on_ref} on the ref): git gc ${(h.gc_ms / 1000).toFixed(1)} s, size-pack ${h.after_gc.pack_mib} MiB (target < ${h.gc_target_mib} MB at 300,000 commits), index cache ${h.index_cache_bytes.before} -> ${h.index_cache_bytes.after} bytes`)
-  for (const [label, m] of [['plain', h.plain], ['changed-path filters', h.with_changed_path_filters]]) {
-    lines.push(`  ${label}: tasks log ID ${m.log.median_ms} ms (${m.log.ratio}x node)${m.show_history ? `, show ID --history ${m.show_history.median_ms} ms (${m.show_history.ratio}x)` : ''}`)
+  lines.push(`history at ${h.size.toLocaleString('en-US')} tasks + ${h.mutations.toLocaleString('en-US')} commits (${h.commits_on_ref} on the ref, generated in ${(h.generate_ms / 1000).toFixed(0)} s${h.inbox ? ', with inbox records' : ''}): git gc ${(h.gc_ms / 1000).toFixed(1)} s, size-pack ${h.after_gc.pack_mib} MiB (target < ${h.gc_target_mib} MB at 300,000 commits${h.mutations >= 300_000 ? `: ${verdict(h.after_gc.pack_mib * 1.048576 < h.gc_target_mib)}` : ', not judged for fewer'})`)
+  lines.push(`  pack ${b.pack_bytes} + idx ${b.idx_bytes} bytes; history ${b.history_bytes_per_commit} bytes per commit in the pack + ${b.idx_bytes_per_object} idx bytes per object; index cache ${h.index_cache_bytes.before} -> ${h.index_cache_bytes.after} bytes (first command after the history: ${(h.index_catch_up_ms / 1000).toFixed(1)} s)`)
+  for (const [kind, r] of Object.entries(b.rows).sort((x, y) => y[1].history_bytes - x[1].history_bytes)) lines.push(`    ${kind.padEnd(36)} ${String(r.history_objects).padStart(8)} objects ${String(r.history_bytes).padStart(11)} bytes ${String(r.bytes_per_commit).padStart(7)} per commit`)
+  for (const v of h.repacks) lines.push(`  ${v.command}: ${(v.ms / 1000).toFixed(1)} s, size-pack ${v.pack_mib} MiB, ${v.breakdown.history_bytes_per_commit} bytes per commit`)
+  for (const [label, m] of [['no commit-graph', h.plain], ['git gc\'s commit-graph', h.gc_commit_graph], ['changed-path filters', h.with_changed_path_filters]]) {
+    if (m) lines.push(`  ${label}: tasks log ID ${m.log.median_ms} ms (${m.log.ratio}x node), show ID --history ${m.show_history.median_ms} ms (${m.show_history.ratio}x)`)
   }
 }
 if (drains.length > 0) {

@@ -14,7 +14,8 @@
 // (run.mjs with BENCH_KEEP=1 prints where the kept stores are). Also run by
 // run.mjs when BENCH_SYNC or BENCH_HISTORY is set.
 import {spawnSync} from 'node:child_process'
-import {copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {createHash} from 'node:crypto'
+import {copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {loadavg, tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {createRequire} from 'node:module'
@@ -124,26 +125,129 @@ function sizePackMiB(repo, env) {
   return {pack_mib: round(kib('size-pack') / 1024), loose_mib: round(kib('size') / 1024), loose_objects: kib('count')}
 }
 
-/** History: `count` more commits on a full copy of the store, then gc, log and show --history. */
-export async function measureHistory({store, env, count, tmp, runs = 5}) {
-  const {makeHistory} = await loadHistory(tmp)
+async function loadGenerator(tmp) {
+  const outfile = join(tmp, 'history-gen.cjs')
+  await build({entryPoints: [join(root, 'bench', 'history-gen.ts')], outfile, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning'})
+  return createRequire(import.meta.url)(outfile)
+}
+
+/**
+ * Bytes in the repository's packs by object kind: commits, trees by level
+ * (root, tasks/, a shard, a card's directory, its comments/), blobs by file
+ * kind; split into the objects of `base` (the seeded list) and the rest
+ * (the history). From `git verify-pack -v` (compressed size in the pack,
+ * header included) joined with `git rev-list --objects` (each object's path).
+ */
+export function packBreakdown(repo, env, base) {
+  const idxs = readdirSync(join(repo, '.git', 'objects', 'pack')).filter((f) => f.endsWith('.idx')).map((f) => join(repo, '.git', 'objects', 'pack', f))
+  const size = new Map()
+  const type = new Map()
+  const depths = []
+  for (const idx of idxs) {
+    for (const line of run('git', ['verify-pack', '-v', idx], {cwd: repo, env}).out.split('\n')) {
+      const p = line.split(/\s+/)
+      if (p.length >= 5 && /^[0-9a-f]{40}$/.test(p[0]) && (p[1] === 'commit' || p[1] === 'tree' || p[1] === 'blob')) {
+        size.set(p[0], Number(p[3]))
+        type.set(p[0], p[1])
+        depths.push(p.length > 6 ? Number(p[5]) : 0)
+      }
+    }
+  }
+  const paths = new Map()
+  for (const line of run('git', ['rev-list', '--objects', 'refs/tasks/main'], {cwd: repo, env}).out.split('\n')) {
+    if (!line) continue
+    const sp = line.indexOf(' ')
+    const oid = sp === -1 ? line : line.slice(0, sp)
+    if (!paths.has(oid)) paths.set(oid, sp === -1 ? '' : line.slice(sp + 1))
+  }
+  const inBase = new Set(run('git', ['rev-list', '--objects', base], {cwd: repo, env}).out.split('\n').map((l) => l.slice(0, 40)))
+  const kindOf = (oid) => {
+    const t = type.get(oid)
+    if (t === 'commit') return 'commit'
+    const path = paths.get(oid) ?? '?'
+    const parts = path ? path.split('/') : []
+    if (t === 'tree') {
+      if (parts.length === 0) return 'tree: root'
+      if (parts[0] === 'tasks') return ['tree: tasks/', 'tree: tasks/<shard>/', 'tree: tasks/<shard>/<id>/', 'tree: tasks/<shard>/<id>/comments/'][Math.min(parts.length - 1, 3)]
+      return `tree: ${parts[0]}/…`
+    }
+    if (parts[0] === 'tasks') return parts.at(-1) === 'task.md' ? 'blob: task.md' : parts[3] === 'comments' ? 'blob: comment' : 'blob: other card file'
+    return `blob: ${parts[0] ?? '?'}`
+  }
+  const rows = {}
+  for (const [oid, bytes] of size) {
+    const k = kindOf(oid)
+    const r = (rows[k] ??= {history_objects: 0, history_bytes: 0, base_objects: 0, base_bytes: 0})
+    if (inBase.has(oid)) {
+      r.base_objects++
+      r.base_bytes += bytes
+    } else {
+      r.history_objects++
+      r.history_bytes += bytes
+    }
+  }
+  const commits = rows.commit?.history_objects ?? 0
+  for (const r of Object.values(rows)) r.bytes_per_commit = commits ? round(r.history_bytes / commits, 1) : null
+  const packBytes = idxs.reduce((n, i) => n + statSync(i.replace(/\.idx$/, '.pack')).size, 0)
+  const idxBytes = idxs.reduce((n, i) => n + statSync(i).size, 0)
+  const historyBytes = Object.values(rows).reduce((n, r) => n + r.history_bytes, 0)
+  const baseBytes = Object.values(rows).reduce((n, r) => n + r.base_bytes, 0)
+  return {
+    pack_bytes: packBytes,
+    idx_bytes: idxBytes,
+    objects: size.size,
+    max_depth: depths.reduce((a, b) => Math.max(a, b), 0),
+    history_commits: commits,
+    base_bytes: baseBytes,
+    history_bytes: historyBytes,
+    history_bytes_per_commit: commits ? round(historyBytes / commits, 1) : null,
+    idx_bytes_per_object: round(idxBytes / Math.max(size.size, 1), 1),
+    rows,
+  }
+}
+
+/**
+ * History: `count` more commits on a full copy of the store (generated
+ * through `git fast-import`: bench/history-gen.ts writes what the CLI would
+ * commit), then gc (and, with BENCH_HISTORY_REPACK, the heavier repacks),
+ * the bytes by object kind, `tasks log ID` and `show --history`.
+ */
+export async function measureHistory({store, env, count, tmp, runs = 5, inbox = env.BENCH_HISTORY_INBOX === '1', repacks = (env.BENCH_HISTORY_REPACK ?? '').split(',').filter(Boolean)}) {
+  const {generateHistory} = await loadGenerator(tmp)
   const repo = join(tmp, 'history')
   log(`history: copying ${store}`)
   cpSync(store, repo, {recursive: true})
+  const base = run('git', ['rev-parse', 'refs/tasks/main'], {cwd: repo, env}).out.trim()
   const cache = join(repo, '.git', 'git-tasks', 'index-main')
   const cacheBefore = existsSync(cache) ? statSync(cache).size : null
-  const made = await makeHistory({cwd: repo, count, actor: 'agent-h', seed: 33, progress: (n) => log(`history: ${n} of ${count} commits`)})
+  // The history ends now: one mutation every 10 s on average before it.
+  const start = new Date(Date.now() - count * 10_000).toISOString()
+  const made = await generateHistory({cwd: repo, count, seed: 33, start, inbox, progress: (n) => log(`history: ${n} of ${count} commits`)})
+  log(`history: ${made.commits} commits in ${(made.ms / 1000).toFixed(1)} s`)
   const commits = Number(run('git', ['rev-list', '--count', 'refs/tasks/main'], {cwd: repo, env}).out.trim())
-  run(process.execPath, [BIN, 'list', '--json', '--limit', '1'], {cwd: repo, env})
+  // The first command after the history arrived brings the index cache forward (linear in changed tasks).
+  const catchUp = run(process.execPath, [BIN, 'list', '--json', '--limit', '1'], {cwd: repo, env})
   const cacheAfter = existsSync(cache) ? statSync(cache).size : null
   const before = sizePackMiB(repo, env)
   const gc = run('git', ['gc', '-q'], {cwd: repo, env})
   const after = sizePackMiB(repo, env)
-  // The card with the most commits among a few touched ones: the slowest `log ID`.
-  const touched = run('git', ['log', '-n', '200', '--format=%(trailers:key=Task,valueonly)', 'refs/tasks/main'], {cwd: repo, env})
-    .out.split('\n')
-    .filter(Boolean)
-  const id = touched[0]
+  log(`history: git gc ${(gc.ms / 1000).toFixed(1)} s, size-pack ${after.pack_mib} MiB`)
+  const breakdown = packBreakdown(repo, env, base)
+  const variants = []
+  for (const spec of repacks) {
+    // "aggressive" is `git gc --aggressive`; "D/W" is `git repack -adf --depth=D --window=W`.
+    const args = spec === 'aggressive' ? ['gc', '-q', '--aggressive'] : ['repack', '-adfq', `--depth=${spec.split('/')[0]}`, `--window=${spec.split('/')[1]}`]
+    const r = run('git', args, {cwd: repo, env})
+    const sz = sizePackMiB(repo, env)
+    variants.push({spec, command: `git ${args.join(' ')}`, ms: round(r.ms), ...sz, breakdown: packBreakdown(repo, env, base)})
+    log(`history: ${spec}: ${(r.ms / 1000).toFixed(1)} s, size-pack ${sz.pack_mib} MiB`)
+  }
+  // The card with the most commits among the last 2,000: the slowest `log ID`.
+  const touched = run('git', ['log', '-n', '2000', '--format=%(trailers:key=Task,valueonly)', 'refs/tasks/main'], {cwd: repo, env}).out.split('\n').filter(Boolean)
+  const counts = new Map()
+  for (const t of touched) counts.set(t, (counts.get(t) ?? 0) + 1)
+  const id = [...counts].sort((a, b) => b[1] - a[1])[0][0]
+  const cardCommits = Number(run('git', ['rev-list', '--count', 'refs/tasks/main', '--', `tasks/${createHash('sha1').update(id).digest('hex').slice(0, 2)}/${id}`], {cwd: repo, env}).out.trim())
   const timeCmd = (args) => {
     const cmd = []
     const base = []
@@ -153,27 +257,46 @@ export async function measureHistory({store, env, count, tmp, runs = 5}) {
     }
     return {median_ms: round(median(cmd)), node_ms: round(median(base)), ratio: round(median(cmd) / median(base), 2)}
   }
-  // `show --history` where this build has it (another capability adds it); `log ID` always.
-  const hasShowHistory = /--history/.test(run(process.execPath, [BIN, 'show', '--help'], {cwd: repo, env}).out)
-  const measure = () => ({log: timeCmd(['log', id, '--json']), show_history: hasShowHistory ? timeCmd(['show', id, '--history', '--json']) : null})
+  const measure = () => ({log: timeCmd(['log', id, '--json']), show_history: timeCmd(['show', id, '--history', '--json'])})
+  const info = join(repo, '.git', 'objects', 'info')
+  const hadGraph = existsSync(join(info, 'commit-graph')) || existsSync(join(info, 'commit-graphs'))
+  // 1. git uses no commit-graph (and tasks starts none): every commit's trees on the path are read.
+  run('git', ['config', 'core.commitGraph', 'false'], {cwd: repo, env})
   const plain = measure()
-  run('git', ['commit-graph', 'write', '--reachable', '--changed-paths'], {cwd: repo, env})
+  run('git', ['config', '--unset', 'core.commitGraph'], {cwd: repo, env})
+  // 2. The graph `git gc` wrote (no changed-path filters); tasks' own refresh held back by its stamp.
+  const stamp = join(repo, '.git', 'git-tasks', 'commit-graph-started')
+  writeFileSync(stamp, 'bench\n')
+  const gcGraph = hadGraph ? measure() : null
+  // 3. With changed-path filters: what tasks' background refresh writes (timed here in the foreground).
+  const write = run('git', ['commit-graph', 'write', '--reachable', '--changed-paths'], {cwd: repo, env})
   const bloom = measure()
-  rmSync(repo, {recursive: true, force: true})
-  return {
+  const out = {
     mutations: made.commits,
-    commit_ms: made.ms,
+    generate_ms: made.ms,
     by_op: made.byOp,
+    files_written: made.files,
+    inbox,
     commits_on_ref: commits,
+    index_catch_up_ms: round(catchUp.ms),
     before_gc: before,
     gc_ms: round(gc.ms),
     after_gc: after,
     gc_target_mib: GC_TARGET_MB,
+    breakdown,
+    repacks: variants,
     index_cache_bytes: {before: cacheBefore, after: cacheAfter},
     card: id,
+    card_commits: cardCommits,
+    gc_wrote_commit_graph: hadGraph,
     plain,
+    gc_commit_graph: gcGraph,
+    commit_graph_write_ms: round(write.ms),
     with_changed_path_filters: bloom,
   }
+  if (env.BENCH_KEEP !== '1') rmSync(repo, {recursive: true, force: true})
+  else out.kept = repo
+  return out
 }
 
 // Standalone.

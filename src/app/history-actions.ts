@@ -15,6 +15,7 @@ import {childIds, lookup, type Snapshot} from '../core/snapshot'
 import {taskFilePath} from '../core/store-layout'
 import {TaskViewer, type TaskView} from '../core/task-view'
 import {type HistoryEvent, idsInHistory, readHistory, removalCommit} from '../refstore/history'
+import {refreshCommitGraph} from '../refstore/housekeeping'
 import type {Session} from './session'
 import {mutate} from './transaction'
 
@@ -98,6 +99,8 @@ export async function log(session: Session, id: string | undefined, f: LogFilter
     return true
   }
   const events = await readHistory(session.store.repo.cwd, loaded.index.commit, {path: task ? taskDir(task) : undefined, limit: f.limit, filter: filtering ? keep : undefined})
+  // A card's history reads fast on a long list only with changed-path filters: keep the commit-graph current, in the background.
+  if (task) refreshCommitGraph(session.store.repo, loaded.index.commit)
   return {list: session.list, task, removed, events}
 }
 

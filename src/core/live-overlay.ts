@@ -12,7 +12,7 @@ import {lowerBound} from './ids'
 import {QUEUED, compareForNext} from './order'
 import type {Check} from './check'
 import type {Change} from './plan'
-import {type LeaseRow, leasesIn, type OpenRow, type OpenRows, type Snapshot, type SnapshotTables, type TaskEntry, compareOpenRows, entryOf, isFinishedStatus, openRowOf, reservationsIn, tablesOf} from './snapshot'
+import {compareLeaseRows, type LeaseRow, leaseRowOf, leasesIn, type OpenRow, type OpenRows, type Snapshot, type SnapshotTables, type TaskEntry, compareOpenRows, entryOf, isFinishedStatus, openRowOf, reservationsIn, tablesOf} from './snapshot'
 import {taskFilePath} from './store-layout'
 import type {TaskMeta} from './task'
 import {putCheck} from './apply'
@@ -58,6 +58,9 @@ export class LiveOverlay implements ReadonlyMap<string, TaskEntry>, SnapshotTabl
   private queueCache: readonly string[] | undefined
   private reservedCache: ReadonlyMap<string, readonly string[]> | undefined
   private claimedCache: ReadonlyMap<string, readonly string[]> | undefined
+  /** The lease order, once asked for (then updated in place by each change). */
+  private leaseRows: LeaseRow[] | undefined
+  private leaseRowsShared = false
   private readonly baseTables: SnapshotTables
   private readonly checks: Map<string, readonly Check[]>
   /** The snapshot ops run on: this overlay as tasks and tables, and the checks as they stand. */
@@ -81,6 +84,7 @@ export class LiveOverlay implements ReadonlyMap<string, TaskEntry>, SnapshotTabl
   }
 
   private set(id: string, entry: TaskEntry | null): void {
+    this.moveLease(this.get(id), entry)
     const prev = this.changes.has(id) ? this.changes.get(id)! : undefined
     if (prev?.status) {
       if (prev.parent) index(this.childIdx, prev.parent, id, false)
@@ -224,8 +228,48 @@ export class LiveOverlay implements ReadonlyMap<string, TaskEntry>, SnapshotTabl
     return this.claimedCache
   }
 
+  /** The lease order: built once from the base's, then kept up to date row by row as changes arrive. */
   leases(): readonly LeaseRow[] {
-    return leasesIn(this.values())
+    if (!this.leaseRows) {
+      const kept = this.baseTables.leases().filter(([id]) => !this.changes.has(id))
+      const more = leasesIn([...this.changes.values()].filter((e): e is TaskEntry => e !== null))
+      const out: LeaseRow[] = []
+      let i = 0
+      let j = 0
+      while (i < kept.length && j < more.length) out.push(compareLeaseRows(kept[i]!, more[j]!) <= 0 ? kept[i++]! : more[j++]!)
+      while (i < kept.length) out.push(kept[i++]!)
+      while (j < more.length) out.push(more[j++]!)
+      this.leaseRows = out
+    }
+    this.leaseRowsShared = true
+    return this.leaseRows
+  }
+
+  private moveLease(before: TaskEntry | undefined, after: TaskEntry | null): void {
+    if (!this.leaseRows) return
+    // Copied once before the first change after a caller got the array, so what it got never changes under it.
+    if (this.leaseRowsShared) {
+      this.leaseRows = [...this.leaseRows]
+      this.leaseRowsShared = false
+    }
+    const rows = this.leaseRows
+    const at = (row: LeaseRow): number => {
+      let lo = 0
+      let hi = rows.length
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1
+        if (compareLeaseRows(rows[mid]!, row) < 0) lo = mid + 1
+        else hi = mid
+      }
+      return lo
+    }
+    const old = before ? leaseRowOf(before) : null
+    if (old) {
+      const i = at(old)
+      if (rows[i]?.[0] === old[0]) rows.splice(i, 1)
+    }
+    const row = after ? leaseRowOf(after) : null
+    if (row) rows.splice(at(row), 0, row)
   }
 
   /** Computed by one pass over the entries (a batch's snapshot is rarely listed). */

@@ -101,5 +101,6 @@ export function jsonError(r: RunResult): {code: string; message: string; exit: n
 }
 
 export function cleanupAll(): void {
-  rmSync(scratch, {recursive: true, force: true})
+  // Retries: a background git a command started (maintenance, a commit-graph write) may still add a file.
+  rmSync(scratch, {recursive: true, force: true, maxRetries: 5, retryDelay: 100})
 }

@@ -11,11 +11,11 @@
  *   before the ref moves: the path runs and the result passes fsck.
  */
 import {createHash} from 'node:crypto'
-import {existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {LooseObjectWriter, fsyncsLooseObjects} from '../../src/refstore/git-objects'
-import {maintenanceDue} from '../../src/refstore/housekeeping'
+import {COMMIT_GRAPH_INTERVAL_MS, commitGraphState, maintenanceDue, refreshCommitGraph} from '../../src/refstore/housekeeping'
 import type {Repository} from '../../src/refstore/repository'
 import {cleanupAll, gitSync, runJson} from '../helpers/cli'
 import {initRepo} from '../race/support'
@@ -134,5 +134,49 @@ describe('core.fsync', () => {
     const b = await runJson(dir, ['comment', a.task.id, 'with core.fsyncObjectFiles'], ME)
     expect(gitSync(dir, ['rev-parse', 'refs/tasks/main']).trim()).toBe(b.commit)
     gitSync(dir, ['fsck', '--strict', '--no-dangling'])
+  })
+})
+
+describe('commit-graph for card histories', {timeout: 60_000}, () => {
+  const until = async (ok: () => boolean): Promise<boolean> => {
+    for (let i = 0; i < 300 && !ok(); i++) await new Promise((r) => setTimeout(r, 50))
+    return ok()
+  }
+
+  it('reads what git wrote: present, with or without changed-path filters, which commits it holds', async () => {
+    const dir = await initRepo()
+    const objects = join(dir, '.git', 'objects')
+    const first = (await runJson(dir, ['add', 'one'], ME)).commit as string
+    expect(commitGraphState(objects, first)).toEqual({exists: false, changedPaths: false, has: false})
+    gitSync(dir, ['commit-graph', 'write', '--reachable'])
+    expect(commitGraphState(objects, first)).toEqual({exists: true, changedPaths: false, has: true})
+    const second = (await runJson(dir, ['add', 'two'], ME)).commit as string
+    expect(commitGraphState(objects, second)).toEqual({exists: true, changedPaths: false, has: false})
+    gitSync(dir, ['commit-graph', 'write', '--reachable', '--changed-paths', '--split'])
+    expect(commitGraphState(objects, second)).toEqual({exists: true, changedPaths: true, has: true})
+    expect(commitGraphState(objects, first).has).toBe(true)
+  })
+
+  it('`tasks log ID` writes the graph with filters in the background, then only new layers, at most once per interval', async () => {
+    const dir = await initRepo()
+    const objects = join(dir, '.git', 'objects')
+    const added = await runJson(dir, ['add', 'one'], ME)
+    const id = added.task.id as string
+    await runJson(dir, ['log', id], ME)
+    const tip1 = gitSync(dir, ['rev-parse', 'refs/tasks/main']).trim()
+    expect(await until(() => commitGraphState(objects, tip1).has), 'the graph holds the tip').toBe(true)
+    expect(commitGraphState(objects, tip1).changedPaths).toBe(true)
+    const claimed = await runJson(dir, ['claim', id], ME)
+    const stamp = statSync(join(dir, '.git', 'git-tasks', 'commit-graph-started')).mtimeMs
+    const repo = repoOf(dir)
+    // Within the interval nothing starts; after it, a new layer with the missing commit.
+    expect(refreshCommitGraph(repo, claimed.commit, stamp + 1000)).toBeNull()
+    expect(refreshCommitGraph(repo, claimed.commit, stamp + COMMIT_GRAPH_INTERVAL_MS + 1000)).toBe('split')
+    expect(await until(() => commitGraphState(objects, claimed.commit).has)).toBe(true)
+    expect(commitGraphState(objects, claimed.commit).changedPaths).toBe(true)
+    expect(refreshCommitGraph(repo, claimed.commit, stamp + 3 * COMMIT_GRAPH_INTERVAL_MS)).toBeNull()
+    gitSync(dir, ['config', 'core.commitGraph', 'false'])
+    const more = await runJson(dir, ['add', 'three'], ME)
+    expect(refreshCommitGraph(repo, more.commit, stamp + 9 * COMMIT_GRAPH_INTERVAL_MS)).toBeNull()
   })
 })

@@ -6,6 +6,8 @@
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
 import {OverlayTasks, overlaySnapshot} from '../../src/core/overlay'
+import {LiveOverlay} from '../../src/core/live-overlay'
+import type {Change} from '../../src/core/plan'
 import {ScannedTables, type Snapshot, type SnapshotTables, type TaskEntry, entryOf, tablesOf} from '../../src/core/snapshot'
 import {DEFAULT_CONFIG, type Status} from '../../src/core/task'
 import {derivedState, openRowState} from '../../src/core/readiness'
@@ -101,6 +103,24 @@ describe('overlay snapshots', () => {
         const twice = overlaySnapshot(once, second, 'c2')
         expect((twice.tasks as OverlayTasks).base).toBe(base)
         expect(answers(twice)).toEqual(answers(snap(applied(applied(base, first), second))))
+      }),
+    )
+  })
+})
+
+describe('LiveOverlay (a batch, the history generator)', () => {
+  it('answers like a plain map after each step of changes, the lease order included', () => {
+    fc.assert(
+      fc.property(tasksArb, fc.array(changesArb, {maxLength: 4}), (base, steps) => {
+        const live = new LiveOverlay(snap(base, new ScannedTables(base)))
+        let plain = new Map(base)
+        for (const step of steps) {
+          // A put-task always writes a readable file; an unreadable one in the step stands for a removal.
+          const readable = new Map([...step].map(([id, e]) => [id, e?.meta ? e : null] as const))
+          live.apply([...readable].map(([id, e]): Change => (e?.meta ? {kind: 'put-task', meta: e.meta} : {kind: 'delete-task', id})))
+          plain = applied(plain, readable)
+          expect(answers(live.snapshot)).toEqual(answers(snap(plain, new ScannedTables(plain))))
+        }
       }),
     )
   })
