@@ -82,6 +82,12 @@ export interface SnapshotTables extends PrefixSearch {
    */
   nextQueue(): readonly string[]
   /**
+   * The same queue, produced from its front as it is read (optional): `next`
+   * stops at its first ready item, so a table that can merge lazily saves
+   * building the whole queue. Same ids in the same order as nextQueue().
+   */
+  nextQueueFront?(): Iterable<string>
+  /**
    * The items of the next queue that are reserved (assignee set), by
    * assignee, each list in queue order: `next` finds an item reserved for
    * its caller without decoding the rest of the queue.

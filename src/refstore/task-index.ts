@@ -426,6 +426,22 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     return this.queue
   }
 
+  /** The queue read from its front without splitting the whole line (see SnapshotTables.nextQueueFront). */
+  *nextQueueFront(): Iterable<string> {
+    if (this.queue) {
+      yield* this.queue
+      return
+    }
+    const text = this.buf.toString(this.queueStart, this.reservedStart - 1)
+    let at = 0
+    while (at < text.length) {
+      let sp = text.indexOf(' ', at)
+      if (sp === -1) sp = text.length
+      yield text.slice(at, sp)
+      at = sp + 1
+    }
+  }
+
   reservations(): ReadonlyMap<string, readonly string[]> {
     if (!this.reserved) {
       let parsed: Record<string, string[]>

@@ -41,6 +41,8 @@ function answers(s: Snapshot) {
     todo: t.idsWithStatus(new Set(['todo'])),
     held: t.idsWithStatus(new Set(['in_progress', 'blocked'])),
     broken: t.brokenIds(),
+    // Read before nextQueue(), which it would otherwise just replay.
+    front: [...(t.nextQueueFront?.() ?? t.nextQueue())],
     queue: t.nextQueue(),
     reservations: [...t.reservations()].sort(([a], [b]) => (a < b ? -1 : 1)),
     claims: [...t.claims()].sort(([a], [b]) => (a < b ? -1 : 1)),

@@ -54,6 +54,8 @@ function answers(s: Snapshot) {
     dependents: POOL.map((id) => t.dependents(id)),
     statuses: groups.map((g) => t.idsWithStatus(g)),
     broken: t.brokenIds(),
+    // Read before nextQueue(), which it would otherwise just replay.
+    front: [...(t.nextQueueFront?.() ?? t.nextQueue())],
     queue: t.nextQueue(),
     reservations: [...t.reservations()].sort(([a], [b]) => (a < b ? -1 : 1)),
     claims: [...t.claims()].sort(([a], [b]) => (a < b ? -1 : 1)),

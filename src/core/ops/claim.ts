@@ -195,7 +195,7 @@ export function nextWithoutSweep(snap: Snapshot, ctx: OpContext, args: NextArgs)
   if (!pick) {
     const spread = Math.max(1, Math.floor(ctx.spread ?? 1))
     const pool: TaskMeta[] = []
-    for (const id of tables.nextQueue()) {
+    for (const id of tables.nextQueueFront?.() ?? tables.nextQueue()) {
       const t = snap.tasks.get(id)!.meta!
       if (pool.length > 0 && (pool.length >= spread || t.priority !== pool[0]!.priority)) break
       if (t.assignee === ctx.actor || !ready(t)) continue
