@@ -37,6 +37,7 @@ import {taskDir} from '../src/core/ids'
 import {commentPath, taskFilePath} from '../src/core/store-layout'
 import {serialiseComment, serialiseTask, taskBody} from '../src/core/task-file'
 import {authorOf, ListStore, type Loaded} from '../src/refstore/list-store'
+import {prng} from './seed'
 
 /** Who works on the list: people and agents, as in a team with a fleet. */
 export const HISTORY_ACTORS = [
@@ -64,18 +65,6 @@ const NOTES = [
   'Split the work: the refactor first, the behaviour change in a second commit.',
   'Done locally, waiting for CI before closing.',
 ]
-
-/** mulberry32: a small deterministic PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** One mutation as a command would run it: the op's plan and the context it ran with. */
 export interface Step {

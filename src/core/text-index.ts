@@ -116,6 +116,29 @@ export function flatIndex(parts: {
   }
 }
 
+/** Where each of `lengths`' items starts when they are laid end to end, with the total last. */
+export function startsOf(lengths: readonly number[]): Uint32Array {
+  const out = new Uint32Array(lengths.length + 1)
+  let at = 0
+  lengths.forEach((n, i) => {
+    out[i] = at
+    at += n
+  })
+  out[lengths.length] = at
+  return out
+}
+
+/** The terms (sorted) as one array of UTF-16 code units and each term's start in it. */
+function packTerms(terms: readonly string[]): {termStart: Uint32Array; termChars: Uint16Array} {
+  const termStart = startsOf(terms.map((t) => t.length))
+  const termChars = new Uint16Array(termStart[terms.length]!)
+  terms.forEach((t, i) => {
+    const at = termStart[i]!
+    for (let j = 0; j < t.length; j++) termChars[at + j] = t.charCodeAt(j)
+  })
+  return {termStart, termChars}
+}
+
 /**
  * MiniSearch's serialized index as a flat one. Postings of documents it no
  * longer has (it discards lazily) are dropped; documents are renumbered in
@@ -155,18 +178,7 @@ export function flatFromPlain(plain: PlainIndex): FlatIndex {
     terms.push(term)
     termFields.push(...offsets)
   }
-  const termStart = new Uint32Array(terms.length + 1)
-  let chars = 0
-  terms.forEach((t, i) => {
-    termStart[i] = chars
-    chars += t.length
-  })
-  termStart[terms.length] = chars
-  const termChars = new Uint16Array(chars)
-  terms.forEach((t, i) => {
-    const at = termStart[i]!
-    for (let j = 0; j < t.length; j++) termChars[at + j] = t.charCodeAt(j)
-  })
+  const {termStart, termChars} = packTerms(terms)
   return flatIndex({
     docCount: plain.documentCount,
     fields,
@@ -323,18 +335,7 @@ export function updatedFlat(old: FlatIndex | null, fields: readonly string[], re
     terms.push(term)
     termFields.push(...offsets)
   }
-  const termStart = new Uint32Array(terms.length + 1)
-  let chars = 0
-  terms.forEach((t, i) => {
-    termStart[i] = chars
-    chars += t.length
-  })
-  termStart[terms.length] = chars
-  const termChars = new Uint16Array(chars)
-  terms.forEach((t, i) => {
-    const at = termStart[i]!
-    for (let j = 0; j < t.length; j++) termChars[at + j] = t.charCodeAt(j)
-  })
+  const {termStart, termChars} = packTerms(terms)
   return flatIndex({docCount: N, fields, avgFieldLength, termChars, termStart, fieldLength, termFields: Uint32Array.from(termFields), pairs: pairs.slice(0, used), ids})
 }
 

@@ -24,7 +24,7 @@ import {closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync,
 import {isAscii} from 'node:buffer'
 import {join} from 'node:path'
 import {createHash} from 'node:crypto'
-import {type FlatIndex, type TextIndex, flatIndex} from '../core/text-index'
+import {type FlatIndex, type TextIndex, flatIndex, startsOf} from '../core/text-index'
 
 export const SEARCH_CACHE_VERSION = 3
 
@@ -225,13 +225,7 @@ export function writeSearchCache(commonDir: string, list: string, commit: string
   const tmp = `${path}.${process.pid}.tmp`
   try {
     const idBuffers = flat.ids.map((id) => Buffer.from(id, 'utf8'))
-    const idStart = new Uint32Array(flat.docs + 1)
-    let at = 0
-    idBuffers.forEach((b, n) => {
-      idStart[n] = at
-      at += b.length
-    })
-    idStart[flat.docs] = at
+    const idStart = startsOf(idBuffers.map((b) => b.length))
     const content: Record<Section, Uint8Array> = {
       termStart: bytesOf(flat.termStart),
       termChars: bytesOf(flat.termChars),
