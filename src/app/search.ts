@@ -14,17 +14,22 @@
  * again; removed tasks are dropped. A missing or damaged cache is rebuilt
  * from the whole list.
  *
- * The index stores no text: the snippets of the hits shown are read from
- * git at query time (a few cat-file reads through the session's reader).
+ * Beside the terms, the index keeps each card's stored status and the
+ * texts snippets are cut from (its description and comments), both from
+ * the same directory the terms came from: a `--status` filter reads one
+ * byte per hit instead of the task index's open rows or every hit's card,
+ * and the snippets of the hits shown are read from the file, not from git.
  */
 import {UsageError} from '../core/errors'
-import {STATES, type State, openRowState} from '../core/readiness'
+import {STATES, type State} from '../core/readiness'
 import {tablesOf} from '../core/snapshot'
 import type {TaskView} from '../core/task-view'
 import type {TaskMeta} from '../core/task'
 import {type EvalOptions, type FlatIndex, type IndexDoc, type Ranked, type TextIndex, docsWithAllTerms, evaluate, queryTerms, rawTokens, updatedFlat} from '../core/text-index'
 import {checkTags} from '../core/validation'
-import {type SearchCache, readSearchCache, writeSearchCache} from '../refstore/search-cache'
+import {type DocFacts, type SearchCache, STATUS_CODES, readSearchCache, statusCode, writeSearchCache} from '../refstore/search-cache'
+import {openRowColumns} from '../core/snapshot'
+import {openRowStateAt} from '../core/readiness'
 import type {Loaded} from '../refstore/list-store'
 import type {Session} from './session'
 import {viewer} from './task-actions'
@@ -35,6 +40,7 @@ interface SearchDoc {
   body: string
   comments: string
   tags: string
+  status: string
 }
 
 const FIELDS = ['title', 'body', 'comments', 'tags'] as const
@@ -95,12 +101,16 @@ function wantedStates(values: readonly string[] | undefined): Set<State> | null 
 
 async function docOf(session: Session, commit: string, meta: TaskMeta, dir: string): Promise<SearchDoc> {
   const detail = await session.store.readDetail(commit, meta.id, dir)
-  return {id: meta.id, title: meta.title, body: detail.body, comments: detail.comments.map((c) => c.body).join('\n\n'), tags: meta.tags.join(' ')}
+  return {id: meta.id, title: meta.title, body: detail.body, comments: detail.comments.map((c) => c.body).join('\n\n'), tags: meta.tags.join(' '), status: meta.status}
 }
 
 interface Indexed {
   index: TextIndex
   state: SearchOutput['index']
+  /** Each document's stored status (`STATUS_CODES`). */
+  status(): Uint8Array
+  /** A document's description and comments, as snippets are cut from them. */
+  text(doc: number): [string, string]
 }
 
 /**
@@ -118,7 +128,7 @@ async function withIndex<T>(session: Session, loaded: Loaded, use: (ix: Indexed)
     if (cached && cached.commit === loaded.index.commit) {
       try {
         const index = cached.index()
-        return use({index, state: {state: 'current', reindexed: 0, tasks: index.docCount}})
+        return use({index, state: {state: 'current', reindexed: 0, tasks: index.docCount}, status: () => cached.status(), text: (doc) => cached.text(doc)})
       } catch {
         // damaged: rebuilt below
       }
@@ -133,10 +143,12 @@ async function updatedIndex(session: Session, loaded: Loaded, cached: SearchCach
   const {commonDir} = session.store.repo
   const commit = loaded.index.commit
   let old: FlatIndex | null = null
+  let oldFacts: DocFacts | null = null
   let dirs: Record<string, string> = {}
   if (cached) {
     try {
       old = cached.full()
+      oldFacts = cached.facts()
       dirs = cached.dirs()
     } catch {
       old = null
@@ -157,12 +169,50 @@ async function updatedIndex(session: Session, loaded: Loaded, cached: SearchCach
   // Removed (or now unreadable) tasks leave the index; changed ones are indexed again.
   const removed = new Set(Object.keys(dirs).filter((id) => !(id in next)))
   const docs: IndexDoc[] = []
+  const fresh = new Map<string, SearchDoc>()
   for (let i = 0; i < stale.length; i += READ_WINDOW) {
-    for (const d of await Promise.all(stale.slice(i, i + READ_WINDOW).map((m) => docOf(session, commit, m.meta, m.dir)))) docs.push({id: d.id, values: FIELDS.map((f) => d[f])})
+    for (const d of await Promise.all(stale.slice(i, i + READ_WINDOW).map((m) => docOf(session, commit, m.meta, m.dir)))) {
+      docs.push({id: d.id, values: FIELDS.map((f) => d[f])})
+      fresh.set(d.id, d)
+    }
   }
   const flat = updatedFlat(old, FIELDS, removed, docs)
-  writeSearchCache(commonDir, session.list, commit, flat, next)
-  return {index: flat, state: {state: rebuilt ? 'rebuilt' : 'updated', reindexed: stale.length, tasks: flat.docCount}}
+  const facts = factsOf(flat, fresh, old && oldFacts ? {ids: old.ids, facts: oldFacts} : null)
+  // Facts that do not line up with the old index (it cannot happen with an intact file): index everything again.
+  if (!facts) return updatedIndex(session, loaded, null)
+  writeSearchCache(commonDir, session.list, commit, flat, facts, next)
+  return {
+    index: flat,
+    state: {state: rebuilt ? 'rebuilt' : 'updated', reindexed: stale.length, tasks: flat.docCount},
+    status: () => facts.status,
+    text: (doc) => [Buffer.from(facts.texts[2 * doc]!).toString('utf8'), Buffer.from(facts.texts[2 * doc + 1]!).toString('utf8')],
+  }
+}
+
+/**
+ * The facts of every document of `flat` (in its order): those read again
+ * from `fresh`, the others carried over from the old index's facts (both
+ * in id order, so one walk); null when a kept document is not in the old index.
+ */
+function factsOf(flat: FlatIndex, fresh: ReadonlyMap<string, SearchDoc>, old: {ids: readonly string[]; facts: DocFacts} | null): DocFacts | null {
+  const status = new Uint8Array(flat.docs)
+  const texts: Uint8Array[] = []
+  let j = 0
+  for (let n = 0; n < flat.docs; n++) {
+    const id = flat.ids[n]!
+    const d = fresh.get(id)
+    if (d) {
+      status[n] = statusCode(d.status)
+      texts.push(Buffer.from(d.body, 'utf8'), Buffer.from(d.comments, 'utf8'))
+      continue
+    }
+    if (!old) return null
+    while (j < old.ids.length && old.ids[j]! < id) j++
+    if (old.ids[j] !== id) return null
+    status[n] = old.facts.status[j]!
+    texts.push(old.facts.texts[2 * j]!, old.facts.texts[2 * j + 1]!)
+  }
+  return {status, texts}
 }
 
 /** The tree id of a task's directory, when the snapshot's entry (from the index) has it. */
@@ -234,6 +284,23 @@ function topK(docs: ArrayLike<number>, k: number, exact: ReadonlySet<number>, sc
   return top
 }
 
+/** The states a card with each stored status (`STATUS_CODES`) can be in. */
+const STATES_OF_STATUS: ReadonlyArray<readonly State[]> = STATUS_CODES.map((status) => {
+  if (status === 'todo') return ['ready', 'waiting', 'reserved', 'todo']
+  if (status === 'in_progress') return ['in_progress', 'stale']
+  return (STATES as readonly string[]).includes(status) ? [status as State] : []
+})
+
+/** Per status code: 0 no card with it is in `states`, 1 every one is, 2 it depends on the card (its state must be worked out). */
+function statusPasses(states: ReadonlySet<State>): Uint8Array {
+  return Uint8Array.from(STATES_OF_STATUS, (group) => {
+    const n = group.filter((st) => states.has(st)).length
+    return n === 0 ? 0 : n === group.length ? 1 : 2
+  })
+}
+
+const BODY_OR_COMMENTS = (1 << FIELDS.indexOf('body')) | (1 << FIELDS.indexOf('comments'))
+
 export async function search(session: Session, args: SearchArgs): Promise<SearchOutput> {
   const query = args.query.trim()
   if (!query) throw new UsageError('search needs a query: words to look for in titles, descriptions and comments', {}, 'usage')
@@ -245,18 +312,27 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
   const owner = args.owner === '@me' ? (v.actor ?? '') : args.owner
   const filtered = states !== null || tags.length > 0 || owner !== undefined
   const limit = args.limit ?? 20
-  // Open states only (and no tags): the index's open rows say which items pass, without decoding any card.
+  const passes = states ? statusPasses(states) : null
+  // Without tags, the open rows of the task index decide the cards whose state depends on more than
+  // their status (todo or in progress, when only some of their states are wanted), or every open
+  // card when an owner is asked for too: ids of the rows that pass.
   let openIds: Set<string> | null = null
-  if (states && tags.length === 0 && [...states].every((st) => st !== 'done' && st !== 'cancelled')) {
+  const ownerFromRows = owner !== undefined && states !== null && [...states].every((st) => st !== 'done' && st !== 'cancelled')
+  if (passes && tags.length === 0 && (owner === undefined ? passes.includes(2) : ownerFromRows)) {
     openIds = new Set()
     const nowMs = Date.parse(v.now)
-    for (const r of tablesOf(snap).openRows().rows) {
-      if (owner !== undefined && (r[5] === '' || r[5] !== owner)) continue
-      if (states.has(openRowState(r, v.actor, nowMs, snap.config).state)) openIds.add(r[0])
+    const cols = openRowColumns(tablesOf(snap).openRows())
+    const ready = [false]
+    for (let i = 0; i < cols.length; i++) {
+      if (owner !== undefined) {
+        const o = cols.owner(i)
+        if (o === '' || o !== owner) continue
+      } else if (passes[statusCode(cols.status(i))] !== 2) continue
+      if (states!.has(openRowStateAt(cols, i, v.actor, nowMs, snap.config, ready))) openIds.add(cols.id(i))
     }
   }
   const metaOf = (id: string): TaskMeta | null => snap.tasks.get(id)?.meta ?? null
-  const picked = await withIndex(session, loaded, ({index, state}) => {
+  const picked = await withIndex(session, loaded, ({index, state, status, text}) => {
     let ranked: Ranked = evaluate(index, query, SEARCH_OPTIONS)
     // A query with several words: when no task has them all, fall back to any of them (ranked by how many match).
     if (ranked.docs.length === 0 && /\s/.test(query)) ranked = evaluate(index, query, {...SEARCH_OPTIONS, combineWith: 'OR'})
@@ -265,12 +341,24 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
     let page: Array<{doc: number; meta: TaskMeta}> = []
     if (filtered) {
       const kept: number[] = []
-      if (openIds) {
-        for (let i = 0; i < ranked.docs.length; i++) if (openIds.has(index.docId(ranked.docs[i]!))) kept.push(ranked.docs[i]!)
-      } else {
-        // Every hit's card decides whether it counts (its state, not its whole view).
+      // The stored status rules out (or in) most hits with one byte each.
+      const codes = passes ? status() : null
+      if (tags.length === 0 && owner === undefined) {
         for (let i = 0; i < ranked.docs.length; i++) {
           const doc = ranked.docs[i]!
+          const pass = passes![codes![doc]!]!
+          if (pass === 1 || (pass === 2 && openIds!.has(index.docId(doc)))) kept.push(doc)
+        }
+      } else if (openIds && ownerFromRows) {
+        for (let i = 0; i < ranked.docs.length; i++) {
+          const doc = ranked.docs[i]!
+          if (passes![codes![doc]!] !== 0 && openIds.has(index.docId(doc))) kept.push(doc)
+        }
+      } else {
+        // Every other hit's card decides whether it counts (its state, not its whole view).
+        for (let i = 0; i < ranked.docs.length; i++) {
+          const doc = ranked.docs[i]!
+          if (codes && passes![codes[doc]!] === 0) continue
           const meta = snap.tasks.get(index.docId(doc))?.meta
           if (!meta) continue
           if (!tags.every((t) => meta.tags.includes(t))) continue
@@ -298,31 +386,25 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
         if (page.length >= limit || top.length < k) break
       }
     }
-    return {ranked, total, state, page}
+    // The fields each hit shown matched in, and its texts when a snippet may come from them (read while the file is open).
+    const masks = page.map(({doc}) => ranked.fieldMask(doc))
+    const texts = page.map(({doc}, i) => (masks[i]! & BODY_OR_COMMENTS ? text(doc) : null))
+    return {ranked, total, state, page, masks, texts}
   })
-  const {ranked, total, state, page} = picked
+  const {ranked, total, state, page, masks, texts} = picked
   const terms = ranked.terms
-  const matched = page.map(({doc}) => {
-    const mask = ranked.fieldMask(doc)
-    return FIELDS.filter((_, f) => mask & (1 << f))
-  })
-  // The descriptions and comments of the hits shown, read at once (the object reader pipelines them).
-  // Their first reads go out before the views are built, so git answers while this process works.
-  const reading = Promise.all(page.map(({meta}, i) => (matched[i]!.some((f) => f === 'body' || f === 'comments') ? session.store.readDetail(loaded.index.commit, meta.id, dirOf(snap, meta.id)) : null)))
-  await Promise.resolve()
-  const views = page.map(({meta}) => v.view(meta))
-  const details = await reading
   const results: SearchHit[] = []
-  for (const [i, {doc}] of page.entries()) {
-    const view = views[i]!
-    const fields = matched[i]!
+  for (const [i, {doc, meta}] of page.entries()) {
+    const view = v.view(meta)
+    const mask = masks[i]!
+    const fields = FIELDS.filter((_, f) => mask & (1 << f))
     let snippet: SearchHit['snippet'] = null
     const textFields = fields.filter((f) => f !== 'tags')
-    const detail = details[i]
-    if (detail) {
-      const texts: Record<Field, string> = {title: view.title, body: detail.body, comments: detail.comments.map((c) => c.body).join('\n\n'), tags: ''}
+    const stored = texts[i]
+    if (stored) {
+      const byField: Record<Field, string> = {title: view.title, body: stored[0], comments: stored[1], tags: ''}
       for (const f of textFields) {
-        const text = snippetOf(texts[f], terms)
+        const text = snippetOf(byField[f], terms)
         if (text !== null) {
           snippet = {field: f, text}
           if (f !== 'title') break

@@ -13,12 +13,20 @@
  * - `idStart` (u32), `ids` (UTF-8): the task id of each document number;
  * - `termFields` (u32): where each term's postings in each field start;
  * - `pairs` (u32): the postings, [document, term frequency] pairs;
+ * - `status` (u8, one per document): the card's stored status
+ *   (`STATUS_CODES`), so a `--status` filter needs no card and no open rows;
+ * - `textStart` (u32, two per document and the end), `texts` (UTF-8): each
+ *   document's description and its comments (joined by a blank line), the
+ *   text snippets are cut from, so the hits shown need no read from git;
  * - `dirs` (JSON): task id → tree id of its directory when it was indexed
  *   (so the next search after the ref moved re-reads only the tasks whose
  *   directory changed).
  * A query at the cached commit reads the dictionary and document tables
  * whole (checked against their checksums) and, in place, only the
- * postings of its terms: a word's exact and prefix matches are one range.
+ * postings of its terms (a word's exact and prefix matches are one range)
+ * and the texts of the hits shown; the status table only with a filter.
+ * Everything the index keeps of a document comes from its directory, so it
+ * is right exactly as long as the directory's tree id is the one in `dirs`.
  */
 import {closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {isAscii} from 'node:buffer'
@@ -26,9 +34,9 @@ import {join} from 'node:path'
 import {createHash} from 'node:crypto'
 import {type FlatIndex, type TextIndex, flatIndex, startsOf} from '../core/text-index'
 
-export const SEARCH_CACHE_VERSION = 3
+export const SEARCH_CACHE_VERSION = 4
 
-const SECTIONS = ['termStart', 'termChars', 'fieldLength', 'idStart', 'ids', 'termFields', 'pairs', 'dirs'] as const
+const SECTIONS = ['termStart', 'termChars', 'fieldLength', 'idStart', 'ids', 'termFields', 'pairs', 'status', 'textStart', 'texts', 'dirs'] as const
 type Section = (typeof SECTIONS)[number]
 
 interface Header {
@@ -49,14 +57,35 @@ export function searchCachePath(commonDir: string, list: string): string {
   return join(commonDir, 'git-tasks', `search-${list}.idx`)
 }
 
+/** The stored statuses, by code (`DocFacts.status`); 0 is any other value. */
+export const STATUS_CODES = ['', 'todo', 'in_progress', 'blocked', 'done', 'cancelled'] as const
+
+export function statusCode(status: string): number {
+  const code = (STATUS_CODES as readonly string[]).indexOf(status)
+  return code > 0 ? code : 0
+}
+
+/** What the index keeps of each document besides its terms, by document number. */
+export interface DocFacts {
+  /** The card's stored status (`STATUS_CODES`). */
+  status: Uint8Array
+  /** Two UTF-8 texts per document: 2n its description, 2n+1 its comments joined by a blank line. */
+  texts: readonly Uint8Array[]
+}
+
 /** An opened cache file: its commit, and readers of its sections. Any read may throw on a damaged file. */
 export interface SearchCache {
   commit: string
   dirs(): Record<string, string>
   /** The index for a query: tables read whole, postings read in place when asked for. */
   index(): TextIndex
-  /** The whole index in memory (to update it). */
+  /** The stored status of every document (`STATUS_CODES`), read whole. */
+  status(): Uint8Array
+  /** The description and comments of one document, read in place. */
+  text(doc: number): [string, string]
+  /** The whole index and the documents' facts in memory (to update them). */
   full(): FlatIndex
+  facts(): DocFacts
   close(): void
 }
 
@@ -166,6 +195,9 @@ function openedCache(fd: number, list: string): SearchCache | null {
     const ids = Buffer.from(whole('ids', idBytes).buffer, 0, idBytes)
     return {termStart, termChars, fieldLength, idStart, ids}
   }
+  const [textStartAt, textStartBytes] = range('textStart')
+  if (textStartBytes !== (2 * D + 1) * 4) throw damaged('textStart size')
+  const [textsAt, textsBytes] = range('texts')
   const [termFieldsAt, termFieldsBytes] = range('termFields')
   const [pairsAt, pairsBytes] = range('pairs')
   if (termFieldsBytes !== (T * F + 1) * 4) throw damaged('termFields size')
@@ -205,6 +237,27 @@ function openedCache(fd: number, list: string): SearchCache | null {
         docId: isAscii(t.ids) ? ((text) => (doc: number) => text.slice(t.idStart[doc]!, t.idStart[doc + 1]!))(t.ids.toString('latin1')) : (doc) => t.ids.toString('utf8', t.idStart[doc]!, t.idStart[doc + 1]!),
       }
     },
+    status: () => new Uint8Array(whole('status', D).buffer, 0, D),
+    text: (doc) => {
+      if (!(Number.isInteger(doc) && doc >= 0 && doc < D)) throw damaged('document number')
+      const at = readWords(fd, textStartAt + doc * 8, 12)
+      if (!(at[0]! <= at[1]! && at[1]! <= at[2]! && at[2]! <= textsBytes)) throw damaged('text offsets')
+      const bytes = Buffer.from(readWords(fd, textsAt + at[0]!, at[2]! - at[0]!).buffer, 0, at[2]! - at[0]!)
+      const cut = at[1]! - at[0]!
+      return [bytes.toString('utf8', 0, cut), bytes.toString('utf8', cut)]
+    },
+    facts: (): DocFacts => {
+      const status = new Uint8Array(whole('status', D).buffer, 0, D)
+      const starts = whole('textStart')
+      const texts = Buffer.from(whole('texts').buffer, 0, textsBytes)
+      if (starts[0] !== 0 || starts[2 * D] !== textsBytes) throw damaged('text offsets')
+      const parts: Uint8Array[] = []
+      for (let i = 0; i < 2 * D; i++) {
+        if (starts[i + 1]! < starts[i]!) throw damaged('text offsets')
+        parts.push(texts.subarray(starts[i]!, starts[i + 1]!))
+      }
+      return {status, texts: parts}
+    },
     full: (): FlatIndex => {
       const t = tables()
       const termFields = whole('termFields')
@@ -220,10 +273,11 @@ function openedCache(fd: number, list: string): SearchCache | null {
   }
 }
 
-export function writeSearchCache(commonDir: string, list: string, commit: string, flat: FlatIndex, dirs: Record<string, string>): void {
+export function writeSearchCache(commonDir: string, list: string, commit: string, flat: FlatIndex, facts: DocFacts, dirs: Record<string, string>): void {
   const path = searchCachePath(commonDir, list)
   const tmp = `${path}.${process.pid}.tmp`
   try {
+    if (facts.status.length !== flat.docs || facts.texts.length !== 2 * flat.docs) throw new Error('document facts do not match the index')
     const idBuffers = flat.ids.map((id) => Buffer.from(id, 'utf8'))
     const idStart = startsOf(idBuffers.map((b) => b.length))
     const content: Record<Section, Uint8Array> = {
@@ -234,6 +288,9 @@ export function writeSearchCache(commonDir: string, list: string, commit: string
       ids: Buffer.concat(idBuffers),
       termFields: bytesOf(flat.allTermFields),
       pairs: bytesOf(flat.allPairs),
+      status: facts.status,
+      textStart: bytesOf(startsOf(facts.texts.map((t) => t.length))),
+      texts: Buffer.concat(facts.texts),
       dirs: Buffer.from(JSON.stringify(dirs), 'utf8'),
     }
     const sections = {} as Header['sections']

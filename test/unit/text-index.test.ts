@@ -180,11 +180,19 @@ describe('text index: the same ranking as MiniSearch', () => {
           const ms = new MiniSearch<Doc>(MS_OPTIONS)
           ms.addAll(corpus)
           const flat = flatFromPlain(ms.toJSON() as unknown as PlainIndex)
-          writeSearchCache(dir, 'main', 'c0ffee', flat, {a: 'b'})
+          // Each document's facts: a status code and two texts (some empty, some not ASCII).
+          const status = Uint8Array.from(flat.ids, (_, n) => n % 6)
+          const texts = flat.ids.flatMap((id, n) => [Buffer.from(n % 3 ? `body of ${id} — é` : ''), Buffer.from(n % 2 ? '' : `comments of ${id}`)])
+          writeSearchCache(dir, 'main', 'c0ffee', flat, {status, texts}, {a: 'b'})
           const cache = readSearchCache(dir, 'main')!
           try {
             expect(cache.commit).toBe('c0ffee')
             expect(cache.dirs()).toEqual({a: 'b'})
+            expect([...cache.status()]).toEqual([...status])
+            flat.ids.forEach((_, n) => expect(cache.text(n)).toEqual([texts[2 * n]!.toString(), texts[2 * n + 1]!.toString()]))
+            const facts = cache.facts()
+            expect([...facts.status]).toEqual([...status])
+            expect(facts.texts.map((t) => Buffer.from(t).toString())).toEqual(texts.map((t) => t.toString()))
             const onDisk = cache.index()
             for (const [q, o] of queries) {
               const a = evaluate(flat, q, o)
