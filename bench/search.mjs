@@ -10,7 +10,10 @@
 // timed in the same loop as "before". `tasks show ID` is timed too: it
 // pays the same store load as search, so search's own cost is the gap.
 //
-// Environment: SEARCH_RUNS=11 (timed rounds, after one warm-up round).
+// Environment: SEARCH_RUNS=11 (timed rounds, after one warm-up round);
+// SEARCH_CPU=1 also reports each row's CPU time (task-clock of the process
+// and every process it starts, git included, from `perf stat`), which a
+// busy machine disturbs far less than wall time.
 import {spawnSync} from 'node:child_process'
 import {cpSync, mkdtempSync, rmSync} from 'node:fs'
 import {loadavg, tmpdir} from 'node:os'
@@ -44,13 +47,18 @@ function cleanEnv() {
   return {...out, NO_COLOR: '1', TASKS_ACTOR: 'bench-agent'}
 }
 
+const CPU = process.env.SEARCH_CPU === '1'
+
 function timed(cmd, args, cwd, env = cleanEnv()) {
+  // perf stat adds the same small cost to every row, the baseline's included.
+  const [c, a] = CPU ? ['perf', ['stat', '-x,', '-e', 'task-clock', '--', cmd, ...args]] : [cmd, args]
   const t0 = process.hrtime.bigint()
-  const r = spawnSync(cmd, args, {cwd, env, maxBuffer: 1 << 30})
+  const r = spawnSync(c, a, {cwd, env, maxBuffer: 1 << 30})
   const ms = Number(process.hrtime.bigint() - t0) / 1e6
   if (r.error) throw r.error
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`)
-  return {ms, out: r.stdout}
+  const cpu = CPU ? Number(/^([\d.]+),msec,task-clock/m.exec(String(r.stderr))?.[1]) : NaN
+  return {ms, cpu, out: r.stdout}
 }
 
 /**
@@ -68,16 +76,25 @@ export function benchSearch(builds, runs = RUNS, env = cleanEnv()) {
   for (const [name, b] of Object.entries(builds)) rows.push({label: `${name}: show ID`, cmd: process.execPath, args: [bin(b), 'show', someId, '--json'], cwd: b.repo})
   for (const [q, args] of SEARCH_QUERIES) for (const [name, b] of Object.entries(builds)) rows.push({label: `${name}: search ${q}`, cmd: process.execPath, args: [bin(b), 'search', ...args, '--json'], cwd: b.repo})
   const times = rows.map(() => [])
+  const cpus = rows.map(() => [])
   const load = [loadavg()[0]]
   for (let round = 0; round <= runs; round++) {
     rows.forEach((row, i) => {
-      const {ms} = timed(row.cmd, row.args, row.cwd, env)
-      if (round > 0) times[i].push(ms)
+      const {ms, cpu} = timed(row.cmd, row.args, row.cwd, env)
+      if (round > 0) {
+        times[i].push(ms)
+        cpus[i].push(cpu)
+      }
     })
   }
   load.push(loadavg()[0])
   const base = median(times[0])
-  return {load, runs, rows: rows.map((row, i) => ({label: row.label, args: row.args.slice(1), median_ms: median(times[i]), ratio: median(times[i]) / base}))}
+  const cpuBase = median(cpus[0])
+  return {
+    load,
+    runs,
+    rows: rows.map((row, i) => ({label: row.label, args: row.args.slice(1), median_ms: median(times[i]), ratio: median(times[i]) / base, cpu_ms: median(cpus[i]), cpu_ratio: median(cpus[i]) / cpuBase})),
+  }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -99,7 +116,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     }
     const res = benchSearch(builds)
     console.log(`tasks search at ${store}: ${res.runs} interleaved rounds, medians; load average ${res.load.map((l) => l.toFixed(2)).join(' -> ')}`)
-    for (const r of res.rows) console.log(`${r.label.padEnd(36)} ${r.median_ms.toFixed(1).padStart(8)} ms  ${r.ratio.toFixed(2)}x`)
+    for (const r of res.rows) {
+      const cpu = Number.isNaN(r.cpu_ms) ? '' : `   cpu ${r.cpu_ms.toFixed(1).padStart(7)} ms  ${r.cpu_ratio.toFixed(2)}x`
+      console.log(`${r.label.padEnd(36)} ${r.median_ms.toFixed(1).padStart(8)} ms  ${r.ratio.toFixed(2)}x${cpu}`)
+    }
   } finally {
     rmSync(tmp, {recursive: true, force: true})
   }

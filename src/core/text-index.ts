@@ -558,36 +558,61 @@ interface Scored {
   f: number
 }
 
+/** Which query word each document matched (queries of several words): see `accumulate`. */
+interface SpecCounts {
+  /** The last query word (its position) a document was counted for. */
+  stamp: Int32Array
+  /** How many of the query's words each document matched. */
+  count: Uint16Array
+  /** Per document × distinct word: matched (only when a word repeats in the query). */
+  seen: Uint8Array | null
+  distinct: number
+}
+
+/** A posting's contribution for small term frequencies and field lengths, worked out once per pair of them (see `accumulate`). */
+const TF_MEMO = 8
+const LENGTH_MEMO = 128
+const memo = new Float64Array(TF_MEMO * LENGTH_MEMO)
+
 /**
  * Add one term's postings in one field to the scores: BM25+ as MiniSearch
- * computes it (calcBM25Score), times the weight. The loop a query spends its
- * time in, so it does only that: which query words a document matched is
- * counted only when there are several (`countSpecs`).
+ * computes it (calcBM25Score), times the weight; with several query words,
+ * also note which word (`spec`, distinct word `u`) each document matched.
+ * The loop a query spends its time in, and in a short-lived process it
+ * runs mostly unoptimized, where every floating-point step allocates: a
+ * posting's contribution depends only on its term frequency and the
+ * field's length, so it is computed once per such pair (the same
+ * expression, so the same value) and looked up for the other postings.
  */
-function accumulate(score: Float64Array, fieldLength: Uint32Array, fields: number, docs: number, s: Scored, w: number, idf: number, k: number, b: number, d: number, avg: number): void {
-  const {pairs, p0, p1, f} = s
+function accumulate(score: Float64Array, fieldLength: Uint32Array, fields: number, docs: number, s: Scored, w: number, idf: number, k: number, b: number, d: number, avg: number, spec: number, u: number, specs: SpecCounts | null): void {
+  const pairs = s.pairs
+  const p1 = s.p1
+  const f = s.f
   // calcBM25Score's terms that do not depend on the document, taken out of the loop (equal up to rounding).
   const wIdf = w * idf
   const k1 = k + 1
   const base = k * (1 - b)
   const perLength = (k * b) / avg
-  for (let p = p0; p < p1; p += 2) {
+  memo.fill(Number.NaN)
+  const stamp = specs === null ? null : specs.stamp
+  const counts = specs === null ? null : specs.count
+  const seen = specs === null ? null : specs.seen
+  const distinct = specs === null ? 0 : specs.distinct
+  for (let p = s.p0; p < p1; p += 2) {
     const doc = pairs[p]!
     if (doc >= docs) throw new Error('damaged search index: a posting names no document')
     const tf = pairs[p + 1]!
-    score[doc] = score[doc]! + wIdf * (d + (tf * k1) / (tf + base + perLength * fieldLength[doc * fields + f]!))
-  }
-}
-
-/** Note the documents of these postings as matching query word `spec` (and distinct word `u`). */
-function countSpecs(s: Scored, spec: number, u: number, stamp: Int32Array, specCount: Uint16Array, seen: Uint8Array | null, distinct: number): void {
-  const {pairs, p0, p1} = s
-  for (let p = p0; p < p1; p += 2) {
-    const doc = pairs[p]!
-    if (stamp[doc] !== spec) {
+    const length = fieldLength[doc * fields + f]!
+    if (tf < TF_MEMO && length < LENGTH_MEMO) {
+      const at = tf * LENGTH_MEMO + length
+      let z = memo[at]!
+      if (z !== z) memo[at] = z = wIdf * (d + (tf * k1) / (tf + base + perLength * length))
+      score[doc] = score[doc]! + z
+    } else score[doc] = score[doc]! + wIdf * (d + (tf * k1) / (tf + base + perLength * length))
+    if (stamp !== null && stamp[doc] !== spec) {
       stamp[doc] = spec
-      specCount[doc] = specCount[doc]! + 1
-      if (seen) seen[doc * distinct + u] = 1
+      counts![doc] = counts![doc]! + 1
+      if (seen !== null) seen[doc * distinct + u] = 1
     }
   }
 }
@@ -657,9 +682,7 @@ export function evaluate(ix: TextIndex, query: string, options: EvalOptions = {}
   const S = terms.length
   const score = new Float64Array(N)
   // With one word, a document matches when it scored; with several, count the words each one matched.
-  const specCount = S > 1 ? new Uint16Array(N) : null
-  const stamp = S > 1 ? new Int32Array(N).fill(-1) : null
-  const seen = distinct.length < terms.length ? new Uint8Array(N * distinct.length) : null
+  const specs: SpecCounts | null = S > 1 ? {stamp: new Int32Array(N).fill(-1), count: new Uint16Array(N), seen: distinct.length < terms.length ? new Uint8Array(N * distinct.length) : null, distinct: distinct.length} : null
   const extra: string[] = []
   const and = (options.combineWith ?? 'OR').toUpperCase() === 'AND'
   const scored: Scored[] = []
@@ -673,8 +696,7 @@ export function evaluate(ix: TextIndex, query: string, options: EvalOptions = {}
       const idf = Math.log(1 + (ix.docCount - df + 0.5) / (df + 0.5))
       const s: Scored = {pairs, p0: (from - base) * 2, p1: (to - base) * 2, f}
       scored.push(s)
-      accumulate(score, ix.fieldLength, F, N, s, weight * boost, idf, k, b, d, ix.avgFieldLength[f]!)
-      if (specCount) countSpecs(s, spec, u, stamp!, specCount, seen, distinct.length)
+      accumulate(score, ix.fieldLength, F, N, s, weight * boost, idf, k, b, d, ix.avgFieldLength[f]!, spec, u, specs)
     }
   }
   /** Score terms lo..hi-1 (contiguous in the dictionary) with weight(t), reading their postings in one range. */
@@ -721,20 +743,29 @@ export function evaluate(ix: TextIndex, query: string, options: EvalOptions = {}
       }
     }
   })
-  const matches = (doc: number): boolean => (specCount ? (and ? specCount[doc] === S : specCount[doc]! > 0) : S === 1 && score[doc]! > 0)
+  // The matching documents, in order, each score times its "quality" (how many query words it matched).
   const all = new Uint32Array(N)
   let count = 0
-  for (let doc = 0; doc < N; doc++) {
-    if (!matches(doc)) continue
-    all[count++] = doc
-    let quality = distinct.length
-    if (!and) {
-      if (seen) {
-        quality = 0
-        for (let x = 0; x < distinct.length; x++) quality += seen[doc * distinct.length + x]!
-      } else quality = specCount ? specCount[doc]! : 1
+  if (specs === null) {
+    // One word: a document matches when it scored, and its quality is 1.
+    if (S === 1) for (let doc = 0; doc < N; doc++) if (score[doc]! > 0) all[count++] = doc
+  } else {
+    const specCount = specs.count
+    const seen = specs.seen
+    const D = distinct.length
+    for (let doc = 0; doc < N; doc++) {
+      const matched = specCount[doc]!
+      if (and ? matched !== S : matched === 0) continue
+      all[count++] = doc
+      let quality = D
+      if (!and) {
+        if (seen) {
+          quality = 0
+          for (let x = 0; x < D; x++) quality += seen[doc * D + x]!
+        } else quality = matched
+      }
+      if (quality !== 1) score[doc] = score[doc]! * quality
     }
-    if (quality !== 1) score[doc] = score[doc]! * quality
   }
   const docs = all.subarray(0, count)
   const fieldMask = (doc: number): number => {
