@@ -264,15 +264,16 @@ function before(a: number, b: number, exact: ReadonlySet<number>, score: Float64
 }
 
 /** The best `k` of `docs` (in document order) in order: a bounded insertion, where most hits fall below the k-th and cost one comparison. */
-function topK(docs: ArrayLike<number>, k: number, exact: ReadonlySet<number>, score: Float64Array): number[] {
+export function topK(docs: ArrayLike<number>, k: number, exact: ReadonlySet<number>, score: Float64Array): number[] {
   const top: number[] = []
   const noExact = exact.size === 0
+  // The k-th score once there are k (without exact titles, a document must beat it to join).
+  let floor = Number.POSITIVE_INFINITY
   for (let i0 = 0; i0 < docs.length; i0++) {
     const doc = docs[i0]!
     if (top.length === k) {
-      const last = top[k - 1]!
       // Documents come in increasing number, so an equal score never goes before.
-      if (noExact ? score[doc]! <= score[last]! : !before(doc, last, exact, score)) continue
+      if (noExact ? !(score[doc]! > floor) : !before(doc, top[k - 1]!, exact, score)) continue
     }
     let i = top.length === k ? k - 1 : top.length
     while (i > 0 && before(doc, top[i - 1]!, exact, score)) {
@@ -280,8 +281,31 @@ function topK(docs: ArrayLike<number>, k: number, exact: ReadonlySet<number>, sc
       i--
     }
     top[i] = doc
+    if (top.length === k) floor = score[top[k - 1]!]!
   }
   return top
+}
+
+/**
+ * The hits in page order from the evaluator's best ones (`Ranked.top`, at
+ * least the page and the exact titles long): the exact titles among the
+ * hits first, then the others, each part by score (then document number).
+ */
+export function exactFirst(ranked: Ranked, exact: ReadonlySet<number>): number[] {
+  if (exact.size === 0) return ranked.top
+  const {docs, score} = ranked
+  const isHit = (doc: number): boolean => {
+    let lo = 0
+    let hi = docs.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (docs[mid]! < doc) lo = mid + 1
+      else hi = mid
+    }
+    return docs[lo] === doc
+  }
+  const first = [...exact].filter(isHit).sort((a, b) => score[b]! - score[a]! || a - b)
+  return [...first, ...ranked.top.filter((doc) => !exact.has(doc))]
 }
 
 /** The states a card with each stored status (`STATUS_CODES`) can be in. */
@@ -333,10 +357,12 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
   }
   const metaOf = (id: string): TaskMeta | null => snap.tasks.get(id)?.meta ?? null
   const picked = await withIndex(session, loaded, ({index, state, status, text}) => {
-    let ranked: Ranked = evaluate(index, query, SEARCH_OPTIONS)
-    // A query with several words: when no task has them all, fall back to any of them (ranked by how many match).
-    if (ranked.docs.length === 0 && /\s/.test(query)) ranked = evaluate(index, query, {...SEARCH_OPTIONS, combineWith: 'OR'})
     const exact = exactTitles(index, query, (doc) => snap.tasks.get(index.docId(doc))?.meta?.title)
+    // Without filters the evaluator picks the best hits as it finds them (enough to fill the page whatever exact titles it holds).
+    const best = filtered ? 0 : limit + exact.size
+    let ranked: Ranked = evaluate(index, query, SEARCH_OPTIONS, best)
+    // A query with several words: when no task has them all, fall back to any of them (ranked by how many match).
+    if (ranked.docs.length === 0 && /\s/.test(query)) ranked = evaluate(index, query, {...SEARCH_OPTIONS, combineWith: 'OR'}, best)
     let total = 0
     let page: Array<{doc: number; meta: TaskMeta}> = []
     if (filtered) {
@@ -375,7 +401,13 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
     } else {
       // Without filters only the hits shown need their card (a common word may match thousands).
       total = ranked.docs.length
-      for (let k = limit; ; k = Math.max(k * 4, ranked.docs.length)) {
+      const first = exactFirst(ranked, exact).slice(0, limit)
+      for (const doc of first) {
+        const meta = metaOf(index.docId(doc))
+        if (meta) page.push({doc, meta}) // else: indexed, but no longer a readable card
+      }
+      // Some were no longer readable cards: rank further down.
+      for (let k = limit * 4; page.length < limit && first.length < ranked.docs.length; k = Math.max(k * 4, ranked.docs.length)) {
         const top = topK(ranked.docs, k, exact, ranked.score)
         page = []
         for (const doc of top) {

@@ -546,6 +546,8 @@ export interface Ranked {
   fieldMask(doc: number): number
   /** The query's terms and the dictionary terms its fuzzy matching found (for snippets). */
   terms: string[]
+  /** The best `top` documents (`evaluate`'s argument) in `sortedHits` order: picked while matching, not by a pass of their own. */
+  top: number[]
 }
 
 const DEFAULT_BM25 = {k: 1.2, b: 0.7, d: 0.5}
@@ -662,8 +664,11 @@ export function docsWithAllTerms(ix: TextIndex, terms: readonly string[], field:
   return out ?? []
 }
 
-/** Rank the documents for a query the way MiniSearch's `search(query, options)` does. */
-export function evaluate(ix: TextIndex, query: string, options: EvalOptions = {}): Ranked {
+/**
+ * Rank the documents for a query the way MiniSearch's `search(query, options)` does;
+ * `top`: how many of the best to pick as well (`Ranked.top`).
+ */
+export function evaluate(ix: TextIndex, query: string, options: EvalOptions = {}, top = 0): Ranked {
   const N = ix.docs
   const F = ix.fields.length
   const {k, b, d} = options.bm25 ?? DEFAULT_BM25
@@ -746,9 +751,30 @@ export function evaluate(ix: TextIndex, query: string, options: EvalOptions = {}
   // The matching documents, in order, each score times its "quality" (how many query words it matched).
   const all = new Uint32Array(N)
   let count = 0
+  // The best `top` so far, best first, and the score a document must beat to join them once they are
+  // full (documents come in increasing number, so one that only equals it ranks after all of them).
+  const best: number[] = []
+  let floor = Number.POSITIVE_INFINITY
+  const pick = (doc: number, sc: number): void => {
+    let i = best.length === top ? top - 1 : best.length
+    while (i > 0 && score[best[i - 1]!]! < sc) {
+      best[i] = best[i - 1]!
+      i--
+    }
+    best[i] = doc
+    if (best.length === top) floor = score[best[top - 1]!]!
+  }
   if (specs === null) {
     // One word: a document matches when it scored, and its quality is 1.
-    if (S === 1) for (let doc = 0; doc < N; doc++) if (score[doc]! > 0) all[count++] = doc
+    if (S === 1) {
+      for (let doc = 0; doc < N; doc++) {
+        const sc = score[doc]!
+        if (sc > 0) {
+          all[count++] = doc
+          if (best.length < top || sc > floor) pick(doc, sc)
+        }
+      }
+    }
   } else {
     const specCount = specs.count
     const seen = specs.seen
@@ -764,7 +790,8 @@ export function evaluate(ix: TextIndex, query: string, options: EvalOptions = {}
           for (let x = 0; x < D; x++) quality += seen[doc * D + x]!
         } else quality = matched
       }
-      if (quality !== 1) score[doc] = score[doc]! * quality
+      const sc = quality !== 1 ? (score[doc] = score[doc]! * quality) : score[doc]!
+      if (best.length < top || sc > floor) pick(doc, sc)
     }
   }
   const docs = all.subarray(0, count)
@@ -773,7 +800,7 @@ export function evaluate(ix: TextIndex, query: string, options: EvalOptions = {}
     for (const s of scored) if ((mask & (1 << s.f)) === 0 && posted(s, doc)) mask |= 1 << s.f
     return mask
   }
-  return {docs, score, fieldMask, terms: [...distinct, ...new Set(extra)]}
+  return {docs, score, fieldMask, terms: [...distinct, ...new Set(extra)], top: best}
 }
 
 /** The ranked documents in MiniSearch's order: score, highest first; then document number. */
