@@ -221,18 +221,36 @@ export function dirOf(snap: {tasks: ReadonlyMap<string, unknown>}, id: string): 
   return typeof dir === 'string' ? dir : undefined
 }
 
-const WORD = /[\p{L}\p{N}_]+/gu
+const WORD_CHARS = /^[\p{L}\p{N}_]+$/u
+
+/** The last terms a matcher was built for, and it (a page's snippets all look for the same terms). */
+let matcherFor: {terms: readonly string[]; re: RegExp | null} | null = null
+
+/**
+ * A pattern for the start of a word (a run of letters, digits and `_`)
+ * that begins with one of `terms`; null when no term can begin a word (one
+ * holding any other character never does).
+ */
+function wordStartMatcher(terms: readonly string[]): RegExp | null {
+  if (matcherFor?.terms !== terms) {
+    const usable = terms.filter((t) => WORD_CHARS.test(t))
+    matcherFor = {terms, re: usable.length === 0 ? null : new RegExp(`(?<![\\p{L}\\p{N}_])(?:${usable.join('|')})`, 'u')}
+  }
+  return matcherFor.re
+}
 
 /** An excerpt of `text` around the first word that starts with one of `terms` (case-insensitive); null when none does. */
 export function snippetOf(text: string, terms: readonly string[], width = 160): string | null {
   const flat = text.replace(/\s+/g, ' ').trim()
   const lower = flat.toLowerCase()
   let at = -1
-  for (const m of lower.matchAll(WORD)) {
-    if (terms.some((t) => m[0].startsWith(t))) {
-      at = m.index
-      break
-    }
+  if (terms.includes('')) {
+    // Every word starts with the empty term: the first word.
+    at = lower.search(/[\p{L}\p{N}_]/u)
+  } else {
+    // One search for the first such word, not a walk over every word before it.
+    const re = wordStartMatcher(terms)
+    if (re !== null) at = lower.search(re)
   }
   if (at === -1) return null
   const start = Math.max(0, at - Math.floor(width / 3))

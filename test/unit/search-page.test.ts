@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import fc from 'fast-check'
-import {SEARCH_OPTIONS, exactFirst, topK} from '../../src/app/search'
+import {SEARCH_OPTIONS, exactFirst, snippetOf, topK} from '../../src/app/search'
 import {evaluate, updatedFlat} from '../../src/core/text-index'
 
 /**
@@ -38,6 +38,45 @@ describe('search page', () => {
         expect(topK(ranked.docs, limit, new Set(), ranked.score)).toEqual(fullPage(ranked.docs, new Set(), ranked.score, limit))
       }),
       {numRuns: 300},
+    )
+  })
+})
+
+/** snippetOf's first match as it was found before: a walk over every word. */
+function firstWordWalk(text: string, terms: readonly string[]): number {
+  const lower = text.replace(/\s+/g, ' ').trim().toLowerCase()
+  for (const m of lower.matchAll(/[\p{L}\p{N}_]+/gu)) if (terms.some((t) => m[0].startsWith(t))) return m.index
+  return -1
+}
+
+describe('snippets', () => {
+  it('cut around the first word starting with a term, found in one search as by walking every word', () => {
+    const piece = fc.constantFrom('lease', 'Lease', 'LEASE', 're', 'release', 'leased', 'é', 'É', 'naïve', 'İstanbul', 'ß', '𝒜bc', '😀', '_x', 'x_', '42', 'a1', ' ', '  ', '\n', '\t', '-', '.', ',', '(', ')', '$', '+', "'", '…')
+    const textArb = fc.array(piece, {maxLength: 40}).map((ps) => ps.join(''))
+    const term = fc.oneof(fc.constantFrom('lease', 're', 'é', 'naïve', 'i̇stanbul', 'ß', '𝒜b', '_x', 'x', '42', 'a1', 'le$', 'a+b', '😀', 'ss', ''), fc.string({maxLength: 3}))
+    fc.assert(
+      fc.property(textArb, fc.array(term, {minLength: 1, maxLength: 4}), (text, terms) => {
+        const at = firstWordWalk(text, terms)
+        const got = snippetOf(text, terms, 20)
+        if (at === -1) expect(got).toBeNull()
+        else {
+          // The excerpt is the one cut around that word (the cutting itself is unchanged).
+          const flat = text.replace(/\s+/g, ' ').trim()
+          const start = Math.max(0, at - 6)
+          let s = start
+          if (s > 0) {
+            const sp = flat.indexOf(' ', s)
+            if (sp !== -1 && sp < at) s = sp + 1
+          }
+          let e = Math.min(flat.length, start + 20)
+          if (e < flat.length) {
+            const sp = flat.lastIndexOf(' ', e)
+            if (sp > at) e = sp
+          }
+          expect(got).toBe(`${s > 0 ? '…' : ''}${flat.slice(s, e)}${e < flat.length ? '…' : ''}`)
+        }
+      }),
+      {numRuns: 2000},
     )
   })
 })
