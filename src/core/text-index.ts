@@ -572,8 +572,8 @@ interface SpecCounts {
 }
 
 /** A posting's contribution for small term frequencies and field lengths, worked out once per pair of them (see `accumulate`). */
-const TF_MEMO = 8
-const LENGTH_MEMO = 128
+const TF_MEMO = 16
+const LENGTH_MEMO = 256
 const memo = new Float64Array(TF_MEMO * LENGTH_MEMO)
 
 /**
@@ -605,12 +605,12 @@ function accumulate(score: Float64Array, fieldLength: Uint32Array, fields: numbe
     if (doc >= docs) throw new Error('damaged search index: a posting names no document')
     const tf = pairs[p + 1]!
     const length = fieldLength[doc * fields + f]!
-    if (tf < TF_MEMO && length < LENGTH_MEMO) {
-      const at = tf * LENGTH_MEMO + length
-      let z = memo[at]!
-      if (z !== z) memo[at] = z = wIdf * (d + (tf * k1) / (tf + base + perLength * length))
-      score[doc] = score[doc]! + z
-    } else score[doc] = score[doc]! + wIdf * (d + (tf * k1) / (tf + base + perLength * length))
+    // Slot 0 (a term frequency of 0, which no posting has) takes the pairs beyond the memo and is
+    // always recomputed: one path for every posting, so optimized code never meets one it has not seen.
+    const at = tf < TF_MEMO && length < LENGTH_MEMO ? tf * LENGTH_MEMO + length : 0
+    let z = memo[at]!
+    if (z !== z || at === 0) memo[at] = z = wIdf * (d + (tf * k1) / (tf + base + perLength * length))
+    score[doc] = score[doc]! + z
     if (stamp !== null && stamp[doc] !== spec) {
       stamp[doc] = spec
       counts![doc] = counts![doc]! + 1
