@@ -484,7 +484,7 @@ function exactTitles(index: TextIndex, query: string, titleOf: (doc: number) => 
   if (title === -1 || terms.length === 0) return out
   const maxLength = rawTokens(query).length + 2
   const F = index.fields.length
-  const candidates = docsWithAllTerms(index, terms, 'title').filter((doc) => index.fieldLength[doc * F + title]! <= maxLength)
+  const candidates = docsWithAllTerms(index, terms, 'title', maxLength)
   candidates.sort((a, b) => index.fieldLength[a * F + title]! - index.fieldLength[b * F + title]! || a - b)
   const want = normalizeTitle(query)
   for (const doc of candidates.slice(0, 50)) {

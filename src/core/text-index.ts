@@ -635,9 +635,10 @@ function posted(s: Scored, doc: number): boolean {
 
 /**
  * The documents whose `field` holds every one of `terms` exactly (no prefix
- * or typo), in document order: only those terms' postings in that field are read.
+ * or typo) and is at most `maxLength` long, in document order: only those
+ * terms' postings in that field are read.
  */
-export function docsWithAllTerms(ix: TextIndex, terms: readonly string[], field: string): number[] {
+export function docsWithAllTerms(ix: TextIndex, terms: readonly string[], field: string, maxLength = Number.POSITIVE_INFINITY): number[] {
   const f = ix.fields.indexOf(field)
   if (f === -1 || terms.length === 0) return []
   let out: number[] | null = null
@@ -648,7 +649,8 @@ export function docsWithAllTerms(ix: TextIndex, terms: readonly string[], field:
     const pairs = ix.pairs(tfs[f]!, tfs[f + 1]!)
     const docs: number[] = []
     if (out === null) {
-      for (let p = 0; p < pairs.length; p += 2) docs.push(pairs[p]!)
+      const F = ix.fields.length
+      for (let p = 0; p < pairs.length; p += 2) if (ix.fieldLength[pairs[p]! * F + f]! <= maxLength) docs.push(pairs[p]!)
     } else {
       // Both in document order: merge.
       let i = 0
