@@ -124,6 +124,26 @@ describe('search', () => {
     expect(again.index.state).toBe('rebuilt')
     expect(again.results[0].task.id).toBe(ids[0])
     expect((await runJson(repo, ['search', 'wombat'], {env})).index.state).toBe('current')
+    // The status bytes and the snippet texts, damaged under an intact header: noticed when a query reads them, rebuilt.
+    await runJson(repo, ['edit', ids[0]!, '--body', 'The wombat digs at night.'], {env})
+    const fresh = await runJson(repo, ['search', 'wombat'], {env})
+    expect(fresh.index.state).toBe('updated')
+    expect(fresh.results[0].snippet).toEqual({field: 'body', text: 'The wombat digs at night.'})
+    const damage = (section: string, bytes: Buffer) => {
+      const file = readFileSync(cache)
+      const nl = file.indexOf(0x0a)
+      const [at] = JSON.parse(file.subarray(0, nl).toString('utf8')).sections[section]
+      bytes.copy(file, nl + 1 + at)
+      writeFileSync(cache, file)
+    }
+    damage('status', Buffer.from([9]))
+    const byStatus = await runJson(repo, ['search', 'wombat', '--status', 'open'], {env})
+    expect(byStatus.index.state).toBe('rebuilt')
+    expect(byStatus.results.map((h: any) => h.task.id)).toEqual([ids[0]])
+    damage('textStart', Buffer.from([0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f]))
+    const bySnippet = await runJson(repo, ['search', 'wombat'], {env})
+    expect(bySnippet.index.state).toBe('rebuilt')
+    expect(bySnippet.results[0].snippet).toEqual({field: 'body', text: 'The wombat digs at night.'})
     const empty = await run(repo, ['search', ' ', '--json'], {env})
     expect(empty.code).toBe(2)
     expect(jsonError(empty).code).toBe('usage')
