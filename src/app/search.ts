@@ -14,11 +14,12 @@
  * again; removed tasks are dropped. A missing or damaged cache is rebuilt
  * from the whole list.
  *
- * Beside the terms, the index keeps each card's stored status and the
- * texts snippets are cut from (its description and comments), both from
- * the same directory the terms came from: a `--status` filter reads one
- * byte per hit instead of the task index's open rows or every hit's card,
- * and the snippets of the hits shown are read from the file, not from git.
+ * Beside the terms, the index keeps each card's stored status and its
+ * title, description and comments, all from the same directory the terms
+ * came from: a `--status` filter reads one byte per hit instead of the
+ * task index's open rows or every hit's card, the exact-title check reads
+ * titles and the snippets of the hits shown their texts from the file, not
+ * from the cards or git.
  */
 import {UsageError} from '../core/errors'
 import {STATES, type State} from '../core/readiness'
@@ -27,7 +28,7 @@ import type {TaskView} from '../core/task-view'
 import type {TaskMeta} from '../core/task'
 import {type EvalOptions, type FlatIndex, type IndexDoc, type Ranked, type TextIndex, docsWithAllTerms, evaluate, queryTerms, rawTokens, updatedFlat} from '../core/text-index'
 import {checkTags} from '../core/validation'
-import {type DocFacts, type SearchCache, STATUS_CODES, readSearchCache, statusCode, writeSearchCache} from '../refstore/search-cache'
+import {type DocFacts, type SearchCache, STATUS_CODES, TEXTS_PER_DOC, TEXT_BODY, TEXT_COMMENTS, TEXT_TITLE, readSearchCache, statusCode, writeSearchCache} from '../refstore/search-cache'
 import {openRowColumns} from '../core/snapshot'
 import {openRowStateAt} from '../core/readiness'
 import type {Loaded} from '../refstore/list-store'
@@ -109,8 +110,8 @@ interface Indexed {
   state: SearchOutput['index']
   /** Each document's stored status (`STATUS_CODES`). */
   status(): Uint8Array
-  /** A document's description and comments, as snippets are cut from them. */
-  text(doc: number): [string, string]
+  /** A document's texts `from` to `to` - 1 (`TEXT_TITLE`, `TEXT_BODY`, `TEXT_COMMENTS`). */
+  text(doc: number, from: number, to: number): string[]
 }
 
 /**
@@ -128,7 +129,7 @@ async function withIndex<T>(session: Session, loaded: Loaded, use: (ix: Indexed)
     if (cached && cached.commit === loaded.index.commit) {
       try {
         const index = cached.index()
-        return use({index, state: {state: 'current', reindexed: 0, tasks: index.docCount}, status: () => cached.status(), text: (doc) => cached.text(doc)})
+        return use({index, state: {state: 'current', reindexed: 0, tasks: index.docCount}, status: () => cached.status(), text: (doc, from, to) => cached.text(doc, from, to)})
       } catch {
         // damaged: rebuilt below
       }
@@ -185,7 +186,7 @@ async function updatedIndex(session: Session, loaded: Loaded, cached: SearchCach
     index: flat,
     state: {state: rebuilt ? 'rebuilt' : 'updated', reindexed: stale.length, tasks: flat.docCount},
     status: () => facts.status,
-    text: (doc) => [Buffer.from(facts.texts[2 * doc]!).toString('utf8'), Buffer.from(facts.texts[2 * doc + 1]!).toString('utf8')],
+    text: (doc, from, to) => facts.texts.slice(doc * TEXTS_PER_DOC + from, doc * TEXTS_PER_DOC + to).map((t) => Buffer.from(t.buffer, t.byteOffset, t.byteLength).toString('utf8')),
   }
 }
 
@@ -203,14 +204,14 @@ function factsOf(flat: FlatIndex, fresh: ReadonlyMap<string, SearchDoc>, old: {i
     const d = fresh.get(id)
     if (d) {
       status[n] = statusCode(d.status)
-      texts.push(Buffer.from(d.body, 'utf8'), Buffer.from(d.comments, 'utf8'))
+      texts.push(Buffer.from(d.title, 'utf8'), Buffer.from(d.body, 'utf8'), Buffer.from(d.comments, 'utf8'))
       continue
     }
     if (!old) return null
     while (j < old.ids.length && old.ids[j]! < id) j++
     if (old.ids[j] !== id) return null
     status[n] = old.facts.status[j]!
-    texts.push(old.facts.texts[2 * j]!, old.facts.texts[2 * j + 1]!)
+    for (let x = 0; x < TEXTS_PER_DOC; x++) texts.push(old.facts.texts[j * TEXTS_PER_DOC + x]!)
   }
   return {status, texts}
 }
@@ -375,7 +376,7 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
   }
   const metaOf = (id: string): TaskMeta | null => snap.tasks.get(id)?.meta ?? null
   const picked = await withIndex(session, loaded, ({index, state, status, text}) => {
-    const exact = exactTitles(index, query, (doc) => snap.tasks.get(index.docId(doc))?.meta?.title)
+    const exact = exactTitles(index, query, (doc) => text(doc, TEXT_TITLE, TEXT_TITLE + 1)[0])
     // Without filters the evaluator picks the best hits as it finds them (enough to fill the page whatever exact titles it holds).
     const best = filtered ? 0 : limit + exact.size
     let ranked: Ranked = evaluate(index, query, SEARCH_OPTIONS, best)
@@ -438,7 +439,7 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
     }
     // The fields each hit shown matched in, and its texts when a snippet may come from them (read while the file is open).
     const masks = page.map(({doc}) => ranked.fieldMask(doc))
-    const texts = page.map(({doc}, i) => (masks[i]! & BODY_OR_COMMENTS ? text(doc) : null))
+    const texts = page.map(({doc}, i) => (masks[i]! & BODY_OR_COMMENTS ? text(doc, TEXT_BODY, TEXT_COMMENTS + 1) : null))
     return {ranked, total, state, page, masks, texts}
   })
   const {ranked, total, state, page, masks, texts} = picked
@@ -452,7 +453,7 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
     const textFields = fields.filter((f) => f !== 'tags')
     const stored = texts[i]
     if (stored) {
-      const byField: Record<Field, string> = {title: view.title, body: stored[0], comments: stored[1], tags: ''}
+      const byField: Record<Field, string> = {title: view.title, body: stored[0]!, comments: stored[1]!, tags: ''}
       for (const f of textFields) {
         const text = snippetOf(byField[f], terms)
         if (text !== null) {

@@ -15,9 +15,10 @@
  * - `pairs` (u32): the postings, [document, term frequency] pairs;
  * - `status` (u8, one per document): the card's stored status
  *   (`STATUS_CODES`), so a `--status` filter needs no card and no open rows;
- * - `textStart` (u32, two per document and the end), `texts` (UTF-8): each
- *   document's description and its comments (joined by a blank line), the
- *   text snippets are cut from, so the hits shown need no read from git;
+ * - `textStart` (u32, three per document and the end), `texts` (UTF-8):
+ *   each document's title, description and comments (joined by a blank
+ *   line): the exact-title check and the snippets of the hits shown read
+ *   them here, not from the cards or git;
  * - `dirs` (JSON): task id → tree id of its directory when it was indexed
  *   (so the next search after the ref moved re-reads only the tasks whose
  *   directory changed).
@@ -65,11 +66,16 @@ export function statusCode(status: string): number {
   return code > 0 ? code : 0
 }
 
+export const TEXTS_PER_DOC = 3
+export const TEXT_TITLE = 0
+export const TEXT_BODY = 1
+export const TEXT_COMMENTS = 2
+
 /** What the index keeps of each document besides its terms, by document number. */
 export interface DocFacts {
   /** The card's stored status (`STATUS_CODES`). */
   status: Uint8Array
-  /** Two UTF-8 texts per document: 2n its description, 2n+1 its comments joined by a blank line. */
+  /** `TEXTS_PER_DOC` UTF-8 texts per document (`TEXT_TITLE`, `TEXT_BODY`, `TEXT_COMMENTS`): 3n its title, 3n+1 its description, 3n+2 its comments joined by a blank line. */
   texts: readonly Uint8Array[]
 }
 
@@ -81,8 +87,8 @@ export interface SearchCache {
   index(): TextIndex
   /** The stored status of every document (`STATUS_CODES`), read whole. */
   status(): Uint8Array
-  /** The description and comments of one document, read in place. */
-  text(doc: number): [string, string]
+  /** Texts `from` to `to` - 1 (`TEXT_TITLE`, …) of one document, read in place. */
+  text(doc: number, from: number, to: number): string[]
   /** The whole index and the documents' facts in memory (to update them). */
   full(): FlatIndex
   facts(): DocFacts
@@ -196,7 +202,7 @@ function openedCache(fd: number, list: string): SearchCache | null {
     return {termStart, termChars, fieldLength, idStart, ids}
   }
   const [textStartAt, textStartBytes] = range('textStart')
-  if (textStartBytes !== (2 * D + 1) * 4) throw damaged('textStart size')
+  if (textStartBytes !== (TEXTS_PER_DOC * D + 1) * 4) throw damaged('textStart size')
   const [textsAt, textsBytes] = range('texts')
   const [termFieldsAt, termFieldsBytes] = range('termFields')
   const [pairsAt, pairsBytes] = range('pairs')
@@ -238,21 +244,24 @@ function openedCache(fd: number, list: string): SearchCache | null {
       }
     },
     status: () => new Uint8Array(whole('status', D).buffer, 0, D),
-    text: (doc) => {
-      if (!(Number.isInteger(doc) && doc >= 0 && doc < D)) throw damaged('document number')
-      const at = readWords(fd, textStartAt + doc * 8, 12)
-      if (!(at[0]! <= at[1]! && at[1]! <= at[2]! && at[2]! <= textsBytes)) throw damaged('text offsets')
-      const bytes = Buffer.from(readWords(fd, textsAt + at[0]!, at[2]! - at[0]!).buffer, 0, at[2]! - at[0]!)
-      const cut = at[1]! - at[0]!
-      return [bytes.toString('utf8', 0, cut), bytes.toString('utf8', cut)]
+    text: (doc, from, to) => {
+      if (!(Number.isInteger(doc) && doc >= 0 && doc < D && from >= 0 && from < to && to <= TEXTS_PER_DOC)) throw damaged('document number')
+      // Their offsets and their bytes: two reads.
+      const at = readWords(fd, textStartAt + (doc * TEXTS_PER_DOC + from) * 4, (to - from + 1) * 4)
+      for (let i = 1; i < at.length; i++) if (!(at[i - 1]! <= at[i]!)) throw damaged('text offsets')
+      if (at[at.length - 1]! > textsBytes) throw damaged('text offsets')
+      const bytes = Buffer.from(readWords(fd, textsAt + at[0]!, at[at.length - 1]! - at[0]!).buffer, 0, at[at.length - 1]! - at[0]!)
+      const out: string[] = []
+      for (let i = 0; i < to - from; i++) out.push(bytes.toString('utf8', at[i]! - at[0]!, at[i + 1]! - at[0]!))
+      return out
     },
     facts: (): DocFacts => {
       const status = new Uint8Array(whole('status', D).buffer, 0, D)
       const starts = whole('textStart')
       const texts = Buffer.from(whole('texts').buffer, 0, textsBytes)
-      if (starts[0] !== 0 || starts[2 * D] !== textsBytes) throw damaged('text offsets')
+      if (starts[0] !== 0 || starts[TEXTS_PER_DOC * D] !== textsBytes) throw damaged('text offsets')
       const parts: Uint8Array[] = []
-      for (let i = 0; i < 2 * D; i++) {
+      for (let i = 0; i < TEXTS_PER_DOC * D; i++) {
         if (starts[i + 1]! < starts[i]!) throw damaged('text offsets')
         parts.push(texts.subarray(starts[i]!, starts[i + 1]!))
       }
@@ -277,7 +286,7 @@ export function writeSearchCache(commonDir: string, list: string, commit: string
   const path = searchCachePath(commonDir, list)
   const tmp = `${path}.${process.pid}.tmp`
   try {
-    if (facts.status.length !== flat.docs || facts.texts.length !== 2 * flat.docs) throw new Error('document facts do not match the index')
+    if (facts.status.length !== flat.docs || facts.texts.length !== TEXTS_PER_DOC * flat.docs) throw new Error('document facts do not match the index')
     const idBuffers = flat.ids.map((id) => Buffer.from(id, 'utf8'))
     const idStart = startsOf(idBuffers.map((b) => b.length))
     const content: Record<Section, Uint8Array> = {
