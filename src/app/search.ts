@@ -223,21 +223,44 @@ export function dirOf(snap: {tasks: ReadonlyMap<string, unknown>}, id: string): 
 }
 
 const WORD_CHARS = /^[\p{L}\p{N}_]+$/u
+const WORD_CHAR = /^[\p{L}\p{N}_]$/u
 
-/** The last terms a matcher was built for, and it (a page's snippets all look for the same terms). */
-let matcherFor: {terms: readonly string[]; re: RegExp | null} | null = null
+/** The last terms filtered for snippets, and the result (a page's snippets all look for the same terms). */
+let usableFor: {terms: readonly string[]; usable: string[]} | null = null
 
-/**
- * A pattern for the start of a word (a run of letters, digits and `_`)
- * that begins with one of `terms`; null when no term can begin a word (one
- * holding any other character never does).
- */
-function wordStartMatcher(terms: readonly string[]): RegExp | null {
-  if (matcherFor?.terms !== terms) {
-    const usable = terms.filter((t) => WORD_CHARS.test(t))
-    matcherFor = {terms, re: usable.length === 0 ? null : new RegExp(`(?<![\\p{L}\\p{N}_])(?:${usable.join('|')})`, 'u')}
+/** The terms that can begin a word (a run of letters, digits and `_`): one holding any other character never does. */
+function wordTerms(terms: readonly string[]): string[] {
+  if (usableFor?.terms !== terms) usableFor = {terms, usable: terms.filter((t) => WORD_CHARS.test(t))}
+  return usableFor.usable
+}
+
+/** Whether the code point that ends just before `i` is a letter, digit or `_`. */
+function wordCharBefore(s: string, i: number): boolean {
+  if (i === 0) return false
+  const c = s.charCodeAt(i - 1)
+  if (c < 0x80) return (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || c === 0x5f
+  if (c >= 0xdc00 && c <= 0xdfff && i >= 2) {
+    const h = s.charCodeAt(i - 2)
+    if (h >= 0xd800 && h <= 0xdbff) return WORD_CHAR.test(s.slice(i - 2, i))
   }
-  return matcherFor.re
+  return WORD_CHAR.test(s[i - 1]!)
+}
+
+/** Where the first word of `lower` that starts with one of `terms` (each all word characters) begins, or -1. */
+function firstWordStart(lower: string, terms: readonly string[]): number {
+  let best = -1
+  for (const t of terms) {
+    for (let from = 0; ; ) {
+      const i = lower.indexOf(t, from)
+      if (i === -1 || (best !== -1 && i >= best)) break
+      if (!wordCharBefore(lower, i)) {
+        best = i
+        break
+      }
+      from = i + 1
+    }
+  }
+  return best
 }
 
 /** An excerpt of `text` around the first word that starts with one of `terms` (case-insensitive); null when none does. */
@@ -249,9 +272,8 @@ export function snippetOf(text: string, terms: readonly string[], width = 160): 
     // Every word starts with the empty term: the first word.
     at = lower.search(/[\p{L}\p{N}_]/u)
   } else {
-    // One search for the first such word, not a walk over every word before it.
-    const re = wordStartMatcher(terms)
-    if (re !== null) at = lower.search(re)
+    // Each term's occurrences (a native search) until one starts a word, not a walk over every word before it.
+    at = firstWordStart(lower, wordTerms(terms))
   }
   if (at === -1) return null
   const start = Math.max(0, at - Math.floor(width / 3))
