@@ -22,15 +22,13 @@
  * from the cards or git.
  */
 import {UsageError} from '../core/errors'
-import {STATES, type State} from '../core/readiness'
-import {tablesOf} from '../core/snapshot'
+import {STATES, type State, openRowStateAt} from '../core/readiness'
+import {openRowColumns, tablesOf} from '../core/snapshot'
 import type {TaskView} from '../core/task-view'
 import type {TaskMeta} from '../core/task'
 import {type EvalOptions, type FlatIndex, type IndexDoc, type Ranked, type TextIndex, docsWithAllTerms, evaluate, queryTerms, rawTokens, updatedFlat} from '../core/text-index'
 import {checkTags} from '../core/validation'
 import {type DocFacts, type SearchCache, STATUS_CODES, TEXTS_PER_DOC, TEXT_BODY, TEXT_COMMENTS, TEXT_TITLE, readSearchCache, statusCode, writeSearchCache} from '../refstore/search-cache'
-import {openRowColumns} from '../core/snapshot'
-import {openRowStateAt} from '../core/readiness'
 import type {Loaded} from '../refstore/list-store'
 import type {Session} from './session'
 import {viewer} from './task-actions'
