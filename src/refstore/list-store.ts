@@ -21,7 +21,7 @@ import {autoMaintenance} from './housekeeping'
 import {ObjectReader} from './object-reader'
 import {git, gitOk} from './git-process'
 import {type RefUpdateOutcome, StdinRefUpdater, updateRef} from './ref-transaction'
-import {type Repository, configMayMention, discover, readConfig} from './repository'
+import {type Repository, configMayMention, configStamp, discover, readConfig} from './repository'
 import {TreeBuilder} from './tree-builder'
 import {type IndexProgress, type TaskIndex, readCachedIndex, snapshotOf, updateIndex, writeCachedIndex} from './task-index'
 
@@ -320,7 +320,11 @@ export class ListStore {
       const dir = entry && 'dir' in entry && typeof entry.dir === 'string' ? entry.dir : null
       if (shard) trees.add(shard)
       if (dir) trees.add(dir)
-      if (dir && c.kind === 'put-task' && c.body === undefined) dirs.push(dir)
+      if (dir && c.kind === 'put-task' && c.body === undefined) {
+        dirs.push(dir)
+        // The card's file, by path in the same request as its directory (kept by its id for the read below): one round trip, not two.
+        if (this.reader.keptType(dir) === null) this.reader.prefetch(`${dir}:${TASK_FILE}`, MAX_FILE_BYTES)
+      }
     }
     if (trees.size === 0) return
     const read = await Promise.all([...trees].map((oid) => this.reader.read(oid).catch(() => null)))
@@ -343,7 +347,7 @@ export class ListStore {
   private signSetting: Promise<boolean> | undefined
 
   private signs(): Promise<boolean> {
-    if (!configMayMention(this.repo.commonDir, /signcommits/i)) return Promise.resolve(false)
+    if (!this.configMentions(/signcommits/i)) return Promise.resolve(false)
     this.signSetting ??= readConfig(this.repo.cwd, '^tasks\\.signcommits$')
       .then((c) => /^(true|yes|on|1)$/i.test(c.get('tasks.signcommits') ?? ''))
       .catch(() => false)
@@ -403,12 +407,39 @@ export class ListStore {
     return tb.write()
   }
 
+  /** configMayMention's answers while the config files stay as they were (a long-lived process; configStamp). */
+  private mentioned = new Map<string, boolean>()
+  private mentionedStamp: string | null = null
+
+  /**
+   * configMayMention for this repository. A long-lived process keeps the
+   * answers (and the settings read from git because of them) while the
+   * config files are unchanged, one stat each per call instead of reading
+   * them; an edit of any of them makes it look again.
+   */
+  private configMentions(word: RegExp): boolean {
+    if (!this.longLived) return configMayMention(this.repo.commonDir, word)
+    const stamp = configStamp(this.repo.commonDir)
+    if (stamp !== this.mentionedStamp) {
+      this.mentionedStamp = stamp
+      this.mentioned.clear()
+      this.signSetting = undefined
+      this.fsyncSetting = undefined
+    }
+    let hit = this.mentioned.get(word.source)
+    if (hit === undefined) {
+      hit = configMayMention(this.repo.commonDir, word)
+      this.mentioned.set(word.source, hit)
+    }
+    return hit
+  }
+
   /** Whether this repository fsyncs loose objects (core.fsync, core.fsyncObjectFiles); asked once, when needed. */
   private fsyncSetting: Promise<boolean> | undefined
 
   private fsyncObjects(): Promise<boolean> {
     // Most repositories set neither key anywhere: then no `git config` process on the write path.
-    if (!configMayMention(this.repo.commonDir, /fsync/i)) return Promise.resolve(false)
+    if (!this.configMentions(/fsync/i)) return Promise.resolve(false)
     this.fsyncSetting ??= readConfig(this.repo.cwd, '^core\\.(fsync|fsyncobjectfiles)$')
       .then((c) => fsyncsLooseObjects(c.get('core.fsync'), c.get('core.fsyncobjectfiles')))
       .catch(() => false)
@@ -420,7 +451,8 @@ export class ListStore {
    * memory by id (ObjectReader.keepObjects), so a call that reads what the
    * previous call wrote (the new tip's commit and trees, the card) or what
    * it read (the root and shard trees, all read once here) needs no
-   * cat-file round trip; learn the object directories that exist; keep
+   * cat-file round trip; create the fan-out directories and a few spare
+   * temporary files for the writer (LooseObjectWriter), off the event loop; keep
    * the task index in memory and rewrite its cache file when idle, not
    * within a call; and keep one `git update-ref --stdin` for
    * compare-and-swaps (keepUpdater).
@@ -430,7 +462,8 @@ export class ListStore {
     if (!this.writer.onWrite) {
       this.reader.keepObjects(KEPT_OBJECT_BYTES)
       this.writer.onWrite = (oid, type, content) => this.reader.remember(oid, type, content)
-      this.writer.learnDirs()
+      // In the background: every fan-out directory, and the first spare temporary files (betweenCalls keeps them up).
+      void this.writer.prepareDirs().then(() => this.writer.replenish())
       if (this.tip) {
         // Warm up once: the index, and every shard tree in one pipelined request (a claim then reads only its card).
         try {
@@ -685,8 +718,17 @@ export class ListStore {
     return {checks, broken}
   }
 
+  /**
+   * A long-lived process, once a call was answered: get the next call's
+   * files ready (the writer's spare temporary files) while nothing waits.
+   */
+  betweenCalls(): void {
+    if (this.longLived) void this.writer.replenish()
+  }
+
   close(): void {
     this.saveUnsaved()
+    this.writer.close()
     this.updater?.close()
     this.reader.close()
     // Like git's porcelain after a write: let `git maintenance run --auto` pack loose objects, in the background.

@@ -216,6 +216,40 @@ describe('two MCP servers on one repository', () => {
   })
 })
 
+describe('a server on a freshly packed repository', () => {
+  it('claims land whole though no fan-out directory existed, also after a gc that removes them between calls; no temporary file is left', async () => {
+    const repo = makeRepo()
+    await runJson(repo, ['init'])
+    const ids: string[] = []
+    for (let i = 0; i < 4; i++) ids.push((await runJson(repo, ['add', `packed ${i}`], {env: {TASKS_ACTOR: 'lead'}})).task.id)
+    gitSync(repo, ['gc', '-q', '--prune=now'])
+    const objects = join(repo, '.git', 'objects')
+    const fanOuts = () => readdirSync(objects).filter((n) => /^[0-9a-f]{2}$/.test(n))
+    expect(fanOuts()).toEqual([])
+    const s = await connect(repo, 'agent-p')
+    try {
+      const first = valid(await call(s, 'claim', {id: ids[0]}), 'claim')
+      // Every object of the claim's commit reads back through git, whole.
+      gitSync(repo, ['fsck', '--strict', '--no-dangling'])
+      expect(gitSync(repo, ['rev-parse', 'refs/tasks/main']).trim()).toBe(first.commit)
+      // A gc while the server runs packs the objects and removes the (now empty) fan-out directories.
+      gitSync(repo, ['gc', '-q', '--prune=now'])
+      const second = valid(await call(s, 'claim', {id: ids[1]}), 'claim')
+      const third = valid(await call(s, 'claim', {id: ids[2]}), 'claim')
+      expect(gitSync(repo, ['rev-parse', 'refs/tasks/main']).trim()).toBe(third.commit)
+      expect(gitSync(repo, ['rev-parse', `${third.commit}^`]).trim()).toBe(second.commit)
+      gitSync(repo, ['fsck', '--strict', '--no-dangling'])
+      const listed = await runJson(repo, ['list', '--status', 'in_progress'], {env: {TASKS_ACTOR: 'lead'}})
+      expect(listed.tasks.map((t: any) => t.id).sort()).toEqual(ids.slice(0, 3).sort())
+    } finally {
+      await s.close()
+    }
+    // The server's spare temporary files went with it.
+    for (let i = 0; i < 50 && readdirSync(objects).some((f) => f.startsWith('tmp_obj_')); i++) await new Promise((r) => setTimeout(r, 50))
+    expect(readdirSync(objects).filter((f) => f.startsWith('tmp_obj_'))).toEqual([])
+  })
+})
+
 describe('tasks mcp install', () => {
   it('prints the entry, merges it into the client config keeping the rest, and refuses a broken file', async () => {
     const repo = makeRepo()
