@@ -510,6 +510,46 @@ export class ListStore {
     else await git(['update-ref', ref, oid], {cwd: this.repo.cwd})
   }
 
+  /**
+   * A long-lived process's knowledge of each remote's list between calls:
+   * the tip it last published there or fetched, and whether the remote was
+   * quiet (at its fetch, the list was where this process had left it, with
+   * no pending change of others) since. Only a hint for skipping a fetch:
+   * the push's lease decides.
+   */
+  private remoteSeen = new Map<string, {tip: string; quiet: boolean}>()
+
+  /**
+   * The remote tip an online mutation may assume without fetching first
+   * (transaction.ts): only in a long-lived process, when the remote was
+   * quiet, this process published (or fetched) that tip itself, and both
+   * the local ref and the remote-tracking ref (`tracking`) are still there,
+   * so no other command of this clone has moved either. Null: fetch.
+   */
+  async assumedRemoteTip(remote: string, tracking: string): Promise<string | null> {
+    const seen = this.longLived ? this.remoteSeen.get(remote) : undefined
+    if (!seen?.quiet || (await this.refreshTip()) !== seen.tip) return null
+    return (await this.readRef(tracking)) === seen.tip ? seen.tip : null
+  }
+
+  /** A fetch found the remote's list at `tip` with `pending` changes of others: quiet when it is where this process left it. */
+  noteFetched(remote: string, tip: string | null, pending: number): void {
+    if (!this.longLived) return
+    const seen = this.remoteSeen.get(remote)
+    if (tip === null) this.remoteSeen.delete(remote)
+    else this.remoteSeen.set(remote, {tip, quiet: pending === 0 && seen?.tip === tip})
+  }
+
+  /** This process's push moved the remote's list to `tip`. */
+  notePublished(remote: string, tip: string): void {
+    if (this.longLived) this.remoteSeen.set(remote, {tip, quiet: this.remoteSeen.get(remote)?.quiet ?? false})
+  }
+
+  /** A push on an assumed tip was rejected: someone else moved the list, so the next mutations fetch first. */
+  noteRemoteMoved(remote: string): void {
+    this.remoteSeen.delete(remote)
+  }
+
   /** Move the ref from `oldOid` to `newOid` if it still points at `oldOid`. */
   async compareAndSwap(newOid: string, oldOid: string | null, message: string): Promise<RefUpdateOutcome> {
     // The objects the ref is about to make reachable go to disk first, when the repository asks for that.
