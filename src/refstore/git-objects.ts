@@ -361,6 +361,13 @@ export class LooseObjectWriter {
   bytesWritten = 0
   /** New objects written by this writer (existing ones are not counted). */
   objectsWritten = 0
+  /**
+   * Write objects uncompressed, as git does with core.looseCompression 0
+   * (a zlib stream of stored blocks): for a long-lived writer, where
+   * setting up zlib for each small object cost more than the write itself.
+   * The next `git gc` packs them compressed.
+   */
+  stored = false
   /** Told of every object written (or found already there), with its content: a long-lived reader keeps it. */
   onWrite: ((oid: string, type: ObjectType, content: Buffer) => void) | null = null
 
@@ -377,8 +384,8 @@ export class LooseObjectWriter {
     const file = join(dir, oid.slice(2))
     this.onWrite?.(oid, type, body)
     if (existsSync(file)) return oid
-    // Same compression level git uses for loose objects by default (core.looseCompression = 1).
-    const data = deflateSync(Buffer.concat([header, body]), {level: 1})
+    // Same compression level git uses for loose objects by default (core.looseCompression = 1), or none (stored).
+    const data = this.stored ? storedZlib(header, body) : deflateSync(Buffer.concat([header, body]), {level: 1})
     if (!this.swept) {
       this.swept = true
       removeStaleTmpObjects(this.objectsDir, Date.now())
@@ -518,6 +525,58 @@ export class LooseObjectWriter {
     for (const d of new Set(files.map((f) => dirname(f)))) fsyncPath(d)
     fsyncPath(this.objectsDir)
   }
+}
+
+/**
+ * `header` + `body` as a zlib stream (RFC 1950) of stored deflate blocks
+ * (RFC 1951, BTYPE 00: at most 65,535 bytes each, uncompressed) with its
+ * Adler-32 checksum: what zlib writes at level 0, without setting up zlib.
+ */
+export function storedZlib(header: Buffer, body: Buffer): Buffer {
+  const length = header.length + body.length
+  const blocks = Math.max(1, Math.ceil(length / 65535))
+  const out = Buffer.allocUnsafe(2 + 5 * blocks + length + 4)
+  out[0] = 0x78 // deflate, 32K window
+  out[1] = 0x01 // fastest; (0x7801 % 31) === 0
+  let at = 2
+  let copied = 0
+  for (let i = 0; i < blocks; i++) {
+    const len = Math.min(65535, length - copied)
+    out[at] = i === blocks - 1 ? 1 : 0 // BFINAL on the last block, BTYPE 00
+    out.writeUInt16LE(len, at + 1)
+    out.writeUInt16LE(len ^ 0xffff, at + 3)
+    at += 5
+    for (let end = copied + len; copied < end; ) {
+      // The block's bytes, from the header and then the body.
+      if (copied < header.length) {
+        const n = Math.min(header.length - copied, end - copied)
+        header.copy(out, at, copied, copied + n)
+        at += n
+        copied += n
+      } else {
+        const n = end - copied
+        body.copy(out, at, copied - header.length, copied - header.length + n)
+        at += n
+        copied += n
+      }
+    }
+  }
+  let a = 1
+  let b = 0
+  for (const part of [header, body]) {
+    // Sums reduced every 5,552 bytes, the most that cannot overflow before the modulo (as zlib does).
+    for (let i = 0; i < part.length; ) {
+      const end = Math.min(part.length, i + 5552)
+      for (; i < end; i++) {
+        a += part[i]!
+        b += a
+      }
+      a %= 65521
+      b %= 65521
+    }
+  }
+  out.writeUInt32BE(((b << 16) | a) >>> 0, at)
+  return out
 }
 
 function tmpName(): string {

@@ -39,6 +39,8 @@ export const PERSIST_AFTER_CHANGES = 16
  */
 const LONG_LIVED_PERSIST_AFTER = 512
 const PERSIST_IDLE_MS = 2000
+/** A long-lived process looks whether git maintenance is due after writing this many objects (betweenCalls). */
+const MAINTENANCE_EVERY_OBJECTS = 256
 /** Content a long-lived process keeps of the objects it read or wrote (keepAlive). */
 const KEPT_OBJECT_BYTES = 32 * 1024 * 1024
 
@@ -379,8 +381,9 @@ export class ListStore {
         case 'put-task': {
           let body = change.body
           if (body === undefined) {
-            // The card's old file, asked for with the trees on its path (it is read right after them).
-            this.reader.prefetch(`${rootTree}:${taskFilePath(change.meta.id)}`)
+            // The card's old file, asked for with the trees on its path (it is read right after them); a
+            // long-lived store asked for it by its directory already (prefetch) and keeps it.
+            if (!this.longLived) this.reader.prefetch(`${rootTree}:${taskFilePath(change.meta.id)}`)
             const old = await tb.blobAt(taskFilePath(change.meta.id))
             body = old ? taskBody((await this.reader.readType(old, 'blob')).content.toString('utf8')) : ''
           }
@@ -462,6 +465,7 @@ export class ListStore {
     if (!this.writer.onWrite) {
       this.reader.keepObjects(KEPT_OBJECT_BYTES)
       this.writer.onWrite = (oid, type, content) => this.reader.remember(oid, type, content)
+      this.writer.stored = true
       // In the background: every fan-out directory, and the first spare temporary files (betweenCalls keeps them up).
       void this.writer.prepareDirs().then(() => this.writer.replenish())
       if (this.tip) {
@@ -763,8 +767,16 @@ export class ListStore {
    * files ready (the writer's spare temporary files) while nothing waits.
    */
   betweenCalls(): void {
-    if (this.longLived) void this.writer.replenish()
+    if (!this.longLived) return
+    void this.writer.replenish()
+    // As a command would after writing (close()): let git pack loose objects once the repository is due, looked at every few hundred objects.
+    if (this.writer.objectsWritten >= this.maintenanceLookedAt + MAINTENANCE_EVERY_OBJECTS) {
+      this.maintenanceLookedAt = this.writer.objectsWritten
+      autoMaintenance(this.repo)
+    }
   }
+
+  private maintenanceLookedAt = 0
 
   close(): void {
     this.saveUnsaved()

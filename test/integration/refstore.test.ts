@@ -4,10 +4,12 @@
  * cache always equals a cold rebuild.
  */
 import {execFileSync} from 'node:child_process'
+import {randomBytes} from 'node:crypto'
+import {inflateSync} from 'node:zlib'
 import {readFileSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {LooseObjectWriter, decodeTree, encodeTree, hashObject} from '../../src/refstore/git-objects'
+import {LooseObjectWriter, decodeTree, encodeTree, hashObject, storedZlib} from '../../src/refstore/git-objects'
 import {ObjectReader} from '../../src/refstore/object-reader'
 import {TreeBuilder} from '../../src/refstore/tree-builder'
 import {ListStore, PERSIST_AFTER_CHANGES} from '../../src/refstore/list-store'
@@ -334,6 +336,23 @@ describe('the loose object writer: temporary files in the object directory, spar
     // Written again: already there, not counted.
     writer.write('blob', 'one\n')
     expect(writer.objectsWritten).toBe(4)
+    gitSync(dir, ['fsck', '--strict'])
+  })
+
+  it('stored (uncompressed) objects are zlib streams git reads back byte for byte, whatever their size', async () => {
+    for (const n of [0, 1, 100, 65_535 - 9, 65_535, 65_536, 70_000, 200_000]) {
+      const header = Buffer.from(`blob ${n}\0`)
+      const body = randomBytes(n)
+      expect(inflateSync(storedZlib(header, body)).equals(Buffer.concat([header, body])), `${n} bytes`).toBe(true)
+    }
+    const dir = makeRepo()
+    const writer = new LooseObjectWriter(join(dir, '.git', 'objects'), 'sha1')
+    writer.stored = true
+    const big = randomBytes(150_000)
+    const oids = [writer.write('blob', 'small\n'), writer.write('blob', big), writer.write('tree', encodeTree([{mode: '100644', name: 'a', oid: hashObject('sha1', 'blob', Buffer.from('small\n'))}]))]
+    expect(gitSync(dir, ['cat-file', 'blob', oids[0]!])).toBe('small\n')
+    expect(execFileSync('git', ['cat-file', 'blob', oids[1]!], {cwd: dir, env: TEST_ENV, maxBuffer: 1 << 24}).equals(big)).toBe(true)
+    expect(gitSync(dir, ['ls-tree', oids[2]!]).trim()).toBe(`100644 blob ${oids[0]}\ta`)
     gitSync(dir, ['fsck', '--strict'])
   })
 
