@@ -398,21 +398,35 @@ export class LooseObjectWriter {
     return oid
   }
 
-  /** A new temporary file in the object directory (or, if that cannot be written, in the fan-out directory), renamed into place. */
+  /**
+   * A new temporary file in the object directory, renamed into place; or,
+   * once that failed (an object directory only its fan-out directories are
+   * writable in, a fan-out directory on another file system), from then on
+   * in the fan-out directory itself, where git writes it.
+   */
   private writeNew(data: Buffer, dir: string, file: string): void {
-    const name = tmpName()
-    let tmp = join(this.objectsDir, name)
-    try {
-      writeFileSync(tmp, data, {mode: 0o444, flag: 'wx'})
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw error
-      // An object directory that only its fan-out directories are writable in: git's own place.
-      mkdirSync(dir, {recursive: true})
-      tmp = join(dir, name)
-      writeFileSync(tmp, data, {mode: 0o444, flag: 'wx'})
+    if (!this.inFanOut) {
+      const tmp = join(this.objectsDir, tmpName())
+      let written = false
+      try {
+        writeFileSync(tmp, data, {mode: 0o444, flag: 'wx'})
+        written = true
+        this.moveIntoPlace(tmp, dir, file)
+        return
+      } catch (error) {
+        if (written) rmSync(tmp, {force: true})
+        if (written && (error as NodeJS.ErrnoException).code !== 'EXDEV') throw error
+        this.inFanOut = true
+      }
     }
+    mkdirSync(dir, {recursive: true})
+    const tmp = join(dir, tmpName())
+    writeFileSync(tmp, data, {mode: 0o444, flag: 'wx'})
     this.moveIntoPlace(tmp, dir, file)
   }
+
+  /** Set when a temporary file could not be made in, or renamed from, the object directory: write as git does. */
+  private inFanOut = false
 
   /** Fill a spare file and rename it into place; false (nothing placed, the spare dropped) when it was gone. */
   private fillSpare(spare: Spare, data: Buffer, dir: string, file: string): boolean {
@@ -452,7 +466,7 @@ export class LooseObjectWriter {
    * create their files as usual.
    */
   replenish(): Promise<void> {
-    if (this.replenishing || this.closed || this.spares.length >= SPARE_FILES) return this.replenishing ?? Promise.resolve()
+    if (this.replenishing || this.closed || this.inFanOut || this.spares.length >= SPARE_FILES) return this.replenishing ?? Promise.resolve()
     const wanted = SPARE_FILES - this.spares.length
     this.replenishing = (async () => {
       for (let i = 0; i < wanted && !this.closed; i++) {
