@@ -166,8 +166,12 @@ export function configStamp(commonDir: string): string {
   if (files === null) return 'environment'
   return files
     .map((f) => {
-      const st = statSync(f, {throwIfNoEntry: false})
-      return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '-'
+      try {
+        const st = statSync(f, {throwIfNoEntry: false})
+        return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '-'
+      } catch {
+        return '-' // unreadable as configMayMention's read would find it
+      }
     })
     .join('|')
 }

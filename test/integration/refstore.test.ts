@@ -13,6 +13,7 @@ import {LooseObjectWriter, decodeTree, encodeTree, hashObject, storedZlib} from 
 import {ObjectReader} from '../../src/refstore/object-reader'
 import {TreeBuilder} from '../../src/refstore/tree-builder'
 import {ListStore, PERSIST_AFTER_CHANGES} from '../../src/refstore/list-store'
+import {configStamp} from '../../src/refstore/repository'
 import {type IndexedTask, cachePath, readCachedIndex, snapshotOf, updateIndex} from '../../src/refstore/task-index'
 import {type Snapshot, tablesOf} from '../../src/core/snapshot'
 import {TasksError} from '../../src/core/errors'
@@ -337,6 +338,15 @@ describe('the loose object writer: temporary files in the object directory, spar
     writer.write('blob', 'one\n')
     expect(writer.objectsWritten).toBe(4)
     gitSync(dir, ['fsck', '--strict'])
+  })
+
+  it('configStamp stays while the config files do, and changes when git rewrites one (a long-lived store then reads them again)', () => {
+    const dir = makeRepo()
+    const common = join(dir, '.git')
+    const before = configStamp(common)
+    expect(configStamp(common)).toBe(before)
+    gitSync(dir, ['config', 'core.fsync', 'committed'])
+    expect(configStamp(common)).not.toBe(before)
   })
 
   it('stored (uncompressed) objects are zlib streams git reads back byte for byte, whatever their size', async () => {
