@@ -126,7 +126,13 @@ export async function startMcpServer(options: McpOptions, transport: Transport):
           ...(tool.session && typeof args.session === 'string' ? {session: args.session} : {}),
         })
         const pollInbox = async () => ({records: notifier ? await notifier.take() : [], source: source?.name ?? 'none'})
-        let result = (await tool.run({session, agent, pollInbox}, args)) as Record<string, unknown>
+        let result: Record<string, unknown>
+        try {
+          result = (await tool.run({session, agent, pollInbox}, args)) as Record<string, unknown>
+        } finally {
+          // Once the answer is on its way: the next call's files, made while nothing waits.
+          if (!tool.readOnly) setImmediate(() => session.store.betweenCalls())
+        }
         const pub = session.publication()
         if (pub) result = {...result, published: pub.published}
         // Read tools answer in the compact form (docs/compact.md) unless asked for JSON.

@@ -187,6 +187,15 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
   let foldWhy = ''
   /** Races this command's pushes lost; after PENDING_AFTER_LOSSES its one-item change goes to a pending ref. */
   let lost = 0
+  /**
+   * A long-lived server (`tasks mcp`) that left the remote's list at a tip
+   * nobody else has moved since may skip the fetch on its first try and run
+   * the op on that tip (ListStore.assumedRemoteTip): the push's lease on it
+   * is the compare-and-swap. A rejected push, or an op that fails or changes
+   * nothing there (an answer no lease checked), fetches and runs it again;
+   * that try does not count.
+   */
+  let mayAssume = true
   for (let attempt = 1; ; attempt++) {
     // What merging unpublished local work decided, told once the result is published (not once per try).
     let mergeWarnings: Array<{kind: string; message: string}> = []
@@ -214,10 +223,18 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
         }
       }
     }
-    await session.trackingRef(remote)
-    const remoteTip = await fetchList(cwd, remote, session.list, (ref) => store.readRef(ref), limits, perItem)
-    recordFetch(store.repo.commonDir, remote, session.list)
-    const pending = perItem ? await pendingChanges(cwd, remote, session.list, store.repo.commonDir) : new Map<string, string>()
+    const tracking = await session.trackingRef(remote)
+    const assumed: string | null = mayAssume && attempt === 1 && perItem && !mine ? await store.assumedRemoteTip(remote, tracking) : null
+    mayAssume = false
+    const remoteTip: string | null = assumed ?? (await fetchList(cwd, remote, session.list, (ref) => store.readRef(ref), limits, perItem))
+    if (!assumed) recordFetch(store.repo.commonDir, remote, session.list)
+    const pending = perItem && !assumed ? await pendingChanges(cwd, remote, session.list, store.repo.commonDir) : new Map<string, string>()
+    if (!assumed) store.noteFetched(remote, remoteTip, pending.size)
+    /** The assumed tip was not the remote's: fetch and run the op again, as if this try had not been made. */
+    const unassume = () => {
+      store.noteRemoteMoved(remote)
+      attempt = 0
+    }
     // A rejection after which neither the list nor its pending changes had moved means nobody won that round.
     const seen = `${remoteTip} ${[...pending].sort().join(',')}`
     if (attempt > 1) stalled = seen === lastSeen ? stalled + 1 : 0
@@ -300,21 +317,33 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
     // Others landing changes since this clone's last publish count too: about that many agents are picking now.
     const contended = perItem && remoteTip !== null && base === remoteTip && (attempt > 1 || pending.size > 0 || othersLanded >= BUSY_LANDED)
     const loaded = await store.loadCommit(base)
-    const snap = (prepare ? await prepare(store, loaded) : undefined) ?? loaded.snapshot
+    let snap: Snapshot
+    let planned: Plan<R>
     const ctx = await session.opContext()
     if (contended) {
       ctx.busy = new Set(pending.keys())
       ctx.spread = Math.min(64, Math.max(pending.size + 1, othersLanded + 1, 2 ** Math.min(collisions + attempt, 6)))
     }
-    const planned = op(snap, ctx)
+    try {
+      snap = (prepare ? await prepare(store, loaded) : undefined) ?? loaded.snapshot
+      planned = op(snap, ctx)
+    } catch (error) {
+      if (!assumed) throw error
+      attempt = 0 // refused on a tip no fetch confirmed: decide on the remote's own
+      continue
+    }
+    if (assumed && planned.changes.length === 0) {
+      attempt = 0
+      continue
+    }
     if (planned.changes.length === 0) {
       for (const w of mergeWarnings) session.warn(w)
       return {result: planned.result, plan: planned, commit: null, tries: attempt, after: snap}
     }
     const plan = await withInbox(store, loaded, planned, ctx)
-    const onTip = perItem && remoteTip !== null && base === remoteTip
+    const onTip: boolean = perItem && remoteTip !== null && base === remoteTip
     // A one-item change (its task.md and comments, with the inbox records and last_seen it writes) may wait as a pending ref.
-    const item = onTip ? singleItem(snap, plan) : null
+    const item: string | null = onTip ? singleItem(snap, plan) : null
     if (onTip && remoteTip && (item ? pending.has(item) : pending.size > 0)) {
       // Settle what is pending first (fold or drop it), then run the op on the result: someone else's change of
       // this item, or, for a change that cannot carry pending ones, all of them, so none waits on this writer.
@@ -338,7 +367,11 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
         const landed = fold.folded.get(item)
         if (outcome.ok && landed) {
           for (const w of mergeWarnings) session.warn(w)
-          return published(session, {id: item, plan, snapshot: snap}, landed, fold.tip, localTip, attempt)
+          return published(session, {id: item, plan, snapshot: snap}, landed, fold.tip, localTip, attempt, remote)
+        }
+        if (!outcome.ok && assumed && outcome.reason === 'stale') {
+          unassume()
+          continue
         }
         if (!outcome.ok) {
           lastRejection = outcome.detail
@@ -372,8 +405,13 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
       continue
     }
     const commit = await store.writePlan(loaded, plan, ctx.actor, ctx.now)
-    const pushed = await pushList(cwd, remote, session.list, commit, remoteTip, limits)
+    const pushed = await pushList(cwd, remote, session.list, commit, remoteTip, limits, setRef)
+    if (!pushed.ok && assumed && pushed.reason === 'stale') {
+      unassume()
+      continue
+    }
     if (pushed.ok) {
+      store.notePublished(remote, commit)
       for (const w of mergeWarnings) session.warn(w)
       // Published. Bring the local ref along; if a local command moved it meanwhile, `sync` merges it later.
       await followPublished(session, commit, localTip, plan.subject ? `${plan.op} ${plan.subject.id}` : plan.op)
@@ -405,8 +443,10 @@ function singleItem(snap: Snapshot, plan: Plan<unknown>): string | null {
 }
 
 /** A pending change is on the list as `landed`, the list's tip is `tip`: the command's success. */
-async function published<R>(session: Session, mine: {id: string; plan: Plan<R>; snapshot: Snapshot}, landed: string, tip: string, localTip: string | null, tries: number): Promise<Committed<R>> {
+async function published<R>(session: Session, mine: {id: string; plan: Plan<R>; snapshot: Snapshot}, landed: string, tip: string, localTip: string | null, tries: number, remote?: string): Promise<Committed<R>> {
   const plan = mine.plan
+  // This command's own push put the list at `tip` (not a fold someone else pushed, which tells nothing of who else is at work).
+  if (remote) session.store.notePublished(remote, tip)
   await followPublished(session, tip, localTip, plan.subject ? `${plan.op} ${plan.subject.id}` : plan.op)
   return {result: plan.result, plan, commit: landed, tries, after: withChanges(mine.snapshot, plan.changes, landed)}
 }

@@ -21,7 +21,7 @@ import {autoMaintenance} from './housekeeping'
 import {ObjectReader} from './object-reader'
 import {git, gitOk} from './git-process'
 import {type RefUpdateOutcome, StdinRefUpdater, updateRef} from './ref-transaction'
-import {type Repository, configMayMention, discover, readConfig} from './repository'
+import {type Repository, configMayMention, configStamp, discover, readConfig} from './repository'
 import {TreeBuilder} from './tree-builder'
 import {type IndexProgress, type TaskIndex, readCachedIndex, snapshotOf, updateIndex, writeCachedIndex} from './task-index'
 
@@ -39,6 +39,8 @@ export const PERSIST_AFTER_CHANGES = 16
  */
 const LONG_LIVED_PERSIST_AFTER = 512
 const PERSIST_IDLE_MS = 2000
+/** A long-lived process looks whether git maintenance is due after writing this many objects (betweenCalls). */
+const MAINTENANCE_EVERY_OBJECTS = 256
 /** Content a long-lived process keeps of the objects it read or wrote (keepAlive). */
 const KEPT_OBJECT_BYTES = 32 * 1024 * 1024
 
@@ -320,7 +322,11 @@ export class ListStore {
       const dir = entry && 'dir' in entry && typeof entry.dir === 'string' ? entry.dir : null
       if (shard) trees.add(shard)
       if (dir) trees.add(dir)
-      if (dir && c.kind === 'put-task' && c.body === undefined) dirs.push(dir)
+      if (dir && c.kind === 'put-task' && c.body === undefined) {
+        dirs.push(dir)
+        // The card's file, by path in the same request as its directory (kept by its id for the read below): one round trip, not two.
+        if (this.reader.keptType(dir) === null) this.reader.prefetch(`${dir}:${TASK_FILE}`, MAX_FILE_BYTES)
+      }
     }
     if (trees.size === 0) return
     const read = await Promise.all([...trees].map((oid) => this.reader.read(oid).catch(() => null)))
@@ -343,7 +349,7 @@ export class ListStore {
   private signSetting: Promise<boolean> | undefined
 
   private signs(): Promise<boolean> {
-    if (!configMayMention(this.repo.commonDir, /signcommits/i)) return Promise.resolve(false)
+    if (!this.configMentions(/signcommits/i)) return Promise.resolve(false)
     this.signSetting ??= readConfig(this.repo.cwd, '^tasks\\.signcommits$')
       .then((c) => /^(true|yes|on|1)$/i.test(c.get('tasks.signcommits') ?? ''))
       .catch(() => false)
@@ -375,8 +381,9 @@ export class ListStore {
         case 'put-task': {
           let body = change.body
           if (body === undefined) {
-            // The card's old file, asked for with the trees on its path (it is read right after them).
-            this.reader.prefetch(`${rootTree}:${taskFilePath(change.meta.id)}`)
+            // The card's old file, asked for with the trees on its path (it is read right after them); a
+            // long-lived store asked for it by its directory already (prefetch) and keeps it.
+            if (!this.longLived) this.reader.prefetch(`${rootTree}:${taskFilePath(change.meta.id)}`)
             const old = await tb.blobAt(taskFilePath(change.meta.id))
             body = old ? taskBody((await this.reader.readType(old, 'blob')).content.toString('utf8')) : ''
           }
@@ -403,12 +410,39 @@ export class ListStore {
     return tb.write()
   }
 
+  /** configMayMention's answers while the config files stay as they were (a long-lived process; configStamp). */
+  private mentioned = new Map<string, boolean>()
+  private mentionedStamp: string | null = null
+
+  /**
+   * configMayMention for this repository. A long-lived process keeps the
+   * answers (and the settings read from git because of them) while the
+   * config files are unchanged, one stat each per call instead of reading
+   * them; an edit of any of them makes it look again.
+   */
+  private configMentions(word: RegExp): boolean {
+    if (!this.longLived) return configMayMention(this.repo.commonDir, word)
+    const stamp = configStamp(this.repo.commonDir)
+    if (stamp !== this.mentionedStamp) {
+      this.mentionedStamp = stamp
+      this.mentioned.clear()
+      this.signSetting = undefined
+      this.fsyncSetting = undefined
+    }
+    let hit = this.mentioned.get(word.source)
+    if (hit === undefined) {
+      hit = configMayMention(this.repo.commonDir, word)
+      this.mentioned.set(word.source, hit)
+    }
+    return hit
+  }
+
   /** Whether this repository fsyncs loose objects (core.fsync, core.fsyncObjectFiles); asked once, when needed. */
   private fsyncSetting: Promise<boolean> | undefined
 
   private fsyncObjects(): Promise<boolean> {
     // Most repositories set neither key anywhere: then no `git config` process on the write path.
-    if (!configMayMention(this.repo.commonDir, /fsync/i)) return Promise.resolve(false)
+    if (!this.configMentions(/fsync/i)) return Promise.resolve(false)
     this.fsyncSetting ??= readConfig(this.repo.cwd, '^core\\.(fsync|fsyncobjectfiles)$')
       .then((c) => fsyncsLooseObjects(c.get('core.fsync'), c.get('core.fsyncobjectfiles')))
       .catch(() => false)
@@ -420,7 +454,8 @@ export class ListStore {
    * memory by id (ObjectReader.keepObjects), so a call that reads what the
    * previous call wrote (the new tip's commit and trees, the card) or what
    * it read (the root and shard trees, all read once here) needs no
-   * cat-file round trip; learn the object directories that exist; keep
+   * cat-file round trip; create the fan-out directories and a few spare
+   * temporary files for the writer (LooseObjectWriter), off the event loop; keep
    * the task index in memory and rewrite its cache file when idle, not
    * within a call; and keep one `git update-ref --stdin` for
    * compare-and-swaps (keepUpdater).
@@ -430,7 +465,9 @@ export class ListStore {
     if (!this.writer.onWrite) {
       this.reader.keepObjects(KEPT_OBJECT_BYTES)
       this.writer.onWrite = (oid, type, content) => this.reader.remember(oid, type, content)
-      this.writer.learnDirs()
+      this.writer.stored = true
+      // In the background: every fan-out directory, and the first spare temporary files (betweenCalls keeps them up).
+      void this.writer.prepareDirs().then(() => this.writer.replenish())
       if (this.tip) {
         // Warm up once: the index, and every shard tree in one pipelined request (a claim then reads only its card).
         try {
@@ -475,6 +512,46 @@ export class ListStore {
     const update = {ref, newOid: oid, message: 'tasks: remote-tracking ref'}
     if (this.updater && !existsSync(join(this.repo.commonDir, 'logs', ref))) await this.updater.update(update).catch(() => undefined)
     else await git(['update-ref', ref, oid], {cwd: this.repo.cwd})
+  }
+
+  /**
+   * A long-lived process's knowledge of each remote's list between calls:
+   * the tip it last published there or fetched, and whether the remote was
+   * quiet (at its fetch, the list was where this process had left it, with
+   * no pending change of others) since. Only a hint for skipping a fetch:
+   * the push's lease decides.
+   */
+  private remoteSeen = new Map<string, {tip: string; quiet: boolean}>()
+
+  /**
+   * The remote tip an online mutation may assume without fetching first
+   * (transaction.ts): only in a long-lived process, when the remote was
+   * quiet, this process published (or fetched) that tip itself, and both
+   * the local ref and the remote-tracking ref (`tracking`) are still there,
+   * so no other command of this clone has moved either. Null: fetch.
+   */
+  async assumedRemoteTip(remote: string, tracking: string): Promise<string | null> {
+    const seen = this.longLived ? this.remoteSeen.get(remote) : undefined
+    if (!seen?.quiet || (await this.refreshTip()) !== seen.tip) return null
+    return (await this.readRef(tracking)) === seen.tip ? seen.tip : null
+  }
+
+  /** A fetch found the remote's list at `tip` with `pending` changes of others: quiet when it is where this process left it. */
+  noteFetched(remote: string, tip: string | null, pending: number): void {
+    if (!this.longLived) return
+    const seen = this.remoteSeen.get(remote)
+    if (tip === null) this.remoteSeen.delete(remote)
+    else this.remoteSeen.set(remote, {tip, quiet: pending === 0 && seen?.tip === tip})
+  }
+
+  /** This process's push moved the remote's list to `tip`. */
+  notePublished(remote: string, tip: string): void {
+    if (this.longLived) this.remoteSeen.set(remote, {tip, quiet: this.remoteSeen.get(remote)?.quiet ?? false})
+  }
+
+  /** A push on an assumed tip was rejected: someone else moved the list, so the next mutations fetch first. */
+  noteRemoteMoved(remote: string): void {
+    this.remoteSeen.delete(remote)
   }
 
   /** Move the ref from `oldOid` to `newOid` if it still points at `oldOid`. */
@@ -685,8 +762,25 @@ export class ListStore {
     return {checks, broken}
   }
 
+  /**
+   * A long-lived process, once a call was answered: get the next call's
+   * files ready (the writer's spare temporary files) while nothing waits.
+   */
+  betweenCalls(): void {
+    if (!this.longLived) return
+    void this.writer.replenish()
+    // As a command would after writing (close()): let git pack loose objects once the repository is due, looked at every few hundred objects.
+    if (this.writer.objectsWritten >= this.maintenanceLookedAt + MAINTENANCE_EVERY_OBJECTS) {
+      this.maintenanceLookedAt = this.writer.objectsWritten
+      autoMaintenance(this.repo)
+    }
+  }
+
+  private maintenanceLookedAt = 0
+
   close(): void {
     this.saveUnsaved()
+    this.writer.close()
     this.updater?.close()
     this.reader.close()
     // Like git's porcelain after a write: let `git maintenance run --auto` pack loose objects, in the background.

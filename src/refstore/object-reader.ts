@@ -107,6 +107,11 @@ export class ObjectReader {
     }
   }
 
+  /** A kept object by id (a tree kept, or an object a long-lived reader keeps), or null; nothing is asked of git. */
+  keptObject(oid: string): GitObject | null {
+    return this.trees.get(oid) ?? this.cache?.get(oid) ?? null
+  }
+
   /** The type of a kept object, or null when it is not kept (nothing is asked of git). */
   keptType(oid: string): string | null {
     return this.cache?.get(oid)?.type ?? this.trees.get(oid)?.type ?? null
@@ -274,7 +279,8 @@ export class ObjectReader {
     }
     // Kept without its content (over the prefetch's limit) but wanted whole: ask git.
     if (!obj || (obj.oversized && obj.size <= limit)) return null
-    this.ahead.delete(name)
+    // A prefetched answer, read by its id: a long-lived reader keeps it from now on, as any read by id.
+    if (this.ahead.delete(name)) this.keep(obj)
     return obj.size > limit ? {oid: obj.oid, type: obj.type, size: obj.size, content: EMPTY, oversized: true} : obj
   }
 

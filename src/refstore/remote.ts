@@ -237,14 +237,23 @@ export type PushOutcome = {ok: true} | {ok: false; reason: 'stale' | 'declined';
 /**
  * Push `newOid` to `refs/tasks/<list>` on `remote` if and only if the remote
  * still holds `expectedOld` (null: the remote must not have the ref). On
- * success the tracking ref is moved too.
+ * success the tracking ref is moved too (with `setRef` when given: a
+ * long-lived store moves it through its kept `update-ref --stdin`).
  */
-export async function pushList(cwd: string, remote: string, list: string, newOid: string, expectedOld: string | null, limits: NetworkLimits = UNBOUNDED): Promise<PushOutcome> {
+export async function pushList(
+  cwd: string,
+  remote: string,
+  list: string,
+  newOid: string,
+  expectedOld: string | null,
+  limits: NetworkLimits = UNBOUNDED,
+  setRef: (ref: string, oid: string) => Promise<unknown> = (ref, oid) => git(['update-ref', ref, oid], {cwd}),
+): Promise<PushOutcome> {
   const ref = `refs/tasks/${list}`
   const r = await networkGit(cwd, remote, 'push', ['push', '--porcelain', '--quiet', '--no-verify', `--force-with-lease=${ref}:${expectedOld ?? ''}`, remote, `${newOid}:${ref}`], limits)
   const rejected = r.stdout.split('\n').find((l) => l.startsWith('!'))
   if (r.code === 0 && !rejected) {
-    await git(['update-ref', trackingRef(remote, list), newOid], {cwd})
+    await setRef(trackingRef(remote, list), newOid)
     return {ok: true}
   }
   const text = `${r.stdout}\n${r.stderr}`

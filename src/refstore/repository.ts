@@ -134,18 +134,46 @@ export function discoverInProcess(cwd: string, ref: string): Discovered | null {
  * from its own working directory, means "ask git").
  */
 export function configMayMention(commonDir: string, word: RegExp): boolean {
-  const env = process.env
-  if (['GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_COUNT', 'GIT_CONFIG'].some((v) => env[v] !== undefined)) return true
-  const named = [env.GIT_CONFIG_GLOBAL, env.GIT_CONFIG_SYSTEM]
-  if (named.some((f) => f !== undefined && !isAbsolute(f))) return true
-  const home = env.HOME ?? ''
-  const xdg = env.XDG_CONFIG_HOME || join(home, '.config')
-  const user = env.GIT_CONFIG_GLOBAL !== undefined ? [env.GIT_CONFIG_GLOBAL] : [join(home, '.gitconfig'), join(xdg, 'git', 'config')]
-  const files = [join(commonDir, 'config'), join(commonDir, 'config.worktree'), ...user, env.GIT_CONFIG_SYSTEM ?? '/etc/gitconfig']
+  const files = configFiles(commonDir)
+  if (files === null) return true
   return files.some((f) => {
     const text = readText(f)
     return text !== null && (word.test(text) || /\[\s*include/i.test(text))
   })
+}
+
+/** The config files configMayMention searches; null when the environment says to ask git. */
+function configFiles(commonDir: string): string[] | null {
+  const env = process.env
+  if (['GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_COUNT', 'GIT_CONFIG'].some((v) => env[v] !== undefined)) return null
+  const named = [env.GIT_CONFIG_GLOBAL, env.GIT_CONFIG_SYSTEM]
+  if (named.some((f) => f !== undefined && !isAbsolute(f))) return null
+  const home = env.HOME ?? ''
+  const xdg = env.XDG_CONFIG_HOME || join(home, '.config')
+  const user = env.GIT_CONFIG_GLOBAL !== undefined ? [env.GIT_CONFIG_GLOBAL] : [join(home, '.gitconfig'), join(xdg, 'git', 'config')]
+  return [join(commonDir, 'config'), join(commonDir, 'config.worktree'), ...user, env.GIT_CONFIG_SYSTEM ?? '/etc/gitconfig']
+}
+
+/**
+ * A stamp of the config files configMayMention reads (each one's inode,
+ * size and modification time, one stat each): a long-lived process keeps
+ * what it learnt from them while the stamp stays the same. git rewrites a
+ * config file through a lock file renamed into place, so an edit changes
+ * the inode.
+ */
+export function configStamp(commonDir: string): string {
+  const files = configFiles(commonDir)
+  if (files === null) return 'environment'
+  return files
+    .map((f) => {
+      try {
+        const st = statSync(f, {throwIfNoEntry: false})
+        return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '-'
+      } catch {
+        return '-' // unreadable as configMayMention's read would find it
+      }
+    })
+    .join('|')
 }
 
 export function readLocalConfigValue(commonDir: string, section: string, key: string): string | undefined | null {

@@ -37,8 +37,13 @@ export class TreeBuilder {
   private async load(node: Node): Promise<Map<string, Entry>> {
     if (node.entries) return node.entries
     const obj = await this.reader.readType(node.oid!, 'tree')
+    return this.fill(node, obj.content)
+  }
+
+  private fill(node: Node, content: Buffer): Map<string, Entry> {
+    if (node.entries) return node.entries
     const entries = new Map<string, Entry>()
-    for (const e of decodeTree(obj.content, this.writer.algorithm)) {
+    for (const e of decodeTree(content, this.writer.algorithm)) {
       const raw = e.raw ? {raw: e.raw} : {}
       if (e.mode === TREE_MODE) entries.set(keyOf(e), {kind: 'tree', node: {oid: e.oid, entries: null, dirty: false}, ...raw})
       else if (e.mode === FILE_MODE || e.mode === '100755') entries.set(keyOf(e), {kind: 'blob', mode: e.mode, oid: e.oid, ...raw})
@@ -81,17 +86,42 @@ export class TreeBuilder {
    * Ask for the trees on `path`'s directories all at once, by path from the
    * root this builder started from (the walk below then reads them one after
    * another from the reader's kept trees instead of one round trip each).
-   * Only warms the reader: the walk itself goes by the ids it finds.
+   * Only warms the reader: the walk itself goes by the ids it finds. The
+   * directories this builder has loaded, or whose trees the reader keeps
+   * (a long-lived process usually keeps all of them), are walked first, and
+   * only those below the first one that is neither are asked for: when all
+   * are there, cat-file is not asked anything.
    */
   private prefetchTrees(path: string): void {
     const root = this.rootOid
     if (!root) return
     const parts = path.split('/')
-    for (let i = 1; i < parts.length; i++) {
+    let node: Node = this.root
+    let level = 0
+    for (; level < parts.length - 1; level++) {
+      const entries = node.entries ?? this.keptEntries(node)
+      if (!entries) break
+      const entry = entries.get(parts[level]!)
+      if (entry?.kind !== 'tree') return // to be created (or a conflict the walk reports): nothing to read below
+      node = entry.node
+    }
+    if (level === parts.length - 1 && (node.entries ?? this.keptEntries(node))) return
+    for (let i = Math.max(1, level); i < parts.length; i++) {
       const dir = parts.slice(0, i).join('/')
       if (this.prefetched.has(dir)) continue
       this.prefetched.add(dir)
       this.reader.prefetch(`${root}:${dir}`)
+    }
+  }
+
+  /** A node's entries from the tree the reader keeps, without a round trip (loaded into the node); null when not kept. */
+  private keptEntries(node: Node): Map<string, Entry> | null {
+    const obj = node.oid ? this.reader.keptObject(node.oid) : null
+    if (!obj || obj.type !== 'tree') return null
+    try {
+      return this.fill(node, obj.content)
+    } catch {
+      return null // malformed: the walk reads it and reports it
     }
   }
 

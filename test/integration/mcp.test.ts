@@ -189,6 +189,80 @@ describe('two MCP servers in two clones, one bare remote', () => {
   })
 })
 
+describe('a long-lived server online: the first try on the tip it left, the lease deciding', () => {
+  it('skips the fetch while nobody else moves the list; a rejected push or a refusal on that tip fetches and decides again; one winner per item', async () => {
+    const remote = makeBareRepo()
+    const first = makeRepo()
+    gitSync(first, ['remote', 'add', 'origin', remote])
+    await runJson(first, ['init', '--remote', 'origin'])
+    const ids: string[] = []
+    for (let i = 0; i < 10; i++) ids.push((await runJson(first, ['add', `online ${i}`], {env: {TASKS_ACTOR: 'lead'}})).task.id)
+    const second = tempDir('clone-')
+    gitSync(second, ['clone', '-q', remote, '.'])
+    await runJson(second, ['init', '--remote', 'origin'])
+    // git's own trace of every git command server A runs: the fetches and pushes each call started.
+    const trace = join(tempDir('trace-'), 'a.trace')
+    writeFileSync(trace, '')
+    const a = await connect(first, 'agent-a', [], {GIT_TRACE: trace})
+    const b = await connect(second, 'agent-b')
+    const gitCalls = async (work: () => Promise<ToolResult>): Promise<{result: ToolResult; fetches: number; pushes: number}> => {
+      const before = readFileSync(trace, 'utf8').length
+      const result = await work()
+      const lines = readFileSync(trace, 'utf8').slice(before).split('\n')
+      const count = (cmd: string) => lines.filter((l) => l.includes(`built-in: git ${cmd} `)).length
+      return {result, fetches: count('fetch'), pushes: count('push')}
+    }
+    const ownerOnRemote = async (id: string) => {
+      const fresh = tempDir('check-')
+      gitSync(fresh, ['clone', '-q', remote, '.'])
+      await runJson(fresh, ['init', '--remote', 'origin'])
+      return (await runJson(fresh, ['show', id])).task.owner
+    }
+    try {
+      // A publishes twice, the second time finding the list where it left it: from then on A skips the fetch.
+      valid(await call(a, 'claim', {id: ids[0]}), 'claim')
+      valid(await call(a, 'claim', {id: ids[1]}), 'claim')
+      const quiet = await gitCalls(() => call(a, 'claim', {id: ids[2]}))
+      expect(valid(quiet.result, 'claim')).toMatchObject({published: true})
+      expect([quiet.fetches, quiet.pushes]).toEqual([0, 1])
+
+      // B moves the list: A's push on the tip it knew is rejected by the lease, then A fetches and wins on the new tip.
+      valid(await call(b, 'claim', {id: ids[3]}), 'claim')
+      const moved = await gitCalls(() => call(a, 'claim', {id: ids[4]}))
+      expect(valid(moved.result, 'claim')).toMatchObject({published: true, task: {owner: 'agent-a'}})
+      expect([moved.fetches, moved.pushes]).toEqual([1, 2])
+      expect(await ownerOnRemote(ids[3]!)).toBe('agent-b')
+      expect(await ownerOnRemote(ids[4]!)).toBe('agent-a')
+
+      // A refusal on the assumed tip is not the answer: B holds ids[5] as A last saw it, then releases it;
+      // A's claim, refused on the tip it knew (already claimed), fetches and wins.
+      valid(await call(b, 'claim', {id: ids[5]}), 'claim')
+      valid(await call(a, 'claim', {id: ids[6]}), 'claim') // fetches: the list moved (B)
+      valid(await call(a, 'claim', {id: ids[7]}), 'claim') // fetches, finds it where A left it: quiet again
+      valid(await call(b, 'release', {id: ids[5]}), 'release')
+      const refused = await gitCalls(() => call(a, 'claim', {id: ids[5]}))
+      expect(valid(refused.result, 'claim')).toMatchObject({task: {id: ids[5], owner: 'agent-a'}})
+      expect(refused.fetches).toBe(1)
+      expect(await ownerOnRemote(ids[5]!)).toBe('agent-a')
+
+      // A (assuming its tip) and B race for one item: exactly one wins.
+      valid(await call(a, 'claim', {id: ids[8]}), 'claim') // quiet again after the fetch above
+      const results = await Promise.all([call(a, 'claim', {id: ids[9]}), call(b, 'claim', {id: ids[9]})])
+      const wins = results.filter((r) => !r.isError)
+      expect(wins).toHaveLength(1)
+      const winner = json(wins[0]!).task.owner
+      expect(json(results.find((r) => r.isError)!).error).toMatchObject({code: 'already_claimed', owner: winner})
+      expect(await ownerOnRemote(ids[9]!)).toBe(winner)
+      // One commit per claim and release on the remote: nothing lost, nothing doubled (init, 10 adds, 10 claims, 1 release, 1 claim).
+      expect(gitSync(remote, ['rev-list', '--count', 'refs/tasks/main']).trim()).toBe(String(1 + 10 + 10 + 1 + 1))
+      gitSync(remote, ['fsck', '--strict', '--no-progress', '--no-dangling'])
+    } finally {
+      await a.close()
+      await b.close()
+    }
+  })
+})
+
 describe('two MCP servers on one repository', () => {
   it('claims racing through the kept update-ref processes: every claim lands once, one winner per item', async () => {
     const repo = makeRepo()
@@ -213,6 +287,40 @@ describe('two MCP servers on one repository', () => {
     } finally {
       for (const s of servers) await s.close()
     }
+  })
+})
+
+describe('a server on a freshly packed repository', () => {
+  it('claims land whole though no fan-out directory existed, also after a gc that removes them between calls; no temporary file is left', async () => {
+    const repo = makeRepo()
+    await runJson(repo, ['init'])
+    const ids: string[] = []
+    for (let i = 0; i < 4; i++) ids.push((await runJson(repo, ['add', `packed ${i}`], {env: {TASKS_ACTOR: 'lead'}})).task.id)
+    gitSync(repo, ['gc', '-q', '--prune=now'])
+    const objects = join(repo, '.git', 'objects')
+    const fanOuts = () => readdirSync(objects).filter((n) => /^[0-9a-f]{2}$/.test(n))
+    expect(fanOuts()).toEqual([])
+    const s = await connect(repo, 'agent-p')
+    try {
+      const first = valid(await call(s, 'claim', {id: ids[0]}), 'claim')
+      // Every object of the claim's commit reads back through git, whole.
+      gitSync(repo, ['fsck', '--strict', '--no-dangling'])
+      expect(gitSync(repo, ['rev-parse', 'refs/tasks/main']).trim()).toBe(first.commit)
+      // A gc while the server runs packs the objects and removes the (now empty) fan-out directories.
+      gitSync(repo, ['gc', '-q', '--prune=now'])
+      const second = valid(await call(s, 'claim', {id: ids[1]}), 'claim')
+      const third = valid(await call(s, 'claim', {id: ids[2]}), 'claim')
+      expect(gitSync(repo, ['rev-parse', 'refs/tasks/main']).trim()).toBe(third.commit)
+      expect(gitSync(repo, ['rev-parse', `${third.commit}^`]).trim()).toBe(second.commit)
+      gitSync(repo, ['fsck', '--strict', '--no-dangling'])
+      const listed = await runJson(repo, ['list', '--status', 'in_progress'], {env: {TASKS_ACTOR: 'lead'}})
+      expect(listed.tasks.map((t: any) => t.id).sort()).toEqual(ids.slice(0, 3).sort())
+    } finally {
+      await s.close()
+    }
+    // The server's spare temporary files went with it.
+    for (let i = 0; i < 50 && readdirSync(objects).some((f) => f.startsWith('tmp_obj_')); i++) await new Promise((r) => setTimeout(r, 50))
+    expect(readdirSync(objects).filter((f) => f.startsWith('tmp_obj_'))).toEqual([])
   })
 })
 

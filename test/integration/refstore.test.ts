@@ -4,13 +4,16 @@
  * cache always equals a cold rebuild.
  */
 import {execFileSync} from 'node:child_process'
-import {readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {randomBytes} from 'node:crypto'
+import {inflateSync} from 'node:zlib'
+import {readFileSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {LooseObjectWriter, decodeTree, encodeTree, hashObject} from '../../src/refstore/git-objects'
+import {LooseObjectWriter, decodeTree, encodeTree, hashObject, storedZlib} from '../../src/refstore/git-objects'
 import {ObjectReader} from '../../src/refstore/object-reader'
 import {TreeBuilder} from '../../src/refstore/tree-builder'
 import {ListStore, PERSIST_AFTER_CHANGES} from '../../src/refstore/list-store'
+import {configStamp} from '../../src/refstore/repository'
 import {type IndexedTask, cachePath, readCachedIndex, snapshotOf, updateIndex} from '../../src/refstore/task-index'
 import {type Snapshot, tablesOf} from '../../src/core/snapshot'
 import {TasksError} from '../../src/core/errors'
@@ -314,5 +317,88 @@ describe('a long-lived store (tasks mcp)', () => {
     const cold = await fresh.load()
     expect([...tablesOf(warm.snapshot).sortedIds()]).toEqual([...tablesOf(cold.snapshot).sortedIds()])
     fresh.close()
+  })
+})
+
+describe('the loose object writer: temporary files in the object directory, spare files for a long-lived writer', () => {
+  const fanOuts = (objects: string) => readdirSync(objects).filter((n) => /^[0-9a-f]{2}$/.test(n))
+
+  it('writes into a freshly packed repository (no fan-out directories): git reads every object back byte for byte', async () => {
+    const dir = makeRepo()
+    gitSync(dir, ['gc', '-q', '--prune=now'])
+    const objects = join(dir, '.git', 'objects')
+    expect(fanOuts(objects)).toEqual([])
+    const writer = new LooseObjectWriter(objects, 'sha1')
+    const contents = ['one\n', 'two\n', 'x'.repeat(70_000), '\u00e9t\u00e9 \u{1F600}\n']
+    const oids = contents.map((c) => writer.write('blob', c))
+    contents.forEach((c, i) => expect(execFileSync('git', ['cat-file', 'blob', oids[i]!], {cwd: dir, env: TEST_ENV}).equals(Buffer.from(c))).toBe(true))
+    expect(readdirSync(objects).filter((f) => f.startsWith('tmp_obj_'))).toEqual([])
+    expect(writer.objectsWritten).toBe(4)
+    // Written again: already there, not counted.
+    writer.write('blob', 'one\n')
+    expect(writer.objectsWritten).toBe(4)
+    gitSync(dir, ['fsck', '--strict'])
+  })
+
+  it('configStamp stays while the config files do, and changes when git rewrites one (a long-lived store then reads them again)', () => {
+    const dir = makeRepo()
+    const common = join(dir, '.git')
+    const before = configStamp(common)
+    expect(configStamp(common)).toBe(before)
+    gitSync(dir, ['config', 'core.fsync', 'committed'])
+    expect(configStamp(common)).not.toBe(before)
+  })
+
+  it('stored (uncompressed) objects are zlib streams git reads back byte for byte, whatever their size', async () => {
+    for (const n of [0, 1, 100, 65_535 - 9, 65_535, 65_536, 70_000, 200_000]) {
+      const header = Buffer.from(`blob ${n}\0`)
+      const body = randomBytes(n)
+      expect(inflateSync(storedZlib(header, body)).equals(Buffer.concat([header, body])), `${n} bytes`).toBe(true)
+    }
+    const dir = makeRepo()
+    const writer = new LooseObjectWriter(join(dir, '.git', 'objects'), 'sha1')
+    writer.stored = true
+    const big = randomBytes(150_000)
+    const oids = [writer.write('blob', 'small\n'), writer.write('blob', big), writer.write('tree', encodeTree([{mode: '100644', name: 'a', oid: hashObject('sha1', 'blob', Buffer.from('small\n'))}]))]
+    expect(gitSync(dir, ['cat-file', 'blob', oids[0]!])).toBe('small\n')
+    expect(execFileSync('git', ['cat-file', 'blob', oids[1]!], {cwd: dir, env: TEST_ENV, maxBuffer: 1 << 24}).equals(big)).toBe(true)
+    expect(gitSync(dir, ['ls-tree', oids[2]!]).trim()).toBe(`100644 blob ${oids[0]}\ta`)
+    gitSync(dir, ['fsck', '--strict'])
+  })
+
+  it('a long-lived writer fills spare files made ahead, makes every fan-out directory, and removes its spares on close', async () => {
+    const dir = makeRepo()
+    gitSync(dir, ['gc', '-q', '--prune=now'])
+    const objects = join(dir, '.git', 'objects')
+    const writer = new LooseObjectWriter(objects, 'sha1')
+    await writer.prepareDirs()
+    expect(fanOuts(objects)).toHaveLength(256)
+    await writer.replenish()
+    const spares = writer.spareCount
+    expect(spares).toBeGreaterThan(4)
+    expect(readdirSync(objects).filter((f) => f.startsWith('tmp_obj_'))).toHaveLength(spares)
+    const blobs = Array.from({length: 3}, (_, i) => `spare ${i}\n`)
+    const oids = blobs.map((b) => writer.write('blob', b))
+    expect(writer.spareCount).toBe(spares - 3)
+    blobs.forEach((b, i) => expect(gitSync(dir, ['cat-file', 'blob', oids[i]!])).toBe(b))
+    // Written read-only, as git writes loose objects.
+    expect(statSync(join(objects, oids[0]!.slice(0, 2), oids[0]!.slice(2))).mode & 0o777).toBe(0o444)
+    // A spare someone removed meanwhile (an expiring sweep, `git prune --expire=now`): the write makes a new file.
+    for (const f of readdirSync(objects).filter((n) => n.startsWith('tmp_obj_'))) rmSync(join(objects, f))
+    const late = writer.write('blob', 'after the spares went\n')
+    expect(gitSync(dir, ['cat-file', 'blob', late])).toBe('after the spares went\n')
+    // A fan-out directory removed meanwhile (`git prune` removes empty ones): made again.
+    const gone = writer.write('blob', 'probe\n').slice(0, 2)
+    rmSync(join(objects, gone), {recursive: true})
+    let i = 0
+    while (hashObject('sha1', 'blob', Buffer.from(`again ${i}\n`)).slice(0, 2) !== gone) i++
+    const again = writer.write('blob', `again ${i}\n`)
+    expect(again.slice(0, 2)).toBe(gone)
+    expect(gitSync(dir, ['cat-file', 'blob', again])).toBe(`again ${i}\n`)
+    await writer.replenish()
+    expect(writer.spareCount).toBeGreaterThan(0)
+    writer.close()
+    expect(readdirSync(objects).filter((f) => f.startsWith('tmp_obj_'))).toEqual([])
+    gitSync(dir, ['fsck', '--strict'])
   })
 })

@@ -316,7 +316,7 @@ export function fingerprint(repo: string): Fingerprint {
 export interface Leftovers {
   /** Lock files (`refs/tasks/main.lock`, `packed-refs.lock`, …), relative to the git dir. */
   locks: string[]
-  /** Half-written loose objects (`objects/xx/tmp_obj_*`) and index cache files (`git-tasks/index-*.tmp`). */
+  /** Half-written loose objects (`objects/tmp_obj_*`, older versions' `objects/xx/tmp_obj_*`) and index cache files (`git-tasks/index-*.tmp`). */
   temps: string[]
 }
 
@@ -338,6 +338,7 @@ export function leftovers(repo: string): Leftovers {
   const temps: string[] = []
   const objectsDir = join(gitDir, 'objects')
   for (const d of readdirSync(objectsDir)) {
+    if (d.startsWith('tmp_')) temps.push(`objects/${d}`)
     if (/^[0-9a-f]{2}$/.test(d)) for (const f of readdirSync(join(objectsDir, d))) if (f.startsWith('tmp_')) temps.push(`objects/${d}/${f}`)
   }
   const cacheDir = join(gitDir, 'git-tasks')
