@@ -1,0 +1,639 @@
+/**
+ * `list --json` of a whole list that takes in finished items (`--all`,
+ * `--status done`, …), streamed from the index cache file in constant
+ * memory: the same bytes as building every view and `JSON.stringify`-ing it,
+ * at a fraction of the cost.
+ *
+ * 1. One pass over the task lines of the file, a chunk at a time
+ *    (`IndexFile.scanTaskLines`), keeps a few compact facts per line: the
+ *    id, status, parent, where the line is, the dependencies of items that
+ *    have sub-items, and for finished items the priority and creation time
+ *    (read from the bytes of the frontmatter array, not decoded).
+ * 2. The order comes from tables: the open rows (already in priority,
+ *    creation, id order, each with its state) then the finished rows sorted
+ *    by the same key; top-level rows each followed by their listed sub-items,
+ *    exactly as the listing of decoded cards orders them.
+ * 3. Rows are produced a batch at a time as they are written: the batch's
+ *    lines are read from the file in offset order (neighbouring lines in one
+ *    read), and each row's JSON is put together from the JSON text of its
+ *    frontmatter values as the file holds them (written by JSON.stringify,
+ *    so each value's text is what JSON.stringify of the view would write)
+ *    and the derived fields (short id, sub-items, wait reasons, state). A
+ *    row that does not have the usual shape is viewed and stringified the
+ *    ordinary way.
+ *
+ * Nothing holds every card: memory is the compact facts (tens of bytes a
+ * task) and one batch.
+ */
+import {shortIdBetween} from '../core/ids'
+import type {State} from '../core/readiness'
+import {OPEN_ROW_WAITING, type OpenRowColumns, type Snapshot} from '../core/snapshot'
+import {type ListConfig, TASK_KEYS} from '../core/task'
+import type {TaskViewer} from '../core/task-view'
+import type {IndexFile} from '../refstore/task-index'
+
+/** A row's place in the order (state rank, priority, creation time, id), as `list` compares them. */
+export type StreamKey = [number, number, string, string]
+
+export interface StreamedListing {
+  total: number
+  byState: Partial<Record<State, number>>
+  /**
+   * The rows at [from, to) of the listing as UTF-8 JSON, separated by
+   * commas: the bytes of JSON.stringify(view + depth) of each, joined.
+   */
+  bytes(from: number, to: number): Buffer
+  /** The key of the row at `at`, of its top-level row, and its depth (for next_cursor). */
+  keysAt(at: number): {row: StreamKey; top: StreamKey; depth: number}
+}
+
+export interface StreamInput {
+  file: IndexFile
+  snap: Snapshot
+  viewer: TaskViewer
+  cols: OpenRowColumns
+  /** Per open row: its state rank, or notListed when filtered out. */
+  rank: Uint8Array
+  ready: Uint8Array
+  notListed: number
+  /** States by rank (open ranks first, then done, cancelled). */
+  statesByRank: readonly State[]
+  /** Which of done and cancelled are wanted. */
+  done: boolean
+  cancelled: boolean
+  priorities: ReadonlySet<number>
+  nowMs: number
+  config: ListConfig
+}
+
+const TAB = 0x09
+const QUOTE = 0x22
+const COMMA = 0x2c
+const BACKSLASH = 0x5c
+
+/** Status codes of a line: 0 for an unreadable card. */
+const BROKEN = 0
+const TODO = 1
+const IN_PROGRESS = 2
+const BLOCKED = 3
+const DONE = 4
+const CANCELLED = 5
+const STATUS_TEXT = ['', 'todo', 'in_progress', 'blocked', 'done', 'cancelled'] as const
+const NO_IDS: readonly string[] = []
+
+/** Positions of the frontmatter values in the file's array (TASK_KEYS order). */
+const K = Object.fromEntries(TASK_KEYS.map((k, i) => [k, i])) as Record<(typeof TASK_KEYS)[number], number>
+/** Values a view always writes as they are: when one is null, the row is viewed the ordinary way. */
+/** The list-valued keys a view writes as [] when absent, and their keys in the view. */
+const LISTS = (['collaborators', 'subscribers', 'notify_roles', 'notify_mute'] as const).map((k) => K[k])
+/** The JSON text of fixed parts of a row. */
+function bytesOf(text: string): Uint8Array {
+  return new Uint8Array(Buffer.from(text, 'latin1'))
+}
+const LIST_KEYS: Record<number, Uint8Array> = Object.fromEntries(LISTS.map((k) => [k, bytesOf(`,"${TASK_KEYS[k]}":`)]))
+const L0 = bytesOf('{"id":')
+const L1 = bytesOf(',"status":')
+const L2 = bytesOf(',"tags":')
+const L3 = bytesOf(',"parent":')
+const L4 = bytesOf(',"subitems":[')
+const L5 = bytesOf('","')
+const L6 = bytesOf('],"depends_on":')
+const L7 = bytesOf(',"blocked_by":[')
+const L8 = bytesOf(',"owner":')
+const L9 = bytesOf(',"epoch":')
+const L10 = bytesOf(',"claimed_at":')
+const L11 = bytesOf(',"lease_expires":')
+const L12 = bytesOf(',"flag":')
+const L13 = bytesOf('null')
+const L14 = bytesOf('{"reason":')
+const L15 = bytesOf(',"by":')
+const L16 = bytesOf(',"at":')
+const L17 = bytesOf('}')
+const L18 = bytesOf(',"block_note":')
+const L19 = bytesOf(',"cancel_reason":')
+const L20 = bytesOf(',"closed_at":')
+const L21 = bytesOf(',"key":')
+const L22 = bytesOf('[]')
+const L23 = bytesOf(',"created_at":')
+const L24 = bytesOf(',"created_by":')
+const L25 = bytesOf(',"updated_at":')
+const L26 = bytesOf(',"updated_by":')
+const L27 = bytesOf(',"revision":')
+const SHORT_ID = bytesOf(',"short_id":"')
+const TITLE = bytesOf('","title":')
+const STATE = bytesOf(',"state":"')
+const PRIORITY = bytesOf('","priority":')
+const READY_TRUE = bytesOf('],"ready":true')
+const READY_FALSE = bytesOf('],"ready":false')
+const WAITING_TRUE = bytesOf(',"waiting":true,"assignee":')
+const WAITING_FALSE = bytesOf(',"waiting":false,"assignee":')
+const LIVE_TRUE = bytesOf(',"claim_live":true,"session":')
+const LIVE_FALSE = bytesOf(',"claim_live":false,"session":')
+const DEPTH_0 = bytesOf(',"depth":0}')
+const DEPTH_1 = bytesOf(',"depth":1}')
+
+const REQUIRED = (['id', 'title', 'status', 'priority', 'tags', 'depends_on', 'epoch', 'created_at', 'created_by', 'updated_at', 'updated_by', 'revision'] as const).map((k) => K[k])
+
+/** Lines read together when they lie this close in the file (one read instead of two). */
+const READ_GAP = 8 * 1024
+/** Most rows `bytes` produces at once. */
+const BATCH_MAX = 4096
+/** Largest single read of neighbouring lines. */
+const READ_MAX = 1 << 20
+
+/** The status code of a line's status field [a, b) of `buf`; -1 for an unknown status. */
+function statusCode(buf: Buffer, a: number, b: number): number {
+  switch (b - a) {
+    case 0:
+      return BROKEN
+    case 4:
+      return buf[a] === 0x74 ? TODO : buf[a] === 0x64 ? DONE : -1
+    case 11:
+      return IN_PROGRESS
+    case 7:
+      return BLOCKED
+    case 9:
+      return CANCELLED
+    default:
+      return -1
+  }
+}
+
+/** Just past the JSON string starting at `q` (a quote), or -1 when it does not end before `end`. */
+function stringEnd(buf: Buffer, q: number, end: number): number {
+  let j = q
+  for (;;) {
+    j = buf.indexOf(QUOTE, j + 1)
+    if (j === -1 || j >= end) return -1
+    let b = j - 1
+    while (buf[b] === BACKSLASH) b--
+    if ((j - 1 - b) % 2 === 0) return j + 1
+  }
+}
+
+/**
+ * The opening quote of the JSON string whose closing quote is at `close`:
+ * inside a string every quote is escaped (preceded by a backslash), and the
+ * opening one follows a comma. -1 when none is found after `floor`.
+ */
+function stringStart(buf: Buffer, close: number, floor: number): number {
+  let j = close
+  for (;;) {
+    j = buf.lastIndexOf(QUOTE, j - 1)
+    if (j <= floor) return -1
+    if (buf[j - 1] !== BACKSLASH) return j
+  }
+}
+
+/**
+ * Priority and creation time of a finished item from the bytes of its
+ * frontmatter array [from, to) (TASK_KEYS order: id, title, status,
+ * priority, …, created_at, created_by, updated_at, updated_by, revision);
+ * null when the array does not have that usual shape (an `extra` object at
+ * the end, a value missing), and the caller decodes it.
+ */
+function finishedKey(buf: Buffer, from: number, to: number): {priority: number; created: string} | null {
+  if (buf[from] !== 0x5b || buf[to - 1] !== 0x5d) return null
+  let p = from + 1
+  for (let k = 0; k < 3; k++) {
+    if (buf[p] !== QUOTE) return null
+    p = stringEnd(buf, p, to)
+    if (p === -1 || buf[p] !== COMMA) return null
+    p++
+  }
+  const pc = buf.indexOf(COMMA, p)
+  if (pc === -1 || pc >= to) return null
+  const priority = Number(buf.toString('latin1', p, pc))
+  // From the end: the revision (digits), then four strings back to created_at.
+  const c = buf.lastIndexOf(COMMA, to - 2)
+  if (c <= pc || c + 1 >= to - 1) return null
+  for (let i = c + 1; i < to - 1; i++) if (buf[i]! < 0x30 || buf[i]! > 0x39) return null
+  let close = c - 1
+  let open = -1
+  for (let k = 0; k < 4; k++) {
+    if (buf[close] !== QUOTE) return null
+    open = stringStart(buf, close, pc)
+    if (open === -1 || buf[open - 1] !== COMMA) return null
+    if (k < 3) close = open - 2
+  }
+  const text = buf.toString('utf8', open, close + 1)
+  const created = text.includes('\\') ? (JSON.parse(text) as string) : text.slice(1, -1)
+  return Number.isFinite(priority) ? {priority, created} : null
+}
+
+/**
+ * Start and end of each value of the JSON array at buf[from, end) (a
+ * frontmatter line's array) into `out`; returns how many, -1 when it is not
+ * an array. One pass over the bytes: strings (with their escapes), nested
+ * arrays and objects are stepped over.
+ */
+function splitArray(buf: Buffer, from: number, end: number, out: Int32Array): number {
+  const last = end - 1
+  if (buf[from] !== 0x5b || buf[last] !== 0x5d) return -1
+  let i = from + 1
+  let k = 0
+  let depth = 0
+  let s = i
+  let inString = false
+  for (; i < last; i++) {
+    const c = buf[i]!
+    if (inString) {
+      if (c === BACKSLASH) i++
+      else if (c === QUOTE) inString = false
+    } else if (c === QUOTE) inString = true
+    else if (c === 0x5b || c === 0x7b) depth++
+    else if (c === 0x5d || c === 0x7d) depth--
+    else if (c === COMMA && depth === 0) {
+      if (k + 2 > out.length) return k >> 1
+      out[k++] = s
+      out[k++] = i
+      s = i + 1
+    }
+  }
+  if (inString || depth !== 0) return -1
+  if (i > s && k + 2 <= out.length) {
+    out[k++] = s
+    out[k++] = i
+  }
+  return k >> 1
+}
+
+/**
+ * Finished rows in (status, priority, creation time, id) order. Usually by
+ * one key string per row (a status digit, a priority digit, the creation
+ * time, NUL, the id: the same order, compared by the engine's own sort
+ * without calling back per comparison); otherwise by comparing the fields.
+ */
+function sortFinished(lines: number[], status: Uint8Array, priority: Float64Array, created: string[], ids: string[], lineAt: ReadonlyMap<string, number>): number[] {
+  const simple = lines.every((l) => Number.isInteger(priority[l]) && priority[l]! >= 0 && priority[l]! <= 9 && !created[l]!.includes('\u0000'))
+  if (!simple) {
+    return lines.sort((a, b) => status[a]! - status[b]! || priority[a]! - priority[b]! || (created[a]! < created[b]! ? -1 : created[a]! > created[b]! ? 1 : 0) || (ids[a]! < ids[b]! ? -1 : 1))
+  }
+  const keys = lines.map((l) => `${status[l]}${priority[l]}${created[l]}\u0000${ids[l]}`)
+  keys.sort()
+  return keys.map((k) => lineAt.get(k.slice(k.lastIndexOf('\u0000') + 1))!)
+}
+
+/**
+ * The listing, or null when the file does not read as expected (the caller
+ * then lists the ordinary way).
+ */
+export function streamedListing(input: StreamInput): StreamedListing | null {
+  const {file, cols, rank, notListed, statesByRank} = input
+  const n = file.size
+  const ids: string[] = new Array<string>(n)
+  const status = new Uint8Array(n)
+  const offsets = new Float64Array(n)
+  const lengths = new Int32Array(n)
+  const parentText: string[] = []
+  /** Dependencies of items with sub-items (a sub-item also waits for its parent's). */
+  const parentDeps = new Map<number, string>()
+  let finished: number[] = []
+  const priority = new Float64Array(n)
+  const created: string[] = []
+  const tabs = new Int32Array(8)
+  const lineAt = new Map<string, number>()
+  let line = 0
+  let bad = false
+  file.scanTaskLines((buf, ls, le, at) => {
+    if (bad) return
+    let p = ls
+    for (let k = 0; k < 8; k++) {
+      p = buf.indexOf(TAB, p)
+      if (p === -1 || p >= le) {
+        bad = true
+        return
+      }
+      tabs[k] = p++
+    }
+    const code = statusCode(buf, tabs[0]! + 1, tabs[1]!)
+    if (code === -1) {
+      bad = true
+      return
+    }
+    const id = buf.toString('latin1', ls, tabs[0])
+    ids[line] = id
+    lineAt.set(id, line)
+    status[line] = code
+    offsets[line] = at
+    lengths[line] = le - ls
+    if (tabs[4]! > tabs[3]! + 1) parentText[line] = buf.toString('latin1', tabs[3]! + 1, tabs[4])
+    if (tabs[6]! > tabs[5]! + 1 && tabs[5]! > tabs[4]! + 1) parentDeps.set(line, buf.toString('latin1', tabs[4]! + 1, tabs[5]))
+    if ((code === DONE && input.done) || (code === CANCELLED && input.cancelled)) {
+      let key = finishedKey(buf, tabs[7]! + 1, le)
+      if (!key) {
+        try {
+          const values = JSON.parse(buf.toString('utf8', tabs[7]! + 1, le)) as unknown[]
+          const [pr, cr] = [values[K.priority], values[K.created_at]]
+          key = typeof pr === 'number' && typeof cr === 'string' ? {priority: pr, created: cr} : null
+        } catch {
+          key = null
+        }
+      }
+      if (!key) {
+        bad = true
+        return
+      }
+      if (input.priorities.size === 0 || input.priorities.has(key.priority)) {
+        priority[line] = key.priority
+        created[line] = key.created
+        finished.push(line)
+      }
+    }
+    line++
+  })
+  if (bad || line !== n) return null
+
+  /** The line of `id`, or -1. */
+  const lineOf = (id: string): number => lineAt.get(id) ?? -1
+
+  // The open rows that are listed, by state rank (table order within a state), then the finished rows sorted.
+  const openAt = new Int32Array(n).fill(-1)
+  const firstRank = statesByRank.indexOf('done')
+  const byRank: number[][] = Array.from({length: firstRank}, () => [])
+  for (let i = 0; i < cols.length; i++) {
+    if (rank[i] === notListed) continue
+    const l = lineOf(cols.id(i))
+    if (l === -1 || status[l] === BROKEN || status[l]! >= DONE) return null
+    openAt[l] = i
+    byRank[rank[i]!]!.push(l)
+  }
+  finished = sortFinished(finished, status, priority, created, ids, lineAt)
+  const order: number[] = []
+  for (const group of byRank) for (const l of group) order.push(l)
+  for (const l of finished) order.push(l)
+  const listed = new Uint8Array(n)
+  for (const l of order) listed[l] = 1
+  const rankOf = (l: number): number => (openAt[l] !== -1 ? rank[openAt[l]!]! : status[l] === DONE ? firstRank : firstRank + 1)
+
+  // Top-level rows in order, each followed by its listed sub-items in order; a sub-item's own sub-items are not listed.
+  const parentLine = (l: number): number => (parentText[l] === undefined ? -1 : lineOf(parentText[l]!))
+  const kids = new Map<number, number[]>()
+  const nested = new Uint8Array(n)
+  for (const l of order) {
+    const p = parentLine(l)
+    if (p === -1 || listed[p] !== 1) continue
+    nested[l] = 1
+    const list = kids.get(p)
+    if (list) list.push(l)
+    else kids.set(p, [l])
+  }
+  const slots = new Int32Array(order.length)
+  const depths = new Uint8Array(order.length)
+  const byState: Partial<Record<State, number>> = {}
+  let total = 0
+  const place = (l: number, depth: number) => {
+    slots[total] = l
+    depths[total++] = depth
+    const st = statesByRank[rankOf(l)]!
+    byState[st] = (byState[st] ?? 0) + 1
+  }
+  for (const l of order) {
+    if (nested[l] === 1) continue
+    place(l, 0)
+    for (const c of kids.get(l) ?? []) place(c, 1)
+  }
+
+  const keyOf = (l: number): StreamKey => {
+    const i = openAt[l]!
+    return i !== -1 ? [rank[i]!, cols.priority(i), cols.created(i), cols.id(i)] : [rankOf(l), priority[l]!, created[l]!, ids[l]!]
+  }
+
+  const {snap, viewer, nowMs} = input
+  const skewMs = input.config.clock_skew_seconds * 1000
+  const bounds = new Int32Array(2 * (TASK_KEYS.length + 1))
+  const at = new Int32Array(9)
+  let src = Buffer.allocUnsafe(1 << 20)
+  let out = Buffer.allocUnsafe(1 << 20)
+  let w = 0
+  const ensure = (n: number): void => {
+    if (w + n <= out.length) return
+    const larger = Buffer.allocUnsafe(Math.max(out.length * 2, w + n))
+    out.copy(larger, 0, 0, w)
+    out = larger
+  }
+  /** Copy src[a, b) to the output. */
+  const copy = (a: number, b: number): void => {
+    for (let i = a; i < b; i++) out[w++] = src[i]!
+  }
+  /** Write a constant or an ASCII string (ids, states). */
+  const ascii = (s: string): void => {
+    for (let i = 0; i < s.length; i++) out[w++] = s.charCodeAt(i)
+  }
+  const lit = (bytes: Uint8Array): void => {
+    for (let i = 0; i < bytes.length; i++) out[w++] = bytes[i]!
+  }
+  const text = (s: string): void => {
+    ensure(Buffer.byteLength(s))
+    w += out.write(s, w, 'utf8')
+  }
+  const isNull = (k: number): boolean => bounds[2 * k + 1]! - bounds[2 * k]! === 4 && src[bounds[2 * k]!] === 0x6e
+  /** Value k of the frontmatter array, as the file has its JSON text. */
+  const value = (k: number): void => copy(bounds[2 * k]!, bounds[2 * k + 1]!)
+  const equalsQuoted = (k: number, s: string): boolean => {
+    const a = bounds[2 * k]!
+    if (bounds[2 * k + 1]! - a !== s.length + 2 || src[a] !== QUOTE || src[a + s.length + 1] !== QUOTE) return false
+    for (let i = 0; i < s.length; i++) if (src[a + 1 + i] !== s.charCodeAt(i)) return false
+    return true
+  }
+
+  /** The usual row written to the output from its line at src[ls, le); false (nothing written) when it has another shape. */
+  const writeRow = (l: number, ls: number, le: number, depth: number): boolean => {
+    let p = ls
+    for (let k = 0; k < 8; k++) {
+      while (p < le && src[p] !== TAB) p++
+      if (p >= le) return false
+      at[k] = p++
+    }
+    const count = splitArray(src, at[7]! + 1, le, bounds)
+    if (count < TASK_KEYS.length) return false
+    for (const k of REQUIRED) if (isNull(k)) return false
+    const id = ids[l]!
+    const code = status[l]!
+    if (!equalsQuoted(K.id, id) || !equalsQuoted(K.status, STATUS_TEXT[code]!)) return false
+    // Wait reasons: the item's own unfinished dependencies, then its parent's not already among them (waitReasons).
+    let reasons = ''
+    const depsA = bounds[2 * K.depends_on]!
+    const depsB = bounds[2 * K.depends_on + 1]!
+    const own = depsB - depsA === 2 || (openAt[l] !== -1 && (cols.flags(openAt[l]!) & OPEN_ROW_WAITING) === 0) ? NO_IDS : (JSON.parse(src.toString('utf8', depsA, depsB)) as string[])
+    const unfinished = (dep: string): string => {
+      const d = lineAt.get(dep)
+      return d === undefined ? 'missing' : status[d] === BROKEN ? 'unreadable' : status[d] === DONE ? '' : STATUS_TEXT[status[d]!]!
+    }
+    let seen: Set<string> | null = null
+    // An open row without the table's waiting fact has no reasons (checked below for those that have it).
+    const i = openAt[l]!
+    const mayWait = i === -1 || (cols.flags(i) & OPEN_ROW_WAITING) !== 0
+    if (mayWait) for (const dep of own) {
+      const st = unfinished(dep)
+      if (st === '') continue
+      reasons += `${reasons === '' ? '' : ','}{"id":${JSON.stringify(dep)},"status":"${st}","via":null}`
+      ;(seen ??= new Set()).add(dep)
+    }
+    if (mayWait && at[4]! > at[3]! + 1) {
+      const parent = src.toString('utf8', at[3]! + 1, at[4])
+      const pl = lineAt.get(parent)
+      const pdeps = pl === undefined || status[pl] === BROKEN ? undefined : parentDeps.get(pl)
+      if (pdeps !== undefined) {
+        const via = JSON.stringify(parent)
+        for (const dep of pdeps.split(' ')) {
+          if (seen?.has(dep)) continue
+          const st = unfinished(dep)
+          if (st !== '') reasons += `${reasons === '' ? '' : ','}{"id":${JSON.stringify(dep)},"status":"${st}","via":${via}}`
+        }
+      }
+    }
+    let state: string
+    let ready = false
+    let claimLive = false
+    if (i !== -1) {
+      // The table's waiting fact and the reasons found here agree (else: viewed the ordinary way).
+      if (((cols.flags(i) & OPEN_ROW_WAITING) !== 0) !== (reasons !== '')) return false
+      state = statesByRank[rank[i]!]!
+      ready = input.ready[i] === 1
+      const st = cols.status(i)
+      claimLive = cols.owner(i) !== '' && (st === 'in_progress' || st === 'blocked') && nowMs <= cols.leaseEnd(i) + skewMs
+    } else state = STATUS_TEXT[code]!
+    const waiting = i !== -1 && reasons !== ''
+    ensure(2 * (le - ls) + 1024)
+    lit(L0)
+    value(K.id)
+    lit(SHORT_ID)
+    ascii(shortIdBetween(ids[l - 1], id, ids[l + 1]))
+    lit(TITLE)
+    value(K.title)
+    lit(L1)
+    value(K.status)
+    lit(STATE)
+    ascii(state)
+    lit(PRIORITY)
+    value(K.priority)
+    lit(L2)
+    value(K.tags)
+    lit(L3)
+    value(K.parent)
+    lit(L4)
+    if (at[6]! > at[5]! + 1) {
+      out[w++] = QUOTE
+      for (let c = at[5]! + 1; c < at[6]!; c++) {
+        if (src[c] === 0x20) lit(L5)
+        else out[w++] = src[c]!
+      }
+      out[w++] = QUOTE
+    }
+    lit(L6)
+    value(K.depends_on)
+    lit(L7)
+    if (reasons !== '') text(reasons)
+    lit(ready ? READY_TRUE : READY_FALSE)
+    lit(waiting ? WAITING_TRUE : WAITING_FALSE)
+    value(K.assignee)
+    lit(L8)
+    value(K.owner)
+    lit(L9)
+    value(K.epoch)
+    lit(L10)
+    value(K.claimed_at)
+    lit(L11)
+    value(K.lease_expires)
+    lit(claimLive ? LIVE_TRUE : LIVE_FALSE)
+    value(K.session)
+    lit(L12)
+    if (isNull(K.flag_reason)) lit(L13)
+    else {
+      lit(L14)
+      value(K.flag_reason)
+      lit(L15)
+      value(K.flagged_by)
+      lit(L16)
+      value(K.flagged_at)
+      lit(L17)
+    }
+    lit(L18)
+    value(K.block_note)
+    lit(L19)
+    value(K.cancel_reason)
+    lit(L20)
+    value(K.closed_at)
+    lit(L21)
+    value(K.key)
+    for (const k of LISTS) {
+      lit(LIST_KEYS[k]!)
+      if (isNull(k)) lit(L22)
+      else value(k)
+    }
+    lit(L23)
+    value(K.created_at)
+    lit(L24)
+    value(K.created_by)
+    lit(L25)
+    value(K.updated_at)
+    lit(L26)
+    value(K.updated_by)
+    lit(L27)
+    value(K.revision)
+    lit(depth === 0 ? DEPTH_0 : DEPTH_1)
+    return true
+  }
+
+  return {
+    total,
+    byState,
+    keysAt: (pos) => {
+      let top = pos
+      while (top > 0 && depths[top] !== 0) top--
+      return {row: keyOf(slots[pos]!), top: keyOf(slots[top]!), depth: depths[pos]!}
+    },
+    bytes: (from, to) => {
+      const end = Math.min(to, total, from + BATCH_MAX)
+      if (end <= from) return Buffer.alloc(0)
+      // The batch's lines in file order, neighbouring ones read together, copied into one buffer (`src`).
+      // Sorted as numbers (offset × 2^12 + position in the batch): no comparison calls back into JavaScript.
+      const order = new Float64Array(end - from)
+      for (let k = 0; k < order.length; k++) order[k] = offsets[slots[from + k]!]! * BATCH_MAX + k
+      order.sort()
+      const want = Array.from(order, (x) => from + (x % BATCH_MAX))
+      let need = 0
+      for (let s = from; s < end; s++) need += lengths[slots[s]!]!
+      if (src.length < need) src = Buffer.allocUnsafe(need)
+      const start = new Int32Array(end - from)
+      let put = 0
+      let run = Buffer.allocUnsafe(READ_MAX)
+      let k = 0
+      while (k < want.length) {
+        const first = slots[want[k]!]!
+        const a = offsets[first]!
+        let b = a + lengths[first]!
+        let m = k + 1
+        while (m < want.length) {
+          const l = slots[want[m]!]!
+          if (offsets[l]! - b > READ_GAP || offsets[l]! + lengths[l]! - a > READ_MAX) break
+          b = Math.max(b, offsets[l]! + lengths[l]!)
+          m++
+        }
+        if (run.length < b - a) run = Buffer.allocUnsafe(b - a)
+        if (file.readBytes(run, 0, b - a, a) !== b - a) throw new Error('the index cache file changed while being read')
+        for (; k < m; k++) {
+          const l = slots[want[k]!]!
+          start[want[k]! - from] = put
+          put += run.copy(src, put, offsets[l]! - a, offsets[l]! - a + lengths[l]!)
+        }
+      }
+      w = 0
+      for (let s = from; s < end; s++) {
+        if (s > from) {
+          ensure(1)
+          out[w++] = COMMA
+        }
+        const l = slots[s]!
+        const depth = depths[s]!
+        const ls = start[s - from]!
+        if (!writeRow(l, ls, ls + lengths[l]!, depth)) text(JSON.stringify(Object.assign(viewer.view(snap.tasks.get(ids[l]!)!.meta!), {depth})))
+      }
+      // A copy: the output buffer is reused for the next batch while this one may still be queued for writing.
+      const done = Buffer.allocUnsafe(w)
+      out.copy(done, 0, 0, w)
+      return done
+    },
+  }
+}
