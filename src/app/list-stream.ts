@@ -260,18 +260,21 @@ function splitArray(buf: Buffer, from: number, end: number, out: Int32Array): nu
 
 /**
  * Finished rows in (status, priority, creation time, id) order. Usually by
- * one key string per row (a status digit, a priority digit, the creation
- * time, NUL, the id: the same order, compared by the engine's own sort
- * without calling back per comparison); otherwise by comparing the fields.
+ * one key string per row, sorted by the engine without calling back per
+ * comparison: a status digit, a priority digit, the creation time, NUL and
+ * the line number at a fixed width (lines are in id order, so this is the
+ * id order). Otherwise (a priority that is not one digit, a NUL in a
+ * creation time) by comparing the fields.
  */
-function sortFinished(lines: number[], status: Uint8Array, priority: Float64Array, created: string[], ids: string[], lineAt: ReadonlyMap<string, number>): number[] {
+function sortFinished(lines: number[], status: Uint8Array, priority: Float64Array, created: string[], ids: string[]): number[] {
   const simple = lines.every((l) => Number.isInteger(priority[l]) && priority[l]! >= 0 && priority[l]! <= 9 && !created[l]!.includes('\u0000'))
   if (!simple) {
     return lines.sort((a, b) => status[a]! - status[b]! || priority[a]! - priority[b]! || (created[a]! < created[b]! ? -1 : created[a]! > created[b]! ? 1 : 0) || (ids[a]! < ids[b]! ? -1 : 1))
   }
-  const keys = lines.map((l) => `${status[l]}${priority[l]}${created[l]}\u0000${ids[l]}`)
+  const width = String(status.length).length
+  const keys = lines.map((l) => `${status[l]}${priority[l]}${created[l]}\u0000${String(l).padStart(width, '0')}`)
   keys.sort()
-  return keys.map((k) => lineAt.get(k.slice(k.lastIndexOf('\u0000') + 1))!)
+  return keys.map((k) => Number(k.slice(k.length - width)))
 }
 
 /**
@@ -358,7 +361,7 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
     openAt[l] = i
     byRank[rank[i]!]!.push(l)
   }
-  finished = sortFinished(finished, status, priority, created, ids, lineAt)
+  finished = sortFinished(finished, status, priority, created, ids)
   const order: number[] = []
   for (const group of byRank) for (const l of group) order.push(l)
   for (const l of finished) order.push(l)
@@ -404,7 +407,8 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
   const bounds = new Int32Array(2 * (TASK_KEYS.length + 1))
   const at = new Int32Array(9)
   let src = Buffer.allocUnsafe(1 << 20)
-  let out = Buffer.allocUnsafe(1 << 20)
+  let scratch = Buffer.allocUnsafe(READ_MAX)
+  let out = Buffer.alloc(0)
   let w = 0
   const ensure = (n: number): void => {
     if (w + n <= out.length) return
@@ -439,10 +443,12 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
 
   /** The usual row written to the output from its line at src[ls, le); false (nothing written) when it has another shape. */
   const writeRow = (l: number, ls: number, le: number, depth: number): boolean => {
+    // The short fields by bytes, the rest (a tree id, lists of ids) by the native search.
     let p = ls
     for (let k = 0; k < 8; k++) {
-      while (p < le && src[p] !== TAB) p++
-      if (p >= le) return false
+      if (k < 3) while (p < le && src[p] !== TAB) p++
+      else p = src.indexOf(TAB, p)
+      if (p === -1 || p >= le) return false
       at[k] = p++
     }
     const count = splitArray(src, at[7]! + 1, le, bounds)
@@ -450,7 +456,7 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
     for (const k of REQUIRED) if (isNull(k)) return false
     const id = ids[l]!
     const code = status[l]!
-    if (!equalsQuoted(K.id, id) || !equalsQuoted(K.status, STATUS_TEXT[code]!)) return false
+    if (bounds[2 * K.id + 1]! - bounds[2 * K.id]! !== id.length + 2 || !equalsQuoted(K.status, STATUS_TEXT[code]!)) return false
     // Wait reasons: the item's own unfinished dependencies, then its parent's not already among them (waitReasons).
     let reasons = ''
     const depsA = bounds[2 * K.depends_on]!
@@ -593,12 +599,13 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
       for (let k = 0; k < order.length; k++) order[k] = offsets[slots[from + k]!]! * BATCH_MAX + k
       order.sort()
       const want = Array.from(order, (x) => from + (x % BATCH_MAX))
+      // Runs of lines close enough to read at once (gaps included) go through `scratch`; only the lines are
+      // kept, in `src`.
       let need = 0
-      for (let s = from; s < end; s++) need += lengths[slots[s]!]!
-      if (src.length < need) src = Buffer.allocUnsafe(need)
-      const start = new Int32Array(end - from)
+      for (let q = from; q < end; q++) need += lengths[slots[q]!]!
+      if (src.length < need) src = Buffer.allocUnsafe(Math.max(need, src.length * 2))
+      const start = new Float64Array(end - from)
       let put = 0
-      let run = Buffer.allocUnsafe(READ_MAX)
       let k = 0
       while (k < want.length) {
         const first = slots[want[k]!]!
@@ -611,14 +618,16 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
           b = Math.max(b, offsets[l]! + lengths[l]!)
           m++
         }
-        if (run.length < b - a) run = Buffer.allocUnsafe(b - a)
-        if (file.readBytes(run, 0, b - a, a) !== b - a) throw new Error('the index cache file changed while being read')
+        if (scratch.length < b - a) scratch = Buffer.allocUnsafe(b - a)
+        if (file.readBytes(scratch, 0, b - a, a) !== b - a) throw new Error('the index cache file changed while being read')
         for (; k < m; k++) {
           const l = slots[want[k]!]!
           start[want[k]! - from] = put
-          put += run.copy(src, put, offsets[l]! - a, offsets[l]! - a + lengths[l]!)
+          put += scratch.copy(src, put, offsets[l]! - a, offsets[l]! - a + lengths[l]!)
         }
       }
+      // A new output buffer for every batch: the last one may still be queued for writing.
+      out = Buffer.allocUnsafe(Math.ceil(need * 1.5) + 1024 * (end - from))
       w = 0
       for (let s = from; s < end; s++) {
         if (s > from) {
@@ -631,9 +640,7 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
         if (!writeRow(l, ls, ls + lengths[l]!, depth)) text(JSON.stringify(Object.assign(viewer.view(snap.tasks.get(ids[l]!)!.meta!), {depth})))
       }
       // A copy: the output buffer is reused for the next batch while this one may still be queued for writing.
-      const done = Buffer.allocUnsafe(w)
-      out.copy(done, 0, 0, w)
-      return done
+      return out.subarray(0, w)
     },
   }
 }
