@@ -27,7 +27,7 @@
  */
 import {shortIdBetween} from '../core/ids'
 import type {State} from '../core/readiness'
-import {OPEN_ROW_WAITING, type OpenRowColumns, type Snapshot} from '../core/snapshot'
+import {OPEN_ROW_WAITING, type OpenRowColumns, type Snapshot, type TaskEntry} from '../core/snapshot'
 import {type ListConfig, TASK_KEYS} from '../core/task'
 import type {TaskViewer} from '../core/task-view'
 import type {IndexFile} from '../refstore/task-index'
@@ -49,6 +49,8 @@ export interface StreamedListing {
 
 export interface StreamInput {
   file: IndexFile
+  /** Tasks changed since the file's commit (null: removed): their rows, and the rows they affect, are viewed through `snap`. */
+  changes: ReadonlyMap<string, TaskEntry | null>
   snap: Snapshot
   viewer: TaskViewer
   cols: OpenRowColumns
@@ -136,6 +138,8 @@ const REQUIRED = (['id', 'title', 'status', 'priority', 'tags', 'depends_on', 'e
 
 /** Lines read together when they lie this close in the file (one read instead of two). */
 const READ_GAP = 8 * 1024
+/** Changes since the file beyond which the listing is not streamed (each one's rows are viewed the ordinary way). */
+const MAX_CHANGES = 64
 /** Most rows `bytes` produces at once. */
 const BATCH_MAX = 4096
 /** Largest single read of neighbouring lines. */
@@ -284,15 +288,18 @@ function sortFinished(lines: number[], status: Uint8Array, priority: Float64Arra
 export function streamedListing(input: StreamInput): StreamedListing | null {
   const {file, cols, rank, notListed, statesByRank} = input
   const n = file.size
+  if (input.changes.size > MAX_CHANGES) return null
+  /** Rows: the file's lines, then one for each changed task that exists (viewed through the snapshot). */
+  const rows = n + input.changes.size
   const ids: string[] = new Array<string>(n)
-  const status = new Uint8Array(n)
-  const offsets = new Float64Array(n)
-  const lengths = new Int32Array(n)
+  const status = new Uint8Array(rows)
+  const offsets = new Float64Array(rows)
+  const lengths = new Int32Array(rows)
   const parentText: string[] = []
   /** Dependencies of items with sub-items (a sub-item also waits for its parent's). */
   const parentDeps = new Map<number, string>()
   let finished: number[] = []
-  const priority = new Float64Array(n)
+  const priority = new Float64Array(rows)
   const created: string[] = []
   const tabs = new Int32Array(8)
   const lineAt = new Map<string, number>()
@@ -347,11 +354,66 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
   })
   if (bad || line !== n) return null
 
+  // Changes since the file's commit. A changed task gets a row of its own, viewed through the snapshot (which
+  // reads through the changes), as do the rows whose view they change: old and new parents (sub-items) and the
+  // neighbours in id order of a task added or removed (short ids). Statuses and dependencies read below are
+  // the changed ones; the open rows, their states and graph facts come from the snapshot's own tables.
+  const viaView = new Uint8Array(rows)
+  let extra = n
+  const replaced = new Uint8Array(n)
+  const touchedParents: string[] = []
+  for (const [id, entry] of input.changes) {
+    const base = lineAt.get(id)
+    if (base !== undefined) {
+      replaced[base] = 1
+      lineAt.delete(id)
+      if (parentText[base] !== undefined) touchedParents.push(parentText[base]!)
+      if (!entry) {
+        if (base > 0) viaView[base - 1] = 1
+        if (base + 1 < n) viaView[base + 1] = 1
+      }
+    } else if (entry) {
+      let lo = 0
+      let hi = n
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1
+        if (ids[mid]! < id) lo = mid + 1
+        else hi = mid
+      }
+      if (lo > 0) viaView[lo - 1] = 1
+      if (lo < n) viaView[lo] = 1
+    }
+    if (!entry) continue
+    const row = extra++
+    const meta = entry.meta
+    ids[row] = id
+    status[row] = meta ? Math.max(BROKEN, STATUS_TEXT.indexOf(meta.status as (typeof STATUS_TEXT)[number])) : BROKEN
+    if (meta && status[row] === BROKEN) return null
+    viaView[row] = 1
+    lineAt.set(id, row)
+    if (!meta) continue
+    if (meta.parent !== undefined) {
+      parentText[row] = meta.parent
+      touchedParents.push(meta.parent)
+    }
+    if (meta.depends_on.length > 0) parentDeps.set(row, meta.depends_on.join(' '))
+    if (((status[row] === DONE && input.done) || (status[row] === CANCELLED && input.cancelled)) && (input.priorities.size === 0 || input.priorities.has(meta.priority))) {
+      priority[row] = meta.priority
+      created[row] = meta.created_at
+      finished.push(row)
+    }
+  }
+  for (const p of touchedParents) {
+    const r = lineAt.get(p)
+    if (r !== undefined) viaView[r] = 1
+  }
+  if (extra > n) finished = finished.filter((l) => l >= n || replaced[l] !== 1)
+
   /** The line of `id`, or -1. */
   const lineOf = (id: string): number => lineAt.get(id) ?? -1
 
   // The open rows that are listed, by state rank (table order within a state), then the finished rows sorted.
-  const openAt = new Int32Array(n).fill(-1)
+  const openAt = new Int32Array(rows).fill(-1)
   const firstRank = statesByRank.indexOf('done')
   const byRank: number[][] = Array.from({length: firstRank}, () => [])
   for (let i = 0; i < cols.length; i++) {
@@ -365,14 +427,14 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
   const order: number[] = []
   for (const group of byRank) for (const l of group) order.push(l)
   for (const l of finished) order.push(l)
-  const listed = new Uint8Array(n)
+  const listed = new Uint8Array(rows)
   for (const l of order) listed[l] = 1
   const rankOf = (l: number): number => (openAt[l] !== -1 ? rank[openAt[l]!]! : status[l] === DONE ? firstRank : firstRank + 1)
 
   // Top-level rows in order, each followed by its listed sub-items in order; a sub-item's own sub-items are not listed.
   const parentLine = (l: number): number => (parentText[l] === undefined ? -1 : lineOf(parentText[l]!))
   const kids = new Map<number, number[]>()
-  const nested = new Uint8Array(n)
+  const nested = new Uint8Array(rows)
   for (const l of order) {
     const p = parentLine(l)
     if (p === -1 || listed[p] !== 1) continue
@@ -505,7 +567,7 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
     lit(L0)
     value(K.id)
     lit(SHORT_ID)
-    ascii(shortIdBetween(ids[l - 1], id, ids[l + 1]))
+    ascii(shortIdBetween(ids[l - 1], id, l + 1 < n ? ids[l + 1] : undefined))
     lit(TITLE)
     value(K.title)
     lit(L1)
@@ -595,10 +657,9 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
       if (end <= from) return Buffer.alloc(0)
       // The batch's lines in file order, neighbouring ones read together, copied into one buffer (`src`).
       // Sorted as numbers (offset × 2^12 + position in the batch): no comparison calls back into JavaScript.
-      const order = new Float64Array(end - from)
-      for (let k = 0; k < order.length; k++) order[k] = offsets[slots[from + k]!]! * BATCH_MAX + k
-      order.sort()
-      const want = Array.from(order, (x) => from + (x % BATCH_MAX))
+      const order: number[] = []
+      for (let k = 0; k < end - from; k++) if (viaView[slots[from + k]!] !== 1) order.push(offsets[slots[from + k]!]! * BATCH_MAX + k)
+      const want = Array.from(new Float64Array(order).sort(), (x) => from + (x % BATCH_MAX))
       // Runs of lines close enough to read at once (gaps included) go through `scratch`; only the lines are
       // kept, in `src`.
       let need = 0
@@ -637,7 +698,7 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
         const l = slots[s]!
         const depth = depths[s]!
         const ls = start[s - from]!
-        if (!writeRow(l, ls, ls + lengths[l]!, depth)) text(JSON.stringify(Object.assign(viewer.view(snap.tasks.get(ids[l]!)!.meta!), {depth})))
+        if (viaView[l] === 1 || !writeRow(l, ls, ls + lengths[l]!, depth)) text(JSON.stringify(Object.assign(viewer.view(snap.tasks.get(ids[l]!)!.meta!), {depth})))
       }
       // A copy: the output buffer is reused for the next batch while this one may still be queued for writing.
       return out.subarray(0, w)

@@ -813,17 +813,19 @@ function streamWhole(
   o: {states: ReadonlySet<State>; owner: string | undefined; assignee: string | undefined; tags: readonly string[]; parent: string | undefined; priorities: ReadonlySet<number>},
 ): StreamedListing | null {
   const file = loaded.index.base
-  if (!(file instanceof IndexFile) || loaded.index.changes.size !== 0) return null
+  if (!(file instanceof IndexFile)) return null
   if (f.sort !== undefined || f.after !== undefined || o.tags.length > 0 || o.parent !== undefined || o.owner !== undefined || o.assignee !== undefined) return null
   if (!o.states.has('done') && !o.states.has('cancelled')) return null
   const snap = loaded.snapshot
-  const cols = openRowColumns(file.openRows())
+  // The snapshot's open rows: the file's, read through the changes since it when there are any.
+  const cols = openRowColumns(tablesOf(snap).openRows())
   const wanted = new Uint8Array(FIRST_FINISHED_RANK)
   for (const st of o.states) if (STATE_RANK[st] < FIRST_FINISHED_RANK) wanted[STATE_RANK[st]] = 1
   const nowMs = Date.parse(v.now)
   const {rank, ready} = rankOpenRows(cols, {owner: undefined, assignee: undefined, priorities: o.priorities, ready: f.ready === true, wanted, actor: v.actor, nowMs, config: snap.config})
   return streamedListing({
     file,
+    changes: loaded.index.changes,
     snap,
     viewer: v,
     cols,

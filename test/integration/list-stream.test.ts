@@ -31,13 +31,12 @@ const NOW = '2026-11-29T12:30:00.000Z'
 const TITLES = ['plain', 'with "quotes"', 'back\\slash', 'émoji 🚀 ünïcode', 'tab\tinside', 'a, b [c] {d}']
 
 /** Random single-op commits, as separate processes would make them; returns every id ever made. */
-async function mutate(dir: string, steps: number, seed: number): Promise<string[]> {
+async function mutate(dir: string, steps: number, seed: number, ids: string[] = []): Promise<string[]> {
   let state = seed >>> 0 || 1
   const rand = (n: number) => {
     state = (state * 1103515245 + 12345) % 2147483648
     return Math.floor((state / 2147483648) * n)
   }
-  const ids: string[] = []
   const pick = <T>(xs: readonly T[]): T | undefined => xs[rand(Math.max(xs.length, 1))]
   const store = await ListStore.open(dir, 'main')
   // Times spread over an hour before NOW, so some leases are live and some ran out.
@@ -145,16 +144,20 @@ describe('list --json with finished items, streamed from the index file', () => 
         const store = await ListStore.open(dir, 'main')
         await store.init()
         store.close()
-        await mutate(dir, steps, seed)
-        // A current cache file (written by a cold build), as after any command that persisted it.
+        const ids = await mutate(dir, steps, seed)
+        // A current cache file (written by a cold build), as after any command that persisted it; then the
+        // same file a few commits behind (kept until more than 16 tasks changed), read through the changes.
         rmSync(cachePath(`${dir}/.git`, 'main'), {force: true})
-        for (const as of ['bob', 'carol']) {
-          for (const f of FILTERS) {
-            const streamed = await listed(dir, as, f, true)
-            const plain = await listed(dir, as, f, false)
-            expect(streamed.streamed, JSON.stringify(f)).toBe(true)
-            expect(plain.streamed).toBe(false)
-            expect(streamed.text, `${as} ${JSON.stringify(f)}`).toBe(plain.text)
+        for (const round of ['current', 'behind']) {
+          if (round === 'behind') await mutate(dir, 1 + (seed % 12), seed + 1, ids)
+          for (const as of ['bob', 'carol']) {
+            for (const f of FILTERS) {
+              const streamed = await listed(dir, as, f, true)
+              const plain = await listed(dir, as, f, false)
+              expect(streamed.streamed, JSON.stringify(f)).toBe(true)
+              expect(plain.streamed).toBe(false)
+              expect(streamed.text, `${round} ${as} ${JSON.stringify(f)}`).toBe(plain.text)
+            }
           }
         }
       }),
@@ -162,20 +165,33 @@ describe('list --json with finished items, streamed from the index file', () => 
     )
   }, 120_000)
 
-  it('takes the ordinary path when the cache is behind, and gives the same answer', async () => {
+  it('reads through the changes when the cache is behind, and beyond a limit takes the ordinary path', async () => {
     const dir = makeRepo()
     const store = await ListStore.open(dir, 'main')
     await store.init()
     store.close()
-    await mutate(dir, 40, 7)
+    const ids = await mutate(dir, 40, 7)
     rmSync(cachePath(`${dir}/.git`, 'main'), {force: true})
-    const current = await listed(dir, 'bob', {all: true}, true)
-    expect(current.streamed).toBe(true)
-    // A few commits later the file is behind (kept until more than 16 tasks changed): not streamed, same bytes.
-    await mutate(dir, 5, 8)
+    expect((await listed(dir, 'bob', {all: true}, true)).streamed).toBe(true)
+    // A few commits later the file is behind: still streamed, the changed rows viewed through the snapshot.
+    await mutate(dir, 6, 8, ids)
     const behind = await listed(dir, 'bob', {all: true}, true)
-    const plain = await listed(dir, 'bob', {all: true}, false)
-    expect(behind.text).toBe(plain.text)
+    expect(behind.streamed).toBe(true)
+    expect(behind.text).toBe((await listed(dir, 'bob', {all: true}, false)).text)
+    // Far behind without the file being rewritten (a long-lived process keeps up to 512 changes unsaved).
+    const stale = readFileSync(cachePath(`${dir}/.git`, 'main'))
+    const changedSince = async (): Promise<number> => {
+      writeFileSync(cachePath(`${dir}/.git`, 'main'), stale)
+      const store2 = await ListStore.open(dir, 'main')
+      const loaded = await store2.loadCommit(store2.tip!, false)
+      store2.close()
+      return loaded.index.changes.size
+    }
+    for (let round = 0; round < 12 && (await changedSince()) <= 64; round++) await mutate(dir, 60, 9 + round, ids)
+    expect(await changedSince()).toBeGreaterThan(64)
+    writeFileSync(cachePath(`${dir}/.git`, 'main'), stale)
+    const far = await listed(dir, 'bob', {all: true}, true)
+    expect(far.text).toBe((await listed(dir, 'bob', {all: true}, false)).text)
   }, 60_000)
 
   it('an old, torn or damaged cache file never gives a wrong listing', async () => {
