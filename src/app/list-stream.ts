@@ -43,6 +43,8 @@ export interface StreamedListing {
    * commas: the bytes of JSON.stringify(view + depth) of each, joined.
    */
   bytes(from: number, to: number): Buffer
+  /** A buffer `bytes` returned has been written out: its memory serves a later batch. */
+  written(batch: Buffer): void
   /** The key of the row at `at`, of its top-level row, and its depth (for next_cursor). */
   keysAt(at: number): {row: StreamKey; top: StreamKey; depth: number}
 }
@@ -470,7 +472,9 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
   const at = new Int32Array(9)
   let src = Buffer.allocUnsafe(1 << 20)
   let scratch = Buffer.allocUnsafe(READ_MAX)
-  let out = Buffer.alloc(0)
+  let out: Buffer<ArrayBufferLike> = Buffer.alloc(0)
+  /** Output buffers written out and free again. */
+  const spare: Buffer<ArrayBufferLike>[] = []
   let w = 0
   const ensure = (n: number): void => {
     if (w + n <= out.length) return
@@ -687,8 +691,10 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
           put += scratch.copy(src, put, offsets[l]! - a, offsets[l]! - a + lengths[l]!)
         }
       }
-      // A new output buffer for every batch: the last one may still be queued for writing.
-      out = Buffer.allocUnsafe(Math.ceil(need * 1.5) + 1024 * (end - from))
+      // An output buffer no batch still being written holds (the last may be queued on a pipe).
+      const size = Math.ceil(need * 1.5) + 1024 * (end - from)
+      out = spare.pop() ?? Buffer.allocUnsafe(size)
+      if (out.length < size) out = Buffer.allocUnsafe(size)
       w = 0
       for (let s = from; s < end; s++) {
         if (s > from) {
@@ -700,8 +706,10 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
         const ls = start[s - from]!
         if (viaView[l] === 1 || !writeRow(l, ls, ls + lengths[l]!, depth)) text(JSON.stringify(Object.assign(viewer.view(snap.tasks.get(ids[l]!)!.meta!), {depth})))
       }
-      // A copy: the output buffer is reused for the next batch while this one may still be queued for writing.
       return out.subarray(0, w)
+    },
+    written: (batch) => {
+      if (batch.byteOffset === 0 && spare.length < 2) spare.push(Buffer.from(batch.buffer, 0, batch.buffer.byteLength))
     },
   }
 }

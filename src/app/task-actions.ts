@@ -476,6 +476,8 @@ export interface LazyPage {
   views(from: number, to: number): Array<TaskView & {depth: number}>
   /** The views at [from, to) as UTF-8 JSON joined by commas, when the page can write them without building them (list-stream.ts). */
   bytes?(from: number, to: number): Buffer
+  /** Told that a buffer `bytes` returned has been written: its memory may serve a later batch. */
+  written?(batch: Buffer): void
 }
 
 const LAZY_PAGES = new WeakMap<ListResult, LazyPage>()
@@ -882,7 +884,7 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
     const length = Math.max(0, end - offset)
     const lastKeys = length > 0 && end < streamed.total ? streamed.keysAt(end - 1) : null
     const bytes = (from: number, to: number) => streamed.bytes(offset + from, offset + Math.min(to, length))
-    const lazy: LazyPage = {length, views: (from, to) => JSON.parse(`[${bytes(from, to).toString('utf8')}]`) as Array<TaskView & {depth: number}>, bytes}
+    const lazy: LazyPage = {length, views: (from, to) => JSON.parse(`[${bytes(from, to).toString('utf8')}]`) as Array<TaskView & {depth: number}>, bytes, written: (b) => streamed.written(b)}
     await warnTrackingState(session)
     const result: ListResult = {
       list: session.list,

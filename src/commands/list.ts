@@ -73,9 +73,9 @@ export default class List extends TasksCommand<ListResult> {
     // A reader that goes away (`| head`) ends the stream with an error or a close, never a drain:
     // waiting for the drain alone would hang the process for ever.
     let gone = false
-    const write = (text: string | Buffer): Promise<void> | undefined => {
+    const write = (text: string | Buffer, written?: () => void): Promise<void> | undefined => {
       if (gone || out.destroyed) return undefined
-      if (out.write(text)) return undefined
+      if (out.write(text, written && (() => written()))) return undefined
       return new Promise((resolve) => {
         const settle = (): void => {
           if (!out.writableNeedDrain) resolve()
@@ -103,7 +103,12 @@ export default class List extends TasksCommand<ListResult> {
     for (let i = 0; i < page.length; i += BATCH) {
       if (page.bytes) {
         if (i > 0) await write(',')
-        await write(page.bytes(i, i + BATCH))
+        // Once written, the batch's buffer is handed back for a later batch (memory stays a few batches).
+        const batch = page.bytes(i, i + BATCH)
+        await write(batch, () => page.written?.(batch))
+        // A turn of the event loop, so that the callbacks of finished writes run (a write to a file finishes at
+        // once, but its callback waits for the loop).
+        await new Promise((resolve) => setImmediate(resolve))
         continue
       }
       const rows = page.views(i, i + BATCH).map((t) => JSON.stringify(t))
