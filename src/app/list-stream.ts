@@ -198,7 +198,7 @@ function stringStart(buf: Buffer, close: number, floor: number): number {
  * null when the array does not have that usual shape (an `extra` object at
  * the end, a value missing), and the caller decodes it.
  */
-function finishedKey(buf: Buffer, from: number, to: number): {priority: number; created: string} | null {
+export function finishedKey(buf: Buffer, from: number, to: number): {priority: number; created: string} | null {
   if (buf[from] !== 0x5b || buf[to - 1] !== 0x5d) return null
   let p = from + 1
   for (let k = 0; k < 3; k++) {
@@ -233,7 +233,7 @@ function finishedKey(buf: Buffer, from: number, to: number): {priority: number; 
  * an array. One pass over the bytes: strings (with their escapes), nested
  * arrays and objects are stepped over.
  */
-function splitArray(buf: Buffer, from: number, end: number, out: Int32Array): number {
+export function splitArray(buf: Buffer, from: number, end: number, out: Int32Array): number {
   const last = end - 1
   if (buf[from] !== 0x5b || buf[last] !== 0x5d) return -1
   let i = from + 1
