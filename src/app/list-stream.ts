@@ -1,8 +1,8 @@
 /**
  * `list --json` of a whole list that takes in finished items (`--all`,
- * `--status done`, …), streamed from the index cache file in constant
- * memory: the same bytes as building every view and `JSON.stringify`-ing it,
- * at a fraction of the cost.
+ * `--status done`, …), streamed from the index cache file without holding
+ * the cards: the same bytes as building every view and `JSON.stringify`-ing
+ * it, at a fraction of the cost.
  *
  * 1. One pass over the task lines of the file, a chunk at a time
  *    (`IndexFile.scanTaskLines`), keeps a few compact facts per line: the
@@ -22,8 +22,10 @@
  *    row that does not have the usual shape is viewed and stringified the
  *    ordinary way.
  *
- * Nothing holds every card: memory is the compact facts (tens of bytes a
- * task) and one batch.
+ * Nothing holds every card: memory is the compact facts (an id, a map entry
+ * and a few numbers a task, a key string a finished one) and a few batches.
+ * Tasks changed since the file (up to MAX_CHANGES) are read through the
+ * snapshot.
  */
 import {shortIdBetween} from '../core/ids'
 import type {State} from '../core/readiness'
@@ -87,7 +89,6 @@ const NO_IDS: readonly string[] = []
 
 /** Positions of the frontmatter values in the file's array (TASK_KEYS order). */
 const K = Object.fromEntries(TASK_KEYS.map((k, i) => [k, i])) as Record<(typeof TASK_KEYS)[number], number>
-/** Values a view always writes as they are: when one is null, the row is viewed the ordinary way. */
 /** The list-valued keys a view writes as [] when absent, and their keys in the view. */
 const LISTS = (['collaborators', 'subscribers', 'notify_roles', 'notify_mute'] as const).map((k) => K[k])
 /** The JSON text of fixed parts of a row. */
@@ -95,34 +96,35 @@ function bytesOf(text: string): Uint8Array {
   return new Uint8Array(Buffer.from(text, 'latin1'))
 }
 const LIST_KEYS: Record<number, Uint8Array> = Object.fromEntries(LISTS.map((k) => [k, bytesOf(`,"${TASK_KEYS[k]}":`)]))
-const L0 = bytesOf('{"id":')
-const L1 = bytesOf(',"status":')
-const L2 = bytesOf(',"tags":')
-const L3 = bytesOf(',"parent":')
-const L4 = bytesOf(',"subitems":[')
-const L5 = bytesOf('","')
-const L6 = bytesOf('],"depends_on":')
-const L7 = bytesOf(',"blocked_by":[')
-const L8 = bytesOf(',"owner":')
-const L9 = bytesOf(',"epoch":')
-const L10 = bytesOf(',"claimed_at":')
-const L11 = bytesOf(',"lease_expires":')
-const L12 = bytesOf(',"flag":')
-const L13 = bytesOf('null')
-const L14 = bytesOf('{"reason":')
-const L15 = bytesOf(',"by":')
-const L16 = bytesOf(',"at":')
-const L17 = bytesOf('}')
-const L18 = bytesOf(',"block_note":')
-const L19 = bytesOf(',"cancel_reason":')
-const L20 = bytesOf(',"closed_at":')
-const L21 = bytesOf(',"key":')
-const L22 = bytesOf('[]')
-const L23 = bytesOf(',"created_at":')
-const L24 = bytesOf(',"created_by":')
-const L25 = bytesOf(',"updated_at":')
-const L26 = bytesOf(',"updated_by":')
-const L27 = bytesOf(',"revision":')
+// The fixed parts of a row, in the order of TaskView's keys.
+const OPEN_ID = bytesOf('{"id":')
+const STATUS = bytesOf(',"status":')
+const TAGS = bytesOf(',"tags":')
+const PARENT = bytesOf(',"parent":')
+const SUBITEMS = bytesOf(',"subitems":[')
+const ID_SEPARATOR = bytesOf('","')
+const DEPENDS_ON = bytesOf('],"depends_on":')
+const BLOCKED_BY = bytesOf(',"blocked_by":[')
+const OWNER = bytesOf(',"owner":')
+const EPOCH = bytesOf(',"epoch":')
+const CLAIMED_AT = bytesOf(',"claimed_at":')
+const LEASE_EXPIRES = bytesOf(',"lease_expires":')
+const FLAG = bytesOf(',"flag":')
+const NULL = bytesOf('null')
+const FLAG_REASON = bytesOf('{"reason":')
+const FLAG_BY = bytesOf(',"by":')
+const FLAG_AT = bytesOf(',"at":')
+const CLOSE_OBJECT = bytesOf('}')
+const BLOCK_NOTE = bytesOf(',"block_note":')
+const CANCEL_REASON = bytesOf(',"cancel_reason":')
+const CLOSED_AT = bytesOf(',"closed_at":')
+const KEY = bytesOf(',"key":')
+const EMPTY_LIST = bytesOf('[]')
+const CREATED_AT = bytesOf(',"created_at":')
+const CREATED_BY = bytesOf(',"created_by":')
+const UPDATED_AT = bytesOf(',"updated_at":')
+const UPDATED_BY = bytesOf(',"updated_by":')
+const REVISION = bytesOf(',"revision":')
 const SHORT_ID = bytesOf(',"short_id":"')
 const TITLE = bytesOf('","title":')
 const STATE = bytesOf(',"state":"')
@@ -136,6 +138,7 @@ const LIVE_FALSE = bytesOf(',"claim_live":false,"session":')
 const DEPTH_0 = bytesOf(',"depth":0}')
 const DEPTH_1 = bytesOf(',"depth":1}')
 
+/** Values a view always writes as they are: when one is null, the row is viewed the ordinary way. */
 const REQUIRED = (['id', 'title', 'status', 'priority', 'tags', 'depends_on', 'epoch', 'created_at', 'created_by', 'updated_at', 'updated_by', 'revision'] as const).map((k) => K[k])
 
 /** Lines read together when they lie this close in the file (one read instead of two). */
@@ -568,81 +571,81 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
     } else state = STATUS_TEXT[code]!
     const waiting = i !== -1 && reasons !== ''
     ensure(2 * (le - ls) + 1024)
-    lit(L0)
+    lit(OPEN_ID)
     value(K.id)
     lit(SHORT_ID)
     ascii(shortIdBetween(ids[l - 1], id, l + 1 < n ? ids[l + 1] : undefined))
     lit(TITLE)
     value(K.title)
-    lit(L1)
+    lit(STATUS)
     value(K.status)
     lit(STATE)
     ascii(state)
     lit(PRIORITY)
     value(K.priority)
-    lit(L2)
+    lit(TAGS)
     value(K.tags)
-    lit(L3)
+    lit(PARENT)
     value(K.parent)
-    lit(L4)
+    lit(SUBITEMS)
     if (at[6]! > at[5]! + 1) {
       out[w++] = QUOTE
       for (let c = at[5]! + 1; c < at[6]!; c++) {
-        if (src[c] === 0x20) lit(L5)
+        if (src[c] === 0x20) lit(ID_SEPARATOR)
         else out[w++] = src[c]!
       }
       out[w++] = QUOTE
     }
-    lit(L6)
+    lit(DEPENDS_ON)
     value(K.depends_on)
-    lit(L7)
+    lit(BLOCKED_BY)
     if (reasons !== '') text(reasons)
     lit(ready ? READY_TRUE : READY_FALSE)
     lit(waiting ? WAITING_TRUE : WAITING_FALSE)
     value(K.assignee)
-    lit(L8)
+    lit(OWNER)
     value(K.owner)
-    lit(L9)
+    lit(EPOCH)
     value(K.epoch)
-    lit(L10)
+    lit(CLAIMED_AT)
     value(K.claimed_at)
-    lit(L11)
+    lit(LEASE_EXPIRES)
     value(K.lease_expires)
     lit(claimLive ? LIVE_TRUE : LIVE_FALSE)
     value(K.session)
-    lit(L12)
-    if (isNull(K.flag_reason)) lit(L13)
+    lit(FLAG)
+    if (isNull(K.flag_reason)) lit(NULL)
     else {
-      lit(L14)
+      lit(FLAG_REASON)
       value(K.flag_reason)
-      lit(L15)
+      lit(FLAG_BY)
       value(K.flagged_by)
-      lit(L16)
+      lit(FLAG_AT)
       value(K.flagged_at)
-      lit(L17)
+      lit(CLOSE_OBJECT)
     }
-    lit(L18)
+    lit(BLOCK_NOTE)
     value(K.block_note)
-    lit(L19)
+    lit(CANCEL_REASON)
     value(K.cancel_reason)
-    lit(L20)
+    lit(CLOSED_AT)
     value(K.closed_at)
-    lit(L21)
+    lit(KEY)
     value(K.key)
     for (const k of LISTS) {
       lit(LIST_KEYS[k]!)
-      if (isNull(k)) lit(L22)
+      if (isNull(k)) lit(EMPTY_LIST)
       else value(k)
     }
-    lit(L23)
+    lit(CREATED_AT)
     value(K.created_at)
-    lit(L24)
+    lit(CREATED_BY)
     value(K.created_by)
-    lit(L25)
+    lit(UPDATED_AT)
     value(K.updated_at)
-    lit(L26)
+    lit(UPDATED_BY)
     value(K.updated_by)
-    lit(L27)
+    lit(REVISION)
     value(K.revision)
     lit(depth === 0 ? DEPTH_0 : DEPTH_1)
     return true
