@@ -286,6 +286,30 @@ function sortFinished(lines: number[], status: Uint8Array, priority: Float64Arra
   return keys.map((k) => Number(k.slice(k.length - width)))
 }
 
+/** Copy `bytes` into `o` at `p`; returns the position after. */
+function put(o: Buffer, p: number, bytes: Uint8Array): number {
+  for (let i = 0; i < bytes.length; i++) o[p++] = bytes[i]!
+  return p
+}
+
+/** Copy value k of the array whose bounds are in `v` from `s` into `o` at `p`. */
+function copyValue(o: Buffer, p: number, s: Buffer, v: Int32Array, k: number): number {
+  const end = v[2 * k + 1]!
+  for (let i = v[2 * k]!; i < end; i++) o[p++] = s[i]!
+  return p
+}
+
+/** Write an ASCII string (an id, a state) into `o` at `p`. */
+function putAscii(o: Buffer, p: number, text: string): number {
+  for (let i = 0; i < text.length; i++) o[p++] = text.charCodeAt(i)
+  return p
+}
+
+/** True when value k is the JSON null. */
+function isNullAt(s: Buffer, v: Int32Array, k: number): boolean {
+  return v[2 * k + 1]! - v[2 * k]! === 4 && s[v[2 * k]!] === 0x6e
+}
+
 /**
  * The listing, or null when the file does not read as expected (the caller
  * then lists the ordinary way).
@@ -485,24 +509,10 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
     out.copy(larger, 0, 0, w)
     out = larger
   }
-  /** Copy src[a, b) to the output. */
-  const copy = (a: number, b: number): void => {
-    for (let i = a; i < b; i++) out[w++] = src[i]!
-  }
-  /** Write a constant or an ASCII string (ids, states). */
-  const ascii = (s: string): void => {
-    for (let i = 0; i < s.length; i++) out[w++] = s.charCodeAt(i)
-  }
-  const lit = (bytes: Uint8Array): void => {
-    for (let i = 0; i < bytes.length; i++) out[w++] = bytes[i]!
-  }
   const text = (s: string): void => {
     ensure(Buffer.byteLength(s))
     w += out.write(s, w, 'utf8')
   }
-  const isNull = (k: number): boolean => bounds[2 * k + 1]! - bounds[2 * k]! === 4 && src[bounds[2 * k]!] === 0x6e
-  /** Value k of the frontmatter array, as the file has its JSON text. */
-  const value = (k: number): void => copy(bounds[2 * k]!, bounds[2 * k + 1]!)
   const equalsQuoted = (k: number, s: string): boolean => {
     const a = bounds[2 * k]!
     if (bounds[2 * k + 1]! - a !== s.length + 2 || src[a] !== QUOTE || src[a + s.length + 1] !== QUOTE) return false
@@ -513,16 +523,16 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
   /** The usual row written to the output from its line at src[ls, le); false (nothing written) when it has another shape. */
   const writeRow = (l: number, ls: number, le: number, depth: number): boolean => {
     // The short fields by bytes, the rest (a tree id, lists of ids) by the native search.
-    let p = ls
+    let q = ls
     for (let k = 0; k < 8; k++) {
-      if (k < 3) while (p < le && src[p] !== TAB) p++
-      else p = src.indexOf(TAB, p)
-      if (p === -1 || p >= le) return false
-      at[k] = p++
+      if (k < 3) while (q < le && src[q] !== TAB) q++
+      else q = src.indexOf(TAB, q)
+      if (q === -1 || q >= le) return false
+      at[k] = q++
     }
     const count = splitArray(src, at[7]! + 1, le, bounds)
     if (count < TASK_KEYS.length) return false
-    for (const k of REQUIRED) if (isNull(k)) return false
+    for (const k of REQUIRED) if (isNullAt(src, bounds, k)) return false
     const id = ids[l]!
     const code = status[l]!
     if (bounds[2 * K.id + 1]! - bounds[2 * K.id]! !== id.length + 2 || !equalsQuoted(K.status, STATUS_TEXT[code]!)) return false
@@ -570,84 +580,91 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
       claimLive = cols.owner(i) !== '' && (st === 'in_progress' || st === 'blocked') && nowMs <= cols.leaseEnd(i) + skewMs
     } else state = STATUS_TEXT[code]!
     const waiting = i !== -1 && reasons !== ''
-    ensure(2 * (le - ls) + 1024)
-    lit(OPEN_ID)
-    value(K.id)
-    lit(SHORT_ID)
-    ascii(shortIdBetween(ids[l - 1], id, l + 1 < n ? ids[l + 1] : undefined))
-    lit(TITLE)
-    value(K.title)
-    lit(STATUS)
-    value(K.status)
-    lit(STATE)
-    ascii(state)
-    lit(PRIORITY)
-    value(K.priority)
-    lit(TAGS)
-    value(K.tags)
-    lit(PARENT)
-    value(K.parent)
-    lit(SUBITEMS)
+    const reasonBytes = reasons === '' ? 0 : Buffer.byteLength(reasons)
+    ensure(2 * (le - ls) + 1024 + reasonBytes)
+    // Locals and module-level copy loops: closures over `out` and `w` would load and store them on every byte.
+    const o = out
+    const s = src
+    const v = bounds
+    let p = w
+    p = put(o, p, OPEN_ID)
+    p = copyValue(o, p, s, v, K.id)
+    p = put(o, p, SHORT_ID)
+    p = putAscii(o, p, shortIdBetween(ids[l - 1], id, l + 1 < n ? ids[l + 1] : undefined))
+    p = put(o, p, TITLE)
+    p = copyValue(o, p, s, v, K.title)
+    p = put(o, p, STATUS)
+    p = copyValue(o, p, s, v, K.status)
+    p = put(o, p, STATE)
+    p = putAscii(o, p, state)
+    p = put(o, p, PRIORITY)
+    p = copyValue(o, p, s, v, K.priority)
+    p = put(o, p, TAGS)
+    p = copyValue(o, p, s, v, K.tags)
+    p = put(o, p, PARENT)
+    p = copyValue(o, p, s, v, K.parent)
+    p = put(o, p, SUBITEMS)
     if (at[6]! > at[5]! + 1) {
-      out[w++] = QUOTE
+      o[p++] = QUOTE
       for (let c = at[5]! + 1; c < at[6]!; c++) {
-        if (src[c] === 0x20) lit(ID_SEPARATOR)
-        else out[w++] = src[c]!
+        if (s[c] === 0x20) p = put(o, p, ID_SEPARATOR)
+        else o[p++] = s[c]!
       }
-      out[w++] = QUOTE
+      o[p++] = QUOTE
     }
-    lit(DEPENDS_ON)
-    value(K.depends_on)
-    lit(BLOCKED_BY)
-    if (reasons !== '') text(reasons)
-    lit(ready ? READY_TRUE : READY_FALSE)
-    lit(waiting ? WAITING_TRUE : WAITING_FALSE)
-    value(K.assignee)
-    lit(OWNER)
-    value(K.owner)
-    lit(EPOCH)
-    value(K.epoch)
-    lit(CLAIMED_AT)
-    value(K.claimed_at)
-    lit(LEASE_EXPIRES)
-    value(K.lease_expires)
-    lit(claimLive ? LIVE_TRUE : LIVE_FALSE)
-    value(K.session)
-    lit(FLAG)
-    if (isNull(K.flag_reason)) lit(NULL)
+    p = put(o, p, DEPENDS_ON)
+    p = copyValue(o, p, s, v, K.depends_on)
+    p = put(o, p, BLOCKED_BY)
+    if (reasonBytes > 0) p += o.write(reasons, p, 'utf8')
+    p = put(o, p, ready ? READY_TRUE : READY_FALSE)
+    p = put(o, p, waiting ? WAITING_TRUE : WAITING_FALSE)
+    p = copyValue(o, p, s, v, K.assignee)
+    p = put(o, p, OWNER)
+    p = copyValue(o, p, s, v, K.owner)
+    p = put(o, p, EPOCH)
+    p = copyValue(o, p, s, v, K.epoch)
+    p = put(o, p, CLAIMED_AT)
+    p = copyValue(o, p, s, v, K.claimed_at)
+    p = put(o, p, LEASE_EXPIRES)
+    p = copyValue(o, p, s, v, K.lease_expires)
+    p = put(o, p, claimLive ? LIVE_TRUE : LIVE_FALSE)
+    p = copyValue(o, p, s, v, K.session)
+    p = put(o, p, FLAG)
+    if (isNullAt(s, v, K.flag_reason)) p = put(o, p, NULL)
     else {
-      lit(FLAG_REASON)
-      value(K.flag_reason)
-      lit(FLAG_BY)
-      value(K.flagged_by)
-      lit(FLAG_AT)
-      value(K.flagged_at)
-      lit(CLOSE_OBJECT)
+      p = put(o, p, FLAG_REASON)
+      p = copyValue(o, p, s, v, K.flag_reason)
+      p = put(o, p, FLAG_BY)
+      p = copyValue(o, p, s, v, K.flagged_by)
+      p = put(o, p, FLAG_AT)
+      p = copyValue(o, p, s, v, K.flagged_at)
+      p = put(o, p, CLOSE_OBJECT)
     }
-    lit(BLOCK_NOTE)
-    value(K.block_note)
-    lit(CANCEL_REASON)
-    value(K.cancel_reason)
-    lit(CLOSED_AT)
-    value(K.closed_at)
-    lit(KEY)
-    value(K.key)
+    p = put(o, p, BLOCK_NOTE)
+    p = copyValue(o, p, s, v, K.block_note)
+    p = put(o, p, CANCEL_REASON)
+    p = copyValue(o, p, s, v, K.cancel_reason)
+    p = put(o, p, CLOSED_AT)
+    p = copyValue(o, p, s, v, K.closed_at)
+    p = put(o, p, KEY)
+    p = copyValue(o, p, s, v, K.key)
     for (const k of LISTS) {
-      lit(LIST_KEYS[k]!)
-      if (isNull(k)) lit(EMPTY_LIST)
-      else value(k)
+      p = put(o, p, LIST_KEYS[k]!)
+      if (isNullAt(s, v, k)) p = put(o, p, EMPTY_LIST)
+      else p = copyValue(o, p, s, v, k)
     }
-    lit(CREATED_AT)
-    value(K.created_at)
-    lit(CREATED_BY)
-    value(K.created_by)
-    lit(UPDATED_AT)
-    value(K.updated_at)
-    lit(UPDATED_BY)
-    value(K.updated_by)
-    lit(REVISION)
-    value(K.revision)
-    lit(depth === 0 ? DEPTH_0 : DEPTH_1)
+    p = put(o, p, CREATED_AT)
+    p = copyValue(o, p, s, v, K.created_at)
+    p = put(o, p, CREATED_BY)
+    p = copyValue(o, p, s, v, K.created_by)
+    p = put(o, p, UPDATED_AT)
+    p = copyValue(o, p, s, v, K.updated_at)
+    p = put(o, p, UPDATED_BY)
+    p = copyValue(o, p, s, v, K.updated_by)
+    p = put(o, p, REVISION)
+    p = copyValue(o, p, s, v, K.revision)
+    p = put(o, p, depth === 0 ? DEPTH_0 : DEPTH_1)
+    w = p
     return true
   }
 
