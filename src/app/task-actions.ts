@@ -29,6 +29,8 @@ import {checkPriority, checkTags, splitTags} from '../core/validation'
 import {readHistory} from '../refstore/history'
 import {type RefLock, findRefLocks, removeStaleLocks} from '../refstore/ref-locks'
 import type {Loaded} from '../refstore/list-store'
+import {IndexFile} from '../refstore/task-index'
+import {type StreamedListing, streamedListing} from './list-stream'
 
 import type {Session} from './session'
 import {mutate, type Op, type Prepare} from './transaction'
@@ -472,6 +474,10 @@ export interface ListFilters {
 export interface LazyPage {
   length: number
   views(from: number, to: number): Array<TaskView & {depth: number}>
+  /** The views at [from, to) as UTF-8 JSON joined by commas, when the page can write them without building them (list-stream.ts). */
+  bytes?(from: number, to: number): Buffer
+  /** Told that a buffer `bytes` returned has been written: its memory may serve a later batch. */
+  written?(batch: Buffer): void
 }
 
 const LAZY_PAGES = new WeakMap<ListResult, LazyPage>()
@@ -796,6 +802,48 @@ function openListing(cols: OpenRowColumns, {rank, ready, parentListed}: RankedRo
   }
 }
 
+/**
+ * The streamed listing of `list --json` when it takes in finished items in
+ * the default order with filters the tables answer (states, priorities,
+ * --ready) and the index is the cache file itself; null otherwise (then the
+ * cards are decoded and listed the ordinary way).
+ */
+function streamWhole(
+  loaded: Loaded,
+  v: TaskViewer,
+  f: ListFilters,
+  o: {states: ReadonlySet<State>; owner: string | undefined; assignee: string | undefined; tags: readonly string[]; parent: string | undefined; priorities: ReadonlySet<number>},
+): StreamedListing | null {
+  const file = loaded.index.base
+  if (!(file instanceof IndexFile)) return null
+  if (f.sort !== undefined || f.after !== undefined || o.tags.length > 0 || o.parent !== undefined || o.owner !== undefined || o.assignee !== undefined) return null
+  if (!o.states.has('done') && !o.states.has('cancelled')) return null
+  const snap = loaded.snapshot
+  // The snapshot's open rows: the file's, read through the changes since it when there are any.
+  const cols = openRowColumns(tablesOf(snap).openRows())
+  const wanted = new Uint8Array(FIRST_FINISHED_RANK)
+  for (const st of o.states) if (STATE_RANK[st] < FIRST_FINISHED_RANK) wanted[STATE_RANK[st]] = 1
+  const nowMs = Date.parse(v.now)
+  const {rank, ready} = rankOpenRows(cols, {owner: undefined, assignee: undefined, priorities: o.priorities, ready: f.ready === true, wanted, actor: v.actor, nowMs, config: snap.config})
+  return streamedListing({
+    file,
+    changes: loaded.index.changes,
+    snap,
+    viewer: v,
+    cols,
+    rank,
+    ready,
+    notListed: NOT_LISTED,
+    statesByRank: STATES_BY_RANK,
+    // Finished items are never ready.
+    done: o.states.has('done') && f.ready !== true,
+    cancelled: o.states.has('cancelled') && f.ready !== true,
+    priorities: o.priorities,
+    nowMs,
+    config: snap.config,
+  })
+}
+
 /** Views built at once beyond which every short id is worked out in one pass instead of one search each. */
 const VIEWS_BEFORE_ALL_SHORT_IDS = 2000
 
@@ -828,6 +876,31 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
     (parent === undefined || t.parent === parent) &&
     (priorities.size === 0 || priorities.has(t.priority))
   type Placed = {row: ListRow; depth: number; top: ListRow}
+  const streamed = f.lazy ? streamWhole(loaded, v, f, {states, owner, assignee, tags, parent, priorities}) : null
+  if (streamed) {
+    // A whole listing with finished items, written from the index file a batch at a time (list-stream.ts).
+    const offset = f.offset ?? 0
+    const end = Math.min(streamed.total, f.limit === undefined ? streamed.total : offset + f.limit)
+    const length = Math.max(0, end - offset)
+    const lastKeys = length > 0 && end < streamed.total ? streamed.keysAt(end - 1) : null
+    const bytes = (from: number, to: number) => streamed.bytes(offset + from, offset + Math.min(to, length))
+    const lazy: LazyPage = {length, views: (from, to) => JSON.parse(`[${bytes(from, to).toString('utf8')}]`) as Array<TaskView & {depth: number}>, bytes, written: (b) => streamed.written(b)}
+    await warnTrackingState(session)
+    const result: ListResult = {
+      list: session.list,
+      commit: loaded.index.commit,
+      tasks: [],
+      broken: brokenFiles(loaded),
+      warnings: loaded.index.warnings,
+      total: streamed.total,
+      offset,
+      limit: f.limit ?? null,
+      next_cursor: lastKeys ? encodeCursor({sort: null, top: lastKeys.top, child: lastKeys.depth === 0 ? null : lastKeys.row}) : null,
+      summary: {total: streamed.total, by_state: streamed.byState, hidden_finished: null},
+    }
+    LAZY_PAGES.set(result, lazy)
+    return result
+  }
   let listing: Listing
   if (f.sort === undefined && tags.length === 0 && parent === undefined && [...states].every((st) => STATE_RANK[st] < FIRST_FINISHED_RANK)) {
     // The default order over open items: from the open rows table, already in (priority, created, id) order,

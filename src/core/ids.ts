@@ -160,6 +160,16 @@ function commonPrefix(a: string, b: string): number {
 }
 
 /**
+ * `shortIdOf` of `id` given its neighbours in the sorted ids (undefined at
+ * either end): one character longer than what it shares with either, as
+ * `shortIdsOf` works it out, for one id at a time.
+ */
+export function shortIdBetween(prev: string | undefined, id: string, next: string | undefined): string {
+  const len = Math.max(ID_PREFIX.length + MIN_PREFIX, prev === undefined ? 0 : commonPrefix(prev, id) + 1, next === undefined ? 0 : commonPrefix(id, next) + 1)
+  return len < id.length ? id.slice(0, len) : id
+}
+
+/**
  * `shortIdOf` for every id at once, in one pass over the sorted ids: an id's
  * shortest unique prefix is one character longer than what it shares with
  * either neighbour (the same answer as the per-id prefix search, which costs

@@ -102,6 +102,24 @@ export class PagedFile {
     return buf
   }
 
+  /**
+   * Copy the bytes [position, position + length) into `target` at `at`,
+   * neither keeping them as pages nor reading the file whole: what a pass
+   * over a long section a chunk at a time needs (memory stays that of the
+   * chunk). Returns the bytes copied (fewer only at the end of the file).
+   */
+  readInto(target: Buffer, at: number, length: number, position: number): number {
+    const n = Math.max(0, Math.min(length, this.length - position))
+    if (this.whole) return this.whole.copy(target, at, position, position + n)
+    let done = 0
+    while (done < n) {
+      const got = readSync(this.fd!, target, at + done, n - done, position + done)
+      if (got === 0) throw new Error('the index cache file was truncated while being read')
+      done += got
+    }
+    return n
+  }
+
   /** Offset of the first `byte` at or after `from`, or -1. */
   indexOf(byte: number, from: number): number {
     if (this.whole) return this.whole.indexOf(byte, from)

@@ -1,0 +1,735 @@
+/**
+ * `list --json` of a whole list that takes in finished items (`--all`,
+ * `--status done`, …), streamed from the index cache file without holding
+ * the cards: the same bytes as building every view and `JSON.stringify`-ing
+ * it, at a fraction of the cost.
+ *
+ * 1. One pass over the task lines of the file, a chunk at a time
+ *    (`IndexFile.scanTaskLines`), keeps a few compact facts per line: the
+ *    id, status, parent, where the line is, the dependencies of items that
+ *    have sub-items, and for finished items the priority and creation time
+ *    (read from the bytes of the frontmatter array, not decoded).
+ * 2. The order comes from tables: the open rows (already in priority,
+ *    creation, id order, each with its state) then the finished rows sorted
+ *    by the same key; top-level rows each followed by their listed sub-items,
+ *    exactly as the listing of decoded cards orders them.
+ * 3. Rows are produced a batch at a time as they are written: the batch's
+ *    lines are read from the file in offset order (neighbouring lines in one
+ *    read), and each row's JSON is put together from the JSON text of its
+ *    frontmatter values as the file holds them (written by JSON.stringify,
+ *    so each value's text is what JSON.stringify of the view would write)
+ *    and the derived fields (short id, sub-items, wait reasons, state). A
+ *    row that does not have the usual shape is viewed and stringified the
+ *    ordinary way.
+ *
+ * Nothing holds every card: memory is the compact facts (an id, a map entry
+ * and a few numbers a task, a key string a finished one) and a few batches.
+ * Tasks changed since the file (up to MAX_CHANGES) are read through the
+ * snapshot.
+ */
+import {shortIdBetween} from '../core/ids'
+import type {State} from '../core/readiness'
+import {OPEN_ROW_WAITING, type OpenRowColumns, type Snapshot, type TaskEntry} from '../core/snapshot'
+import {type ListConfig, TASK_KEYS} from '../core/task'
+import type {TaskViewer} from '../core/task-view'
+import type {IndexFile} from '../refstore/task-index'
+
+/** A row's place in the order (state rank, priority, creation time, id), as `list` compares them. */
+export type StreamKey = [number, number, string, string]
+
+export interface StreamedListing {
+  total: number
+  byState: Partial<Record<State, number>>
+  /**
+   * The rows at [from, to) of the listing as UTF-8 JSON, separated by
+   * commas: the bytes of JSON.stringify(view + depth) of each, joined.
+   */
+  bytes(from: number, to: number): Buffer
+  /** A buffer `bytes` returned has been written out: its memory serves a later batch. */
+  written(batch: Buffer): void
+  /** The key of the row at `at`, of its top-level row, and its depth (for next_cursor). */
+  keysAt(at: number): {row: StreamKey; top: StreamKey; depth: number}
+}
+
+export interface StreamInput {
+  file: IndexFile
+  /** Tasks changed since the file's commit (null: removed): their rows, and the rows they affect, are viewed through `snap`. */
+  changes: ReadonlyMap<string, TaskEntry | null>
+  snap: Snapshot
+  viewer: TaskViewer
+  cols: OpenRowColumns
+  /** Per open row: its state rank, or notListed when filtered out. */
+  rank: Uint8Array
+  ready: Uint8Array
+  notListed: number
+  /** States by rank (open ranks first, then done, cancelled). */
+  statesByRank: readonly State[]
+  /** Which of done and cancelled are wanted. */
+  done: boolean
+  cancelled: boolean
+  priorities: ReadonlySet<number>
+  nowMs: number
+  config: ListConfig
+}
+
+const TAB = 0x09
+const QUOTE = 0x22
+const COMMA = 0x2c
+const BACKSLASH = 0x5c
+
+/** Status codes of a line: 0 for an unreadable card. */
+const BROKEN = 0
+const TODO = 1
+const IN_PROGRESS = 2
+const BLOCKED = 3
+const DONE = 4
+const CANCELLED = 5
+const STATUS_TEXT = ['', 'todo', 'in_progress', 'blocked', 'done', 'cancelled'] as const
+const NO_IDS: readonly string[] = []
+
+/** Positions of the frontmatter values in the file's array (TASK_KEYS order). */
+const K = Object.fromEntries(TASK_KEYS.map((k, i) => [k, i])) as Record<(typeof TASK_KEYS)[number], number>
+/** The list-valued keys a view writes as [] when absent, and their keys in the view. */
+const LISTS = (['collaborators', 'subscribers', 'notify_roles', 'notify_mute'] as const).map((k) => K[k])
+/** The JSON text of fixed parts of a row. */
+function bytesOf(text: string): Uint8Array {
+  return new Uint8Array(Buffer.from(text, 'latin1'))
+}
+const LIST_KEYS: Record<number, Uint8Array> = Object.fromEntries(LISTS.map((k) => [k, bytesOf(`,"${TASK_KEYS[k]}":`)]))
+// The fixed parts of a row, in the order of TaskView's keys.
+const OPEN_ID = bytesOf('{"id":')
+const STATUS = bytesOf(',"status":')
+const TAGS = bytesOf(',"tags":')
+const PARENT = bytesOf(',"parent":')
+const SUBITEMS = bytesOf(',"subitems":[')
+const ID_SEPARATOR = bytesOf('","')
+const DEPENDS_ON = bytesOf('],"depends_on":')
+const BLOCKED_BY = bytesOf(',"blocked_by":[')
+const OWNER = bytesOf(',"owner":')
+const EPOCH = bytesOf(',"epoch":')
+const CLAIMED_AT = bytesOf(',"claimed_at":')
+const LEASE_EXPIRES = bytesOf(',"lease_expires":')
+const FLAG = bytesOf(',"flag":')
+const NULL = bytesOf('null')
+const FLAG_REASON = bytesOf('{"reason":')
+const FLAG_BY = bytesOf(',"by":')
+const FLAG_AT = bytesOf(',"at":')
+const CLOSE_OBJECT = bytesOf('}')
+const BLOCK_NOTE = bytesOf(',"block_note":')
+const CANCEL_REASON = bytesOf(',"cancel_reason":')
+const CLOSED_AT = bytesOf(',"closed_at":')
+const KEY = bytesOf(',"key":')
+const EMPTY_LIST = bytesOf('[]')
+const CREATED_AT = bytesOf(',"created_at":')
+const CREATED_BY = bytesOf(',"created_by":')
+const UPDATED_AT = bytesOf(',"updated_at":')
+const UPDATED_BY = bytesOf(',"updated_by":')
+const REVISION = bytesOf(',"revision":')
+const SHORT_ID = bytesOf(',"short_id":"')
+const TITLE = bytesOf('","title":')
+const STATE = bytesOf(',"state":"')
+const PRIORITY = bytesOf('","priority":')
+const READY_TRUE = bytesOf('],"ready":true')
+const READY_FALSE = bytesOf('],"ready":false')
+const WAITING_TRUE = bytesOf(',"waiting":true,"assignee":')
+const WAITING_FALSE = bytesOf(',"waiting":false,"assignee":')
+const LIVE_TRUE = bytesOf(',"claim_live":true,"session":')
+const LIVE_FALSE = bytesOf(',"claim_live":false,"session":')
+const DEPTH_0 = bytesOf(',"depth":0}')
+const DEPTH_1 = bytesOf(',"depth":1}')
+
+/** Values a view always writes as they are: when one is null, the row is viewed the ordinary way. */
+const REQUIRED = (['id', 'title', 'status', 'priority', 'tags', 'depends_on', 'epoch', 'created_at', 'created_by', 'updated_at', 'updated_by', 'revision'] as const).map((k) => K[k])
+
+/** Lines read together when they lie this close in the file (one read instead of two). */
+const READ_GAP = 8 * 1024
+/** Changes since the file beyond which the listing is not streamed (each one's rows are viewed the ordinary way). */
+const MAX_CHANGES = 64
+/** Most rows `bytes` produces at once. */
+const BATCH_MAX = 4096
+/** Largest single read of neighbouring lines. */
+const READ_MAX = 1 << 20
+
+/** The status code of a line's status field [a, b) of `buf`; -1 for an unknown status. */
+function statusCode(buf: Buffer, a: number, b: number): number {
+  switch (b - a) {
+    case 0:
+      return BROKEN
+    case 4:
+      return buf[a] === 0x74 ? TODO : buf[a] === 0x64 ? DONE : -1
+    case 11:
+      return IN_PROGRESS
+    case 7:
+      return BLOCKED
+    case 9:
+      return CANCELLED
+    default:
+      return -1
+  }
+}
+
+/** Just past the JSON string starting at `q` (a quote), or -1 when it does not end before `end`. */
+function stringEnd(buf: Buffer, q: number, end: number): number {
+  let j = q
+  for (;;) {
+    j = buf.indexOf(QUOTE, j + 1)
+    if (j === -1 || j >= end) return -1
+    let b = j - 1
+    while (buf[b] === BACKSLASH) b--
+    if ((j - 1 - b) % 2 === 0) return j + 1
+  }
+}
+
+/**
+ * The opening quote of the JSON string whose closing quote is at `close`:
+ * inside a string every quote is escaped (preceded by a backslash), and the
+ * opening one follows a comma. -1 when none is found after `floor`.
+ */
+function stringStart(buf: Buffer, close: number, floor: number): number {
+  let j = close
+  for (;;) {
+    j = buf.lastIndexOf(QUOTE, j - 1)
+    if (j <= floor) return -1
+    if (buf[j - 1] !== BACKSLASH) return j
+  }
+}
+
+/**
+ * Priority and creation time of a finished item from the bytes of its
+ * frontmatter array [from, to) (TASK_KEYS order: id, title, status,
+ * priority, …, created_at, created_by, updated_at, updated_by, revision);
+ * null when the array does not have that usual shape (an `extra` object at
+ * the end, a value missing), and the caller decodes it.
+ */
+export function finishedKey(buf: Buffer, from: number, to: number): {priority: number; created: string} | null {
+  if (buf[from] !== 0x5b || buf[to - 1] !== 0x5d) return null
+  let p = from + 1
+  for (let k = 0; k < 3; k++) {
+    if (buf[p] !== QUOTE) return null
+    p = stringEnd(buf, p, to)
+    if (p === -1 || buf[p] !== COMMA) return null
+    p++
+  }
+  const pc = buf.indexOf(COMMA, p)
+  if (pc === -1 || pc >= to) return null
+  const priority = Number(buf.toString('latin1', p, pc))
+  // From the end: the revision (digits), then four strings back to created_at.
+  const c = buf.lastIndexOf(COMMA, to - 2)
+  if (c <= pc || c + 1 >= to - 1) return null
+  for (let i = c + 1; i < to - 1; i++) if (buf[i]! < 0x30 || buf[i]! > 0x39) return null
+  let close = c - 1
+  let open = -1
+  for (let k = 0; k < 4; k++) {
+    if (buf[close] !== QUOTE) return null
+    open = stringStart(buf, close, pc)
+    if (open === -1 || buf[open - 1] !== COMMA) return null
+    if (k < 3) close = open - 2
+  }
+  const text = buf.toString('utf8', open, close + 1)
+  const created = text.includes('\\') ? (JSON.parse(text) as string) : text.slice(1, -1)
+  return Number.isFinite(priority) ? {priority, created} : null
+}
+
+/**
+ * Start and end of each value of the JSON array at buf[from, end) (a
+ * frontmatter line's array) into `out`; returns how many, -1 when it is not
+ * an array. One pass over the bytes: strings (with their escapes), nested
+ * arrays and objects are stepped over.
+ */
+export function splitArray(buf: Buffer, from: number, end: number, out: Int32Array): number {
+  const last = end - 1
+  if (buf[from] !== 0x5b || buf[last] !== 0x5d) return -1
+  let i = from + 1
+  let k = 0
+  let depth = 0
+  let s = i
+  let inString = false
+  for (; i < last; i++) {
+    const c = buf[i]!
+    if (inString) {
+      if (c === BACKSLASH) i++
+      else if (c === QUOTE) inString = false
+    } else if (c === QUOTE) inString = true
+    else if (c === 0x5b || c === 0x7b) depth++
+    else if (c === 0x5d || c === 0x7d) depth--
+    else if (c === COMMA && depth === 0) {
+      if (k + 2 > out.length) return k >> 1
+      out[k++] = s
+      out[k++] = i
+      s = i + 1
+    }
+  }
+  if (inString || depth !== 0) return -1
+  if (i > s && k + 2 <= out.length) {
+    out[k++] = s
+    out[k++] = i
+  }
+  return k >> 1
+}
+
+/**
+ * Finished rows in (status, priority, creation time, id) order. Usually by
+ * one key string per row, sorted by the engine without calling back per
+ * comparison: a status digit, a priority digit, the creation time, NUL and
+ * the line number at a fixed width (lines are in id order, so this is the
+ * id order). Otherwise (a priority that is not one digit, a NUL in a
+ * creation time) by comparing the fields.
+ */
+function sortFinished(lines: number[], status: Uint8Array, priority: Float64Array, created: string[], ids: string[]): number[] {
+  const simple = lines.every((l) => Number.isInteger(priority[l]) && priority[l]! >= 0 && priority[l]! <= 9 && !created[l]!.includes('\u0000'))
+  if (!simple) {
+    return lines.sort((a, b) => status[a]! - status[b]! || priority[a]! - priority[b]! || (created[a]! < created[b]! ? -1 : created[a]! > created[b]! ? 1 : 0) || (ids[a]! < ids[b]! ? -1 : 1))
+  }
+  const width = String(status.length).length
+  const keys = lines.map((l) => `${status[l]}${priority[l]}${created[l]}\u0000${String(l).padStart(width, '0')}`)
+  keys.sort()
+  return keys.map((k) => Number(k.slice(k.length - width)))
+}
+
+/** Copy `bytes` into `o` at `p`; returns the position after. */
+function put(o: Buffer, p: number, bytes: Uint8Array): number {
+  for (let i = 0; i < bytes.length; i++) o[p++] = bytes[i]!
+  return p
+}
+
+/** Copy value k of the array whose bounds are in `v` from `s` into `o` at `p`. */
+function copyValue(o: Buffer, p: number, s: Buffer, v: Int32Array, k: number): number {
+  const end = v[2 * k + 1]!
+  for (let i = v[2 * k]!; i < end; i++) o[p++] = s[i]!
+  return p
+}
+
+/** Write an ASCII string (an id, a state) into `o` at `p`. */
+function putAscii(o: Buffer, p: number, text: string): number {
+  for (let i = 0; i < text.length; i++) o[p++] = text.charCodeAt(i)
+  return p
+}
+
+/** True when value k is the JSON null. */
+function isNullAt(s: Buffer, v: Int32Array, k: number): boolean {
+  return v[2 * k + 1]! - v[2 * k]! === 4 && s[v[2 * k]!] === 0x6e
+}
+
+/**
+ * The listing, or null when the file does not read as expected (the caller
+ * then lists the ordinary way).
+ */
+export function streamedListing(input: StreamInput): StreamedListing | null {
+  const {file, cols, rank, notListed, statesByRank} = input
+  const n = file.size
+  if (input.changes.size > MAX_CHANGES) return null
+  /** Rows: the file's lines, then one for each changed task that exists (viewed through the snapshot). */
+  const rows = n + input.changes.size
+  const ids: string[] = new Array<string>(n)
+  const status = new Uint8Array(rows)
+  const offsets = new Float64Array(rows)
+  const lengths = new Int32Array(rows)
+  const parentText: string[] = []
+  /** Dependencies of items with sub-items (a sub-item also waits for its parent's). */
+  const parentDeps = new Map<number, string>()
+  let finished: number[] = []
+  const priority = new Float64Array(rows)
+  const created: string[] = []
+  const tabs = new Int32Array(8)
+  const lineAt = new Map<string, number>()
+  let line = 0
+  let bad = false
+  file.scanTaskLines((buf, ls, le, at) => {
+    if (bad) return
+    let p = ls
+    for (let k = 0; k < 8; k++) {
+      p = buf.indexOf(TAB, p)
+      if (p === -1 || p >= le) {
+        bad = true
+        return
+      }
+      tabs[k] = p++
+    }
+    const code = statusCode(buf, tabs[0]! + 1, tabs[1]!)
+    if (code === -1) {
+      bad = true
+      return
+    }
+    const id = buf.toString('latin1', ls, tabs[0])
+    ids[line] = id
+    lineAt.set(id, line)
+    status[line] = code
+    offsets[line] = at
+    lengths[line] = le - ls
+    if (tabs[4]! > tabs[3]! + 1) parentText[line] = buf.toString('latin1', tabs[3]! + 1, tabs[4])
+    if (tabs[6]! > tabs[5]! + 1 && tabs[5]! > tabs[4]! + 1) parentDeps.set(line, buf.toString('latin1', tabs[4]! + 1, tabs[5]))
+    if ((code === DONE && input.done) || (code === CANCELLED && input.cancelled)) {
+      let key = finishedKey(buf, tabs[7]! + 1, le)
+      if (!key) {
+        try {
+          const values = JSON.parse(buf.toString('utf8', tabs[7]! + 1, le)) as unknown[]
+          const [pr, cr] = [values[K.priority], values[K.created_at]]
+          key = typeof pr === 'number' && typeof cr === 'string' ? {priority: pr, created: cr} : null
+        } catch {
+          key = null
+        }
+      }
+      if (!key) {
+        bad = true
+        return
+      }
+      if (input.priorities.size === 0 || input.priorities.has(key.priority)) {
+        priority[line] = key.priority
+        created[line] = key.created
+        finished.push(line)
+      }
+    }
+    line++
+  })
+  if (bad || line !== n) return null
+
+  // Changes since the file's commit. A changed task gets a row of its own, viewed through the snapshot (which
+  // reads through the changes), as do the rows whose view they change: old and new parents (sub-items) and the
+  // neighbours in id order of a task added or removed (short ids). Statuses and dependencies read below are
+  // the changed ones; the open rows, their states and graph facts come from the snapshot's own tables.
+  const viaView = new Uint8Array(rows)
+  let extra = n
+  const replaced = new Uint8Array(n)
+  const touchedParents: string[] = []
+  for (const [id, entry] of input.changes) {
+    const base = lineAt.get(id)
+    if (base !== undefined) {
+      replaced[base] = 1
+      lineAt.delete(id)
+      if (parentText[base] !== undefined) touchedParents.push(parentText[base]!)
+      if (!entry) {
+        if (base > 0) viaView[base - 1] = 1
+        if (base + 1 < n) viaView[base + 1] = 1
+      }
+    } else if (entry) {
+      let lo = 0
+      let hi = n
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1
+        if (ids[mid]! < id) lo = mid + 1
+        else hi = mid
+      }
+      if (lo > 0) viaView[lo - 1] = 1
+      if (lo < n) viaView[lo] = 1
+    }
+    if (!entry) continue
+    const row = extra++
+    const meta = entry.meta
+    ids[row] = id
+    status[row] = meta ? Math.max(BROKEN, STATUS_TEXT.indexOf(meta.status as (typeof STATUS_TEXT)[number])) : BROKEN
+    if (meta && status[row] === BROKEN) return null
+    viaView[row] = 1
+    lineAt.set(id, row)
+    if (!meta) continue
+    if (meta.parent !== undefined) {
+      parentText[row] = meta.parent
+      touchedParents.push(meta.parent)
+    }
+    if (meta.depends_on.length > 0) parentDeps.set(row, meta.depends_on.join(' '))
+    if (((status[row] === DONE && input.done) || (status[row] === CANCELLED && input.cancelled)) && (input.priorities.size === 0 || input.priorities.has(meta.priority))) {
+      priority[row] = meta.priority
+      created[row] = meta.created_at
+      finished.push(row)
+    }
+  }
+  for (const p of touchedParents) {
+    const r = lineAt.get(p)
+    if (r !== undefined) viaView[r] = 1
+  }
+  if (extra > n) finished = finished.filter((l) => l >= n || replaced[l] !== 1)
+
+  /** The line of `id`, or -1. */
+  const lineOf = (id: string): number => lineAt.get(id) ?? -1
+
+  // The open rows that are listed, by state rank (table order within a state), then the finished rows sorted.
+  const openAt = new Int32Array(rows).fill(-1)
+  const firstRank = statesByRank.indexOf('done')
+  const byRank: number[][] = Array.from({length: firstRank}, () => [])
+  for (let i = 0; i < cols.length; i++) {
+    if (rank[i] === notListed) continue
+    const l = lineOf(cols.id(i))
+    if (l === -1 || status[l] === BROKEN || status[l]! >= DONE) return null
+    openAt[l] = i
+    byRank[rank[i]!]!.push(l)
+  }
+  finished = sortFinished(finished, status, priority, created, ids)
+  const order: number[] = []
+  for (const group of byRank) for (const l of group) order.push(l)
+  for (const l of finished) order.push(l)
+  const listed = new Uint8Array(rows)
+  for (const l of order) listed[l] = 1
+  const rankOf = (l: number): number => (openAt[l] !== -1 ? rank[openAt[l]!]! : status[l] === DONE ? firstRank : firstRank + 1)
+
+  // Top-level rows in order, each followed by its listed sub-items in order; a sub-item's own sub-items are not listed.
+  const parentLine = (l: number): number => (parentText[l] === undefined ? -1 : lineOf(parentText[l]!))
+  const kids = new Map<number, number[]>()
+  const nested = new Uint8Array(rows)
+  for (const l of order) {
+    const p = parentLine(l)
+    if (p === -1 || listed[p] !== 1) continue
+    nested[l] = 1
+    const list = kids.get(p)
+    if (list) list.push(l)
+    else kids.set(p, [l])
+  }
+  const slots = new Int32Array(order.length)
+  const depths = new Uint8Array(order.length)
+  const byState: Partial<Record<State, number>> = {}
+  let total = 0
+  const place = (l: number, depth: number) => {
+    slots[total] = l
+    depths[total++] = depth
+    const st = statesByRank[rankOf(l)]!
+    byState[st] = (byState[st] ?? 0) + 1
+  }
+  for (const l of order) {
+    if (nested[l] === 1) continue
+    place(l, 0)
+    for (const c of kids.get(l) ?? []) place(c, 1)
+  }
+
+  const keyOf = (l: number): StreamKey => {
+    const i = openAt[l]!
+    return i !== -1 ? [rank[i]!, cols.priority(i), cols.created(i), cols.id(i)] : [rankOf(l), priority[l]!, created[l]!, ids[l]!]
+  }
+
+  const {snap, viewer, nowMs} = input
+  const skewMs = input.config.clock_skew_seconds * 1000
+  const bounds = new Int32Array(2 * (TASK_KEYS.length + 1))
+  const at = new Int32Array(9)
+  let src = Buffer.allocUnsafe(1 << 20)
+  let scratch = Buffer.allocUnsafe(READ_MAX)
+  let out: Buffer<ArrayBufferLike> = Buffer.alloc(0)
+  /** Output buffers written out and free again. */
+  const spare: Buffer<ArrayBufferLike>[] = []
+  let w = 0
+  const ensure = (n: number): void => {
+    if (w + n <= out.length) return
+    const larger = Buffer.allocUnsafe(Math.max(out.length * 2, w + n))
+    out.copy(larger, 0, 0, w)
+    out = larger
+  }
+  const text = (s: string): void => {
+    ensure(Buffer.byteLength(s))
+    w += out.write(s, w, 'utf8')
+  }
+  const equalsQuoted = (k: number, s: string): boolean => {
+    const a = bounds[2 * k]!
+    if (bounds[2 * k + 1]! - a !== s.length + 2 || src[a] !== QUOTE || src[a + s.length + 1] !== QUOTE) return false
+    for (let i = 0; i < s.length; i++) if (src[a + 1 + i] !== s.charCodeAt(i)) return false
+    return true
+  }
+
+  /** The usual row written to the output from its line at src[ls, le); false (nothing written) when it has another shape. */
+  const writeRow = (l: number, ls: number, le: number, depth: number): boolean => {
+    // The short fields by bytes, the rest (a tree id, lists of ids) by the native search.
+    let q = ls
+    for (let k = 0; k < 8; k++) {
+      if (k < 3) while (q < le && src[q] !== TAB) q++
+      else q = src.indexOf(TAB, q)
+      if (q === -1 || q >= le) return false
+      at[k] = q++
+    }
+    const count = splitArray(src, at[7]! + 1, le, bounds)
+    if (count < TASK_KEYS.length) return false
+    for (const k of REQUIRED) if (isNullAt(src, bounds, k)) return false
+    const id = ids[l]!
+    const code = status[l]!
+    if (bounds[2 * K.id + 1]! - bounds[2 * K.id]! !== id.length + 2 || !equalsQuoted(K.status, STATUS_TEXT[code]!)) return false
+    // Wait reasons: the item's own unfinished dependencies, then its parent's not already among them (waitReasons).
+    let reasons = ''
+    const depsA = bounds[2 * K.depends_on]!
+    const depsB = bounds[2 * K.depends_on + 1]!
+    const own = depsB - depsA === 2 || (openAt[l] !== -1 && (cols.flags(openAt[l]!) & OPEN_ROW_WAITING) === 0) ? NO_IDS : (JSON.parse(src.toString('utf8', depsA, depsB)) as string[])
+    const unfinished = (dep: string): string => {
+      const d = lineAt.get(dep)
+      return d === undefined ? 'missing' : status[d] === BROKEN ? 'unreadable' : status[d] === DONE ? '' : STATUS_TEXT[status[d]!]!
+    }
+    let seen: Set<string> | null = null
+    // An open row without the table's waiting fact has no reasons (checked below for those that have it).
+    const i = openAt[l]!
+    const mayWait = i === -1 || (cols.flags(i) & OPEN_ROW_WAITING) !== 0
+    if (mayWait) for (const dep of own) {
+      const st = unfinished(dep)
+      if (st === '') continue
+      reasons += `${reasons === '' ? '' : ','}{"id":${JSON.stringify(dep)},"status":"${st}","via":null}`
+      ;(seen ??= new Set()).add(dep)
+    }
+    if (mayWait && at[4]! > at[3]! + 1) {
+      const parent = src.toString('utf8', at[3]! + 1, at[4])
+      const pl = lineAt.get(parent)
+      const pdeps = pl === undefined || status[pl] === BROKEN ? undefined : parentDeps.get(pl)
+      if (pdeps !== undefined) {
+        const via = JSON.stringify(parent)
+        for (const dep of pdeps.split(' ')) {
+          if (seen?.has(dep)) continue
+          const st = unfinished(dep)
+          if (st !== '') reasons += `${reasons === '' ? '' : ','}{"id":${JSON.stringify(dep)},"status":"${st}","via":${via}}`
+        }
+      }
+    }
+    let state: string
+    let ready = false
+    let claimLive = false
+    if (i !== -1) {
+      // The table's waiting fact and the reasons found here agree (else: viewed the ordinary way).
+      if (((cols.flags(i) & OPEN_ROW_WAITING) !== 0) !== (reasons !== '')) return false
+      state = statesByRank[rank[i]!]!
+      ready = input.ready[i] === 1
+      const st = cols.status(i)
+      claimLive = cols.owner(i) !== '' && (st === 'in_progress' || st === 'blocked') && nowMs <= cols.leaseEnd(i) + skewMs
+    } else state = STATUS_TEXT[code]!
+    const waiting = i !== -1 && reasons !== ''
+    const reasonBytes = reasons === '' ? 0 : Buffer.byteLength(reasons)
+    ensure(2 * (le - ls) + 1024 + reasonBytes)
+    // Locals and module-level copy loops: closures over `out` and `w` would load and store them on every byte.
+    const o = out
+    const s = src
+    const v = bounds
+    let p = w
+    p = put(o, p, OPEN_ID)
+    p = copyValue(o, p, s, v, K.id)
+    p = put(o, p, SHORT_ID)
+    p = putAscii(o, p, shortIdBetween(ids[l - 1], id, l + 1 < n ? ids[l + 1] : undefined))
+    p = put(o, p, TITLE)
+    p = copyValue(o, p, s, v, K.title)
+    p = put(o, p, STATUS)
+    p = copyValue(o, p, s, v, K.status)
+    p = put(o, p, STATE)
+    p = putAscii(o, p, state)
+    p = put(o, p, PRIORITY)
+    p = copyValue(o, p, s, v, K.priority)
+    p = put(o, p, TAGS)
+    p = copyValue(o, p, s, v, K.tags)
+    p = put(o, p, PARENT)
+    p = copyValue(o, p, s, v, K.parent)
+    p = put(o, p, SUBITEMS)
+    if (at[6]! > at[5]! + 1) {
+      o[p++] = QUOTE
+      for (let c = at[5]! + 1; c < at[6]!; c++) {
+        if (s[c] === 0x20) p = put(o, p, ID_SEPARATOR)
+        else o[p++] = s[c]!
+      }
+      o[p++] = QUOTE
+    }
+    p = put(o, p, DEPENDS_ON)
+    p = copyValue(o, p, s, v, K.depends_on)
+    p = put(o, p, BLOCKED_BY)
+    if (reasonBytes > 0) p += o.write(reasons, p, 'utf8')
+    p = put(o, p, ready ? READY_TRUE : READY_FALSE)
+    p = put(o, p, waiting ? WAITING_TRUE : WAITING_FALSE)
+    p = copyValue(o, p, s, v, K.assignee)
+    p = put(o, p, OWNER)
+    p = copyValue(o, p, s, v, K.owner)
+    p = put(o, p, EPOCH)
+    p = copyValue(o, p, s, v, K.epoch)
+    p = put(o, p, CLAIMED_AT)
+    p = copyValue(o, p, s, v, K.claimed_at)
+    p = put(o, p, LEASE_EXPIRES)
+    p = copyValue(o, p, s, v, K.lease_expires)
+    p = put(o, p, claimLive ? LIVE_TRUE : LIVE_FALSE)
+    p = copyValue(o, p, s, v, K.session)
+    p = put(o, p, FLAG)
+    if (isNullAt(s, v, K.flag_reason)) p = put(o, p, NULL)
+    else {
+      p = put(o, p, FLAG_REASON)
+      p = copyValue(o, p, s, v, K.flag_reason)
+      p = put(o, p, FLAG_BY)
+      p = copyValue(o, p, s, v, K.flagged_by)
+      p = put(o, p, FLAG_AT)
+      p = copyValue(o, p, s, v, K.flagged_at)
+      p = put(o, p, CLOSE_OBJECT)
+    }
+    p = put(o, p, BLOCK_NOTE)
+    p = copyValue(o, p, s, v, K.block_note)
+    p = put(o, p, CANCEL_REASON)
+    p = copyValue(o, p, s, v, K.cancel_reason)
+    p = put(o, p, CLOSED_AT)
+    p = copyValue(o, p, s, v, K.closed_at)
+    p = put(o, p, KEY)
+    p = copyValue(o, p, s, v, K.key)
+    for (const k of LISTS) {
+      p = put(o, p, LIST_KEYS[k]!)
+      if (isNullAt(s, v, k)) p = put(o, p, EMPTY_LIST)
+      else p = copyValue(o, p, s, v, k)
+    }
+    p = put(o, p, CREATED_AT)
+    p = copyValue(o, p, s, v, K.created_at)
+    p = put(o, p, CREATED_BY)
+    p = copyValue(o, p, s, v, K.created_by)
+    p = put(o, p, UPDATED_AT)
+    p = copyValue(o, p, s, v, K.updated_at)
+    p = put(o, p, UPDATED_BY)
+    p = copyValue(o, p, s, v, K.updated_by)
+    p = put(o, p, REVISION)
+    p = copyValue(o, p, s, v, K.revision)
+    p = put(o, p, depth === 0 ? DEPTH_0 : DEPTH_1)
+    w = p
+    return true
+  }
+
+  return {
+    total,
+    byState,
+    keysAt: (pos) => {
+      let top = pos
+      while (top > 0 && depths[top] !== 0) top--
+      return {row: keyOf(slots[pos]!), top: keyOf(slots[top]!), depth: depths[pos]!}
+    },
+    bytes: (from, to) => {
+      const end = Math.min(to, total, from + BATCH_MAX)
+      if (end <= from) return Buffer.alloc(0)
+      // The batch's lines in file order, neighbouring ones read together, copied into one buffer (`src`).
+      // Sorted as numbers (offset × 2^12 + position in the batch): no comparison calls back into JavaScript.
+      const order: number[] = []
+      for (let k = 0; k < end - from; k++) if (viaView[slots[from + k]!] !== 1) order.push(offsets[slots[from + k]!]! * BATCH_MAX + k)
+      const want = Array.from(new Float64Array(order).sort(), (x) => from + (x % BATCH_MAX))
+      // Runs of lines close enough to read at once (gaps included) go through `scratch`; only the lines are
+      // kept, in `src`.
+      let need = 0
+      for (let q = from; q < end; q++) need += lengths[slots[q]!]!
+      if (src.length < need) src = Buffer.allocUnsafe(Math.max(need, src.length * 2))
+      const start = new Float64Array(end - from)
+      let put = 0
+      let k = 0
+      while (k < want.length) {
+        const first = slots[want[k]!]!
+        const a = offsets[first]!
+        let b = a + lengths[first]!
+        let m = k + 1
+        while (m < want.length) {
+          const l = slots[want[m]!]!
+          if (offsets[l]! - b > READ_GAP || offsets[l]! + lengths[l]! - a > READ_MAX) break
+          b = Math.max(b, offsets[l]! + lengths[l]!)
+          m++
+        }
+        if (scratch.length < b - a) scratch = Buffer.allocUnsafe(b - a)
+        if (file.readBytes(scratch, 0, b - a, a) !== b - a) throw new Error('the index cache file changed while being read')
+        for (; k < m; k++) {
+          const l = slots[want[k]!]!
+          start[want[k]! - from] = put
+          put += scratch.copy(src, put, offsets[l]! - a, offsets[l]! - a + lengths[l]!)
+        }
+      }
+      // An output buffer no batch still being written holds (the last may be queued on a pipe).
+      const size = Math.ceil(need * 1.5) + 1024 * (end - from)
+      out = spare.pop() ?? Buffer.allocUnsafe(size)
+      if (out.length < size) out = Buffer.allocUnsafe(size)
+      w = 0
+      for (let s = from; s < end; s++) {
+        if (s > from) {
+          ensure(1)
+          out[w++] = COMMA
+        }
+        const l = slots[s]!
+        const depth = depths[s]!
+        const ls = start[s - from]!
+        if (viaView[l] === 1 || !writeRow(l, ls, ls + lengths[l]!, depth)) text(JSON.stringify(Object.assign(viewer.view(snap.tasks.get(ids[l]!)!.meta!), {depth})))
+      }
+      return out.subarray(0, w)
+    },
+    written: (batch) => {
+      if (batch.byteOffset === 0 && spare.length < 2) spare.push(Buffer.from(batch.buffer, 0, batch.buffer.byteLength))
+    },
+  }
+}
