@@ -23,7 +23,7 @@ import {git, gitOk} from './git-process'
 import {type RefUpdateOutcome, StdinRefUpdater, updateRef} from './ref-transaction'
 import {type Repository, configMayMention, discover, readConfig} from './repository'
 import {TreeBuilder} from './tree-builder'
-import {type IndexProgress, type TaskIndex, readCachedIndex, snapshotOf, updateIndex, writeCachedIndex} from './task-index'
+import {type IndexProgress, type TaskIndex, readCachedIndex, snapshotOf, updateIndex, writeCachedIndex, writeIndexDelta} from './task-index'
 
 /**
  * The cache file is rewritten when it was missing or the index has drifted
@@ -153,6 +153,9 @@ export class ListStore {
         return {index, snapshot}
       }
       index = this.persistIndex(index, snapshot)
+    } else if (persist && index !== cached && cached !== null) {
+      // A few changes: kept in the small delta file beside the cache, so the next command starts here.
+      writeIndexDelta(this.repo.commonDir, index)
     }
     this.lastIndex = index
     return {index, snapshot}
