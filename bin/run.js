@@ -8,5 +8,6 @@ if (major < 20) {
   process.stderr.write(`error: git-tasks needs Node.js 20 or newer; this is ${process.version}\n`)
   process.exit(1)
 }
+require('./early-git.js')(process.argv.slice(2))
 require('./compile-cache.js')
 require('../dist/tasks.js').main()

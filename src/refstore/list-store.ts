@@ -17,6 +17,7 @@ import type {Comment} from '../core/task'
 import {MAX_FILE_BYTES} from '../core/task'
 import {fileText, parseCommentFile, serialiseComment, serialiseTask, taskBody} from '../core/task-file'
 import {FILE_MODE, LooseObjectWriter, TREE_MODE, type TreeEntry, decodeTree, encodeCommit, fsyncsLooseObjects, zeroOid} from './git-objects'
+import {earlyRefUpdater} from './early-git'
 import {autoMaintenance} from './housekeeping'
 import {ObjectReader} from './object-reader'
 import {git, gitOk} from './git-process'
@@ -490,7 +491,9 @@ export class ListStore {
       oldOid: oldOid ?? zeroOid(this.repo.algorithm),
       message,
     }
-    const outcome = this.updater ? await this.updater.update(update) : await updateRef(this.repo.cwd, update)
+    // A one-shot command's first swap goes through the `git update-ref --stdin` started with it (early-git.ts), when there is one.
+    const early = this.updater ? null : earlyRefUpdater(this.repo.cwd, this.repo.commonDir, this.ref, (ref) => this.readRef(ref))
+    const outcome = this.updater ? await this.updater.update(update) : early ? await early.update(update).finally(() => early.close()) : await updateRef(this.repo.cwd, update)
     if (outcome.ok) this.tip = newOid
     return outcome
   }

@@ -23,6 +23,7 @@
 import {type ChildProcessByStdio, spawn} from 'node:child_process'
 import type {Readable, Writable} from 'node:stream'
 import {EnvironmentError} from '../core/errors'
+import {takeEarlyGit} from './early-git'
 
 export interface GitObject {
   oid: string
@@ -114,7 +115,8 @@ export class ObjectReader {
 
   private start(): ChildProcessByStdio<Writable, Readable, null> {
     if (this.proc) return this.proc
-    const proc = spawn('git', ['cat-file', '--batch'], {cwd: this.cwd, stdio: ['pipe', 'pipe', 'ignore']})
+    // The one bin/early-git.js started before the bundles loaded, if any; else a new one.
+    const proc = (takeEarlyGit('catFile', this.cwd) as ChildProcessByStdio<Writable, Readable, null> | null) ?? spawn('git', ['cat-file', '--batch'], {cwd: this.cwd, stdio: ['pipe', 'pipe', 'ignore']})
     proc.stdout.on('data', (chunk: Buffer) => this.receive(chunk))
     const fail = (e: Error) => {
       this.failed = new EnvironmentError('git_failed', `git cat-file stopped: ${e.message}`)
