@@ -44,10 +44,15 @@ function start(args, env, stderr) {
   }
 }
 
-module.exports = function startEarlyGit(argv) {
-  if (process.env.TASKS_NO_EARLY_GIT) return
+/** Whether `argv` runs one of the commands above (not their help): what bin/run.js also ends at once when done. */
+function isHot(argv) {
   const command = commandOf(argv)
-  if (!command || !READS.has(command) || argv.includes('--help') || argv.includes('-h')) return
+  return command !== null && READS.has(command) && !argv.includes('--help') && !argv.includes('-h')
+}
+
+function startEarlyGit(argv) {
+  if (process.env.TASKS_NO_EARLY_GIT || !isHot(argv)) return
+  const command = commandOf(argv)
   globalThis[Symbol.for('git-tasks.early-git')] = {
     cwd: process.cwd(),
     // The environments the engine starts them with (object-reader.ts, git-process.ts).
@@ -55,3 +60,5 @@ module.exports = function startEarlyGit(argv) {
     updateRef: WRITES.has(command) ? start(['update-ref', '--stdin'], {...process.env, GIT_TERMINAL_PROMPT: '0'}, 'pipe') : null,
   }
 }
+
+module.exports = {startEarlyGit, isHot}

@@ -9,8 +9,19 @@ import {build} from 'esbuild'
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 execFileSync(process.execPath, [join(root, 'scripts', 'build-schemas.mjs')], {stdio: 'inherit'})
 
+// Packages oclif loads at start-up but that a command rarely needs, replaced in the bundles by
+// small stand-ins that load the real package only when it is used (scripts/shims/).
+const shims = {debug: join(root, 'scripts', 'shims', 'debug.cjs'), tinyglobby: join(root, 'scripts', 'shims', 'tinyglobby.cjs')}
+const lazyPackages = {
+  name: 'lazy-packages',
+  setup(b) {
+    b.onResolve({filter: /^(debug|tinyglobby)$/}, (args) => (Object.values(shims).includes(args.importer) ? undefined : {path: shims[args.path]}))
+  },
+}
+
 const common = {
   bundle: true,
+  plugins: [lazyPackages],
   platform: 'node',
   target: 'node20',
   format: 'cjs',
