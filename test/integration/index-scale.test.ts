@@ -48,7 +48,18 @@ function answers(s: Snapshot) {
     claims: [...t.claims()].sort(([a], [b]) => (a < b ? -1 : 1)),
     open: {...openRowsOf(t.openRows()), columns: columnsOf(openRowColumns(t.openRows()))},
     leases: t.leases(),
+    // The front of the lease table as the sweep reads it, at limits around every lease end (and none, and all).
+    before: leaseLimits(t.leases()).map((limit) => {
+      const front = t.leasesBefore ? [...t.leasesBefore(limit)] : t.leases().filter((r) => r[1] < limit)
+      expect(front).toEqual(t.leases().filter((r) => r[1] < limit))
+      return front
+    }),
   }
+}
+
+function leaseLimits(rows: readonly (readonly [string, number])[]): number[] {
+  const ends = [...new Set(rows.map((r) => r[1]))]
+  return [Number.NEGATIVE_INFINITY, 0, ...ends.slice(0, 10).flatMap((ms) => [ms, ms + 1]), ...ends.slice(-3), Number.POSITIVE_INFINITY, Number.NaN]
 }
 
 /** Random single-op commits (add with parents, dependencies and assignees, claim, done, rm, deps, assign), as separate processes would make them. */
