@@ -29,6 +29,17 @@ const lazyPackages = {
       }
       return {contents: text.replace(from, "(0, node_fs_1.readFileSync)(path, 'utf8')"), loader: 'js'}
     })
+    // Command.run(argv, config) loads a second Config from the one it is given (to re-home plugins built
+    // against another @oclif/core; here there is one, bundled): use the one given.
+    b.onLoad({filter: /@oclif[\\/]core[\\/]lib[\\/]command\.js$/}, (args) => {
+      const text = readFileSync(args.path, 'utf8')
+      const from = 'const config = await config_1.Config.load(opts || require.main?.filename || __dirname);'
+      if (!text.includes(from)) {
+        console.warn(`build: ${args.path} no longer loads its Config as expected; left as it is (start-up is slower)`)
+        return undefined
+      }
+      return {contents: text.replace(from, 'const config = opts instanceof config_1.Config ? opts : await config_1.Config.load(opts || require.main?.filename || __dirname);'), loader: 'js'}
+    })
   },
 }
 
