@@ -154,8 +154,9 @@ export class ListStore {
         return {index, snapshot}
       }
       index = this.persistIndex(index, snapshot)
-    } else if (persist && index !== cached && cached !== null) {
-      // A few changes: kept in the small delta file beside the cache, so the next command starts here.
+    } else if (persist && index !== cached && cached !== null && !this.longLived) {
+      // A few changes: kept in the small delta file beside the cache, so the next command starts here
+      // (a long-lived process keeps its index in memory and rewrites the file when idle).
       writeIndexDelta(this.repo.commonDir, index)
     }
     this.lastIndex = index
