@@ -18,7 +18,9 @@ import {withInbox} from './inbox-hook'
 import {ACTORS_DIR, INBOX_DIR} from '../core/inbox'
 import {mergeTips, refusalCounter} from './sync'
 import type {Session} from './session'
-import type {ListStore, Loaded} from '../refstore/list-store'
+import {type ListStore, type Loaded, PERSIST_AFTER_CHANGES} from '../refstore/list-store'
+import type {GitObject} from '../refstore/object-reader'
+import {writeDeltaAfterCommit} from '../refstore/task-index'
 
 const MAX_TRIES = 40
 /**
@@ -137,18 +139,31 @@ async function mutateLocal<R>(session: Session, op: Op<R>, prepare?: Prepare): P
   const store = session.store
   // Every mutation reads through the batch reader (the actors, the trees it edits): start it now.
   store.reader.warm()
-  for (let attempt = 1; attempt <= MAX_TRIES; attempt++) {
-    if (attempt > 1) await store.refreshTip()
-    const loaded = await store.load()
-    const snap = (prepare ? await prepare(store, loaded) : undefined) ?? loaded.snapshot
-    const ctx = await session.opContext()
-    const planned = op(snap, ctx)
-    if (planned.changes.length === 0) return {result: planned.result, plan: planned, commit: null, tries: attempt, after: snap}
-    const plan = await withInbox(store, loaded, planned, ctx)
-    const commit = await store.writePlan(loaded, plan, ctx.actor, ctx.now)
-    const outcome = await store.compareAndSwap(commit, loaded.index.commit, plan.subject ? `${plan.op} ${plan.subject.id}` : plan.op)
-    if (outcome.ok) return {result: plan.result, plan, commit, tries: attempt, after: withChanges(snap, plan.changes, commit)}
-    await backoff(attempt)
+  // The objects this command writes, so that once its commit is in, the index cache's delta can be brought
+  // to it from them (writeDeltaAfterCommit). Not in a long-lived process, which keeps its index in memory.
+  const written = store.writer.onWrite ? null : new Map<string, GitObject>()
+  if (written) store.writer.onWrite = (oid, type, content) => void written.set(oid, {oid, type, size: content.length, content})
+  try {
+    for (let attempt = 1; attempt <= MAX_TRIES; attempt++) {
+      if (attempt > 1) await store.refreshTip()
+      const loaded = await store.load()
+      const snap = (prepare ? await prepare(store, loaded) : undefined) ?? loaded.snapshot
+      const ctx = await session.opContext()
+      const planned = op(snap, ctx)
+      if (planned.changes.length === 0) return {result: planned.result, plan: planned, commit: null, tries: attempt, after: snap}
+      const plan = await withInbox(store, loaded, planned, ctx)
+      const commit = await store.writePlan(loaded, plan, ctx.actor, ctx.now)
+      const outcome = await store.compareAndSwap(commit, loaded.index.commit, plan.subject ? `${plan.op} ${plan.subject.id}` : plan.op)
+      if (outcome.ok) {
+        if (written && plan.changes.length <= PERSIST_AFTER_CHANGES) {
+          await writeDeltaAfterCommit(store.repo.commonDir, store.reader, store.repo.algorithm, loaded.index, commit, written, PERSIST_AFTER_CHANGES)
+        }
+        return {result: plan.result, plan, commit, tries: attempt, after: withChanges(snap, plan.changes, commit)}
+      }
+      await backoff(attempt)
+    }
+  } finally {
+    if (written) store.writer.onWrite = null
   }
   throw new ConflictError('cas_exhausted', `the task list kept changing under this command; gave up after ${MAX_TRIES} tries. Try again.`, {
     tries: MAX_TRIES,

@@ -1003,6 +1003,48 @@ export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snap
   }
 }
 
+/**
+ * After this process committed `commit` on top of `from` (the index it
+ * loaded) with the objects it wrote (`written`, by id): the index at
+ * `commit`, brought forward from `from` by the same catch-up as any other
+ * (reading the new commit, trees and cards from `written`, and anything
+ * else, such as the old shard trees, through `reader`, which keeps the trees
+ * the edit read), written as the delta when it holds at most `maxChanges`
+ * changes. The next command then starts at the tip, with nothing to catch
+ * up. Failures are ignored (the next command catches up itself).
+ */
+export async function writeDeltaAfterCommit(
+  commonDir: string,
+  reader: ObjectReader,
+  algorithm: HashAlgorithm,
+  from: TaskIndex,
+  commit: string,
+  written: ReadonlyMap<string, GitObject>,
+  maxChanges: number,
+): Promise<void> {
+  if (!(from.base instanceof IndexFile) || !fileCommits.has(from.base)) return
+  const read = async (name: string, limit = Number.POSITIVE_INFINITY): Promise<GitObject | null> => {
+    const o = written.get(name)
+    if (!o) return reader.read(name, limit)
+    return o.size > limit ? {oid: o.oid, type: o.type, size: o.size, content: NO_ENTRIES, oversized: true} : o
+  }
+  const local = {
+    read,
+    readType: async (name: string, type: string, limit?: number): Promise<GitObject> => {
+      const o = await read(name, limit)
+      if (!o || o.type !== type) throw new Error(`${name} is not a ${type}`)
+      return o
+    },
+    prefetch: () => undefined,
+  } as unknown as ObjectReader
+  try {
+    const index = await updateIndex(local, algorithm, from.list, commit, from)
+    if (index.changes.size <= maxChanges) writeIndexDelta(commonDir, index)
+  } catch {
+    // Only a shortcut.
+  }
+}
+
 /** Ids whose line changes with `changes`: the changed tasks and every parent or dependency they had or have. */
 function touchedBy(file: IndexFile, changes: ReadonlyMap<string, IndexedTask | null>): Set<string> {
   const touched = new Set<string>()

@@ -253,6 +253,29 @@ describe('the delta beside the cache file', () => {
     expect(await answersFromFiles(dir)).toEqual(cold)
   }, 60_000)
 
+  it('is brought to the tip by the command that committed, from the objects it wrote (CLI)', async () => {
+    const dir = makeRepo()
+    const git = `${dir}/.git`
+    const env = {TASKS_ACTOR: 'alice', TASKS_OFFLINE: '1'}
+    expect((await run(dir, ['init'], {env})).code).toBe(0)
+    const ids: string[] = []
+    for (let i = 0; i < 4; i++) {
+      const r = await run(dir, ['add', `item ${i}`, '--json', ...(i > 1 ? ['--parent', ids[0]!] : [])], {env})
+      expect(r.code, r.stderr).toBe(0)
+      ids.push(JSON.parse(r.stdout).task.id)
+    }
+    expect((await run(dir, ['list', '--json'], {env})).code).toBe(0)
+    const steps: string[][] = [['claim', ids[1]!], ['deps', ids[3]!, ids[1]!], ['done', ids[1]!], ['add', 'late', '--parent', ids[0]!], ['comment', ids[2]!, 'a note'], ['release', '--all']]
+    for (const args of steps) {
+      const r = await run(dir, args, {env})
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0)
+      const tip = gitSync(dir, ['rev-parse', 'refs/tasks/main']).trim()
+      const read = readCachedIndex(git, 'main')!
+      expect(read.commit, args.join(' ')).toBe(tip)
+      expect(answers(snapshotOf(read)), args.join(' ')).toEqual(await answersAt(dir, tip))
+    }
+  }, 60_000)
+
   it('stays correct with writers racing (separate processes)', async () => {
     const dir = makeRepo()
     const git = `${dir}/.git`
