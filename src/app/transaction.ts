@@ -8,7 +8,7 @@
  * moving. Running out is a conflict (exit 4), not a hang.
  */
 import {ConflictError} from '../core/errors'
-import type {OpContext, Plan} from '../core/plan'
+import type {Change, OpContext, Plan} from '../core/plan'
 import type {Snapshot} from '../core/snapshot'
 import {withChanges} from '../core/apply'
 import {MUTATION_TIMEOUT_MS, fetchList, networkLimits, pushList, recordFetch, relate} from '../refstore/remote'
@@ -21,6 +21,9 @@ import type {Session} from './session'
 import {type ListStore, type Loaded, PERSIST_AFTER_CHANGES} from '../refstore/list-store'
 import type {GitObject} from '../refstore/object-reader'
 import {writeDeltaAfterCommit} from '../refstore/task-index'
+import {shardOf} from '../core/ids'
+import {TASK_FILE} from '../core/store-layout'
+import {MAX_FILE_BYTES} from '../core/task'
 
 const MAX_TRIES = 40
 /**
@@ -135,6 +138,32 @@ export async function mutate<R>(session: Session, op: Op<R>, prepare?: Prepare):
   return done
 }
 
+/**
+ * Ask the reader, in the same write as the inbox hook's reads that follow,
+ * for what writing the plan will read: the root and tasks trees, the shard
+ * tree and directory of each card it changes, and the file of a card
+ * whose body it keeps. Trees are kept by id and prefetched files until read,
+ * so the registry, the tree edit and the old card cost one round trip to
+ * git instead of three in a row. Nothing is awaited; anything not here is
+ * read as before.
+ */
+function prefetchPlan(store: ListStore, loaded: Loaded, changes: readonly Change[]): void {
+  const reader = store.reader
+  reader.prefetch(loaded.index.rootTree)
+  if (loaded.index.tasksTree) reader.prefetch(loaded.index.tasksTree)
+  for (const c of changes) {
+    const id = c.kind === 'put-task' ? c.meta.id : c.kind === 'add-comment' ? c.comment.task : c.kind === 'put-check' ? c.check.task : null
+    if (id === null) continue
+    const shard = loaded.index.shards[shardOf(id)]
+    if (shard) reader.prefetch(shard)
+    const entry = loaded.snapshot.tasks.get(id)
+    const dir = entry && 'dir' in entry && typeof entry.dir === 'string' && entry.dir ? entry.dir : null
+    if (!dir) continue
+    reader.prefetch(dir)
+    if (c.kind === 'put-task' && c.body === undefined) reader.prefetch(`${dir}:${TASK_FILE}`, MAX_FILE_BYTES)
+  }
+}
+
 async function mutateLocal<R>(session: Session, op: Op<R>, prepare?: Prepare): Promise<Committed<R>> {
   const store = session.store
   // Every mutation reads through the batch reader (the actors, the trees it edits): start it now.
@@ -151,6 +180,7 @@ async function mutateLocal<R>(session: Session, op: Op<R>, prepare?: Prepare): P
       const ctx = await session.opContext()
       const planned = op(snap, ctx)
       if (planned.changes.length === 0) return {result: planned.result, plan: planned, commit: null, tries: attempt, after: snap}
+      prefetchPlan(store, loaded, planned.changes)
       const plan = await withInbox(store, loaded, planned, ctx)
       const commit = await store.writePlan(loaded, plan, ctx.actor, ctx.now)
       const outcome = await store.compareAndSwap(commit, loaded.index.commit, plan.subject ? `${plan.op} ${plan.subject.id}` : plan.op)
