@@ -151,6 +151,8 @@ function prefetchPlan(store: ListStore, loaded: Loaded, changes: readonly Change
   const reader = store.reader
   reader.prefetch(loaded.index.rootTree)
   if (loaded.index.tasksTree) reader.prefetch(loaded.index.tasksTree)
+  // A large batch reads its cards through writePlan's own pipelined reads; asking twice would double git's work.
+  if (changes.length > PREFETCH_PLAN_CHANGES) return
   for (const c of changes) {
     const id = c.kind === 'put-task' ? c.meta.id : c.kind === 'add-comment' ? c.comment.task : c.kind === 'put-check' ? c.check.task : null
     if (id === null) continue
@@ -163,6 +165,9 @@ function prefetchPlan(store: ListStore, loaded: Loaded, changes: readonly Change
     if (c.kind === 'put-task' && c.body === undefined) reader.prefetch(`${dir}:${TASK_FILE}`, MAX_FILE_BYTES)
   }
 }
+
+/** Changes of a plan up to which prefetchPlan asks for each card's trees. */
+const PREFETCH_PLAN_CHANGES = 64
 
 async function mutateLocal<R>(session: Session, op: Op<R>, prepare?: Prepare): Promise<Committed<R>> {
   const store = session.store
