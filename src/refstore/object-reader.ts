@@ -18,7 +18,7 @@
  * `prefetch` asks for an object the caller will want next by a name git can
  * resolve now (`<tree>:<path>`, `<commit>^{tree}`), in the same write as
  * the read it depends on; the answer is kept by its id for the read that
- * asks for it by id (once, for objects other than trees).
+ * asks for it by id (once for objects other than trees over 64 KB).
  */
 import {type ChildProcessByStdio, spawn} from 'node:child_process'
 import type {Readable, Writable} from 'node:stream'
@@ -51,6 +51,8 @@ const OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/
 const TREES_KEPT = 512
 /** Prefetched objects not yet asked for, at most. */
 const AHEAD_KEPT = 1024
+/** Prefetched objects up to this size stay kept after a read (until AHEAD_KEPT newer ones push them out). */
+const AHEAD_REREAD_BYTES = 64 * 1024
 
 export class ObjectReader {
   private proc: ChildProcessByStdio<Writable, Readable, null> | null = null
@@ -276,7 +278,9 @@ export class ObjectReader {
     }
     // Kept without its content (over the prefetch's limit) but wanted whole: ask git.
     if (!obj || (obj.oversized && obj.size <= limit)) return null
-    this.ahead.delete(name)
+    // A small prefetched object stays for a second read by id (a mutation's prefetch and the tree edit
+    // both read the card's old file); a large one is read once (the kept ones are bounded in number only).
+    if (obj.size > AHEAD_REREAD_BYTES) this.ahead.delete(name)
     return obj.size > limit ? {oid: obj.oid, type: obj.type, size: obj.size, content: EMPTY, oversized: true} : obj
   }
 
