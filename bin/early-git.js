@@ -4,7 +4,7 @@
 // 3-8 ms once the bundles and the task index are in memory. git's own
 // start-up (its config, the repository) then runs while this process
 // loads its code, instead of while the command waits for it.
-// - `git cat-file --batch`, for the commands that read the task list;
+// - `git cat-file --batch`, for the commands that read objects from git;
 // - `git update-ref --stdin`, for the commands that usually change it: the
 //   compare-and-swap is then one transaction written to it (used only where
 //   git keeps no reflog for the list's ref, see src/refstore/early-git.ts).
@@ -14,8 +14,12 @@
 // TASKS_NO_EARLY_GIT=1 turns this off.
 'use strict'
 
-const READS = new Set(['show', 'list', 'claim', 'next', 'add', 'done', 'edit', 'comment', 'release', 'heartbeat', 'start', 'assign', 'block', 'cancel', 'reopen', 'flag', 'unflag', 'stale', 'deps'])
-const WRITES = new Set(['claim', 'next', 'add', 'done', 'edit', 'comment', 'release', 'heartbeat', 'start', 'assign', 'block', 'cancel', 'reopen', 'flag', 'unflag'])
+// Commands that always read objects from git (a card's text, the trees a change edits). `list` and
+// `stale` answer from the index cache alone when it is current, so they start no process early.
+const READS = new Set(['show', 'claim', 'next', 'add', 'done', 'edit', 'comment', 'release', 'heartbeat', 'start', 'assign', 'block', 'cancel', 'reopen', 'flag', 'unflag', 'deps'])
+const WRITES = new Set(['claim', 'next', 'add', 'done', 'edit', 'comment', 'release', 'heartbeat', 'start', 'assign', 'block', 'cancel', 'reopen', 'flag', 'unflag', 'deps'])
+/** The hot commands: the above, and the reads that end at once when done too (bin/run.js). */
+const HOT = new Set([...READS, 'list', 'stale'])
 
 /** The command word: the first argument that is not a flag (global flags with values are not guessed at). */
 function commandOf(argv) {
@@ -44,15 +48,15 @@ function start(args, env, stderr) {
   }
 }
 
-/** Whether `argv` runs one of the commands above (not their help): what bin/run.js also ends at once when done. */
+/** Whether `argv` runs one of the hot commands (not their help): bin/run.js ends them at once when done. */
 function isHot(argv) {
   const command = commandOf(argv)
-  return command !== null && READS.has(command) && !argv.includes('--help') && !argv.includes('-h')
+  return command !== null && HOT.has(command) && !argv.includes('--help') && !argv.includes('-h')
 }
 
 function startEarlyGit(argv) {
-  if (process.env.TASKS_NO_EARLY_GIT || !isHot(argv)) return
   const command = commandOf(argv)
+  if (process.env.TASKS_NO_EARLY_GIT || !isHot(argv) || !READS.has(command)) return
   globalThis[Symbol.for('git-tasks.early-git')] = {
     cwd: process.cwd(),
     // The environments the engine starts them with (object-reader.ts, git-process.ts).
