@@ -1,7 +1,7 @@
 // Build: precompile the schemas, bundle the CLI into one file with esbuild,
 // and write oclif.manifest.json so oclif needs no command scan at start-up.
 import {execFileSync} from 'node:child_process'
-import {mkdirSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {build} from 'esbuild'
@@ -9,8 +9,43 @@ import {build} from 'esbuild'
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 execFileSync(process.execPath, [join(root, 'scripts', 'build-schemas.mjs')], {stdio: 'inherit'})
 
+// Packages oclif loads at start-up but that a command rarely needs, replaced in the bundles by
+// small stand-ins that load the real package only when it is used (scripts/shims/).
+const shims = {debug: join(root, 'scripts', 'shims', 'debug.cjs'), tinyglobby: join(root, 'scripts', 'shims', 'tinyglobby.cjs'), 'wsl-utils': join(root, 'scripts', 'shims', 'wsl-utils.cjs')}
+const lazyPackages = {
+  name: 'lazy-packages',
+  setup(b) {
+    b.onResolve({filter: /^(debug|tinyglobby|wsl-utils)$/}, (args) => (Object.values(shims).includes(args.importer) ? undefined : {path: shims[args.path]}))
+    // oclif reads package.json, the manifest and the (usually absent) theme and plugin files with
+    // fs.promises: each read is a trip through libuv's thread pool before the command can start,
+    // costly on a busy machine. They are small local files: read them synchronously (still inside the
+    // same async functions, so errors and results are as before).
+    b.onLoad({filter: /@oclif[\\/]core[\\/]lib[\\/]util[\\/]fs\.js$/}, (args) => {
+      const text = readFileSync(args.path, 'utf8')
+      const from = "await (0, promises_1.readFile)(path, 'utf8')"
+      if (!text.includes(from)) {
+        console.warn(`build: ${args.path} no longer reads JSON as expected; left as it is (start-up is slower)`)
+        return undefined
+      }
+      return {contents: text.replace(from, "(0, node_fs_1.readFileSync)(path, 'utf8')"), loader: 'js'}
+    })
+    // Command.run(argv, config) loads a second Config from the one it is given (to re-home plugins built
+    // against another @oclif/core; here there is one, bundled): use the one given.
+    b.onLoad({filter: /@oclif[\\/]core[\\/]lib[\\/]command\.js$/}, (args) => {
+      const text = readFileSync(args.path, 'utf8')
+      const from = 'const config = await config_1.Config.load(opts || require.main?.filename || __dirname);'
+      if (!text.includes(from)) {
+        console.warn(`build: ${args.path} no longer loads its Config as expected; left as it is (start-up is slower)`)
+        return undefined
+      }
+      return {contents: text.replace(from, 'const config = opts instanceof config_1.Config ? opts : await config_1.Config.load(opts || require.main?.filename || __dirname);'), loader: 'js'}
+    })
+  },
+}
+
 const common = {
   bundle: true,
+  plugins: [lazyPackages],
   platform: 'node',
   target: 'node20',
   format: 'cjs',

@@ -11,6 +11,7 @@ import {isValidListName} from '../core/store-layout'
 import {checkActor, checkNote} from '../core/validation'
 import {DEFAULT_CONFIG, MAX_TIME_MS, MIN_TIME_MS} from '../core/task'
 import {neutralize} from '../core/untrusted-text'
+import {dropEarlyGit} from '../refstore/early-git'
 import {ListStore} from '../refstore/list-store'
 import {type NetworkLimits, migrateTrackingRefs, networkLimits, trackingRef} from '../refstore/remote'
 import {readConfig, readLocalConfigValue} from '../refstore/repository'
@@ -228,5 +229,7 @@ export class Session {
 
   close(): void {
     this.store.close()
+    // Early git processes this command did not use (bin/early-git.js): their input ends, so they exit.
+    dropEarlyGit()
   }
 }

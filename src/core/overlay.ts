@@ -278,6 +278,24 @@ export class OverlayTables implements SnapshotTables {
     return this.leaseRows
   }
 
+  /** The rows of leases() ending before `limitMs`: the base's front without the changed ids, merged with the changed items' rows. */
+  leasesBefore(limitMs: number): readonly LeaseRow[] {
+    const before = (r: LeaseRow) => r[1] < limitMs
+    if (this.leaseRows) return this.leaseRows.filter(before)
+    const changes = this.tasks.changes
+    const gained = leasesIn([...changes.values()].filter((e): e is TaskEntry => e !== null)).filter(before)
+    const front = this.base.leasesBefore ? this.base.leasesBefore(limitMs) : this.base.leases()
+    const rows: LeaseRow[] = []
+    let j = 0
+    for (const r of front) {
+      if (changes.has(r[0]) || !before(r)) continue
+      while (j < gained.length && compareLeaseRows(gained[j]!, r) < 0) rows.push(gained[j++]!)
+      rows.push(r)
+    }
+    while (j < gained.length) rows.push(gained[j++]!)
+    return rows
+  }
+
   /**
    * The base's open rows with every row a change can affect worked out
    * again: the changed items, their parents before and after (open

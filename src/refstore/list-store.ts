@@ -17,13 +17,14 @@ import type {Comment} from '../core/task'
 import {MAX_FILE_BYTES} from '../core/task'
 import {fileText, parseCommentFile, serialiseComment, serialiseTask, taskBody} from '../core/task-file'
 import {FILE_MODE, LooseObjectWriter, TREE_MODE, type TreeEntry, decodeTree, encodeCommit, fsyncsLooseObjects, zeroOid} from './git-objects'
+import {earlyRefUpdater} from './early-git'
 import {autoMaintenance} from './housekeeping'
 import {ObjectReader} from './object-reader'
 import {git, gitOk} from './git-process'
 import {type RefUpdateOutcome, StdinRefUpdater, updateRef} from './ref-transaction'
 import {type Repository, configMayMention, configStamp, discover, readConfig} from './repository'
 import {TreeBuilder} from './tree-builder'
-import {type IndexProgress, type TaskIndex, readCachedIndex, snapshotOf, updateIndex, writeCachedIndex} from './task-index'
+import {type IndexProgress, type TaskIndex, readCachedIndex, snapshotOf, updateIndex, writeCachedIndex, writeIndexDelta} from './task-index'
 
 /**
  * The cache file is rewritten when it was missing or the index has drifted
@@ -155,6 +156,10 @@ export class ListStore {
         return {index, snapshot}
       }
       index = this.persistIndex(index, snapshot)
+    } else if (persist && index !== cached && cached !== null && !this.longLived) {
+      // A few changes: kept in the small delta file beside the cache, so the next command starts here
+      // (a long-lived process keeps its index in memory and rewrites the file when idle).
+      writeIndexDelta(this.repo.commonDir, index)
     }
     this.lastIndex = index
     return {index, snapshot}
@@ -564,7 +569,9 @@ export class ListStore {
       oldOid: oldOid ?? zeroOid(this.repo.algorithm),
       message,
     }
-    const outcome = this.updater ? await this.updater.update(update) : await updateRef(this.repo.cwd, update)
+    // A one-shot command's first swap goes through the `git update-ref --stdin` started with it (early-git.ts), when there is one.
+    const early = this.updater ? null : earlyRefUpdater(this.repo.cwd, this.repo.commonDir, this.ref, (ref) => this.readRef(ref))
+    const outcome = this.updater ? await this.updater.update(update) : early ? await early.update(update).finally(() => early.close()) : await updateRef(this.repo.cwd, update)
     if (outcome.ok) this.tip = newOid
     return outcome
   }

@@ -18,11 +18,12 @@
  * `prefetch` asks for an object the caller will want next by a name git can
  * resolve now (`<tree>:<path>`, `<commit>^{tree}`), in the same write as
  * the read it depends on; the answer is kept by its id for the read that
- * asks for it by id (once, for objects other than trees).
+ * asks for it by id (once for objects other than trees over 64 KB).
  */
 import {type ChildProcessByStdio, spawn} from 'node:child_process'
 import type {Readable, Writable} from 'node:stream'
 import {EnvironmentError} from '../core/errors'
+import {takeEarlyGit} from './early-git'
 
 export interface GitObject {
   oid: string
@@ -50,6 +51,8 @@ const OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/
 const TREES_KEPT = 512
 /** Prefetched objects not yet asked for, at most. */
 const AHEAD_KEPT = 1024
+/** Prefetched objects up to this size stay kept after a read (until AHEAD_KEPT newer ones push them out). */
+const AHEAD_REREAD_BYTES = 64 * 1024
 
 export class ObjectReader {
   private proc: ChildProcessByStdio<Writable, Readable, null> | null = null
@@ -119,7 +122,8 @@ export class ObjectReader {
 
   private start(): ChildProcessByStdio<Writable, Readable, null> {
     if (this.proc) return this.proc
-    const proc = spawn('git', ['cat-file', '--batch'], {cwd: this.cwd, stdio: ['pipe', 'pipe', 'ignore']})
+    // The one bin/early-git.js started before the bundles loaded, if any; else a new one.
+    const proc = (takeEarlyGit('catFile', this.cwd) as ChildProcessByStdio<Writable, Readable, null> | null) ?? spawn('git', ['cat-file', '--batch'], {cwd: this.cwd, stdio: ['pipe', 'pipe', 'ignore']})
     proc.stdout.on('data', (chunk: Buffer) => this.receive(chunk))
     const fail = (e: Error) => {
       this.failed = new EnvironmentError('git_failed', `git cat-file stopped: ${e.message}`)
@@ -280,7 +284,12 @@ export class ObjectReader {
     // Kept without its content (over the prefetch's limit) but wanted whole: ask git.
     if (!obj || (obj.oversized && obj.size <= limit)) return null
     // A prefetched answer, read by its id: a long-lived reader keeps it from now on, as any read by id.
-    if (this.ahead.delete(name)) this.keep(obj)
+    // A small one also stays among the prefetched for a second read by id (a mutation's prefetch and the
+    // tree edit both read the card's old file); a large one is read once (those are bounded in number only).
+    if (this.ahead.has(name)) {
+      this.keep(obj)
+      if (obj.size > AHEAD_REREAD_BYTES) this.ahead.delete(name)
+    }
     return obj.size > limit ? {oid: obj.oid, type: obj.type, size: obj.size, content: EMPTY, oversized: true} : obj
   }
 

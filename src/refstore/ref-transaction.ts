@@ -138,11 +138,14 @@ export class StdinRefUpdater {
   constructor(
     private readonly cwd: string,
     private readonly readRef: (ref: string) => Promise<string | null>,
+    /** A `git update-ref --stdin` already started in `cwd` (bin/early-git.js), used for the first update. */
+    private adopted: import('node:child_process').ChildProcessWithoutNullStreams | null = null,
   ) {}
 
   private start(): void {
     const {spawn} = require('node:child_process') as typeof import('node:child_process')
-    const child = spawn('git', ['update-ref', '--stdin'], {cwd: this.cwd, env: {...process.env, GIT_TERMINAL_PROMPT: '0'}, stdio: ['pipe', 'pipe', 'pipe']})
+    const child = this.adopted ?? spawn('git', ['update-ref', '--stdin'], {cwd: this.cwd, env: {...process.env, GIT_TERMINAL_PROMPT: '0'}, stdio: ['pipe', 'pipe', 'pipe']})
+    this.adopted = null
     this.child = child
     this.lines = []
     this.exited = false

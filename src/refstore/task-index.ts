@@ -16,7 +16,8 @@
  * command touches it. A command that walks many tasks (list) decodes the
  * file's text once and still parses only the lines it uses.
  */
-import {closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync} from 'node:fs'
+import {createHash} from 'node:crypto'
+import {closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 import {EnvironmentError} from '../core/errors'
 import {idsWithPrefixIn, isStoredId, shardOf} from '../core/ids'
@@ -482,13 +483,27 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
       yield* this.queue
       return
     }
-    const text = this.buf.toString(this.queueStart, this.reservedStart - 1)
-    let at = 0
-    while (at < text.length) {
-      let sp = text.indexOf(' ', at)
-      if (sp === -1) sp = text.length
-      yield text.slice(at, sp)
-      at = sp + 1
+    // Read a window at a time from the front (the line is ~700 KB at 100,000 tasks; `next` usually needs a few ids).
+    const end = this.reservedStart - 1
+    let from = this.queueStart
+    for (let window = 16 * 1024; from < end; window *= 4) {
+      const to = Math.min(end, from + window)
+      const text = this.buf.toString(from, to)
+      let at = 0
+      for (;;) {
+        const sp = text.indexOf(' ', at)
+        if (sp === -1) {
+          if (to === end) {
+            yield text.slice(at)
+            return
+          }
+          break
+        }
+        yield text.slice(at, sp)
+        at = sp + 1
+      }
+      // The rest of the window is the start of an id: read again from there.
+      from += Buffer.byteLength(text.slice(0, at))
     }
   }
 
@@ -540,6 +555,39 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
       }
     }
     return this.leaseRows
+  }
+
+  /**
+   * The front of the leases line, up to the first lease ending at or after
+   * `limitMs`: the sweep of expired claims needs only those, and the line
+   * holds every item in progress (~240 KB at 100,000 tasks). Read a page
+   * or so at a time; anything unexpected in the text reads it whole.
+   */
+  leasesBefore(limitMs: number): readonly LeaseRow[] {
+    if (this.leaseRows) return this.leaseRows.filter((r) => r[1] < limitMs)
+    const end = this.directoryStart - 1
+    const row = /\["([^"\\]*)",(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)\]/y
+    for (let window = 16 * 1024; ; window *= 4) {
+      const whole = this.leasesStart + window >= end
+      const text = this.buf.toString(this.leasesStart, whole ? end : this.leasesStart + window)
+      if (text[0] !== '[') break
+      const out: LeaseRow[] = []
+      let at = 1
+      for (;;) {
+        if (text[at] === ']' && whole && at === text.length - 1) return out
+        row.lastIndex = at
+        const m = row.exec(text)
+        if (!m) break
+        const ms = Number(m[2])
+        if (!(ms < limitMs)) return out
+        out.push([m[1]!, ms])
+        at = row.lastIndex
+        if (text[at] === ',') at++
+      }
+      // The window ended inside a row (read more), or the text is not what this reads (read it whole).
+      if (whole || at < text.length - 64) break
+    }
+    return this.leases().filter((r) => r[1] < limitMs)
   }
 
   /** Compares the status field of every line; only matching lines are parsed later. */
@@ -825,10 +873,121 @@ function memoryBase(tasks: Map<string, IndexedTask>): TaskBase {
 
 const EMPTY_BASE: TaskBase = memoryBase(new Map())
 
-/** Read the cache file; null when it is absent, of another version or list, or torn. */
+/**
+ * Read the cache file, and the delta beside it when it continues this very
+ * file (see writeIndexDelta); null when the file is absent, of another
+ * version or list, or torn. A delta that is missing, stale (written for
+ * another version of the file), damaged or torn is ignored: the index is
+ * then the file's alone, brought forward from its commit as before.
+ */
 export function readCachedIndex(commonDir: string, list: string): TaskIndex | null {
   const read = IndexFile.read(cachePath(commonDir, list), list)
-  return read ? {...read.header, base: read.file, changes: new Map()} : null
+  if (!read) return null
+  const plain: TaskIndex = {...read.header, base: read.file, changes: new Map()}
+  fileCommits.set(read.file, read.header.commit)
+  const delta = readIndexDelta(commonDir, list, read.file, read.header.commit)
+  if (!delta) return plain
+  deltaFallback.set(delta, plain)
+  return delta
+}
+
+/**
+ * The delta file (`<common-dir>/git-tasks/delta-<list>`): what a command
+ * learnt by bringing the cache file forward (the changed tasks, ≤
+ * PERSIST_AFTER_CHANGES of list-store.ts, and the header of the commit it
+ * reached), so the next command starts from that commit instead of
+ * replaying the same commits again. Rewriting the 36 MB file for a few
+ * changes would cost far more. Format (text):
+ *   git-tasks index 8 delta <commit of the cache file it continues>
+ *   {JSON: IndexHeader of the commit reached, `removed` ids, `count` and `bytes` of the lines, `sum`: SHA-1 of the lines}
+ *   <one line per changed task, as in the cache file, with sub-items and dependents left empty>
+ * Keyed by the cache file's commit: every version of the cache file for one
+ * commit holds the same tasks, so a delta continues any of them, and one
+ * written for another version is stale and ignored. Written by rename, last
+ * writer wins; each version is complete and correct for the commit it names.
+ */
+export function deltaPath(commonDir: string, list: string): string {
+  // Not `index-<list>.…`: a list may be named `x.delta`.
+  return join(commonDir, 'git-tasks', `delta-${list}`)
+}
+
+/** The commit each cache file read describes (for the delta written on top of it). */
+const fileCommits = new WeakMap<IndexFile, string>()
+/** For an index read with its delta: the cache file alone (used when the delta's trees are gone from the repository). */
+const deltaFallback = new WeakMap<TaskIndex, TaskIndex>()
+/** A delta larger than this is not read (it never is: it holds a few changed tasks). */
+const MAX_DELTA_BYTES = 8 * 1024 * 1024
+
+function deltaMagic(baseCommit: string): string {
+  return `${MAGIC} delta ${baseCommit}`
+}
+
+function readIndexDelta(commonDir: string, list: string, file: IndexFile, baseCommit: string): TaskIndex | null {
+  try {
+    const buf = readFileSync(deltaPath(commonDir, list))
+    if (buf.length > MAX_DELTA_BYTES) return null
+    const nl1 = buf.indexOf(NL)
+    if (nl1 === -1 || buf.toString('utf8', 0, nl1) !== deltaMagic(baseCommit)) return null
+    const nl2 = buf.indexOf(NL, nl1 + 1)
+    if (nl2 === -1) return null
+    const header = JSON.parse(buf.toString('utf8', nl1 + 1, nl2)) as IndexHeader & {removed: string[]; count: number; bytes: number; sum: string}
+    const body = buf.subarray(nl2 + 1)
+    if (header.list !== list || typeof header.commit !== 'string' || !Array.isArray(header.removed) || !Array.isArray(header.strays) || typeof header.shards !== 'object' || header.shards === null) return null
+    if (body.length !== header.bytes || createHash('sha1').update(body).digest('hex') !== header.sum) return null
+    const changes = new Map<string, IndexedTask | null>()
+    const text = body.toString('utf8')
+    let ls = 0
+    while (ls < text.length) {
+      const nl = text.indexOf('\n', ls)
+      if (nl === -1) return null
+      const {task} = parseLine(text.slice(ls, nl))
+      if (!isStoredId(task.id) || changes.has(task.id)) return null
+      changes.set(task.id, task)
+      ls = nl + 1
+    }
+    if (changes.size !== header.count) return null
+    for (const id of header.removed) {
+      if (typeof id !== 'string' || !isStoredId(id) || changes.has(id)) return null
+      changes.set(id, null)
+    }
+    const {removed, count, bytes, sum, ...rest} = header
+    return {...rest, base: file, changes}
+  } catch {
+    // Missing, unreadable or damaged: only a shortcut, so the cache file alone is used.
+    return null
+  }
+}
+
+/**
+ * Write the delta for `index` when it is the cache file plus a few changes
+ * (the cache file is rewritten instead when it drifted further, by the
+ * caller); failures are ignored.
+ */
+export function writeIndexDelta(commonDir: string, index: TaskIndex): void {
+  const baseCommit = index.base instanceof IndexFile ? fileCommits.get(index.base) : undefined
+  if (baseCommit === undefined || baseCommit === index.commit) return
+  try {
+    const lines: string[] = []
+    const removed: string[] = []
+    for (const [id, t] of index.changes) {
+      if (t === null) removed.push(id)
+      else lines.push(`${id}\t${t.statusText}\t${t.shard}\t${t.dir}\t${t.parentText}\t${t.deps.join(' ')}\t\t\t${t.data()}\n`)
+    }
+    const body = Buffer.from(lines.join(''))
+    const {base, changes, ...header} = index
+    const head = JSON.stringify({...header, removed, count: lines.length, bytes: body.length, sum: createHash('sha1').update(body).digest('hex')})
+    const file = deltaPath(commonDir, index.list)
+    const tmp = `${file}.${process.pid}.tmp`
+    try {
+      writeFileSync(tmp, Buffer.concat([Buffer.from(`${deltaMagic(baseCommit)}\n${head}\n`), body]))
+      renameSync(tmp, file)
+    } catch (error) {
+      rmSync(tmp, {force: true})
+      throw error
+    }
+  } catch {
+    // Only a shortcut: the next command brings the cache file forward itself.
+  }
 }
 
 /** Write the index as the cache file (every task, with its reverse edges); failures are ignored. */
@@ -891,6 +1050,48 @@ export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snap
     renameSync(tmp, file)
   } catch {
     // The cache is an optimisation; a read-only git dir must not fail a read.
+  }
+}
+
+/**
+ * After this process committed `commit` on top of `from` (the index it
+ * loaded) with the objects it wrote (`written`, by id): the index at
+ * `commit`, brought forward from `from` by the same catch-up as any other
+ * (reading the new commit, trees and cards from `written`, and anything
+ * else, such as the old shard trees, through `reader`, which keeps the trees
+ * the edit read), written as the delta when it holds at most `maxChanges`
+ * changes. The next command then starts at the tip, with nothing to catch
+ * up. Failures are ignored (the next command catches up itself).
+ */
+export async function writeDeltaAfterCommit(
+  commonDir: string,
+  reader: ObjectReader,
+  algorithm: HashAlgorithm,
+  from: TaskIndex,
+  commit: string,
+  written: ReadonlyMap<string, GitObject>,
+  maxChanges: number,
+): Promise<void> {
+  if (!(from.base instanceof IndexFile) || !fileCommits.has(from.base)) return
+  const read = async (name: string, limit = Number.POSITIVE_INFINITY): Promise<GitObject | null> => {
+    const o = written.get(name)
+    if (!o) return reader.read(name, limit)
+    return o.size > limit ? {oid: o.oid, type: o.type, size: o.size, content: NO_ENTRIES, oversized: true} : o
+  }
+  const local = {
+    read,
+    readType: async (name: string, type: string, limit?: number): Promise<GitObject> => {
+      const o = await read(name, limit)
+      if (!o || o.type !== type) throw new Error(`${name} is not a ${type}`)
+      return o
+    },
+    prefetch: () => undefined,
+  } as unknown as ObjectReader
+  try {
+    const index = await updateIndex(local, algorithm, from.list, commit, from)
+    if (index.changes.size <= maxChanges) writeIndexDelta(commonDir, index)
+  } catch {
+    // Only a shortcut.
   }
 }
 
@@ -972,9 +1173,11 @@ export async function updateIndex(
     else if (SHARD_RE.test(e.name)) strays.push({path: `${TASKS_DIR}/${e.name}`, error: `${TASKS_DIR}/${e.name} is ${describeMode(e.mode)}, not a shard directory`})
     else strays.push({path: `${TASKS_DIR}/${e.name}`, error: `${TASKS_DIR}/${e.name} is not a shard directory (two hex digits); ignored`})
   }
-  if (from) {
-    const changed = await changesBetween(reader, algorithm, from, shards, progress)
-    if (changed) return {...header, shards, strays: [...strays, ...changed.strays], base: from.base, changes: changed.changes}
+  // From the index given; when that was the cache file with its delta and the delta's trees are gone
+  // from the repository, from the cache file alone.
+  for (let start = from; start; start = deltaFallback.get(start) ?? null) {
+    const changed = await changesBetween(reader, algorithm, start, shards, progress)
+    if (changed) return {...header, shards, strays: [...strays, ...changed.strays], base: start.base, changes: changed.changes}
   }
   // Nothing to start from (or its trees are gone): read every task.
   const tasks = new Map<string, IndexedTask>()
@@ -1165,9 +1368,21 @@ async function changesBetween(
   }
   // A small catch-up asks for each card with its directory (one round trip, not two).
   if (reads.length <= PREFETCH_CARDS) for (const r of reads) if (r.entry.mode === TREE_MODE) reader.prefetch(`${r.entry.oid}:${TASK_FILE}`, MAX_FILE_BYTES)
-  await inWindow(reads, ({shard, entry}) => readTaskDir(reader, algorithm, shard, entry), (t) => void changes.set(t.id, t), progress)
-  // A change that restores the base's own entry is no change.
-  for (const [id, t] of changes) {
+  /** Ids this catch-up changed (the rest of `changes` are `from`'s own, already checked against the base when they came in). */
+  const fresh = new Set<string>()
+  for (const [id, t] of changes) if (t === null && from.changes.get(id) !== null) fresh.add(id)
+  await inWindow(
+    reads,
+    ({shard, entry}) => readTaskDir(reader, algorithm, shard, entry),
+    (t) => {
+      changes.set(t.id, t)
+      fresh.add(t.id)
+    },
+    progress,
+  )
+  // A change that restores the base's own entry is no change (each lookup in the base is a search of the cache file).
+  for (const id of fresh) {
+    const t = changes.get(id) as IndexedTask | null
     const b = from.base.tasks.get(id)
     if (t === null ? b === undefined : b !== undefined && b.dir === t.dir && b.shard === t.shard) changes.delete(id)
   }

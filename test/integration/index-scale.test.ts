@@ -5,11 +5,11 @@
  * the default suite; `TASKS_SCALE=1` adds one run at 100,000 tasks (seeded
  * by bench/seed.ts in one commit, then a cache as old as `init`).
  */
-import {readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
 import fc from 'fast-check'
 import {ListStore} from '../../src/refstore/list-store'
-import {type IndexedTask, cachePath, readCachedIndex, snapshotOf, updateIndex, writeCachedIndex} from '../../src/refstore/task-index'
+import {type IndexedTask, cachePath, deltaPath, readCachedIndex, snapshotOf, updateIndex, writeCachedIndex} from '../../src/refstore/task-index'
 import {type OpenRowColumns, type OpenRows, type Snapshot, openRowColumns, tablesOf} from '../../src/core/snapshot'
 import {TasksError} from '../../src/core/errors'
 import {finishTask} from '../../src/core/ops/lifecycle'
@@ -17,7 +17,7 @@ import {removeTask} from '../../src/core/ops/remove'
 import {assignTask, setDependencies} from '../../src/core/ops/edit'
 import {addTask} from '../../src/core/ops/add'
 import {claimTask} from '../../src/core/ops/claim'
-import {makeRepo} from '../helpers/cli'
+import {gitSync, makeRepo, run} from '../helpers/cli'
 import {ctx} from '../helpers/snapshot'
 
 /** The open rows as plain values (the cache file's are read from packed columns). */
@@ -48,7 +48,18 @@ function answers(s: Snapshot) {
     claims: [...t.claims()].sort(([a], [b]) => (a < b ? -1 : 1)),
     open: {...openRowsOf(t.openRows()), columns: columnsOf(openRowColumns(t.openRows()))},
     leases: t.leases(),
+    // The front of the lease table as the sweep reads it, at limits around every lease end (and none, and all).
+    before: leaseLimits(t.leases()).map((limit) => {
+      const front = t.leasesBefore ? [...t.leasesBefore(limit)] : t.leases().filter((r) => r[1] < limit)
+      expect(front).toEqual(t.leases().filter((r) => r[1] < limit))
+      return front
+    }),
   }
+}
+
+function leaseLimits(rows: readonly (readonly [string, number])[]): number[] {
+  const ends = [...new Set(rows.map((r) => r[1]))]
+  return [Number.NEGATIVE_INFINITY, 0, ...ends.slice(0, 10).flatMap((ms) => [ms, ms + 1]), ...ends.slice(-3), Number.POSITIVE_INFINITY, Number.NaN]
 }
 
 /** Random single-op commits (add with parents, dependencies and assignees, claim, done, rm, deps, assign), as separate processes would make them. */
@@ -141,6 +152,160 @@ describe('index brought up to date from far behind', () => {
     )
   }, 120_000)
 })
+
+/** The answers of a cold build at the tip (no cache file, no delta), leaving the files as they were. */
+async function coldAnswers(dir: string): Promise<ReturnType<typeof answers>> {
+  const s = await ListStore.open(dir, 'main')
+  const index = await updateIndex(s.reader, 'sha1', 'main', s.tip!, null)
+  const result = answers(snapshotOf(index))
+  s.close()
+  return result
+}
+
+/** Load as a new process would (the cache file and its delta, brought to the tip), without writing anything. */
+async function answersFromFiles(dir: string): Promise<ReturnType<typeof answers>> {
+  const s = await ListStore.open(dir, 'main')
+  const loaded = await s.loadCommit(s.tip!, false)
+  const result = answers(loaded.snapshot)
+  s.close()
+  return result
+}
+
+describe('the delta beside the cache file', () => {
+  it('lets each new process start one commit behind, and answers like a cold build', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({min: 1, max: 2 ** 30}), fc.integer({min: 2, max: 24}), async (seed, steps) => {
+        const dir = makeRepo()
+        const git = `${dir}/.git`
+        const s0 = await ListStore.open(dir, 'main')
+        await s0.init()
+        s0.close()
+        const ids: string[] = []
+        await mutate(dir, 12, seed, ids)
+        await loadAs(dir)
+        // One mutation per "process": each opens the store afresh, so it reads the file and the delta.
+        for (let i = 0; i < steps; i++) {
+          const before = gitSync(dir, ['rev-parse', 'refs/tasks/main']).trim()
+          await mutate(dir, 1, seed + 7 * i + 1, ids)
+          const read = readCachedIndex(git, 'main')!
+          // The load of that mutation left the index at the commit it built on: the file's, or the delta's.
+          expect(read.commit).toBe(before)
+          expect(answers(snapshotOf(read))).toEqual(await answersAt(dir, before))
+          expect(await answersFromFiles(dir)).toEqual(await coldAnswers(dir))
+        }
+        // The cache file written from the file and its delta is the cold build's, byte for byte.
+        const viaDelta = await loadAs(dir)
+        rmSync(cachePath(git, 'main'))
+        rmSync(deltaPath(git, 'main'), {force: true})
+        const cold = await loadAs(dir)
+        expect(viaDelta.file).toBe(cold.file)
+      }),
+      {numRuns: 3},
+    )
+  }, 120_000)
+
+  it('is ignored when it is damaged, torn or written for another cache file, and set aside when its trees are gone', async () => {
+    const dir = makeRepo()
+    const git = `${dir}/.git`
+    const s0 = await ListStore.open(dir, 'main')
+    await s0.init()
+    s0.close()
+    const ids: string[] = []
+    await mutate(dir, 20, 11, ids)
+    await loadAs(dir)
+    const fileCommit = readCachedIndex(git, 'main')!.commit
+    await mutate(dir, 3, 12, ids)
+    const good = readFileSync(deltaPath(git, 'main'))
+    const deltaCommit = readCachedIndex(git, 'main')!.commit
+    expect(deltaCommit).not.toBe(fileCommit)
+    const cold = await coldAnswers(dir)
+    const text = good.toString('utf8')
+    const nl1 = text.indexOf('\n')
+    const nl2 = text.indexOf('\n', nl1 + 1)
+    const header = JSON.parse(text.slice(nl1 + 1, nl2)) as {shards: Record<string, string>; count: number}
+    expect(header.count).toBeGreaterThan(0)
+    const damaged: Record<string, Buffer | string> = {
+      truncated: good.subarray(0, good.length - 7),
+      'a byte changed in a line': Buffer.from(text.slice(0, nl2 + 1) + text.slice(nl2 + 1).replace(/"/, "'")),
+      'another cache file': text.replace(fileCommit, 'f'.repeat(40)),
+      'not JSON': text.slice(0, nl1 + 1) + '{"list":\n',
+      empty: '',
+      'another format': text.replace(/^git-tasks index \d+/, 'git-tasks index 1'),
+    }
+    for (const [what, content] of Object.entries(damaged)) {
+      writeFileSync(deltaPath(git, 'main'), content)
+      expect(readCachedIndex(git, 'main')!.commit, what).toBe(fileCommit)
+      expect(await answersFromFiles(dir), what).toEqual(cold)
+    }
+    // A delta whose shard trees are no longer in the repository: the index comes from the cache file alone.
+    const shard = Object.keys(header.shards)[0]!
+    const gone = {...header, shards: {...header.shards, [shard]: '0123456789abcdef0123456789abcdef01234567'}}
+    writeFileSync(deltaPath(git, 'main'), text.slice(0, nl1 + 1) + JSON.stringify(gone) + text.slice(nl2))
+    expect(readCachedIndex(git, 'main')!.commit).toBe(deltaCommit)
+    expect(await answersFromFiles(dir)).toEqual(cold)
+    // Writing the whole cache file leaves the delta stale: it is then ignored.
+    writeFileSync(deltaPath(git, 'main'), good)
+    const s = await ListStore.open(dir, 'main')
+    const loaded = await s.loadCommit(s.tip!, false)
+    writeCachedIndex(s.repo.commonDir, loaded.index, loaded.snapshot)
+    s.close()
+    expect(readCachedIndex(git, 'main')!.commit).toBe(gitSync(dir, ['rev-parse', 'refs/tasks/main']).trim())
+    expect(await answersFromFiles(dir)).toEqual(cold)
+  }, 60_000)
+
+  it('is brought to the tip by the command that committed, from the objects it wrote (CLI)', async () => {
+    const dir = makeRepo()
+    const git = `${dir}/.git`
+    const env = {TASKS_ACTOR: 'alice', TASKS_OFFLINE: '1'}
+    expect((await run(dir, ['init'], {env})).code).toBe(0)
+    const ids: string[] = []
+    for (let i = 0; i < 4; i++) {
+      const r = await run(dir, ['add', `item ${i}`, '--json', ...(i > 1 ? ['--parent', ids[0]!] : [])], {env})
+      expect(r.code, r.stderr).toBe(0)
+      ids.push(JSON.parse(r.stdout).task.id)
+    }
+    expect((await run(dir, ['list', '--json'], {env})).code).toBe(0)
+    const steps: string[][] = [['claim', ids[1]!], ['deps', ids[3]!, ids[1]!], ['done', ids[1]!], ['add', 'late', '--parent', ids[0]!], ['comment', ids[2]!, 'a note'], ['release', '--all']]
+    for (const args of steps) {
+      const r = await run(dir, args, {env})
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0)
+      const tip = gitSync(dir, ['rev-parse', 'refs/tasks/main']).trim()
+      const read = readCachedIndex(git, 'main')!
+      expect(read.commit, args.join(' ')).toBe(tip)
+      expect(answers(snapshotOf(read)), args.join(' ')).toEqual(await answersAt(dir, tip))
+    }
+  }, 60_000)
+
+  it('stays correct with writers racing (separate processes)', async () => {
+    const dir = makeRepo()
+    const git = `${dir}/.git`
+    const env = {TASKS_ACTOR: 'alice', TASKS_OFFLINE: '1'}
+    expect((await run(dir, ['init'], {env})).code).toBe(0)
+    for (let i = 0; i < 6; i++) expect((await run(dir, ['add', `seed ${i}`], {env})).code).toBe(0)
+    // The cache file is written (a read with no file), then rounds of writers race, each process reading and writing the delta.
+    expect((await run(dir, ['list', '--json'], {env})).code).toBe(0)
+    for (let round = 0; round < 3; round++) {
+      const results = await Promise.all(Array.from({length: 5}, (_, k) => run(dir, ['add', `round ${round} item ${k}`], {env})))
+      for (const r of results) expect(r.code, r.stderr).toBe(0)
+    }
+    const claims = await Promise.all(Array.from({length: 4}, () => run(dir, ['next', '--another'], {env: {...env, TASKS_ACTOR: 'bob'}})))
+    for (const r of claims) expect(r.code, r.stderr).toBe(0)
+    expect(existsSync(deltaPath(git, 'main'))).toBe(true)
+    const read = readCachedIndex(git, 'main')!
+    expect(read.changes.size).toBeGreaterThan(0)
+    expect(answers(snapshotOf(read))).toEqual(await answersAt(dir, read.commit))
+    expect(await answersFromFiles(dir)).toEqual(await coldAnswers(dir))
+  }, 60_000)
+})
+
+/** The answers of a cold build at `commit`. */
+async function answersAt(dir: string, commit: string): Promise<ReturnType<typeof answers>> {
+  const s = await ListStore.open(dir, 'main')
+  const index = await updateIndex(s.reader, 'sha1', 'main', commit, null)
+  const result = answers(snapshotOf(index))
+  s.close()
+  return result
+}
 
 describe.runIf(process.env.TASKS_SCALE === '1')('index at 100,000 tasks (TASKS_SCALE=1)', () => {
   it('a cache as old as init, brought forward, equals a cold build (times printed, not asserted: the machine is shared)', async () => {
