@@ -28,7 +28,7 @@ import type {TaskView} from '../core/task-view'
 import type {TaskMeta} from '../core/task'
 import {type EvalOptions, type FlatIndex, type IndexDoc, type Ranked, type TextIndex, docsWithAllTerms, evaluate, queryTerms, rawTokens, updatedFlat} from '../core/text-index'
 import {checkTags} from '../core/validation'
-import {type DocFacts, type SearchCache, STATUS_CODES, TEXTS_PER_DOC, TEXT_BODY, TEXT_COMMENTS, TEXT_TITLE, readSearchCache, statusCode, writeSearchCache} from '../refstore/search-cache'
+import {type DocFacts, type SearchCache, STORED_STATUS_ORDER, TEXTS_PER_DOC, TEXT_BODY, TEXT_COMMENTS, TEXT_TITLE, readSearchCache, statusCode, writeSearchCache} from '../refstore/search-cache'
 import type {Loaded} from '../refstore/list-store'
 import type {Session} from './session'
 import {viewer} from './task-actions'
@@ -106,7 +106,7 @@ async function docOf(session: Session, commit: string, meta: TaskMeta, dir: stri
 interface Indexed {
   index: TextIndex
   state: SearchOutput['index']
-  /** Each document's stored status (`STATUS_CODES`). */
+  /** Each document's stored status (`STORED_STATUS_ORDER`). */
   status(): Uint8Array
   /** A document's texts `from` to `to` - 1 (`TEXT_TITLE`, `TEXT_BODY`, `TEXT_COMMENTS`). */
   text(doc: number, from: number, to: number): string[]
@@ -347,8 +347,8 @@ export function exactFirst(ranked: Ranked, exact: ReadonlySet<number>): number[]
   return [...first, ...ranked.top.filter((doc) => !exact.has(doc))]
 }
 
-/** The states a card with each stored status (`STATUS_CODES`) can be in. */
-const STATES_OF_STATUS: ReadonlyArray<readonly State[]> = STATUS_CODES.map((status) => {
+/** The states a card with each stored status (`STORED_STATUS_ORDER`) can be in. */
+const STATES_OF_STATUS: ReadonlyArray<readonly State[]> = STORED_STATUS_ORDER.map((status) => {
   if (status === 'todo') return ['ready', 'waiting', 'reserved', 'todo']
   if (status === 'in_progress') return ['in_progress', 'stale']
   return (STATES as readonly string[]).includes(status) ? [status as State] : []

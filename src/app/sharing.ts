@@ -147,8 +147,8 @@ async function taskCount(session: Session, list: string, commit: string): Promis
   try {
     const cached = readCachedIndex(session.store.repo.commonDir, list)
     if (!cached) return null
-    if (cached.commit === commit) return cached.base.tasks.size
-    const index = await updateIndex(session.store.reader, session.store.repo.algorithm, list, commit, cached)
+    // The cache may come with its delta file's changes (readCachedIndex): count them either way.
+    const index = cached.commit === commit ? cached : await updateIndex(session.store.reader, session.store.repo.algorithm, list, commit, cached)
     let n = index.base.tasks.size
     for (const [id, entry] of index.changes) {
       const before = index.base.tasks.has(id)

@@ -14,7 +14,7 @@
  * - `termFields` (u32): where each term's postings in each field start;
  * - `pairs` (u32): the postings, [document, term frequency] pairs;
  * - `status` (u8, one per document): the card's stored status
- *   (`STATUS_CODES`), so a `--status` filter needs no card and no open rows;
+ *   (`STORED_STATUS_ORDER`), so a `--status` filter needs no card and no open rows;
  * - `textStart` (u32, three per document and the end), `texts` (UTF-8):
  *   each document's title, description and comments (joined by a blank
  *   line): the exact-title check and the snippets of the hits shown read
@@ -62,10 +62,10 @@ export function searchCachePath(commonDir: string, list: string): string {
 }
 
 /** The stored statuses, by code (`DocFacts.status`); 0 is any other value. */
-export const STATUS_CODES = ['', 'todo', 'in_progress', 'blocked', 'done', 'cancelled'] as const
+export const STORED_STATUS_ORDER = ['', 'todo', 'in_progress', 'blocked', 'done', 'cancelled'] as const
 
 export function statusCode(status: string): number {
-  const code = (STATUS_CODES as readonly string[]).indexOf(status)
+  const code = (STORED_STATUS_ORDER as readonly string[]).indexOf(status)
   return code > 0 ? code : 0
 }
 
@@ -76,7 +76,7 @@ export const TEXT_COMMENTS = 2
 
 /** What the index keeps of each document besides its terms, by document number. */
 export interface DocFacts {
-  /** The card's stored status (`STATUS_CODES`). */
+  /** The card's stored status (`STORED_STATUS_ORDER`). */
   status: Uint8Array
   /** `TEXTS_PER_DOC` UTF-8 texts per document (`TEXT_TITLE`, `TEXT_BODY`, `TEXT_COMMENTS`): 3n its title, 3n+1 its description, 3n+2 its comments joined by a blank line. */
   texts: readonly Uint8Array[]
@@ -88,7 +88,7 @@ export interface SearchCache {
   dirs(): Record<string, string>
   /** The index for a query: tables read whole, postings read in place when asked for. */
   index(): TextIndex
-  /** The stored status of every document (`STATUS_CODES`), read whole. */
+  /** The stored status of every document (`STORED_STATUS_ORDER`), read whole. */
   status(): Uint8Array
   /** Texts `from` to `to` - 1 (`TEXT_TITLE`, …) of one document, read in place. */
   text(doc: number, from: number, to: number): string[]
