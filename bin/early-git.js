@@ -19,7 +19,7 @@
 const READS = new Set(['show', 'claim', 'next', 'add', 'done', 'edit', 'comment', 'release', 'heartbeat', 'start', 'assign', 'block', 'cancel', 'reopen', 'flag', 'unflag', 'deps'])
 const WRITES = new Set(['claim', 'next', 'add', 'done', 'edit', 'comment', 'release', 'heartbeat', 'start', 'assign', 'block', 'cancel', 'reopen', 'flag', 'unflag', 'deps'])
 /** The hot commands: the above, and the reads that end at once when done too (bin/run.js). */
-const HOT = new Set([...READS, 'list', 'stale'])
+const HOT = new Set([...READS, 'list', 'stale', 'search'])
 
 /** The command word: the first argument that is not a flag (global flags with values are not guessed at). */
 function commandOf(argv) {
