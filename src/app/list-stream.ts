@@ -27,7 +27,7 @@
  * Tasks changed since the file (up to MAX_CHANGES) are read through the
  * snapshot.
  */
-import {shortIdBetween} from '../core/ids'
+import {ID_PREFIX, MIN_PREFIX} from '../core/ids'
 import type {State} from '../core/readiness'
 import {OPEN_ROW_WAITING, type OpenRowColumns, type Snapshot, type TaskEntry} from '../core/snapshot'
 import {type ListConfig, TASK_KEYS} from '../core/task'
@@ -141,6 +141,8 @@ const DEPTH_1 = bytesOf(',"depth":1}')
 /** Values a view always writes as they are: when one is null, the row is viewed the ordinary way. */
 const REQUIRED = (['id', 'title', 'status', 'priority', 'tags', 'depends_on', 'epoch', 'created_at', 'created_by', 'updated_at', 'updated_by', 'revision'] as const).map((k) => K[k])
 
+/** The shortest short id (shortIdBetween). */
+const SHORTEST = ID_PREFIX.length + MIN_PREFIX
 /** Lines read together when they lie this close in the file (one read instead of two). */
 const READ_GAP = 8 * 1024
 /** Changes since the file beyond which the listing is not streamed (each one's rows are viewed the ordinary way). */
@@ -286,17 +288,19 @@ function sortFinished(lines: number[], status: Uint8Array, priority: Float64Arra
   return keys.map((k) => Number(k.slice(k.length - width)))
 }
 
-/** Copy `bytes` into `o` at `p`; returns the position after. */
-function put(o: Buffer, p: number, bytes: Uint8Array): number {
-  for (let i = 0; i < bytes.length; i++) o[p++] = bytes[i]!
-  return p
-}
-
-/** Copy value k of the array whose bounds are in `v` from `s` into `o` at `p`. */
-function copyValue(o: Buffer, p: number, s: Buffer, v: Int32Array, k: number): number {
-  const end = v[2 * k + 1]!
-  for (let i = v[2 * k]!; i < end; i++) o[p++] = s[i]!
-  return p
+/**
+ * The first eight tabs of the line buf[ls, le) into `out`; returns how many
+ * were found. A loop over the bytes: the fields before the frontmatter are
+ * short, and a native search costs more per call than it saves here.
+ */
+function findTabs(buf: Uint8Array, ls: number, le: number, out: Int32Array): number {
+  let k = 0
+  for (let q = ls; q < le; q++) {
+    if (buf[q] !== TAB) continue
+    out[k++] = q
+    if (k === 8) break
+  }
+  return k
 }
 
 /** Write an ASCII string (an id, a state) into `o` at `p`. */
@@ -308,6 +312,101 @@ function putAscii(o: Buffer, p: number, text: string): number {
 /** True when value k is the JSON null. */
 function isNullAt(s: Buffer, v: Int32Array, k: number): boolean {
   return v[2 * k + 1]! - v[2 * k]! === 4 && s[v[2 * k]!] === 0x6e
+}
+
+/**
+ * The fixed stretches of a row as programs of copy steps, run by `emit` in
+ * one loop without a call per piece: a step k >= 0 copies frontmatter value
+ * k, LIST_OR_EMPTY + k copies value k or `[]` when it is null, and a step
+ * below zero copies fixed text ~step of TEXT.
+ */
+const LIST_OR_EMPTY = 1000
+const textParts: Uint8Array[] = []
+/** Program of a sequence of fixed texts (Uint8Array) and value steps (numbers). */
+function program(...steps: Array<Uint8Array | number>): Int32Array {
+  return Int32Array.from(steps, (step) => {
+    if (typeof step === 'number') return step
+    textParts.push(step)
+    return ~(textParts.length - 1)
+  })
+}
+const P_ID = program(OPEN_ID, K.id, SHORT_ID)
+const P_TITLE = program(TITLE, K.title, STATUS, K.status, STATE)
+const P_PRIORITY = program(PRIORITY, K.priority, TAGS, K.tags, PARENT, K.parent, SUBITEMS)
+const P_DEPENDS = program(DEPENDS_ON, K.depends_on, BLOCKED_BY)
+const P_OWNER = program(K.assignee, OWNER, K.owner, EPOCH, K.epoch, CLAIMED_AT, K.claimed_at, LEASE_EXPIRES, K.lease_expires)
+const P_SESSION = program(K.session, FLAG)
+const P_FLAG = program(FLAG_REASON, K.flag_reason, FLAG_BY, K.flagged_by, FLAG_AT, K.flagged_at, CLOSE_OBJECT)
+const P_NULL = program(NULL)
+const P_REST = program(
+  BLOCK_NOTE,
+  K.block_note,
+  CANCEL_REASON,
+  K.cancel_reason,
+  CLOSED_AT,
+  K.closed_at,
+  KEY,
+  K.key,
+  ...LISTS.flatMap((k) => [LIST_KEYS[k]!, LIST_OR_EMPTY + k]),
+  CREATED_AT,
+  K.created_at,
+  CREATED_BY,
+  K.created_by,
+  UPDATED_AT,
+  K.updated_at,
+  UPDATED_BY,
+  K.updated_by,
+  REVISION,
+  K.revision,
+)
+const P_READY = [program(READY_FALSE), program(READY_TRUE)]
+const P_WAITING = [program(WAITING_FALSE), program(WAITING_TRUE)]
+const P_LIVE = [program(LIVE_FALSE), program(LIVE_TRUE)]
+const P_DEPTH = [program(DEPTH_0), program(DEPTH_1)]
+const P_ID_SEPARATOR = program(ID_SEPARATOR)
+/** The text `[]`, for a list value that is null. */
+const EMPTY_AT = ~program(EMPTY_LIST)[0]!
+/** All fixed texts end to end, and where each starts (TEXT_AT[i] to TEXT_AT[i + 1]). */
+const TEXT = new Uint8Array(textParts.reduce((n, t) => n + t.length, 0))
+const TEXT_AT = new Int32Array(textParts.length + 1)
+for (let i = 0, at = 0; i < textParts.length; i++) {
+  TEXT.set(textParts[i]!, at)
+  at += textParts[i]!.length
+  TEXT_AT[i + 1] = at
+}
+
+/**
+ * Run program `prog` writing into `o` at `p`, the values' bytes taken from
+ * `s` at the bounds in `v`; returns the position after.
+ */
+function emit(o: Uint8Array, p: number, s: Uint8Array, v: Int32Array, prog: Int32Array): number {
+  for (let j = 0; j < prog.length; j++) {
+    let step = prog[j]!
+    let a: number
+    let b: number
+    if (step < 0) {
+      a = TEXT_AT[~step]!
+      b = TEXT_AT[~step + 1]!
+      for (; a < b; a++) o[p++] = TEXT[a]!
+      continue
+    }
+    if (step >= LIST_OR_EMPTY) {
+      step -= LIST_OR_EMPTY
+      a = v[2 * step]!
+      b = v[2 * step + 1]!
+      if (b - a === 4 && s[a] === 0x6e) {
+        a = TEXT_AT[EMPTY_AT]!
+        b = TEXT_AT[EMPTY_AT + 1]!
+        for (; a < b; a++) o[p++] = TEXT[a]!
+        continue
+      }
+    } else {
+      a = v[2 * step]!
+      b = v[2 * step + 1]!
+    }
+    for (; a < b; a++) o[p++] = s[a]!
+  }
+  return p
 }
 
 /**
@@ -336,14 +435,9 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
   let bad = false
   file.scanTaskLines((buf, ls, le, at) => {
     if (bad) return
-    let p = ls
-    for (let k = 0; k < 8; k++) {
-      p = buf.indexOf(TAB, p)
-      if (p === -1 || p >= le) {
-        bad = true
-        return
-      }
-      tabs[k] = p++
+    if (findTabs(buf, ls, le, tabs) !== 8) {
+      bad = true
+      return
     }
     const code = statusCode(buf, tabs[0]! + 1, tabs[1]!)
     if (code === -1) {
@@ -382,6 +476,15 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
     line++
   })
   if (bad || line !== n) return null
+  /** How many characters of each id it shares with the one before (the short ids: shortIdBetween, without a string each). */
+  const shared = new Int32Array(n + 1)
+  for (let l = 1; l < n; l++) {
+    const a = ids[l - 1]!
+    const b = ids[l]!
+    let c = 0
+    while (c < a.length && c < b.length && a.charCodeAt(c) === b.charCodeAt(c)) c++
+    shared[l] = c
+  }
 
   // Changes since the file's commit. A changed task gets a row of its own, viewed through the snapshot (which
   // reads through the changes), as do the rows whose view they change: old and new parents (sub-items) and the
@@ -523,13 +626,7 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
   /** The usual row written to the output from its line at src[ls, le); false (nothing written) when it has another shape. */
   const writeRow = (l: number, ls: number, le: number, depth: number): boolean => {
     // The short fields by bytes, the rest (a tree id, lists of ids) by the native search.
-    let q = ls
-    for (let k = 0; k < 8; k++) {
-      if (k < 3) while (q < le && src[q] !== TAB) q++
-      else q = src.indexOf(TAB, q)
-      if (q === -1 || q >= le) return false
-      at[k] = q++
-    }
+    if (findTabs(src, ls, le, at) !== 8) return false
     const count = splitArray(src, at[7]! + 1, le, bounds)
     if (count < TASK_KEYS.length) return false
     for (const k of REQUIRED) if (isNullAt(src, bounds, k)) return false
@@ -587,83 +684,31 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
     const s = src
     const v = bounds
     let p = w
-    p = put(o, p, OPEN_ID)
-    p = copyValue(o, p, s, v, K.id)
-    p = put(o, p, SHORT_ID)
-    p = putAscii(o, p, shortIdBetween(ids[l - 1], id, l + 1 < n ? ids[l + 1] : undefined))
-    p = put(o, p, TITLE)
-    p = copyValue(o, p, s, v, K.title)
-    p = put(o, p, STATUS)
-    p = copyValue(o, p, s, v, K.status)
-    p = put(o, p, STATE)
+    p = emit(o, p, s, v, P_ID)
+    // The short id: the start of the line's id field (the id as the pass read it), as long as shortIdBetween makes it.
+    const short = Math.min(id.length, Math.max(SHORTEST, l > 0 ? shared[l]! + 1 : 0, l + 1 < n ? shared[l + 1]! + 1 : 0))
+    for (let c = ls; c < ls + short; c++) o[p++] = s[c]!
+    p = emit(o, p, s, v, P_TITLE)
     p = putAscii(o, p, state)
-    p = put(o, p, PRIORITY)
-    p = copyValue(o, p, s, v, K.priority)
-    p = put(o, p, TAGS)
-    p = copyValue(o, p, s, v, K.tags)
-    p = put(o, p, PARENT)
-    p = copyValue(o, p, s, v, K.parent)
-    p = put(o, p, SUBITEMS)
+    p = emit(o, p, s, v, P_PRIORITY)
     if (at[6]! > at[5]! + 1) {
       o[p++] = QUOTE
       for (let c = at[5]! + 1; c < at[6]!; c++) {
-        if (s[c] === 0x20) p = put(o, p, ID_SEPARATOR)
+        if (s[c] === 0x20) p = emit(o, p, s, v, P_ID_SEPARATOR)
         else o[p++] = s[c]!
       }
       o[p++] = QUOTE
     }
-    p = put(o, p, DEPENDS_ON)
-    p = copyValue(o, p, s, v, K.depends_on)
-    p = put(o, p, BLOCKED_BY)
+    p = emit(o, p, s, v, P_DEPENDS)
     if (reasonBytes > 0) p += o.write(reasons, p, 'utf8')
-    p = put(o, p, ready ? READY_TRUE : READY_FALSE)
-    p = put(o, p, waiting ? WAITING_TRUE : WAITING_FALSE)
-    p = copyValue(o, p, s, v, K.assignee)
-    p = put(o, p, OWNER)
-    p = copyValue(o, p, s, v, K.owner)
-    p = put(o, p, EPOCH)
-    p = copyValue(o, p, s, v, K.epoch)
-    p = put(o, p, CLAIMED_AT)
-    p = copyValue(o, p, s, v, K.claimed_at)
-    p = put(o, p, LEASE_EXPIRES)
-    p = copyValue(o, p, s, v, K.lease_expires)
-    p = put(o, p, claimLive ? LIVE_TRUE : LIVE_FALSE)
-    p = copyValue(o, p, s, v, K.session)
-    p = put(o, p, FLAG)
-    if (isNullAt(s, v, K.flag_reason)) p = put(o, p, NULL)
-    else {
-      p = put(o, p, FLAG_REASON)
-      p = copyValue(o, p, s, v, K.flag_reason)
-      p = put(o, p, FLAG_BY)
-      p = copyValue(o, p, s, v, K.flagged_by)
-      p = put(o, p, FLAG_AT)
-      p = copyValue(o, p, s, v, K.flagged_at)
-      p = put(o, p, CLOSE_OBJECT)
-    }
-    p = put(o, p, BLOCK_NOTE)
-    p = copyValue(o, p, s, v, K.block_note)
-    p = put(o, p, CANCEL_REASON)
-    p = copyValue(o, p, s, v, K.cancel_reason)
-    p = put(o, p, CLOSED_AT)
-    p = copyValue(o, p, s, v, K.closed_at)
-    p = put(o, p, KEY)
-    p = copyValue(o, p, s, v, K.key)
-    for (const k of LISTS) {
-      p = put(o, p, LIST_KEYS[k]!)
-      if (isNullAt(s, v, k)) p = put(o, p, EMPTY_LIST)
-      else p = copyValue(o, p, s, v, k)
-    }
-    p = put(o, p, CREATED_AT)
-    p = copyValue(o, p, s, v, K.created_at)
-    p = put(o, p, CREATED_BY)
-    p = copyValue(o, p, s, v, K.created_by)
-    p = put(o, p, UPDATED_AT)
-    p = copyValue(o, p, s, v, K.updated_at)
-    p = put(o, p, UPDATED_BY)
-    p = copyValue(o, p, s, v, K.updated_by)
-    p = put(o, p, REVISION)
-    p = copyValue(o, p, s, v, K.revision)
-    p = put(o, p, depth === 0 ? DEPTH_0 : DEPTH_1)
+    p = emit(o, p, s, v, P_READY[ready ? 1 : 0]!)
+    p = emit(o, p, s, v, P_WAITING[waiting ? 1 : 0]!)
+    p = emit(o, p, s, v, P_OWNER)
+    p = emit(o, p, s, v, P_LIVE[claimLive ? 1 : 0]!)
+    p = emit(o, p, s, v, P_SESSION)
+    p = emit(o, p, s, v, isNullAt(s, v, K.flag_reason) ? P_NULL : P_FLAG)
+    p = emit(o, p, s, v, P_REST)
+    p = emit(o, p, s, v, P_DEPTH[depth === 0 ? 0 : 1]!)
     w = p
     return true
   }
@@ -681,33 +726,45 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
       if (end <= from) return Buffer.alloc(0)
       // The batch's lines in file order, neighbouring ones read together, copied into one buffer (`src`).
       // Sorted as numbers (offset × 2^12 + position in the batch): no comparison calls back into JavaScript.
-      const order: number[] = []
-      for (let k = 0; k < end - from; k++) if (viaView[slots[from + k]!] !== 1) order.push(offsets[slots[from + k]!]! * BATCH_MAX + k)
-      const want = Array.from(new Float64Array(order).sort(), (x) => from + (x % BATCH_MAX))
+      const count = end - from
+      const sorted = new Float64Array(count)
+      let wanted = 0
+      for (let k = 0; k < count; k++) {
+        const l = slots[from + k]!
+        if (viaView[l] !== 1) sorted[wanted++] = offsets[l]! * BATCH_MAX + k
+      }
+      /** Positions in the batch of the lines to read, in file order. */
+      const want = Int32Array.from(sorted.subarray(0, wanted).sort(), (x) => x % BATCH_MAX)
       // Runs of lines close enough to read at once (gaps included) go through `scratch`; only the lines are
-      // kept, in `src`.
+      // kept, in `src`. A line alone is read straight into `src`.
       let need = 0
       for (let q = from; q < end; q++) need += lengths[slots[q]!]!
       if (src.length < need) src = Buffer.allocUnsafe(Math.max(need, src.length * 2))
-      const start = new Float64Array(end - from)
+      const start = new Float64Array(count)
       let put = 0
       let k = 0
-      while (k < want.length) {
-        const first = slots[want[k]!]!
+      while (k < wanted) {
+        const first = slots[from + want[k]!]!
         const a = offsets[first]!
         let b = a + lengths[first]!
         let m = k + 1
-        while (m < want.length) {
-          const l = slots[want[m]!]!
+        while (m < wanted) {
+          const l = slots[from + want[m]!]!
           if (offsets[l]! - b > READ_GAP || offsets[l]! + lengths[l]! - a > READ_MAX) break
           b = Math.max(b, offsets[l]! + lengths[l]!)
           m++
         }
+        if (m === k + 1) {
+          if (file.readBytes(src, put, b - a, a) !== b - a) throw new Error('the index cache file changed while being read')
+          start[want[k++]!] = put
+          put += b - a
+          continue
+        }
         if (scratch.length < b - a) scratch = Buffer.allocUnsafe(b - a)
         if (file.readBytes(scratch, 0, b - a, a) !== b - a) throw new Error('the index cache file changed while being read')
         for (; k < m; k++) {
-          const l = slots[want[k]!]!
-          start[want[k]! - from] = put
+          const l = slots[from + want[k]!]!
+          start[want[k]!] = put
           put += scratch.copy(src, put, offsets[l]! - a, offsets[l]! - a + lengths[l]!)
         }
       }
