@@ -139,7 +139,7 @@ const DEPTH_0 = bytesOf(',"depth":0}')
 const DEPTH_1 = bytesOf(',"depth":1}')
 
 /** Values a view always writes as they are: when one is null, the row is viewed the ordinary way. */
-const REQUIRED = (['id', 'title', 'status', 'priority', 'tags', 'depends_on', 'epoch', 'created_at', 'created_by', 'updated_at', 'updated_by', 'revision'] as const).map((k) => K[k])
+const REQUIRED = Int32Array.from((['id', 'title', 'status', 'priority', 'tags', 'depends_on', 'epoch', 'created_at', 'created_by', 'updated_at', 'updated_by', 'revision'] as const).map((k) => K[k]))
 
 /** The shortest short id (shortIdBetween). */
 const SHORTEST = ID_PREFIX.length + MIN_PREFIX
@@ -269,23 +269,100 @@ export function splitArray(buf: Buffer, from: number, end: number, out: Int32Arr
   return k >> 1
 }
 
+/** Digits of a creation time written the usual way (YYYY-MM-DDTHH:MM:SS.sssZ), as a number: -1 for another form. */
+function digitsAt(text: string, from: number, to: number): number {
+  let v = 0
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i) - 0x30
+    if (c < 0 || c > 9) return -1
+    v = v * 10 + c
+  }
+  return v
+}
+/** The date part of a usual creation time (YYYYMMDD as a number), or -1. */
+function datePart(t: string): number {
+  if (t.length !== 24 || t[4] !== '-' || t[7] !== '-' || t[10] !== 'T' || t[13] !== ':' || t[16] !== ':' || t[19] !== '.' || t[23] !== 'Z') return -1
+  const y = digitsAt(t, 0, 4)
+  const m = digitsAt(t, 5, 7)
+  const d = digitsAt(t, 8, 10)
+  return y < 0 || m < 0 || d < 0 ? -1 : (y * 100 + m) * 100 + d
+}
+/** The time part of a usual creation time (HHMMSSsss as a number, below 10^9), or -1. */
+function timePart(t: string): number {
+  const h = digitsAt(t, 11, 13)
+  const m = digitsAt(t, 14, 16)
+  const s = digitsAt(t, 17, 19)
+  const ms = digitsAt(t, 20, 23)
+  return h < 0 || m < 0 || s < 0 || ms < 0 ? -1 : ((h * 100 + m) * 100 + s) * 1000 + ms
+}
+
 /**
  * Finished rows in (status, priority, creation time, id) order. Usually by
- * one key string per row, sorted by the engine without calling back per
- * comparison: a status digit, a priority digit, the creation time, NUL and
- * the line number at a fixed width (lines are in id order, so this is the
- * id order). Otherwise (a priority that is not one digit, a NUL in a
- * creation time) by comparing the fields.
+ * one 64-bit number per row, sorted by the engine without calling back per
+ * comparison: from the top, the status and priority, the creation date
+ * (less the earliest), the time of day, and the line number (lines are in
+ * id order, so this is the id order); creation times written the usual way
+ * (fixed width digits) compare as these numbers compare as text. Else by one
+ * key string per row (status digit, priority digit, creation time, NUL, the
+ * line number at a fixed width), or, for a priority that is not one digit
+ * or a NUL in a creation time, by comparing the fields.
  */
-function sortFinished(lines: number[], status: Uint8Array, priority: Float64Array, created: string[], ids: string[]): number[] {
+export function sortFinished(lines: number[], status: Uint8Array, priority: Float64Array, created: string[], ids: string[]): number[] {
   const simple = lines.every((l) => Number.isInteger(priority[l]) && priority[l]! >= 0 && priority[l]! <= 9 && !created[l]!.includes('\u0000'))
   if (!simple) {
     return lines.sort((a, b) => status[a]! - status[b]! || priority[a]! - priority[b]! || (created[a]! < created[b]! ? -1 : created[a]! > created[b]! ? 1 : 0) || (ids[a]! < ids[b]! ? -1 : 1))
   }
+  const numeric = sortFinishedByNumber(lines, status, priority, created)
+  if (numeric) return numeric
   const width = String(status.length).length
   const keys = lines.map((l) => `${status[l]}${priority[l]}${created[l]}\u0000${String(l).padStart(width, '0')}`)
   keys.sort()
   return keys.map((k) => Number(k.slice(k.length - width)))
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
+
+/** `sortFinished` by one 64-bit number a row; null when the numbers do not fit (then by strings). */
+function sortFinishedByNumber(lines: number[], status: Uint8Array, priority: Float64Array, created: string[]): number[] | null {
+  const count = lines.length
+  if (!LITTLE_ENDIAN || count === 0) return null
+  const dates = new Int32Array(count)
+  const times = new Int32Array(count)
+  let minDate = Infinity
+  let maxDate = -Infinity
+  let maxLine = 0
+  for (let i = 0; i < count; i++) {
+    const l = lines[i]!
+    const t = created[l]!
+    const d = datePart(t)
+    const h = d < 0 ? -1 : timePart(t)
+    if (h < 0) return null
+    dates[i] = d
+    times[i] = h
+    if (d < minDate) minDate = d
+    if (d > maxDate) maxDate = d
+    if (l > maxLine) maxLine = l
+  }
+  const lineBits = Math.max(1, Math.ceil(Math.log2(maxLine + 1)))
+  const dateBits = Math.max(1, Math.ceil(Math.log2(maxDate - minDate + 1)))
+  // status and priority (2 × 10 < 2^5), date, time of day (< 10^9 < 2^30), line.
+  if (5 + dateBits + 30 + lineBits > 64 || 5 + dateBits + 30 > 53 || lineBits > 31) return null
+  const keys = new BigUint64Array(count)
+  const halves = new Uint32Array(keys.buffer)
+  const lowRoom = 2 ** (32 - lineBits)
+  const lineRoom = 2 ** lineBits
+  for (let i = 0; i < count; i++) {
+    const l = lines[i]!
+    // Everything above the line number: below 2^(35 + dateBits) <= 2^53, exact as a double.
+    const high = ((((status[l] === DONE ? 0 : 1) * 10 + priority[l]!) * 2 ** dateBits + (dates[i]! - minDate)) * 2 ** 30) + times[i]!
+    halves[2 * i] = (high % lowRoom) * lineRoom + l
+    halves[2 * i + 1] = Math.floor(high / lowRoom)
+  }
+  keys.sort()
+  const out = new Array<number>(count)
+  const mask = lineRoom - 1
+  for (let i = 0; i < count; i++) out[i] = halves[2 * i]! & mask
+  return out
 }
 
 /**
@@ -476,14 +553,19 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
     line++
   })
   if (bad || line !== n) return null
-  /** How many characters of each id it shares with the one before (the short ids: shortIdBetween, without a string each). */
-  const shared = new Int32Array(n + 1)
-  for (let l = 1; l < n; l++) {
-    const a = ids[l - 1]!
-    const b = ids[l]!
-    let c = 0
-    while (c < a.length && c < b.length && a.charCodeAt(c) === b.charCodeAt(c)) c++
-    shared[l] = c
+  // The length of each line's short id (shortIdBetween, without a string each): one more than it shares with
+  // either neighbour, at least SHORTEST, at most the id. Kept in a byte (ids are far shorter; else not streamed).
+  const shortLength = new Uint8Array(n)
+  let before = 0
+  for (let l = 0; l < n; l++) {
+    const a = ids[l]!
+    const b = l + 1 < n ? ids[l + 1]! : ''
+    let after = 0
+    while (after < a.length && after < b.length && a.charCodeAt(after) === b.charCodeAt(after)) after++
+    const length = Math.min(a.length, Math.max(SHORTEST, l > 0 ? before + 1 : 0, l + 1 < n ? after + 1 : 0))
+    if (length > 255) return null
+    shortLength[l] = length
+    before = after
   }
 
   // Changes since the file's commit. A changed task gets a row of its own, viewed through the snapshot (which
@@ -629,10 +711,11 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
     if (findTabs(src, ls, le, at) !== 8) return false
     const count = splitArray(src, at[7]! + 1, le, bounds)
     if (count < TASK_KEYS.length) return false
-    for (const k of REQUIRED) if (isNullAt(src, bounds, k)) return false
-    const id = ids[l]!
+    for (let r = 0; r < REQUIRED.length; r++) if (isNullAt(src, bounds, REQUIRED[r]!)) return false
+    // The id as the pass read it (ids[l]) is the line's first field: its length from the line, not the string.
+    const idLength = at[0]! - ls
     const code = status[l]!
-    if (bounds[2 * K.id + 1]! - bounds[2 * K.id]! !== id.length + 2 || !equalsQuoted(K.status, STATUS_TEXT[code]!)) return false
+    if (bounds[2 * K.id + 1]! - bounds[2 * K.id]! !== idLength + 2 || !equalsQuoted(K.status, STATUS_TEXT[code]!)) return false
     // Wait reasons: the item's own unfinished dependencies, then its parent's not already among them (waitReasons).
     let reasons = ''
     const depsA = bounds[2 * K.depends_on]!
@@ -686,7 +769,7 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
     let p = w
     p = emit(o, p, s, v, P_ID)
     // The short id: the start of the line's id field (the id as the pass read it), as long as shortIdBetween makes it.
-    const short = Math.min(id.length, Math.max(SHORTEST, l > 0 ? shared[l]! + 1 : 0, l + 1 < n ? shared[l + 1]! + 1 : 0))
+    const short = shortLength[l]!
     for (let c = ls; c < ls + short; c++) o[p++] = s[c]!
     p = emit(o, p, s, v, P_TITLE)
     p = putAscii(o, p, state)
