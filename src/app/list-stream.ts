@@ -817,7 +817,9 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
         if (viaView[l] !== 1) sorted[wanted++] = offsets[l]! * BATCH_MAX + k
       }
       /** Positions in the batch of the lines to read, in file order. */
-      const want = Int32Array.from(sorted.subarray(0, wanted).sort(), (x) => x % BATCH_MAX)
+      const want = new Int32Array(wanted)
+      sorted.subarray(0, wanted).sort()
+      for (let k = 0; k < wanted; k++) want[k] = sorted[k]! % BATCH_MAX
       // Runs of lines close enough to read at once (gaps included) go through `scratch`; only the lines are
       // kept, in `src`. A line alone is read straight into `src`.
       let need = 0
