@@ -27,7 +27,7 @@
  * Tasks changed since the file (up to MAX_CHANGES) are read through the
  * snapshot.
  */
-import {shortIdBetween} from '../core/ids'
+import {ID_PREFIX, MIN_PREFIX} from '../core/ids'
 import type {State} from '../core/readiness'
 import {OPEN_ROW_WAITING, type OpenRowColumns, type Snapshot, type TaskEntry} from '../core/snapshot'
 import {type ListConfig, TASK_KEYS} from '../core/task'
@@ -139,8 +139,10 @@ const DEPTH_0 = bytesOf(',"depth":0}')
 const DEPTH_1 = bytesOf(',"depth":1}')
 
 /** Values a view always writes as they are: when one is null, the row is viewed the ordinary way. */
-const REQUIRED = (['id', 'title', 'status', 'priority', 'tags', 'depends_on', 'epoch', 'created_at', 'created_by', 'updated_at', 'updated_by', 'revision'] as const).map((k) => K[k])
+const REQUIRED = Int32Array.from((['id', 'title', 'status', 'priority', 'tags', 'depends_on', 'epoch', 'created_at', 'created_by', 'updated_at', 'updated_by', 'revision'] as const).map((k) => K[k]))
 
+/** The shortest short id (shortIdBetween). */
+const SHORTEST = ID_PREFIX.length + MIN_PREFIX
 /** Lines read together when they lie this close in the file (one read instead of two). */
 const READ_GAP = 8 * 1024
 /** Changes since the file beyond which the listing is not streamed (each one's rows are viewed the ordinary way). */
@@ -267,36 +269,115 @@ export function splitArray(buf: Buffer, from: number, end: number, out: Int32Arr
   return k >> 1
 }
 
+/** Digits of a creation time written the usual way (YYYY-MM-DDTHH:MM:SS.sssZ), as a number: -1 for another form. */
+function digitsAt(text: string, from: number, to: number): number {
+  let v = 0
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i) - 0x30
+    if (c < 0 || c > 9) return -1
+    v = v * 10 + c
+  }
+  return v
+}
+/** The date part of a usual creation time (YYYYMMDD as a number), or -1. */
+function datePart(t: string): number {
+  if (t.length !== 24 || t[4] !== '-' || t[7] !== '-' || t[10] !== 'T' || t[13] !== ':' || t[16] !== ':' || t[19] !== '.' || t[23] !== 'Z') return -1
+  const y = digitsAt(t, 0, 4)
+  const m = digitsAt(t, 5, 7)
+  const d = digitsAt(t, 8, 10)
+  return y < 0 || m < 0 || d < 0 ? -1 : (y * 100 + m) * 100 + d
+}
+/** The time part of a usual creation time (HHMMSSsss as a number, below 10^9), or -1. */
+function timePart(t: string): number {
+  const h = digitsAt(t, 11, 13)
+  const m = digitsAt(t, 14, 16)
+  const s = digitsAt(t, 17, 19)
+  const ms = digitsAt(t, 20, 23)
+  return h < 0 || m < 0 || s < 0 || ms < 0 ? -1 : ((h * 100 + m) * 100 + s) * 1000 + ms
+}
+
 /**
  * Finished rows in (status, priority, creation time, id) order. Usually by
- * one key string per row, sorted by the engine without calling back per
- * comparison: a status digit, a priority digit, the creation time, NUL and
- * the line number at a fixed width (lines are in id order, so this is the
- * id order). Otherwise (a priority that is not one digit, a NUL in a
- * creation time) by comparing the fields.
+ * one 64-bit number per row, sorted by the engine without calling back per
+ * comparison: from the top, the status and priority, the creation date
+ * (less the earliest), the time of day, and the line number (lines are in
+ * id order, so this is the id order); creation times written the usual way
+ * (fixed width digits) compare as these numbers compare as text. Else by one
+ * key string per row (status digit, priority digit, creation time, NUL, the
+ * line number at a fixed width), or, for a priority that is not one digit
+ * or a NUL in a creation time, by comparing the fields.
  */
-function sortFinished(lines: number[], status: Uint8Array, priority: Float64Array, created: string[], ids: string[]): number[] {
+export function sortFinished(lines: number[], status: Uint8Array, priority: Float64Array, created: string[], ids: string[]): number[] {
   const simple = lines.every((l) => Number.isInteger(priority[l]) && priority[l]! >= 0 && priority[l]! <= 9 && !created[l]!.includes('\u0000'))
   if (!simple) {
     return lines.sort((a, b) => status[a]! - status[b]! || priority[a]! - priority[b]! || (created[a]! < created[b]! ? -1 : created[a]! > created[b]! ? 1 : 0) || (ids[a]! < ids[b]! ? -1 : 1))
   }
+  const numeric = sortFinishedByNumber(lines, status, priority, created)
+  if (numeric) return numeric
   const width = String(status.length).length
   const keys = lines.map((l) => `${status[l]}${priority[l]}${created[l]}\u0000${String(l).padStart(width, '0')}`)
   keys.sort()
   return keys.map((k) => Number(k.slice(k.length - width)))
 }
 
-/** Copy `bytes` into `o` at `p`; returns the position after. */
-function put(o: Buffer, p: number, bytes: Uint8Array): number {
-  for (let i = 0; i < bytes.length; i++) o[p++] = bytes[i]!
-  return p
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
+
+/** `sortFinished` by one 64-bit number a row; null when the numbers do not fit (then by strings). */
+function sortFinishedByNumber(lines: number[], status: Uint8Array, priority: Float64Array, created: string[]): number[] | null {
+  const count = lines.length
+  if (!LITTLE_ENDIAN || count === 0) return null
+  const dates = new Int32Array(count)
+  const times = new Int32Array(count)
+  let minDate = Infinity
+  let maxDate = -Infinity
+  let maxLine = 0
+  for (let i = 0; i < count; i++) {
+    const l = lines[i]!
+    const t = created[l]!
+    const d = datePart(t)
+    const h = d < 0 ? -1 : timePart(t)
+    if (h < 0) return null
+    dates[i] = d
+    times[i] = h
+    if (d < minDate) minDate = d
+    if (d > maxDate) maxDate = d
+    if (l > maxLine) maxLine = l
+  }
+  const lineBits = Math.max(1, Math.ceil(Math.log2(maxLine + 1)))
+  const dateBits = Math.max(1, Math.ceil(Math.log2(maxDate - minDate + 1)))
+  // status and priority (2 × 10 < 2^5), date, time of day (< 10^9 < 2^30), line.
+  if (5 + dateBits + 30 + lineBits > 64 || 5 + dateBits + 30 > 53 || lineBits > 31) return null
+  const keys = new BigUint64Array(count)
+  const halves = new Uint32Array(keys.buffer)
+  const lowRoom = 2 ** (32 - lineBits)
+  const lineRoom = 2 ** lineBits
+  for (let i = 0; i < count; i++) {
+    const l = lines[i]!
+    // Everything above the line number: below 2^(35 + dateBits) <= 2^53, exact as a double.
+    const high = ((((status[l] === DONE ? 0 : 1) * 10 + priority[l]!) * 2 ** dateBits + (dates[i]! - minDate)) * 2 ** 30) + times[i]!
+    halves[2 * i] = (high % lowRoom) * lineRoom + l
+    halves[2 * i + 1] = Math.floor(high / lowRoom)
+  }
+  keys.sort()
+  const out = new Array<number>(count)
+  const mask = lineRoom - 1
+  for (let i = 0; i < count; i++) out[i] = halves[2 * i]! & mask
+  return out
 }
 
-/** Copy value k of the array whose bounds are in `v` from `s` into `o` at `p`. */
-function copyValue(o: Buffer, p: number, s: Buffer, v: Int32Array, k: number): number {
-  const end = v[2 * k + 1]!
-  for (let i = v[2 * k]!; i < end; i++) o[p++] = s[i]!
-  return p
+/**
+ * The first eight tabs of the line buf[ls, le) into `out`; returns how many
+ * were found. A loop over the bytes: the fields before the frontmatter are
+ * short, and a native search costs more per call than it saves here.
+ */
+function findTabs(buf: Uint8Array, ls: number, le: number, out: Int32Array): number {
+  let k = 0
+  for (let q = ls; q < le; q++) {
+    if (buf[q] !== TAB) continue
+    out[k++] = q
+    if (k === 8) break
+  }
+  return k
 }
 
 /** Write an ASCII string (an id, a state) into `o` at `p`. */
@@ -308,6 +389,101 @@ function putAscii(o: Buffer, p: number, text: string): number {
 /** True when value k is the JSON null. */
 function isNullAt(s: Buffer, v: Int32Array, k: number): boolean {
   return v[2 * k + 1]! - v[2 * k]! === 4 && s[v[2 * k]!] === 0x6e
+}
+
+/**
+ * The fixed stretches of a row as programs of copy steps, run by `emit` in
+ * one loop without a call per piece: a step k >= 0 copies frontmatter value
+ * k, LIST_OR_EMPTY + k copies value k or `[]` when it is null, and a step
+ * below zero copies fixed text ~step of TEXT.
+ */
+const LIST_OR_EMPTY = 1000
+const textParts: Uint8Array[] = []
+/** Program of a sequence of fixed texts (Uint8Array) and value steps (numbers). */
+function program(...steps: Array<Uint8Array | number>): Int32Array {
+  return Int32Array.from(steps, (step) => {
+    if (typeof step === 'number') return step
+    textParts.push(step)
+    return ~(textParts.length - 1)
+  })
+}
+const P_ID = program(OPEN_ID, K.id, SHORT_ID)
+const P_TITLE = program(TITLE, K.title, STATUS, K.status, STATE)
+const P_PRIORITY = program(PRIORITY, K.priority, TAGS, K.tags, PARENT, K.parent, SUBITEMS)
+const P_DEPENDS = program(DEPENDS_ON, K.depends_on, BLOCKED_BY)
+const P_OWNER = program(K.assignee, OWNER, K.owner, EPOCH, K.epoch, CLAIMED_AT, K.claimed_at, LEASE_EXPIRES, K.lease_expires)
+const P_SESSION = program(K.session, FLAG)
+const P_FLAG = program(FLAG_REASON, K.flag_reason, FLAG_BY, K.flagged_by, FLAG_AT, K.flagged_at, CLOSE_OBJECT)
+const P_NULL = program(NULL)
+const P_REST = program(
+  BLOCK_NOTE,
+  K.block_note,
+  CANCEL_REASON,
+  K.cancel_reason,
+  CLOSED_AT,
+  K.closed_at,
+  KEY,
+  K.key,
+  ...LISTS.flatMap((k) => [LIST_KEYS[k]!, LIST_OR_EMPTY + k]),
+  CREATED_AT,
+  K.created_at,
+  CREATED_BY,
+  K.created_by,
+  UPDATED_AT,
+  K.updated_at,
+  UPDATED_BY,
+  K.updated_by,
+  REVISION,
+  K.revision,
+)
+const P_READY = [program(READY_FALSE), program(READY_TRUE)]
+const P_WAITING = [program(WAITING_FALSE), program(WAITING_TRUE)]
+const P_LIVE = [program(LIVE_FALSE), program(LIVE_TRUE)]
+const P_DEPTH = [program(DEPTH_0), program(DEPTH_1)]
+const P_ID_SEPARATOR = program(ID_SEPARATOR)
+/** The text `[]`, for a list value that is null. */
+const EMPTY_AT = ~program(EMPTY_LIST)[0]!
+/** All fixed texts end to end, and where each starts (TEXT_AT[i] to TEXT_AT[i + 1]). */
+const TEXT = new Uint8Array(textParts.reduce((n, t) => n + t.length, 0))
+const TEXT_AT = new Int32Array(textParts.length + 1)
+for (let i = 0, at = 0; i < textParts.length; i++) {
+  TEXT.set(textParts[i]!, at)
+  at += textParts[i]!.length
+  TEXT_AT[i + 1] = at
+}
+
+/**
+ * Run program `prog` writing into `o` at `p`, the values' bytes taken from
+ * `s` at the bounds in `v`; returns the position after.
+ */
+function emit(o: Uint8Array, p: number, s: Uint8Array, v: Int32Array, prog: Int32Array): number {
+  for (let j = 0; j < prog.length; j++) {
+    let step = prog[j]!
+    let a: number
+    let b: number
+    if (step < 0) {
+      a = TEXT_AT[~step]!
+      b = TEXT_AT[~step + 1]!
+      for (; a < b; a++) o[p++] = TEXT[a]!
+      continue
+    }
+    if (step >= LIST_OR_EMPTY) {
+      step -= LIST_OR_EMPTY
+      a = v[2 * step]!
+      b = v[2 * step + 1]!
+      if (b - a === 4 && s[a] === 0x6e) {
+        a = TEXT_AT[EMPTY_AT]!
+        b = TEXT_AT[EMPTY_AT + 1]!
+        for (; a < b; a++) o[p++] = TEXT[a]!
+        continue
+      }
+    } else {
+      a = v[2 * step]!
+      b = v[2 * step + 1]!
+    }
+    for (; a < b; a++) o[p++] = s[a]!
+  }
+  return p
 }
 
 /**
@@ -336,14 +512,9 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
   let bad = false
   file.scanTaskLines((buf, ls, le, at) => {
     if (bad) return
-    let p = ls
-    for (let k = 0; k < 8; k++) {
-      p = buf.indexOf(TAB, p)
-      if (p === -1 || p >= le) {
-        bad = true
-        return
-      }
-      tabs[k] = p++
+    if (findTabs(buf, ls, le, tabs) !== 8) {
+      bad = true
+      return
     }
     const code = statusCode(buf, tabs[0]! + 1, tabs[1]!)
     if (code === -1) {
@@ -382,6 +553,20 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
     line++
   })
   if (bad || line !== n) return null
+  // The length of each line's short id (shortIdBetween, without a string each): one more than it shares with
+  // either neighbour, at least SHORTEST, at most the id. Kept in a byte (ids are far shorter; else not streamed).
+  const shortLength = new Uint8Array(n)
+  let before = 0
+  for (let l = 0; l < n; l++) {
+    const a = ids[l]!
+    const b = l + 1 < n ? ids[l + 1]! : ''
+    let after = 0
+    while (after < a.length && after < b.length && a.charCodeAt(after) === b.charCodeAt(after)) after++
+    const length = Math.min(a.length, Math.max(SHORTEST, l > 0 ? before + 1 : 0, l + 1 < n ? after + 1 : 0))
+    if (length > 255) return null
+    shortLength[l] = length
+    before = after
+  }
 
   // Changes since the file's commit. A changed task gets a row of its own, viewed through the snapshot (which
   // reads through the changes), as do the rows whose view they change: old and new parents (sub-items) and the
@@ -523,19 +708,14 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
   /** The usual row written to the output from its line at src[ls, le); false (nothing written) when it has another shape. */
   const writeRow = (l: number, ls: number, le: number, depth: number): boolean => {
     // The short fields by bytes, the rest (a tree id, lists of ids) by the native search.
-    let q = ls
-    for (let k = 0; k < 8; k++) {
-      if (k < 3) while (q < le && src[q] !== TAB) q++
-      else q = src.indexOf(TAB, q)
-      if (q === -1 || q >= le) return false
-      at[k] = q++
-    }
+    if (findTabs(src, ls, le, at) !== 8) return false
     const count = splitArray(src, at[7]! + 1, le, bounds)
     if (count < TASK_KEYS.length) return false
-    for (const k of REQUIRED) if (isNullAt(src, bounds, k)) return false
-    const id = ids[l]!
+    for (let r = 0; r < REQUIRED.length; r++) if (isNullAt(src, bounds, REQUIRED[r]!)) return false
+    // The id as the pass read it (ids[l]) is the line's first field: its length from the line, not the string.
+    const idLength = at[0]! - ls
     const code = status[l]!
-    if (bounds[2 * K.id + 1]! - bounds[2 * K.id]! !== id.length + 2 || !equalsQuoted(K.status, STATUS_TEXT[code]!)) return false
+    if (bounds[2 * K.id + 1]! - bounds[2 * K.id]! !== idLength + 2 || !equalsQuoted(K.status, STATUS_TEXT[code]!)) return false
     // Wait reasons: the item's own unfinished dependencies, then its parent's not already among them (waitReasons).
     let reasons = ''
     const depsA = bounds[2 * K.depends_on]!
@@ -587,83 +767,31 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
     const s = src
     const v = bounds
     let p = w
-    p = put(o, p, OPEN_ID)
-    p = copyValue(o, p, s, v, K.id)
-    p = put(o, p, SHORT_ID)
-    p = putAscii(o, p, shortIdBetween(ids[l - 1], id, l + 1 < n ? ids[l + 1] : undefined))
-    p = put(o, p, TITLE)
-    p = copyValue(o, p, s, v, K.title)
-    p = put(o, p, STATUS)
-    p = copyValue(o, p, s, v, K.status)
-    p = put(o, p, STATE)
+    p = emit(o, p, s, v, P_ID)
+    // The short id: the start of the line's id field (the id as the pass read it), as long as shortIdBetween makes it.
+    const short = shortLength[l]!
+    for (let c = ls; c < ls + short; c++) o[p++] = s[c]!
+    p = emit(o, p, s, v, P_TITLE)
     p = putAscii(o, p, state)
-    p = put(o, p, PRIORITY)
-    p = copyValue(o, p, s, v, K.priority)
-    p = put(o, p, TAGS)
-    p = copyValue(o, p, s, v, K.tags)
-    p = put(o, p, PARENT)
-    p = copyValue(o, p, s, v, K.parent)
-    p = put(o, p, SUBITEMS)
+    p = emit(o, p, s, v, P_PRIORITY)
     if (at[6]! > at[5]! + 1) {
       o[p++] = QUOTE
       for (let c = at[5]! + 1; c < at[6]!; c++) {
-        if (s[c] === 0x20) p = put(o, p, ID_SEPARATOR)
+        if (s[c] === 0x20) p = emit(o, p, s, v, P_ID_SEPARATOR)
         else o[p++] = s[c]!
       }
       o[p++] = QUOTE
     }
-    p = put(o, p, DEPENDS_ON)
-    p = copyValue(o, p, s, v, K.depends_on)
-    p = put(o, p, BLOCKED_BY)
+    p = emit(o, p, s, v, P_DEPENDS)
     if (reasonBytes > 0) p += o.write(reasons, p, 'utf8')
-    p = put(o, p, ready ? READY_TRUE : READY_FALSE)
-    p = put(o, p, waiting ? WAITING_TRUE : WAITING_FALSE)
-    p = copyValue(o, p, s, v, K.assignee)
-    p = put(o, p, OWNER)
-    p = copyValue(o, p, s, v, K.owner)
-    p = put(o, p, EPOCH)
-    p = copyValue(o, p, s, v, K.epoch)
-    p = put(o, p, CLAIMED_AT)
-    p = copyValue(o, p, s, v, K.claimed_at)
-    p = put(o, p, LEASE_EXPIRES)
-    p = copyValue(o, p, s, v, K.lease_expires)
-    p = put(o, p, claimLive ? LIVE_TRUE : LIVE_FALSE)
-    p = copyValue(o, p, s, v, K.session)
-    p = put(o, p, FLAG)
-    if (isNullAt(s, v, K.flag_reason)) p = put(o, p, NULL)
-    else {
-      p = put(o, p, FLAG_REASON)
-      p = copyValue(o, p, s, v, K.flag_reason)
-      p = put(o, p, FLAG_BY)
-      p = copyValue(o, p, s, v, K.flagged_by)
-      p = put(o, p, FLAG_AT)
-      p = copyValue(o, p, s, v, K.flagged_at)
-      p = put(o, p, CLOSE_OBJECT)
-    }
-    p = put(o, p, BLOCK_NOTE)
-    p = copyValue(o, p, s, v, K.block_note)
-    p = put(o, p, CANCEL_REASON)
-    p = copyValue(o, p, s, v, K.cancel_reason)
-    p = put(o, p, CLOSED_AT)
-    p = copyValue(o, p, s, v, K.closed_at)
-    p = put(o, p, KEY)
-    p = copyValue(o, p, s, v, K.key)
-    for (const k of LISTS) {
-      p = put(o, p, LIST_KEYS[k]!)
-      if (isNullAt(s, v, k)) p = put(o, p, EMPTY_LIST)
-      else p = copyValue(o, p, s, v, k)
-    }
-    p = put(o, p, CREATED_AT)
-    p = copyValue(o, p, s, v, K.created_at)
-    p = put(o, p, CREATED_BY)
-    p = copyValue(o, p, s, v, K.created_by)
-    p = put(o, p, UPDATED_AT)
-    p = copyValue(o, p, s, v, K.updated_at)
-    p = put(o, p, UPDATED_BY)
-    p = copyValue(o, p, s, v, K.updated_by)
-    p = put(o, p, REVISION)
-    p = copyValue(o, p, s, v, K.revision)
-    p = put(o, p, depth === 0 ? DEPTH_0 : DEPTH_1)
+    p = emit(o, p, s, v, P_READY[ready ? 1 : 0]!)
+    p = emit(o, p, s, v, P_WAITING[waiting ? 1 : 0]!)
+    p = emit(o, p, s, v, P_OWNER)
+    p = emit(o, p, s, v, P_LIVE[claimLive ? 1 : 0]!)
+    p = emit(o, p, s, v, P_SESSION)
+    p = emit(o, p, s, v, isNullAt(s, v, K.flag_reason) ? P_NULL : P_FLAG)
+    p = emit(o, p, s, v, P_REST)
+    p = emit(o, p, s, v, P_DEPTH[depth === 0 ? 0 : 1]!)
     w = p
     return true
   }
@@ -681,33 +809,47 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
       if (end <= from) return Buffer.alloc(0)
       // The batch's lines in file order, neighbouring ones read together, copied into one buffer (`src`).
       // Sorted as numbers (offset × 2^12 + position in the batch): no comparison calls back into JavaScript.
-      const order: number[] = []
-      for (let k = 0; k < end - from; k++) if (viaView[slots[from + k]!] !== 1) order.push(offsets[slots[from + k]!]! * BATCH_MAX + k)
-      const want = Array.from(new Float64Array(order).sort(), (x) => from + (x % BATCH_MAX))
+      const count = end - from
+      const sorted = new Float64Array(count)
+      let wanted = 0
+      for (let k = 0; k < count; k++) {
+        const l = slots[from + k]!
+        if (viaView[l] !== 1) sorted[wanted++] = offsets[l]! * BATCH_MAX + k
+      }
+      /** Positions in the batch of the lines to read, in file order. */
+      const want = new Int32Array(wanted)
+      sorted.subarray(0, wanted).sort()
+      for (let k = 0; k < wanted; k++) want[k] = sorted[k]! % BATCH_MAX
       // Runs of lines close enough to read at once (gaps included) go through `scratch`; only the lines are
-      // kept, in `src`.
+      // kept, in `src`. A line alone is read straight into `src`.
       let need = 0
       for (let q = from; q < end; q++) need += lengths[slots[q]!]!
       if (src.length < need) src = Buffer.allocUnsafe(Math.max(need, src.length * 2))
-      const start = new Float64Array(end - from)
+      const start = new Float64Array(count)
       let put = 0
       let k = 0
-      while (k < want.length) {
-        const first = slots[want[k]!]!
+      while (k < wanted) {
+        const first = slots[from + want[k]!]!
         const a = offsets[first]!
         let b = a + lengths[first]!
         let m = k + 1
-        while (m < want.length) {
-          const l = slots[want[m]!]!
+        while (m < wanted) {
+          const l = slots[from + want[m]!]!
           if (offsets[l]! - b > READ_GAP || offsets[l]! + lengths[l]! - a > READ_MAX) break
           b = Math.max(b, offsets[l]! + lengths[l]!)
           m++
         }
+        if (m === k + 1) {
+          if (file.readBytes(src, put, b - a, a) !== b - a) throw new Error('the index cache file changed while being read')
+          start[want[k++]!] = put
+          put += b - a
+          continue
+        }
         if (scratch.length < b - a) scratch = Buffer.allocUnsafe(b - a)
         if (file.readBytes(scratch, 0, b - a, a) !== b - a) throw new Error('the index cache file changed while being read')
         for (; k < m; k++) {
-          const l = slots[want[k]!]!
-          start[want[k]! - from] = put
+          const l = slots[from + want[k]!]!
+          start[want[k]!] = put
           put += scratch.copy(src, put, offsets[l]! - a, offsets[l]! - a + lengths[l]!)
         }
       }

@@ -7,7 +7,7 @@
  */
 import {describe, expect, it} from 'vitest'
 import fc from 'fast-check'
-import {finishedKey, splitArray} from '../../src/app/list-stream'
+import {finishedKey, sortFinished, splitArray} from '../../src/app/list-stream'
 import {TASK_KEYS} from '../../src/core/task'
 
 const text = fc.oneof(fc.string(), fc.string({unit: 'grapheme'}), fc.constantFrom('"', '\\', '\\"', '","', '[]', '{}', ',', '\\\\"', 'a\\', '\u2028', '\u0000'))
@@ -42,6 +42,30 @@ describe('frontmatter arrays read from their bytes', () => {
         else expect(key).toEqual({priority, created: values[TASK_KEYS.indexOf('created_at')]})
       }),
       {numRuns: 2000},
+    )
+  })
+
+  it('sortFinished orders finished rows as comparing (status, priority, creation time, id) does', () => {
+    // Creation times the usual way (sorted by one number a row), near it (other digits, other widths), and odd ones.
+    const usual = fc
+      .tuple(fc.oneof(fc.integer({min: 2025, max: 2027}), fc.integer({min: 0, max: 9999})), fc.integer({min: 0, max: 99}), fc.integer({min: 0, max: 99}), fc.integer({min: 0, max: 99}), fc.integer({min: 0, max: 99}), fc.integer({min: 0, max: 99}), fc.integer({min: 0, max: 999}))
+      .map(([y, mo, d, h, mi, s, ms]) => `${String(y).padStart(4, '0')}-${String(mo).padStart(2, '0')}-${String(d).padStart(2, '0')}T${String(h).padStart(2, '0')}:${String(mi).padStart(2, '0')}:${String(s).padStart(2, '0')}.${String(ms).padStart(3, '0')}Z`)
+    const near = fc.constantFrom('2026-11-30T23:50:49.453Z', '2026-11-30T23:50:49.453Z', '2026-11-30T23:50:49.454Z', '2026-12-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z')
+    const created = fc.oneof(usual, near, near, fc.constantFrom('2026-11-30T23:50:49Z', '2026-11-30', 'x', '', '2026-11-30T23:50:49.45Z', '2026-11-30T23:50:49.453+01:00'))
+    const row = fc.record({done: fc.boolean(), priority: fc.integer({min: 0, max: 9}), created})
+    fc.assert(
+      fc.property(fc.array(row, {minLength: 0, maxLength: 60}), fc.boolean(), (rows, onlyUsual) => {
+        const list = onlyUsual ? rows.map((r) => ({...r, created: /^\d{4}-/.test(r.created) && r.created.length === 24 ? r.created : '2026-01-01T00:00:00.000Z'})) : rows
+        const n = list.length
+        const status = new Uint8Array(n).map((_, i) => (list[i]!.done ? 4 : 5))
+        const priority = Float64Array.from(list, (r) => r.priority)
+        const createdAt = list.map((r) => r.created)
+        const ids = list.map((_, i) => `tsk-${String(i).padStart(6, '0')}`)
+        const lines = [...ids.keys()]
+        const expected = [...lines].sort((a, b) => status[a]! - status[b]! || priority[a]! - priority[b]! || (createdAt[a]! < createdAt[b]! ? -1 : createdAt[a]! > createdAt[b]! ? 1 : 0) || (ids[a]! < ids[b]! ? -1 : 1))
+        expect(sortFinished([...lines].reverse(), status, priority, createdAt, ids)).toEqual(expected)
+      }),
+      {numRuns: 1000},
     )
   })
 })
