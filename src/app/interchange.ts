@@ -51,8 +51,13 @@ export async function exportDocument(session: Session, ids: string[]): Promise<E
   const tasks: ExportedTask[] = []
   for (let i = 0; i < metas.length; i += READ_WINDOW) {
     const part = metas.slice(i, i + READ_WINDOW)
-    const details = await Promise.all(part.map((m) => session.store.readDetail(loaded.index.commit, m.id, dirOf(snap, m.id))))
-    const {checks} = await session.store.readChecks(loaded.index.commit, part.map((m) => m.id))
+    const dirs = new Map<string, string>()
+    for (const m of part) {
+      const dir = dirOf(snap, m.id)
+      if (dir) dirs.set(m.id, dir)
+    }
+    const details = await Promise.all(part.map((m) => session.store.readDetail(loaded.index.commit, m.id, dirs.get(m.id))))
+    const {checks} = await session.store.readChecks(loaded.index.commit, part.map((m) => m.id), dirs)
     part.forEach((m, j) => tasks.push(exportedTask(m, details[j]!.body, details[j]!.comments, sortChecks(checks.get(m.id) ?? []))))
   }
   return {format: EXPORT_FORMAT, version: EXPORT_VERSION, list: session.list, commit: loaded.index.commit, exported_at: session.now(), tasks}
@@ -223,7 +228,12 @@ export async function importParsed(session: Session, parsed: unknown, options: {
         for (let i = 0; i < error.ids.length; i += READ_WINDOW) {
           const part = error.ids.slice(i, i + READ_WINDOW)
           const read = await Promise.all(part.map((id, j) => session.store.readDetail(error.commit, id, error.dirs[i + j])))
-          const {checks} = await session.store.readChecks(error.commit, part)
+          const dirs = new Map<string, string>()
+          part.forEach((id, j) => {
+            const dir = error.dirs[i + j]
+            if (dir) dirs.set(id, dir)
+          })
+          const {checks} = await session.store.readChecks(error.commit, part, dirs)
           part.forEach((id, j) =>
             details.set(id, {body: read[j]!.body, commentIds: new Set(read[j]!.comments.map((c) => c.id)), checks: new Map((checks.get(id) ?? []).map((c) => [c.id, serialiseCheck(c)]))}),
           )

@@ -725,13 +725,14 @@ export class ListStore {
    * a pending check named after its file, so it still stands in the way of
    * `done` until it is passed again (which rewrites it) or superseded.
    */
-  async readChecks(commit: string, ids: Iterable<string>): Promise<{checks: Map<string, Check[]>; broken: Array<{path: string; error: string}>}> {
+  async readChecks(commit: string, ids: Iterable<string>, dirOids?: ReadonlyMap<string, string>): Promise<{checks: Map<string, Check[]>; broken: Array<{path: string; error: string}>}> {
     const checks = new Map<string, Check[]>()
     const broken: Array<{path: string; error: string}> = []
     const unique = [...new Set(ids)]
     await Promise.all(
       unique.map(async (id) => {
-        const dir = await this.reader.read(`${commit}:${taskDir(id)}`)
+        // By the directory's tree id when the caller has it, as readDetail: no path lookup through the big trees.
+        const dir = await this.reader.read(dirOids?.get(id) ?? `${commit}:${taskDir(id)}`)
         if (!dir || dir.type !== 'tree') return
         const list: Check[] = []
         checks.set(id, list)
