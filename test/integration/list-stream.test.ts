@@ -115,6 +115,8 @@ async function listed(dir: string, as: string, f: ListFilters, lazy: boolean): P
 }
 
 const FILTERS: ListFilters[] = [
+  {},
+  {status: ['ready,blocked']},
   {all: true},
   {status: ['done']},
   {status: ['cancelled,blocked']},
