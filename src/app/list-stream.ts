@@ -28,6 +28,7 @@
  * snapshot.
  */
 import {ID_PREFIX, MIN_PREFIX} from '../core/ids'
+import {partitionPoint} from '../core/order'
 import type {State} from '../core/readiness'
 import {OPEN_ROW_WAITING, type OpenRowColumns, type Snapshot, type TaskEntry} from '../core/snapshot'
 import {type ListConfig, TASK_KEYS} from '../core/task'
@@ -587,13 +588,8 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
         if (base + 1 < n) viaView[base + 1] = 1
       }
     } else if (entry) {
-      let lo = 0
-      let hi = n
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1
-        if (ids[mid]! < id) lo = mid + 1
-        else hi = mid
-      }
+      // Where it goes among the file's lines (ids sorted; rows past n are changes).
+      const lo = partitionPoint(0, n, (i) => ids[i]! < id)
       if (lo > 0) viaView[lo - 1] = 1
       if (lo < n) viaView[lo] = 1
     }

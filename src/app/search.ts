@@ -22,6 +22,7 @@
  * from the cards or git.
  */
 import {UsageError} from '../core/errors'
+import {partitionPoint} from '../core/order'
 import {STATES, type State, openRowStateAt} from '../core/readiness'
 import {openRowColumns, tablesOf} from '../core/snapshot'
 import type {TaskView} from '../core/task-view'
@@ -333,16 +334,7 @@ export function topK(docs: ArrayLike<number>, k: number, exact: ReadonlySet<numb
 export function exactFirst(ranked: Ranked, exact: ReadonlySet<number>): number[] {
   if (exact.size === 0) return ranked.top
   const {docs, score} = ranked
-  const isHit = (doc: number): boolean => {
-    let lo = 0
-    let hi = docs.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (docs[mid]! < doc) lo = mid + 1
-      else hi = mid
-    }
-    return docs[lo] === doc
-  }
+  const isHit = (doc: number): boolean => docs[partitionPoint(0, docs.length, (i) => docs[i]! < doc)] === doc
   const first = [...exact].filter(isHit).sort((a, b) => score[b]! - score[a]! || a - b)
   return [...first, ...ranked.top.filter((doc) => !exact.has(doc))]
 }

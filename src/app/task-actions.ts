@@ -13,6 +13,7 @@ import {writeConfig} from '../refstore/repository'
 import {type SyncAction, sync} from './sync'
 import {remotesWithList, warnTrackingState} from './sharing'
 import {taskDir} from '../core/ids'
+import {partitionPoint} from '../core/order'
 import {addTask, keyMismatch, type AddArgs} from '../core/ops/add'
 import {claimNext, claimTask, heartbeat, releaseAll, releaseTask} from '../core/ops/claim'
 import {type CheckpointText, checkpointTask, latestCheckpoint} from '../core/ops/checkpoint'
@@ -725,16 +726,7 @@ function openListing(cols: OpenRowColumns, {rank, ready, parentListed}: RankedRo
     kidsBefore[j + 1] = kidsBefore[j]! + w.list.length
   })
   /** Entries of withKids whose top-level row comes before the k-th. */
-  const entriesBefore = (k: number): number => {
-    let lo = 0
-    let hi = withKids.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (withKids[mid]!.k < k) lo = mid + 1
-      else hi = mid
-    }
-    return lo
-  }
+  const entriesBefore = (k: number): number => partitionPoint(0, withKids.length, (i) => withKids[i]!.k < k)
   const positionOfTop = (k: number): number => k + kidsBefore[entriesBefore(k)]!
   // by_state lists the states in the order they first appear in the listing: for each state, the first
   // top-level row in it or the first sub-item in it, whichever comes first.
@@ -760,13 +752,7 @@ function openListing(cols: OpenRowColumns, {rank, ready, parentListed}: RankedRo
     byState,
     firstAfter: (c) => {
       // Top-level rows are in key order: find the first whose key is not below the cursor's.
-      let lo = 0
-      let hi = topCount
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1
-        if (compareKeys(keyOf(tops[mid]!), c.top) < 0) lo = mid + 1
-        else hi = mid
-      }
+      const lo = partitionPoint(0, topCount, (i) => compareKeys(keyOf(tops[i]!), c.top) < 0)
       if (lo === topCount) return total
       const at = positionOfTop(lo)
       if (compareKeys(keyOf(tops[lo]!), c.top) !== 0) return at
@@ -778,14 +764,7 @@ function openListing(cols: OpenRowColumns, {rank, ready, parentListed}: RankedRo
     slice: (from, to) => {
       const out: Array<{row: ListRow; depth: number; top: ListRow}> = []
       // The last top-level row that starts at or before `from`, then row by row.
-      let lo = 0
-      let hi = topCount
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1
-        if (positionOfTop(mid) <= from) lo = mid + 1
-        else hi = mid
-      }
-      let k = Math.max(0, lo - 1)
+      let k = Math.max(0, partitionPoint(0, topCount, (i) => positionOfTop(i) <= from) - 1)
       let at = positionOfTop(k)
       const end = Math.min(to, total)
       while (at < end && k < topCount) {

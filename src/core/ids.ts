@@ -13,6 +13,7 @@
  */
 import {createHash} from 'node:crypto'
 import {NotFoundError, UsageError} from './errors'
+import {partitionPoint} from './order'
 
 export const ID_PREFIX = 'tsk-'
 export const ID_BODY_LENGTH = 10
@@ -104,14 +105,7 @@ export interface PrefixSearch {
 
 /** Index of the first id ≥ `key` in a sorted array. */
 export function lowerBound(sortedIds: readonly string[], key: string): number {
-  let lo = 0
-  let hi = sortedIds.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (sortedIds[mid]! < key) lo = mid + 1
-    else hi = mid
-  }
-  return lo
+  return partitionPoint(0, sortedIds.length, (i) => sortedIds[i]! < key)
 }
 
 /** Ids of a sorted array that start with `prefix`, at most `limit`. */

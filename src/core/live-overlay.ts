@@ -9,7 +9,7 @@
  * change.
  */
 import {lowerBound} from './ids'
-import {QUEUED, compareForNext} from './order'
+import {QUEUED, compareForNext, partitionPoint} from './order'
 import type {Check} from './check'
 import type {Change} from './plan'
 import {compareLeaseRows, type LeaseRow, leaseRowOf, leasesIn, type OpenRow, type OpenRows, type Snapshot, type SnapshotTables, type TaskEntry, compareOpenRows, entryOf, isFinishedStatus, openRowOf, reservationsIn, tablesOf} from './snapshot'
@@ -195,14 +195,7 @@ export class LiveOverlay implements ReadonlyMap<string, TaskEntry>, SnapshotTabl
       for (const entry of this.changes.values()) {
         const meta = entry?.meta
         if (!meta || !QUEUED.has(meta.status)) continue
-        let lo = 0
-        let hi = queue.length
-        while (lo < hi) {
-          const mid = (lo + hi) >>> 1
-          if (compareForNext(metaOf(queue[mid]!), meta) < 0) lo = mid + 1
-          else hi = mid
-        }
-        inserts.push({at: lo, meta})
+        inserts.push({at: partitionPoint(0, queue.length, (i) => compareForNext(metaOf(queue[i]!), meta) < 0), meta})
       }
       inserts.sort((a, b) => a.at - b.at || compareForNext(a.meta, b.meta))
       const out: string[] = []

@@ -15,5 +15,19 @@ export function compareForNext(a: TaskMeta, b: TaskMeta): number {
   return a.priority - b.priority || cmp(a.created_at, b.created_at) || cmp(a.id, b.id)
 }
 
+/**
+ * The first index in [lo, hi) at which `before(i)` is false, for a `before`
+ * that holds on a prefix of the range and not after it (a binary search:
+ * `before` is asked about log2(hi - lo) indices).
+ */
+export function partitionPoint(lo: number, hi: number, before: (i: number) => boolean): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (before(mid)) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
 /** Statuses `next` may hand out: todo, and in progress with an expired lease. */
 export const QUEUED: ReadonlySet<string> = new Set(['todo', 'in_progress'])

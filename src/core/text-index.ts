@@ -24,6 +24,8 @@
  * hits, their order and scores are MiniSearch's own `search()` results.
  */
 
+import {partitionPoint} from './order'
+
 /** MiniSearch's default tokenizer: split on Unicode spaces, newlines and punctuation. */
 const SPACE_OR_PUNCTUATION = /[\n\r\p{Z}\p{P}]+/u
 
@@ -398,14 +400,7 @@ function compareTerm(ix: TextIndex, t: number, q: string): number {
 
 /** The first term not below q. */
 function lowerBound(ix: TextIndex, q: string): number {
-  let lo = 0
-  let hi = ix.termCount
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (compareTerm(ix, mid, q) < 0) lo = mid + 1
-    else hi = mid
-  }
-  return lo
+  return partitionPoint(0, ix.termCount, (t) => compareTerm(ix, t, q) < 0)
 }
 
 function startsWith(ix: TextIndex, t: number, q: string): boolean {

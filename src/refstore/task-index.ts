@@ -20,7 +20,7 @@ import {createHash} from 'node:crypto'
 import {closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 import {EnvironmentError} from '../core/errors'
-import {idsWithPrefixIn, isStoredId, shardOf} from '../core/ids'
+import {idsWithPrefixIn, isStoredId, lowerBound as lowerBoundOf, shardOf} from '../core/ids'
 import {overlaySnapshot} from '../core/overlay'
 import {type LeaseRow, type OpenRow, type OpenRowColumns, type OpenRows, ScannedTables, type Snapshot, type SnapshotTables, type TaskEntry, tablesOf} from '../core/snapshot'
 import {CONFIG_PATH, META_PATH, TASKS_DIR, TASK_FILE} from '../core/store-layout'
@@ -290,13 +290,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     // The directory narrows the search to the lines between two of its entries (a few pages of the file)
     // instead of a binary search over the whole file touching a new page at each step.
     const {ids, at} = this.directory()
-    let a = 0
-    let b = ids.length
-    while (a < b) {
-      const m = (a + b) >>> 1
-      if (ids[m]! < key) a = m + 1
-      else b = m
-    }
+    const a = lowerBoundOf(ids, key)
     // Entries before `a` have ids below `key`, entries from `a` on are at or above it.
     if (a > 0) lo = this.start + at[a - 1]!
     if (a < ids.length) hi = this.start + at[a]!

@@ -31,6 +31,15 @@ const NOW = '2026-11-29T12:30:00.000Z'
 const TITLES = ['plain', 'with "quotes"', 'back\\slash', 'émoji 🚀 ünïcode', 'tab\tinside', 'a, b [c] {d}']
 
 /** Random single-op commits, as separate processes would make them; returns every id ever made. */
+/** A repository with an empty list `main`. */
+async function initializedRepo(): Promise<string> {
+  const dir = makeRepo()
+  const store = await ListStore.open(dir, 'main')
+  await store.init()
+  store.close()
+  return dir
+}
+
 async function mutate(dir: string, steps: number, seed: number, ids: string[] = []): Promise<string[]> {
   let state = seed >>> 0 || 1
   const rand = (n: number) => {
@@ -142,10 +151,7 @@ describe('list --json with finished items, streamed from the index file', () => 
   it('gives the bytes of the straightforward listing for random stores, filters and callers', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({min: 1, max: 2 ** 30}), fc.integer({min: 30, max: 70}), async (seed, steps) => {
-        const dir = makeRepo()
-        const store = await ListStore.open(dir, 'main')
-        await store.init()
-        store.close()
+        const dir = await initializedRepo()
         const ids = await mutate(dir, steps, seed)
         // A current cache file (written by a cold build), as after any command that persisted it; then the
         // same file a few commits behind (kept until more than 16 tasks changed), read through the changes.
@@ -168,10 +174,7 @@ describe('list --json with finished items, streamed from the index file', () => 
   }, 120_000)
 
   it('reads through the changes when the cache is behind, and beyond a limit takes the ordinary path', async () => {
-    const dir = makeRepo()
-    const store = await ListStore.open(dir, 'main')
-    await store.init()
-    store.close()
+    const dir = await initializedRepo()
     const ids = await mutate(dir, 40, 7)
     rmSync(cachePath(`${dir}/.git`, 'main'), {force: true})
     expect((await listed(dir, 'bob', {all: true}, true)).streamed).toBe(true)
@@ -197,10 +200,7 @@ describe('list --json with finished items, streamed from the index file', () => 
   }, 60_000)
 
   it('an old, torn or damaged cache file never gives a wrong listing', async () => {
-    const dir = makeRepo()
-    const store = await ListStore.open(dir, 'main')
-    await store.init()
-    store.close()
+    const dir = await initializedRepo()
     await mutate(dir, 40, 11)
     const file = cachePath(`${dir}/.git`, 'main')
     rmSync(file, {force: true})
