@@ -298,6 +298,40 @@ function timePart(t: string): number {
 }
 
 /**
+ * Creation time `text` of row `l` as the two numbers `sortFinished` orders
+ * by (date and time of day); false, with the date -1, when it is not written
+ * the usual way (the caller keeps the text).
+ */
+export function setCreated(dates: Int32Array, times: Int32Array, l: number, text: string): boolean {
+  const d = datePart(text)
+  const h = d < 0 ? -1 : timePart(text)
+  dates[l] = h < 0 ? -1 : d
+  times[l] = h
+  return h >= 0
+}
+
+/** The usual creation time whose numbers are `date` (YYYYMMDD) and `time` (HHMMSSsss): the text setCreated read them from. */
+export function createdText(date: number, time: number): string {
+  const d = String(date).padStart(8, '0')
+  const t = String(time).padStart(9, '0')
+  return `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6)}T${t.slice(0, 2)}:${t.slice(2, 4)}:${t.slice(4, 6)}.${t.slice(6)}Z`
+}
+
+/** The facts finished rows are ordered by, per row (line). */
+export interface FinishedFacts {
+  status: Uint8Array
+  priority: Float64Array
+  /** Creation date and time of day (setCreated); the date is -1 for a creation time written another way. */
+  dates: Int32Array
+  times: Int32Array
+  /** The creation time as text (asked for only when the numbers do not decide). */
+  createdOf(l: number): string
+  idOf(l: number): string
+  /** Rows below this are the file's lines, in id order; those from it on (changed tasks) are not. */
+  fileLines: number
+}
+
+/**
  * Finished rows in (status, priority, creation time, id) order. Usually by
  * one 64-bit number per row, sorted by the engine without calling back per
  * comparison: from the top, the status and priority, the creation date
@@ -305,41 +339,75 @@ function timePart(t: string): number {
  * id order, so this is the id order); creation times written the usual way
  * (fixed width digits) compare as these numbers compare as text. Else by one
  * key string per row (status digit, priority digit, creation time, NUL, the
- * line number at a fixed width), or, for a priority that is not one digit
- * or a NUL in a creation time, by comparing the fields.
+ * line number at a fixed width), or, for a priority that is not one digit,
+ * a creation time written another way, by comparing the fields.
  */
-export function sortFinished(lines: number[], status: Uint8Array, priority: Float64Array, created: string[], ids: string[]): number[] {
-  const simple = lines.every((l) => Number.isInteger(priority[l]) && priority[l]! >= 0 && priority[l]! <= 9 && !created[l]!.includes('\u0000'))
-  if (!simple) {
-    return lines.sort((a, b) => status[a]! - status[b]! || priority[a]! - priority[b]! || (created[a]! < created[b]! ? -1 : created[a]! > created[b]! ? 1 : 0) || (ids[a]! < ids[b]! ? -1 : 1))
+export function sortFinished(lines: Int32Array, f: FinishedFacts): Int32Array {
+  const {status, priority, dates} = f
+  const count = lines.length
+  let simple = true
+  for (let i = 0; i < count && simple; i++) {
+    const l = lines[i]!
+    simple = Number.isInteger(priority[l]) && priority[l]! >= 0 && priority[l]! <= 9 && dates[l]! >= 0
   }
-  const numeric = sortFinishedByNumber(lines, status, priority, created)
-  if (numeric) return numeric
-  const width = String(status.length).length
-  const keys = lines.map((l) => `${status[l]}${priority[l]}${created[l]}\u0000${String(l).padStart(width, '0')}`)
-  keys.sort()
-  return keys.map((k) => Number(k.slice(k.length - width)))
+  if (!simple) {
+    const created = Array.from(lines, (l) => f.createdOf(l))
+    const ids = Array.from(lines, (l) => f.idOf(l))
+    const at = Array.from(lines.keys())
+    at.sort((a, b) => {
+      const la = lines[a]!
+      const lb = lines[b]!
+      return status[la]! - status[lb]! || priority[la]! - priority[lb]! || (created[a]! < created[b]! ? -1 : created[a]! > created[b]! ? 1 : 0) || (ids[a]! < ids[b]! ? -1 : 1)
+    })
+    return Int32Array.from(at, (k) => lines[k]!)
+  }
+  let out = sortFinishedByNumber(lines, f)
+  if (!out) {
+    let maxLine = 0
+    for (const l of lines) if (l > maxLine) maxLine = l
+    const width = String(maxLine).length
+    const keys = Array.from(lines, (l) => `${status[l]}${priority[l]}${f.createdOf(l)}\u0000${String(l).padStart(width, '0')}`)
+    keys.sort()
+    out = Int32Array.from(keys, (k) => Number(k.slice(k.length - width)))
+  }
+  return byIdAmongEquals(out, f)
+}
+
+/**
+ * Rows sorted with ties broken by row number put in id order: a changed
+ * task's row (past the file's lines) tied with others on everything but
+ * the id moves to its place among them by id.
+ */
+function byIdAmongEquals(out: Int32Array, f: FinishedFacts): Int32Array {
+  const {status, priority, dates, times} = f
+  const same = (a: number, b: number) => status[a] === status[b] && priority[a] === priority[b] && dates[a] === dates[b] && times[a] === times[b]
+  for (let i = 0; i < out.length; ) {
+    let j = i + 1
+    let changed = out[i]! >= f.fileLines
+    for (; j < out.length && same(out[i]!, out[j]!); j++) if (out[j]! >= f.fileLines) changed = true
+    if (changed && j - i > 1) {
+      const run = Array.from(out.subarray(i, j), (l) => ({l, id: f.idOf(l)}))
+      run.sort((a, b) => (a.id < b.id ? -1 : 1))
+      run.forEach((r, k) => (out[i + k] = r.l))
+    }
+    i = j
+  }
+  return out
 }
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
 
-/** `sortFinished` by one 64-bit number a row; null when the numbers do not fit (then by strings). */
-function sortFinishedByNumber(lines: number[], status: Uint8Array, priority: Float64Array, created: string[]): number[] | null {
+/** `sortFinished` by one 64-bit number a row (every creation time the usual way); null when the numbers do not fit (then by strings). */
+function sortFinishedByNumber(lines: Int32Array, f: FinishedFacts): Int32Array | null {
+  const {status, priority, dates, times} = f
   const count = lines.length
   if (!LITTLE_ENDIAN || count === 0) return null
-  const dates = new Int32Array(count)
-  const times = new Int32Array(count)
   let minDate = Infinity
   let maxDate = -Infinity
   let maxLine = 0
   for (let i = 0; i < count; i++) {
     const l = lines[i]!
-    const t = created[l]!
-    const d = datePart(t)
-    const h = d < 0 ? -1 : timePart(t)
-    if (h < 0) return null
-    dates[i] = d
-    times[i] = h
+    const d = dates[l]!
     if (d < minDate) minDate = d
     if (d > maxDate) maxDate = d
     if (l > maxLine) maxLine = l
@@ -355,12 +423,12 @@ function sortFinishedByNumber(lines: number[], status: Uint8Array, priority: Flo
   for (let i = 0; i < count; i++) {
     const l = lines[i]!
     // Everything above the line number: below 2^(35 + dateBits) <= 2^53, exact as a double.
-    const high = ((((status[l] === DONE ? 0 : 1) * 10 + priority[l]!) * 2 ** dateBits + (dates[i]! - minDate)) * 2 ** 30) + times[i]!
+    const high = ((((status[l] === DONE ? 0 : 1) * 10 + priority[l]!) * 2 ** dateBits + (dates[l]! - minDate)) * 2 ** 30) + times[l]!
     halves[2 * i] = (high % lowRoom) * lineRoom + l
     halves[2 * i + 1] = Math.floor(high / lowRoom)
   }
   keys.sort()
-  const out = new Array<number>(count)
+  const out = new Int32Array(count)
   const mask = lineRoom - 1
   for (let i = 0; i < count; i++) out[i] = halves[2 * i]! & mask
   return out
@@ -487,6 +555,139 @@ function emit(o: Uint8Array, p: number, s: Uint8Array, v: Int32Array, prog: Int3
   return p
 }
 
+/** FNV-1a of the bytes [a, b) of `buf`. */
+function hashBytes(buf: Uint8Array, a: number, b: number): number {
+  let h = 0x811c9dc5
+  for (let i = a; i < b; i++) h = Math.imul(h ^ buf[i]!, 0x01000193)
+  return h >>> 0
+}
+
+/** FNV-1a of a string's char codes: hashBytes of its bytes when it is ASCII. */
+function hashString(s: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193)
+  return h >>> 0
+}
+
+/**
+ * ASCII ids end to end in one buffer, numbered in the order added, and
+ * (after `index`) a table from an id to its number: what an array of
+ * strings and a Map did, in about 30 bytes an id and nothing for the
+ * collector to trace.
+ */
+export class IdBytes {
+  private bytes: Buffer
+  private ends: Int32Array
+  count = 0
+  /** Open addressing: number + 1 of the id hashed there, 0 for an empty slot. */
+  private table = new Int32Array(0)
+  private mask = 0
+
+  constructor(expected: number) {
+    this.bytes = Buffer.allocUnsafe(Math.max(256, expected * 16))
+    this.ends = new Int32Array(Math.max(16, expected + 1))
+  }
+
+  private startOf(k: number): number {
+    return k === 0 ? 0 : this.ends[k - 1]!
+  }
+
+  /** Add the id at buf[a, b); false (nothing added) when it is not ASCII. */
+  add(buf: Uint8Array, a: number, b: number): boolean {
+    for (let i = a; i < b; i++) if (buf[i]! >= 0x80) return false
+    const at = this.startOf(this.count)
+    if (at + (b - a) > this.bytes.length) {
+      const larger = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, at + (b - a)))
+      this.bytes.copy(larger, 0, 0, at)
+      this.bytes = larger
+    }
+    if (this.count === this.ends.length) {
+      const larger = new Int32Array(this.ends.length * 2)
+      larger.set(this.ends)
+      this.ends = larger
+    }
+    this.bytes.set(buf.subarray(a, b), at)
+    this.ends[this.count++] = at + (b - a)
+    return true
+  }
+
+  length(k: number): number {
+    return this.ends[k]! - this.startOf(k)
+  }
+
+  string(k: number): string {
+    return this.bytes.toString('latin1', this.startOf(k), this.ends[k])
+  }
+
+  /** Bytes ids k and k + 1 share at their start. */
+  shared(k: number): number {
+    const a = this.startOf(k)
+    const b = this.ends[k]!
+    const n = Math.min(b - a, this.ends[k + 1]! - b)
+    let i = 0
+    while (i < n && this.bytes[a + i] === this.bytes[b + i]) i++
+    return i
+  }
+
+  /** Whether id k sorts before `s` (as strings compare: by UTF-16 units, here the bytes). */
+  below(k: number, s: string): boolean {
+    const a = this.startOf(k)
+    const len = this.ends[k]! - a
+    const n = Math.min(len, s.length)
+    for (let i = 0; i < n; i++) {
+      const c = this.bytes[a + i]! - s.charCodeAt(i)
+      if (c !== 0) return c < 0
+    }
+    return len < s.length
+  }
+
+  /** Make the table `find` reads, once every id is added (ids are distinct). */
+  index(): void {
+    let size = 2
+    while (size < 2 * this.count) size *= 2
+    this.table = new Int32Array(size)
+    this.mask = size - 1
+    for (let k = 0; k < this.count; k++) {
+      let h = hashBytes(this.bytes, this.startOf(k), this.ends[k]!) & this.mask
+      while (this.table[h] !== 0) h = (h + 1) & this.mask
+      this.table[h] = k + 1
+    }
+  }
+
+  /** The number of id `s`, or -1. */
+  find(s: string): number {
+    if (this.count === 0) return -1
+    for (let h = hashString(s) & this.mask; ; h = (h + 1) & this.mask) {
+      const v = this.table[h]!
+      if (v === 0) return -1
+      const a = this.startOf(v - 1)
+      if (this.ends[v - 1]! - a !== s.length) continue
+      let i = 0
+      while (i < s.length && this.bytes[a + i] === s.charCodeAt(i)) i++
+      if (i === s.length) return v - 1
+    }
+  }
+
+  /** The number of the id at buf[a, b), or -1. */
+  findBytes(buf: Uint8Array, a: number, b: number): number {
+    if (this.count === 0) return -1
+    for (let h = hashBytes(buf, a, b) & this.mask; ; h = (h + 1) & this.mask) {
+      const v = this.table[h]!
+      if (v === 0) return -1
+      const at = this.startOf(v - 1)
+      if (this.ends[v - 1]! - at !== b - a) continue
+      let i = 0
+      while (i < b - a && this.bytes[at + i] === buf[a + i]) i++
+      if (i === b - a) return v - 1
+    }
+  }
+
+  /** The number in `other` of this table's id k, or -1. */
+  lineIn(k: number, other: IdBytes): number {
+    return other.findBytes(this.bytes, this.startOf(k), this.ends[k]!)
+  }
+}
+
 /**
  * The listing, or null when the file does not read as expected (the caller
  * then lists the ordinary way).
@@ -497,18 +698,23 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
   if (input.changes.size > MAX_CHANGES) return null
   /** Rows: the file's lines, then one for each changed task that exists (viewed through the snapshot). */
   const rows = n + input.changes.size
-  const ids: string[] = new Array<string>(n)
+  const ids = new IdBytes(n)
+  /** The parents' ids of the lines that have one (ids.find once every line is read), and which of them each line's is. */
+  const parentIds = new IdBytes(0)
+  const parentOf = new Int32Array(rows).fill(-1)
   const status = new Uint8Array(rows)
   const offsets = new Float64Array(rows)
   const lengths = new Int32Array(rows)
-  const parentText: string[] = []
   /** Dependencies of items with sub-items (a sub-item also waits for its parent's). */
   const parentDeps = new Map<number, string>()
-  let finished: number[] = []
+  const finishedRows = new Int32Array(rows)
+  let finishedCount = 0
   const priority = new Float64Array(rows)
-  const created: string[] = []
+  const dates = new Int32Array(rows)
+  const times = new Int32Array(rows)
+  /** Creation times not written the usual way, by row (rare). */
+  const oddCreated = new Map<number, string>()
   const tabs = new Int32Array(8)
-  const lineAt = new Map<string, number>()
   let line = 0
   let bad = false
   file.scanTaskLines((buf, ls, le, at) => {
@@ -518,17 +724,20 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
       return
     }
     const code = statusCode(buf, tabs[0]! + 1, tabs[1]!)
-    if (code === -1) {
+    if (code === -1 || !ids.add(buf, ls, tabs[0]!)) {
       bad = true
       return
     }
-    const id = buf.toString('latin1', ls, tabs[0])
-    ids[line] = id
-    lineAt.set(id, line)
     status[line] = code
     offsets[line] = at
     lengths[line] = le - ls
-    if (tabs[4]! > tabs[3]! + 1) parentText[line] = buf.toString('latin1', tabs[3]! + 1, tabs[4])
+    if (tabs[4]! > tabs[3]! + 1) {
+      parentOf[line] = parentIds.count
+      if (!parentIds.add(buf, tabs[3]! + 1, tabs[4]!)) {
+        bad = true
+        return
+      }
+    }
     if (tabs[6]! > tabs[5]! + 1 && tabs[5]! > tabs[4]! + 1) parentDeps.set(line, buf.toString('latin1', tabs[4]! + 1, tabs[5]))
     if ((code === DONE && input.done) || (code === CANCELLED && input.cancelled)) {
       let key = finishedKey(buf, tabs[7]! + 1, le)
@@ -547,23 +756,28 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
       }
       if (input.priorities.size === 0 || input.priorities.has(key.priority)) {
         priority[line] = key.priority
-        created[line] = key.created
-        finished.push(line)
+        if (!setCreated(dates, times, line, key.created)) oddCreated.set(line, key.created)
+        finishedRows[finishedCount++] = line
       }
     }
     line++
   })
   if (bad || line !== n) return null
+  ids.index()
+  // Each line's parent as the line of its id; -1 for none, -2 - k for parent id k that is not in the file.
+  for (let l = 0; l < n; l++) {
+    const k = parentOf[l]!
+    if (k === -1) continue
+    const found = parentIds.lineIn(k, ids)
+    parentOf[l] = found !== -1 ? found : -2 - k
+  }
   // The length of each line's short id (shortIdBetween, without a string each): one more than it shares with
   // either neighbour, at least SHORTEST, at most the id. Kept in a byte (ids are far shorter; else not streamed).
   const shortLength = new Uint8Array(n)
   let before = 0
   for (let l = 0; l < n; l++) {
-    const a = ids[l]!
-    const b = l + 1 < n ? ids[l + 1]! : ''
-    let after = 0
-    while (after < a.length && after < b.length && a.charCodeAt(after) === b.charCodeAt(after)) after++
-    const length = Math.min(a.length, Math.max(SHORTEST, l > 0 ? before + 1 : 0, l + 1 < n ? after + 1 : 0))
+    const after = l + 1 < n ? ids.shared(l) : 0
+    const length = Math.min(ids.length(l), Math.max(SHORTEST, l > 0 ? before + 1 : 0, l + 1 < n ? after + 1 : 0))
     if (length > 255) return null
     shortLength[l] = length
     before = after
@@ -576,82 +790,110 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
   const viaView = new Uint8Array(rows)
   let extra = n
   const replaced = new Uint8Array(n)
-  const touchedParents: string[] = []
+  /** The row of each changed id: past the file's lines, or -1 when it was removed. */
+  const moved = new Map<string, number>()
+  /** Ids of the changed rows (row n + k). */
+  const changedIds: string[] = []
+  const touchedLines: number[] = []
+  const newParents: Array<[number, string]> = []
   for (const [id, entry] of input.changes) {
-    const base = lineAt.get(id)
-    if (base !== undefined) {
+    const base = ids.find(id)
+    moved.set(id, -1)
+    if (base !== -1) {
       replaced[base] = 1
-      lineAt.delete(id)
-      if (parentText[base] !== undefined) touchedParents.push(parentText[base]!)
+      if (parentOf[base]! >= 0) touchedLines.push(parentOf[base]!)
       if (!entry) {
         if (base > 0) viaView[base - 1] = 1
         if (base + 1 < n) viaView[base + 1] = 1
       }
     } else if (entry) {
       // Where it goes among the file's lines (ids sorted; rows past n are changes).
-      const lo = partitionPoint(0, n, (i) => ids[i]! < id)
+      const lo = partitionPoint(0, n, (i) => ids.below(i, id))
       if (lo > 0) viaView[lo - 1] = 1
       if (lo < n) viaView[lo] = 1
     }
     if (!entry) continue
     const row = extra++
+    changedIds.push(id)
     const meta = entry.meta
-    ids[row] = id
     status[row] = meta ? Math.max(BROKEN, STATUS_TEXT.indexOf(meta.status as (typeof STATUS_TEXT)[number])) : BROKEN
     if (meta && status[row] === BROKEN) return null
     viaView[row] = 1
-    lineAt.set(id, row)
+    moved.set(id, row)
     if (!meta) continue
-    if (meta.parent !== undefined) {
-      parentText[row] = meta.parent
-      touchedParents.push(meta.parent)
-    }
+    if (meta.parent !== undefined) newParents.push([row, meta.parent])
     if (meta.depends_on.length > 0) parentDeps.set(row, meta.depends_on.join(' '))
     if (((status[row] === DONE && input.done) || (status[row] === CANCELLED && input.cancelled)) && (input.priorities.size === 0 || input.priorities.has(meta.priority))) {
       priority[row] = meta.priority
-      created[row] = meta.created_at
-      finished.push(row)
+      if (!setCreated(dates, times, row, meta.created_at)) oddCreated.set(row, meta.created_at)
+      finishedRows[finishedCount++] = row
     }
   }
-  for (const p of touchedParents) {
-    const r = lineAt.get(p)
-    if (r !== undefined) viaView[r] = 1
-  }
-  if (extra > n) finished = finished.filter((l) => l >= n || replaced[l] !== 1)
 
-  /** The line of `id`, or -1. */
-  const lineOf = (id: string): number => lineAt.get(id) ?? -1
+  /** The row of `id` (a changed one's own row), or -1. */
+  const lineOf = (id: string): number => (moved.size > 0 ? (moved.get(id) ?? ids.find(id)) : ids.find(id))
+  /** The row of the id at bytes [a, b) of `buf`. */
+  const lineOfBytes = (buf: Buffer, a: number, b: number): number => (moved.size > 0 ? lineOf(buf.toString('latin1', a, b)) : ids.findBytes(buf, a, b))
+  /** The id of a row. */
+  const idOf = (l: number): string => (l < n ? ids.string(l) : changedIds[l - n]!)
+  const createdOf = (l: number): string => oddCreated.get(l) ?? createdText(dates[l]!, times[l]!)
+  // Parents that changed are read at their own rows, parents not in the file may be among the changes, and the
+  // changed rows' parents are looked up now that every row is known.
+  const current = (l: number): number => (replaced[l] === 1 ? lineOf(ids.string(l)) : l)
+  for (let l = 0; l < n; l++) {
+    const p = parentOf[l]!
+    if (p <= -2) parentOf[l] = moved.size > 0 ? lineOf(parentIds.string(-2 - p)) : -1
+    else if (p !== -1 && replaced[p] === 1) parentOf[l] = current(p)
+  }
+  if (moved.size > 0) {
+    for (const [row, parent] of newParents) {
+      parentOf[row] = lineOf(parent)
+      if (parentOf[row] !== -1) viaView[parentOf[row]!] = 1
+    }
+    for (const p of touchedLines) {
+      const r = current(p)
+      if (r !== -1) viaView[r] = 1
+    }
+  }
+  let finished = finishedRows.subarray(0, finishedCount)
+  if (extra > n) {
+    let k = 0
+    for (const l of finished) if (l >= n || replaced[l] !== 1) finished[k++] = l
+    finished = finished.subarray(0, k)
+  }
 
   // The open rows that are listed, by state rank (table order within a state), then the finished rows sorted.
   const openAt = new Int32Array(rows).fill(-1)
   const firstRank = statesByRank.indexOf('done')
-  const byRank: number[][] = Array.from({length: firstRank}, () => [])
+  const perRank = new Int32Array(firstRank + 1)
   for (let i = 0; i < cols.length; i++) {
     if (rank[i] === notListed) continue
     const l = lineOf(cols.id(i))
     if (l === -1 || status[l] === BROKEN || status[l]! >= DONE) return null
     openAt[l] = i
-    byRank[rank[i]!]!.push(l)
+    perRank[rank[i]! + 1]!++
   }
-  finished = sortFinished(finished, status, priority, created, ids)
-  const order: number[] = []
-  for (const group of byRank) for (const l of group) order.push(l)
-  for (const l of finished) order.push(l)
+  for (let r = 1; r <= firstRank; r++) perRank[r]! += perRank[r - 1]!
+  const openCount = perRank[firstRank]!
+  const order = new Int32Array(openCount + finished.length)
+  for (let i = 0; i < cols.length; i++) if (rank[i] !== notListed) order[perRank[rank[i]!]!++] = lineOf(cols.id(i))
+  order.set(sortFinished(finished, {status, priority, dates, times, createdOf, idOf, fileLines: n}), openCount)
   const listed = new Uint8Array(rows)
   for (const l of order) listed[l] = 1
   const rankOf = (l: number): number => (openAt[l] !== -1 ? rank[openAt[l]!]! : status[l] === DONE ? firstRank : firstRank + 1)
 
   // Top-level rows in order, each followed by its listed sub-items in order; a sub-item's own sub-items are not listed.
-  const parentLine = (l: number): number => (parentText[l] === undefined ? -1 : lineOf(parentText[l]!))
-  const kids = new Map<number, number[]>()
+  const firstKid = new Int32Array(rows).fill(-1)
+  const lastKid = new Int32Array(rows).fill(-1)
+  const nextKid = new Int32Array(rows).fill(-1)
   const nested = new Uint8Array(rows)
   for (const l of order) {
-    const p = parentLine(l)
+    const p = parentOf[l]!
     if (p === -1 || listed[p] !== 1) continue
     nested[l] = 1
-    const list = kids.get(p)
-    if (list) list.push(l)
-    else kids.set(p, [l])
+    if (lastKid[p] === -1) firstKid[p] = l
+    else nextKid[lastKid[p]!] = l
+    lastKid[p] = l
   }
   const slots = new Int32Array(order.length)
   const depths = new Uint8Array(order.length)
@@ -666,12 +908,12 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
   for (const l of order) {
     if (nested[l] === 1) continue
     place(l, 0)
-    for (const c of kids.get(l) ?? []) place(c, 1)
+    for (let c = firstKid[l]!; c !== -1; c = nextKid[c]!) place(c, 1)
   }
 
   const keyOf = (l: number): StreamKey => {
     const i = openAt[l]!
-    return i !== -1 ? [rank[i]!, cols.priority(i), cols.created(i), cols.id(i)] : [rankOf(l), priority[l]!, created[l]!, ids[l]!]
+    return i !== -1 ? [rank[i]!, cols.priority(i), cols.created(i), cols.id(i)] : [rankOf(l), priority[l]!, createdOf(l), idOf(l)]
   }
 
   const {snap, viewer, nowMs} = input
@@ -708,7 +950,7 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
     const count = splitArray(src, at[7]! + 1, le, bounds)
     if (count < TASK_KEYS.length) return false
     for (let r = 0; r < REQUIRED.length; r++) if (isNullAt(src, bounds, REQUIRED[r]!)) return false
-    // The id as the pass read it (ids[l]) is the line's first field: its length from the line, not the string.
+    // The id as the pass read it is the line's first field: its length from the line, not the string.
     const idLength = at[0]! - ls
     const code = status[l]!
     if (bounds[2 * K.id + 1]! - bounds[2 * K.id]! !== idLength + 2 || !equalsQuoted(K.status, STATUS_TEXT[code]!)) return false
@@ -718,8 +960,8 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
     const depsB = bounds[2 * K.depends_on + 1]!
     const own = depsB - depsA === 2 || (openAt[l] !== -1 && (cols.flags(openAt[l]!) & OPEN_ROW_WAITING) === 0) ? NO_IDS : (JSON.parse(src.toString('utf8', depsA, depsB)) as string[])
     const unfinished = (dep: string): string => {
-      const d = lineAt.get(dep)
-      return d === undefined ? 'missing' : status[d] === BROKEN ? 'unreadable' : status[d] === DONE ? '' : STATUS_TEXT[status[d]!]!
+      const d = lineOf(dep)
+      return d === -1 ? 'missing' : status[d] === BROKEN ? 'unreadable' : status[d] === DONE ? '' : STATUS_TEXT[status[d]!]!
     }
     let seen: Set<string> | null = null
     // An open row without the table's waiting fact has no reasons (checked below for those that have it).
@@ -732,11 +974,10 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
       ;(seen ??= new Set()).add(dep)
     }
     if (mayWait && at[4]! > at[3]! + 1) {
-      const parent = src.toString('utf8', at[3]! + 1, at[4])
-      const pl = lineAt.get(parent)
-      const pdeps = pl === undefined || status[pl] === BROKEN ? undefined : parentDeps.get(pl)
+      const pl = lineOfBytes(src, at[3]! + 1, at[4]!)
+      const pdeps = pl === -1 || status[pl] === BROKEN ? undefined : parentDeps.get(pl)
       if (pdeps !== undefined) {
-        const via = JSON.stringify(parent)
+        const via = JSON.stringify(src.toString('latin1', at[3]! + 1, at[4]))
         for (const dep of pdeps.split(' ')) {
           if (seen?.has(dep)) continue
           const st = unfinished(dep)
@@ -862,7 +1103,7 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
         const l = slots[s]!
         const depth = depths[s]!
         const ls = start[s - from]!
-        if (viaView[l] === 1 || !writeRow(l, ls, ls + lengths[l]!, depth)) text(JSON.stringify(Object.assign(viewer.view(snap.tasks.get(ids[l]!)!.meta!), {depth})))
+        if (viaView[l] === 1 || !writeRow(l, ls, ls + lengths[l]!, depth)) text(JSON.stringify(Object.assign(viewer.view(snap.tasks.get(idOf(l))!.meta!), {depth})))
       }
       return out.subarray(0, w)
     },

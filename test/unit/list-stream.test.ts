@@ -7,7 +7,7 @@
  */
 import {describe, expect, it} from 'vitest'
 import fc from 'fast-check'
-import {finishedKey, sortFinished, splitArray} from '../../src/app/list-stream'
+import {IdBytes, createdText, finishedKey, setCreated, sortFinished, splitArray} from '../../src/app/list-stream'
 import {TASK_KEYS} from '../../src/core/task'
 
 const text = fc.oneof(fc.string(), fc.string({unit: 'grapheme'}), fc.constantFrom('"', '\\', '\\"', '","', '[]', '{}', ',', '\\\\"', 'a\\', '\u2028', '\u0000'))
@@ -54,18 +54,64 @@ describe('frontmatter arrays read from their bytes', () => {
     const created = fc.oneof(usual, near, near, fc.constantFrom('2026-11-30T23:50:49Z', '2026-11-30', 'x', '', '2026-11-30T23:50:49.45Z', '2026-11-30T23:50:49.453+01:00'))
     const row = fc.record({done: fc.boolean(), priority: fc.integer({min: 0, max: 9}), created})
     fc.assert(
-      fc.property(fc.array(row, {minLength: 0, maxLength: 60}), fc.boolean(), (rows, onlyUsual) => {
+      fc.property(fc.array(row, {minLength: 0, maxLength: 60}), fc.boolean(), fc.nat(), fc.nat(), (rows, onlyUsual, changes, shift) => {
         const list = onlyUsual ? rows.map((r) => ({...r, created: /^\d{4}-/.test(r.created) && r.created.length === 24 ? r.created : '2026-01-01T00:00:00.000Z'})) : rows
         const n = list.length
+        const changed = n === 0 ? 0 : changes % Math.min(n, 8)
         const status = new Uint8Array(n).map((_, i) => (list[i]!.done ? 4 : 5))
         const priority = Float64Array.from(list, (r) => r.priority)
         const createdAt = list.map((r) => r.created)
-        const ids = list.map((_, i) => `tsk-${String(i).padStart(6, '0')}`)
+        // The file's lines have ids in line order (even numbers); the rows of changed tasks past them do not (odd).
+        const base = n - changed
+        const ids = list.map((_, i) => `tsk-${String(i < base ? 2 * i : 2 * (((i - base) * 7919 + shift) % n) + 1).padStart(6, '0')}`)
         const lines = [...ids.keys()]
         const expected = [...lines].sort((a, b) => status[a]! - status[b]! || priority[a]! - priority[b]! || (createdAt[a]! < createdAt[b]! ? -1 : createdAt[a]! > createdAt[b]! ? 1 : 0) || (ids[a]! < ids[b]! ? -1 : 1))
-        expect(sortFinished([...lines].reverse(), status, priority, createdAt, ids)).toEqual(expected)
+        const dates = new Int32Array(n)
+        const times = new Int32Array(n)
+        // As the listing keeps them: numbers for the usual form (which give the text back), the text for others.
+        const odd = new Map<number, string>()
+        createdAt.forEach((c, l) => {
+          if (!setCreated(dates, times, l, c)) odd.set(l, c)
+          else expect(createdText(dates[l]!, times[l]!)).toBe(c)
+        })
+        const facts = {status, priority, dates, times, createdOf: (l: number) => odd.get(l) ?? createdText(dates[l]!, times[l]!), idOf: (l: number) => ids[l]!, fileLines: base}
+        expect([...sortFinished(Int32Array.from(lines).reverse(), facts)]).toEqual(expected)
       }),
       {numRuns: 1000},
+    )
+  })
+
+  it('IdBytes finds, compares and gives back ids as a Map and strings do', () => {
+    const id = fc.stringMatching(/^[a-z0-9-]{0,12}$/)
+    fc.assert(
+      fc.property(fc.uniqueArray(id, {maxLength: 80}), fc.array(fc.oneof(id, fc.string()), {maxLength: 20}), (raw, probes) => {
+        const sorted = [...raw].sort()
+        const table = new IdBytes(sorted.length > 3 ? 2 : sorted.length)
+        for (const s of sorted) {
+          const b = Buffer.from(`\t${s}\t`)
+          expect(table.add(b, 1, b.length - 1)).toBe(true)
+        }
+        expect(table.add(Buffer.from('é'), 0, 2)).toBe(false)
+        table.index()
+        sorted.forEach((s, k) => {
+          expect(table.string(k)).toBe(s)
+          expect(table.length(k)).toBe(s.length)
+          expect(table.find(s)).toBe(k)
+          const b = Buffer.from(`x${s}y`)
+          expect(table.findBytes(b, 1, b.length - 1)).toBe(k)
+          if (k + 1 < sorted.length) {
+            const next = sorted[k + 1]!
+            let shared = 0
+            while (shared < s.length && s[shared] === next[shared]) shared++
+            expect(table.shared(k)).toBe(shared)
+          }
+        })
+        for (const p of [...probes, ...sorted]) {
+          expect(table.find(p)).toBe(sorted.indexOf(p))
+          sorted.forEach((s, k) => expect(table.below(k, p)).toBe(s < p))
+        }
+      }),
+      {numRuns: 300},
     )
   })
 })
