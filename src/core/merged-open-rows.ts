@@ -182,4 +182,14 @@ export class MergedOpenRows implements OpenRows, OpenRowColumns {
   parentRow(i: number): number {
     return this.parents[i]!
   }
+
+  parent(i: number): string {
+    const a = this.at[i]!
+    return a >= 0 ? this.cols.parent(a) : this.redone[~a]![4]
+  }
+
+  leaseText(i: number): string {
+    const a = this.at[i]!
+    return a >= 0 ? this.cols.leaseText(a) : this.redone[~a]![7]
+  }
 }
