@@ -6,8 +6,9 @@
  */
 import {lowerBound} from './ids'
 import {QUEUED, compareForNext} from './order'
+import {MergedOpenRows, baseOpenRowOf} from './merged-open-rows'
 import type {TaskMeta} from './task'
-import {type LeaseRow, compareLeaseRows, leasesIn, type OpenRow, type OpenRows, type Snapshot, type SnapshotTables, type TaskEntry, compareOpenRows, isFinishedStatus, openRowOf, tablesOf} from './snapshot'
+import {type LeaseRow, compareLeaseRows, leasesIn, type OpenRow, type OpenRows, type Snapshot, type SnapshotTables, type TaskEntry, compareOpenRows, isFinishedStatus, isOpenStatus, openRowOf, tablesOf} from './snapshot'
 
 /** Entry per changed id; null: the task is gone. */
 export type EntryChanges = ReadonlyMap<string, TaskEntry | null>
@@ -302,6 +303,9 @@ export class OverlayTables implements SnapshotTables {
    * sub-items), their sub-items (a parent's dependencies make them wait),
    * the items that depend on them and those items' sub-items (waiting).
    * Nothing else's row reads a changed entry, so the rest are the base's.
+   * Over a base with columns (the index cache file) those are read in
+   * place, with no tuple per row (MergedOpenRows); otherwise the rows are
+   * merged as tuples.
    */
   openRows(): OpenRows {
     if (!this.open) {
@@ -329,7 +333,23 @@ export class OverlayTables implements SnapshotTables {
         if (row) redone.push(row)
       }
       redone.sort(compareOpenRows)
-      const kept = this.base.openRows().rows.filter((r) => !affected.has(r[0]))
+      const baseOpen = this.base.openRows()
+      const cols = baseOpen.columns
+      if (cols) {
+        // Read through the base's columns: no tuple per base row (see MergedOpenRows).
+        const baseRowOf = (id: string): number => {
+          const meta = baseTasks.get(id)?.meta
+          return meta && isOpenStatus(meta.status) ? baseOpenRowOf(cols, id, meta.priority, meta.created_at) : -1
+        }
+        const dropped: number[] = []
+        for (const id of affected) {
+          const i = baseRowOf(id)
+          if (i >= 0) dropped.push(i)
+        }
+        this.open = new MergedOpenRows(baseOpen, cols, dropped, redone, baseRowOf, finished, this.brokenIds())
+        return this.open
+      }
+      const kept = baseOpen.rows.filter((r) => !affected.has(r[0]))
       const rows: OpenRow[] = []
       let j = 0
       for (const r of kept) {

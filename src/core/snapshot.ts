@@ -196,6 +196,10 @@ export interface OpenRowColumns {
   flags(i: number): number
   /** Position of the row of this row's parent, or -1 when it has none or its parent is not open. */
   parentRow(i: number): number
+  /** The parent's id ('' for none), open or not (writing the cache file reads it). */
+  parent(i: number): string
+  /** The lease as stored ('' for none; writing the cache file reads it). */
+  leaseText(i: number): string
 }
 
 /** The columns of a set of open rows: its own, or its tuples read through. */
@@ -247,6 +251,14 @@ class RowColumns implements OpenRowColumns {
   parentRow(i: number): number {
     this.parents ??= parentRowsOf(this.rows)
     return this.parents[i]!
+  }
+
+  parent(i: number): string {
+    return this.rows[i]![4]
+  }
+
+  leaseText(i: number): string {
+    return this.rows[i]![7]
   }
 }
 

@@ -22,7 +22,7 @@ import {join} from 'node:path'
 import {EnvironmentError} from '../core/errors'
 import {idsWithPrefixIn, isStoredId, lowerBound as lowerBoundOf, shardOf} from '../core/ids'
 import {overlaySnapshot} from '../core/overlay'
-import {type LeaseRow, type OpenRow, type OpenRowColumns, type OpenRows, ScannedTables, type Snapshot, type SnapshotTables, type TaskEntry, tablesOf} from '../core/snapshot'
+import {type LeaseRow, type OpenRow, type OpenRowColumns, type OpenRows, ScannedTables, type Snapshot, type SnapshotTables, type TaskEntry, openRowColumns, tablesOf} from '../core/snapshot'
 import {CONFIG_PATH, META_PATH, TASKS_DIR, TASK_FILE} from '../core/store-layout'
 import {DEFAULT_CONFIG, FORMAT_VERSION, type ListConfig, MAX_FILE_BYTES, type Status, TASK_KEYS, type TaskMeta} from '../core/task'
 import {type Parsed, fileText, parseConfig, parseMeta, parseTaskFile} from '../core/task-file'
@@ -655,10 +655,9 @@ function wordsAt(n: number): number {
   return Math.ceil(n / 4) * 4
 }
 
-/** The open rows line as written (exported for tests). */
+/** The open rows line as written (exported for tests), read through the rows' columns (no tuple per row). */
 export function encodeOpenRows(open: OpenRows): EncodedOpenRows {
-  const rows = open.rows
-  const cols = open.columns
+  const cols = openRowColumns(open)
   const statuses: string[] = []
   const priorities: number[] = []
   const people: string[] = ['']
@@ -674,35 +673,37 @@ export function encodeOpenRows(open: OpenRows): EncodedOpenRows {
   const statusAt = new Map<string, number>()
   const priorityAt = new Map<number, number>()
   const personAt = new Map<string, number>([['', 0]])
-  const rowOf = new Map<string, number>()
-  rows.forEach((r, i) => rowOf.set(r[0], i))
-  const n = rows.length
+  const n = cols.length
   const start = wordsAt(n)
   const bytes = Buffer.alloc(start + n * ROW_WORDS * 4)
   const parents: Record<string, string> = {}
   const leases: number[] = []
   const leaseText: Record<string, string> = {}
-  rows.forEach((r, i) => {
-    const [, status, priority, , parent, owner, assignee, lease, flags] = r
-    const parentRow = cols ? cols.parentRow(i) : parent === '' ? -1 : (rowOf.get(parent) ?? -1)
+  const ids: string[] = new Array(n)
+  const created: string[] = new Array(n)
+  for (let i = 0; i < n; i++) {
+    const status = cols.status(i)
+    const flags = cols.flags(i)
     const st = indexIn(statuses, statusAt, status)
     if ((flags & ~3) !== 0 || st > 63) throw new Error(`open row flags ${flags} or status ${status} do not fit the packed row`)
     bytes[i] = st * 4 + flags
     const w = start + i * ROW_WORDS * 4
-    bytes.writeUInt32LE(indexIn(priorities, priorityAt, priority), w)
-    bytes.writeUInt32LE(indexIn(people, personAt, owner), w + 4)
-    bytes.writeUInt32LE(indexIn(people, personAt, assignee), w + 8)
-    bytes.writeInt32LE(parentRow, w + 12)
+    bytes.writeUInt32LE(indexIn(priorities, priorityAt, cols.priority(i)), w)
+    bytes.writeUInt32LE(indexIn(people, personAt, cols.owner(i)), w + 4)
+    bytes.writeUInt32LE(indexIn(people, personAt, cols.assignee(i)), w + 8)
+    bytes.writeInt32LE(cols.parentRow(i), w + 12)
+    const parent = cols.parent(i)
     if (parent !== '') parents[String(i)] = parent
+    const lease = cols.leaseText(i)
     if (lease !== '') {
       const ms = Date.parse(lease)
       // Only the canonical form is kept as a number: any other text is parsed when read, as before.
       if (Number.isFinite(ms) && ms >= 0 && new Date(ms).toISOString() === lease) leases.push(i, ms)
       else leaseText[String(i)] = lease
     }
-  })
-  const ids = rows.map((r) => r[0])
-  const created = rows.map((r) => r[3])
+    ids[i] = cols.id(i)
+    created[i] = cols.created(i)
+  }
   const idWidth = widthOf(ids)
   const createdWidth = widthOf(created)
   return {
@@ -735,6 +736,7 @@ export class ColumnOpenRows implements OpenRows, OpenRowColumns {
   private readonly words: Int32Array
   private readonly leaseEnds: Float64Array
   private tuples: OpenRow[] | undefined
+  private leaseTexts: Map<number, string> | undefined
 
   constructor(private readonly e: EncodedOpenRows) {
     const n = e.n
@@ -781,11 +783,8 @@ export class ColumnOpenRows implements OpenRows, OpenRowColumns {
   get rows(): readonly OpenRow[] {
     if (!this.tuples) {
       const out: OpenRow[] = []
-      const leaseOf = new Map<number, string>()
-      for (let k = 0; k + 1 < this.e.leases.length; k += 2) leaseOf.set(this.e.leases[k]!, new Date(this.e.leases[k + 1]!).toISOString())
-      for (const [i, text] of Object.entries(this.e.leaseText)) leaseOf.set(Number(i), text)
       for (let i = 0; i < this.length; i++) {
-        out.push([this.id(i), this.status(i), this.priority(i), this.created(i), this.e.parents[String(i)] ?? '', this.owner(i), this.assignee(i), leaseOf.get(i) ?? '', this.flags(i)])
+        out.push([this.id(i), this.status(i), this.priority(i), this.created(i), this.parent(i), this.owner(i), this.assignee(i), this.leaseText(i), this.flags(i)])
       }
       this.tuples = out
     }
@@ -828,6 +827,21 @@ export class ColumnOpenRows implements OpenRows, OpenRowColumns {
 
   parentRow(i: number): number {
     return this.words[i * ROW_WORDS + 3]!
+  }
+
+  parent(i: number): string {
+    return this.e.parents[String(i)] ?? ''
+  }
+
+  leaseText(i: number): string {
+    if (!this.leaseTexts) {
+      // Only rows with a lease: the canonical ones from their number, any other text as stored.
+      const texts = new Map<number, string>()
+      for (let k = 0; k + 1 < this.e.leases.length; k += 2) texts.set(this.e.leases[k]!, new Date(this.e.leases[k + 1]!).toISOString())
+      for (const [at, text] of Object.entries(this.e.leaseText)) texts.set(Number(at), text)
+      this.leaseTexts = texts
+    }
+    return this.leaseTexts.get(i) ?? ''
   }
 }
 

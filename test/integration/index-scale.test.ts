@@ -27,7 +27,7 @@ function openRowsOf(o: OpenRows) {
 
 /** Every field of every open row read through the columns, as `list` reads them. */
 function columnsOf(c: OpenRowColumns) {
-  return Array.from({length: c.length}, (_, i) => [c.id(i), c.status(i), c.priority(i), c.created(i), c.owner(i), c.assignee(i), c.leaseEnd(i), c.flags(i), c.parentRow(i)])
+  return Array.from({length: c.length}, (_, i) => [c.id(i), c.status(i), c.priority(i), c.created(i), c.owner(i), c.assignee(i), c.leaseEnd(i), c.flags(i), c.parentRow(i), c.parent(i), c.leaseText(i)])
 }
 
 /** Everything the core can ask an index, in a comparable form. */

@@ -68,7 +68,7 @@ describe('open rows packed in the cache file', () => {
         expect(got.length).toBe(want.length)
         const out = [false]
         for (let i = 0; i < want.length; i++) {
-          const fields = (c: typeof want) => [c.id(i), c.status(i), c.priority(i), c.created(i), c.owner(i), c.assignee(i), c.leaseEnd(i), c.flags(i), c.parentRow(i)]
+          const fields = (c: typeof want) => [c.id(i), c.status(i), c.priority(i), c.created(i), c.owner(i), c.assignee(i), c.leaseEnd(i), c.flags(i), c.parentRow(i), c.parent(i), c.leaseText(i)]
           expect(fields(got)).toEqual(fields(want))
           const state = openRowStateAt(got, i, actor || undefined, nowMs, DEFAULT_CONFIG, out)
           expect({state, ready: out[0]}).toEqual(openRowState(open.rows[i]!, actor || undefined, nowMs, DEFAULT_CONFIG))

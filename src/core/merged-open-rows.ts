@@ -1,0 +1,195 @@
+/**
+ * Open rows of an overlay read through to its base's columns: the base's
+ * rows that no change can affect, in their order, with the few rows worked
+ * out again put in place. What is built is a typed array of positions (and
+ * one of parent positions), never a tuple per row: at 100,000 tasks the base
+ * holds ~50,000 open rows, and every command that reads the cache file with
+ * its delta goes through here. The rows as tuples are made only if a caller
+ * asks for `rows` (writing the cache file). Pure.
+ */
+import {cmp, partitionPoint} from './order'
+import type {OpenRow, OpenRowColumns, OpenRows} from './snapshot'
+
+/** How a base row compares with `row` in the open rows' order (priority, creation time, id). */
+function compareBaseRow(cols: OpenRowColumns, i: number, row: OpenRow): number {
+  return cols.priority(i) - row[2] || cmp(cols.created(i), row[3]) || cmp(cols.id(i), row[0])
+}
+
+/**
+ * The position of the base row of `id`, an item whose base entry is open
+ * with `priority` and `created`: a binary search in the base's order; a
+ * pass over the ids should the row not be where its fields put it. -1: no
+ * such row.
+ */
+export function baseOpenRowOf(cols: OpenRowColumns, id: string, priority: number, created: string): number {
+  const probe: OpenRow = [id, '', priority, created, '', '', '', '', 0]
+  const at = partitionPoint(0, cols.length, (i) => compareBaseRow(cols, i, probe) < 0)
+  if (at < cols.length && cols.id(at) === id) return at
+  for (let i = 0; i < cols.length; i++) if (cols.id(i) === id) return i
+  return -1
+}
+
+export class MergedOpenRows implements OpenRows, OpenRowColumns {
+  readonly length: number
+  /** Per merged position: the base row (>= 0) or ~ the index in `redone`. */
+  private readonly at: Int32Array
+  /** Per merged position: the parent's merged position, -1 when none or not open. */
+  private readonly parents: Int32Array
+  private tuples: OpenRow[] | undefined
+
+  /**
+   * @param base the base's open rows, `cols` their columns
+   * @param dropped positions of the base rows that were worked out again (affected by a change)
+   * @param redone the affected items' rows now, sorted by compareOpenRows
+   * @param baseRowOf position of an item's base row (-1: it had none), asked only about parents of redone rows
+   */
+  constructor(
+    private readonly base: OpenRows,
+    private readonly cols: OpenRowColumns,
+    dropped: Iterable<number>,
+    private readonly redone: readonly OpenRow[],
+    baseRowOf: (id: string) => number,
+    readonly finished: number,
+    readonly broken: readonly string[],
+  ) {
+    const n = cols.length
+    const k = redone.length
+    const drop = new Uint8Array(n)
+    let nDropped = 0
+    for (const i of dropped) {
+      if (drop[i] === 0) nDropped++
+      drop[i] = 1
+    }
+    // Where each redone row goes among the base rows: the first base row after it (the dropped ones in the way do not matter).
+    const insertAt = new Int32Array(k)
+    let lo = 0
+    for (let j = 0; j < k; j++) {
+      const row = redone[j]!
+      lo = partitionPoint(lo, n, (i) => compareBaseRow(cols, i, row) < 0)
+      insertAt[j] = lo
+    }
+    this.length = n - nDropped + k
+    const at = new Int32Array(this.length)
+    const mergedOfBase = new Int32Array(n).fill(-1)
+    const mergedOfRedone = new Int32Array(k)
+    let m = 0
+    let j = 0
+    for (let i = 0; i < n; i++) {
+      while (j < k && insertAt[j] === i) {
+        mergedOfRedone[j] = m
+        at[m++] = ~j++
+      }
+      if (drop[i] === 0) {
+        mergedOfBase[i] = m
+        at[m++] = i
+      }
+    }
+    while (j < k) {
+      mergedOfRedone[j] = m
+      at[m++] = ~j++
+    }
+    this.at = at
+    // A dropped base row's item, when still open, is now at its redone row's position (a kept row's parent may be one).
+    const redoneOf = new Map<string, number>()
+    redone.forEach((r, jj) => redoneOf.set(r[0], jj))
+    for (let i = 0; i < n; i++) {
+      if (drop[i] === 0) continue
+      const jj = redoneOf.get(cols.id(i))
+      if (jj !== undefined) mergedOfBase[i] = mergedOfRedone[jj]!
+    }
+    const parents = new Int32Array(this.length)
+    for (let p = 0; p < this.length; p++) {
+      const a = at[p]!
+      if (a >= 0) {
+        const b = cols.parentRow(a)
+        parents[p] = b < 0 ? -1 : mergedOfBase[b]!
+        continue
+      }
+      const parent = redone[~a]![4]
+      if (parent === '') {
+        parents[p] = -1
+        continue
+      }
+      const jj = redoneOf.get(parent)
+      if (jj !== undefined) parents[p] = mergedOfRedone[jj]!
+      else {
+        const b = baseRowOf(parent)
+        parents[p] = b < 0 ? -1 : mergedOfBase[b]!
+      }
+    }
+    this.parents = parents
+  }
+
+  get columns(): OpenRowColumns {
+    return this
+  }
+
+  get rows(): readonly OpenRow[] {
+    if (!this.tuples) {
+      const baseRows = this.length > this.redone.length ? this.base.rows : []
+      const out: OpenRow[] = new Array(this.length)
+      for (let p = 0; p < this.length; p++) {
+        const a = this.at[p]!
+        out[p] = a >= 0 ? baseRows[a]! : this.redone[~a]!
+      }
+      this.tuples = out
+    }
+    return this.tuples
+  }
+
+  id(i: number): string {
+    const a = this.at[i]!
+    return a >= 0 ? this.cols.id(a) : this.redone[~a]![0]
+  }
+
+  status(i: number): string {
+    const a = this.at[i]!
+    return a >= 0 ? this.cols.status(a) : this.redone[~a]![1]
+  }
+
+  priority(i: number): number {
+    const a = this.at[i]!
+    return a >= 0 ? this.cols.priority(a) : this.redone[~a]![2]
+  }
+
+  created(i: number): string {
+    const a = this.at[i]!
+    return a >= 0 ? this.cols.created(a) : this.redone[~a]![3]
+  }
+
+  owner(i: number): string {
+    const a = this.at[i]!
+    return a >= 0 ? this.cols.owner(a) : this.redone[~a]![5]
+  }
+
+  assignee(i: number): string {
+    const a = this.at[i]!
+    return a >= 0 ? this.cols.assignee(a) : this.redone[~a]![6]
+  }
+
+  leaseEnd(i: number): number {
+    const a = this.at[i]!
+    if (a >= 0) return this.cols.leaseEnd(a)
+    const lease = this.redone[~a]![7]
+    return lease === '' ? Number.POSITIVE_INFINITY : Date.parse(lease)
+  }
+
+  flags(i: number): number {
+    const a = this.at[i]!
+    return a >= 0 ? this.cols.flags(a) : this.redone[~a]![8]
+  }
+
+  parentRow(i: number): number {
+    return this.parents[i]!
+  }
+
+  parent(i: number): string {
+    const a = this.at[i]!
+    return a >= 0 ? this.cols.parent(a) : this.redone[~a]![4]
+  }
+
+  leaseText(i: number): string {
+    const a = this.at[i]!
+    return a >= 0 ? this.cols.leaseText(a) : this.redone[~a]![7]
+  }
+}
