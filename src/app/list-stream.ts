@@ -86,7 +86,6 @@ const BLOCKED = 3
 const DONE = 4
 const CANCELLED = 5
 const STATUS_TEXT = ['', 'todo', 'in_progress', 'blocked', 'done', 'cancelled'] as const
-const NO_IDS: readonly string[] = []
 
 /** Positions of the frontmatter values in the file's array (TASK_KEYS order). */
 const K = Object.fromEntries(TASK_KEYS.map((k, i) => [k, i])) as Record<(typeof TASK_KEYS)[number], number>
@@ -866,17 +865,19 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
   const openAt = new Int32Array(rows).fill(-1)
   const firstRank = statesByRank.indexOf('done')
   const perRank = new Int32Array(firstRank + 1)
+  const lineOfOpen = new Int32Array(cols.length)
   for (let i = 0; i < cols.length; i++) {
     if (rank[i] === notListed) continue
     const l = lineOf(cols.id(i))
     if (l === -1 || status[l] === BROKEN || status[l]! >= DONE) return null
     openAt[l] = i
+    lineOfOpen[i] = l
     perRank[rank[i]! + 1]!++
   }
   for (let r = 1; r <= firstRank; r++) perRank[r]! += perRank[r - 1]!
   const openCount = perRank[firstRank]!
   const order = new Int32Array(openCount + finished.length)
-  for (let i = 0; i < cols.length; i++) if (rank[i] !== notListed) order[perRank[rank[i]!]!++] = lineOf(cols.id(i))
+  for (let i = 0; i < cols.length; i++) if (rank[i] !== notListed) order[perRank[rank[i]!]!++] = lineOfOpen[i]!
   order.set(sortFinished(finished, {status, priority, dates, times, createdOf, idOf, fileLines: n}), openCount)
   const listed = new Uint8Array(rows)
   for (const l of order) listed[l] = 1
@@ -956,22 +957,29 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
     if (bounds[2 * K.id + 1]! - bounds[2 * K.id]! !== idLength + 2 || !equalsQuoted(K.status, STATUS_TEXT[code]!)) return false
     // Wait reasons: the item's own unfinished dependencies, then its parent's not already among them (waitReasons).
     let reasons = ''
-    const depsA = bounds[2 * K.depends_on]!
-    const depsB = bounds[2 * K.depends_on + 1]!
-    const own = depsB - depsA === 2 || (openAt[l] !== -1 && (cols.flags(openAt[l]!) & OPEN_ROW_WAITING) === 0) ? NO_IDS : (JSON.parse(src.toString('utf8', depsA, depsB)) as string[])
-    const unfinished = (dep: string): string => {
-      const d = lineOf(dep)
-      return d === -1 ? 'missing' : status[d] === BROKEN ? 'unreadable' : status[d] === DONE ? '' : STATUS_TEXT[status[d]!]!
-    }
+    const unfinishedAt = (d: number): string => (d === -1 ? 'missing' : status[d] === BROKEN ? 'unreadable' : status[d] === DONE ? '' : STATUS_TEXT[status[d]!]!)
+    const unfinished = (dep: string): string => unfinishedAt(lineOf(dep))
     let seen: Set<string> | null = null
     // An open row without the table's waiting fact has no reasons (checked below for those that have it).
     const i = openAt[l]!
     const mayWait = i === -1 || (cols.flags(i) & OPEN_ROW_WAITING) !== 0
-    if (mayWait) for (const dep of own) {
-      const st = unfinished(dep)
-      if (st === '') continue
-      reasons += `${reasons === '' ? '' : ','}{"id":${JSON.stringify(dep)},"status":"${st}","via":null}`
-      ;(seen ??= new Set()).add(dep)
+    // The item's dependencies from the line's field (the frontmatter's depends_on joined by spaces: task ids,
+    // which hold no space, quote or backslash; anything else is viewed the ordinary way).
+    if (mayWait && at[5]! > at[4]! + 1) {
+      for (let a = at[4]! + 1; a < at[5]!; ) {
+        let b = a
+        while (b < at[5]! && src[b] !== 0x20) {
+          if (src[b]! >= 0x80 || src[b] === QUOTE || src[b] === BACKSLASH) return false
+          b++
+        }
+        const st = unfinishedAt(lineOfBytes(src, a, b))
+        if (st !== '') {
+          const dep = src.toString('latin1', a, b)
+          reasons += `${reasons === '' ? '' : ','}{"id":"${dep}","status":"${st}","via":null}`
+          ;(seen ??= new Set()).add(dep)
+        }
+        a = b + 1
+      }
     }
     if (mayWait && at[4]! > at[3]! + 1) {
       const pl = lineOfBytes(src, at[3]! + 1, at[4]!)
