@@ -794,6 +794,8 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
   /** Ids of the changed rows (row n + k). */
   const changedIds: string[] = []
   const touchedLines: number[] = []
+  /** Whether a changed task is not in the file (added since). */
+  let added = false
   const newParents: Array<[number, string]> = []
   for (const [id, entry] of input.changes) {
     const base = ids.find(id)
@@ -806,6 +808,7 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
         if (base + 1 < n) viaView[base + 1] = 1
       }
     } else if (entry) {
+      added = true
       // Where it goes among the file's lines (ids sorted; rows past n are changes).
       const lo = partitionPoint(0, n, (i) => ids.below(i, id))
       if (lo > 0) viaView[lo - 1] = 1
@@ -832,7 +835,11 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
   /** The row of `id` (a changed one's own row), or -1. */
   const lineOf = (id: string): number => (moved.size > 0 ? (moved.get(id) ?? ids.find(id)) : ids.find(id))
   /** The row of the id at bytes [a, b) of `buf`. */
-  const lineOfBytes = (buf: Buffer, a: number, b: number): number => (moved.size > 0 ? lineOf(buf.toString('latin1', a, b)) : ids.findBytes(buf, a, b))
+  const lineOfBytes = (buf: Buffer, a: number, b: number): number => {
+    const l = ids.findBytes(buf, a, b)
+    // A string only for a changed line or, when tasks were added, an id the file does not have.
+    return (l !== -1 ? replaced[l] === 1 : added) ? lineOf(buf.toString('latin1', a, b)) : l
+  }
   /** The id of a row. */
   const idOf = (l: number): string => (l < n ? ids.string(l) : changedIds[l - n]!)
   const createdOf = (l: number): string => oddCreated.get(l) ?? createdText(dates[l]!, times[l]!)
