@@ -593,7 +593,6 @@ export class IdBytes {
 
   /** Add the id at buf[a, b); false (nothing added) when it is not ASCII. */
   add(buf: Uint8Array, a: number, b: number): boolean {
-    for (let i = a; i < b; i++) if (buf[i]! >= 0x80) return false
     const at = this.startOf(this.count)
     if (at + (b - a) > this.bytes.length) {
       const larger = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, at + (b - a)))
@@ -605,7 +604,13 @@ export class IdBytes {
       larger.set(this.ends)
       this.ends = larger
     }
-    this.bytes.set(buf.subarray(a, b), at)
+    // A byte loop (ids are short): no view object an id.
+    const bytes = this.bytes
+    for (let i = a, j = at; i < b; i++, j++) {
+      const c = buf[i]!
+      if (c >= 0x80) return false
+      bytes[j] = c
+    }
     this.ends[this.count++] = at + (b - a)
     return true
   }
