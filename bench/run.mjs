@@ -79,6 +79,8 @@ function target(key, size) {
 }
 /** `list --all --json` must stream at least this many tasks per second of output (issue 9, at 100,000 tasks). */
 const STREAM_TARGET = {minSize: 100_000, tasksPerSecond: 100_000}
+/** ... and in constant memory: the peak at the largest size at most this times the smallest size's (two sizes needed). */
+const STREAM_MEMORY_SLACK = 1.05
 /** Bringing the index up to date, at 100,000 tasks (issue 9): seconds and peak memory of the whole process. */
 const INDEX_TARGET = {minSize: 100_000, seconds: 10, peakMiB: 500}
 /**
@@ -470,6 +472,16 @@ for (const r of results) {
 }
 lines.push('')
 lines.push(...render(indexTable, new Set([0, 2, 3])))
+// Constant memory of the streamed listing (issue 9): judged from two sizes, the larger at least the stream
+// target's size, as the larger's peak within STREAM_MEMORY_SLACK of the smaller's.
+let streamMemory = null
+const streamed = results.filter((r) => r.stream.peak_mib !== null).sort((a, b) => a.size - b.size)
+if (streamed.length >= 2 && streamed.at(-1).size >= STREAM_TARGET.minSize) {
+  const [a, b] = [streamed[0], streamed.at(-1)]
+  const kib = ((b.stream.peak_mib - a.stream.peak_mib) * 1024) / (b.size - a.size)
+  streamMemory = {from_size: a.size, to_size: b.size, from_peak_mib: a.stream.peak_mib, to_peak_mib: b.stream.peak_mib, kib_per_task: round(kib), pass: b.stream.peak_mib <= a.stream.peak_mib * STREAM_MEMORY_SLACK}
+  lines.push(`list --all --json memory: ${a.stream.peak_mib} MiB peak at ${a.size.toLocaleString('en-US')} tasks, ${b.stream.peak_mib} MiB at ${b.size.toLocaleString('en-US')}: ${round(kib)} KiB more a task; target constant (within ${Math.round((STREAM_MEMORY_SLACK - 1) * 100)}%): ${verdict(streamMemory.pass)}`)
+}
 
 if (syncResult) {
   const r = syncResult
@@ -523,6 +535,8 @@ const judged = [
   ...results.flatMap((r) => Object.values(r.mutation_bytes)),
   ...results.flatMap((r) => [r.index.catch_up, r.index.cold, r.stream]),
   ...(syncResult ? [syncResult] : []),
+  ...(streamMemory ? [streamMemory] : []),
+  ...(historyResult && historyResult.mutations >= 300_000 ? [{pass: historyResult.after_gc.pack_mib * 1.048576 < historyResult.gc_target_mib}] : []),
 ].filter((x) => x.pass !== null && x.pass !== undefined)
 const failed = judged.filter((x) => !x.pass).length
 lines.push('')
@@ -531,6 +545,6 @@ lines.push(`targets: ${judged.length - failed} of ${judged.length} met${failed ?
 const outDir = join(root, '.bench')
 mkdirSync(outDir, {recursive: true})
 const outFile = join(outDir, 'results.json')
-writeFileSync(outFile, `${JSON.stringify({meta, targets: {...TARGETS, mutation_bytes: BYTES_TARGET, stream: STREAM_TARGET, index: INDEX_TARGET, drain: DRAIN_TARGET}, peers: PEERS, results, drains, sync: syncResult, history: historyResult, search: searchResult}, null, 2)}\n`)
+writeFileSync(outFile, `${JSON.stringify({meta, targets: {...TARGETS, mutation_bytes: BYTES_TARGET, stream: STREAM_TARGET, index: INDEX_TARGET, drain: DRAIN_TARGET}, peers: PEERS, results, stream_memory: streamMemory, drains, sync: syncResult, history: historyResult, search: searchResult}, null, 2)}\n`)
 lines.push(`results: ${outFile}`)
 process.stdout.write(`${lines.join('\n')}\n`)
