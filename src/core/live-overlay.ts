@@ -246,16 +246,7 @@ export class LiveOverlay implements ReadonlyMap<string, TaskEntry>, SnapshotTabl
       this.leaseRowsShared = false
     }
     const rows = this.leaseRows
-    const at = (row: LeaseRow): number => {
-      let lo = 0
-      let hi = rows.length
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1
-        if (compareLeaseRows(rows[mid]!, row) < 0) lo = mid + 1
-        else hi = mid
-      }
-      return lo
-    }
+    const at = (row: LeaseRow): number => partitionPoint(0, rows.length, (i) => compareLeaseRows(rows[i]!, row) < 0)
     const old = before ? leaseRowOf(before) : null
     if (old) {
       const i = at(old)

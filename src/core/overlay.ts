@@ -5,7 +5,7 @@
  * core to show the result of a plan. Pure.
  */
 import {lowerBound} from './ids'
-import {QUEUED, compareForNext} from './order'
+import {QUEUED, compareForNext, partitionPoint} from './order'
 import {MergedOpenRows, baseOpenRowOf} from './merged-open-rows'
 import type {TaskMeta} from './task'
 import {type LeaseRow, compareLeaseRows, leasesIn, type OpenRow, type OpenRows, type Snapshot, type SnapshotTables, type TaskEntry, compareOpenRows, isFinishedStatus, isOpenStatus, openRowOf, tablesOf} from './snapshot'
@@ -373,16 +373,7 @@ export class OverlayTables implements SnapshotTables {
     const queue = base.filter((id) => !tasks.changes.has(id))
     const metaOf = (id: string): TaskMeta => tasks.get(id)!.meta!
     const inserts: Array<{at: number; meta: TaskMeta}> = []
-    for (const meta of inserted) {
-      let lo = 0
-      let hi = queue.length
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1
-        if (compareForNext(metaOf(queue[mid]!), meta) < 0) lo = mid + 1
-        else hi = mid
-      }
-      inserts.push({at: lo, meta})
-    }
+    for (const meta of inserted) inserts.push({at: partitionPoint(0, queue.length, (i) => compareForNext(metaOf(queue[i]!), meta) < 0), meta})
     if (inserts.length === 0) return queue
     inserts.sort((a, b) => a.at - b.at || compareForNext(a.meta, b.meta))
     const out: string[] = []
