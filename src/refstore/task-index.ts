@@ -1006,26 +1006,25 @@ export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snap
     // Lines of the old file whose task, sub-items and dependents are unchanged are copied as they are.
     const old = index.base instanceof IndexFile ? index.base : undefined
     const touched = old ? touchedBy(old, index.changes) : undefined
-    const lines: string[] = []
-    for (const id of tables.sortedIds()) {
+    const ids = tables.sortedIds()
+    const lineOf = (id: string): string => {
       const same = old && !touched!.has(id) ? old.rawLine(id) : undefined
-      if (same !== undefined) {
-        lines.push(same)
-        continue
-      }
+      if (same !== undefined) return same
       const t = snap.tasks.get(id) as IndexedTask
-      lines.push(`${id}\t${t.statusText}\t${t.shard}\t${t.dir}\t${t.parentText}\t${t.deps.join(' ')}\t${tables.children(id).join(' ')}\t${tables.dependents(id).join(' ')}\t${t.data()}\n`)
+      return `${id}\t${t.statusText}\t${t.shard}\t${t.dir}\t${t.parentText}\t${t.deps.join(' ')}\t${tables.children(id).join(' ')}\t${tables.dependents(id).join(' ')}\t${t.data()}\n`
     }
-    // The line directory: every DIRECTORY_EVERY-th line's id and offset in the body.
+    // The body's size and the line directory (every DIRECTORY_EVERY-th line's id and offset in the body). The
+    // lines are made again when written: holding them all would keep another copy of the body (~36 MB at
+    // 100,000 tasks) at the peak of a cold build, and the garbage of making them, until the file is written.
     const dirIds: string[] = []
     const dirAt: number[] = []
     let bytes = 0
-    for (let i = 0; i < lines.length; i++) {
+    for (let i = 0; i < ids.length; i++) {
       if (i % DIRECTORY_EVERY === 0) {
-        dirIds.push(lines[i]!.slice(0, lines[i]!.indexOf('\t')))
+        dirIds.push(ids[i]!)
         dirAt.push(bytes)
       }
-      bytes += Buffer.byteLength(lines[i]!)
+      bytes += Buffer.byteLength(lineOf(ids[i]!))
     }
     const directory = JSON.stringify({ids: dirIds.join(' '), at: dirAt})
     const {base, changes, ...header} = index
@@ -1035,20 +1034,28 @@ export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snap
     const claims = byKey(tables.claims())
     const open = JSON.stringify(encodeOpenRows(tables.openRows()))
     const leases = JSON.stringify(tables.leases())
-    const sizes = {leasesBytes: Buffer.byteLength(leases), count: lines.length, bytes, queueBytes: Buffer.byteLength(queue), reservedBytes: Buffer.byteLength(reserved), claimsBytes: Buffer.byteLength(claims), openBytes: Buffer.byteLength(open), directoryBytes: Buffer.byteLength(directory)}
+    const sizes = {leasesBytes: Buffer.byteLength(leases), count: ids.length, bytes, queueBytes: Buffer.byteLength(queue), reservedBytes: Buffer.byteLength(reserved), claimsBytes: Buffer.byteLength(claims), openBytes: Buffer.byteLength(open), directoryBytes: Buffer.byteLength(directory)}
     mkdirSync(join(commonDir, 'git-tasks'), {recursive: true})
     const tmp = `${file}.${process.pid}.tmp`
     // Written a batch of lines at a time: at 100,000 tasks the body is ~36 MB, and joining it into one
     // string (then one buffer) would hold two more copies of it at the peak of a cold build.
     const fd = openSync(tmp, 'w')
     try {
-      const put = (text: string) => {
+      const put = (text: string): number => {
         const buf = Buffer.from(text)
         let done = 0
         while (done < buf.length) done += writeSync(fd, buf, done, buf.length - done)
+        return buf.length
       }
       put(`${MAGIC}\n${JSON.stringify({...header, ...sizes})}\n${queue}\n${reserved}\n${claims}\n${open}\n${leases}\n${directory}\n`)
-      for (let i = 0; i < lines.length; i += WRITE_BATCH) put(lines.slice(i, i + WRITE_BATCH).join(''))
+      let body = 0
+      for (let i = 0; i < ids.length; i += WRITE_BATCH) {
+        let text = ''
+        for (let j = i; j < Math.min(i + WRITE_BATCH, ids.length); j++) text += lineOf(ids[j]!)
+        body += put(text)
+      }
+      // The same lines as measured (made from the same state); a file that would not read back is not written.
+      if (body !== bytes) throw new Error(`index cache body ${body} bytes, measured ${bytes}`)
       closeSync(fd)
     } catch (error) {
       closeSync(fd)
