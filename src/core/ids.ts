@@ -12,7 +12,7 @@
  * Pure: no randomness or I/O here; callers pass the entropy in.
  */
 import {createHash} from 'node:crypto'
-import {NotFoundError, UsageError} from './errors'
+import {EnvironmentError, NotFoundError, UsageError} from './errors'
 import {partitionPoint} from './order'
 
 export const ID_PREFIX = 'tsk-'
@@ -40,15 +40,25 @@ export function base32(bytes: Uint8Array): string {
   return out
 }
 
-/** The id body candidates for a seed: 10 characters, then longer ones for collisions. */
+/** Digests of one seed tried before giving up (each gives 17 candidates). */
+const SEED_ROUNDS = 64
+
+/**
+ * The id body candidates for a seed: 10 characters, then longer ones for
+ * collisions; then the same from the seed with a round number, should
+ * `taken` refuse them all (it also refuses ids whose shard the ref cannot
+ * hold: Snapshot.blockedShards). Deterministic in the seed and `taken`.
+ */
 export function idFromSeed(seed: string, taken: (id: string) => boolean): string {
-  const digest = base32(createHash('sha256').update(seed).digest())
-  for (let len = ID_BODY_LENGTH; len <= 26; len++) {
-    const id = ID_PREFIX + digest.slice(0, len)
-    if (!taken(id)) return id
+  for (let round = 0; round < SEED_ROUNDS; round++) {
+    const digest = base32(createHash('sha256').update(round === 0 ? seed : `${seed}\0${round}`).digest())
+    for (let len = ID_BODY_LENGTH; len <= 26; len++) {
+      const id = ID_PREFIX + digest.slice(0, len)
+      if (!taken(id)) return id
+    }
   }
-  // 26 characters is 130 bits: only an identical seed reaches this.
-  throw new Error(`id space exhausted for seed ${seed}`)
+  // Reached only when nearly every shard is held by something other than a directory (tasks doctor lists them).
+  throw new EnvironmentError('tree_conflict', `no new task id fits this list: ${SEED_ROUNDS * (27 - ID_BODY_LENGTH)} candidates were taken or fall in shards the ref holds as something other than a directory (run \`tasks doctor\`)`)
 }
 
 /** Seed for an idempotent create: same list and key always give the same id. */

@@ -26,7 +26,7 @@ import {createHash} from 'node:crypto'
 import {InvalidError} from './errors'
 import {idFromSeed, isStoredId, keyedSeed} from './ids'
 import type {OpContext, Plan, Change} from './plan'
-import type {Snapshot} from './snapshot'
+import {type Snapshot, shardBlocked} from './snapshot'
 import {CHECKPOINT_KIND, COMMENT_KINDS, STATUSES, TOOL_COMMENT_KINDS, TASK_KEYS, type Comment, type CommentKind, type Status, type TaskMeta} from './task'
 import {parseCommentFile, parseTaskFile, serialiseComment, serialiseTask} from './task-file'
 import {byteLength} from './validation'
@@ -175,7 +175,7 @@ export function recordsOfTaskwarrior(items: unknown[], snap: Snapshot, ctx: OpCo
   tasks.forEach((t, i) => {
     if (!t || typeof t !== 'object' || typeof t.uuid !== 'string' || typeof t.description !== 'string') throw bad(`Taskwarrior item ${i} has no uuid or description`, {index: i})
     const key = taskwarriorKey(t.uuid)
-    const id = idFromSeed(keyedSeed(snap.list, key), (c) => taken.has(c) || (snap.tasks.has(c) && snap.tasks.get(c)?.meta?.key !== key))
+    const id = idFromSeed(keyedSeed(snap.list, key), (c) => taken.has(c) || (snap.tasks.has(c) && snap.tasks.get(c)?.meta?.key !== key) || shardBlocked(snap, c))
     taken.add(id)
     idOf.set(t.uuid, id)
   })

@@ -69,7 +69,7 @@ export class LiveOverlay implements ReadonlyMap<string, TaskEntry>, SnapshotTabl
   constructor(private readonly base: Snapshot) {
     this.baseTables = tablesOf(base)
     this.checks = new Map(base.checks ?? [])
-    this.snapshot = {list: base.list, commit: base.commit, config: base.config, tasks: this, tables: this, checks: this.checks}
+    this.snapshot = {list: base.list, commit: base.commit, config: base.config, tasks: this, tables: this, checks: this.checks, ...(base.blockedShards ? {blockedShards: base.blockedShards} : {})}
   }
 
   /** Apply a plan's changes (in order). */

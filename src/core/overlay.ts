@@ -408,5 +408,5 @@ export function overlaySnapshot(base: Snapshot, changes: EntryChanges, commit: s
     rootTables = tablesOf(base)
   }
   const tasks = new OverlayTasks(rootTasks, all)
-  return {list: base.list, commit, config: base.config, tasks, tables: new OverlayTables(rootTables, tasks)}
+  return {list: base.list, commit, config: base.config, tasks, tables: new OverlayTables(rootTables, tasks), ...(base.blockedShards ? {blockedShards: base.blockedShards} : {})}
 }

@@ -6,7 +6,7 @@
  */
 import type {Check} from './check'
 import {InvalidError} from './errors'
-import {type PrefixSearch, idsWithPrefixIn, resolveId} from './ids'
+import {type PrefixSearch, idsWithPrefixIn, resolveId, shardOf} from './ids'
 import {QUEUED, compareForNext} from './order'
 import type {ListConfig, Status, TaskMeta} from './task'
 
@@ -45,6 +45,12 @@ export interface Snapshot {
    * computed from `tasks` on first use.
    */
   tables?: SnapshotTables
+  /**
+   * Shards (`tasks/<xx>`) that are on the ref but are not readable
+   * directories (a file, a link, a damaged tree someone pushed): a task
+   * directory cannot be created in them, so a new id is never minted there.
+   */
+  blockedShards?: ReadonlySet<string>
   /**
    * The checks of the tasks a command is about, by task id, read by the
    * layer below before the op runs (the snapshot itself holds only task
@@ -451,6 +457,11 @@ export function taskMeta(snap: Snapshot, id: string): TaskMeta {
 }
 
 /** Resolve input and return the task's frontmatter. */
+/** Whether `id`'s directory would go in a shard the ref holds as something other than a directory (`blockedShards`). */
+export function shardBlocked(snap: Snapshot, id: string): boolean {
+  return snap.blockedShards?.has(shardOf(id)) ?? false
+}
+
 export function lookup(snap: Snapshot, input: string): TaskMeta {
   return taskMeta(snap, resolve(snap, input))
 }

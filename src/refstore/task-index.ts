@@ -1209,6 +1209,7 @@ export async function updateIndex(
 }
 
 const SHARD_RE = /^[0-9a-f]{2}$/
+const SHARD_PATH_RE = new RegExp(`^${TASKS_DIR}/[0-9a-f]{2}$`)
 const NO_ENTRIES = Buffer.alloc(0)
 /** Cards changed since the cache file up to which a catch-up prefetches each card's file with its directory. */
 const PREFETCH_CARDS = 256
@@ -1439,6 +1440,9 @@ async function readTaskDir(reader: ObjectReader, algorithm: HashAlgorithm, shard
 /** The core's view of an index: the base read through the changes. */
 export function snapshotOf(index: TaskIndex): Snapshot {
   const base: Snapshot = {list: index.list, commit: index.commit, config: index.config, tasks: index.base.tasks as ReadonlyMap<string, TaskEntry>, tables: index.base.tables}
+  // A stray at a shard's own path is a shard that is not a readable directory: no new task can go there.
+  const blocked = index.strays.filter((s) => SHARD_PATH_RE.test(s.path)).map((s) => s.path.slice(TASKS_DIR.length + 1))
+  if (blocked.length > 0) base.blockedShards = new Set(blocked)
   return index.changes.size === 0 ? base : overlaySnapshot(base, index.changes, index.commit)
 }
 

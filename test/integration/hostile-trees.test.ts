@@ -404,6 +404,27 @@ describe('hostile trees', () => {
     await exercise(repo, good, cases)
   })
 
+  it('new tasks never land in a shard the ref holds as a file: add goes around them, and says so when none is left', async () => {
+    const {repo, good} = await goodList()
+    const taken = new Set(good.map(shardOf))
+    const shards = Array.from({length: 256}, (_, i) => i.toString(16).padStart(2, '0'))
+    // Every shard a file except the two good tasks' and four others: without going around them, 250 in 256 adds would fail.
+    const open = new Set([...taken, ...shards.filter((x) => !taken.has(x)).slice(0, 4)])
+    plant(repo, shards.filter((x) => !open.has(x)).map((x) => ({path: `tasks/${x}`, content: 'not a shard\n'})))
+    for (let i = 0; i < 6; i++) {
+      const id = (await ok(repo, ['add', `Among files ${i}`])).task.id
+      expect(open.has(shardOf(id)), `${id} in ${shardOf(id)}`).toBe(true)
+    }
+    expect((await ok(repo, ['list'])).tasks).toHaveLength(8)
+    // Not one shard left: the documented tree_conflict (exit 1), nothing written.
+    const tip = git(repo, ['rev-parse', REF]).trim()
+    plant(repo, [...open].map((x) => ({path: `tasks/${x}`, content: 'not a shard\n'})))
+    const planted = git(repo, ['rev-parse', REF]).trim()
+    expect(planted).not.toBe(tip)
+    expectJsonError(await run(repo, ['add', 'Nowhere to go', '--json'], ACTOR), 1, 'tree_conflict', 'add with every shard a file')
+    expect(git(repo, ['rev-parse', REF]).trim()).toBe(planted)
+  })
+
   it('a broken meta.yaml or config.yaml is one clear error or warning, never a crash or a stray line on stderr', async () => {
     const {repo} = await goodList()
     plant(repo, [{path: 'config.yaml', content: 'lease_seconds: &l 60\nclock_skew_seconds: *l\n'}])

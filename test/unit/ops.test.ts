@@ -6,6 +6,7 @@ import {assignTask, editTask, setDependencies} from '../../src/core/ops/edit'
 import {addComment} from '../../src/core/ops/comment'
 import {removeTask} from '../../src/core/ops/remove'
 import {commitMessage} from '../../src/core/plan'
+import {shardOf} from '../../src/core/ids'
 import {T0, after, ctx, snapshot, task} from '../helpers/snapshot'
 
 const later = (seconds: number) => new Date(Date.parse(T0) + seconds * 1000).toISOString()
@@ -31,6 +32,23 @@ describe('add', () => {
       expect.objectContaining({code: 'key_mismatch', data: expect.objectContaining({id: p1.result.task.id, fields: ['title', 'priority']})}),
     )
     expect(addTask(s0, ctx('bob'), {title: 'x', key: 'k1'}).result.task.id).toBe(p1.result.task.id)
+  })
+
+  it('never mints an id in a shard the ref holds as something other than a directory', () => {
+    const shards = Array.from({length: 256}, (_, i) => i.toString(16).padStart(2, '0'))
+    for (const key of [undefined, 'k1']) {
+      const entropy = 'e'.repeat(32)
+      const free = addTask(snapshot([]), ctx('alice', T0, {entropy}), {title: 'x', key}).result.task.id
+      // All shards but a few blocked, the first id's among them: the id goes to one of the free ones.
+      const open = new Set(shards.filter((x) => x !== shardOf(free)).slice(0, 6))
+      const blocked = {...snapshot([]), blockedShards: new Set(shards.filter((x) => !open.has(x)))}
+      const id = addTask(blocked, ctx('alice', T0, {entropy}), {title: 'x', key}).result.task.id
+      expect(open.has(shardOf(id))).toBe(true)
+      // With a key, the same id on every retry; without, another one.
+      expect(addTask(blocked, ctx('bob', T0, {entropy: 'f'.repeat(32)}), {title: 'x', key}).result.task.id === id).toBe(key !== undefined)
+      // Every shard blocked: the documented error, not a crash.
+      expect(() => addTask({...snapshot([]), blockedShards: new Set(shards)}, ctx(), {title: 'x', key})).toThrowError(expect.objectContaining({code: 'tree_conflict'}))
+    }
   })
 
   it('validates title, priority, parent depth and dependencies', () => {

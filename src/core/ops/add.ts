@@ -6,7 +6,7 @@
 import {ConflictError, InvalidError} from '../errors'
 import {idFromSeed, keyedSeed} from '../ids'
 import type {OpContext, Plan} from '../plan'
-import {type Snapshot, resolve, taskMeta} from '../snapshot'
+import {type Snapshot, resolve, shardBlocked, taskMeta} from '../snapshot'
 import {checkDependencies} from '../dependency-graph'
 import {DEFAULT_PRIORITY, FINISHED, type TaskMeta} from '../task'
 import {checkActor, checkBody, checkPriority, checkTags, checkTitle} from '../validation'
@@ -66,7 +66,7 @@ export function addTask(snap: Snapshot, ctx: OpContext, args: AddArgs): Plan<Add
   if (key) {
     id = idFromSeed(keyedSeed(snap.list, key), (candidate) => {
       const existing = snap.tasks.get(candidate)
-      return existing !== undefined && existing.meta?.key !== key
+      return (existing !== undefined && existing.meta?.key !== key) || shardBlocked(snap, candidate)
     })
     const existing = snap.tasks.get(id)?.meta
     if (existing) {
@@ -76,7 +76,7 @@ export function addTask(snap: Snapshot, ctx: OpContext, args: AddArgs): Plan<Add
       return {op: 'add', subject: {id, title: existing.title}, changes: [], trailers: [], result: {task: existing, created: false, body}}
     }
   } else {
-    id = idFromSeed(`random\0${ctx.entropy}`, (candidate) => snap.tasks.has(candidate))
+    id = idFromSeed(`random\0${ctx.entropy}`, (candidate) => snap.tasks.has(candidate) || shardBlocked(snap, candidate))
   }
 
   let parent: string | undefined
