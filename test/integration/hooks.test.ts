@@ -134,7 +134,11 @@ describe('linking commits to cards', {timeout: 60_000}, () => {
     // The hook runs again for the same commits (a re-run, a rebase that keeps the sha): still linked once.
     writeFileSync(join(repo, '.git', 'git-tasks', 'hook-queue'), `commit ${onBranch} ${b.branch}\ncommit ${viaTrailer} unrelated-work\n`)
     const again = await runJson(repo, ['hooks', 'run'])
-    expect(again).toMatchObject({processed: 2, linked: 0, failures: 0})
+    // A worker the last commit's hook started may still be about: it can take these lines first, or hold the
+    // lock (busy). Whoever processes them, nothing is linked twice.
+    expect(again).toMatchObject({linked: 0, failures: 0})
+    expect([0, 2]).toContain(again.processed)
+    await workerIdle(repo)
     links = await commitComments(repo, id)
     expect(links).toHaveLength(2)
     const status = await runJson(repo, ['hooks', 'status'])
