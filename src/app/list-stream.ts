@@ -6,7 +6,7 @@
  *
  * 1. One pass over the task lines of the file, a chunk at a time
  *    (`IndexFile.scanTaskLines`), keeps a few compact facts per line: the
- *    id, status, parent, where the line is, the dependencies of items that
+ *    id, status, parent's line, where the line is, the dependencies of items that
  *    have sub-items, and for finished items the priority and creation time
  *    (read from the bytes of the frontmatter array, not decoded).
  * 2. The order comes from tables: the open rows (already in priority,
@@ -22,8 +22,9 @@
  *    row that does not have the usual shape is viewed and stringified the
  *    ordinary way.
  *
- * Nothing holds every card: memory is the compact facts (an id, a map entry
- * and a few numbers a task, a key string a finished one) and a few batches.
+ * Nothing holds every card: memory is the compact facts (typed arrays, a
+ * few numbers a task, and the ids end to end in one buffer, IdBytes) and a
+ * few batches.
  * Tasks changed since the file (up to MAX_CHANGES) are read through the
  * snapshot.
  */

@@ -8,7 +8,7 @@
  * asks for `rows` (writing the cache file). Pure.
  */
 import {cmp, partitionPoint} from './order'
-import type {OpenRow, OpenRowColumns, OpenRows} from './snapshot'
+import {type OpenRow, type OpenRowColumns, type OpenRows, openRowColumns} from './snapshot'
 
 /** How a base row compares with `row` in the open rows' order (priority, creation time, id). */
 function compareBaseRow(cols: OpenRowColumns, i: number, row: OpenRow): number {
@@ -36,6 +36,8 @@ export class MergedOpenRows implements OpenRows, OpenRowColumns {
   /** Per merged position: the parent's merged position, -1 when none or not open. */
   private readonly parents: Int32Array
   private tuples: OpenRow[] | undefined
+  /** The redone rows read field by field, as any tuples are (snapshot.ts RowColumns). */
+  private readonly redoneCols: OpenRowColumns
 
   /**
    * @param base the base's open rows, `cols` their columns
@@ -52,6 +54,7 @@ export class MergedOpenRows implements OpenRows, OpenRowColumns {
     readonly finished: number,
     readonly broken: readonly string[],
   ) {
+    this.redoneCols = openRowColumns({rows: redone, finished: 0, broken: []})
     const n = cols.length
     const k = redone.length
     const drop = new Uint8Array(n)
@@ -139,44 +142,42 @@ export class MergedOpenRows implements OpenRows, OpenRowColumns {
 
   id(i: number): string {
     const a = this.at[i]!
-    return a >= 0 ? this.cols.id(a) : this.redone[~a]![0]
+    return a >= 0 ? this.cols.id(a) : this.redoneCols.id(~a)
   }
 
   status(i: number): string {
     const a = this.at[i]!
-    return a >= 0 ? this.cols.status(a) : this.redone[~a]![1]
+    return a >= 0 ? this.cols.status(a) : this.redoneCols.status(~a)
   }
 
   priority(i: number): number {
     const a = this.at[i]!
-    return a >= 0 ? this.cols.priority(a) : this.redone[~a]![2]
+    return a >= 0 ? this.cols.priority(a) : this.redoneCols.priority(~a)
   }
 
   created(i: number): string {
     const a = this.at[i]!
-    return a >= 0 ? this.cols.created(a) : this.redone[~a]![3]
+    return a >= 0 ? this.cols.created(a) : this.redoneCols.created(~a)
   }
 
   owner(i: number): string {
     const a = this.at[i]!
-    return a >= 0 ? this.cols.owner(a) : this.redone[~a]![5]
+    return a >= 0 ? this.cols.owner(a) : this.redoneCols.owner(~a)
   }
 
   assignee(i: number): string {
     const a = this.at[i]!
-    return a >= 0 ? this.cols.assignee(a) : this.redone[~a]![6]
+    return a >= 0 ? this.cols.assignee(a) : this.redoneCols.assignee(~a)
   }
 
   leaseEnd(i: number): number {
     const a = this.at[i]!
-    if (a >= 0) return this.cols.leaseEnd(a)
-    const lease = this.redone[~a]![7]
-    return lease === '' ? Number.POSITIVE_INFINITY : Date.parse(lease)
+    return a >= 0 ? this.cols.leaseEnd(a) : this.redoneCols.leaseEnd(~a)
   }
 
   flags(i: number): number {
     const a = this.at[i]!
-    return a >= 0 ? this.cols.flags(a) : this.redone[~a]![8]
+    return a >= 0 ? this.cols.flags(a) : this.redoneCols.flags(~a)
   }
 
   parentRow(i: number): number {
@@ -185,11 +186,11 @@ export class MergedOpenRows implements OpenRows, OpenRowColumns {
 
   parent(i: number): string {
     const a = this.at[i]!
-    return a >= 0 ? this.cols.parent(a) : this.redone[~a]![4]
+    return a >= 0 ? this.cols.parent(a) : this.redoneCols.parent(~a)
   }
 
   leaseText(i: number): string {
     const a = this.at[i]!
-    return a >= 0 ? this.cols.leaseText(a) : this.redone[~a]![7]
+    return a >= 0 ? this.cols.leaseText(a) : this.redoneCols.leaseText(~a)
   }
 }

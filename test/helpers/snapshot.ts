@@ -45,3 +45,13 @@ export function snapshot(tasks: TaskMeta[], broken: Array<{id: string; error: st
 export function after(snap: Snapshot, plan: Plan<unknown>): Snapshot {
   return withChanges(snap, plan.changes)
 }
+
+/** `base` with `changes` applied (null: removed): what a scan of the changed tasks sees. */
+export function applied(base: ReadonlyMap<string, TaskEntry>, changes: ReadonlyMap<string, TaskEntry | null>): Map<string, TaskEntry> {
+  const out = new Map(base)
+  for (const [id, e] of changes) {
+    if (e) out.set(id, e)
+    else out.delete(id)
+  }
+  return out
+}

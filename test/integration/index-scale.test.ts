@@ -19,6 +19,7 @@ import {addTask} from '../../src/core/ops/add'
 import {claimTask} from '../../src/core/ops/claim'
 import {gitSync, makeRepo, run} from '../helpers/cli'
 import {ctx} from '../helpers/snapshot'
+import {initializedRepo, seededRandom} from '../helpers/list-repo'
 
 /** The open rows as plain values (the cache file's are read from packed columns). */
 function openRowsOf(o: OpenRows) {
@@ -64,12 +65,7 @@ function leaseLimits(rows: readonly (readonly [string, number])[]): number[] {
 
 /** Random single-op commits (add with parents, dependencies and assignees, claim, done, rm, deps, assign), as separate processes would make them. */
 async function mutate(dir: string, steps: number, seed: number, ids: string[]): Promise<void> {
-  let state = seed >>> 0 || 1
-  const rand = (n: number) => {
-    state = (state * 1103515245 + 12345) % 2147483648
-    return Math.floor((state / 2147483648) * n)
-  }
-  const pick = <T>(xs: readonly T[]): T | undefined => xs[rand(Math.max(xs.length, 1))]
+  const {rand, pick} = seededRandom(seed)
   const store = await ListStore.open(dir, 'main')
   for (let step = 0; step < steps; step++) {
     const loaded = await store.load()
@@ -125,10 +121,7 @@ describe('index brought up to date from far behind', () => {
   it('equals a cold build, in answers and in the file it writes', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({min: 1, max: 2 ** 30}), fc.integer({min: 20, max: 60}), async (seed, behind) => {
-        const dir = makeRepo()
-        const store = await ListStore.open(dir, 'main')
-        await store.init()
-        store.close()
+        const dir = await initializedRepo()
         const ids: string[] = []
         await mutate(dir, 20, seed, ids)
         await loadAs(dir)
@@ -172,11 +165,8 @@ describe('the delta beside the cache file', () => {
   it('lets each new process start one commit behind, and answers like a cold build', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({min: 1, max: 2 ** 30}), fc.integer({min: 2, max: 24}), async (seed, steps) => {
-        const dir = makeRepo()
+        const dir = await initializedRepo()
         const git = `${dir}/.git`
-        const s0 = await ListStore.open(dir, 'main')
-        await s0.init()
-        s0.close()
         const ids: string[] = []
         await mutate(dir, 12, seed, ids)
         await loadAs(dir)
@@ -202,11 +192,8 @@ describe('the delta beside the cache file', () => {
   }, 120_000)
 
   it('is ignored when it is damaged, torn or written for another cache file, and set aside when its trees are gone', async () => {
-    const dir = makeRepo()
+    const dir = await initializedRepo()
     const git = `${dir}/.git`
-    const s0 = await ListStore.open(dir, 'main')
-    await s0.init()
-    s0.close()
     const ids: string[] = []
     await mutate(dir, 20, 11, ids)
     await loadAs(dir)

@@ -24,29 +24,16 @@ import {assignTask, setDependencies} from '../../src/core/ops/edit'
 import {flagTask} from '../../src/core/ops/flag'
 import {blockTask, cancelTask, finishTask, reopenTask} from '../../src/core/ops/lifecycle'
 import {removeTask} from '../../src/core/ops/remove'
-import {jsonError, makeRepo, run} from '../helpers/cli'
+import {jsonError, run} from '../helpers/cli'
+import {initializedRepo, seededRandom} from '../helpers/list-repo'
 import {ctx} from '../helpers/snapshot'
 
 const NOW = '2026-11-29T12:30:00.000Z'
 const TITLES = ['plain', 'with "quotes"', 'back\\slash', 'émoji 🚀 ünïcode', 'tab\tinside', 'a, b [c] {d}']
 
 /** Random single-op commits, as separate processes would make them; returns every id ever made. */
-/** A repository with an empty list `main`. */
-async function initializedRepo(): Promise<string> {
-  const dir = makeRepo()
-  const store = await ListStore.open(dir, 'main')
-  await store.init()
-  store.close()
-  return dir
-}
-
 async function mutate(dir: string, steps: number, seed: number, ids: string[] = []): Promise<string[]> {
-  let state = seed >>> 0 || 1
-  const rand = (n: number) => {
-    state = (state * 1103515245 + 12345) % 2147483648
-    return Math.floor((state / 2147483648) * n)
-  }
-  const pick = <T>(xs: readonly T[]): T | undefined => xs[rand(Math.max(xs.length, 1))]
+  const {rand, pick} = seededRandom(seed)
   const store = await ListStore.open(dir, 'main')
   // Times spread over an hour before NOW, so some leases are live and some ran out.
   const at = (step: number) => new Date(Date.parse(NOW) - 3_600_000 + step * 40_000).toISOString()

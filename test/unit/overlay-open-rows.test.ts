@@ -14,7 +14,7 @@ import {type OpenRowColumns, type OpenRows, ScannedTables, type Snapshot, type T
 import {DEFAULT_CONFIG, type Status, type TaskMeta} from '../../src/core/task'
 import {taskFilePath} from '../../src/core/store-layout'
 import {ColumnOpenRows, encodeOpenRows} from '../../src/refstore/task-index'
-import {task} from '../helpers/snapshot'
+import {applied, task} from '../helpers/snapshot'
 
 const POOL = Array.from({length: 24}, (_, i) => `tsk-${(i * 7919).toString(36).padStart(10, '0')}`)
 const STATUSES: Status[] = ['todo', 'todo', 'in_progress', 'blocked', 'done', 'cancelled']
@@ -78,15 +78,6 @@ const snap = (tasks: ReadonlyMap<string, TaskEntry>, tables: ScannedTables): Sna
 
 function columnsOf(c: OpenRowColumns) {
   return Array.from({length: c.length}, (_, i) => [c.id(i), c.status(i), c.priority(i), c.created(i), c.owner(i), c.assignee(i), c.leaseEnd(i), c.flags(i), c.parentRow(i), c.parent(i), c.leaseText(i)])
-}
-
-function applied(base: ReadonlyMap<string, TaskEntry>, changes: ReadonlyMap<string, TaskEntry | null>): Map<string, TaskEntry> {
-  const out = new Map(base)
-  for (const [id, e] of changes) {
-    if (e) out.set(id, e)
-    else out.delete(id)
-  }
-  return out
 }
 
 describe('open rows of an overlay over columns', () => {

@@ -12,7 +12,7 @@ import {ScannedTables, type Snapshot, type SnapshotTables, type TaskEntry, entry
 import {DEFAULT_CONFIG, type Status} from '../../src/core/task'
 import {derivedState, openRowState} from '../../src/core/readiness'
 import {taskFilePath} from '../../src/core/store-layout'
-import {task} from '../helpers/snapshot'
+import {applied, task} from '../helpers/snapshot'
 
 const POOL = ['tsk-aaaa000001', 'tsk-aaaa000002', 'tsk-aaab000000', 'tsk-abcd000000', 'tsk-abce000000', 'tsk-b00000000', 'tsk-b000000001', 'tsk-c0000000aa']
 const STATUSES: Status[] = ['todo', 'in_progress', 'blocked', 'done', 'cancelled']
@@ -31,15 +31,6 @@ const changesArb = fc.subarray(POOL).chain((ids) =>
 )
 
 const snap = (tasks: ReadonlyMap<string, TaskEntry>, tables?: SnapshotTables): Snapshot => ({list: 'main', commit: 'c', config: DEFAULT_CONFIG, tasks, tables})
-
-function applied(base: ReadonlyMap<string, TaskEntry>, changes: ReadonlyMap<string, TaskEntry | null>): Map<string, TaskEntry> {
-  const out = new Map(base)
-  for (const [id, e] of changes) {
-    if (e) out.set(id, e)
-    else out.delete(id)
-  }
-  return out
-}
 
 function answers(s: Snapshot) {
   const t = tablesOf(s)
