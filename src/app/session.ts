@@ -98,7 +98,7 @@ export class Session {
   async networkLimits(defaultMs: number): Promise<NetworkLimits> {
     const cached = this.kept?.limits.get(defaultMs)
     if (cached) return cached
-    const limits = await networkLimits(this.store.repo.cwd, defaultMs)
+    const limits = await networkLimits(this.store.repo.cwd, defaultMs, this.store.repo.commonDir)
     this.kept?.limits.set(defaultMs, limits)
     return limits
   }

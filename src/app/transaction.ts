@@ -69,12 +69,14 @@ const MAX_FOLD_PATIENCE_MS = 30_000
 /**
  * How long a waiting change that is not the leader sleeps between looks:
  * longer as more changes are pending, since the leader's next fold carries
- * them all and a fold takes longer the busier the remote is, and at least
- * half the time the list last took to move (a busy machine folds slower);
- * each look costs a `git ls-remote` (and on a local remote an upload-pack).
+ * them all and a fold takes longer the busier the remote is, and about as
+ * long as the list last took to move (a busy machine folds slower; looking
+ * twice per move, as at half of it, saw nothing new at every other look);
+ * each look costs a `git ls-remote` (a process, and on a local remote an
+ * upload-pack; docs/scale.md counts them).
  */
 function waitingLook(pendingCount: number, gapMs = 0): Promise<void> {
-  const window = Math.min(2000, Math.max(150 + 50 * pendingCount, gapMs / 2))
+  const window = Math.min(2000, Math.max(150 + 50 * pendingCount, gapMs * 0.9))
   return new Promise((r) => setTimeout(r, window * (0.5 + Math.random())))
 }
 

@@ -47,34 +47,77 @@ export function claimRefspec(remote: string, list: string): string {
   return `+refs/tasks-claims/${list}/*:${claimTrackingPrefix(remote, list)}*`
 }
 
+const OID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/
+
 /**
- * Whether the repository surely holds no ref under `prefix`, seen without
- * a process: the refs are files (no reftable), there is no loose one in
- * the prefix's directory and packed-refs does not name the prefix. False
- * means "ask git" (there may be some), never "there are some".
+ * The refs under `prefix` read straight from the files-backend (loose ref
+ * files, which win, over packed-refs), without starting `git for-each-ref`:
+ * a waiting command reads them after every fetch. Null means "ask git": a
+ * reftable repository, or a file that is not a plain object id (a symbolic
+ * ref), or a directory that cannot be read. A ref file that vanishes while
+ * it is read (a concurrent fetch pruning it) counts as gone, as git's own
+ * reading would after that fetch.
  */
-export function surelyNoRefs(commonDir: string, prefix: string): boolean {
-  if (existsSync(join(commonDir, 'reftable'))) return false
+export function refsUnder(commonDir: string, prefix: string): Map<string, string> | null {
+  if (existsSync(join(commonDir, 'reftable'))) return null
+  const out = new Map<string, string>()
   try {
-    const dir = join(commonDir, ...prefix.split('/').filter(Boolean))
-    if (existsSync(dir) && readdirSync(dir, {recursive: true, withFileTypes: true}).some((e) => e.isFile() && !e.name.endsWith('.lock'))) return false
     const packed = join(commonDir, 'packed-refs')
-    return !existsSync(packed) || !readFileSync(packed, 'latin1').includes(prefix)
+    if (existsSync(packed)) {
+      const text = readFileSync(packed, 'latin1')
+      if (text.includes(prefix)) {
+        for (const line of text.split('\n')) {
+          const space = line.indexOf(' ')
+          if (space === -1 || line.startsWith('#') || line.startsWith('^')) continue
+          const name = line.slice(space + 1)
+          if (name.startsWith(prefix) && OID.test(line.slice(0, space))) out.set(name, line.slice(0, space))
+        }
+      }
+    }
+    const walk = (dir: string, name: string): boolean => {
+      let entries
+      try {
+        entries = readdirSync(dir, {withFileTypes: true})
+      } catch (error) {
+        return (error as NodeJS.ErrnoException).code === 'ENOENT'
+      }
+      for (const e of entries) {
+        if (e.isDirectory()) {
+          if (!walk(join(dir, e.name), `${name}${e.name}/`)) return false
+        } else if (e.isFile() && !e.name.endsWith('.lock')) {
+          let value: string
+          try {
+            value = readFileSync(join(dir, e.name), 'latin1').trim()
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue
+            return false
+          }
+          if (!OID.test(value)) return false
+          out.set(`${name}${e.name}`, value)
+        }
+      }
+      return true
+    }
+    return walk(join(commonDir, ...prefix.split('/').filter(Boolean)), prefix) ? out : null
   } catch {
-    return false
+    return null
   }
 }
 
 /**
  * Pending changes as the last fetch saw them: task id → commit. With the
- * repository's common directory, the usual case (none pending) is seen
- * without starting `git for-each-ref` (surelyNoRefs).
+ * repository's common directory they are read from the ref files
+ * (refsUnder); git is asked only when those cannot be read that way.
  */
 export async function pendingChanges(cwd: string, remote: string, list: string, commonDir?: string): Promise<Map<string, string>> {
   const prefix = claimTrackingPrefix(remote, list)
-  if (commonDir !== undefined && surelyNoRefs(commonDir, prefix)) return new Map()
-  const r = await git(['for-each-ref', '--format=%(refname) %(objectname)', prefix], {cwd})
   const out = new Map<string, string>()
+  const direct = commonDir !== undefined ? refsUnder(commonDir, prefix) : null
+  if (direct) {
+    for (const [ref, oid] of direct) out.set(ref.slice(prefix.length), oid)
+    return out
+  }
+  const r = await git(['for-each-ref', '--format=%(refname) %(objectname)', prefix], {cwd})
   if (r.code !== 0) return out
   for (const line of r.stdout.split('\n')) {
     const [ref, oid] = line.split(' ')

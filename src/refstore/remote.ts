@@ -19,7 +19,7 @@ import {isValidListName} from '../core/store-layout'
 import {formatDuration, parseDuration} from '../core/duration'
 import {git, gitOk} from './git-process'
 import {heldLock, lockIn, refLockedError} from './ref-transaction'
-import {readConfig} from './repository'
+import {configMayMention, readConfig} from './repository'
 
 /**
  * Where this clone keeps its copy of a remote's list: outside `refs/remotes/`
@@ -132,10 +132,12 @@ export interface NetworkLimits {
  * is set (the user's own ssh command is used as it is). git:// has no idle
  * setting in git: only the deadline bounds it.
  */
-export async function networkLimits(cwd: string, defaultMs: number): Promise<NetworkLimits> {
+export async function networkLimits(cwd: string, defaultMs: number, commonDir?: string): Promise<NetworkLimits> {
   const userSsh = Boolean(process.env.GIT_SSH_COMMAND || process.env.GIT_SSH)
   const fromEnv = process.env.TASKS_REMOTE_TIMEOUT
-  const config = fromEnv !== undefined && userSsh ? new Map<string, string>() : await readConfig(cwd, '^(core\\.sshcommand|tasks\\.remotetimeout)$')
+  // No config file that names either key (configMayMention: one read of each, no process): nothing to ask git.
+  const none = (fromEnv !== undefined && userSsh) || (commonDir !== undefined && !configMayMention(commonDir, /sshcommand|remotetimeout/i))
+  const config = none ? new Map<string, string>() : await readConfig(cwd, '^(core\\.sshcommand|tasks\\.remotetimeout)$')
   let deadlineMs = defaultMs
   let source = 'the default'
   const setting = fromEnv ?? config.get('tasks.remotetimeout')

@@ -19,7 +19,7 @@ import {mkdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {cleanupAll, gitSync, makeRepo, runJson} from '../helpers/cli'
-import {claimTrackingPrefix, pendingChanges, surelyNoRefs} from '../../src/refstore/claim-refs'
+import {claimTrackingPrefix, pendingChanges, refsUnder} from '../../src/refstore/claim-refs'
 import {expectLinearHistory, history, trailer} from '../race/support'
 import {cloneOf, shared, tipOf} from './support'
 
@@ -132,31 +132,59 @@ describe('pending per-item changes on the remote', {timeout: 120_000}, () => {
   })
 })
 
-describe('seeing that nothing is pending without a process', () => {
-  it('is sure only when no loose or packed ref is under the prefix and the refs are files', async () => {
+describe('reading the pending refs without a process', () => {
+  it('reads loose and packed refs as git does, and asks git when it cannot', async () => {
     const repo = makeRepo()
     gitSync(repo, ['commit', '-q', '--allow-empty', '-m', 'root'])
     const head = gitSync(repo, ['rev-parse', 'HEAD']).trim()
+    gitSync(repo, ['commit', '-q', '--allow-empty', '-m', 'second'])
+    const second = gitSync(repo, ['rev-parse', 'HEAD']).trim()
     const git = join(repo, '.git')
     const prefix = claimTrackingPrefix('origin', 'main')
-    expect(surelyNoRefs(git, prefix)).toBe(true)
-    expect(await pendingChanges(repo, 'origin', 'main', git)).toEqual(new Map())
+    /** What git itself lists under the prefix. */
+    const listed = () => {
+      const out = new Map<string, string>()
+      for (const line of gitSync(repo, ['for-each-ref', '--format=%(refname) %(objectname)', prefix]).split('\n').filter(Boolean)) {
+        const [ref, oid] = line.split(' ')
+        out.set(ref!, oid!)
+      }
+      return out
+    }
+    const agrees = async () => {
+      expect(refsUnder(git, prefix)).toEqual(listed())
+      expect(await pendingChanges(repo, 'origin', 'main', git)).toEqual(new Map([...listed()].map(([ref, oid]) => [ref.slice(prefix.length), oid])))
+    }
+    await agrees()
     // An empty directory left behind by a pruned ref is still nothing.
     mkdirSync(join(git, 'refs', 'tasks-claims-remote', 'origin', 'main'), {recursive: true})
-    expect(surelyNoRefs(git, prefix)).toBe(true)
-    // A loose ref: not sure, and git lists it.
+    await agrees()
+    // Loose refs, and a lock file of one being written, which is not a ref.
     gitSync(repo, ['update-ref', `${prefix}tsk-aaaa`, head])
-    expect(surelyNoRefs(git, prefix)).toBe(false)
-    expect(await pendingChanges(repo, 'origin', 'main', git)).toEqual(new Map([['tsk-aaaa', head]]))
-    // Packed: the same.
+    gitSync(repo, ['update-ref', `${prefix}tsk-bbbb`, second])
+    writeFileSync(join(git, ...`${prefix}tsk-cccc.lock`.split('/')), `${head}\n`)
+    await agrees()
+    expect(refsUnder(git, prefix)!.size).toBe(2)
+    // Packed, then a loose value over a packed one (the loose one wins), and a ref of another list that shares the prefix's start.
     gitSync(repo, ['pack-refs', '--all'])
-    expect(surelyNoRefs(git, prefix)).toBe(false)
-    expect(await pendingChanges(repo, 'origin', 'main', git)).toEqual(new Map([['tsk-aaaa', head]]))
+    await agrees()
+    gitSync(repo, ['update-ref', `${prefix}tsk-aaaa`, second])
+    gitSync(repo, ['update-ref', `${claimTrackingPrefix('origin', 'main2')}tsk-dddd`, head])
+    gitSync(repo, ['pack-refs', '--all'])
+    gitSync(repo, ['update-ref', `${prefix}tsk-bbbb`, head])
+    await agrees()
+    expect(refsUnder(git, prefix)).toEqual(new Map([[`${prefix}tsk-aaaa`, second], [`${prefix}tsk-bbbb`, head]]))
+    // Deleted (from the packed file and the loose one alike).
     gitSync(repo, ['update-ref', '-d', `${prefix}tsk-aaaa`])
-    expect(surelyNoRefs(git, prefix)).toBe(true)
+    await agrees()
+    // A symbolic ref under the prefix: not read by hand, git is asked.
+    gitSync(repo, ['symbolic-ref', `${prefix}tsk-eeee`, `${prefix}tsk-bbbb`])
+    expect(refsUnder(git, prefix)).toBeNull()
+    expect(await pendingChanges(repo, 'origin', 'main', git)).toEqual(new Map([['tsk-bbbb', head], ['tsk-eeee', head]]))
+    gitSync(repo, ['symbolic-ref', '--delete', `${prefix}tsk-eeee`])
+    await agrees()
     // Another ref storage (reftable): always asks git.
     mkdirSync(join(git, 'reftable'))
     writeFileSync(join(git, 'reftable', 'tables.list'), '')
-    expect(surelyNoRefs(git, prefix)).toBe(false)
+    expect(refsUnder(git, prefix)).toBeNull()
   })
 })
