@@ -70,8 +70,9 @@ const MAX_FOLD_PATIENCE_MS = 30_000
  * How long a waiting change that is not the leader sleeps between looks:
  * longer as more changes are pending, since the leader's next fold carries
  * them all and a fold takes longer the busier the remote is, and about as
- * long as the list last took to move (a busy machine folds slower; looking
- * twice per move, as at half of it, saw nothing new at every other look);
+ * long as the list last took to move (a busy machine folds slower; at half
+ * of it a waiter looked about twice per move, and one of the two could only
+ * see nothing new);
  * each look costs a `git ls-remote` (a process, and on a local remote an
  * upload-pack; docs/scale.md counts them).
  */
