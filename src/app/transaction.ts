@@ -11,7 +11,7 @@ import {ConflictError} from '../core/errors'
 import type {Change, OpContext, Plan} from '../core/plan'
 import type {Snapshot} from '../core/snapshot'
 import {withChanges} from '../core/apply'
-import {MUTATION_TIMEOUT_MS, fetchList, networkLimits, pushList, recordFetch, relate} from '../refstore/remote'
+import {MUTATION_TIMEOUT_MS, fetchList, fetchedBusy, networkLimits, pushList, recordFetch, relate} from '../refstore/remote'
 import {findFolded, foldPending, firstParentDistance, peekPending, pendingChanges, pushPending, withdrawPending} from '../refstore/claim-refs'
 import {followPublished} from './published'
 import {withInbox} from './inbox-hook'
@@ -63,6 +63,16 @@ const BUSY_LANDED = 3
  * the next leader-to-be or list writer that comes along.
  */
 const FOLD_PATIENCE_MS = 8000
+/**
+ * A change of an item the actor holds goes pending on the list as this
+ * clone last saw it, without a fetch first, when that look was at most this
+ * long ago and found at least PENDING_AT_ONCE changes pending (the list is
+ * busy: the change would wait as a pending ref anyway). The fold checks the
+ * item's directory against what the change was computed on, so a stale base
+ * is safe for the item; on a busy list the fetch it saves is a third of a
+ * change's fetches (the previous command's last fetch is moments old).
+ */
+const STALE_BASE_MS = 5000
 /** ...or three times the longest the list stood still while it waited (a busy machine folds slower), up to this. */
 const MAX_FOLD_PATIENCE_MS = 30_000
 
@@ -249,6 +259,8 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
    * that try does not count.
    */
   let mayAssume = true
+  /** The first try may run on the last fetch's tip (STALE_BASE_MS): known before the loop, judged once. */
+  let mayStale = perItem && fetchedBusy(store.repo.commonDir, remote, session.list, STALE_BASE_MS, PENDING_AT_ONCE)
   for (let attempt = 1; ; attempt++) {
     // What merging unpublished local work decided, told once the result is published (not once per try).
     let mergeWarnings: Array<{kind: string; message: string}> = []
@@ -279,10 +291,15 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
     const tracking = await session.trackingRef(remote)
     const assumed: string | null = mayAssume && attempt === 1 && perItem && !mine ? await store.assumedRemoteTip(remote, tracking) : null
     mayAssume = false
-    const remoteTip: string | null = assumed ?? (await fetchList(cwd, remote, session.list, (ref) => store.readRef(ref), limits, perItem))
-    if (!assumed) recordFetch(store.repo.commonDir, remote, session.list)
-    const pending = perItem && !assumed ? await pendingChanges(cwd, remote, session.list, store.repo.commonDir) : new Map<string, string>()
-    if (!assumed) store.noteFetched(remote, remoteTip, pending.size)
+    /** This try runs on the tracking ref as the last fetch left it (STALE_BASE_MS), and may only go pending. */
+    const stale: boolean = !assumed && mayStale && attempt === 1 && !mine
+    mayStale = false
+    const remoteTip: string | null = assumed ?? (stale ? await store.readRef(tracking) : await fetchList(cwd, remote, session.list, (ref) => store.readRef(ref), limits, perItem))
+    const pending: Map<string, string> = perItem && !assumed ? await pendingChanges(cwd, remote, session.list, store.repo.commonDir) : new Map<string, string>()
+    if (!assumed && !stale) {
+      recordFetch(store.repo.commonDir, remote, session.list, new Date(), pending.size)
+      store.noteFetched(remote, remoteTip, pending.size)
+    }
     /** The assumed tip was not the remote's: fetch and run the op again, as if this try had not been made. */
     const unassume = () => {
       store.noteRemoteMoved(remote)
@@ -307,6 +324,10 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
       })
     }
     const localTip = await store.refreshTip()
+    if (stale && (!remoteTip || localTip !== remoteTip)) {
+      attempt = 0 // the local list is not the last fetch's tip: fetch as usual
+      continue
+    }
 
     if (mine && remoteTip) {
       if (pending.get(mine.id) === mine.commit) {
@@ -381,11 +402,11 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
       snap = (prepare ? await prepare(store, loaded) : undefined) ?? loaded.snapshot
       planned = op(snap, ctx)
     } catch (error) {
-      if (!assumed) throw error
+      if (!assumed && !stale) throw error
       attempt = 0 // refused on a tip no fetch confirmed: decide on the remote's own
       continue
     }
-    if (assumed && planned.changes.length === 0) {
+    if ((assumed || stale) && planned.changes.length === 0) {
       attempt = 0
       continue
     }
@@ -397,6 +418,10 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
     const onTip: boolean = perItem && remoteTip !== null && base === remoteTip
     // A one-item change (its task.md and comments, with the inbox records and last_seen it writes) may wait as a pending ref.
     const item: string | null = onTip ? singleItem(snap, plan) : null
+    if (stale && (!item || pending.has(item) || snap.tasks.get(item)?.meta?.owner !== ctx.actor)) {
+      attempt = 0 // not a change of an item this actor holds: run it on a fresh fetch
+      continue
+    }
     if (onTip && remoteTip && (item ? pending.has(item) : pending.size > 0)) {
       // Settle what is pending first (fold or drop it), then run the op on the result: someone else's change of
       // this item, or, for a change that cannot carry pending ones, all of them, so none waits on this writer.
@@ -414,7 +439,7 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
       // others wait for); else, or after PENDING_AFTER_LOSSES lost races, wait as a pending change (PENDING_AT_ONCE).
       const leader = ![...pending.keys()].some((id) => id < item)
       const busy = pending.size >= PENDING_AT_ONCE || othersLanded >= BUSY_LANDED || (lost > 0 && pending.size > 0)
-      if (lost < PENDING_AFTER_LOSSES && (!busy || (leader && pending.size > 0 && lost === 0))) {
+      if (!stale && lost < PENDING_AFTER_LOSSES && (!busy || (leader && pending.size > 0 && lost === 0))) {
         // First tries: this change on the list's tip, carrying whatever is pending with it, in one push.
         const {outcome, fold} = await foldPending(cwd, store.reader, store.writer, remote, session.list, remoteTip, pending, limits, {id: item, commit}, setRef)
         const landed = fold.folded.get(item)

@@ -338,16 +338,31 @@ function fetchNotePath(commonDir: string, list: string): string {
   return join(commonDir, 'git-tasks', `fetched-${list}`)
 }
 
-/** Note when this clone last fetched `list` from `remote` (`<common-dir>/git-tasks/fetched-<list>`); best-effort. */
-export function recordFetch(commonDir: string, remote: string, list: string, at = new Date()): void {
+/**
+ * Note when this clone last fetched `list` from `remote` (`<common-dir>/git-tasks/fetched-<list>`), and how
+ * many pending changes of others that fetch found when it is known; best-effort.
+ */
+export function recordFetch(commonDir: string, remote: string, list: string, at = new Date(), pending?: number): void {
   try {
     const path = fetchNotePath(commonDir, list)
     mkdirSync(join(commonDir, 'git-tasks'), {recursive: true})
     const tmp = `${path}.${process.pid}.tmp`
-    writeFileSync(tmp, `${JSON.stringify({remote, at: at.toISOString()})}\n`)
+    writeFileSync(tmp, `${JSON.stringify({remote, at: at.toISOString(), ...(pending === undefined ? {} : {pending})})}\n`)
     renameSync(tmp, path)
   } catch {
-    // Bookkeeping for `tasks remote` only.
+    // Bookkeeping (`tasks remote`, and whether a change may skip its fetch): without it, the next change fetches.
+  }
+}
+
+/** Whether this clone's last fetch of `list` from `remote` was at most `withinMs` ago and found at least `pending` pending changes. */
+export function fetchedBusy(commonDir: string, remote: string, list: string, withinMs: number, pending: number, now = Date.now()): boolean {
+  try {
+    const note = JSON.parse(readFileSync(fetchNotePath(commonDir, list), 'utf8')) as {remote?: unknown; at?: unknown; pending?: unknown}
+    if (note.remote !== remote || typeof note.at !== 'string' || typeof note.pending !== 'number') return false
+    const age = now - Date.parse(note.at)
+    return age >= 0 && age <= withinMs && note.pending >= pending
+  } catch {
+    return false
   }
 }
 

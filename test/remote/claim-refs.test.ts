@@ -15,7 +15,7 @@
  * - the inbox records and last_seen a change writes fold with it, file by
  *   file, and a change whose such file moved on the list since is dropped.
  */
-import {mkdirSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {cleanupAll, gitSync, makeRepo, runJson} from '../helpers/cli'
@@ -129,6 +129,108 @@ describe('pending per-item changes on the remote', {timeout: 120_000}, () => {
     expect(pendingRefs(bare)).toEqual([])
     expect(history(bare).filter((c) => trailer(c, 'Tasks-Op') === 'claim' && trailer(c, 'Task') === z)).toEqual([])
     expect(await freshShow(bare, z)).not.toMatchObject({owner: 'erin'})
+  })
+})
+
+/**
+ * What the remote received, as a server hook sees it: one "<old> <new> <ref>" line a ref, in order.
+ * Here it shows what a pending change was computed on (its commit's parent), which a fold hides.
+ */
+function recordPushes(bare: string): () => Array<{old: string; new: string; ref: string}> {
+  const log = join(bare, 'pushes.log')
+  const hook = join(bare, 'hooks', 'post-receive')
+  writeFileSync(hook, `#!/bin/sh\ncat >> '${log}'\n`, {mode: 0o755})
+  return () => {
+    let text = ''
+    try {
+      text = readFileSync(log, 'utf8')
+    } catch {}
+    return text.split('\n').filter(Boolean).map((l) => {
+      const [o, n, ref] = l.split(' ') as [string, string, string]
+      return {old: o, new: n, ref}
+    })
+  }
+}
+
+/** Make the clone's last fetch look moments old and busy (`<git-dir>/git-tasks/fetched-main`, docs/scale.md). */
+function noteBusyFetch(clone: string, pending = 2): void {
+  writeFileSync(join(clone, '.git', 'git-tasks', 'fetched-main'), `${JSON.stringify({remote: 'origin', at: new Date().toISOString(), pending})}\n`)
+}
+
+describe('a change of a held item on the last busy fetch\'s tip', {timeout: 120_000}, () => {
+  it('goes pending on that tip without fetching first, and lands after what others pushed since', async () => {
+    const {bare, clones} = await shared(2)
+    const [a, b] = clones as [string, string]
+    const x = (await runJson(a, ['add', 'mine', '--as', 'lead'])).task.id
+    const y = (await runJson(a, ['add', 'other', '--as', 'lead'])).task.id
+    await runJson(a, ['claim', x, '--as', 'alice'])
+    const seen = tipOf(a, 'refs/tasks-remote/origin/main')!
+    await runJson(b, ['sync'])
+    const other = await runJson(b, ['comment', y, 'meanwhile', '--as', 'bob'])
+    const pushes = recordPushes(bare)
+    noteBusyFetch(a)
+
+    const done = await runJson(a, ['done', x, '--as', 'alice'])
+    expect(done.published).toBe(true)
+    // The change was pushed as x's pending ref, computed on the tip clone a had last fetched (no fetch first).
+    const pendingPush = pushes().find((p) => p.ref === `refs/tasks-claims/main/${x}` && !/^0+$/.test(p.new))
+    expect(pendingPush).toBeDefined()
+    expect(gitSync(bare, ['rev-parse', `${pendingPush!.new}^`]).trim()).toBe(seen)
+    // ...and folded onto the list after bob's comment: one commit, linear, nothing left pending.
+    expect(pendingRefs(bare)).toEqual([])
+    const commits = history(bare)
+    expectLinearHistory(commits)
+    expect(commits[0]!.oid).toBe(done.commit)
+    expect(commits[0]!.parents).toEqual([other.commit])
+    expect(trailer(commits[0]!, 'Tasks-Op')).toBe('done')
+    expect(await freshShow(bare, x)).toMatchObject({status: 'done'})
+    expect(gitSync(bare, ['ls-tree', '-r', '--name-only', 'refs/tasks/main']).split('\n').filter((p) => p.includes(`/${y}/comments/`))).toHaveLength(1)
+  })
+
+  it('when the item itself moved since that fetch, the change is dropped at the fold and run again on the new tip', async () => {
+    const {bare, clones} = await shared(2)
+    const [a, b] = clones as [string, string]
+    const x = (await runJson(a, ['add', 'mine', '--as', 'lead'])).task.id
+    await runJson(a, ['claim', x, '--as', 'alice'])
+    await runJson(b, ['sync'])
+    // bob comments on x itself: x's directory on the list is no longer what clone a last saw.
+    await runJson(b, ['comment', x, 'look at this first', '--as', 'bob'])
+    const pushes = recordPushes(bare)
+    noteBusyFetch(a)
+
+    const done = await runJson(a, ['done', x, '--as', 'alice'])
+    expect(done.published).toBe(true)
+    const created = pushes().filter((p) => p.ref === `refs/tasks-claims/main/${x}` && /^0+$/.test(p.old))
+    expect(created.length).toBeGreaterThanOrEqual(1)
+    expect(pendingRefs(bare)).toEqual([])
+    const commits = history(bare)
+    expectLinearHistory(commits)
+    expect(commits.filter((c) => trailer(c, 'Tasks-Op') === 'done')).toHaveLength(1)
+    expect(commits[0]!.oid).toBe(done.commit)
+    // Nothing lost: bob's comment is on the card, and the card is done.
+    const files = gitSync(bare, ['ls-tree', '-r', '--name-only', 'refs/tasks/main']).split('\n').filter((p) => p.includes(`/${x}/comments/`))
+    expect(files).toHaveLength(1)
+    expect(await freshShow(bare, x)).toMatchObject({status: 'done'})
+  })
+
+  it('is not used for an item the actor does not hold: that change fetches first, as always', async () => {
+    const {bare, clones} = await shared(2)
+    const [a, b] = clones as [string, string]
+    const x = (await runJson(a, ['add', 'free', '--as', 'lead'])).task.id
+    await runJson(b, ['sync'])
+    const other = await runJson(b, ['add', 'meanwhile', '--as', 'bob'])
+    const pushes = recordPushes(bare)
+    noteBusyFetch(a)
+
+    const claimed = await runJson(a, ['claim', x, '--as', 'alice'])
+    expect(claimed.published).toBe(true)
+    // Computed on the remote's own tip (bob's add), whichever way it was pushed.
+    const landed = history(bare)[0]!
+    expect(landed.oid).toBe(claimed.commit)
+    expect(landed.parents).toEqual([other.commit])
+    for (const p of pushes().filter((p) => p.ref === `refs/tasks-claims/main/${x}` && !/^0+$/.test(p.new))) {
+      expect(gitSync(bare, ['rev-parse', `${p.new}^`]).trim()).toBe(other.commit)
+    }
   })
 })
 
