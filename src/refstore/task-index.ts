@@ -20,7 +20,7 @@ import {createHash} from 'node:crypto'
 import {closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 import {EnvironmentError} from '../core/errors'
-import {idsWithPrefixIn, isStoredId, lowerBound as lowerBoundOf, shardOf} from '../core/ids'
+import {ID_PREFIX, MIN_PREFIX, idsWithPrefixIn, isStoredId, lowerBound as lowerBoundOf, shardOf} from '../core/ids'
 import {overlaySnapshot} from '../core/overlay'
 import {type LeaseRow, type OpenRow, type OpenRowColumns, type OpenRows, ScannedTables, type Snapshot, type SnapshotTables, type TaskEntry, openRowColumns, tablesOf} from '../core/snapshot'
 import {CONFIG_PATH, META_PATH, TASKS_DIR, TASK_FILE} from '../core/store-layout'
@@ -28,12 +28,15 @@ import {DEFAULT_CONFIG, FORMAT_VERSION, type ListConfig, MAX_FILE_BYTES, type St
 import {type Parsed, fileText, parseConfig, parseMeta, parseTaskFile} from '../core/task-file'
 import {FILE_MODE, type HashAlgorithm, TREE_MODE, type TreeEntry, decodeCommit, decodeTree, diffTrees} from './git-objects'
 import type {GitObject, ObjectReader} from './object-reader'
+import {BROKEN, CANCELLED, DONE, FINISHED_RECORD, type ListSectionMeta, NONE, OPEN_RECORD, Words, createdNumbers, lineBytesOf, sectionLayout, statusCodeOf} from './list-section'
 import {PagedFile} from './paged-file'
 
-const CACHE_VERSION = 8
+const CACHE_VERSION = 9
 /** First line of the file; it names the format version, so another version is simply not read. */
 const MAGIC = `git-tasks index ${CACHE_VERSION}`
 const NO_IDS: readonly string[] = Object.freeze([])
+/** The shortest short id (shortIdBetween). */
+const SHORTEST_ID = ID_PREFIX.length + MIN_PREFIX
 /** Binary searches one command may make before the whole file is decoded instead. */
 const SEARCHES_BEFORE_DECODING_ALL = 200
 /** Lines of the cache file written at once. */
@@ -189,6 +192,7 @@ function damaged(what: string): EnvironmentError {
  *   <open rows: JSON `EncodedOpenRows` (`SnapshotTables.openRows` as binary columns): every open item in (priority, created, id) order with its list facts, the count of finished items, the unreadable ids>
  *   <leases: JSON array of [id, ms] (`SnapshotTables.leases`): items in progress whose claim can run out, in the order it does>
  *   <line directory: JSON {ids, at}: the id (space-separated) and byte offset from the first task line of every DIRECTORY_EVERY-th line, so a lookup reads a few pages>
+ *   <list section: binary (list-section.ts), its meta and SHA-1 in the header (`list`): where each line is, its status, parent, dependencies and sub-items as line numbers, the open rows and the finished rows in listing order, as fixed-width records>
  *   <id> <status> <shard> <dir tree> <parent> <deps> <sub-items> <dependents> <frontmatter JSON array | !error JSON>
  * One line per task in id order (JavaScript string order); id lists are
  * space-separated and sorted. `status` is empty for an unreadable file.
@@ -225,6 +229,9 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     /** Offset of the first task line. */
     private readonly start: number,
     count: number,
+    /** Offset of the list section and what the header says of it. */
+    private readonly listStart: number,
+    readonly listMeta: ListSectionMeta,
   ) {
     this.size = count
   }
@@ -246,7 +253,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     if (nl1 === -1 || buf.toString(0, nl1) !== MAGIC) return null
     const nl2 = buf.indexOf(NL, nl1 + 1)
     if (nl2 === -1) return null
-    let header: IndexHeader & {count: number; bytes: number; queueBytes: number; reservedBytes: number; claimsBytes: number; openBytes: number; leasesBytes: number; directoryBytes: number}
+    let header: IndexHeader & {count: number; bytes: number; queueBytes: number; reservedBytes: number; claimsBytes: number; openBytes: number; leasesBytes: number; directoryBytes: number; listBytes: number; listSection: ListSectionMeta}
     try {
       header = JSON.parse(buf.toString(nl1 + 1, nl2)) as typeof header
     } catch {
@@ -258,12 +265,15 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     const openStart = claimsStart + header.claimsBytes + 1
     const leasesStart = openStart + header.openBytes + 1
     const directoryStart = leasesStart + header.leasesBytes + 1
-    const start = directoryStart + header.directoryBytes + 1
+    const listStart = directoryStart + header.directoryBytes + 1
+    const start = listStart + header.listBytes + 1
+    const m = header.listSection
+    if (!m || typeof m !== 'object' || m.n !== header.count || !Array.isArray(m.people) || m.lineBytes !== lineBytesOf(m.n) || sectionLayout(m).end !== header.listBytes) return null
     // A torn or truncated file is ignored (rebuilt), never half-used.
     const endsLine = (at: number) => buf.indexOf(NL, at - 1) === at - 1
-    if (header.list !== list || buf.length - start !== header.bytes || !endsLine(reservedStart) || !endsLine(claimsStart) || !endsLine(openStart) || !endsLine(leasesStart) || !endsLine(directoryStart) || !endsLine(start)) return null
-    const {count, bytes, queueBytes, reservedBytes, claimsBytes, openBytes, leasesBytes, directoryBytes, ...rest} = header
-    return {header: rest, file: new IndexFile(buf, queueStart, reservedStart, claimsStart, openStart, leasesStart, directoryStart, start, count)}
+    if (header.list !== list || buf.length - start !== header.bytes || !endsLine(reservedStart) || !endsLine(claimsStart) || !endsLine(openStart) || !endsLine(leasesStart) || !endsLine(directoryStart) || !endsLine(listStart) || !endsLine(start)) return null
+    const {count, bytes, queueBytes, reservedBytes, claimsBytes, openBytes, leasesBytes, directoryBytes, listBytes, listSection, ...rest} = header
+    return {header: rest, file: new IndexFile(buf, queueStart, reservedStart, claimsStart, openStart, leasesStart, directoryStart, start, count, listStart, m)}
   }
 
   /** The line directory: the id and offset (from the first task line) of every DIRECTORY_EVERY-th line. */
@@ -271,7 +281,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     if (!this.dir) {
       let parsed: {ids: string; at: number[]}
       try {
-        parsed = JSON.parse(this.buf.toString(this.directoryStart, this.start - 1)) as typeof parsed
+        parsed = JSON.parse(this.buf.toString(this.directoryStart, this.listStart - 1)) as typeof parsed
       } catch {
         throw damaged('the line directory')
       }
@@ -398,6 +408,32 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
       have -= ls
     }
     if (lines !== this.size) throw damaged(`${lines} lines for ${this.size} tasks`)
+  }
+
+  /** Copy `length` bytes of the list section from its byte `position` into `target` at `at` (the whole span, else an error). */
+  readListSection(target: Buffer, at: number, length: number, position: number): void {
+    if (position + length > sectionLayout(this.listMeta).end || this.buf.readInto(target, at, length, this.listStart + position) !== length) throw damaged('the list section')
+  }
+
+  /** Offset of the first task line in the file (the list section's offsets count from it). */
+  get linesStart(): number {
+    return this.start
+  }
+
+  /**
+   * How many of the file's ids sort before `id`: its line when the file has
+   * it, else where it would go. `offsets` are the list section's.
+   */
+  linePosition(id: string, offsets: Uint32Array): number {
+    const at = this.lowerBound(id) - this.start
+    let lo = 0
+    let hi = this.size
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (offsets[mid]! < at) lo = mid + 1
+      else hi = mid
+    }
+    return lo
   }
 
   /** Copy `length` bytes of the file from `position` (a line scanTaskLines reported) into `target` at `at`. */
@@ -591,7 +627,21 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
 
   /** Kept with the open rows, so listing does not pass over every line for them. */
   brokenIds(): readonly string[] {
-    return this.openRows().broken
+    if (this.open) return this.open.broken
+    // From the list section's status codes: the open rows line need not be parsed for it.
+    const n = this.size
+    const status = Buffer.allocUnsafe(n)
+    this.readListSection(status, 0, n, 8 * n + 4)
+    const out: string[] = []
+    for (let l = status.indexOf(BROKEN); l !== -1; l = status.indexOf(BROKEN, l + 1)) out.push(this.idAtLine(l))
+    return out
+  }
+
+  /** The id of task line `l` (list section offsets). */
+  private idAtLine(l: number): string {
+    const at = Buffer.allocUnsafe(4)
+    this.readListSection(at, 0, 4, 4 * l)
+    return this.idAt(this.start + at.readUInt32LE(0))
   }
 
   private withStatusField(values: readonly string[]): string[] {
@@ -998,6 +1048,244 @@ export function writeIndexDelta(commonDir: string, index: TaskIndex): void {
   }
 }
 
+/**
+ * The list section (list-section.ts) of the file being written: `ids` its
+ * lines, `lengths` each line's byte length (newline included). Lines copied from the old file (not
+ * `touched`) keep their status, parent, dependencies and sub-items from the
+ * old file's section, only renumbered; the others are read from the tasks.
+ * The open rows come from the tables; the finished rows of the old file
+ * keep their order, with the changed ones merged in.
+ */
+function encodeListSection(
+  snap: Snapshot,
+  tables: SnapshotTables,
+  ids: readonly string[],
+  lengths: Int32Array,
+  old: IndexFile | undefined,
+  changes: ReadonlyMap<string, IndexedTask | null>,
+  touched: ReadonlySet<string> | undefined,
+): {bytes: Buffer; meta: ListSectionMeta} {
+  const n = ids.length
+  const lineOfId = new Map<string, number>()
+  for (let l = 0; l < n; l++) lineOfId.set(ids[l]!, l)
+  const lineOr = (id: string, none: number): number => lineOfId.get(id) ?? none
+  // The old file's section, and each old line's new number (-1: gone).
+  let prev: {m: ListSectionMeta; sec: Buffer; remap: Int32Array; oldIds: readonly string[]} | undefined
+  if (old) {
+    const m = old.listMeta
+    const sec = Buffer.allocUnsafe(sectionLayout(m).end)
+    old.readListSection(sec, 0, sec.length, 0)
+    const oldIds = old.sortedIds()
+    const remap = new Int32Array(oldIds.length)
+    for (let i = 0, j = 0; i < oldIds.length; i++) {
+      const id = oldIds[i]!
+      while (j < n && ids[j]! < id) j++
+      remap[i] = j < n && ids[j] === id ? j : -1
+    }
+    prev = {m, sec, remap, oldIds}
+  }
+  const oldLineOf = new Int32Array(n).fill(-1)
+  if (prev) for (let i = 0; i < prev.remap.length; i++) if (prev.remap[i]! >= 0) oldLineOf[prev.remap[i]!] = i
+
+  const status = new Uint8Array(n)
+  const parents = new Int32Array(n).fill(-1)
+  /** Dependencies and sub-items as lines, flat, with where each line's start. */
+  const depAt = new Int32Array(n + 1)
+  const kidAt = new Int32Array(n + 1)
+  const deps: number[] = []
+  const kids: number[] = []
+  const oldN = prev ? prev.m.n : 0
+  const oldExtras = prev ? sectionLayout(prev.m).extras : 0
+  for (let l = 0; l < n; l++) {
+    const id = ids[l]!
+    depAt[l] = deps.length
+    kidAt[l] = kids.length
+    let done = false
+    const o = oldLineOf[l]!
+    if (prev && o >= 0 && !touched!.has(id)) {
+      // Copied as it was: renumber what the old section says (unless a line number was missing there).
+      const sec = prev.sec
+      const st = sec[8 * oldN + 4 + o]!
+      const ex = sec.readUInt32LE(4 * (oldN + 1) + 4 * o)
+      if (ex === NONE) {
+        status[l] = st
+        done = true
+      } else {
+        const at = oldExtras + ex
+        const p = sec.readInt32LE(at)
+        const dc = sec.readUInt32LE(at + 4)
+        const kc = sec.readUInt32LE(at + 8)
+        // A line number missing there (a dangling parent or dependency) may have come since: read again.
+        let whole = p !== -2 && (p < 0 || prev.remap[p]! >= 0)
+        for (let k = 0; k < dc && whole; k++) if (sec.readUInt32LE(at + 12 + 4 * k) === NONE) whole = false
+        for (let k = 0; k < kc && whole; k++) if (sec.readUInt32LE(at + 12 + 4 * dc + 8 * k) === NONE) whole = false
+        if (whole) {
+          status[l] = st
+          parents[l] = p < 0 ? p : prev.remap[p]!
+          for (let k = 0; k < dc; k++) deps.push(prev.remap[sec.readUInt32LE(at + 12 + 4 * k)]!)
+          for (let k = 0; k < kc; k++) kids.push(prev.remap[sec.readUInt32LE(at + 12 + 4 * dc + 8 * k)]!)
+          done = true
+        }
+      }
+    }
+    if (!done) {
+      const t = snap.tasks.get(id) as IndexedTask
+      const code = statusCodeOf(t.statusText)
+      status[l] = code < 0 ? 255 : code
+      parents[l] = t.parentText ? lineOr(t.parentText, -2) : -1
+      deps.length = depAt[l]!
+      kids.length = kidAt[l]!
+      for (const d of t.deps) deps.push(lineOr(d, -1))
+      for (const c of tables.children(id)) kids.push(lineOr(c, -1))
+    }
+    depAt[l + 1] = deps.length
+    kidAt[l + 1] = kids.length
+  }
+
+  // Open rows in their order, and each line's static position.
+  const position = new Uint32Array(n).fill(NONE)
+  const cols = openRowColumns(tables.openRows())
+  const people = ['']
+  const personOf = new Map<string, number>([['', 0]])
+  const person = (who: string): number => {
+    let k = personOf.get(who)
+    if (k === undefined) {
+      k = people.length
+      people.push(who)
+      personOf.set(who, k)
+    }
+    return k
+  }
+  const openBytes = Buffer.alloc(cols.length * OPEN_RECORD)
+  for (let i = 0; i < cols.length; i++) {
+    const l = lineOr(cols.id(i), -1)
+    if (l < 0) throw new Error(`open row ${cols.id(i)} has no line`)
+    position[l] = i
+    const at = i * OPEN_RECORD
+    const [date, time] = createdNumbers(cols.created(i))
+    openBytes.writeUInt32LE(l, at)
+    openBytes[at + 4] = statusCodeOf(cols.status(i))
+    openBytes[at + 5] = cols.flags(i)
+    openBytes.writeDoubleLE(cols.priority(i), at + 8)
+    openBytes.writeUInt32LE(person(cols.owner(i)), at + 16)
+    openBytes.writeUInt32LE(person(cols.assignee(i)), at + 20)
+    openBytes.writeDoubleLE(cols.leaseEnd(i), at + 24)
+    openBytes.writeInt32LE(date, at + 32)
+    openBytes.writeInt32LE(time, at + 36)
+  }
+
+  // Finished rows in listing order: the old file's, renumbered, without the changed ones, which are merged in.
+  type Fin = {l: number; priority: number; date: number; time: number}
+  const createdOf = (f: Fin): string => (snap.tasks.get(ids[f.l]!)!.meta as TaskMeta).created_at
+  const compare = (a: Fin, b: Fin): number => {
+    const d = status[a.l]! - status[b.l]! || a.priority - b.priority
+    if (d !== 0) return d
+    if (a.date >= 0 && b.date >= 0) {
+      if (a.date !== b.date) return a.date - b.date
+      if (a.time !== b.time) return a.time - b.time
+    } else {
+      const ca = createdOf(a)
+      const cb = createdOf(b)
+      if (ca !== cb) return ca < cb ? -1 : 1
+    }
+    return a.l - b.l
+  }
+  const finOf = (l: number): Fin => {
+    const meta = snap.tasks.get(ids[l]!)!.meta as TaskMeta
+    const [date, time] = createdNumbers(meta.created_at)
+    return {l, priority: meta.priority, date, time}
+  }
+  const isFinished = (l: number) => status[l] === DONE || status[l] === CANCELLED
+  let fins: Fin[]
+  if (prev) {
+    const kept: Fin[] = []
+    const at = sectionLayout(prev.m).finished
+    const sec = prev.sec
+    for (let k = 0; k < prev.m.finished; k++) {
+      const r = at + k * FINISHED_RECORD
+      const l = prev.remap[sec.readUInt32LE(r)]!
+      if (l < 0 || changes.has(ids[l]!) || !isFinished(l)) continue
+      kept.push({l, priority: sec.readDoubleLE(r + 16), date: sec.readInt32LE(r + 4), time: sec.readInt32LE(r + 8)})
+    }
+    const added: Fin[] = []
+    for (const [id, entry] of changes) {
+      const l = entry ? lineOr(id, -1) : -1
+      if (l >= 0 && isFinished(l)) added.push(finOf(l))
+    }
+    added.sort(compare)
+    fins = []
+    let j = 0
+    for (const f of kept) {
+      while (j < added.length && compare(added[j]!, f) < 0) fins.push(added[j++]!)
+      fins.push(f)
+    }
+    while (j < added.length) fins.push(added[j++]!)
+  } else {
+    fins = []
+    for (let l = 0; l < n; l++) if (isFinished(l)) fins.push(finOf(l))
+    fins.sort(compare)
+  }
+  const finishedBytes = Buffer.alloc(fins.length * FINISHED_RECORD)
+  fins.forEach((f, k) => {
+    position[f.l] = cols.length + k
+    const r = k * FINISHED_RECORD
+    finishedBytes.writeUInt32LE(f.l, r)
+    finishedBytes.writeInt32LE(f.date, r + 4)
+    finishedBytes.writeInt32LE(f.time, r + 8)
+    finishedBytes.writeDoubleLE(f.priority, r + 16)
+  })
+
+  // The line part and the extras.
+  const lineBytes = lineBytesOf(n)
+  const head = Buffer.alloc(lineBytes)
+  const extras = new Words(16 * (deps.length + kids.length) + 1024)
+  let offset = 0
+  for (let l = 0; l < n; l++) {
+    head.writeUInt32LE(offset, 4 * l)
+    offset += lengths[l]!
+    const dc = depAt[l + 1]! - depAt[l]!
+    const kc = kidAt[l + 1]! - kidAt[l]!
+    if (parents[l] === -1 && dc === 0 && kc === 0) head.writeUInt32LE(NONE, 4 * (n + 1) + 4 * l)
+    else {
+      head.writeUInt32LE(extras.length, 4 * (n + 1) + 4 * l)
+      extras.i32(parents[l]!)
+      extras.u32(dc)
+      extras.u32(kc)
+      for (let k = depAt[l]!; k < depAt[l + 1]!; k++) extras.u32(deps[k]! < 0 ? NONE : deps[k]!)
+      for (let k = kidAt[l]!; k < kidAt[l + 1]!; k++) {
+        const c = kids[k]!
+        extras.u32(c < 0 ? NONE : c)
+        extras.u32(c < 0 ? NONE : position[c]!)
+      }
+    }
+    head[8 * n + 4 + l] = status[l]!
+  }
+  head.writeUInt32LE(offset, 4 * n)
+  // Short ids: one more than what the id shares with either neighbour (shortIdBetween), at least the shortest.
+  const shared = (a: string, b: string): number => {
+    const m = Math.min(a.length, b.length)
+    let i = 0
+    while (i < m && a.charCodeAt(i) === b.charCodeAt(i)) i++
+    return i
+  }
+  let before = 0
+  for (let l = 0; l < n; l++) {
+    const after = l + 1 < n ? shared(ids[l]!, ids[l + 1]!) : 0
+    const length = Math.min(ids[l]!.length, Math.max(SHORTEST_ID, l > 0 ? before + 1 : 0, l + 1 < n ? after + 1 : 0))
+    head[9 * n + 4 + l] = length > 255 ? 0 : length
+    before = after
+  }
+  const extrasBytes = extras.length
+  const meta0 = {n, open: cols.length, finished: fins.length, lineBytes, extrasBytes, people, sum: ''}
+  const layout = sectionLayout(meta0)
+  const bytes = Buffer.alloc(layout.end)
+  head.copy(bytes, 0)
+  extras.buf.copy(bytes, layout.extras, 0, extrasBytes)
+  openBytes.copy(bytes, layout.open)
+  finishedBytes.copy(bytes, layout.finished)
+  return {bytes, meta: {...meta0, sum: createHash('sha1').update(bytes).digest('hex')}}
+}
+
 /** Write the index as the cache file (every task, with its reverse edges); failures are ignored. */
 export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snapshot = snapshotOf(index)): void {
   const file = cachePath(commonDir, index.list)
@@ -1007,6 +1295,7 @@ export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snap
     const old = index.base instanceof IndexFile ? index.base : undefined
     const touched = old ? touchedBy(old, index.changes) : undefined
     const ids = tables.sortedIds()
+    const lengths = new Int32Array(ids.length)
     const lineOf = (id: string): string => {
       const same = old && !touched!.has(id) ? old.rawLine(id) : undefined
       if (same !== undefined) return same
@@ -1024,7 +1313,9 @@ export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snap
         dirIds.push(ids[i]!)
         dirAt.push(bytes)
       }
-      bytes += Buffer.byteLength(lineOf(ids[i]!))
+      const length = Buffer.byteLength(lineOf(ids[i]!))
+      lengths[i] = length
+      bytes += length
     }
     const directory = JSON.stringify({ids: dirIds.join(' '), at: dirAt})
     const {base, changes, ...header} = index
@@ -1034,7 +1325,8 @@ export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snap
     const claims = byKey(tables.claims())
     const open = JSON.stringify(encodeOpenRows(tables.openRows()))
     const leases = JSON.stringify(tables.leases())
-    const sizes = {leasesBytes: Buffer.byteLength(leases), count: ids.length, bytes, queueBytes: Buffer.byteLength(queue), reservedBytes: Buffer.byteLength(reserved), claimsBytes: Buffer.byteLength(claims), openBytes: Buffer.byteLength(open), directoryBytes: Buffer.byteLength(directory)}
+    const list = encodeListSection(snap, tables, ids, lengths, old, index.changes, touched)
+    const sizes = {listBytes: list.bytes.length, listSection: list.meta, leasesBytes: Buffer.byteLength(leases), count: ids.length, bytes, queueBytes: Buffer.byteLength(queue), reservedBytes: Buffer.byteLength(reserved), claimsBytes: Buffer.byteLength(claims), openBytes: Buffer.byteLength(open), directoryBytes: Buffer.byteLength(directory)}
     mkdirSync(join(commonDir, 'git-tasks'), {recursive: true})
     const tmp = `${file}.${process.pid}.tmp`
     // Written a batch of lines at a time: at 100,000 tasks the body is ~36 MB, and joining it into one
@@ -1048,6 +1340,8 @@ export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snap
         return buf.length
       }
       put(`${MAGIC}\n${JSON.stringify({...header, ...sizes})}\n${queue}\n${reserved}\n${claims}\n${open}\n${leases}\n${directory}\n`)
+      for (let done = 0; done < list.bytes.length; ) done += writeSync(fd, list.bytes, done, list.bytes.length - done)
+      put('\n')
       let body = 0
       for (let i = 0; i < ids.length; i += WRITE_BATCH) {
         let text = ''
