@@ -31,12 +31,11 @@
 import {ID_PREFIX, MIN_PREFIX} from '../core/ids'
 import {partitionPoint} from '../core/order'
 import type {State} from '../core/readiness'
-import {createHash} from 'node:crypto'
 import {OverlayTables} from '../core/overlay'
 import {OPEN_ROW_WAITING, type OpenRow, type OpenRowColumns, type Snapshot, type TaskEntry, openRowColumns, tablesOf} from '../core/snapshot'
 import {type ListConfig, TASK_KEYS} from '../core/task'
 import type {TaskViewer} from '../core/task-view'
-import {BROKEN, CANCELLED, DONE, FINISHED_RECORD, STATUS_TEXT, NONE, OPEN_RECORD, createdNumbers, sectionLayout, statusCodeOf} from '../refstore/list-section'
+import {BROKEN, CANCELLED, DONE, FINISHED_RECORD, STATUS_TEXT, NONE, OPEN_RECORD, createdNumbers, sectionCrc, sectionLayout, statusCodeOf} from '../refstore/list-section'
 import type {IndexFile} from '../refstore/task-index'
 
 /** A row's place in the order (state rank, priority, creation time, id), as `list` compares them. */
@@ -743,15 +742,15 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
   const {file, statesByRank, notListed} = input
   const m = file.listMeta
   const n = file.size
-  if (m.n !== n || input.changes.size > MAX_CHANGES) return null
+  if (m.n !== n || input.changes.size > MAX_CHANGES || !LITTLE_ENDIAN) return null
   const layout = sectionLayout(m)
   // The line part and the extras, read whole (~10 bytes a task and the graph's edges); the open and finished
-  // records a window at a time. Every byte goes through the section's SHA-1 before a row is written.
-  const sum = createHash('sha1')
+  // records a window at a time. Every byte goes through the section's CRC-32 before a row is written.
+  let sum = 0
   const headBuf = new ArrayBuffer(layout.open)
   const head = Buffer.from(headBuf)
   file.readListSection(head, 0, layout.open, 0)
-  sum.update(head)
+  sum = sectionCrc(head, sum)
   const offsets = u32At(headBuf, 0, n + 1)
   const extrasAt = u32At(headBuf, 4 * (n + 1), n)
   const shortLength = new Uint8Array(headBuf, 9 * n + 4, n)
@@ -915,7 +914,7 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
   for (let first = 0; first < m.open; first += WINDOW_ROWS) {
     const count = Math.min(WINDOW_ROWS, m.open - first)
     file.readListSection(window, 0, count * OPEN_RECORD, layout.open + first * OPEN_RECORD)
-    sum.update(window.subarray(0, count * OPEN_RECORD))
+    sum = sectionCrc(window.subarray(0, count * OPEN_RECORD), sum)
     records.buf = window
     records.first = first
     records.length = first + count
@@ -969,7 +968,7 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
   for (let first = 0; first < m.finished; first += WINDOW_ROWS) {
     const count = Math.min(WINDOW_ROWS, m.finished - first)
     file.readListSection(window, 0, count * FINISHED_RECORD, layout.finished + first * FINISHED_RECORD)
-    sum.update(window.subarray(0, count * FINISHED_RECORD))
+    sum = sectionCrc(window.subarray(0, count * FINISHED_RECORD), sum)
     for (let k = first; k < first + count; k++) {
       const at = (k - first) * FINISHED_RECORD
       const l = window.readUInt32LE(at)
@@ -998,7 +997,7 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
     placeFinished(c.row, c.code, c.priority)
   }
   // Nothing is written from a section that does not match its sum (the ordinary path reads the lines instead).
-  if (sum.digest('hex') !== m.sum) return null
+  if (sum !== m.sum) return null
 
   /** The listed sub-items of row r, in listing order (state, then their order in the tables). */
   const kidsOf = (r: number): number[] => {

@@ -24,8 +24,9 @@
  * A static position is a row's place in `open` (k) or `finished` (open count + k). A creation time written
  * the usual way (YYYY-MM-DDTHH:MM:SS.sssZ) is two numbers, date YYYYMMDD and time HHMMSSsss, which compare
  * as the text does; the date is -1 for one written another way. The header of the file carries the counts,
- * the people and a SHA-1 of the section, checked by the streamer before it writes anything.
+ * the people and a CRC-32 of the section, checked by the streamer before it writes anything.
  */
+import * as zlib from 'node:zlib'
 
 export const NONE = 0xffffffff
 export const OPEN_RECORD = 40
@@ -54,7 +55,8 @@ export interface ListSectionMeta {
   lineBytes: number
   extrasBytes: number
   people: string[]
-  sum: string
+  /** CRC-32 of the section (sectionCrc). */
+  sum: number
 }
 
 export function pad(n: number, to: number): number {
@@ -97,27 +99,20 @@ export function createdNumbers(t: string): [number, number] {
   return [(y * 100 + mo) * 100 + d, ((h * 100 + mi) * 100 + s) * 1000 + ms]
 }
 
-/** A growing byte buffer of little-endian words. */
-export class Words {
-  buf: Buffer
-  length = 0
-  constructor(size: number) {
-    this.buf = Buffer.alloc(Math.max(64, size))
+let crcTable: Int32Array | undefined
+/** CRC-32 (zlib's) of `data` continuing `crc`: zlib's own where node has it (20.15 and later), else a table. */
+export function sectionCrc(data: Uint8Array, crc = 0): number {
+  const native = (zlib as {crc32?: (d: Uint8Array, v?: number) => number}).crc32
+  if (native) return native(data, crc)
+  if (!crcTable) {
+    crcTable = new Int32Array(256)
+    for (let i = 0; i < 256; i++) {
+      let c = i
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
+      crcTable[i] = c
+    }
   }
-  private room(n: number): void {
-    if (this.length + n <= this.buf.length) return
-    const larger = Buffer.alloc(Math.max(this.buf.length * 2, this.length + n))
-    this.buf.copy(larger, 0, 0, this.length)
-    this.buf = larger
-  }
-  u32(v: number): void {
-    this.room(4)
-    this.buf.writeUInt32LE(v >>> 0, this.length)
-    this.length += 4
-  }
-  i32(v: number): void {
-    this.room(4)
-    this.buf.writeInt32LE(v | 0, this.length)
-    this.length += 4
-  }
+  let c = ~crc
+  for (let i = 0; i < data.length; i++) c = crcTable[(c ^ data[i]!) & 0xff]! ^ (c >>> 8)
+  return ~c >>> 0
 }

@@ -22,13 +22,14 @@ import {join} from 'node:path'
 import {EnvironmentError} from '../core/errors'
 import {ID_PREFIX, MIN_PREFIX, idsWithPrefixIn, isStoredId, lowerBound as lowerBoundOf, shardOf} from '../core/ids'
 import {overlaySnapshot} from '../core/overlay'
+import {MergedOpenRows} from '../core/merged-open-rows'
 import {type LeaseRow, type OpenRow, type OpenRowColumns, type OpenRows, ScannedTables, type Snapshot, type SnapshotTables, type TaskEntry, openRowColumns, tablesOf} from '../core/snapshot'
 import {CONFIG_PATH, META_PATH, TASKS_DIR, TASK_FILE} from '../core/store-layout'
 import {DEFAULT_CONFIG, FORMAT_VERSION, type ListConfig, MAX_FILE_BYTES, type Status, TASK_KEYS, type TaskMeta} from '../core/task'
 import {type Parsed, fileText, parseConfig, parseMeta, parseTaskFile} from '../core/task-file'
 import {FILE_MODE, type HashAlgorithm, TREE_MODE, type TreeEntry, decodeCommit, decodeTree, diffTrees} from './git-objects'
 import type {GitObject, ObjectReader} from './object-reader'
-import {BROKEN, CANCELLED, DONE, FINISHED_RECORD, type ListSectionMeta, NONE, OPEN_RECORD, Words, createdNumbers, lineBytesOf, sectionLayout, statusCodeOf} from './list-section'
+import {BROKEN, CANCELLED, DONE, FINISHED_RECORD, type ListSectionMeta, NONE, OPEN_RECORD, createdNumbers, lineBytesOf, sectionCrc, sectionLayout, statusCodeOf} from './list-section'
 import {PagedFile} from './paged-file'
 
 const CACHE_VERSION = 9
@@ -192,7 +193,7 @@ function damaged(what: string): EnvironmentError {
  *   <open rows: JSON `EncodedOpenRows` (`SnapshotTables.openRows` as binary columns): every open item in (priority, created, id) order with its list facts, the count of finished items, the unreadable ids>
  *   <leases: JSON array of [id, ms] (`SnapshotTables.leases`): items in progress whose claim can run out, in the order it does>
  *   <line directory: JSON {ids, at}: the id (space-separated) and byte offset from the first task line of every DIRECTORY_EVERY-th line, so a lookup reads a few pages>
- *   <list section: binary (list-section.ts), its meta and SHA-1 in the header (`list`): where each line is, its status, parent, dependencies and sub-items as line numbers, the open rows and the finished rows in listing order, as fixed-width records>
+ *   <list section: binary (list-section.ts), its meta and CRC-32 in the header (`list`): where each line is, its status, parent, dependencies and sub-items as line numbers, the open rows and the finished rows in listing order, as fixed-width records>
  *   <id> <status> <shard> <dir tree> <parent> <deps> <sub-items> <dependents> <frontmatter JSON array | !error JSON>
  * One line per task in id order (JavaScript string order); id lists are
  * space-separated and sorted. `status` is empty for an unreadable file.
@@ -268,7 +269,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     const listStart = directoryStart + header.directoryBytes + 1
     const start = listStart + header.listBytes + 1
     const m = header.listSection
-    if (!m || typeof m !== 'object' || m.n !== header.count || !Array.isArray(m.people) || m.lineBytes !== lineBytesOf(m.n) || sectionLayout(m).end !== header.listBytes) return null
+    if (!m || typeof m !== 'object' || typeof m.sum !== 'number' || m.n !== header.count || !Array.isArray(m.people) || m.lineBytes !== lineBytesOf(m.n) || sectionLayout(m).end !== header.listBytes) return null
     // A torn or truncated file is ignored (rebuilt), never half-used.
     const endsLine = (at: number) => buf.indexOf(NL, at - 1) === at - 1
     if (header.list !== list || buf.length - start !== header.bytes || !endsLine(reservedStart) || !endsLine(claimsStart) || !endsLine(openStart) || !endsLine(leasesStart) || !endsLine(directoryStart) || !endsLine(listStart) || !endsLine(start)) return null
@@ -627,7 +628,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
 
   /** Kept with the open rows, so listing does not pass over every line for them. */
   brokenIds(): readonly string[] {
-    if (this.open) return this.open.broken
+    if (this.open || !LITTLE_ENDIAN) return this.openRows().broken
     // From the list section's status codes: the open rows line need not be parsed for it.
     const n = this.size
     const status = Buffer.allocUnsafe(n)
@@ -1066,27 +1067,68 @@ function encodeListSection(
   touched: ReadonlySet<string> | undefined,
 ): {bytes: Buffer; meta: ListSectionMeta} {
   const n = ids.length
-  const lineOfId = new Map<string, number>()
-  for (let l = 0; l < n; l++) lineOfId.set(ids[l]!, l)
-  const lineOr = (id: string, none: number): number => lineOfId.get(id) ?? none
-  // The old file's section, and each old line's new number (-1: gone).
-  let prev: {m: ListSectionMeta; sec: Buffer; remap: Int32Array; oldIds: readonly string[]} | undefined
+  /** The line of an id (a binary search: only the few lines not carried forward ask). */
+  const lineOr = (id: string, none: number): number => {
+    const l = lowerBoundOf(ids, id)
+    return l < n && ids[l] === id ? l : none
+  }
+  // The old file's section (as words), and each old line's new number (-1: gone).
+  type Prev = {m: ListSectionMeta; sec: Uint8Array; u32: Uint32Array; i32: Int32Array; f64: Float64Array; remap: Int32Array; layout: ReturnType<typeof sectionLayout>}
+  let prev: Prev | undefined
+  const oldLineOf = new Int32Array(n).fill(-1)
   if (old) {
     const m = old.listMeta
-    const sec = Buffer.allocUnsafe(sectionLayout(m).end)
-    old.readListSection(sec, 0, sec.length, 0)
+    const layout = sectionLayout(m)
+    const ab = new ArrayBuffer(layout.end)
+    old.readListSection(Buffer.from(ab), 0, layout.end, 0)
+    // The new lines are the old ones less the removed tasks, plus the added ones: each old line moves by the
+    // number added before it less the number removed before it (a binary search a change, not a pass over ids).
     const oldIds = old.sortedIds()
-    const remap = new Int32Array(oldIds.length)
-    for (let i = 0, j = 0; i < oldIds.length; i++) {
-      const id = oldIds[i]!
-      while (j < n && ids[j]! < id) j++
-      remap[i] = j < n && ids[j] === id ? j : -1
+    const removedAt: number[] = []
+    const addedAt: number[] = []
+    for (const [id, entry] of changes) {
+      const o = lowerBoundOf(oldIds, id)
+      const inOld = o < oldIds.length && oldIds[o] === id
+      const inNew = entry !== null && lineOr(id, -1) >= 0
+      if (inOld && !inNew) removedAt.push(o)
+      else if (!inOld && inNew) addedAt.push(o)
     }
-    prev = {m, sec, remap, oldIds}
+    removedAt.sort((x, y) => x - y)
+    addedAt.sort((x, y) => x - y)
+    const remap = new Int32Array(oldIds.length)
+    let shift = 0
+    for (let i = 0, r = 0, a = 0; i < oldIds.length; i++) {
+      while (a < addedAt.length && addedAt[a]! <= i) {
+        shift++
+        a++
+      }
+      if (r < removedAt.length && removedAt[r] === i) {
+        remap[i] = -1
+        shift--
+        r++
+        continue
+      }
+      remap[i] = i + shift
+    }
+    for (let i = 0; i < oldIds.length; i++) if (remap[i]! >= 0) oldLineOf[remap[i]!] = i
+    // Checked where it is cheap: the ends, and every DIRECTORY_EVERY-th line.
+    for (let i = 0; i < oldIds.length; i += i + DIRECTORY_EVERY < oldIds.length ? DIRECTORY_EVERY : Math.max(1, oldIds.length - 1 - i)) {
+      if (remap[i]! >= 0 && ids[remap[i]!] !== oldIds[i]) throw new Error('the old cache file does not match the index')
+    }
+    prev = {m, layout, sec: new Uint8Array(ab), u32: new Uint32Array(ab), i32: new Int32Array(ab), f64: new Float64Array(ab), remap}
   }
-  const oldLineOf = new Int32Array(n).fill(-1)
-  if (prev) for (let i = 0; i < prev.remap.length; i++) if (prev.remap[i]! >= 0) oldLineOf[prev.remap[i]!] = i
+  /** Lines of the tasks changed since the old file. */
+  const changed = new Uint8Array(n)
+  for (const [id, entry] of changes) if (entry) {
+    const l = lineOr(id, -1)
+    if (l >= 0) changed[l] = 1
+  }
 
+  const touchedLine = new Uint8Array(n)
+  if (touched) for (const id of touched) {
+    const l = lineOr(id, -1)
+    if (l >= 0) touchedLine[l] = 1
+  }
   const status = new Uint8Array(n)
   const parents = new Int32Array(n).fill(-1)
   /** Dependencies and sub-items as lines, flat, with where each line's start. */
@@ -1094,41 +1136,40 @@ function encodeListSection(
   const kidAt = new Int32Array(n + 1)
   const deps: number[] = []
   const kids: number[] = []
-  const oldN = prev ? prev.m.n : 0
-  const oldExtras = prev ? sectionLayout(prev.m).extras : 0
   for (let l = 0; l < n; l++) {
-    const id = ids[l]!
     depAt[l] = deps.length
     kidAt[l] = kids.length
     let done = false
     const o = oldLineOf[l]!
-    if (prev && o >= 0 && !touched!.has(id)) {
+    if (prev && o >= 0 && touchedLine[l] === 0) {
       // Copied as it was: renumber what the old section says (unless a line number was missing there).
-      const sec = prev.sec
-      const st = sec[8 * oldN + 4 + o]!
-      const ex = sec.readUInt32LE(4 * (oldN + 1) + 4 * o)
+      const {u32, i32, remap} = prev
+      const oldN = prev.m.n
+      const st = prev.sec[8 * oldN + 4 + o]!
+      const ex = u32[oldN + 1 + o]!
       if (ex === NONE) {
         status[l] = st
         done = true
       } else {
-        const at = oldExtras + ex
-        const p = sec.readInt32LE(at)
-        const dc = sec.readUInt32LE(at + 4)
-        const kc = sec.readUInt32LE(at + 8)
+        const at = (prev.layout.extras + ex) >> 2
+        const p = i32[at]!
+        const dc = u32[at + 1]!
+        const kc = u32[at + 2]!
         // A line number missing there (a dangling parent or dependency) may have come since: read again.
-        let whole = p !== -2 && (p < 0 || prev.remap[p]! >= 0)
-        for (let k = 0; k < dc && whole; k++) if (sec.readUInt32LE(at + 12 + 4 * k) === NONE) whole = false
-        for (let k = 0; k < kc && whole; k++) if (sec.readUInt32LE(at + 12 + 4 * dc + 8 * k) === NONE) whole = false
+        let whole = p !== -2 && (p < 0 || remap[p]! >= 0)
+        for (let k = 0; k < dc && whole; k++) if (u32[at + 3 + k] === NONE) whole = false
+        for (let k = 0; k < kc && whole; k++) if (u32[at + 3 + dc + 2 * k] === NONE) whole = false
         if (whole) {
           status[l] = st
-          parents[l] = p < 0 ? p : prev.remap[p]!
-          for (let k = 0; k < dc; k++) deps.push(prev.remap[sec.readUInt32LE(at + 12 + 4 * k)]!)
-          for (let k = 0; k < kc; k++) kids.push(prev.remap[sec.readUInt32LE(at + 12 + 4 * dc + 8 * k)]!)
+          parents[l] = p < 0 ? p : remap[p]!
+          for (let k = 0; k < dc; k++) deps.push(remap[u32[at + 3 + k]!]!)
+          for (let k = 0; k < kc; k++) kids.push(remap[u32[at + 3 + dc + 2 * k]!]!)
           done = true
         }
       }
     }
     if (!done) {
+      const id = ids[l]!
       const t = snap.tasks.get(id) as IndexedTask
       const code = statusCodeOf(t.statusText)
       status[l] = code < 0 ? 255 : code
@@ -1142,10 +1183,161 @@ function encodeListSection(
     kidAt[l + 1] = kids.length
   }
 
-  // Open rows in their order, and each line's static position.
+  // Open rows in their order: a row the old file had is its old record, renumbered.
+  const open = tables.openRows()
+  const cols = openRowColumns(open)
+  const merged = open instanceof MergedOpenRows ? open : undefined
+  const sameRows = prev !== undefined && old !== undefined && open === old.openRows()
+  /** Per open row: its old record (-1: worked out again), its line. */
+  const openOld = new Int32Array(cols.length).fill(-1)
+  const openLine = new Int32Array(cols.length)
+  for (let i = 0; i < cols.length; i++) {
+    const b = !prev ? -1 : sameRows ? i : merged ? merged.baseRow(i) : -1
+    let l = -1
+    if (b >= 0 && b < prev!.m.open) {
+      l = prev!.remap[prev!.u32[(prev!.layout.open + b * OPEN_RECORD) >> 2]!]!
+      // The old record is this row's as it was, unless the task changed since (then it is worked out again).
+      if (l >= 0 && changed[l] === 0) openOld[i] = b
+      else l = -1
+    }
+    if (l < 0) {
+      const id = cols.id(i)
+      l = lineOr(id, -1)
+      if (l < 0) throw new Error(`open row ${id} has no line`)
+    }
+    openLine[i] = l
+  }
+
+  // Finished rows in listing order: the old file's, renumbered, without the changed ones, which are merged in.
+  type Fin = {l: number; priority: number; date: number; time: number}
+  const createdOf = (l: number): string => (snap.tasks.get(ids[l]!)!.meta as TaskMeta).created_at
+  const compare = (al: number, ap: number, ad: number, at: number, b: Fin): number => {
+    const d = status[al]! - status[b.l]! || ap - b.priority
+    if (d !== 0) return d
+    if (ad >= 0 && b.date >= 0) {
+      if (ad !== b.date) return ad - b.date
+      if (at !== b.time) return at - b.time
+    } else {
+      const ca = createdOf(al)
+      const cb = createdOf(b.l)
+      if (ca !== cb) return ca < cb ? -1 : 1
+    }
+    return al - b.l
+  }
+  const finOf = (l: number): Fin => {
+    const meta = snap.tasks.get(ids[l]!)!.meta as TaskMeta
+    const [date, time] = createdNumbers(meta.created_at)
+    return {l, priority: meta.priority, date, time}
+  }
+  const isFinished = (l: number) => status[l] === DONE || status[l] === CANCELLED
+  let added: Fin[] = []
+  if (prev) {
+    for (let l = 0; l < n; l++) if (changed[l] === 1 && isFinished(l)) added.push(finOf(l))
+  } else for (let l = 0; l < n; l++) if (isFinished(l)) added.push(finOf(l))
+  added.sort((a, b) => compare(a.l, a.priority, a.date, a.time, b))
+  const maxFinished = (prev ? prev.m.finished : 0) + added.length
+  const finLine = new Int32Array(maxFinished)
+  const finPriority = new Float64Array(maxFinished)
+  const finDate = new Int32Array(maxFinished)
+  const finTime = new Int32Array(maxFinished)
+  let fins = 0
   const position = new Uint32Array(n).fill(NONE)
-  const cols = openRowColumns(tables.openRows())
-  const people = ['']
+  for (let i = 0; i < cols.length; i++) position[openLine[i]!] = i
+  const putFin = (l: number, priority: number, date: number, time: number): void => {
+    position[l] = cols.length + fins
+    finLine[fins] = l
+    finPriority[fins] = priority
+    finDate[fins] = date
+    finTime[fins++] = time
+  }
+  let j = 0
+  if (prev) {
+    const {u32, i32, f64, remap} = prev
+    for (let k = 0; k < prev.m.finished; k++) {
+      const r = (prev.layout.finished + k * FINISHED_RECORD) >> 2
+      const l = remap[u32[r]!]!
+      if (l < 0 || changed[l] === 1 || !isFinished(l)) continue
+      const priority = f64[(r >> 1) + 2]!
+      const date = i32[r + 1]!
+      const time = i32[r + 2]!
+      while (j < added.length && compare(l, priority, date, time, added[j]!) > 0) {
+        const f = added[j++]!
+        putFin(f.l, f.priority, f.date, f.time)
+      }
+      putFin(l, priority, date, time)
+    }
+  }
+  for (; j < added.length; j++) putFin(added[j]!.l, added[j]!.priority, added[j]!.date, added[j]!.time)
+  added = []
+
+  // The extras, then the whole section in one buffer.
+  let words = 0
+  for (let l = 0; l < n; l++) if (parents[l] !== -1 || depAt[l + 1]! > depAt[l]! || kidAt[l + 1]! > kidAt[l]!) words += 3
+  const ex = new Uint32Array(words + deps.length + 2 * kids.length)
+  const extrasAt = new Uint32Array(n).fill(NONE)
+  let e = 0
+  for (let l = 0; l < n; l++) {
+    const dc = depAt[l + 1]! - depAt[l]!
+    const kc = kidAt[l + 1]! - kidAt[l]!
+    if (parents[l] === -1 && dc === 0 && kc === 0) continue
+    extrasAt[l] = 4 * e
+    ex[e++] = parents[l]! >>> 0
+    ex[e++] = dc
+    ex[e++] = kc
+    for (let k = depAt[l]!; k < depAt[l + 1]!; k++) ex[e++] = deps[k]! < 0 ? NONE : deps[k]!
+    for (let k = kidAt[l]!; k < kidAt[l + 1]!; k++) {
+      const c = kids[k]!
+      ex[e++] = c < 0 ? NONE : c
+      ex[e++] = c < 0 ? NONE : position[c]!
+    }
+  }
+  const extras = {length: 4 * e, buf: Buffer.from(ex.buffer, ex.byteOffset, 4 * e)}
+  const lineBytes = lineBytesOf(n)
+  const meta0 = {n, open: cols.length, finished: fins, lineBytes, extrasBytes: extras.length, people: [''], sum: 0}
+  const layout = sectionLayout(meta0)
+  const ab = new ArrayBuffer(layout.end)
+  const bytes = Buffer.from(ab)
+  const u32 = new Uint32Array(ab)
+  const i32 = new Int32Array(ab)
+  const f64 = new Float64Array(ab)
+  let offset = 0
+  for (let l = 0; l < n; l++) {
+    u32[l] = offset
+    offset += lengths[l]!
+  }
+  u32[n] = offset
+  u32.set(extrasAt, n + 1)
+  bytes.set(status, 8 * n + 4)
+  // Short ids: one more than what the id shares with either neighbour (shortIdBetween), at least the shortest.
+  let before = 0
+  for (let l = 0; l < n; l++) {
+    const a = ids[l]!
+    const o = oldLineOf[l]!
+    // Its neighbours and itself as they were in the old file: the old short id, and what it shares after.
+    if (prev && o >= 0 && (l === 0 ? o === 0 : oldLineOf[l - 1] === o - 1) && (l + 1 === n ? o + 1 === prev.m.n : oldLineOf[l + 1] === o + 1)) {
+      bytes[9 * n + 4 + l] = prev.sec[9 * prev.m.n + 4 + o]!
+      before = -1
+      continue
+    }
+    if (before === -1 && l > 0) {
+      const p = ids[l - 1]!
+      const m = Math.min(a.length, p.length)
+      before = 0
+      while (before < m && a.charCodeAt(before) === p.charCodeAt(before)) before++
+    }
+    let after = 0
+    if (l + 1 < n) {
+      const b = ids[l + 1]!
+      const m = Math.min(a.length, b.length)
+      while (after < m && a.charCodeAt(after) === b.charCodeAt(after)) after++
+    }
+    const length = Math.min(a.length, Math.max(SHORTEST_ID, l > 0 ? before + 1 : 0, l + 1 < n ? after + 1 : 0))
+    bytes[9 * n + 4 + l] = length > 255 ? 0 : length
+    before = after
+  }
+  extras.buf.copy(bytes, layout.extras, 0, extras.length)
+  // People in the order they first appear in the open rows (so a file brought forward equals a cold build's).
+  const people = meta0.people
   const personOf = new Map<string, number>([['', 0]])
   const person = (who: string): number => {
     let k = personOf.get(who)
@@ -1156,134 +1348,44 @@ function encodeListSection(
     }
     return k
   }
-  const openBytes = Buffer.alloc(cols.length * OPEN_RECORD)
+  const oldPerson = new Int32Array(prev ? prev.m.people.length : 0).fill(-1)
+  const personFromOld = (k: number): number => {
+    if (oldPerson[k] === -1) oldPerson[k] = person(prev!.m.people[k] ?? '')
+    return oldPerson[k]!
+  }
   for (let i = 0; i < cols.length; i++) {
-    const l = lineOr(cols.id(i), -1)
-    if (l < 0) throw new Error(`open row ${cols.id(i)} has no line`)
-    position[l] = i
-    const at = i * OPEN_RECORD
+    const at = layout.open + i * OPEN_RECORD
+    const w = at >> 2
+    const b = openOld[i]!
+    if (b >= 0) {
+      const src = prev!.layout.open + b * OPEN_RECORD
+      bytes.set(prev!.sec.subarray(src, src + OPEN_RECORD), at)
+      u32[w] = openLine[i]!
+      u32[w + 4] = personFromOld(u32[w + 4]!)
+      u32[w + 5] = personFromOld(u32[w + 5]!)
+      continue
+    }
     const [date, time] = createdNumbers(cols.created(i))
-    openBytes.writeUInt32LE(l, at)
-    openBytes[at + 4] = statusCodeOf(cols.status(i))
-    openBytes[at + 5] = cols.flags(i)
-    openBytes.writeDoubleLE(cols.priority(i), at + 8)
-    openBytes.writeUInt32LE(person(cols.owner(i)), at + 16)
-    openBytes.writeUInt32LE(person(cols.assignee(i)), at + 20)
-    openBytes.writeDoubleLE(cols.leaseEnd(i), at + 24)
-    openBytes.writeInt32LE(date, at + 32)
-    openBytes.writeInt32LE(time, at + 36)
+    u32[w] = openLine[i]!
+    bytes[at + 4] = statusCodeOf(cols.status(i))
+    bytes[at + 5] = cols.flags(i)
+    bytes[at + 6] = 0
+    bytes[at + 7] = 0
+    f64[(w >> 1) + 1] = cols.priority(i)
+    u32[w + 4] = person(cols.owner(i))
+    u32[w + 5] = person(cols.assignee(i))
+    f64[(w >> 1) + 3] = cols.leaseEnd(i)
+    i32[w + 8] = date
+    i32[w + 9] = time
   }
-
-  // Finished rows in listing order: the old file's, renumbered, without the changed ones, which are merged in.
-  type Fin = {l: number; priority: number; date: number; time: number}
-  const createdOf = (f: Fin): string => (snap.tasks.get(ids[f.l]!)!.meta as TaskMeta).created_at
-  const compare = (a: Fin, b: Fin): number => {
-    const d = status[a.l]! - status[b.l]! || a.priority - b.priority
-    if (d !== 0) return d
-    if (a.date >= 0 && b.date >= 0) {
-      if (a.date !== b.date) return a.date - b.date
-      if (a.time !== b.time) return a.time - b.time
-    } else {
-      const ca = createdOf(a)
-      const cb = createdOf(b)
-      if (ca !== cb) return ca < cb ? -1 : 1
-    }
-    return a.l - b.l
+  for (let k = 0; k < fins; k++) {
+    const r = (layout.finished + k * FINISHED_RECORD) >> 2
+    u32[r] = finLine[k]!
+    i32[r + 1] = finDate[k]!
+    i32[r + 2] = finTime[k]!
+    f64[(r >> 1) + 2] = finPriority[k]!
   }
-  const finOf = (l: number): Fin => {
-    const meta = snap.tasks.get(ids[l]!)!.meta as TaskMeta
-    const [date, time] = createdNumbers(meta.created_at)
-    return {l, priority: meta.priority, date, time}
-  }
-  const isFinished = (l: number) => status[l] === DONE || status[l] === CANCELLED
-  let fins: Fin[]
-  if (prev) {
-    const kept: Fin[] = []
-    const at = sectionLayout(prev.m).finished
-    const sec = prev.sec
-    for (let k = 0; k < prev.m.finished; k++) {
-      const r = at + k * FINISHED_RECORD
-      const l = prev.remap[sec.readUInt32LE(r)]!
-      if (l < 0 || changes.has(ids[l]!) || !isFinished(l)) continue
-      kept.push({l, priority: sec.readDoubleLE(r + 16), date: sec.readInt32LE(r + 4), time: sec.readInt32LE(r + 8)})
-    }
-    const added: Fin[] = []
-    for (const [id, entry] of changes) {
-      const l = entry ? lineOr(id, -1) : -1
-      if (l >= 0 && isFinished(l)) added.push(finOf(l))
-    }
-    added.sort(compare)
-    fins = []
-    let j = 0
-    for (const f of kept) {
-      while (j < added.length && compare(added[j]!, f) < 0) fins.push(added[j++]!)
-      fins.push(f)
-    }
-    while (j < added.length) fins.push(added[j++]!)
-  } else {
-    fins = []
-    for (let l = 0; l < n; l++) if (isFinished(l)) fins.push(finOf(l))
-    fins.sort(compare)
-  }
-  const finishedBytes = Buffer.alloc(fins.length * FINISHED_RECORD)
-  fins.forEach((f, k) => {
-    position[f.l] = cols.length + k
-    const r = k * FINISHED_RECORD
-    finishedBytes.writeUInt32LE(f.l, r)
-    finishedBytes.writeInt32LE(f.date, r + 4)
-    finishedBytes.writeInt32LE(f.time, r + 8)
-    finishedBytes.writeDoubleLE(f.priority, r + 16)
-  })
-
-  // The line part and the extras.
-  const lineBytes = lineBytesOf(n)
-  const head = Buffer.alloc(lineBytes)
-  const extras = new Words(16 * (deps.length + kids.length) + 1024)
-  let offset = 0
-  for (let l = 0; l < n; l++) {
-    head.writeUInt32LE(offset, 4 * l)
-    offset += lengths[l]!
-    const dc = depAt[l + 1]! - depAt[l]!
-    const kc = kidAt[l + 1]! - kidAt[l]!
-    if (parents[l] === -1 && dc === 0 && kc === 0) head.writeUInt32LE(NONE, 4 * (n + 1) + 4 * l)
-    else {
-      head.writeUInt32LE(extras.length, 4 * (n + 1) + 4 * l)
-      extras.i32(parents[l]!)
-      extras.u32(dc)
-      extras.u32(kc)
-      for (let k = depAt[l]!; k < depAt[l + 1]!; k++) extras.u32(deps[k]! < 0 ? NONE : deps[k]!)
-      for (let k = kidAt[l]!; k < kidAt[l + 1]!; k++) {
-        const c = kids[k]!
-        extras.u32(c < 0 ? NONE : c)
-        extras.u32(c < 0 ? NONE : position[c]!)
-      }
-    }
-    head[8 * n + 4 + l] = status[l]!
-  }
-  head.writeUInt32LE(offset, 4 * n)
-  // Short ids: one more than what the id shares with either neighbour (shortIdBetween), at least the shortest.
-  const shared = (a: string, b: string): number => {
-    const m = Math.min(a.length, b.length)
-    let i = 0
-    while (i < m && a.charCodeAt(i) === b.charCodeAt(i)) i++
-    return i
-  }
-  let before = 0
-  for (let l = 0; l < n; l++) {
-    const after = l + 1 < n ? shared(ids[l]!, ids[l + 1]!) : 0
-    const length = Math.min(ids[l]!.length, Math.max(SHORTEST_ID, l > 0 ? before + 1 : 0, l + 1 < n ? after + 1 : 0))
-    head[9 * n + 4 + l] = length > 255 ? 0 : length
-    before = after
-  }
-  const extrasBytes = extras.length
-  const meta0 = {n, open: cols.length, finished: fins.length, lineBytes, extrasBytes, people, sum: ''}
-  const layout = sectionLayout(meta0)
-  const bytes = Buffer.alloc(layout.end)
-  head.copy(bytes, 0)
-  extras.buf.copy(bytes, layout.extras, 0, extrasBytes)
-  openBytes.copy(bytes, layout.open)
-  finishedBytes.copy(bytes, layout.finished)
-  return {bytes, meta: {...meta0, sum: createHash('sha1').update(bytes).digest('hex')}}
+  return {bytes, meta: {...meta0, sum: sectionCrc(bytes)}}
 }
 
 /** Write the index as the cache file (every task, with its reverse edges); failures are ignored. */
