@@ -4,16 +4,18 @@
  * the cards: the same bytes as building every view and `JSON.stringify`-ing
  * it, at a fraction of the cost.
  *
- * 1. One pass over the task lines of the file, a chunk at a time
- *    (`IndexFile.scanTaskLines`), keeps a few compact facts per line: the
- *    id, status, parent's line, where the line is, the dependencies of items that
- *    have sub-items, and for finished items the priority and creation time
- *    (read from the bytes of the frontmatter array, not decoded).
- * 2. The order comes from tables: the open rows (already in priority,
- *    creation, id order, each with its state) then the finished rows sorted
- *    by the same key; top-level rows each followed by their listed sub-items,
- *    exactly as the listing of decoded cards orders them.
- * 3. Rows are produced a batch at a time as they are written: the batch's
+ * 1. The file's list section (src/refstore/list-section.ts, cache format
+ *    9) gives where each line is, its status, its short id's length, and
+ *    its parent, dependencies and sub-items as line numbers (read whole:
+ *    ~10 bytes a task and the graph's edges), then the open rows in their
+ *    order and the finished rows in listing order as fixed-width records,
+ *    read a window at a time. No id, string or sort key is kept a task and
+ *    nothing is sorted: the open rows are placed state by state (their
+ *    state depends on the clock and the caller, so it is worked out here
+ *    from each record), the finished rows as they come; top-level rows each
+ *    followed by their listed sub-items, exactly as the listing of decoded
+ *    cards orders them.
+ * 2. Rows are produced a batch at a time as they are written: the batch's
  *    lines are read from the file in offset order (neighbouring lines in one
  *    read), and each row's JSON is put together from the JSON text of its
  *    frontmatter values as the file holds them (written by JSON.stringify,
@@ -22,14 +24,12 @@
  *    row that does not have the usual shape is viewed and stringified the
  *    ordinary way.
  *
- * Nothing holds every card: memory is the compact facts (typed arrays, a
- * few numbers a task, and the ids end to end in one buffer, IdBytes) and a
- * few batches.
- * Tasks changed since the file (up to MAX_CHANGES) are read through the
- * snapshot.
+ * Memory is a few bytes a task in typed arrays (the section's line part,
+ * each row's rank and facts, the order) and a few batches, whatever the
+ * size of the list. Tasks changed since the file (up to MAX_CHANGES) are
+ * viewed through the snapshot, with the rows they affect; the open rows
+ * they affect are merged into the file's by their keys.
  */
-import {ID_PREFIX, MIN_PREFIX} from '../core/ids'
-import {partitionPoint} from '../core/order'
 import type {State} from '../core/readiness'
 import {OverlayTables} from '../core/overlay'
 import {OPEN_ROW_WAITING, type OpenRow, type OpenRowColumns, type Snapshot, type TaskEntry, openRowColumns, tablesOf} from '../core/snapshot'
@@ -134,8 +134,6 @@ const DEPTH_1 = bytesOf(',"depth":1}')
 /** Values a view always writes as they are: when one is null, the row is viewed the ordinary way. */
 const REQUIRED = Int32Array.from((['id', 'title', 'status', 'priority', 'tags', 'depends_on', 'epoch', 'created_at', 'created_by', 'updated_at', 'updated_by', 'revision'] as const).map((k) => K[k]))
 
-/** The shortest short id (shortIdBetween). */
-const SHORTEST = ID_PREFIX.length + MIN_PREFIX
 /** Lines read together when they lie this close in the file (one read instead of two). */
 const READ_GAP = 8 * 1024
 /** Changes since the file beyond which the listing is not streamed (each one's rows are viewed the ordinary way). */
@@ -244,169 +242,8 @@ export function splitArray(buf: Buffer, from: number, end: number, out: Int32Arr
   return k >> 1
 }
 
-/** Digits of a creation time written the usual way (YYYY-MM-DDTHH:MM:SS.sssZ), as a number: -1 for another form. */
-function digitsAt(text: string, from: number, to: number): number {
-  let v = 0
-  for (let i = from; i < to; i++) {
-    const c = text.charCodeAt(i) - 0x30
-    if (c < 0 || c > 9) return -1
-    v = v * 10 + c
-  }
-  return v
-}
-/** The date part of a usual creation time (YYYYMMDD as a number), or -1. */
-function datePart(t: string): number {
-  if (t.length !== 24 || t[4] !== '-' || t[7] !== '-' || t[10] !== 'T' || t[13] !== ':' || t[16] !== ':' || t[19] !== '.' || t[23] !== 'Z') return -1
-  const y = digitsAt(t, 0, 4)
-  const m = digitsAt(t, 5, 7)
-  const d = digitsAt(t, 8, 10)
-  return y < 0 || m < 0 || d < 0 ? -1 : (y * 100 + m) * 100 + d
-}
-/** The time part of a usual creation time (HHMMSSsss as a number, below 10^9), or -1. */
-function timePart(t: string): number {
-  const h = digitsAt(t, 11, 13)
-  const m = digitsAt(t, 14, 16)
-  const s = digitsAt(t, 17, 19)
-  const ms = digitsAt(t, 20, 23)
-  return h < 0 || m < 0 || s < 0 || ms < 0 ? -1 : ((h * 100 + m) * 100 + s) * 1000 + ms
-}
-
-/**
- * Creation time `text` of row `l` as the two numbers `sortFinished` orders
- * by (date and time of day); false, with the date -1, when it is not written
- * the usual way (the caller keeps the text).
- */
-export function setCreated(dates: Int32Array, times: Int32Array, l: number, text: string): boolean {
-  const d = datePart(text)
-  const h = d < 0 ? -1 : timePart(text)
-  dates[l] = h < 0 ? -1 : d
-  times[l] = h
-  return h >= 0
-}
-
-/** The usual creation time whose numbers are `date` (YYYYMMDD) and `time` (HHMMSSsss): the text setCreated read them from. */
-export function createdText(date: number, time: number): string {
-  const d = String(date).padStart(8, '0')
-  const t = String(time).padStart(9, '0')
-  return `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6)}T${t.slice(0, 2)}:${t.slice(2, 4)}:${t.slice(4, 6)}.${t.slice(6)}Z`
-}
-
-/** The facts finished rows are ordered by, per row (line). */
-export interface FinishedFacts {
-  status: Uint8Array
-  priority: Float64Array
-  /** Creation date and time of day (setCreated); the date is -1 for a creation time written another way. */
-  dates: Int32Array
-  times: Int32Array
-  /** The creation time as text (asked for only when the numbers do not decide). */
-  createdOf(l: number): string
-  idOf(l: number): string
-  /** Rows below this are the file's lines, in id order; those from it on (changed tasks) are not. */
-  fileLines: number
-}
-
-/**
- * Finished rows in (status, priority, creation time, id) order. Usually by
- * one 64-bit number per row, sorted by the engine without calling back per
- * comparison: from the top, the status and priority, the creation date
- * (less the earliest), the time of day, and the line number (lines are in
- * id order, so this is the id order); creation times written the usual way
- * (fixed width digits) compare as these numbers compare as text. Else by one
- * key string per row (status digit, priority digit, creation time, NUL, the
- * line number at a fixed width), or, for a priority that is not one digit,
- * a creation time written another way, by comparing the fields.
- */
-export function sortFinished(lines: Int32Array, f: FinishedFacts): Int32Array {
-  const {status, priority, dates} = f
-  const count = lines.length
-  let simple = true
-  for (let i = 0; i < count && simple; i++) {
-    const l = lines[i]!
-    simple = Number.isInteger(priority[l]) && priority[l]! >= 0 && priority[l]! <= 9 && dates[l]! >= 0
-  }
-  if (!simple) {
-    const created = Array.from(lines, (l) => f.createdOf(l))
-    const ids = Array.from(lines, (l) => f.idOf(l))
-    const at = Array.from(lines.keys())
-    at.sort((a, b) => {
-      const la = lines[a]!
-      const lb = lines[b]!
-      return status[la]! - status[lb]! || priority[la]! - priority[lb]! || (created[a]! < created[b]! ? -1 : created[a]! > created[b]! ? 1 : 0) || (ids[a]! < ids[b]! ? -1 : 1)
-    })
-    return Int32Array.from(at, (k) => lines[k]!)
-  }
-  let out = sortFinishedByNumber(lines, f)
-  if (!out) {
-    let maxLine = 0
-    for (const l of lines) if (l > maxLine) maxLine = l
-    const width = String(maxLine).length
-    const keys = Array.from(lines, (l) => `${status[l]}${priority[l]}${f.createdOf(l)}\u0000${String(l).padStart(width, '0')}`)
-    keys.sort()
-    out = Int32Array.from(keys, (k) => Number(k.slice(k.length - width)))
-  }
-  return byIdAmongEquals(out, f)
-}
-
-/**
- * Rows sorted with ties broken by row number put in id order: a changed
- * task's row (past the file's lines) tied with others on everything but
- * the id moves to its place among them by id.
- */
-function byIdAmongEquals(out: Int32Array, f: FinishedFacts): Int32Array {
-  const {status, priority, dates, times} = f
-  const same = (a: number, b: number) => status[a] === status[b] && priority[a] === priority[b] && dates[a] === dates[b] && times[a] === times[b]
-  for (let i = 0; i < out.length; ) {
-    let j = i + 1
-    let changed = out[i]! >= f.fileLines
-    for (; j < out.length && same(out[i]!, out[j]!); j++) if (out[j]! >= f.fileLines) changed = true
-    if (changed && j - i > 1) {
-      const run = Array.from(out.subarray(i, j), (l) => ({l, id: f.idOf(l)}))
-      run.sort((a, b) => (a.id < b.id ? -1 : 1))
-      run.forEach((r, k) => (out[i + k] = r.l))
-    }
-    i = j
-  }
-  return out
-}
-
+/** The section's words are read as typed arrays, in the machine's byte order: little-endian, as written. */
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
-
-/** `sortFinished` by one 64-bit number a row (every creation time the usual way); null when the numbers do not fit (then by strings). */
-function sortFinishedByNumber(lines: Int32Array, f: FinishedFacts): Int32Array | null {
-  const {status, priority, dates, times} = f
-  const count = lines.length
-  if (!LITTLE_ENDIAN || count === 0) return null
-  let minDate = Infinity
-  let maxDate = -Infinity
-  let maxLine = 0
-  for (let i = 0; i < count; i++) {
-    const l = lines[i]!
-    const d = dates[l]!
-    if (d < minDate) minDate = d
-    if (d > maxDate) maxDate = d
-    if (l > maxLine) maxLine = l
-  }
-  const lineBits = Math.max(1, Math.ceil(Math.log2(maxLine + 1)))
-  const dateBits = Math.max(1, Math.ceil(Math.log2(maxDate - minDate + 1)))
-  // status and priority (2 × 10 < 2^5), date, time of day (< 10^9 < 2^30), line.
-  if (5 + dateBits + 30 + lineBits > 64 || 5 + dateBits + 30 > 53 || lineBits > 31) return null
-  const keys = new BigUint64Array(count)
-  const halves = new Uint32Array(keys.buffer)
-  const lowRoom = 2 ** (32 - lineBits)
-  const lineRoom = 2 ** lineBits
-  for (let i = 0; i < count; i++) {
-    const l = lines[i]!
-    // Everything above the line number: below 2^(35 + dateBits) <= 2^53, exact as a double.
-    const high = ((((status[l] === DONE ? 0 : 1) * 10 + priority[l]!) * 2 ** dateBits + (dates[l]! - minDate)) * 2 ** 30) + times[l]!
-    halves[2 * i] = (high % lowRoom) * lineRoom + l
-    halves[2 * i + 1] = Math.floor(high / lowRoom)
-  }
-  keys.sort()
-  const out = new Int32Array(count)
-  const mask = lineRoom - 1
-  for (let i = 0; i < count; i++) out[i] = halves[2 * i]! & mask
-  return out
-}
 
 /**
  * The first eight tabs of the line buf[ls, le) into `out`; returns how many
@@ -529,148 +366,6 @@ function emit(o: Uint8Array, p: number, s: Uint8Array, v: Int32Array, prog: Int3
   return p
 }
 
-/** FNV-1a of the bytes [a, b) of `buf`. */
-function hashBytes(buf: Uint8Array, a: number, b: number): number {
-  let h = 0x811c9dc5
-  for (let i = a; i < b; i++) h = Math.imul(h ^ buf[i]!, 0x01000193)
-  return h >>> 0
-}
-
-/** FNV-1a of a string's char codes: hashBytes of its bytes when it is ASCII. */
-function hashString(s: string): number {
-  let h = 0x811c9dc5
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193)
-  return h >>> 0
-}
-
-/**
- * ASCII ids end to end in one buffer, numbered in the order added, and
- * (after `index`) a table from an id to its number: what an array of
- * strings and a Map did, in about 30 bytes an id and nothing for the
- * collector to trace.
- */
-export class IdBytes {
-  private bytes: Buffer
-  private ends: Int32Array
-  count = 0
-  /** Open addressing: number + 1 of the id hashed there, 0 for an empty slot. */
-  private table = new Int32Array(0)
-  private mask = 0
-
-  constructor(expected: number) {
-    this.bytes = Buffer.allocUnsafe(Math.max(256, expected * 16))
-    this.ends = new Int32Array(Math.max(16, expected + 1))
-  }
-
-  private startOf(k: number): number {
-    return k === 0 ? 0 : this.ends[k - 1]!
-  }
-
-  /** Add the id at buf[a, b); false (nothing added) when it is not ASCII. */
-  add(buf: Uint8Array, a: number, b: number): boolean {
-    const at = this.startOf(this.count)
-    if (at + (b - a) > this.bytes.length) {
-      const larger = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, at + (b - a)))
-      this.bytes.copy(larger, 0, 0, at)
-      this.bytes = larger
-    }
-    if (this.count === this.ends.length) {
-      const larger = new Int32Array(this.ends.length * 2)
-      larger.set(this.ends)
-      this.ends = larger
-    }
-    // A byte loop (ids are short): no view object an id.
-    const bytes = this.bytes
-    for (let i = a, j = at; i < b; i++, j++) {
-      const c = buf[i]!
-      if (c >= 0x80) return false
-      bytes[j] = c
-    }
-    this.ends[this.count++] = at + (b - a)
-    return true
-  }
-
-  length(k: number): number {
-    return this.ends[k]! - this.startOf(k)
-  }
-
-  string(k: number): string {
-    return this.bytes.toString('latin1', this.startOf(k), this.ends[k])
-  }
-
-  /** Bytes ids k and k + 1 share at their start. */
-  shared(k: number): number {
-    const a = this.startOf(k)
-    const b = this.ends[k]!
-    const n = Math.min(b - a, this.ends[k + 1]! - b)
-    let i = 0
-    while (i < n && this.bytes[a + i] === this.bytes[b + i]) i++
-    return i
-  }
-
-  /** Whether id k sorts before `s` (as strings compare: by UTF-16 units, here the bytes). */
-  below(k: number, s: string): boolean {
-    const a = this.startOf(k)
-    const len = this.ends[k]! - a
-    const n = Math.min(len, s.length)
-    for (let i = 0; i < n; i++) {
-      const c = this.bytes[a + i]! - s.charCodeAt(i)
-      if (c !== 0) return c < 0
-    }
-    return len < s.length
-  }
-
-  /** Make the table `find` reads, once every id is added (ids are distinct). */
-  index(): void {
-    let size = 2
-    while (size < 2 * this.count) size *= 2
-    this.table = new Int32Array(size)
-    this.mask = size - 1
-    for (let k = 0; k < this.count; k++) {
-      let h = hashBytes(this.bytes, this.startOf(k), this.ends[k]!) & this.mask
-      while (this.table[h] !== 0) h = (h + 1) & this.mask
-      this.table[h] = k + 1
-    }
-  }
-
-  /** The number of id `s`, or -1. */
-  find(s: string): number {
-    if (this.count === 0) return -1
-    for (let h = hashString(s) & this.mask; ; h = (h + 1) & this.mask) {
-      const v = this.table[h]!
-      if (v === 0) return -1
-      const a = this.startOf(v - 1)
-      if (this.ends[v - 1]! - a !== s.length) continue
-      let i = 0
-      while (i < s.length && this.bytes[a + i] === s.charCodeAt(i)) i++
-      if (i === s.length) return v - 1
-    }
-  }
-
-  /** The number of the id at buf[a, b), or -1. */
-  findBytes(buf: Uint8Array, a: number, b: number): number {
-    if (this.count === 0) return -1
-    for (let h = hashBytes(buf, a, b) & this.mask; ; h = (h + 1) & this.mask) {
-      const v = this.table[h]!
-      if (v === 0) return -1
-      const at = this.startOf(v - 1)
-      if (this.ends[v - 1]! - at !== b - a) continue
-      let i = 0
-      while (i < b - a && this.bytes[at + i] === buf[a + i]) i++
-      if (i === b - a) return v - 1
-    }
-  }
-
-  /** The number in `other` of this table's id k, or -1. */
-  lineIn(k: number, other: IdBytes): number {
-    return other.findBytes(this.bytes, this.startOf(k), this.ends[k]!)
-  }
-}
-
-/**
- * The listing, or null when the file does not read as expected (the caller
- * then lists the ordinary way).
- */
 /** A status code the list section does not have: a task removed since the file (for wait reasons, 'missing'). */
 const MISSING = 6
 /** Bits of a row's facts (rowBits). */

@@ -103,7 +103,11 @@ let crcTable: Int32Array | undefined
 /** CRC-32 (zlib's) of `data` continuing `crc`: zlib's own where node has it (20.15 and later), else a table. */
 export function sectionCrc(data: Uint8Array, crc = 0): number {
   const native = (zlib as {crc32?: (d: Uint8Array, v?: number) => number}).crc32
-  if (native) return native(data, crc)
+  return native ? native(data, crc) : tableCrc(data, crc)
+}
+
+/** CRC-32 by a table, for a node without zlib.crc32: the same value. */
+export function tableCrc(data: Uint8Array, crc = 0): number {
   if (!crcTable) {
     crcTable = new Int32Array(256)
     for (let i = 0; i < 256; i++) {

@@ -45,8 +45,6 @@ const WRITE_BATCH = 4096
 /** Every how many task lines the line directory notes an id and its offset (~46 KB of lines at 100,000 tasks: three pages). */
 const DIRECTORY_EVERY = 128
 const NL = 0x0a
-/** Bytes read at once by a pass over every task line (scanTaskLines). */
-const SCAN_CHUNK = 1 << 20
 const TAB = 0x09
 
 /** Frontmatter as a JSON array in TASK_KEYS order (+ extra): half the size of an object. */
@@ -368,49 +366,6 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     return this.offsets
   }
 
-  /**
-   * Every task line in file (id) order, read a chunk at a time: what
-   * `list --all --json` streams from (src/app/list-stream.ts). `visit` gets
-   * the chunk, where the line starts and ends in it (newline excluded) and
-   * where it starts in the file; the chunk is reused, so a visitor keeps
-   * copies, not the buffer. Memory is one chunk (a MiB, more only for a
-   * longer line) whatever the number of tasks: the file is not read whole.
-   */
-  scanTaskLines(visit: (chunk: Buffer, ls: number, le: number, at: number) => void): void {
-    const end = this.buf.length
-    let chunk = Buffer.allocUnsafe(SCAN_CHUNK)
-    /** File offset of chunk[0], bytes of the chunk in use, next file offset to read. */
-    let base = this.start
-    let have = 0
-    let next = this.start
-    let lines = 0
-    for (;;) {
-      const got = this.buf.readInto(chunk, have, chunk.length - have, next)
-      have += got
-      next += got
-      const view = chunk.subarray(0, have)
-      let ls = 0
-      for (let nl = view.indexOf(NL, ls); nl !== -1; nl = view.indexOf(NL, ls)) {
-        visit(chunk, ls, nl, base + ls)
-        lines++
-        ls = nl + 1
-      }
-      if (next >= end) {
-        if (ls < have) throw damaged('a task line without its end')
-        break
-      }
-      // The unfinished line moves to the front; a line longer than the chunk gets a larger one.
-      if (ls === 0) {
-        const larger = Buffer.allocUnsafe(chunk.length * 2)
-        chunk.copy(larger, 0, 0, have)
-        chunk = larger
-      } else chunk.copyWithin(0, ls, have)
-      base += ls
-      have -= ls
-    }
-    if (lines !== this.size) throw damaged(`${lines} lines for ${this.size} tasks`)
-  }
-
   /** Copy `length` bytes of the list section from its byte `position` into `target` at `at` (the whole span, else an error). */
   readListSection(target: Buffer, at: number, length: number, position: number): void {
     if (position + length > sectionLayout(this.listMeta).end || this.buf.readInto(target, at, length, this.listStart + position) !== length) throw damaged('the list section')
@@ -437,7 +392,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     return lo
   }
 
-  /** Copy `length` bytes of the file from `position` (a line scanTaskLines reported) into `target` at `at`. */
+  /** Copy `length` bytes of the file from `position` (a task line the list section places) into `target` at `at`. */
   readBytes(target: Buffer, at: number, length: number, position: number): number {
     return this.buf.readInto(target, at, length, position)
   }
