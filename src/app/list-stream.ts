@@ -692,6 +692,7 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
     placeFinished(c.row, c.code, c.priority)
   }
   // Nothing is written from a section that does not match its sum (the ordinary path reads the lines instead).
+  file.noteListSectionChecked(sum === m.sum)
   if (sum !== m.sum) return null
 
   /** The listed sub-items of row r, in listing order (state, then their order in the tables). */

@@ -206,6 +206,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
   private open: OpenRows | undefined
   private leaseRows: readonly LeaseRow[] | undefined
   private dir: {ids: readonly string[]; at: readonly number[]} | undefined
+  private sectionSound: boolean | undefined
   /** After the first full pass: the decoded task lines, where each id's line starts, and the ids in order. */
   private text: string | undefined
   private offsets: Map<string, number> | undefined
@@ -583,7 +584,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
 
   /** Kept with the open rows, so listing does not pass over every line for them. */
   brokenIds(): readonly string[] {
-    if (this.open || !LITTLE_ENDIAN) return this.openRows().broken
+    if (this.open || !LITTLE_ENDIAN || !this.listSectionSound()) return this.openRows().broken
     // From the list section's status codes: the open rows line need not be parsed for it.
     const n = this.size
     const status = Buffer.allocUnsafe(n)
@@ -591,6 +592,27 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     const out: string[] = []
     for (let l = status.indexOf(BROKEN); l !== -1; l = status.indexOf(BROKEN, l + 1)) out.push(this.idAtLine(l))
     return out
+  }
+
+  /** Whether the list section matches its CRC-32 (read a window at a time, once; `list` checks it as it reads). */
+  listSectionSound(): boolean {
+    if (this.sectionSound === undefined) {
+      const end = sectionLayout(this.listMeta).end
+      const chunk = Buffer.allocUnsafe(1 << 16)
+      let crc = 0
+      for (let at = 0; at < end; at += chunk.length) {
+        const k = Math.min(chunk.length, end - at)
+        this.readListSection(chunk, 0, k, at)
+        crc = sectionCrc(chunk.subarray(0, k), crc)
+      }
+      this.sectionSound = crc === this.listMeta.sum
+    }
+    return this.sectionSound
+  }
+
+  /** The list section was read whole and its CRC-32 compared (by the streamer): `sound` is the answer. */
+  noteListSectionChecked(sound: boolean): void {
+    this.sectionSound = sound
   }
 
   /** The id of task line `l` (list section offsets). */
