@@ -1028,15 +1028,16 @@ export function writeIndexDelta(commonDir: string, index: TaskIndex): void {
 
 /**
  * The list section (list-section.ts) of the file being written: `ids` its
- * lines, `lengths` each line's byte length (newline included). Lines copied from the old file (not
- * `touched`) keep their status, parent, dependencies and sub-items from the
- * old file's section, only renumbered; the others are read from the tasks.
- * The open rows come from the tables; the finished rows of the old file
- * keep their order, with the changed ones merged in.
+ * lines, `lengths` each line's byte length (newline included), `open` the
+ * open rows. Lines copied from the old file (not `touched`) keep their
+ * status, parent and dependencies from the old file's section, only
+ * renumbered; the others are read from the tasks; sub-items follow from
+ * the parents. The open rows the old file had keep their records, and its
+ * finished rows their order, with the changed ones merged in.
  */
 function encodeListSection(
   snap: Snapshot,
-  tables: SnapshotTables,
+  open: OpenRows,
   ids: readonly string[],
   lengths: Int32Array,
   old: IndexFile | undefined,
@@ -1044,8 +1045,15 @@ function encodeListSection(
   touched: ReadonlySet<string> | undefined,
 ): {bytes: Buffer; meta: ListSectionMeta} {
   const n = ids.length
-  /** The line of an id (a binary search: only the few lines not carried forward ask). */
+  // The line of an id: a binary search when only the few lines not carried forward ask, a map when most
+  // lines are made afresh (a cold build, a file far behind).
+  let lineMap: Map<string, number> | undefined
+  if (!old || changes.size > n / 64) {
+    lineMap = new Map()
+    for (let l = 0; l < n; l++) lineMap.set(ids[l]!, l)
+  }
   const lineOr = (id: string, none: number): number => {
+    if (lineMap) return lineMap.get(id) ?? none
     const l = lowerBoundOf(ids, id)
     return l < n && ids[l] === id ? l : none
   }
@@ -1110,12 +1118,9 @@ function encodeListSection(
   const parents = new Int32Array(n).fill(-1)
   /** Dependencies and sub-items as lines, flat, with where each line's start. */
   const depAt = new Int32Array(n + 1)
-  const kidAt = new Int32Array(n + 1)
   const deps: number[] = []
-  const kids: number[] = []
   for (let l = 0; l < n; l++) {
     depAt[l] = deps.length
-    kidAt[l] = kids.length
     let done = false
     const o = oldLineOf[l]!
     if (prev && o >= 0 && touchedLine[l] === 0) {
@@ -1131,16 +1136,13 @@ function encodeListSection(
         const at = (prev.layout.extras + ex) >> 2
         const p = i32[at]!
         const dc = u32[at + 1]!
-        const kc = u32[at + 2]!
         // A line number missing there (a dangling parent or dependency) may have come since: read again.
         let whole = p !== -2 && (p < 0 || remap[p]! >= 0)
         for (let k = 0; k < dc && whole; k++) if (u32[at + 3 + k] === NONE) whole = false
-        for (let k = 0; k < kc && whole; k++) if (u32[at + 3 + dc + 2 * k] === NONE) whole = false
         if (whole) {
           status[l] = st
           parents[l] = p < 0 ? p : remap[p]!
           for (let k = 0; k < dc; k++) deps.push(remap[u32[at + 3 + k]!]!)
-          for (let k = 0; k < kc; k++) kids.push(remap[u32[at + 3 + dc + 2 * k]!]!)
           done = true
         }
       }
@@ -1152,16 +1154,19 @@ function encodeListSection(
       status[l] = code < 0 ? 255 : code
       parents[l] = t.parentText ? lineOr(t.parentText, -2) : -1
       deps.length = depAt[l]!
-      kids.length = kidAt[l]!
       for (const d of t.deps) deps.push(lineOr(d, -1))
-      for (const c of tables.children(id)) kids.push(lineOr(c, -1))
     }
     depAt[l + 1] = deps.length
-    kidAt[l + 1] = kids.length
   }
+  // Sub-items: the readable lines naming each line as their parent, in id (line) order, as `children` lists them.
+  const kidAt = new Int32Array(n + 1)
+  for (let l = 0; l < n; l++) if (parents[l]! >= 0 && status[l] !== BROKEN) kidAt[parents[l]! + 1]!++
+  for (let l = 0; l < n; l++) kidAt[l + 1]! += kidAt[l]!
+  const kids = new Int32Array(kidAt[n]!)
+  const kidFill = kidAt.slice(0, n)
+  for (let l = 0; l < n; l++) if (parents[l]! >= 0 && status[l] !== BROKEN) kids[kidFill[parents[l]!]!++] = l
 
   // Open rows in their order: a row the old file had is its old record, renumbered.
-  const open = tables.openRows()
   const cols = openRowColumns(open)
   const merged = open instanceof MergedOpenRows ? open : undefined
   const sameRows = prev !== undefined && old !== undefined && open === old.openRows()
@@ -1402,9 +1407,11 @@ export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snap
     const byKey = (m: ReadonlyMap<string, readonly string[]>) => JSON.stringify(Object.fromEntries([...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))
     const reserved = byKey(tables.reservations())
     const claims = byKey(tables.claims())
-    const open = JSON.stringify(encodeOpenRows(tables.openRows()))
+    // Made once: a snapshot without store tables (a cold build) works the open rows out on every call.
+    const openRows = tables.openRows()
+    const open = JSON.stringify(encodeOpenRows(openRows))
     const leases = JSON.stringify(tables.leases())
-    const list = encodeListSection(snap, tables, ids, lengths, old, index.changes, touched)
+    const list = encodeListSection(snap, openRows, ids, lengths, old, index.changes, touched)
     const sizes = {listBytes: list.bytes.length, listSection: list.meta, leasesBytes: Buffer.byteLength(leases), count: ids.length, bytes, queueBytes: Buffer.byteLength(queue), reservedBytes: Buffer.byteLength(reserved), claimsBytes: Buffer.byteLength(claims), openBytes: Buffer.byteLength(open), directoryBytes: Buffer.byteLength(directory)}
     mkdirSync(join(commonDir, 'git-tasks'), {recursive: true})
     const tmp = `${file}.${process.pid}.tmp`
