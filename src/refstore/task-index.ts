@@ -382,12 +382,24 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
    * it, else where it would go. `offsets` are the list section's.
    */
   linePosition(id: string, offsets: Uint32Array): number {
-    const at = this.lowerBound(id) - this.start
+    // A binary search over the lines, each probe's id read straight from the file: no page is kept (a listing
+    // asks this for each change and each row a change affects).
+    let probe = Buffer.allocUnsafe(256)
     let lo = 0
     let hi = this.size
     while (lo < hi) {
       const mid = (lo + hi) >>> 1
-      if (offsets[mid]! < at) lo = mid + 1
+      const line = offsets[mid + 1]! - offsets[mid]!
+      let length = Math.min(probe.length, line)
+      this.buf.readInto(probe, 0, length, this.start + offsets[mid]!)
+      let tab = probe.subarray(0, length).indexOf(TAB)
+      if (tab === -1 && length < line) {
+        probe = Buffer.allocUnsafe(line)
+        length = this.buf.readInto(probe, 0, line, this.start + offsets[mid]!)
+        tab = probe.subarray(0, length).indexOf(TAB)
+      }
+      if (tab === -1) throw damaged('a line without fields')
+      if (probe.toString('latin1', 0, tab) < id) lo = mid + 1
       else hi = mid
     }
     return lo
