@@ -368,7 +368,7 @@ function emit(o: Uint8Array, p: number, s: Uint8Array, v: Int32Array, prog: Int3
 
 /** A status code the list section does not have: a task removed since the file (for wait reasons, 'missing'). */
 const MISSING = 6
-/** Bits of a row's facts (rowBits). */
+/** Bits of a row's facts (`bits`): an open row, ready, its claim live, the table's waiting fact. */
 const IS_OPEN = 1
 const IS_READY = 2
 const IS_LIVE = 4
@@ -424,7 +424,7 @@ class RecordColumns implements OpenRowColumns {
   }
 }
 
-/** A view of `length` elements of `T` over bytes of an ArrayBuffer (aligned by the section's layout). */
+/** A view of `length` 32-bit words at byte `at` of an ArrayBuffer (aligned by the section's layout). */
 function u32At(buf: ArrayBuffer, at: number, length: number): Uint32Array {
   return new Uint32Array(buf, at, length)
 }
