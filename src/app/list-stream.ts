@@ -4,16 +4,18 @@
  * the cards: the same bytes as building every view and `JSON.stringify`-ing
  * it, at a fraction of the cost.
  *
- * 1. One pass over the task lines of the file, a chunk at a time
- *    (`IndexFile.scanTaskLines`), keeps a few compact facts per line: the
- *    id, status, parent's line, where the line is, the dependencies of items that
- *    have sub-items, and for finished items the priority and creation time
- *    (read from the bytes of the frontmatter array, not decoded).
- * 2. The order comes from tables: the open rows (already in priority,
- *    creation, id order, each with its state) then the finished rows sorted
- *    by the same key; top-level rows each followed by their listed sub-items,
- *    exactly as the listing of decoded cards orders them.
- * 3. Rows are produced a batch at a time as they are written: the batch's
+ * 1. The file's list section (src/refstore/list-section.ts, cache format
+ *    9) gives where each line is, its status, its short id's length, and
+ *    its parent, dependencies and sub-items as line numbers (read whole:
+ *    ~10 bytes a task and the graph's edges), then the open rows in their
+ *    order and the finished rows in listing order as fixed-width records,
+ *    read a window at a time. No id, string or sort key is kept a task and
+ *    nothing is sorted: the open rows are placed state by state (their
+ *    state depends on the clock and the caller, so it is worked out here
+ *    from each record), the finished rows as they come; top-level rows each
+ *    followed by their listed sub-items, exactly as the listing of decoded
+ *    cards orders them.
+ * 2. Rows are produced a batch at a time as they are written: the batch's
  *    lines are read from the file in offset order (neighbouring lines in one
  *    read), and each row's JSON is put together from the JSON text of its
  *    frontmatter values as the file holds them (written by JSON.stringify,
@@ -22,18 +24,18 @@
  *    row that does not have the usual shape is viewed and stringified the
  *    ordinary way.
  *
- * Nothing holds every card: memory is the compact facts (typed arrays, a
- * few numbers a task, and the ids end to end in one buffer, IdBytes) and a
- * few batches.
- * Tasks changed since the file (up to MAX_CHANGES) are read through the
- * snapshot.
+ * Memory is a few bytes a task in typed arrays (the section's line part,
+ * each row's rank and facts, the order) and a few batches, whatever the
+ * size of the list. Tasks changed since the file (up to MAX_CHANGES) are
+ * viewed through the snapshot, with the rows they affect; the open rows
+ * they affect are merged into the file's by their keys.
  */
-import {ID_PREFIX, MIN_PREFIX} from '../core/ids'
-import {partitionPoint} from '../core/order'
 import type {State} from '../core/readiness'
-import {OPEN_ROW_WAITING, type OpenRowColumns, type Snapshot, type TaskEntry} from '../core/snapshot'
+import {OverlayTables} from '../core/overlay'
+import {OPEN_ROW_WAITING, type OpenRow, type OpenRowColumns, type Snapshot, type TaskEntry, openRowColumns, tablesOf} from '../core/snapshot'
 import {type ListConfig, TASK_KEYS} from '../core/task'
 import type {TaskViewer} from '../core/task-view'
+import {BROKEN, CANCELLED, DONE, FINISHED_RECORD, STATUS_TEXT, NONE, OPEN_RECORD, createdNumbers, sectionCrc, sectionLayout, statusCodeOf} from '../refstore/list-section'
 import type {IndexFile} from '../refstore/task-index'
 
 /** A row's place in the order (state rank, priority, creation time, id), as `list` compares them. */
@@ -59,10 +61,8 @@ export interface StreamInput {
   changes: ReadonlyMap<string, TaskEntry | null>
   snap: Snapshot
   viewer: TaskViewer
-  cols: OpenRowColumns
-  /** Per open row: its state rank, or notListed when filtered out. */
-  rank: Uint8Array
-  ready: Uint8Array
+  /** The state rank of open row i of `cols` (filters applied), or notListed; readyOut[0] is set to its readiness. */
+  rankOf(cols: OpenRowColumns, i: number, readyOut: boolean[]): number
   notListed: number
   /** States by rank (open ranks first, then done, cancelled). */
   statesByRank: readonly State[]
@@ -79,14 +79,6 @@ const QUOTE = 0x22
 const COMMA = 0x2c
 const BACKSLASH = 0x5c
 
-/** Status codes of a line: 0 for an unreadable card. */
-const BROKEN = 0
-const TODO = 1
-const IN_PROGRESS = 2
-const BLOCKED = 3
-const DONE = 4
-const CANCELLED = 5
-const STATUS_TEXT = ['', 'todo', 'in_progress', 'blocked', 'done', 'cancelled'] as const
 
 /** Positions of the frontmatter values in the file's array (TASK_KEYS order). */
 const K = Object.fromEntries(TASK_KEYS.map((k, i) => [k, i])) as Record<(typeof TASK_KEYS)[number], number>
@@ -142,8 +134,6 @@ const DEPTH_1 = bytesOf(',"depth":1}')
 /** Values a view always writes as they are: when one is null, the row is viewed the ordinary way. */
 const REQUIRED = Int32Array.from((['id', 'title', 'status', 'priority', 'tags', 'depends_on', 'epoch', 'created_at', 'created_by', 'updated_at', 'updated_by', 'revision'] as const).map((k) => K[k]))
 
-/** The shortest short id (shortIdBetween). */
-const SHORTEST = ID_PREFIX.length + MIN_PREFIX
 /** Lines read together when they lie this close in the file (one read instead of two). */
 const READ_GAP = 8 * 1024
 /** Changes since the file beyond which the listing is not streamed (each one's rows are viewed the ordinary way). */
@@ -152,24 +142,6 @@ const MAX_CHANGES = 64
 const BATCH_MAX = 4096
 /** Largest single read of neighbouring lines. */
 const READ_MAX = 1 << 20
-
-/** The status code of a line's status field [a, b) of `buf`; -1 for an unknown status. */
-function statusCode(buf: Buffer, a: number, b: number): number {
-  switch (b - a) {
-    case 0:
-      return BROKEN
-    case 4:
-      return buf[a] === 0x74 ? TODO : buf[a] === 0x64 ? DONE : -1
-    case 11:
-      return IN_PROGRESS
-    case 7:
-      return BLOCKED
-    case 9:
-      return CANCELLED
-    default:
-      return -1
-  }
-}
 
 /** Just past the JSON string starting at `q` (a quote), or -1 when it does not end before `end`. */
 function stringEnd(buf: Buffer, q: number, end: number): number {
@@ -270,169 +242,8 @@ export function splitArray(buf: Buffer, from: number, end: number, out: Int32Arr
   return k >> 1
 }
 
-/** Digits of a creation time written the usual way (YYYY-MM-DDTHH:MM:SS.sssZ), as a number: -1 for another form. */
-function digitsAt(text: string, from: number, to: number): number {
-  let v = 0
-  for (let i = from; i < to; i++) {
-    const c = text.charCodeAt(i) - 0x30
-    if (c < 0 || c > 9) return -1
-    v = v * 10 + c
-  }
-  return v
-}
-/** The date part of a usual creation time (YYYYMMDD as a number), or -1. */
-function datePart(t: string): number {
-  if (t.length !== 24 || t[4] !== '-' || t[7] !== '-' || t[10] !== 'T' || t[13] !== ':' || t[16] !== ':' || t[19] !== '.' || t[23] !== 'Z') return -1
-  const y = digitsAt(t, 0, 4)
-  const m = digitsAt(t, 5, 7)
-  const d = digitsAt(t, 8, 10)
-  return y < 0 || m < 0 || d < 0 ? -1 : (y * 100 + m) * 100 + d
-}
-/** The time part of a usual creation time (HHMMSSsss as a number, below 10^9), or -1. */
-function timePart(t: string): number {
-  const h = digitsAt(t, 11, 13)
-  const m = digitsAt(t, 14, 16)
-  const s = digitsAt(t, 17, 19)
-  const ms = digitsAt(t, 20, 23)
-  return h < 0 || m < 0 || s < 0 || ms < 0 ? -1 : ((h * 100 + m) * 100 + s) * 1000 + ms
-}
-
-/**
- * Creation time `text` of row `l` as the two numbers `sortFinished` orders
- * by (date and time of day); false, with the date -1, when it is not written
- * the usual way (the caller keeps the text).
- */
-export function setCreated(dates: Int32Array, times: Int32Array, l: number, text: string): boolean {
-  const d = datePart(text)
-  const h = d < 0 ? -1 : timePart(text)
-  dates[l] = h < 0 ? -1 : d
-  times[l] = h
-  return h >= 0
-}
-
-/** The usual creation time whose numbers are `date` (YYYYMMDD) and `time` (HHMMSSsss): the text setCreated read them from. */
-export function createdText(date: number, time: number): string {
-  const d = String(date).padStart(8, '0')
-  const t = String(time).padStart(9, '0')
-  return `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6)}T${t.slice(0, 2)}:${t.slice(2, 4)}:${t.slice(4, 6)}.${t.slice(6)}Z`
-}
-
-/** The facts finished rows are ordered by, per row (line). */
-export interface FinishedFacts {
-  status: Uint8Array
-  priority: Float64Array
-  /** Creation date and time of day (setCreated); the date is -1 for a creation time written another way. */
-  dates: Int32Array
-  times: Int32Array
-  /** The creation time as text (asked for only when the numbers do not decide). */
-  createdOf(l: number): string
-  idOf(l: number): string
-  /** Rows below this are the file's lines, in id order; those from it on (changed tasks) are not. */
-  fileLines: number
-}
-
-/**
- * Finished rows in (status, priority, creation time, id) order. Usually by
- * one 64-bit number per row, sorted by the engine without calling back per
- * comparison: from the top, the status and priority, the creation date
- * (less the earliest), the time of day, and the line number (lines are in
- * id order, so this is the id order); creation times written the usual way
- * (fixed width digits) compare as these numbers compare as text. Else by one
- * key string per row (status digit, priority digit, creation time, NUL, the
- * line number at a fixed width), or, for a priority that is not one digit,
- * a creation time written another way, by comparing the fields.
- */
-export function sortFinished(lines: Int32Array, f: FinishedFacts): Int32Array {
-  const {status, priority, dates} = f
-  const count = lines.length
-  let simple = true
-  for (let i = 0; i < count && simple; i++) {
-    const l = lines[i]!
-    simple = Number.isInteger(priority[l]) && priority[l]! >= 0 && priority[l]! <= 9 && dates[l]! >= 0
-  }
-  if (!simple) {
-    const created = Array.from(lines, (l) => f.createdOf(l))
-    const ids = Array.from(lines, (l) => f.idOf(l))
-    const at = Array.from(lines.keys())
-    at.sort((a, b) => {
-      const la = lines[a]!
-      const lb = lines[b]!
-      return status[la]! - status[lb]! || priority[la]! - priority[lb]! || (created[a]! < created[b]! ? -1 : created[a]! > created[b]! ? 1 : 0) || (ids[a]! < ids[b]! ? -1 : 1)
-    })
-    return Int32Array.from(at, (k) => lines[k]!)
-  }
-  let out = sortFinishedByNumber(lines, f)
-  if (!out) {
-    let maxLine = 0
-    for (const l of lines) if (l > maxLine) maxLine = l
-    const width = String(maxLine).length
-    const keys = Array.from(lines, (l) => `${status[l]}${priority[l]}${f.createdOf(l)}\u0000${String(l).padStart(width, '0')}`)
-    keys.sort()
-    out = Int32Array.from(keys, (k) => Number(k.slice(k.length - width)))
-  }
-  return byIdAmongEquals(out, f)
-}
-
-/**
- * Rows sorted with ties broken by row number put in id order: a changed
- * task's row (past the file's lines) tied with others on everything but
- * the id moves to its place among them by id.
- */
-function byIdAmongEquals(out: Int32Array, f: FinishedFacts): Int32Array {
-  const {status, priority, dates, times} = f
-  const same = (a: number, b: number) => status[a] === status[b] && priority[a] === priority[b] && dates[a] === dates[b] && times[a] === times[b]
-  for (let i = 0; i < out.length; ) {
-    let j = i + 1
-    let changed = out[i]! >= f.fileLines
-    for (; j < out.length && same(out[i]!, out[j]!); j++) if (out[j]! >= f.fileLines) changed = true
-    if (changed && j - i > 1) {
-      const run = Array.from(out.subarray(i, j), (l) => ({l, id: f.idOf(l)}))
-      run.sort((a, b) => (a.id < b.id ? -1 : 1))
-      run.forEach((r, k) => (out[i + k] = r.l))
-    }
-    i = j
-  }
-  return out
-}
-
+/** The section's words are read as typed arrays, in the machine's byte order: little-endian, as written. */
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
-
-/** `sortFinished` by one 64-bit number a row (every creation time the usual way); null when the numbers do not fit (then by strings). */
-function sortFinishedByNumber(lines: Int32Array, f: FinishedFacts): Int32Array | null {
-  const {status, priority, dates, times} = f
-  const count = lines.length
-  if (!LITTLE_ENDIAN || count === 0) return null
-  let minDate = Infinity
-  let maxDate = -Infinity
-  let maxLine = 0
-  for (let i = 0; i < count; i++) {
-    const l = lines[i]!
-    const d = dates[l]!
-    if (d < minDate) minDate = d
-    if (d > maxDate) maxDate = d
-    if (l > maxLine) maxLine = l
-  }
-  const lineBits = Math.max(1, Math.ceil(Math.log2(maxLine + 1)))
-  const dateBits = Math.max(1, Math.ceil(Math.log2(maxDate - minDate + 1)))
-  // status and priority (2 × 10 < 2^5), date, time of day (< 10^9 < 2^30), line.
-  if (5 + dateBits + 30 + lineBits > 64 || 5 + dateBits + 30 > 53 || lineBits > 31) return null
-  const keys = new BigUint64Array(count)
-  const halves = new Uint32Array(keys.buffer)
-  const lowRoom = 2 ** (32 - lineBits)
-  const lineRoom = 2 ** lineBits
-  for (let i = 0; i < count; i++) {
-    const l = lines[i]!
-    // Everything above the line number: below 2^(35 + dateBits) <= 2^53, exact as a double.
-    const high = ((((status[l] === DONE ? 0 : 1) * 10 + priority[l]!) * 2 ** dateBits + (dates[l]! - minDate)) * 2 ** 30) + times[l]!
-    halves[2 * i] = (high % lowRoom) * lineRoom + l
-    halves[2 * i + 1] = Math.floor(high / lowRoom)
-  }
-  keys.sort()
-  const out = new Int32Array(count)
-  const mask = lineRoom - 1
-  for (let i = 0; i < count; i++) out[i] = halves[2 * i]! & mask
-  return out
-}
 
 /**
  * The first eight tabs of the line buf[ls, le) into `out`; returns how many
@@ -555,142 +366,67 @@ function emit(o: Uint8Array, p: number, s: Uint8Array, v: Int32Array, prog: Int3
   return p
 }
 
-/** FNV-1a of the bytes [a, b) of `buf`. */
-function hashBytes(buf: Uint8Array, a: number, b: number): number {
-  let h = 0x811c9dc5
-  for (let i = a; i < b; i++) h = Math.imul(h ^ buf[i]!, 0x01000193)
-  return h >>> 0
-}
-
-/** FNV-1a of a string's char codes: hashBytes of its bytes when it is ASCII. */
-function hashString(s: string): number {
-  let h = 0x811c9dc5
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193)
-  return h >>> 0
-}
+/** A status code the list section does not have: a task removed since the file (for wait reasons, 'missing'). */
+const MISSING = 6
+/** Bits of a row's facts (`bits`): an open row, ready, its claim live, the table's waiting fact. */
+const IS_OPEN = 1
+const IS_READY = 2
+const IS_LIVE = 4
+const IS_WAITING = 8
+/** Open rows read from the list section at once. */
+const WINDOW_ROWS = 1024
 
 /**
- * ASCII ids end to end in one buffer, numbered in the order added, and
- * (after `index`) a table from an id to its number: what an array of
- * strings and a Map did, in about 30 bytes an id and nothing for the
- * collector to trace.
+ * An open record of the list section as the columns `openRowStateAt`
+ * reads (status, flags, priority, owner, assignee, lease end), over the
+ * window of records the streamer has read: nothing made per row.
  */
-export class IdBytes {
-  private bytes: Buffer
-  private ends: Int32Array
-  count = 0
-  /** Open addressing: number + 1 of the id hashed there, 0 for an empty slot. */
-  private table = new Int32Array(0)
-  private mask = 0
-
-  constructor(expected: number) {
-    this.bytes = Buffer.allocUnsafe(Math.max(256, expected * 16))
-    this.ends = new Int32Array(Math.max(16, expected + 1))
+class RecordColumns implements OpenRowColumns {
+  length = 0
+  buf: Buffer = Buffer.alloc(0)
+  first = 0
+  constructor(private readonly people: readonly string[]) {}
+  private at(i: number): number {
+    return (i - this.first) * OPEN_RECORD
   }
-
-  private startOf(k: number): number {
-    return k === 0 ? 0 : this.ends[k - 1]!
+  id(): string {
+    return ''
   }
-
-  /** Add the id at buf[a, b); false (nothing added) when it is not ASCII. */
-  add(buf: Uint8Array, a: number, b: number): boolean {
-    const at = this.startOf(this.count)
-    if (at + (b - a) > this.bytes.length) {
-      const larger = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, at + (b - a)))
-      this.bytes.copy(larger, 0, 0, at)
-      this.bytes = larger
-    }
-    if (this.count === this.ends.length) {
-      const larger = new Int32Array(this.ends.length * 2)
-      larger.set(this.ends)
-      this.ends = larger
-    }
-    // A byte loop (ids are short): no view object an id.
-    const bytes = this.bytes
-    for (let i = a, j = at; i < b; i++, j++) {
-      const c = buf[i]!
-      if (c >= 0x80) return false
-      bytes[j] = c
-    }
-    this.ends[this.count++] = at + (b - a)
-    return true
+  status(i: number): string {
+    return STATUS_TEXT[this.buf[this.at(i) + 4]!] ?? ''
   }
-
-  length(k: number): number {
-    return this.ends[k]! - this.startOf(k)
+  priority(i: number): number {
+    return this.buf.readDoubleLE(this.at(i) + 8)
   }
-
-  string(k: number): string {
-    return this.bytes.toString('latin1', this.startOf(k), this.ends[k])
+  created(): string {
+    return ''
   }
-
-  /** Bytes ids k and k + 1 share at their start. */
-  shared(k: number): number {
-    const a = this.startOf(k)
-    const b = this.ends[k]!
-    const n = Math.min(b - a, this.ends[k + 1]! - b)
-    let i = 0
-    while (i < n && this.bytes[a + i] === this.bytes[b + i]) i++
-    return i
+  owner(i: number): string {
+    return this.people[this.buf.readUInt32LE(this.at(i) + 16)] ?? ''
   }
-
-  /** Whether id k sorts before `s` (as strings compare: by UTF-16 units, here the bytes). */
-  below(k: number, s: string): boolean {
-    const a = this.startOf(k)
-    const len = this.ends[k]! - a
-    const n = Math.min(len, s.length)
-    for (let i = 0; i < n; i++) {
-      const c = this.bytes[a + i]! - s.charCodeAt(i)
-      if (c !== 0) return c < 0
-    }
-    return len < s.length
+  assignee(i: number): string {
+    return this.people[this.buf.readUInt32LE(this.at(i) + 20)] ?? ''
   }
-
-  /** Make the table `find` reads, once every id is added (ids are distinct). */
-  index(): void {
-    let size = 2
-    while (size < 2 * this.count) size *= 2
-    this.table = new Int32Array(size)
-    this.mask = size - 1
-    for (let k = 0; k < this.count; k++) {
-      let h = hashBytes(this.bytes, this.startOf(k), this.ends[k]!) & this.mask
-      while (this.table[h] !== 0) h = (h + 1) & this.mask
-      this.table[h] = k + 1
-    }
+  leaseEnd(i: number): number {
+    return this.buf.readDoubleLE(this.at(i) + 24)
   }
-
-  /** The number of id `s`, or -1. */
-  find(s: string): number {
-    if (this.count === 0) return -1
-    for (let h = hashString(s) & this.mask; ; h = (h + 1) & this.mask) {
-      const v = this.table[h]!
-      if (v === 0) return -1
-      const a = this.startOf(v - 1)
-      if (this.ends[v - 1]! - a !== s.length) continue
-      let i = 0
-      while (i < s.length && this.bytes[a + i] === s.charCodeAt(i)) i++
-      if (i === s.length) return v - 1
-    }
+  flags(i: number): number {
+    return this.buf[this.at(i) + 5]!
   }
-
-  /** The number of the id at buf[a, b), or -1. */
-  findBytes(buf: Uint8Array, a: number, b: number): number {
-    if (this.count === 0) return -1
-    for (let h = hashBytes(buf, a, b) & this.mask; ; h = (h + 1) & this.mask) {
-      const v = this.table[h]!
-      if (v === 0) return -1
-      const at = this.startOf(v - 1)
-      if (this.ends[v - 1]! - at !== b - a) continue
-      let i = 0
-      while (i < b - a && this.bytes[at + i] === buf[a + i]) i++
-      if (i === b - a) return v - 1
-    }
+  parentRow(): number {
+    return -1
   }
-
-  /** The number in `other` of this table's id k, or -1. */
-  lineIn(k: number, other: IdBytes): number {
-    return other.findBytes(this.bytes, this.startOf(k), this.ends[k]!)
+  parent(): string {
+    return ''
   }
+  leaseText(): string {
+    return ''
+  }
+}
+
+/** A view of `length` 32-bit words at byte `at` of an ArrayBuffer (aligned by the section's layout). */
+function u32At(buf: ArrayBuffer, at: number, length: number): Uint32Array {
+  return new Uint32Array(buf, at, length)
 }
 
 /**
@@ -698,244 +434,336 @@ export class IdBytes {
  * then lists the ordinary way).
  */
 export function streamedListing(input: StreamInput): StreamedListing | null {
-  const {file, cols, rank, notListed, statesByRank} = input
+  const {file, statesByRank, notListed} = input
+  const m = file.listMeta
   const n = file.size
-  if (input.changes.size > MAX_CHANGES) return null
+  if (m.n !== n || input.changes.size > MAX_CHANGES || !LITTLE_ENDIAN) return null
+  const layout = sectionLayout(m)
+  // The line part and the extras, read whole (~10 bytes a task and the graph's edges); the open and finished
+  // records a window at a time. Every byte goes through the section's CRC-32 before a row is written.
+  let sum = 0
+  const headBuf = new ArrayBuffer(layout.open)
+  const head = Buffer.from(headBuf)
+  file.readListSection(head, 0, layout.open, 0)
+  sum = sectionCrc(head, sum)
+  const offsets = u32At(headBuf, 0, n + 1)
+  const extrasAt = u32At(headBuf, 4 * (n + 1), n)
+  const shortLength = new Uint8Array(headBuf, 9 * n + 4, n)
+  const extras = head.subarray(layout.extras, layout.extras + m.extrasBytes)
+  const linesStart = file.linesStart
+  const changes = input.changes
   /** Rows: the file's lines, then one for each changed task that exists (viewed through the snapshot). */
-  const rows = n + input.changes.size
-  const ids = new IdBytes(n)
-  /** The parents' ids of the lines that have one (ids.find once every line is read), and which of them each line's is. */
-  const parentIds = new IdBytes(0)
-  const parentOf = new Int32Array(rows).fill(-1)
+  const rows = n + changes.size
   const status = new Uint8Array(rows)
-  const offsets = new Float64Array(rows)
-  const lengths = new Int32Array(rows)
-  /** Dependencies of items with sub-items (a sub-item also waits for its parent's). */
-  const parentDeps = new Map<number, string>()
-  const finishedRows = new Int32Array(rows)
-  let finishedCount = 0
-  const priority = new Float64Array(rows)
-  const dates = new Int32Array(rows)
-  const times = new Int32Array(rows)
-  /** Creation times not written the usual way, by row (rare). */
-  const oddCreated = new Map<number, string>()
-  const tabs = new Int32Array(8)
-  let line = 0
-  let bad = false
-  file.scanTaskLines((buf, ls, le, at) => {
-    if (bad) return
-    if (findTabs(buf, ls, le, tabs) !== 8) {
-      bad = true
-      return
-    }
-    const code = statusCode(buf, tabs[0]! + 1, tabs[1]!)
-    if (code === -1 || !ids.add(buf, ls, tabs[0]!)) {
-      bad = true
-      return
-    }
-    status[line] = code
-    offsets[line] = at
-    lengths[line] = le - ls
-    if (tabs[4]! > tabs[3]! + 1) {
-      parentOf[line] = parentIds.count
-      if (!parentIds.add(buf, tabs[3]! + 1, tabs[4]!)) {
-        bad = true
-        return
-      }
-    }
-    if (tabs[6]! > tabs[5]! + 1 && tabs[5]! > tabs[4]! + 1) parentDeps.set(line, buf.toString('latin1', tabs[4]! + 1, tabs[5]))
-    if ((code === DONE && input.done) || (code === CANCELLED && input.cancelled)) {
-      let key = finishedKey(buf, tabs[7]! + 1, le)
-      if (!key) {
-        try {
-          const values = JSON.parse(buf.toString('utf8', tabs[7]! + 1, le)) as unknown[]
-          const [pr, cr] = [values[K.priority], values[K.created_at]]
-          key = typeof pr === 'number' && typeof cr === 'string' ? {priority: pr, created: cr} : null
-        } catch {
-          key = null
-        }
-      }
-      if (!key) {
-        bad = true
-        return
-      }
-      if (input.priorities.size === 0 || input.priorities.has(key.priority)) {
-        priority[line] = key.priority
-        if (!setCreated(dates, times, line, key.created)) oddCreated.set(line, key.created)
-        finishedRows[finishedCount++] = line
-      }
-    }
-    line++
-  })
-  if (bad || line !== n) return null
-  ids.index()
-  // Each line's parent as the line of its id; -1 for none, -2 - k for parent id k that is not in the file.
-  for (let l = 0; l < n; l++) {
-    const k = parentOf[l]!
-    if (k === -1) continue
-    const found = parentIds.lineIn(k, ids)
-    parentOf[l] = found !== -1 ? found : -2 - k
+  status.set(new Uint8Array(headBuf, 8 * n + 4, n))
+  for (let l = 0; l < n; l++) if (status[l]! > CANCELLED) return null
+  const rank = new Uint8Array(rows).fill(notListed)
+  const bits = new Uint8Array(rows)
+  const viaView = new Uint8Array(rows)
+  const firstRank = statesByRank.indexOf('done')
+
+  let scratch = Buffer.allocUnsafe(READ_MAX)
+  /** The bytes of line l (newline excluded) at the front of `scratch`; returns the length. */
+  const readLine = (l: number): number => {
+    const length = offsets[l + 1]! - offsets[l]! - 1
+    if (scratch.length < length) scratch = Buffer.allocUnsafe(length)
+    if (file.readBytes(scratch, 0, length, linesStart + offsets[l]!) !== length) throw new Error('the index cache file changed while being read')
+    return length
   }
-  // The length of each line's short id (shortIdBetween, without a string each): one more than it shares with
-  // either neighbour, at least SHORTEST, at most the id. Kept in a byte (ids are far shorter; else not streamed).
-  const shortLength = new Uint8Array(n)
-  let before = 0
-  for (let l = 0; l < n; l++) {
-    const after = l + 1 < n ? ids.shared(l) : 0
-    const length = Math.min(ids.length(l), Math.max(SHORTEST, l > 0 ? before + 1 : 0, l + 1 < n ? after + 1 : 0))
-    if (length > 255) return null
-    shortLength[l] = length
-    before = after
+  const idAtLine = (l: number): string => {
+    const length = readLine(l)
+    const tab = scratch.indexOf(TAB)
+    return scratch.toString('latin1', 0, tab === -1 || tab > length ? length : tab)
   }
+  /** Extras of line l: its parent line (-1 none, -2 not a line), and where its dependencies and sub-items are. */
+  const parentLineOf = (l: number): number => (extrasAt[l] === NONE ? -1 : extras.readInt32LE(extrasAt[l]!))
 
   // Changes since the file's commit. A changed task gets a row of its own, viewed through the snapshot (which
-  // reads through the changes), as do the rows whose view they change: old and new parents (sub-items) and the
-  // neighbours in id order of a task added or removed (short ids). Statuses and dependencies read below are
-  // the changed ones; the open rows, their states and graph facts come from the snapshot's own tables.
-  const viaView = new Uint8Array(rows)
-  let extra = n
-  const replaced = new Uint8Array(n)
-  /** The row of each changed id: past the file's lines, or -1 when it was removed. */
-  const moved = new Map<string, number>()
-  /** Ids of the changed rows (row n + k). */
-  const changedIds: string[] = []
-  const touchedLines: number[] = []
-  /** Whether a changed task is not in the file (added since). */
+  // reads through the changes), as do the rows whose view they change: old and new parents (sub-items), the
+  // neighbours in id order of a task added or removed (short ids), and every row whose open row a change can
+  // affect. Statuses read below are the changed ones.
+  /** The current row of each base line that changed (-1: removed). */
+  const replaced = new Map<number, number>()
+  /** The row of each changed id (-1: removed), its entry and where its id goes among the file's. */
+  const changedRow = new Map<string, number>()
+  const changedEntries: Array<{id: string; entry: TaskEntry; idPos: number; base: number}> = []
   let added = false
-  const newParents: Array<[number, string]> = []
-  for (const [id, entry] of input.changes) {
-    const base = ids.find(id)
-    moved.set(id, -1)
+  for (const [id, entry] of changes) {
+    const idPos = file.linePosition(id, offsets)
+    const base = idPos < n && idAtLine(idPos) === id ? idPos : -1
     if (base !== -1) {
-      replaced[base] = 1
-      if (parentOf[base]! >= 0) touchedLines.push(parentOf[base]!)
+      const p = parentLineOf(base)
+      if (p >= 0) viaView[p] = 1
       if (!entry) {
         if (base > 0) viaView[base - 1] = 1
         if (base + 1 < n) viaView[base + 1] = 1
+        status[base] = MISSING
       }
     } else if (entry) {
       added = true
-      // Where it goes among the file's lines (ids sorted; rows past n are changes).
-      const lo = partitionPoint(0, n, (i) => ids.below(i, id))
-      if (lo > 0) viaView[lo - 1] = 1
-      if (lo < n) viaView[lo] = 1
+      if (idPos > 0) viaView[idPos - 1] = 1
+      if (idPos < n) viaView[idPos] = 1
     }
-    if (!entry) continue
-    const row = extra++
-    changedIds.push(id)
+    if (!entry) {
+      changedRow.set(id, -1)
+      if (base !== -1) replaced.set(base, -1)
+      continue
+    }
+    const row = n + changedEntries.length
+    changedEntries.push({id, entry, idPos, base})
+    changedRow.set(id, row)
+    if (base !== -1) replaced.set(base, row)
     const meta = entry.meta
-    status[row] = meta ? Math.max(BROKEN, STATUS_TEXT.indexOf(meta.status as (typeof STATUS_TEXT)[number])) : BROKEN
-    if (meta && status[row] === BROKEN) return null
+    const code = meta ? statusCodeOf(meta.status) : BROKEN
+    if (code < 0 || (meta && code === BROKEN)) return null
+    status[row] = code
+    if (base !== -1) status[base] = code
     viaView[row] = 1
-    moved.set(id, row)
-    if (!meta) continue
-    if (meta.parent !== undefined) newParents.push([row, meta.parent])
-    if (meta.depends_on.length > 0) parentDeps.set(row, meta.depends_on.join(' '))
-    if (((status[row] === DONE && input.done) || (status[row] === CANCELLED && input.cancelled)) && (input.priorities.size === 0 || input.priorities.has(meta.priority))) {
-      priority[row] = meta.priority
-      if (!setCreated(dates, times, row, meta.created_at)) oddCreated.set(row, meta.created_at)
-      finishedRows[finishedCount++] = row
+  }
+  /** The current row of base line l. */
+  const cur = (l: number): number => (replaced.size > 0 ? (replaced.get(l) ?? l) : l)
+  /** The row of `id`, or -1. */
+  const rowOfId = (id: string): number => {
+    const r = changedRow.get(id)
+    if (r !== undefined) return r
+    const at = file.linePosition(id, offsets)
+    return at < n && idAtLine(at) === id ? at : -1
+  }
+  const idOf = (r: number): string => (r < n ? idAtLine(r) : changedEntries[r - n]!.id)
+  /** The parent row of row r (-1: none, or not a row). */
+  const parentRowOf = (r: number): number => {
+    if (r >= n) return changedParent[r - n]!
+    const p = parentLineOf(r)
+    if (p >= 0) return cur(p)
+    if (p === -1 || !added) return -1
+    // A parent the file does not have may have been added since.
+    const length = readLine(r)
+    const at = new Int32Array(8)
+    if (findTabs(scratch, 0, length, at) < 5) return -1
+    return rowOfId(scratch.toString('latin1', at[3]! + 1, at[4]))
+  }
+  /** The changed rows by their parent's row now. */
+  const changedKids = new Map<number, number[]>()
+  /** The parent row now of each changed row. */
+  const changedParent = new Int32Array(changedEntries.length).fill(-1)
+  changedEntries.forEach((c, k) => {
+    const parent = c.entry.meta?.parent
+    if (parent === undefined) return
+    const p = rowOfId(parent)
+    changedParent[k] = p
+    if (p === -1) return
+    viaView[p] = 1
+    const list = changedKids.get(p)
+    if (list) list.push(n + k)
+    else changedKids.set(p, [n + k])
+  })
+
+  // The open rows: the file's, less those a change can affect, with those rows as they are now merged in by
+  // (priority, creation time, id). Each gets its rank (state, filters applied) and facts.
+  let redone: readonly OpenRow[] = []
+  const dropped = new Set<number>()
+  for (const l of replaced.keys()) dropped.add(l)
+  if (changes.size > 0) {
+    const tables = tablesOf(input.snap)
+    if (!(tables instanceof OverlayTables)) return null
+    const r = tables.redoneOpenRows()
+    redone = r.redone
+    for (const id of r.affected) {
+      const row = rowOfId(id)
+      if (row === -1) continue
+      viaView[row] = 1
+      if (row < n) dropped.add(row)
+      else if (changedEntries[row - n]!.base !== -1) dropped.add(changedEntries[row - n]!.base)
     }
+  }
+  const redoneCols = openRowColumns({rows: redone, finished: 0, broken: []})
+  const redoneRows = redone.map((row) => rowOfId(row[0]))
+  const redoneKeys = redone.map((row) => {
+    const [date, time] = createdNumbers(row[3])
+    return {priority: row[2], date, time}
+  })
+  if (redoneRows.includes(-1) || redoneKeys.some((k) => k.date < 0)) return null
+  /** Where each row's id goes among the file's ids. */
+  const idPosOf = (r: number): number => (r < n ? r : changedEntries[r - n]!.idPos)
+  const skewMs = input.config.clock_skew_seconds * 1000
+  const readyOut = [false]
+  /** Listed open rows in the merged order, and a sort key of each open row among them (kidsOf). */
+  const openSeq = new Int32Array(m.open + redone.length)
+  let openCount = 0
+  const movedKey = new Map<number, number>()
+  const place = (cols: OpenRowColumns, i: number, row: number): void => {
+    const r = input.rankOf(cols, i, readyOut)
+    if (r === notListed) return
+    const st = cols.status(i)
+    let b = IS_OPEN
+    if (readyOut[0]) b |= IS_READY
+    if (cols.owner(i) !== '' && (st === 'in_progress' || st === 'blocked') && input.nowMs <= cols.leaseEnd(i) + skewMs) b |= IS_LIVE
+    if ((cols.flags(i) & OPEN_ROW_WAITING) !== 0) b |= IS_WAITING
+    rank[row] = r
+    bits[row] = b
+    openSeq[openCount++] = row
+  }
+  const window = Buffer.allocUnsafe(WINDOW_ROWS * Math.max(OPEN_RECORD, FINISHED_RECORD))
+  const records = new RecordColumns(m.people)
+  let j = 0
+  for (let first = 0; first < m.open; first += WINDOW_ROWS) {
+    const count = Math.min(WINDOW_ROWS, m.open - first)
+    file.readListSection(window, 0, count * OPEN_RECORD, layout.open + first * OPEN_RECORD)
+    sum = sectionCrc(window.subarray(0, count * OPEN_RECORD), sum)
+    records.buf = window
+    records.first = first
+    records.length = first + count
+    for (let i = first; i < first + count; i++) {
+      const at = (i - first) * OPEN_RECORD
+      const l = window.readUInt32LE(at)
+      if (l >= n) return null
+      if (dropped.size > 0 && dropped.has(l)) continue
+      if (j < redone.length) {
+        const p = window.readDoubleLE(at + 8)
+        const date = window.readInt32LE(at + 32)
+        const time = window.readInt32LE(at + 36)
+        if (date < 0) return null
+        for (; j < redone.length; j++) {
+          const k = redoneKeys[j]!
+          const before = k.priority - p || k.date - date || k.time - time || idPosOf(redoneRows[j]!) - l - 0.5
+          if (before >= 0) break
+          movedKey.set(redoneRows[j]!, i - 1 + (j + 1) / (redone.length + 1))
+          place(redoneCols, j, redoneRows[j]!)
+        }
+      }
+      place(records, i, l)
+    }
+  }
+  for (; j < redone.length; j++) {
+    movedKey.set(redoneRows[j]!, m.open - 1 + (j + 1) / (redone.length + 1))
+    place(redoneCols, j, redoneRows[j]!)
   }
 
-  /** The row of `id` (a changed one's own row), or -1. */
-  const lineOf = (id: string): number => (moved.size > 0 ? (moved.get(id) ?? ids.find(id)) : ids.find(id))
-  /** The row of the id at bytes [a, b) of `buf`. */
-  const lineOfBytes = (buf: Buffer, a: number, b: number): number => {
-    const l = ids.findBytes(buf, a, b)
-    // A string only for a changed line or, when tasks were added, an id the file does not have.
-    return (l !== -1 ? replaced[l] === 1 : added) ? lineOf(buf.toString('latin1', a, b)) : l
+  // The finished rows: the file's in listing order, the changed ones merged in by (status, priority, creation
+  // time, id).
+  const wantedFinished = (code: number, priority: number): boolean => ((code === DONE && input.done) || (code === CANCELLED && input.cancelled)) && (input.priorities.size === 0 || input.priorities.has(priority))
+  const changedFinished: Array<{row: number; code: number; priority: number; date: number; time: number}> = []
+  for (const c of changedEntries) {
+    const meta = c.entry.meta
+    const row = changedRow.get(c.id)!
+    if (!meta || (status[row] !== DONE && status[row] !== CANCELLED)) continue
+    const [date, time] = createdNumbers(meta.created_at)
+    if (date < 0) return null
+    changedFinished.push({row, code: status[row]!, priority: meta.priority, date, time})
   }
-  /** The id of a row. */
-  const idOf = (l: number): string => (l < n ? ids.string(l) : changedIds[l - n]!)
-  const createdOf = (l: number): string => oddCreated.get(l) ?? createdText(dates[l]!, times[l]!)
-  // Parents that changed are read at their own rows, parents not in the file may be among the changes, and the
-  // changed rows' parents are looked up now that every row is known.
-  const current = (l: number): number => (replaced[l] === 1 ? lineOf(ids.string(l)) : l)
-  for (let l = 0; l < n; l++) {
-    const p = parentOf[l]!
-    if (p <= -2) parentOf[l] = moved.size > 0 ? lineOf(parentIds.string(-2 - p)) : -1
-    else if (p !== -1 && replaced[p] === 1) parentOf[l] = current(p)
+  changedFinished.sort((a, b) => a.code - b.code || a.priority - b.priority || a.date - b.date || a.time - b.time || a.row - b.row)
+  const finSeq = new Int32Array(m.finished + changedFinished.length)
+  let finCount = 0
+  const placeFinished = (row: number, code: number, priority: number): void => {
+    if (!wantedFinished(code, priority)) return
+    rank[row] = code === DONE ? firstRank : firstRank + 1
+    finSeq[finCount++] = row
   }
-  if (moved.size > 0) {
-    for (const [row, parent] of newParents) {
-      parentOf[row] = lineOf(parent)
-      if (parentOf[row] !== -1) viaView[parentOf[row]!] = 1
+  j = 0
+  for (let first = 0; first < m.finished; first += WINDOW_ROWS) {
+    const count = Math.min(WINDOW_ROWS, m.finished - first)
+    file.readListSection(window, 0, count * FINISHED_RECORD, layout.finished + first * FINISHED_RECORD)
+    sum = sectionCrc(window.subarray(0, count * FINISHED_RECORD), sum)
+    for (let k = first; k < first + count; k++) {
+      const at = (k - first) * FINISHED_RECORD
+      const l = window.readUInt32LE(at)
+      if (l >= n) return null
+      if (replaced.size > 0 && replaced.has(l)) continue
+      const code = status[l]!
+      const p = window.readDoubleLE(at + 16)
+      if (j < changedFinished.length) {
+        const date = window.readInt32LE(at + 4)
+        const time = window.readInt32LE(at + 8)
+        if (date < 0) return null
+        for (; j < changedFinished.length; j++) {
+          const c = changedFinished[j]!
+          const before = c.code - code || c.priority - p || c.date - date || c.time - time || idPosOf(c.row) - l - 0.5
+          if (before >= 0) break
+          movedKey.set(c.row, k - 1 + (j + 1) / (changedFinished.length + 1))
+          placeFinished(c.row, c.code, c.priority)
+        }
+      }
+      placeFinished(l, code, p)
     }
-    for (const p of touchedLines) {
-      const r = current(p)
-      if (r !== -1) viaView[r] = 1
-    }
   }
-  let finished = finishedRows.subarray(0, finishedCount)
-  if (extra > n) {
-    let k = 0
-    for (const l of finished) if (l >= n || replaced[l] !== 1) finished[k++] = l
-    finished = finished.subarray(0, k)
+  for (; j < changedFinished.length; j++) {
+    const c = changedFinished[j]!
+    movedKey.set(c.row, m.finished - 1 + (j + 1) / (changedFinished.length + 1))
+    placeFinished(c.row, c.code, c.priority)
   }
+  // Nothing is written from a section that does not match its sum (the ordinary path reads the lines instead).
+  file.noteListSectionChecked(sum === m.sum)
+  if (sum !== m.sum) return null
 
-  // The open rows that are listed, by state rank (table order within a state), then the finished rows sorted.
-  const openAt = new Int32Array(rows).fill(-1)
-  const firstRank = statesByRank.indexOf('done')
-  const perRank = new Int32Array(firstRank + 1)
-  const lineOfOpen = new Int32Array(cols.length)
-  for (let i = 0; i < cols.length; i++) {
-    if (rank[i] === notListed) continue
-    const l = lineOf(cols.id(i))
-    if (l === -1 || status[l] === BROKEN || status[l]! >= DONE) return null
-    openAt[l] = i
-    lineOfOpen[i] = l
-    perRank[rank[i]! + 1]!++
+  /** The listed sub-items of row r, in listing order (state, then their order in the tables). */
+  const kidsOf = (r: number): number[] => {
+    const base = r < n ? r : changedEntries[r - n]!.base
+    const out: Array<{row: number; key: number}> = []
+    if (base !== -1 && extrasAt[base] !== NONE) {
+      const at = extrasAt[base]!
+      const dc = extras.readUInt32LE(at + 4)
+      const kc = extras.readUInt32LE(at + 8)
+      for (let k = 0; k < kc; k++) {
+        const e = at + 12 + 4 * dc + 8 * k
+        const line = extras.readUInt32LE(e)
+        if (line === NONE || line >= n) continue
+        const row = cur(line)
+        // A changed sub-item is found below, by its parent now.
+        if (row === -1 || row >= n || rank[row] === notListed) continue
+        const sp = extras.readUInt32LE(e + 4)
+        out.push({row, key: movedKey.get(row) ?? (sp < m.open ? sp : sp - m.open)})
+      }
+    }
+    for (const row of changedKids.get(r) ?? []) if (rank[row] !== notListed) out.push({row, key: movedKey.get(row)!})
+    out.sort((a, b) => rank[a.row]! - rank[b.row]! || a.key - b.key)
+    return out.map((k) => k.row)
   }
-  for (let r = 1; r <= firstRank; r++) perRank[r]! += perRank[r - 1]!
-  const openCount = perRank[firstRank]!
-  const order = new Int32Array(openCount + finished.length)
-  for (let i = 0; i < cols.length; i++) if (rank[i] !== notListed) order[perRank[rank[i]!]!++] = lineOfOpen[i]!
-  order.set(sortFinished(finished, {status, priority, dates, times, createdOf, idOf, fileLines: n}), openCount)
-  const listed = new Uint8Array(rows)
-  for (const l of order) listed[l] = 1
-  const rankOf = (l: number): number => (openAt[l] !== -1 ? rank[openAt[l]!]! : status[l] === DONE ? firstRank : firstRank + 1)
 
   // Top-level rows in order, each followed by its listed sub-items in order; a sub-item's own sub-items are not listed.
-  const firstKid = new Int32Array(rows).fill(-1)
-  const lastKid = new Int32Array(rows).fill(-1)
-  const nextKid = new Int32Array(rows).fill(-1)
-  const nested = new Uint8Array(rows)
-  for (const l of order) {
-    const p = parentOf[l]!
-    if (p === -1 || listed[p] !== 1) continue
-    nested[l] = 1
-    if (lastKid[p] === -1) firstKid[p] = l
-    else nextKid[lastKid[p]!] = l
-    lastKid[p] = l
+  const nestedRow = (r: number): boolean => {
+    const p = parentRowOf(r)
+    return p !== -1 && rank[p] !== notListed
   }
-  const slots = new Int32Array(order.length)
-  const depths = new Uint8Array(order.length)
+  const slots = new Int32Array(openCount + finCount)
+  const depths = new Uint8Array(openCount + finCount)
   const byState: Partial<Record<State, number>> = {}
   let total = 0
-  const place = (l: number, depth: number) => {
+  const put = (l: number, depth: number) => {
     slots[total] = l
     depths[total++] = depth
-    const st = statesByRank[rankOf(l)]!
+    const st = statesByRank[rank[l]!]!
     byState[st] = (byState[st] ?? 0) + 1
   }
-  for (const l of order) {
-    if (nested[l] === 1) continue
-    place(l, 0)
-    for (let c = firstKid[l]!; c !== -1; c = nextKid[c]!) place(c, 1)
+  const top = (l: number) => {
+    if (nestedRow(l)) return
+    put(l, 0)
+    // Only a row with sub-items in the file or among the changes can have any.
+    const base = l < n ? l : changedEntries[l - n]!.base
+    if (!changedKids.has(l) && (base === -1 || extrasAt[base] === NONE || extras.readUInt32LE(extrasAt[base]! + 8) === 0)) return
+    for (const c of kidsOf(l)) put(c, 1)
   }
+  for (let r = 0; r < firstRank; r++) for (let i = 0; i < openCount; i++) if (rank[openSeq[i]!] === r) top(openSeq[i]!)
+  for (let i = 0; i < finCount; i++) top(finSeq[i]!)
 
   const keyOf = (l: number): StreamKey => {
-    const i = openAt[l]!
-    return i !== -1 ? [rank[i]!, cols.priority(i), cols.created(i), cols.id(i)] : [rankOf(l), priority[l]!, createdOf(l), idOf(l)]
+    if (l >= n) {
+      const meta = changedEntries[l - n]!.entry.meta!
+      return [rank[l]!, meta.priority, meta.created_at, meta.id]
+    }
+    const length = readLine(l)
+    const at = new Int32Array(8)
+    if (findTabs(scratch, 0, length, at) !== 8) throw new Error('the index cache file changed while being read')
+    const id = scratch.toString('latin1', 0, at[0])
+    const key = finishedKey(scratch, at[7]! + 1, length)
+    if (key) return [rank[l]!, key.priority, key.created, id]
+    const values = JSON.parse(scratch.toString('utf8', at[7]! + 1, length)) as unknown[]
+    return [rank[l]!, values[K.priority] as number, values[K.created_at] as string, id]
   }
 
-  const {snap, viewer, nowMs} = input
-  const skewMs = input.config.clock_skew_seconds * 1000
+  const {snap, viewer} = input
   const bounds = new Int32Array(2 * (TASK_KEYS.length + 1))
   const at = new Int32Array(9)
   let src = Buffer.allocUnsafe(1 << 20)
-  let scratch = Buffer.allocUnsafe(READ_MAX)
   let out: Buffer<ArrayBufferLike> = Buffer.alloc(0)
   /** Output buffers written out and free again. */
   const spare: Buffer<ArrayBufferLike>[] = []
@@ -956,6 +784,43 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
     for (let i = 0; i < s.length; i++) if (src[a + 1 + i] !== s.charCodeAt(i)) return false
     return true
   }
+  /** The status of a dependency at line d (NONE: not a line) whose id is `id`, as a wait reason shows it ('' for done). */
+  const unfinishedAt = (d: number, id: () => string): string => {
+    let code: number
+    if (d === NONE || d >= rows) {
+      // Not a line of the file: perhaps added since.
+      const row = changedRow.get(id()) ?? -1
+      code = row === -1 ? MISSING : status[row]!
+    } else code = status[d]!
+    return code === MISSING ? 'missing' : code === BROKEN ? 'unreadable' : code === DONE ? '' : STATUS_TEXT[code]!
+  }
+  /** Dependencies of items with sub-items, by row: ids and lines (NONE: not a line); read once each. */
+  const parentDeps = new Map<number, {ids: string[]; lines: number[]}>()
+  const depsOfParent = (p: number): {ids: string[]; lines: number[]} | null => {
+    let d = parentDeps.get(p)
+    if (!d) {
+      if (p >= n) {
+        const ids = [...(changedEntries[p - n]!.entry.meta?.depends_on ?? [])]
+        d = {ids, lines: ids.map((id) => {
+          const r = rowOfId(id)
+          return r === -1 ? NONE : r
+        })}
+      } else {
+        const length = readLine(p)
+        const t = new Int32Array(8)
+        if (findTabs(scratch, 0, length, t) < 6) return null
+        const ids = t[5]! > t[4]! + 1 ? scratch.toString('latin1', t[4]! + 1, t[5]).split(' ') : []
+        const e = extrasAt[p]!
+        const dc = e === NONE ? 0 : extras.readUInt32LE(e + 4)
+        if (dc !== ids.length) return null
+        const lines: number[] = []
+        for (let k = 0; k < dc; k++) lines.push(extras.readUInt32LE(e + 12 + 4 * k))
+        d = {ids, lines}
+      }
+      parentDeps.set(p, d)
+    }
+    return d
+  }
 
   /** The usual row written to the output from its line at src[ls, le); false (nothing written) when it has another shape. */
   const writeRow = (l: number, ls: number, le: number, depth: number): boolean => {
@@ -970,54 +835,56 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
     if (bounds[2 * K.id + 1]! - bounds[2 * K.id]! !== idLength + 2 || !equalsQuoted(K.status, STATUS_TEXT[code]!)) return false
     // Wait reasons: the item's own unfinished dependencies, then its parent's not already among them (waitReasons).
     let reasons = ''
-    const unfinishedAt = (d: number): string => (d === -1 ? 'missing' : status[d] === BROKEN ? 'unreadable' : status[d] === DONE ? '' : STATUS_TEXT[status[d]!]!)
-    const unfinished = (dep: string): string => unfinishedAt(lineOf(dep))
     let seen: Set<string> | null = null
+    const b = bits[l]!
+    const open = (b & IS_OPEN) !== 0
     // An open row without the table's waiting fact has no reasons (checked below for those that have it).
-    const i = openAt[l]!
-    const mayWait = i === -1 || (cols.flags(i) & OPEN_ROW_WAITING) !== 0
+    const mayWait = !open || (b & IS_WAITING) !== 0
     // The item's dependencies from the line's field (the frontmatter's depends_on joined by spaces: task ids,
-    // which hold no space, quote or backslash; anything else is viewed the ordinary way).
+    // which hold no space, quote or backslash; anything else is viewed the ordinary way), their lines from the
+    // list section, in the same order.
     if (mayWait && at[5]! > at[4]! + 1) {
+      const e = extrasAt[l]!
+      if (e === NONE) return false
+      const dc = extras.readUInt32LE(e + 4)
+      let k = 0
       for (let a = at[4]! + 1; a < at[5]!; ) {
-        let b = a
-        while (b < at[5]! && src[b] !== 0x20) {
-          if (src[b]! >= 0x80 || src[b] === QUOTE || src[b] === BACKSLASH) return false
-          b++
+        let q = a
+        while (q < at[5]! && src[q] !== 0x20) {
+          if (src[q]! >= 0x80 || src[q] === QUOTE || src[q] === BACKSLASH) return false
+          q++
         }
-        const st = unfinishedAt(lineOfBytes(src, a, b))
+        if (k >= dc) return false
+        const s0 = a
+        const s1 = q
+        const st = unfinishedAt(extras.readUInt32LE(e + 12 + 4 * k++), () => src.toString('latin1', s0, s1))
         if (st !== '') {
-          const dep = src.toString('latin1', a, b)
+          const dep = src.toString('latin1', a, q)
           reasons += `${reasons === '' ? '' : ','}{"id":"${dep}","status":"${st}","via":null}`
           ;(seen ??= new Set()).add(dep)
         }
-        a = b + 1
+        a = q + 1
       }
+      if (k !== dc) return false
     }
     if (mayWait && at[4]! > at[3]! + 1) {
-      const pl = lineOfBytes(src, at[3]! + 1, at[4]!)
-      const pdeps = pl === -1 || status[pl] === BROKEN ? undefined : parentDeps.get(pl)
-      if (pdeps !== undefined) {
+      const pl = parentRowOf(l)
+      const pdeps = pl === -1 || status[pl] === BROKEN || status[pl] === MISSING ? null : depsOfParent(pl)
+      if (pdeps && pdeps.ids.length > 0) {
         const via = JSON.stringify(src.toString('latin1', at[3]! + 1, at[4]))
-        for (const dep of pdeps.split(' ')) {
+        for (let k = 0; k < pdeps.ids.length; k++) {
+          const dep = pdeps.ids[k]!
           if (seen?.has(dep)) continue
-          const st = unfinished(dep)
+          const st = unfinishedAt(pdeps.lines[k]!, () => dep)
           if (st !== '') reasons += `${reasons === '' ? '' : ','}{"id":${JSON.stringify(dep)},"status":"${st}","via":${via}}`
         }
       }
     }
-    let state: string
-    let ready = false
-    let claimLive = false
-    if (i !== -1) {
-      // The table's waiting fact and the reasons found here agree (else: viewed the ordinary way).
-      if (((cols.flags(i) & OPEN_ROW_WAITING) !== 0) !== (reasons !== '')) return false
-      state = statesByRank[rank[i]!]!
-      ready = input.ready[i] === 1
-      const st = cols.status(i)
-      claimLive = cols.owner(i) !== '' && (st === 'in_progress' || st === 'blocked') && nowMs <= cols.leaseEnd(i) + skewMs
-    } else state = STATUS_TEXT[code]!
-    const waiting = i !== -1 && reasons !== ''
+    if (open && ((b & IS_WAITING) !== 0) !== (reasons !== '')) return false
+    const state = open ? statesByRank[rank[l]!]! : STATUS_TEXT[code]!
+    const ready = (b & IS_READY) !== 0
+    const claimLive = (b & IS_LIVE) !== 0
+    const waiting = open && reasons !== ''
     const reasonBytes = reasons === '' ? 0 : Buffer.byteLength(reasons)
     ensure(2 * (le - ls) + 1024 + reasonBytes)
     // Locals and module-level copy loops: closures over `out` and `w` would load and store them on every byte.
@@ -1026,8 +893,9 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
     const v = bounds
     let p = w
     p = emit(o, p, s, v, P_ID)
-    // The short id: the start of the line's id field (the id as the pass read it), as long as shortIdBetween makes it.
+    // The short id: the start of the line's id field, as long as shortIdBetween makes it (the list section's).
     const short = shortLength[l]!
+    if (short === 0 || short > idLength) return false
     for (let c = ls; c < ls + short; c++) o[p++] = s[c]!
     p = emit(o, p, s, v, P_TITLE)
     p = putAscii(o, p, state)
@@ -1054,13 +922,16 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
     return true
   }
 
+  const lineAt = (l: number): number => linesStart + offsets[l]!
+  const lengthOf = (l: number): number => offsets[l + 1]! - offsets[l]! - 1
+
   return {
     total,
     byState,
     keysAt: (pos) => {
-      let top = pos
-      while (top > 0 && depths[top] !== 0) top--
-      return {row: keyOf(slots[pos]!), top: keyOf(slots[top]!), depth: depths[pos]!}
+      let t = pos
+      while (t > 0 && depths[t] !== 0) t--
+      return {row: keyOf(slots[pos]!), top: keyOf(slots[t]!), depth: depths[pos]!}
     },
     bytes: (from, to) => {
       const end = Math.min(to, total, from + BATCH_MAX)
@@ -1072,7 +943,7 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
       let wanted = 0
       for (let k = 0; k < count; k++) {
         const l = slots[from + k]!
-        if (viaView[l] !== 1) sorted[wanted++] = offsets[l]! * BATCH_MAX + k
+        if (viaView[l] !== 1) sorted[wanted++] = lineAt(l) * BATCH_MAX + k
       }
       /** Positions in the batch of the lines to read, in file order. */
       const want = new Int32Array(wanted)
@@ -1081,23 +952,23 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
       // Runs of lines close enough to read at once (gaps included) go through `scratch`; only the lines are
       // kept, in `src`. A line alone is read straight into `src`.
       let need = 0
-      for (let q = from; q < end; q++) need += lengths[slots[q]!]!
+      for (let k = 0; k < wanted; k++) need += lengthOf(slots[from + want[k]!]!)
       if (src.length < need) src = Buffer.allocUnsafe(Math.max(need, src.length * 2))
       const start = new Float64Array(count)
       let put = 0
       let k = 0
       while (k < wanted) {
         const first = slots[from + want[k]!]!
-        const a = offsets[first]!
-        let b = a + lengths[first]!
-        let m = k + 1
-        while (m < wanted) {
-          const l = slots[from + want[m]!]!
-          if (offsets[l]! - b > READ_GAP || offsets[l]! + lengths[l]! - a > READ_MAX) break
-          b = Math.max(b, offsets[l]! + lengths[l]!)
-          m++
+        const a = lineAt(first)
+        let b = a + lengthOf(first)
+        let q = k + 1
+        while (q < wanted) {
+          const l = slots[from + want[q]!]!
+          if (lineAt(l) - b > READ_GAP || lineAt(l) + lengthOf(l) - a > READ_MAX) break
+          b = Math.max(b, lineAt(l) + lengthOf(l))
+          q++
         }
-        if (m === k + 1) {
+        if (q === k + 1) {
           if (file.readBytes(src, put, b - a, a) !== b - a) throw new Error('the index cache file changed while being read')
           start[want[k++]!] = put
           put += b - a
@@ -1105,10 +976,10 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
         }
         if (scratch.length < b - a) scratch = Buffer.allocUnsafe(b - a)
         if (file.readBytes(scratch, 0, b - a, a) !== b - a) throw new Error('the index cache file changed while being read')
-        for (; k < m; k++) {
+        for (; k < q; k++) {
           const l = slots[from + want[k]!]!
           start[want[k]!] = put
-          put += scratch.copy(src, put, offsets[l]! - a, offsets[l]! - a + lengths[l]!)
+          put += scratch.copy(src, put, lineAt(l) - a, lineAt(l) - a + lengthOf(l))
         }
       }
       // An output buffer no batch still being written holds (the last may be queued on a pipe).
@@ -1123,8 +994,17 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
         }
         const l = slots[s]!
         const depth = depths[s]!
+        if (viaView[l] === 1) {
+          text(JSON.stringify(Object.assign(viewer.view(snap.tasks.get(idOf(l))!.meta!), {depth})))
+          continue
+        }
         const ls = start[s - from]!
-        if (viaView[l] === 1 || !writeRow(l, ls, ls + lengths[l]!, depth)) text(JSON.stringify(Object.assign(viewer.view(snap.tasks.get(idOf(l))!.meta!), {depth})))
+        const mark = w
+        if (!writeRow(l, ls, ls + lengthOf(l), depth)) {
+          w = mark
+          // idOf reads the line into `scratch`, not `src`.
+          text(JSON.stringify(Object.assign(viewer.view(snap.tasks.get(idOf(l))!.meta!), {depth})))
+        }
       }
       return out.subarray(0, w)
     },

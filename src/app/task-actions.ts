@@ -800,20 +800,21 @@ function streamWhole(
   // cheaper from the open rows table alone than from a pass over the file.
   if (!o.states.has('done') && !o.states.has('cancelled') && (f.limit !== undefined || f.offset !== undefined)) return null
   const snap = loaded.snapshot
-  // The snapshot's open rows: the file's, read through the changes since it when there are any.
-  const cols = openRowColumns(tablesOf(snap).openRows())
+  // The open rows are the file's list section's, merged with those the changes since it affect (list-stream.ts).
   const wanted = new Uint8Array(FIRST_FINISHED_RANK)
   for (const st of o.states) if (STATE_RANK[st] < FIRST_FINISHED_RANK) wanted[STATE_RANK[st]] = 1
   const nowMs = Date.parse(v.now)
-  const {rank, ready} = rankOpenRows(cols, {owner: undefined, assignee: undefined, priorities: o.priorities, ready: f.ready === true, wanted, actor: v.actor, nowMs, config: snap.config})
+  const rankOf = (cols: OpenRowColumns, i: number, readyOut: boolean[]): number => {
+    if (o.priorities.size > 0 && !o.priorities.has(cols.priority(i))) return NOT_LISTED
+    const r = STATE_RANK[openRowStateAt(cols, i, v.actor, nowMs, snap.config, readyOut)]
+    return wanted[r] !== 1 || (f.ready === true && !readyOut[0]) ? NOT_LISTED : r
+  }
   return streamedListing({
     file,
     changes: loaded.index.changes,
     snap,
     viewer: v,
-    cols,
-    rank,
-    ready,
+    rankOf,
     notListed: NOT_LISTED,
     statesByRank: STATES_BY_RANK,
     // Finished items are never ready.

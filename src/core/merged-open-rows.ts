@@ -127,6 +127,12 @@ export class MergedOpenRows implements OpenRows, OpenRowColumns {
     return this
   }
 
+  /** The base row at merged position i, or -1 for a row worked out again (writing the cache file renumbers the base's). */
+  baseRow(i: number): number {
+    const a = this.at[i]!
+    return a >= 0 ? a : -1
+  }
+
   get rows(): readonly OpenRow[] {
     if (!this.tuples) {
       const baseRows = this.length > this.redone.length ? this.base.rows : []

@@ -93,6 +93,7 @@ export class OverlayTables implements SnapshotTables {
   private reserved: ReadonlyMap<string, readonly string[]> | undefined
   private claimed: ReadonlyMap<string, readonly string[]> | undefined
   private open: OpenRows | undefined
+  private redoneRows: {affected: ReadonlySet<string>; redone: readonly OpenRow[]; finished: number} | undefined
   private leaseRows: readonly LeaseRow[] | undefined
   /** Changed entries by the parent / the dependency they name (built once, on first use), so a lookup never scans every change. */
   private changedChildren: Map<string, string[]> | undefined
@@ -307,12 +308,19 @@ export class OverlayTables implements SnapshotTables {
    * place, with no tuple per row (MergedOpenRows); otherwise the rows are
    * merged as tuples.
    */
-  openRows(): OpenRows {
-    if (!this.open) {
+  /**
+   * The ids whose open row a change can affect (see openRows) and their
+   * rows now (the open ones), sorted by compareOpenRows; `finished` is how
+   * many more finished items there are than in the base. Reads nothing of
+   * the base's open rows: what `list --all --json` merges into the cache
+   * file's own open rows (src/app/list-stream.ts).
+   */
+  redoneOpenRows(): {affected: ReadonlySet<string>; redone: readonly OpenRow[]; finished: number} {
+    if (!this.redoneRows) {
       const tasks = this.tasks
       const baseTasks = tasks.base
       const affected = new Set<string>()
-      let finished = this.base.openRows().finished
+      let finished = 0
       for (const [id, entry] of tasks.changes) {
         const before = baseTasks.get(id)
         if (isFinishedStatus(before?.status)) finished--
@@ -333,6 +341,16 @@ export class OverlayTables implements SnapshotTables {
         if (row) redone.push(row)
       }
       redone.sort(compareOpenRows)
+      this.redoneRows = {affected, redone, finished}
+    }
+    return this.redoneRows
+  }
+
+  openRows(): OpenRows {
+    if (!this.open) {
+      const baseTasks = this.tasks.base
+      const {affected, redone, finished: more} = this.redoneOpenRows()
+      const finished = this.base.openRows().finished + more
       const baseOpen = this.base.openRows()
       const cols = baseOpen.columns
       if (cols) {

@@ -20,20 +20,24 @@ import {createHash} from 'node:crypto'
 import {closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 import {EnvironmentError} from '../core/errors'
-import {idsWithPrefixIn, isStoredId, lowerBound as lowerBoundOf, shardOf} from '../core/ids'
+import {ID_PREFIX, MIN_PREFIX, idsWithPrefixIn, isStoredId, lowerBound as lowerBoundOf, shardOf} from '../core/ids'
 import {overlaySnapshot} from '../core/overlay'
+import {MergedOpenRows} from '../core/merged-open-rows'
 import {type LeaseRow, type OpenRow, type OpenRowColumns, type OpenRows, ScannedTables, type Snapshot, type SnapshotTables, type TaskEntry, openRowColumns, tablesOf} from '../core/snapshot'
 import {CONFIG_PATH, META_PATH, TASKS_DIR, TASK_FILE} from '../core/store-layout'
 import {DEFAULT_CONFIG, FORMAT_VERSION, type ListConfig, MAX_FILE_BYTES, type Status, TASK_KEYS, type TaskMeta} from '../core/task'
 import {type Parsed, fileText, parseConfig, parseMeta, parseTaskFile} from '../core/task-file'
 import {FILE_MODE, type HashAlgorithm, TREE_MODE, type TreeEntry, decodeCommit, decodeTree, diffTrees} from './git-objects'
 import type {GitObject, ObjectReader} from './object-reader'
+import {BROKEN, CANCELLED, DONE, FINISHED_RECORD, type ListSectionMeta, NONE, OPEN_RECORD, createdNumbers, lineBytesOf, sectionCrc, sectionLayout, statusCodeOf} from './list-section'
 import {PagedFile} from './paged-file'
 
-const CACHE_VERSION = 8
+const CACHE_VERSION = 9
 /** First line of the file; it names the format version, so another version is simply not read. */
 const MAGIC = `git-tasks index ${CACHE_VERSION}`
 const NO_IDS: readonly string[] = Object.freeze([])
+/** The shortest short id (shortIdBetween). */
+const SHORTEST_ID = ID_PREFIX.length + MIN_PREFIX
 /** Binary searches one command may make before the whole file is decoded instead. */
 const SEARCHES_BEFORE_DECODING_ALL = 200
 /** Lines of the cache file written at once. */
@@ -41,8 +45,6 @@ const WRITE_BATCH = 4096
 /** Every how many task lines the line directory notes an id and its offset (~46 KB of lines at 100,000 tasks: three pages). */
 const DIRECTORY_EVERY = 128
 const NL = 0x0a
-/** Bytes read at once by a pass over every task line (scanTaskLines). */
-const SCAN_CHUNK = 1 << 20
 const TAB = 0x09
 
 /** Frontmatter as a JSON array in TASK_KEYS order (+ extra): half the size of an object. */
@@ -189,6 +191,7 @@ function damaged(what: string): EnvironmentError {
  *   <open rows: JSON `EncodedOpenRows` (`SnapshotTables.openRows` as binary columns): every open item in (priority, created, id) order with its list facts, the count of finished items, the unreadable ids>
  *   <leases: JSON array of [id, ms] (`SnapshotTables.leases`): items in progress whose claim can run out, in the order it does>
  *   <line directory: JSON {ids, at}: the id (space-separated) and byte offset from the first task line of every DIRECTORY_EVERY-th line, so a lookup reads a few pages>
+ *   <list section: binary (list-section.ts), its meta and CRC-32 in the header (`list`): where each line is, its status, parent, dependencies and sub-items as line numbers, the open rows and the finished rows in listing order, as fixed-width records>
  *   <id> <status> <shard> <dir tree> <parent> <deps> <sub-items> <dependents> <frontmatter JSON array | !error JSON>
  * One line per task in id order (JavaScript string order); id lists are
  * space-separated and sorted. `status` is empty for an unreadable file.
@@ -203,6 +206,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
   private open: OpenRows | undefined
   private leaseRows: readonly LeaseRow[] | undefined
   private dir: {ids: readonly string[]; at: readonly number[]} | undefined
+  private sectionSound: boolean | undefined
   /** After the first full pass: the decoded task lines, where each id's line starts, and the ids in order. */
   private text: string | undefined
   private offsets: Map<string, number> | undefined
@@ -225,6 +229,9 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     /** Offset of the first task line. */
     private readonly start: number,
     count: number,
+    /** Offset of the list section and what the header says of it. */
+    private readonly listStart: number,
+    readonly listMeta: ListSectionMeta,
   ) {
     this.size = count
   }
@@ -246,7 +253,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     if (nl1 === -1 || buf.toString(0, nl1) !== MAGIC) return null
     const nl2 = buf.indexOf(NL, nl1 + 1)
     if (nl2 === -1) return null
-    let header: IndexHeader & {count: number; bytes: number; queueBytes: number; reservedBytes: number; claimsBytes: number; openBytes: number; leasesBytes: number; directoryBytes: number}
+    let header: IndexHeader & {count: number; bytes: number; queueBytes: number; reservedBytes: number; claimsBytes: number; openBytes: number; leasesBytes: number; directoryBytes: number; listBytes: number; listSection: ListSectionMeta}
     try {
       header = JSON.parse(buf.toString(nl1 + 1, nl2)) as typeof header
     } catch {
@@ -258,12 +265,15 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     const openStart = claimsStart + header.claimsBytes + 1
     const leasesStart = openStart + header.openBytes + 1
     const directoryStart = leasesStart + header.leasesBytes + 1
-    const start = directoryStart + header.directoryBytes + 1
+    const listStart = directoryStart + header.directoryBytes + 1
+    const start = listStart + header.listBytes + 1
+    const m = header.listSection
+    if (!m || typeof m !== 'object' || typeof m.sum !== 'number' || m.n !== header.count || !Array.isArray(m.people) || m.lineBytes !== lineBytesOf(m.n) || sectionLayout(m).end !== header.listBytes) return null
     // A torn or truncated file is ignored (rebuilt), never half-used.
     const endsLine = (at: number) => buf.indexOf(NL, at - 1) === at - 1
-    if (header.list !== list || buf.length - start !== header.bytes || !endsLine(reservedStart) || !endsLine(claimsStart) || !endsLine(openStart) || !endsLine(leasesStart) || !endsLine(directoryStart) || !endsLine(start)) return null
-    const {count, bytes, queueBytes, reservedBytes, claimsBytes, openBytes, leasesBytes, directoryBytes, ...rest} = header
-    return {header: rest, file: new IndexFile(buf, queueStart, reservedStart, claimsStart, openStart, leasesStart, directoryStart, start, count)}
+    if (header.list !== list || buf.length - start !== header.bytes || !endsLine(reservedStart) || !endsLine(claimsStart) || !endsLine(openStart) || !endsLine(leasesStart) || !endsLine(directoryStart) || !endsLine(listStart) || !endsLine(start)) return null
+    const {count, bytes, queueBytes, reservedBytes, claimsBytes, openBytes, leasesBytes, directoryBytes, listBytes, listSection, ...rest} = header
+    return {header: rest, file: new IndexFile(buf, queueStart, reservedStart, claimsStart, openStart, leasesStart, directoryStart, start, count, listStart, m)}
   }
 
   /** The line directory: the id and offset (from the first task line) of every DIRECTORY_EVERY-th line. */
@@ -271,7 +281,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     if (!this.dir) {
       let parsed: {ids: string; at: number[]}
       try {
-        parsed = JSON.parse(this.buf.toString(this.directoryStart, this.start - 1)) as typeof parsed
+        parsed = JSON.parse(this.buf.toString(this.directoryStart, this.listStart - 1)) as typeof parsed
       } catch {
         throw damaged('the line directory')
       }
@@ -357,50 +367,45 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     return this.offsets
   }
 
-  /**
-   * Every task line in file (id) order, read a chunk at a time: what
-   * `list --all --json` streams from (src/app/list-stream.ts). `visit` gets
-   * the chunk, where the line starts and ends in it (newline excluded) and
-   * where it starts in the file; the chunk is reused, so a visitor keeps
-   * copies, not the buffer. Memory is one chunk (a MiB, more only for a
-   * longer line) whatever the number of tasks: the file is not read whole.
-   */
-  scanTaskLines(visit: (chunk: Buffer, ls: number, le: number, at: number) => void): void {
-    const end = this.buf.length
-    let chunk = Buffer.allocUnsafe(SCAN_CHUNK)
-    /** File offset of chunk[0], bytes of the chunk in use, next file offset to read. */
-    let base = this.start
-    let have = 0
-    let next = this.start
-    let lines = 0
-    for (;;) {
-      const got = this.buf.readInto(chunk, have, chunk.length - have, next)
-      have += got
-      next += got
-      const view = chunk.subarray(0, have)
-      let ls = 0
-      for (let nl = view.indexOf(NL, ls); nl !== -1; nl = view.indexOf(NL, ls)) {
-        visit(chunk, ls, nl, base + ls)
-        lines++
-        ls = nl + 1
-      }
-      if (next >= end) {
-        if (ls < have) throw damaged('a task line without its end')
-        break
-      }
-      // The unfinished line moves to the front; a line longer than the chunk gets a larger one.
-      if (ls === 0) {
-        const larger = Buffer.allocUnsafe(chunk.length * 2)
-        chunk.copy(larger, 0, 0, have)
-        chunk = larger
-      } else chunk.copyWithin(0, ls, have)
-      base += ls
-      have -= ls
-    }
-    if (lines !== this.size) throw damaged(`${lines} lines for ${this.size} tasks`)
+  /** Copy `length` bytes of the list section from its byte `position` into `target` at `at` (the whole span, else an error). */
+  readListSection(target: Buffer, at: number, length: number, position: number): void {
+    if (position + length > sectionLayout(this.listMeta).end || this.buf.readInto(target, at, length, this.listStart + position) !== length) throw damaged('the list section')
   }
 
-  /** Copy `length` bytes of the file from `position` (a line scanTaskLines reported) into `target` at `at`. */
+  /** Offset of the first task line in the file (the list section's offsets count from it). */
+  get linesStart(): number {
+    return this.start
+  }
+
+  /**
+   * How many of the file's ids sort before `id`: its line when the file has
+   * it, else where it would go. `offsets` are the list section's.
+   */
+  linePosition(id: string, offsets: Uint32Array): number {
+    // A binary search over the lines, each probe's id read straight from the file: no page is kept (a listing
+    // asks this for each change and each row a change affects).
+    let probe = Buffer.allocUnsafe(256)
+    let lo = 0
+    let hi = this.size
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      const line = offsets[mid + 1]! - offsets[mid]!
+      let length = Math.min(probe.length, line)
+      this.buf.readInto(probe, 0, length, this.start + offsets[mid]!)
+      let tab = probe.subarray(0, length).indexOf(TAB)
+      if (tab === -1 && length < line) {
+        probe = Buffer.allocUnsafe(line)
+        length = this.buf.readInto(probe, 0, line, this.start + offsets[mid]!)
+        tab = probe.subarray(0, length).indexOf(TAB)
+      }
+      if (tab === -1) throw damaged('a line without fields')
+      if (probe.toString('latin1', 0, tab) < id) lo = mid + 1
+      else hi = mid
+    }
+    return lo
+  }
+
+  /** Copy `length` bytes of the file from `position` (a task line the list section places) into `target` at `at`. */
   readBytes(target: Buffer, at: number, length: number, position: number): number {
     return this.buf.readInto(target, at, length, position)
   }
@@ -591,7 +596,42 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
 
   /** Kept with the open rows, so listing does not pass over every line for them. */
   brokenIds(): readonly string[] {
-    return this.openRows().broken
+    if (this.open || !LITTLE_ENDIAN || !this.listSectionSound()) return this.openRows().broken
+    // From the list section's status codes: the open rows line need not be parsed for it.
+    const n = this.size
+    const status = Buffer.allocUnsafe(n)
+    this.readListSection(status, 0, n, 8 * n + 4)
+    const out: string[] = []
+    for (let l = status.indexOf(BROKEN); l !== -1; l = status.indexOf(BROKEN, l + 1)) out.push(this.idAtLine(l))
+    return out
+  }
+
+  /** Whether the list section matches its CRC-32 (read a window at a time, once; `list` checks it as it reads). */
+  listSectionSound(): boolean {
+    if (this.sectionSound === undefined) {
+      const end = sectionLayout(this.listMeta).end
+      const chunk = Buffer.allocUnsafe(1 << 16)
+      let crc = 0
+      for (let at = 0; at < end; at += chunk.length) {
+        const k = Math.min(chunk.length, end - at)
+        this.readListSection(chunk, 0, k, at)
+        crc = sectionCrc(chunk.subarray(0, k), crc)
+      }
+      this.sectionSound = crc === this.listMeta.sum
+    }
+    return this.sectionSound
+  }
+
+  /** The list section was read whole and its CRC-32 compared (by the streamer): `sound` is the answer. */
+  noteListSectionChecked(sound: boolean): void {
+    this.sectionSound = sound
+  }
+
+  /** The id of task line `l` (list section offsets). */
+  private idAtLine(l: number): string {
+    const at = Buffer.allocUnsafe(4)
+    this.readListSection(at, 0, 4, 4 * l)
+    return this.idAt(this.start + at.readUInt32LE(0))
   }
 
   private withStatusField(values: readonly string[]): string[] {
@@ -998,6 +1038,391 @@ export function writeIndexDelta(commonDir: string, index: TaskIndex): void {
   }
 }
 
+/**
+ * The list section (list-section.ts) of the file being written: `ids` its
+ * lines, `lengths` each line's byte length (newline included), `open` the
+ * open rows. Lines copied from the old file (not `touched`) keep their
+ * status, parent and dependencies from the old file's section, only
+ * renumbered; the others are read from the tasks; sub-items follow from
+ * the parents. The open rows the old file had keep their records, and its
+ * finished rows their order, with the changed ones merged in.
+ */
+function encodeListSection(
+  snap: Snapshot,
+  open: OpenRows,
+  ids: readonly string[],
+  lengths: Int32Array,
+  old: IndexFile | undefined,
+  changes: ReadonlyMap<string, IndexedTask | null>,
+  touched: ReadonlySet<string> | undefined,
+): {bytes: Buffer; meta: ListSectionMeta} {
+  const n = ids.length
+  // The line of an id: a binary search when only the few lines not carried forward ask, a map when most
+  // lines are made afresh (a cold build, a file far behind).
+  let lineMap: Map<string, number> | undefined
+  if (!old || changes.size > n / 64) {
+    lineMap = new Map()
+    for (let l = 0; l < n; l++) lineMap.set(ids[l]!, l)
+  }
+  const lineOr = (id: string, none: number): number => {
+    if (lineMap) return lineMap.get(id) ?? none
+    const l = lowerBoundOf(ids, id)
+    return l < n && ids[l] === id ? l : none
+  }
+  // The old file's section (as words), and each old line's new number (-1: gone).
+  type Prev = {m: ListSectionMeta; sec: Uint8Array; u32: Uint32Array; i32: Int32Array; f64: Float64Array; remap: Int32Array; layout: ReturnType<typeof sectionLayout>}
+  let prev: Prev | undefined
+  const oldLineOf = new Int32Array(n).fill(-1)
+  if (old) {
+    const m = old.listMeta
+    const layout = sectionLayout(m)
+    const ab = new ArrayBuffer(layout.end)
+    old.readListSection(Buffer.from(ab), 0, layout.end, 0)
+    // The new lines are the old ones less the removed tasks, plus the added ones: each old line moves by the
+    // number added before it less the number removed before it (a binary search a change, not a pass over ids).
+    const oldIds = old.sortedIds()
+    const removedAt: number[] = []
+    const addedAt: number[] = []
+    for (const [id, entry] of changes) {
+      const o = lowerBoundOf(oldIds, id)
+      const inOld = o < oldIds.length && oldIds[o] === id
+      const inNew = entry !== null && lineOr(id, -1) >= 0
+      if (inOld && !inNew) removedAt.push(o)
+      else if (!inOld && inNew) addedAt.push(o)
+    }
+    removedAt.sort((x, y) => x - y)
+    addedAt.sort((x, y) => x - y)
+    const remap = new Int32Array(oldIds.length)
+    let shift = 0
+    for (let i = 0, r = 0, a = 0; i < oldIds.length; i++) {
+      while (a < addedAt.length && addedAt[a]! <= i) {
+        shift++
+        a++
+      }
+      if (r < removedAt.length && removedAt[r] === i) {
+        remap[i] = -1
+        shift--
+        r++
+        continue
+      }
+      remap[i] = i + shift
+    }
+    for (let i = 0; i < oldIds.length; i++) if (remap[i]! >= 0) oldLineOf[remap[i]!] = i
+    // Checked where it is cheap: the ends, and every DIRECTORY_EVERY-th line.
+    for (let i = 0; i < oldIds.length; i += i + DIRECTORY_EVERY < oldIds.length ? DIRECTORY_EVERY : Math.max(1, oldIds.length - 1 - i)) {
+      if (remap[i]! >= 0 && ids[remap[i]!] !== oldIds[i]) throw new Error('the old cache file does not match the index')
+    }
+    prev = {m, layout, sec: new Uint8Array(ab), u32: new Uint32Array(ab), i32: new Int32Array(ab), f64: new Float64Array(ab), remap}
+  }
+  /** Lines of the tasks changed since the old file. */
+  const changed = new Uint8Array(n)
+  for (const [id, entry] of changes) if (entry) {
+    const l = lineOr(id, -1)
+    if (l >= 0) changed[l] = 1
+  }
+
+  const touchedLine = new Uint8Array(n)
+  if (touched) for (const id of touched) {
+    const l = lineOr(id, -1)
+    if (l >= 0) touchedLine[l] = 1
+  }
+  const status = new Uint8Array(n)
+  const parents = new Int32Array(n).fill(-1)
+  /** Dependencies and sub-items as lines, flat, with where each line's start. */
+  const depAt = new Int32Array(n + 1)
+  const deps: number[] = []
+  for (let l = 0; l < n; l++) {
+    depAt[l] = deps.length
+    let done = false
+    const o = oldLineOf[l]!
+    if (prev && o >= 0 && touchedLine[l] === 0) {
+      // Copied as it was: renumber what the old section says (unless a line number was missing there).
+      const {u32, i32, remap} = prev
+      const oldN = prev.m.n
+      const st = prev.sec[8 * oldN + 4 + o]!
+      const ex = u32[oldN + 1 + o]!
+      if (ex === NONE) {
+        status[l] = st
+        done = true
+      } else {
+        const at = (prev.layout.extras + ex) >> 2
+        const p = i32[at]!
+        const dc = u32[at + 1]!
+        // A line number missing there (a dangling parent or dependency) may have come since: read again.
+        let whole = p !== -2 && (p < 0 || remap[p]! >= 0)
+        for (let k = 0; k < dc && whole; k++) if (u32[at + 3 + k] === NONE) whole = false
+        if (whole) {
+          status[l] = st
+          parents[l] = p < 0 ? p : remap[p]!
+          for (let k = 0; k < dc; k++) deps.push(remap[u32[at + 3 + k]!]!)
+          done = true
+        }
+      }
+    }
+    if (!done) {
+      const id = ids[l]!
+      const t = snap.tasks.get(id) as IndexedTask
+      const code = statusCodeOf(t.statusText)
+      status[l] = code < 0 ? 255 : code
+      parents[l] = t.parentText ? lineOr(t.parentText, -2) : -1
+      for (const d of t.deps) deps.push(lineOr(d, -1))
+    }
+    depAt[l + 1] = deps.length
+  }
+  // Sub-items: the readable lines naming each line as their parent, in id (line) order, as `children` lists them.
+  const kidAt = new Int32Array(n + 1)
+  for (let l = 0; l < n; l++) if (parents[l]! >= 0 && status[l] !== BROKEN) kidAt[parents[l]! + 1]!++
+  for (let l = 0; l < n; l++) kidAt[l + 1]! += kidAt[l]!
+  const kids = new Int32Array(kidAt[n]!)
+  const kidFill = kidAt.slice(0, n)
+  for (let l = 0; l < n; l++) if (parents[l]! >= 0 && status[l] !== BROKEN) kids[kidFill[parents[l]!]!++] = l
+
+  // Open rows in their order: a row the old file had is its old record, renumbered.
+  const cols = openRowColumns(open)
+  const merged = open instanceof MergedOpenRows ? open : undefined
+  const sameRows = prev !== undefined && old !== undefined && open === old.openRows()
+  /** Per open row: its old record (-1: worked out again), its line. */
+  const openOld = new Int32Array(cols.length).fill(-1)
+  const openLine = new Int32Array(cols.length)
+  for (let i = 0; i < cols.length; i++) {
+    const b = !prev ? -1 : sameRows ? i : merged ? merged.baseRow(i) : -1
+    let l = -1
+    if (b >= 0 && b < prev!.m.open) {
+      l = prev!.remap[prev!.u32[(prev!.layout.open + b * OPEN_RECORD) >> 2]!]!
+      // The old record is this row's as it was, unless the task changed since (then it is worked out again).
+      if (l >= 0 && changed[l] === 0) openOld[i] = b
+      else l = -1
+    }
+    if (l < 0) {
+      const id = cols.id(i)
+      l = lineOr(id, -1)
+      if (l < 0) throw new Error(`open row ${id} has no line`)
+    }
+    openLine[i] = l
+  }
+
+  // Finished rows in listing order: the old file's, renumbered, without the changed ones, which are merged in.
+  type Fin = {l: number; priority: number; date: number; time: number}
+  const createdOf = (l: number): string => (snap.tasks.get(ids[l]!)!.meta as TaskMeta).created_at
+  const compare = (al: number, ap: number, ad: number, at: number, b: Fin): number => {
+    const d = status[al]! - status[b.l]! || ap - b.priority
+    if (d !== 0) return d
+    if (ad >= 0 && b.date >= 0) {
+      if (ad !== b.date) return ad - b.date
+      if (at !== b.time) return at - b.time
+    } else {
+      const ca = createdOf(al)
+      const cb = createdOf(b.l)
+      if (ca !== cb) return ca < cb ? -1 : 1
+    }
+    return al - b.l
+  }
+  const finOf = (l: number): Fin => {
+    const meta = snap.tasks.get(ids[l]!)!.meta as TaskMeta
+    const [date, time] = createdNumbers(meta.created_at)
+    return {l, priority: meta.priority, date, time}
+  }
+  const isFinished = (l: number) => status[l] === DONE || status[l] === CANCELLED
+  let added: Fin[] = []
+  if (prev) {
+    for (let l = 0; l < n; l++) if (changed[l] === 1 && isFinished(l)) added.push(finOf(l))
+  } else for (let l = 0; l < n; l++) if (isFinished(l)) added.push(finOf(l))
+  if (!sortFinishedByNumber(added, status)) added.sort((a, b) => compare(a.l, a.priority, a.date, a.time, b))
+  const maxFinished = (prev ? prev.m.finished : 0) + added.length
+  const finLine = new Int32Array(maxFinished)
+  const finPriority = new Float64Array(maxFinished)
+  const finDate = new Int32Array(maxFinished)
+  const finTime = new Int32Array(maxFinished)
+  let fins = 0
+  const position = new Uint32Array(n).fill(NONE)
+  for (let i = 0; i < cols.length; i++) position[openLine[i]!] = i
+  const putFin = (l: number, priority: number, date: number, time: number): void => {
+    position[l] = cols.length + fins
+    finLine[fins] = l
+    finPriority[fins] = priority
+    finDate[fins] = date
+    finTime[fins++] = time
+  }
+  let j = 0
+  if (prev) {
+    const {u32, i32, f64, remap} = prev
+    for (let k = 0; k < prev.m.finished; k++) {
+      const r = (prev.layout.finished + k * FINISHED_RECORD) >> 2
+      const l = remap[u32[r]!]!
+      if (l < 0 || changed[l] === 1 || !isFinished(l)) continue
+      const priority = f64[(r >> 1) + 2]!
+      const date = i32[r + 1]!
+      const time = i32[r + 2]!
+      while (j < added.length && compare(l, priority, date, time, added[j]!) > 0) {
+        const f = added[j++]!
+        putFin(f.l, f.priority, f.date, f.time)
+      }
+      putFin(l, priority, date, time)
+    }
+  }
+  for (; j < added.length; j++) putFin(added[j]!.l, added[j]!.priority, added[j]!.date, added[j]!.time)
+  added = []
+
+  // The extras, then the whole section in one buffer.
+  let words = 0
+  for (let l = 0; l < n; l++) if (parents[l] !== -1 || depAt[l + 1]! > depAt[l]! || kidAt[l + 1]! > kidAt[l]!) words += 3
+  const ex = new Uint32Array(words + deps.length + 2 * kids.length)
+  const extrasAt = new Uint32Array(n).fill(NONE)
+  let e = 0
+  for (let l = 0; l < n; l++) {
+    const dc = depAt[l + 1]! - depAt[l]!
+    const kc = kidAt[l + 1]! - kidAt[l]!
+    if (parents[l] === -1 && dc === 0 && kc === 0) continue
+    extrasAt[l] = 4 * e
+    ex[e++] = parents[l]! >>> 0
+    ex[e++] = dc
+    ex[e++] = kc
+    for (let k = depAt[l]!; k < depAt[l + 1]!; k++) ex[e++] = deps[k]! < 0 ? NONE : deps[k]!
+    for (let k = kidAt[l]!; k < kidAt[l + 1]!; k++) {
+      const c = kids[k]!
+      ex[e++] = c < 0 ? NONE : c
+      ex[e++] = c < 0 ? NONE : position[c]!
+    }
+  }
+  const extras = {length: 4 * e, buf: Buffer.from(ex.buffer, ex.byteOffset, 4 * e)}
+  const lineBytes = lineBytesOf(n)
+  const meta0 = {n, open: cols.length, finished: fins, lineBytes, extrasBytes: extras.length, people: [''], sum: 0}
+  const layout = sectionLayout(meta0)
+  const ab = new ArrayBuffer(layout.end)
+  const bytes = Buffer.from(ab)
+  const u32 = new Uint32Array(ab)
+  const i32 = new Int32Array(ab)
+  const f64 = new Float64Array(ab)
+  let offset = 0
+  for (let l = 0; l < n; l++) {
+    u32[l] = offset
+    offset += lengths[l]!
+  }
+  u32[n] = offset
+  u32.set(extrasAt, n + 1)
+  bytes.set(status, 8 * n + 4)
+  // Short ids: one more than what the id shares with either neighbour (shortIdBetween), at least the shortest.
+  let before = 0
+  for (let l = 0; l < n; l++) {
+    const a = ids[l]!
+    const o = oldLineOf[l]!
+    // Its neighbours and itself as they were in the old file: the old short id, and what it shares after.
+    if (prev && o >= 0 && (l === 0 ? o === 0 : oldLineOf[l - 1] === o - 1) && (l + 1 === n ? o + 1 === prev.m.n : oldLineOf[l + 1] === o + 1)) {
+      bytes[9 * n + 4 + l] = prev.sec[9 * prev.m.n + 4 + o]!
+      before = -1
+      continue
+    }
+    if (before === -1 && l > 0) {
+      const p = ids[l - 1]!
+      const m = Math.min(a.length, p.length)
+      before = 0
+      while (before < m && a.charCodeAt(before) === p.charCodeAt(before)) before++
+    }
+    let after = 0
+    if (l + 1 < n) {
+      const b = ids[l + 1]!
+      const m = Math.min(a.length, b.length)
+      while (after < m && a.charCodeAt(after) === b.charCodeAt(after)) after++
+    }
+    const length = Math.min(a.length, Math.max(SHORTEST_ID, l > 0 ? before + 1 : 0, l + 1 < n ? after + 1 : 0))
+    bytes[9 * n + 4 + l] = length > 255 ? 0 : length
+    before = after
+  }
+  extras.buf.copy(bytes, layout.extras, 0, extras.length)
+  // People in the order they first appear in the open rows (so a file brought forward equals a cold build's).
+  const people = meta0.people
+  const personOf = new Map<string, number>([['', 0]])
+  const person = (who: string): number => {
+    let k = personOf.get(who)
+    if (k === undefined) {
+      k = people.length
+      people.push(who)
+      personOf.set(who, k)
+    }
+    return k
+  }
+  const oldPerson = new Int32Array(prev ? prev.m.people.length : 0).fill(-1)
+  const personFromOld = (k: number): number => {
+    if (oldPerson[k] === -1) oldPerson[k] = person(prev!.m.people[k] ?? '')
+    return oldPerson[k]!
+  }
+  for (let i = 0; i < cols.length; i++) {
+    const at = layout.open + i * OPEN_RECORD
+    const w = at >> 2
+    const b = openOld[i]!
+    if (b >= 0) {
+      const src = prev!.layout.open + b * OPEN_RECORD
+      bytes.set(prev!.sec.subarray(src, src + OPEN_RECORD), at)
+      u32[w] = openLine[i]!
+      u32[w + 4] = personFromOld(u32[w + 4]!)
+      u32[w + 5] = personFromOld(u32[w + 5]!)
+      continue
+    }
+    const [date, time] = createdNumbers(cols.created(i))
+    u32[w] = openLine[i]!
+    bytes[at + 4] = statusCodeOf(cols.status(i))
+    bytes[at + 5] = cols.flags(i)
+    bytes[at + 6] = 0
+    bytes[at + 7] = 0
+    f64[(w >> 1) + 1] = cols.priority(i)
+    u32[w + 4] = person(cols.owner(i))
+    u32[w + 5] = person(cols.assignee(i))
+    f64[(w >> 1) + 3] = cols.leaseEnd(i)
+    i32[w + 8] = date
+    i32[w + 9] = time
+  }
+  for (let k = 0; k < fins; k++) {
+    const r = (layout.finished + k * FINISHED_RECORD) >> 2
+    u32[r] = finLine[k]!
+    i32[r + 1] = finDate[k]!
+    i32[r + 2] = finTime[k]!
+    f64[(r >> 1) + 2] = finPriority[k]!
+  }
+  return {bytes, meta: {...meta0, sum: sectionCrc(bytes)}}
+}
+
+/**
+ * Sort finished rows by (status, priority, creation time, line) as one
+ * 64-bit number each (the engine's sort, no callback a comparison): status
+ * and priority, the creation date less the earliest, the time of day, the
+ * line. False (nothing done) when a priority is not one digit, a creation
+ * time is not written the usual way, or the numbers do not fit.
+ */
+function sortFinishedByNumber(rows: Array<{l: number; priority: number; date: number; time: number}>, status: Uint8Array): boolean {
+  const count = rows.length
+  if (count < 2 || !LITTLE_ENDIAN) return count < 2
+  let minDate = Infinity
+  let maxDate = -Infinity
+  let maxLine = 0
+  for (const r of rows) {
+    if (!Number.isInteger(r.priority) || r.priority < 0 || r.priority > 9 || r.date < 0) return false
+    if (r.date < minDate) minDate = r.date
+    if (r.date > maxDate) maxDate = r.date
+    if (r.l > maxLine) maxLine = r.l
+  }
+  const lineBits = Math.max(1, Math.ceil(Math.log2(maxLine + 1)))
+  const dateBits = Math.max(1, Math.ceil(Math.log2(maxDate - minDate + 1)))
+  if (5 + dateBits + 30 + lineBits > 64 || 5 + dateBits + 30 > 53 || lineBits > 31) return false
+  const keys = new BigUint64Array(count)
+  const halves = new Uint32Array(keys.buffer)
+  const lowRoom = 2 ** (32 - lineBits)
+  const lineRoom = 2 ** lineBits
+  for (let i = 0; i < count; i++) {
+    const r = rows[i]!
+    // Everything above the line number: below 2^(35 + dateBits) <= 2^53, exact as a double.
+    const high = (((status[r.l] === DONE ? 0 : 1) * 10 + r.priority) * 2 ** dateBits + (r.date - minDate)) * 2 ** 30 + r.time
+    halves[2 * i] = (high % lowRoom) * lineRoom + r.l
+    halves[2 * i + 1] = Math.floor(high / lowRoom)
+  }
+  keys.sort()
+  const at = new Int32Array(maxLine + 1)
+  rows.forEach((r, i) => (at[r.l] = i))
+  const before = rows.slice()
+  const mask = lineRoom - 1
+  for (let i = 0; i < count; i++) rows[i] = before[at[halves[2 * i]! & mask]!]!
+  return true
+}
+
 /** Write the index as the cache file (every task, with its reverse edges); failures are ignored. */
 export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snapshot = snapshotOf(index)): void {
   const file = cachePath(commonDir, index.list)
@@ -1007,6 +1432,7 @@ export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snap
     const old = index.base instanceof IndexFile ? index.base : undefined
     const touched = old ? touchedBy(old, index.changes) : undefined
     const ids = tables.sortedIds()
+    const lengths = new Int32Array(ids.length)
     const lineOf = (id: string): string => {
       const same = old && !touched!.has(id) ? old.rawLine(id) : undefined
       if (same !== undefined) return same
@@ -1024,7 +1450,9 @@ export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snap
         dirIds.push(ids[i]!)
         dirAt.push(bytes)
       }
-      bytes += Buffer.byteLength(lineOf(ids[i]!))
+      const length = Buffer.byteLength(lineOf(ids[i]!))
+      lengths[i] = length
+      bytes += length
     }
     const directory = JSON.stringify({ids: dirIds.join(' '), at: dirAt})
     const {base, changes, ...header} = index
@@ -1032,9 +1460,12 @@ export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snap
     const byKey = (m: ReadonlyMap<string, readonly string[]>) => JSON.stringify(Object.fromEntries([...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))
     const reserved = byKey(tables.reservations())
     const claims = byKey(tables.claims())
-    const open = JSON.stringify(encodeOpenRows(tables.openRows()))
+    // Made once: a snapshot without store tables (a cold build) works the open rows out on every call.
+    const openRows = tables.openRows()
+    const open = JSON.stringify(encodeOpenRows(openRows))
     const leases = JSON.stringify(tables.leases())
-    const sizes = {leasesBytes: Buffer.byteLength(leases), count: ids.length, bytes, queueBytes: Buffer.byteLength(queue), reservedBytes: Buffer.byteLength(reserved), claimsBytes: Buffer.byteLength(claims), openBytes: Buffer.byteLength(open), directoryBytes: Buffer.byteLength(directory)}
+    const list = encodeListSection(snap, openRows, ids, lengths, old, index.changes, touched)
+    const sizes = {listBytes: list.bytes.length, listSection: list.meta, leasesBytes: Buffer.byteLength(leases), count: ids.length, bytes, queueBytes: Buffer.byteLength(queue), reservedBytes: Buffer.byteLength(reserved), claimsBytes: Buffer.byteLength(claims), openBytes: Buffer.byteLength(open), directoryBytes: Buffer.byteLength(directory)}
     mkdirSync(join(commonDir, 'git-tasks'), {recursive: true})
     const tmp = `${file}.${process.pid}.tmp`
     // Written a batch of lines at a time: at 100,000 tasks the body is ~36 MB, and joining it into one
@@ -1048,6 +1479,8 @@ export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snap
         return buf.length
       }
       put(`${MAGIC}\n${JSON.stringify({...header, ...sizes})}\n${queue}\n${reserved}\n${claims}\n${open}\n${leases}\n${directory}\n`)
+      for (let done = 0; done < list.bytes.length; ) done += writeSync(fd, list.bytes, done, list.bytes.length - done)
+      put('\n')
       let body = 0
       for (let i = 0; i < ids.length; i += WRITE_BATCH) {
         let text = ''

@@ -194,9 +194,28 @@ describe('list --json with finished items, streamed from the index file', () => 
     const expected = (await run(dir, ['list', '--all', '--json'], {env: {TASKS_NOW: NOW}})).stdout
     expect(JSON.parse(expected).tasks.length).toBeGreaterThan(5)
     const good = readFileSync(file)
-    // Another format version: ignored and rebuilt.
-    writeFileSync(file, Buffer.concat([Buffer.from('git-tasks index 7'), good.subarray(good.indexOf(0x0a))]))
-    expect((await run(dir, ['list', '--all', '--json'], {env: {TASKS_NOW: NOW}})).stdout).toBe(expected)
+    // Another format version, older or newer: ignored and rebuilt.
+    for (const version of [7, 8, 10]) {
+      writeFileSync(file, Buffer.concat([Buffer.from(`git-tasks index ${version}`), good.subarray(good.indexOf(0x0a))]))
+      expect((await run(dir, ['list', '--all', '--json'], {env: {TASKS_NOW: NOW}})).stdout).toBe(expected)
+      expect(readFileSync(file).subarray(0, 17).toString()).toBe('git-tasks index 9')
+    }
+    // A byte of the list section changed (its records, its line part): the section's CRC-32 does not match, so
+    // the rows come from the lines the ordinary way, never in a wrong order or with a wrong state.
+    const nl1 = good.indexOf(0x0a)
+    const nl2 = good.indexOf(0x0a, nl1 + 1)
+    const h = JSON.parse(good.toString('utf8', nl1 + 1, nl2)) as Record<string, number>
+    const listStart = nl2 + 1 + h.queueBytes! + h.reservedBytes! + h.claimsBytes! + h.openBytes! + h.leasesBytes! + h.directoryBytes! + 6
+    expect(good[listStart - 1]).toBe(0x0a)
+    expect(good[listStart + h.listBytes!]).toBe(0x0a)
+    for (const at of [listStart + 2, listStart + h.listBytes! - 12, listStart + Math.floor(h.listBytes! / 2)]) {
+      const flipped = Buffer.from(good)
+      flipped[at] = flipped[at]! ^ 0x41
+      writeFileSync(file, flipped)
+      expect((await listed(dir, 'bob', {all: true}, true)).streamed).toBe(false)
+      writeFileSync(file, flipped)
+      expect((await run(dir, ['list', '--all', '--json'], {env: {TASKS_NOW: NOW}})).stdout).toBe(expected)
+    }
     // Torn (truncated): rebuilt.
     writeFileSync(file, good.subarray(0, good.length - 100))
     expect((await run(dir, ['list', '--all', '--json'], {env: {TASKS_NOW: NOW}})).stdout).toBe(expected)

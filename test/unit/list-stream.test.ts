@@ -3,11 +3,14 @@
  * values of a frontmatter array found in its JSON text, and a finished
  * item's priority and creation time read from the bytes, must agree with
  * JSON.parse for any text a value can hold (quotes, backslashes, commas and
- * brackets inside strings, non-ASCII, control characters).
+ * brackets inside strings, non-ASCII, control characters); and the list
+ * section's creation-time numbers and CRC-32 (src/refstore/list-section.ts).
  */
 import {describe, expect, it} from 'vitest'
 import fc from 'fast-check'
-import {IdBytes, createdText, finishedKey, setCreated, sortFinished, splitArray} from '../../src/app/list-stream'
+import * as zlib from 'node:zlib'
+import {finishedKey, splitArray} from '../../src/app/list-stream'
+import {createdNumbers, sectionCrc, tableCrc} from '../../src/refstore/list-section'
 import {TASK_KEYS} from '../../src/core/task'
 
 const text = fc.oneof(fc.string(), fc.string({unit: 'grapheme'}), fc.constantFrom('"', '\\', '\\"', '","', '[]', '{}', ',', '\\\\"', 'a\\', '\u2028', '\u0000'))
@@ -45,73 +48,36 @@ describe('frontmatter arrays read from their bytes', () => {
     )
   })
 
-  it('sortFinished orders finished rows as comparing (status, priority, creation time, id) does', () => {
-    // Creation times the usual way (sorted by one number a row), near it (other digits, other widths), and odd ones.
-    const usual = fc
-      .tuple(fc.oneof(fc.integer({min: 2025, max: 2027}), fc.integer({min: 0, max: 9999})), fc.integer({min: 0, max: 99}), fc.integer({min: 0, max: 99}), fc.integer({min: 0, max: 99}), fc.integer({min: 0, max: 99}), fc.integer({min: 0, max: 99}), fc.integer({min: 0, max: 999}))
-      .map(([y, mo, d, h, mi, s, ms]) => `${String(y).padStart(4, '0')}-${String(mo).padStart(2, '0')}-${String(d).padStart(2, '0')}T${String(h).padStart(2, '0')}:${String(mi).padStart(2, '0')}:${String(s).padStart(2, '0')}.${String(ms).padStart(3, '0')}Z`)
-    const near = fc.constantFrom('2026-11-30T23:50:49.453Z', '2026-11-30T23:50:49.453Z', '2026-11-30T23:50:49.454Z', '2026-12-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z')
-    const created = fc.oneof(usual, near, near, fc.constantFrom('2026-11-30T23:50:49Z', '2026-11-30', 'x', '', '2026-11-30T23:50:49.45Z', '2026-11-30T23:50:49.453+01:00'))
-    const row = fc.record({done: fc.boolean(), priority: fc.integer({min: 0, max: 9}), created})
+  it('creation times as two numbers compare as their text does; another form gives -1', () => {
+    const usual = fc.date({min: new Date('1970-01-01T00:00:00.000Z'), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true}).map((d) => d.toISOString())
+    const created = fc.oneof(usual, usual, fc.constantFrom('2026-01-01T00:00:00Z', '+012026-01-01T00:00:00.000Z', '2026-01-01 00:00:00.000Z', 'x'), fc.string())
     fc.assert(
-      fc.property(fc.array(row, {minLength: 0, maxLength: 60}), fc.boolean(), fc.nat(), fc.nat(), (rows, onlyUsual, changes, shift) => {
-        const list = onlyUsual ? rows.map((r) => ({...r, created: /^\d{4}-/.test(r.created) && r.created.length === 24 ? r.created : '2026-01-01T00:00:00.000Z'})) : rows
-        const n = list.length
-        const changed = n === 0 ? 0 : changes % Math.min(n, 8)
-        const status = new Uint8Array(n).map((_, i) => (list[i]!.done ? 4 : 5))
-        const priority = Float64Array.from(list, (r) => r.priority)
-        const createdAt = list.map((r) => r.created)
-        // The file's lines have ids in line order (even numbers); the rows of changed tasks past them do not (odd).
-        const base = n - changed
-        const ids = list.map((_, i) => `tsk-${String(i < base ? 2 * i : 2 * (((i - base) * 7919 + shift) % n) + 1).padStart(6, '0')}`)
-        const lines = [...ids.keys()]
-        const expected = [...lines].sort((a, b) => status[a]! - status[b]! || priority[a]! - priority[b]! || (createdAt[a]! < createdAt[b]! ? -1 : createdAt[a]! > createdAt[b]! ? 1 : 0) || (ids[a]! < ids[b]! ? -1 : 1))
-        const dates = new Int32Array(n)
-        const times = new Int32Array(n)
-        // As the listing keeps them: numbers for the usual form (which give the text back), the text for others.
-        const odd = new Map<number, string>()
-        createdAt.forEach((c, l) => {
-          if (!setCreated(dates, times, l, c)) odd.set(l, c)
-          else expect(createdText(dates[l]!, times[l]!)).toBe(c)
-        })
-        const facts = {status, priority, dates, times, createdOf: (l: number) => odd.get(l) ?? createdText(dates[l]!, times[l]!), idOf: (l: number) => ids[l]!, fileLines: base}
-        expect([...sortFinished(Int32Array.from(lines).reverse(), facts)]).toEqual(expected)
+      fc.property(created, created, (a, b) => {
+        const [da, ta] = createdNumbers(a)
+        const [db, tb] = createdNumbers(b)
+        if (da < 0 || db < 0) {
+          // Only the usual form is read as numbers.
+          for (const [t, d] of [[a, da], [b, db]] as const) if (d < 0) expect(t.length !== 24 || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(t)).toBe(true)
+          return
+        }
+        const byText = a < b ? -1 : a > b ? 1 : 0
+        const byNumbers = Math.sign(da - db || ta - tb)
+        expect(byNumbers).toBe(byText)
       }),
-      {numRuns: 1000},
+      {numRuns: 3000},
     )
   })
 
-  it('IdBytes finds, compares and gives back ids as a Map and strings do', () => {
-    const id = fc.stringMatching(/^[a-z0-9-]{0,12}$/)
+  it("the list section's CRC-32 by table is zlib's, whole or in pieces", () => {
     fc.assert(
-      fc.property(fc.uniqueArray(id, {maxLength: 80}), fc.array(fc.oneof(id, fc.string()), {maxLength: 20}), (raw, probes) => {
-        const sorted = [...raw].sort()
-        const table = new IdBytes(sorted.length > 3 ? 2 : sorted.length)
-        for (const s of sorted) {
-          const b = Buffer.from(`\t${s}\t`)
-          expect(table.add(b, 1, b.length - 1)).toBe(true)
-        }
-        expect(table.add(Buffer.from('é'), 0, 2)).toBe(false)
-        table.index()
-        sorted.forEach((s, k) => {
-          expect(table.string(k)).toBe(s)
-          expect(table.length(k)).toBe(s.length)
-          expect(table.find(s)).toBe(k)
-          const b = Buffer.from(`x${s}y`)
-          expect(table.findBytes(b, 1, b.length - 1)).toBe(k)
-          if (k + 1 < sorted.length) {
-            const next = sorted[k + 1]!
-            let shared = 0
-            while (shared < s.length && s[shared] === next[shared]) shared++
-            expect(table.shared(k)).toBe(shared)
-          }
-        })
-        for (const p of [...probes, ...sorted]) {
-          expect(table.find(p)).toBe(sorted.indexOf(p))
-          sorted.forEach((s, k) => expect(table.below(k, p)).toBe(s < p))
-        }
+      fc.property(fc.uint8Array({maxLength: 3000}), fc.nat(), (data, cut) => {
+        const at = data.length === 0 ? 0 : cut % data.length
+        const whole = zlib.crc32(data)
+        expect(tableCrc(data)).toBe(whole)
+        expect(tableCrc(data.subarray(at), tableCrc(data.subarray(0, at)))).toBe(whole)
+        expect(sectionCrc(data.subarray(at), sectionCrc(data.subarray(0, at)))).toBe(whole)
       }),
-      {numRuns: 300},
+      {numRuns: 500},
     )
   })
 })
