@@ -65,7 +65,12 @@ it('the soak checks report lost writes, bad refs, fsck errors and a cache that d
   // A cache that lists something else than its commit holds (same length, so it still parses).
   const cache = join(repo, '.git', 'git-tasks', 'index-main')
   await runJson(repo, ['list', '--all'], {env})
-  writeFileSync(cache, readFileSync(cache, 'utf8').replace('soak s1', 'soak s9'))
+  // Bytes, not text: the file has a binary section (cache format 9) that a round trip through UTF-8 would break.
+  const bytes = readFileSync(cache)
+  const at = bytes.indexOf('soak s1')
+  expect(at).toBeGreaterThan(0)
+  bytes.write('soak s9', at, 'latin1')
+  writeFileSync(cache, bytes)
   const stale = new Tally('stale cache')
   await checkRepo(repo, 'stale cache', stale, env, true)
   expect(stale.failures.join('\n')).toMatch(/the warm cache lists differently from a cold rebuild/)
