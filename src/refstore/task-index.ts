@@ -45,6 +45,17 @@ const WRITE_BATCH = 4096
 /** Every how many task lines the line directory notes an id and its offset (~46 KB of lines at 100,000 tasks: three pages). */
 const DIRECTORY_EVERY = 128
 const NL = 0x0a
+
+/** The index of `value` in `table`, appended (and noted in `at`) the first time it is asked for. */
+function indexIn<T>(table: T[], at: Map<T, number>, value: T): number {
+  let i = at.get(value)
+  if (i === undefined) {
+    i = table.length
+    table.push(value)
+    at.set(value, i)
+  }
+  return i
+}
 const TAB = 0x09
 
 /** Frontmatter as a JSON array in TASK_KEYS order (+ extra): half the size of an object. */
@@ -701,15 +712,6 @@ export function encodeOpenRows(open: OpenRows): EncodedOpenRows {
   const statuses: string[] = []
   const priorities: number[] = []
   const people: string[] = ['']
-  const indexIn = <T>(table: T[], at: Map<T, number>, value: T): number => {
-    let i = at.get(value)
-    if (i === undefined) {
-      i = table.length
-      table.push(value)
-      at.set(value, i)
-    }
-    return i
-  }
   const statusAt = new Map<string, number>()
   const priorityAt = new Map<number, number>()
   const personAt = new Map<string, number>([['', 0]])
@@ -1332,15 +1334,7 @@ function encodeListSection(
   // People in the order they first appear in the open rows (so a file brought forward equals a cold build's).
   const people = meta0.people
   const personOf = new Map<string, number>([['', 0]])
-  const person = (who: string): number => {
-    let k = personOf.get(who)
-    if (k === undefined) {
-      k = people.length
-      people.push(who)
-      personOf.set(who, k)
-    }
-    return k
-  }
+  const person = (who: string): number => indexIn(people, personOf, who)
   const oldPerson = new Int32Array(prev ? prev.m.people.length : 0).fill(-1)
   const personFromOld = (k: number): number => {
     if (oldPerson[k] === -1) oldPerson[k] = person(prev!.m.people[k] ?? '')
