@@ -644,22 +644,36 @@ interface RankedRows {
 
 const NOT_LISTED = 255
 
+interface RowFilter {
+  owner: string | undefined
+  assignee: string | undefined
+  priorities: ReadonlySet<number>
+  ready: boolean
+  wanted: Uint8Array
+  actor: string | undefined
+  nowMs: number
+  config: ListConfig
+}
+
+/** The state rank of open row i, or NOT_LISTED when the filters leave it out; readyOut[0] says whether it is ready. */
+function rowRank(cols: OpenRowColumns, i: number, o: RowFilter, readyOut: boolean[]): number {
+  if (o.owner !== undefined && (cols.owner(i) === '' || cols.owner(i) !== o.owner)) return NOT_LISTED
+  if (o.assignee !== undefined && (cols.assignee(i) === '' || cols.assignee(i) !== o.assignee)) return NOT_LISTED
+  if (o.priorities.size > 0 && !o.priorities.has(cols.priority(i))) return NOT_LISTED
+  const r = STATE_RANK[openRowStateAt(cols, i, o.actor, o.nowMs, o.config, readyOut)]
+  return o.wanted[r] !== 1 || (o.ready && !readyOut[0]) ? NOT_LISTED : r
+}
+
 /** The state of every open row and whether the filters keep it: one pass, nothing allocated per row. */
-function rankOpenRows(
-  cols: OpenRowColumns,
-  o: {owner: string | undefined; assignee: string | undefined; priorities: ReadonlySet<number>; ready: boolean; wanted: Uint8Array; actor: string | undefined; nowMs: number; config: ListConfig},
-): RankedRows {
+function rankOpenRows(cols: OpenRowColumns, o: RowFilter): RankedRows {
   const n = cols.length
   const rank = new Uint8Array(n).fill(NOT_LISTED)
   const ready = new Uint8Array(n)
   const parentListed = new Uint8Array(n)
   const readyOut = [false]
   for (let i = 0; i < n; i++) {
-    if (o.owner !== undefined && (cols.owner(i) === '' || cols.owner(i) !== o.owner)) continue
-    if (o.assignee !== undefined && (cols.assignee(i) === '' || cols.assignee(i) !== o.assignee)) continue
-    if (o.priorities.size > 0 && !o.priorities.has(cols.priority(i))) continue
-    const r = STATE_RANK[openRowStateAt(cols, i, o.actor, o.nowMs, o.config, readyOut)]
-    if (o.wanted[r] !== 1 || (o.ready && !readyOut[0])) continue
+    const r = rowRank(cols, i, o, readyOut)
+    if (r === NOT_LISTED) continue
     rank[i] = r
     ready[i] = readyOut[0] ? 1 : 0
     // Only an item with open sub-items can be the parent of a listed row (every listed row is open).
@@ -804,11 +818,8 @@ function streamWhole(
   const wanted = new Uint8Array(FIRST_FINISHED_RANK)
   for (const st of o.states) if (STATE_RANK[st] < FIRST_FINISHED_RANK) wanted[STATE_RANK[st]] = 1
   const nowMs = Date.parse(v.now)
-  const rankOf = (cols: OpenRowColumns, i: number, readyOut: boolean[]): number => {
-    if (o.priorities.size > 0 && !o.priorities.has(cols.priority(i))) return NOT_LISTED
-    const r = STATE_RANK[openRowStateAt(cols, i, v.actor, nowMs, snap.config, readyOut)]
-    return wanted[r] !== 1 || (f.ready === true && !readyOut[0]) ? NOT_LISTED : r
-  }
+  const filter: RowFilter = {owner: undefined, assignee: undefined, priorities: o.priorities, ready: f.ready === true, wanted, actor: v.actor, nowMs, config: snap.config}
+  const rankOf = (cols: OpenRowColumns, i: number, readyOut: boolean[]): number => rowRank(cols, i, filter, readyOut)
   return streamedListing({
     file,
     changes: loaded.index.changes,

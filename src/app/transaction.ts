@@ -69,8 +69,8 @@ const FOLD_PATIENCE_MS = 8000
  * long ago and found at least PENDING_AT_ONCE changes pending (the list is
  * busy: the change would wait as a pending ref anyway). The fold checks the
  * item's directory against what the change was computed on, so a stale base
- * is safe for the item; on a busy list the fetch it saves is a third of a
- * change's fetches (the previous command's last fetch is moments old).
+ * is safe for the item. In a drain it is the `done` after a `next` whose last
+ * fetch is moments old (16 agents: 420 fetches for 160 changes, against 462).
  */
 const STALE_BASE_MS = 5000
 /** ...or three times the longest the list stood still while it waited (a busy machine folds slower), up to this. */

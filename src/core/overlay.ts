@@ -308,6 +308,40 @@ export class OverlayTables implements SnapshotTables {
    * place, with no tuple per row (MergedOpenRows); otherwise the rows are
    * merged as tuples.
    */
+  openRows(): OpenRows {
+    if (!this.open) {
+      const baseTasks = this.tasks.base
+      const {affected, redone, finished: more} = this.redoneOpenRows()
+      const baseOpen = this.base.openRows()
+      const finished = baseOpen.finished + more
+      const cols = baseOpen.columns
+      if (cols) {
+        // Read through the base's columns: no tuple per base row (see MergedOpenRows).
+        const baseRowOf = (id: string): number => {
+          const meta = baseTasks.get(id)?.meta
+          return meta && isOpenStatus(meta.status) ? baseOpenRowOf(cols, id, meta.priority, meta.created_at) : -1
+        }
+        const dropped: number[] = []
+        for (const id of affected) {
+          const i = baseRowOf(id)
+          if (i >= 0) dropped.push(i)
+        }
+        this.open = new MergedOpenRows(baseOpen, cols, dropped, redone, baseRowOf, finished, this.brokenIds())
+        return this.open
+      }
+      const kept = baseOpen.rows.filter((r) => !affected.has(r[0]))
+      const rows: OpenRow[] = []
+      let j = 0
+      for (const r of kept) {
+        while (j < redone.length && compareOpenRows(redone[j]!, r) < 0) rows.push(redone[j++]!)
+        rows.push(r)
+      }
+      while (j < redone.length) rows.push(redone[j++]!)
+      this.open = {rows, finished, broken: this.brokenIds()}
+    }
+    return this.open
+  }
+
   /**
    * The ids whose open row a change can affect (see openRows) and their
    * rows now (the open ones), sorted by compareOpenRows; `finished` is how
@@ -344,40 +378,6 @@ export class OverlayTables implements SnapshotTables {
       this.redoneRows = {affected, redone, finished}
     }
     return this.redoneRows
-  }
-
-  openRows(): OpenRows {
-    if (!this.open) {
-      const baseTasks = this.tasks.base
-      const {affected, redone, finished: more} = this.redoneOpenRows()
-      const finished = this.base.openRows().finished + more
-      const baseOpen = this.base.openRows()
-      const cols = baseOpen.columns
-      if (cols) {
-        // Read through the base's columns: no tuple per base row (see MergedOpenRows).
-        const baseRowOf = (id: string): number => {
-          const meta = baseTasks.get(id)?.meta
-          return meta && isOpenStatus(meta.status) ? baseOpenRowOf(cols, id, meta.priority, meta.created_at) : -1
-        }
-        const dropped: number[] = []
-        for (const id of affected) {
-          const i = baseRowOf(id)
-          if (i >= 0) dropped.push(i)
-        }
-        this.open = new MergedOpenRows(baseOpen, cols, dropped, redone, baseRowOf, finished, this.brokenIds())
-        return this.open
-      }
-      const kept = baseOpen.rows.filter((r) => !affected.has(r[0]))
-      const rows: OpenRow[] = []
-      let j = 0
-      for (const r of kept) {
-        while (j < redone.length && compareOpenRows(redone[j]!, r) < 0) rows.push(redone[j++]!)
-        rows.push(r)
-      }
-      while (j < redone.length) rows.push(redone[j++]!)
-      this.open = {rows, finished, broken: this.brokenIds()}
-    }
-    return this.open
   }
 
   /**

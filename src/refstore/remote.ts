@@ -354,24 +354,26 @@ export function recordFetch(commonDir: string, remote: string, list: string, at 
   }
 }
 
-/** Whether this clone's last fetch of `list` from `remote` was at most `withinMs` ago and found at least `pending` pending changes. */
-export function fetchedBusy(commonDir: string, remote: string, list: string, withinMs: number, pending: number, now = Date.now()): boolean {
+/** The fetch note of `list` when it is about `remote`: when (ISO-8601) and, if noted, how many pending changes it found. */
+function fetchNote(commonDir: string, remote: string, list: string): {at: string; pending: number | undefined} | null {
   try {
     const note = JSON.parse(readFileSync(fetchNotePath(commonDir, list), 'utf8')) as {remote?: unknown; at?: unknown; pending?: unknown}
-    if (note.remote !== remote || typeof note.at !== 'string' || typeof note.pending !== 'number') return false
-    const age = now - Date.parse(note.at)
-    return age >= 0 && age <= withinMs && note.pending >= pending
+    if (note.remote !== remote || typeof note.at !== 'string') return null
+    return {at: note.at, pending: typeof note.pending === 'number' ? note.pending : undefined}
   } catch {
-    return false
+    return null
   }
+}
+
+/** Whether this clone's last fetch of `list` from `remote` was at most `withinMs` ago and found at least `pending` pending changes. */
+export function fetchedBusy(commonDir: string, remote: string, list: string, withinMs: number, pending: number, now = Date.now()): boolean {
+  const note = fetchNote(commonDir, remote, list)
+  if (!note || note.pending === undefined) return false
+  const age = now - Date.parse(note.at)
+  return age >= 0 && age <= withinMs && note.pending >= pending
 }
 
 /** When this clone last fetched `list` from `remote` (ISO-8601), or null when not noted. */
 export function lastFetch(commonDir: string, remote: string, list: string): string | null {
-  try {
-    const note = JSON.parse(readFileSync(fetchNotePath(commonDir, list), 'utf8')) as {remote?: unknown; at?: unknown}
-    return note.remote === remote && typeof note.at === 'string' ? note.at : null
-  } catch {
-    return null
-  }
+  return fetchNote(commonDir, remote, list)?.at ?? null
 }
