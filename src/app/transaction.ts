@@ -12,7 +12,7 @@ import type {Change, OpContext, Plan} from '../core/plan'
 import type {Snapshot} from '../core/snapshot'
 import {withChanges} from '../core/apply'
 import {MUTATION_TIMEOUT_MS, fetchList, fetchedBusy, networkLimits, pushList, recordFetch, relate} from '../refstore/remote'
-import {findFolded, foldPending, firstParentDistance, peekPending, pendingChanges, pushPending, withdrawPending} from '../refstore/claim-refs'
+import {findFolded, foldPending, forgetPending, firstParentDistance, peekPending, pendingChanges, pushPending, withdrawPending} from '../refstore/claim-refs'
 import {followPublished} from './published'
 import {withInbox} from './inbox-hook'
 import {ACTORS_DIR, INBOX_DIR} from '../core/inbox'
@@ -267,6 +267,8 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
     const skipLook = foldNow
     if (skipLook) foldWhy = 'Now'
     foldNow = false
+    /** The remote's pending changes at a look that found this command's own gone (folded or dropped). */
+    let gone: Map<string, string> | null = null
     if (mine && !skipLook && Date.now() - started <= ONLINE_BUDGET_MS) {
       // Waiting for a fold: look first (no objects). The leader (the smallest pending id) folds; the others
       // fold only once the list has not moved for FOLD_PATIENCE_MS (a leader may have died), else they wait again.
@@ -279,14 +281,31 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
           lookedTip = peek.tip
           movedAt = now
         }
-        const idle = now - Math.max(movedAt, mine.at) >= Math.max(FOLD_PATIENCE_MS, Math.min(3 * longestGap, MAX_FOLD_PATIENCE_MS))
-        const led = [...peek.pending.keys()].some((id) => id < mine!.id)
+        // Waiters take over from a silent leader one at a time: the one next in line after one patience, the one after
+        // it after two, and so on. When all of them did at once, all but one fold lost its race (at 64 agents, 331 of 333).
+        const ahead = [...peek.pending.keys()].filter((id) => id < mine!.id).length
+        const led = ahead > 0
+        const patience = Math.max(FOLD_PATIENCE_MS, Math.min(3 * longestGap, MAX_FOLD_PATIENCE_MS)) * Math.max(1, ahead)
+        const idle = now - Math.max(movedAt, mine.at) >= patience
         foldWhy = peek.pending.get(mine.id) !== mine.commit ? 'Gone' : led ? 'Idle' : 'Leader'
+        if (foldWhy === 'Gone') gone = peek.pending
         if (peek.pending.get(mine.id) === mine.commit && !idle && led) {
           await waitingLook(peek.pending.size, lastGap)
           continue
         }
       }
+    }
+    if (mine && gone) {
+      // Someone folded this change, or dropped it. Finding out needs the list only: the objects of the changes still
+      // pending are for whoever folds them next, and a fetch of them costs as much again as the list's (docs/scale.md).
+      const tip = await fetchList(cwd, remote, session.list, (ref) => store.readRef(ref), limits)
+      recordFetch(store.repo.commonDir, remote, session.list, new Date(), gone.size)
+      store.noteFetched(remote, tip, gone.size)
+      await forgetPending(cwd, remote, session.list, store.repo.commonDir, gone)
+      const landed = tip ? await findFolded(cwd, store.reader, tip, mine.base, mine.id, mine.commit) : null
+      if (landed && tip) return published(session, mine, landed, tip, await store.refreshTip(), attempt)
+      mine = null // dropped: its item changed on the list meanwhile; run the op again on a fresh fetch
+      continue
     }
     const tracking = await session.trackingRef(remote)
     const assumed: string | null = mayAssume && attempt === 1 && perItem && !mine ? await store.assumedRemoteTip(remote, tracking) : null

@@ -126,6 +126,22 @@ export async function pendingChanges(cwd: string, remote: string, list: string, 
   return out
 }
 
+/**
+ * Drop this clone's copies of pending changes that a look at the remote
+ * (`remoteNow`, from peekPending) no longer shows, or shows at another
+ * commit: what the `--prune` of a fetch with the pending refs would have
+ * done, without fetching their objects. Copies of changes the look shows
+ * anew are not made (they need the objects); the next fetch that needs them
+ * brings them. Best-effort bookkeeping: a copy left behind only makes a
+ * later command fetch before it acts.
+ */
+export async function forgetPending(cwd: string, remote: string, list: string, commonDir: string, remoteNow: ReadonlyMap<string, string>): Promise<void> {
+  const prefix = claimTrackingPrefix(remote, list)
+  const stale = [...(await pendingChanges(cwd, remote, list, commonDir))].filter(([id, oid]) => remoteNow.get(id) !== oid)
+  if (stale.length === 0) return
+  await git(['update-ref', '--stdin'], {cwd, input: stale.map(([id, oid]) => `delete ${prefix}${id} ${oid}\n`).join('')})
+}
+
 export type ClaimPushOutcome = {ok: true} | {ok: false; reason: 'stale' | 'declined'; detail: string}
 
 /** Run a push with `--porcelain`; ok only when git exited 0 and rejected no ref. */
@@ -235,12 +251,14 @@ export async function buildFold(reader: ObjectReader, writer: LooseObjectWriter,
   entries.sort((a, b) => a.time - b.time || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
   let head = tip
   let headTree = parseCommit((await reader.readType(tip, 'commit')).content).tree
+  // One builder for the whole fold: each change's trees are written on top of the one before, and the trees it
+  // loaded (the root, tasks/, the shards touched) stay decoded for the next change instead of being read again.
+  const tb = new TreeBuilder(reader, writer, headTree)
   const folded = new Map<string, string>()
   const dropped: string[] = []
   for (const e of entries) {
     const [base] = e.c.parents
     const paths = base && e.c.parents.length === 1 ? await changedPaths(reader, writer.algorithm, parseCommit((await reader.readType(base, 'commit')).content).tree, e.c.tree, e.id) : null
-    const tb = new TreeBuilder(reader, writer, headTree)
     // The task's directory always takes part in the check, even when the change left it as it was.
     const dir = taskDir(e.id)
     if (paths && !paths.some((p) => p.path === dir)) {

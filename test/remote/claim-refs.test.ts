@@ -234,6 +234,52 @@ describe('a change of a held item on the last busy fetch\'s tip', {timeout: 120_
   })
 })
 
+describe('a waiting change that someone else folds', {timeout: 120_000}, () => {
+  it('finds where it landed by fetching the list alone, and forgets its copies of pending refs that are gone', async () => {
+    const {bare, clones} = await shared(3)
+    const [a, b, c] = clones as [string, string, string]
+    const p = (await runJson(a, ['add', 'one', '--as', 'lead'])).task.id
+    const q = (await runJson(a, ['add', 'two', '--as', 'lead'])).task.id
+    // x: alice's item; y (the smaller id) a pending claim nobody is folding, so alice's change waits behind it.
+    const [y, x] = p < q ? [p, q] : [q, p]
+    await runJson(a, ['claim', x, '--as', 'alice'])
+    await runJson(b, ['sync'])
+    await runJson(c, ['sync'])
+    await handMadePending(c, y, 'dave')
+    // Clone a holds a copy of y's pending ref, as a fetch made while it was pending leaves it.
+    gitSync(a, ['fetch', '-q', 'origin', `+refs/tasks-claims/main/*:${claimTrackingPrefix('origin', 'main')}*`])
+    expect([...(await pendingChanges(a, 'origin', 'main')).keys()]).toEqual([y])
+    noteBusyFetch(a)
+    const trace = join(a, '..', `git-trace-${process.pid}.log`)
+    const done = runJson(a, ['done', x, '--as', 'alice'], {env: {GIT_TRACE: trace}})
+    for (let i = 0; i < 600 && !pendingRefs(bare).includes(`refs/tasks-claims/main/${x}`); i++) await new Promise((r) => setTimeout(r, 25))
+    expect(pendingRefs(bare)).toContain(`refs/tasks-claims/main/${x}`)
+
+    // bob adds an item: a change that is not one item's, so it folds everything pending first.
+    await runJson(b, ['add', 'three', '--as', 'bob'])
+    const out = await done
+    expect(out.published).toBe(true)
+    expect(pendingRefs(bare)).toEqual([])
+    const commits = history(bare)
+    expectLinearHistory(commits)
+    const dones = commits.filter((c) => trailer(c, 'Tasks-Op') === 'done')
+    expect(dones.map((c) => c.oid)).toEqual([out.commit])
+    expect(trailer(dones[0]!, 'Actor')).toBe('alice')
+    expect(commits.filter((c) => trailer(c, 'Tasks-Op') === 'claim' && trailer(c, 'Task') === y).map((c) => trailer(c, 'Actor'))).toEqual(['dave'])
+    // Clone a's own refs follow the list (up to the fold, or bob's add after it), and it keeps no copy of a
+    // pending ref the remote no longer has.
+    const tracking = tipOf(a, 'refs/tasks-remote/origin/main')!
+    expect([commits[0]!.oid, commits[1]!.oid]).toContain(tracking)
+    gitSync(bare, ['merge-base', '--is-ancestor', out.commit, tracking])
+    expect(refsUnder(join(a, '.git'), claimTrackingPrefix('origin', 'main'))).toEqual(new Map())
+    expect((await runJson(a, ['show', x, '--offline'])).task).toMatchObject({status: 'done'})
+    // The command fetched once, after its look found the change gone, and only the list (no pending refs' objects).
+    const fetches = readFileSync(trace, 'utf8').split('\n').filter((l) => / built-in: git fetch /.test(l))
+    expect(fetches).toHaveLength(1)
+    expect(fetches[0]).not.toContain('tasks-claims')
+  })
+})
+
 describe('reading the pending refs without a process', () => {
   it('reads loose and packed refs as git does, and asks git when it cannot', async () => {
     const repo = makeRepo()
