@@ -247,7 +247,6 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
   /** The longest the list was seen standing still while this change waited: how long a live leader's fold may take now. */
   let longestGap = 0
   let lastGap = 0
-  let foldWhy = ''
   /** Races this command's pushes lost; after PENDING_AFTER_LOSSES its one-item change goes to a pending ref. */
   let lost = 0
   /**
@@ -261,11 +260,15 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
   let mayAssume = true
   /** The first try may run on the last fetch's tip (STALE_BASE_MS): known before the loop, judged once. */
   let mayStale = perItem && fetchedBusy(store.repo.commonDir, remote, session.list, STALE_BASE_MS, PENDING_AT_ONCE)
+  /** A fetch of the list found it at `tip` with `pendingCount` changes pending: the clone's fetch note, and the store's. */
+  const noteFetch = (tip: string | null, pendingCount: number) => {
+    recordFetch(store.repo.commonDir, remote, session.list, new Date(), pendingCount)
+    store.noteFetched(remote, tip, pendingCount)
+  }
   for (let attempt = 1; ; attempt++) {
     // What merging unpublished local work decided, told once the result is published (not once per try).
     let mergeWarnings: Array<{kind: string; message: string}> = []
     const skipLook = foldNow
-    if (skipLook) foldWhy = 'Now'
     foldNow = false
     /** The remote's pending changes at a look that found this command's own gone (folded or dropped). */
     let gone: Map<string, string> | null = null
@@ -287,9 +290,8 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
         const led = ahead > 0
         const patience = Math.max(FOLD_PATIENCE_MS, Math.min(3 * longestGap, MAX_FOLD_PATIENCE_MS)) * Math.max(1, ahead)
         const idle = now - Math.max(movedAt, mine.at) >= patience
-        foldWhy = peek.pending.get(mine.id) !== mine.commit ? 'Gone' : led ? 'Idle' : 'Leader'
-        if (foldWhy === 'Gone') gone = peek.pending
-        if (peek.pending.get(mine.id) === mine.commit && !idle && led) {
+        if (peek.pending.get(mine.id) !== mine.commit) gone = peek.pending
+        else if (!idle && led) {
           await waitingLook(peek.pending.size, lastGap)
           continue
         }
@@ -299,8 +301,7 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
       // Someone folded this change, or dropped it. Finding out needs the list only: the objects of the changes still
       // pending are for whoever folds them next, and a fetch of them costs as much again as the list's (docs/scale.md).
       const tip = await fetchList(cwd, remote, session.list, (ref) => store.readRef(ref), limits)
-      recordFetch(store.repo.commonDir, remote, session.list, new Date(), gone.size)
-      store.noteFetched(remote, tip, gone.size)
+      noteFetch(tip, gone.size)
       await forgetPending(cwd, remote, session.list, store.repo.commonDir, gone)
       const landed = tip ? await findFolded(cwd, store.reader, tip, mine.base, mine.id, mine.commit) : null
       if (landed && tip) return published(session, mine, landed, tip, await store.refreshTip(), attempt)
@@ -315,10 +316,7 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
     mayStale = false
     const remoteTip: string | null = assumed ?? (stale ? await store.readRef(tracking) : await fetchList(cwd, remote, session.list, (ref) => store.readRef(ref), limits, perItem))
     const pending: Map<string, string> = perItem && !assumed ? await pendingChanges(cwd, remote, session.list, store.repo.commonDir) : new Map<string, string>()
-    if (!assumed && !stale) {
-      recordFetch(store.repo.commonDir, remote, session.list, new Date(), pending.size)
-      store.noteFetched(remote, remoteTip, pending.size)
-    }
+    if (!assumed && !stale) noteFetch(remoteTip, pending.size)
     /** The assumed tip was not the remote's: fetch and run the op again, as if this try had not been made. */
     const unassume = () => {
       store.noteRemoteMoved(remote)

@@ -9,7 +9,7 @@
  * change.
  */
 import {lowerBound} from './ids'
-import {QUEUED, compareForNext, partitionPoint} from './order'
+import {QUEUED, compareForNext, compareIds, mergeSorted, partitionPoint} from './order'
 import type {Check} from './check'
 import type {Change} from './plan'
 import {compareLeaseRows, type LeaseRow, leaseRowOf, leasesIn, type OpenRow, type OpenRows, type Snapshot, type SnapshotTables, type TaskEntry, compareOpenRows, entryOf, isFinishedStatus, openRowOf, reservationsIn, tablesOf} from './snapshot'
@@ -25,18 +25,6 @@ function insertSorted(list: string[], id: string): void {
 function removeSorted(list: string[], id: string): void {
   const at = lowerBound(list, id)
   if (list[at] === id) list.splice(at, 1)
-}
-
-function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
-  if (b.length === 0) return [...a]
-  if (a.length === 0) return [...b]
-  const out: string[] = []
-  let i = 0
-  let j = 0
-  while (i < a.length && j < b.length) out.push(a[i]! <= b[j]! ? a[i++]! : b[j++]!)
-  while (i < a.length) out.push(a[i++]!)
-  while (j < b.length) out.push(b[j++]!)
-  return out
 }
 
 function index(map: Map<string, Set<string>>, key: string, id: string, add: boolean): void {
@@ -149,13 +137,13 @@ export class LiveOverlay implements ReadonlyMap<string, TaskEntry>, SnapshotTabl
     const kept = fromBase.filter((id) => !this.changes.has(id))
     const more = [...gained].sort()
     if (more.length === 0 && kept.length === fromBase.length) return fromBase
-    return mergeSorted(kept, more)
+    return mergeSorted(kept, more, compareIds)
   }
 
   sortedIds(): readonly string[] {
     if (!this.idsCache) {
       const base = this.baseTables.sortedIds()
-      this.idsCache = mergeSorted(this.removed.size > 0 ? base.filter((id) => !this.removed.has(id)) : base, this.added)
+      this.idsCache = mergeSorted(this.removed.size > 0 ? base.filter((id) => !this.removed.has(id)) : base, this.added, compareIds)
     }
     return this.idsCache
   }
@@ -164,7 +152,7 @@ export class LiveOverlay implements ReadonlyMap<string, TaskEntry>, SnapshotTabl
     const fromBase = this.baseTables.idsWithPrefix(prefix, limit + this.removed.size).filter((id) => !this.removed.has(id))
     const fromAdded: string[] = []
     for (let i = lowerBound(this.added, prefix); i < this.added.length && this.added[i]!.startsWith(prefix) && fromAdded.length < limit; i++) fromAdded.push(this.added[i]!)
-    return mergeSorted(fromBase, fromAdded).slice(0, limit)
+    return mergeSorted(fromBase, fromAdded, compareIds).slice(0, limit)
   }
 
   children(id: string): readonly string[] {

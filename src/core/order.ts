@@ -1,6 +1,24 @@
 /** Orders shared by the core and the store's tables. Pure. */
 import type {TaskMeta} from './task'
 
+/** Merge two lists, each sorted by `cmp`, into one sorted list; of two equal elements `a`'s comes first. */
+export function mergeSorted<T>(a: readonly T[], b: readonly T[], cmp: (x: T, y: T) => number): T[] {
+  if (b.length === 0) return [...a]
+  if (a.length === 0) return [...b]
+  const out: T[] = []
+  let i = 0
+  let j = 0
+  while (i < a.length && j < b.length) out.push(cmp(a[i]!, b[j]!) <= 0 ? a[i++]! : b[j++]!)
+  while (i < a.length) out.push(a[i++]!)
+  while (j < b.length) out.push(b[j++]!)
+  return out
+}
+
+/** Ids in code-unit order, as every sorted id list here is kept. */
+export function compareIds(x: string, y: string): number {
+  return x < y ? -1 : x > y ? 1 : 0
+}
+
 /** Code-unit order: locale-independent and much faster than localeCompare. */
 export function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0

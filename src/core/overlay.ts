@@ -5,7 +5,7 @@
  * core to show the result of a plan. Pure.
  */
 import {lowerBound} from './ids'
-import {QUEUED, compareForNext, partitionPoint} from './order'
+import {QUEUED, compareForNext, compareIds, mergeSorted, partitionPoint} from './order'
 import {MergedOpenRows, baseOpenRowOf} from './merged-open-rows'
 import type {TaskMeta} from './task'
 import {type LeaseRow, compareLeaseRows, leasesIn, type OpenRow, type OpenRows, type Snapshot, type SnapshotTables, type TaskEntry, compareOpenRows, isFinishedStatus, isOpenStatus, openRowOf, tablesOf} from './snapshot'
@@ -69,19 +69,6 @@ export class OverlayTasks<E extends TaskEntry = TaskEntry> implements ReadonlyMa
   }
 }
 
-/** Merge two sorted id lists into one sorted list. */
-function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
-  if (b.length === 0) return [...a]
-  if (a.length === 0) return [...b]
-  const out: string[] = []
-  let i = 0
-  let j = 0
-  while (i < a.length && j < b.length) out.push(a[i]! <= b[j]! ? a[i++]! : b[j++]!)
-  while (i < a.length) out.push(a[i++]!)
-  while (j < b.length) out.push(b[j++]!)
-  return out
-}
-
 /**
  * The base's tables corrected for the changed entries: an answer from the
  * base loses every changed id, then gains the changed ids whose new entry
@@ -109,7 +96,7 @@ export class OverlayTables implements SnapshotTables {
     const changes = this.tasks.changes
     const kept = fromBase.filter((id) => !changes.has(id))
     if (gained.length === 0 && kept.length === fromBase.length) return fromBase
-    return mergeSorted(kept, gained)
+    return mergeSorted(kept, gained, compareIds)
   }
 
   /** Changed live entries that satisfy `belongs`, sorted: one pass over the changes. */
@@ -137,7 +124,7 @@ export class OverlayTables implements SnapshotTables {
     if (!this.ids) {
       const {removed, added} = this.tasks
       const base = this.base.sortedIds()
-      this.ids = mergeSorted(removed.size > 0 ? base.filter((id) => !removed.has(id)) : base, added)
+      this.ids = mergeSorted(removed.size > 0 ? base.filter((id) => !removed.has(id)) : base, added, compareIds)
     }
     return this.ids
   }
@@ -147,7 +134,7 @@ export class OverlayTables implements SnapshotTables {
     const fromBase = this.base.idsWithPrefix(prefix, limit + removed.size).filter((id) => !removed.has(id))
     const fromAdded: string[] = []
     for (let i = lowerBound(added, prefix); i < added.length && added[i]!.startsWith(prefix); i++) fromAdded.push(added[i]!)
-    return mergeSorted(fromBase, fromAdded).slice(0, limit)
+    return mergeSorted(fromBase, fromAdded, compareIds).slice(0, limit)
   }
 
   children(id: string): readonly string[] {
@@ -267,15 +254,7 @@ export class OverlayTables implements SnapshotTables {
     if (!this.leaseRows) {
       const changes = this.tasks.changes
       const gained = leasesIn([...changes.values()].filter((e): e is TaskEntry => e !== null))
-      const kept = this.base.leases().filter((r) => !changes.has(r[0]))
-      const rows: LeaseRow[] = []
-      let j = 0
-      for (const r of kept) {
-        while (j < gained.length && compareLeaseRows(gained[j]!, r) < 0) rows.push(gained[j++]!)
-        rows.push(r)
-      }
-      while (j < gained.length) rows.push(gained[j++]!)
-      this.leaseRows = rows
+      this.leaseRows = mergeSorted(this.base.leases().filter((r) => !changes.has(r[0])), gained, compareLeaseRows)
     }
     return this.leaseRows
   }
@@ -329,15 +308,7 @@ export class OverlayTables implements SnapshotTables {
         this.open = new MergedOpenRows(baseOpen, cols, dropped, redone, baseRowOf, finished, this.brokenIds())
         return this.open
       }
-      const kept = baseOpen.rows.filter((r) => !affected.has(r[0]))
-      const rows: OpenRow[] = []
-      let j = 0
-      for (const r of kept) {
-        while (j < redone.length && compareOpenRows(redone[j]!, r) < 0) rows.push(redone[j++]!)
-        rows.push(r)
-      }
-      while (j < redone.length) rows.push(redone[j++]!)
-      this.open = {rows, finished, broken: this.brokenIds()}
+      this.open = {rows: mergeSorted(baseOpen.rows.filter((r) => !affected.has(r[0])), redone, compareOpenRows), finished, broken: this.brokenIds()}
     }
     return this.open
   }

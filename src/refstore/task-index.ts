@@ -45,6 +45,7 @@ const WRITE_BATCH = 4096
 /** Every how many task lines the line directory notes an id and its offset (~46 KB of lines at 100,000 tasks: three pages). */
 const DIRECTORY_EVERY = 128
 const NL = 0x0a
+const TAB = 0x09
 
 /** The index of `value` in `table`, appended (and noted in `at`) the first time it is asked for. */
 function indexIn<T>(table: T[], at: Map<T, number>, value: T): number {
@@ -56,7 +57,6 @@ function indexIn<T>(table: T[], at: Map<T, number>, value: T): number {
   }
   return i
 }
-const TAB = 0x09
 
 /** Frontmatter as a JSON array in TASK_KEYS order (+ extra): half the size of an object. */
 function encodeMeta(m: TaskMeta): string {
