@@ -12,7 +12,7 @@ import type {Change, OpContext, Plan} from '../core/plan'
 import type {Snapshot} from '../core/snapshot'
 import {withChanges} from '../core/apply'
 import {MUTATION_TIMEOUT_MS, fetchList, fetchedBusy, networkLimits, pushList, recordFetch, relate} from '../refstore/remote'
-import {findFolded, foldPending, forgetPending, firstParentDistance, peekPending, pendingChanges, pushPending, withdrawPending} from '../refstore/claim-refs'
+import {findFolded, foldPending, forgetPending, peekPending, recentLine, pendingChanges, pushPending, withdrawPending} from '../refstore/claim-refs'
 import {followPublished} from './published'
 import {withInbox} from './inbox-hook'
 import {ACTORS_DIR, INBOX_DIR} from '../core/inbox'
@@ -45,15 +45,25 @@ const MAX_STALLED_TRIES = 12
 const PENDING_AFTER_LOSSES = 2
 /**
  * ...or at once when the list is busy: at least this many changes of others
- * pending, or BUSY_LANDED landed since this clone last published, or a race
- * lost while others wait. A direct push would most likely lose (to the
- * leader's fold, or to another direct push), and a lost try (a fetch, the
- * op, a push) is pure waste. The exception is the leader-to-be (no older
- * pending id) on its first try: its direct push carries every pending
- * change, so it is the fold the others wait for.
+ * pending, or changes of BUSY_LANDED other actors on the list in the last
+ * RECENT_MS, or a race lost while others wait. A direct push would most
+ * likely lose (to the leader's fold, or to another direct push), and a lost
+ * try (a fetch, the op, a push) is pure waste. That holds for the
+ * leader-to-be (no older pending id) too: its direct push carrying every
+ * pending change raced the live leader's fold and lost 92 times in 96 (64
+ * agents), so it waits in line like the rest, and folds at its first look
+ * if it still leads.
  */
 const PENDING_AT_ONCE = 2
 const BUSY_LANDED = 3
+/**
+ * How far back the list's changes count as news of who is at work. Anyone's
+ * count, not only those since this clone last published: at 64 agents a
+ * clone's last publish is often more than a minute old, and when that was
+ * the measure, 189 of 197 direct pushes lost (right after a big fold, with
+ * nothing pending, a change looked uncontended).
+ */
+const RECENT_MS = 60_000
 /**
  * A pending change whose list has not moved for this long (nobody folding:
  * a leader may have died) is folded by its own command even when it is not
@@ -375,7 +385,7 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
     }
 
     let base: string
-    /** Changes others landed since this clone last published, in the last minute (a measure of contention); 0 when unknown. */
+    /** Other actors with a change on the list in the last RECENT_MS (a measure of contention); 0 when unknown. */
     let othersLanded = 0
     if (!remoteTip) {
       if (!localTip) await store.load() // raises not_initialised
@@ -383,14 +393,11 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
     } else if (!localTip || localTip === remoteTip) {
       base = remoteTip
     } else {
-      // Usually this clone's last publish, which others have built on since: no `git merge-base` for that.
-      const distance = await firstParentDistance(store.reader, remoteTip, localTip, 128)
-      if (distance !== null && distance > 0) {
-        // Counted only when this clone published within the last minute: then it says how many agents are at work now.
-        const own = await store.reader.read(localTip)
-        const at = own ? Number(/^committer .* (\d+) [+-]\d{4}$/m.exec(own.content.toString('utf8'))?.[1] ?? 0) * 1000 : 0
-        if (Date.now() - at < 60_000) othersLanded = distance
-      }
+      // Usually this clone's last publish, which others have built on since: no `git merge-base` for that. The same walk
+      // counts who else landed changes lately (anyone's, not only since this clone last published).
+      const line = await recentLine(store.reader, remoteTip, localTip, await session.actor(), Math.floor((Date.now() - RECENT_MS) / 1000))
+      const distance = line.distance
+      othersLanded = line.others
       const rel = distance !== null ? {kind: 'behind' as const} : await relate(cwd, localTip, remoteTip)
       if (rel.kind === 'behind' || rel.kind === 'same') base = remoteTip
       else if (rel.kind === 'ahead') base = localTip
@@ -405,7 +412,7 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
       }
     }
     // Contended (a lost race, or others' changes pending): go per item, and spread `next` over the ready items.
-    // Others landing changes since this clone's last publish count too: about that many agents are picking now.
+    // Other actors landing changes lately count too: about that many agents are picking now.
     const contended = perItem && remoteTip !== null && base === remoteTip && (attempt > 1 || pending.size > 0 || othersLanded >= BUSY_LANDED)
     const loaded = await store.loadCommit(base)
     let snap: Snapshot
@@ -452,11 +459,11 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
     }
     if (item && remoteTip) {
       const commit = await store.writePlan(loaded, plan, ctx.actor, ctx.now)
-      // Direct push while the list is quiet, or as the leader-to-be (no older pending id: its push is the fold the
-      // others wait for); else, or after PENDING_AFTER_LOSSES lost races, wait as a pending change (PENDING_AT_ONCE).
+      // Direct push while the list is quiet; else, or after PENDING_AFTER_LOSSES lost races, wait as a pending change
+      // (PENDING_AT_ONCE).
       const leader = ![...pending.keys()].some((id) => id < item)
       const busy = pending.size >= PENDING_AT_ONCE || othersLanded >= BUSY_LANDED || (lost > 0 && pending.size > 0)
-      if (!stale && lost < PENDING_AFTER_LOSSES && (!busy || (leader && pending.size > 0 && lost === 0))) {
+      if (!stale && lost < PENDING_AFTER_LOSSES && !busy) {
         // First tries: this change on the list's tip, carrying whatever is pending with it, in one push.
         const {outcome, fold} = await foldPending(cwd, store.reader, store.writer, remote, session.list, remoteTip, pending, limits, {id: item, commit}, setRef)
         const landed = fold.folded.get(item)
@@ -486,9 +493,11 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
         mine = {id: item, commit, base: remoteTip, plan, snapshot: snap, at: Date.now()}
         lookedTip = remoteTip
         movedAt = mine.at
-        // A leader that lost its direct pushes folds at once; one that opened the batch (nothing else was
-        // pending) first lets others join it, so its fold carries more; the others let the leader's fold carry theirs.
-        if (leader && pending.size > 0) foldNow = true
+        // A leader that lost its direct pushes on a quiet list folds at once. On a busy one it looks first: the
+        // leader it took over from may have a fold on its way, which a fold now would race. One that opened the batch
+        // (nothing else was pending) first lets others join it, so its fold carries more; the others let the
+        // leader's fold carry theirs.
+        if (leader && pending.size > 0 && !busy) foldNow = true
         else await waitingLook(pending.size + 1)
         continue
       }

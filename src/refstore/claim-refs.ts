@@ -396,22 +396,53 @@ export async function peekPending(cwd: string, remote: string, list: string, lim
   return {tip, pending}
 }
 
+/** What a walk down the list's first-parent line found (recentLine). */
+export interface RecentLine {
+  /** How many commits the tip is ahead of the ancestor, when the ancestor is on that line within the walk; else null ("not found that way", not "not an ancestor"). */
+  distance: number | null
+  /** Actors other than `self` with a change on that line committed at or after `since`: about how many agents are at work now. */
+  others: number
+}
+
 /**
- * How many commits `tip` is ahead of `ancestor` when `ancestor` is on its
- * first-parent line within `limit` commits, read through the open object
- * reader: the usual case of a clone whose last publish others have built on
- * (a linear list), answered without starting `git merge-base`. Null means
- * "not found that way", not "not an ancestor".
+ * Walk the list's first-parent line from `tip` through the open object
+ * reader (no `git merge-base`, no `git log`), at most `limit` commits, for
+ * two things at once: how far `tip` is ahead of `ancestor` (the usual case
+ * of a clone whose last publish others have built on), and how many other
+ * actors (the `Actor` trailer) committed a change since `since` (seconds):
+ * the measure of contention a change decides by whether to go pending at
+ * once. It counts changes anyone landed, not only those since this clone's
+ * last publish: at 64 agents a clone's last publish is often a minute old,
+ * and changes landing since then are no news of who is at work now. Walks
+ * no further than it must: it stops once the ancestor is found and the
+ * commits are older than `since`, or `maxOthers` actors were counted.
  */
-export async function firstParentDistance(reader: ObjectReader, tip: string, ancestor: string, limit = 256): Promise<number | null> {
+export async function recentLine(reader: ObjectReader, tip: string, ancestor: string | null, self: string, since: number, limit = 128, maxOthers = 64): Promise<RecentLine> {
+  const actors = new Set<string>()
+  let distance: number | null = null
+  let counting = true
   let at = tip
   for (let i = 0; i < limit; i++) {
-    if (at === ancestor) return i
+    if (at === ancestor) {
+      distance = i
+      if (!counting) break
+    }
     const o = await reader.read(at)
-    if (!o || o.type !== 'commit') return null
-    const [parent] = parseCommit(o.content).parents
-    if (!parent) return null
+    if (!o || o.type !== 'commit') break
+    const text = o.content.toString('utf8')
+    if (counting) {
+      const time = Number(/^committer .* (\d+) [+-]\d{4}$/m.exec(text)?.[1] ?? 0)
+      if (time < since) counting = false
+      else {
+        const actor = /^Actor: (.+)$/m.exec(text)?.[1]
+        if (actor && actor !== self) actors.add(actor)
+        if (actors.size >= maxOthers) counting = false
+      }
+      if (!counting && (distance !== null || ancestor === null)) break
+    }
+    const parent = /^parent ([0-9a-f]+)$/m.exec(text)?.[1]
+    if (!parent) break
     at = parent
   }
-  return null
+  return {distance, others: actors.size}
 }

@@ -15,11 +15,13 @@
  * - the inbox records and last_seen a change writes fold with it, file by
  *   file, and a change whose such file moved on the list since is dropped.
  */
+import {execFileSync} from 'node:child_process'
 import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-import {cleanupAll, gitSync, makeRepo, runJson} from '../helpers/cli'
-import {claimTrackingPrefix, pendingChanges, refsUnder} from '../../src/refstore/claim-refs'
+import {TEST_ENV, cleanupAll, gitSync, makeRepo, runJson} from '../helpers/cli'
+import {claimTrackingPrefix, pendingChanges, recentLine, refsUnder} from '../../src/refstore/claim-refs'
+import {ObjectReader} from '../../src/refstore/object-reader'
 import {expectLinearHistory, history, trailer} from '../race/support'
 import {cloneOf, shared, tipOf} from './support'
 
@@ -334,5 +336,39 @@ describe('reading the pending refs without a process', () => {
     mkdirSync(join(git, 'reftable'))
     writeFileSync(join(git, 'reftable', 'tables.list'), '')
     expect(refsUnder(git, prefix)).toBeNull()
+  })
+})
+
+describe('who else is at work: the walk down the list', () => {
+  it('counts other actors with changes since a time, and how far the tip is ahead of a commit', async () => {
+    const repo = makeRepo()
+    const now = 1_800_000_000
+    const oids: string[] = []
+    // Oldest first: alice long ago, then (within the last minute) bob, carol, bob again, the reader's own change, dave.
+    const commits: Array<[string, number]> = [['alice', now - 600], ['bob', now - 50], ['carol', now - 40], ['bob', now - 30], ['me', now - 20], ['dave', now - 10]]
+    for (const [actor, time] of commits) {
+      const date = `${time} +0000`
+      execFileSync('git', ['commit', '-q', '--allow-empty', '-m', `claim tsk-x: a title\n\nTasks-Op: claim\nTask: tsk-x\nActor: ${actor}`], {
+        cwd: repo,
+        env: {...TEST_ENV, GIT_COMMITTER_DATE: date, GIT_AUTHOR_DATE: date},
+      })
+      oids.push(gitSync(repo, ['rev-parse', 'HEAD']).trim())
+    }
+    const tip = oids.at(-1)!
+    const reader = new ObjectReader(repo)
+    try {
+      // Since a minute ago: bob, carol and dave (the reader's own change and alice's old one do not count); me is 1 behind.
+      expect(await recentLine(reader, tip, oids[4]!, 'me', now - 60)).toEqual({distance: 1, others: 3})
+      // The ancestor found beyond the window: the walk goes on for the distance alone.
+      expect(await recentLine(reader, tip, oids[0]!, 'me', now - 15)).toEqual({distance: 5, others: 1})
+      // Not on the line within the limit: no distance, and only what the walk read is counted (dave, me, bob).
+      expect(await recentLine(reader, tip, oids[0]!, 'me', now - 60, 3)).toEqual({distance: null, others: 2})
+      // At most maxOthers are counted.
+      expect(await recentLine(reader, tip, oids[1]!, 'nobody', now - 60, 128, 2)).toEqual({distance: 4, others: 2})
+      // Everything is someone else's and recent.
+      expect(await recentLine(reader, tip, null, 'nobody', now - 1000)).toEqual({distance: null, others: 5})
+    } finally {
+      reader.close()
+    }
   })
 })
