@@ -83,6 +83,16 @@ const FOLD_PATIENCE_MS = 8000
  * fetch is moments old (16 agents: 420 fetches for 160 changes, against 462).
  */
 const STALE_BASE_MS = 5000
+/**
+ * When the clone's last fetch of the list, at most this long ago,
+ * found a change pending, a new change fetches the list alone and looks at
+ * the pending refs (`git ls-remote`) alongside, instead of fetching the
+ * pending changes' objects too: on a busy list it will most likely wait as
+ * a pending change itself, and only a fold needs the others' objects (a
+ * fetch with them cost twice the list's alone, docs/scale.md). A fold that
+ * turns out due fetches them and runs the op again.
+ */
+const LOOK_ONLY_WITHIN_MS = 60_000
 /** ...or three times the longest the list stood still while it waited (a busy machine folds slower), up to this. */
 const MAX_FOLD_PATIENCE_MS = 30_000
 
@@ -97,9 +107,17 @@ const MAX_FOLD_PATIENCE_MS = 30_000
  * upload-pack; docs/scale.md counts them).
  */
 function waitingLook(pendingCount: number, gapMs = 0): Promise<void> {
-  const window = Math.min(2000, Math.max(150 + 50 * pendingCount, gapMs * 0.9))
+  const window = Math.min(MAX_LOOK_MS, Math.max(150 + 50 * pendingCount, gapMs * 0.9))
   return new Promise((r) => setTimeout(r, window * (0.5 + Math.random())))
 }
+
+/**
+ * The longest a waiter sleeps between looks. Looks were ~15% of a 64-agent
+ * drain's CPU (a process forked from node and a `git ls-remote`, 7.4 for
+ * every change) at 2 s while the list moved every ~9 s; a look every 3 s
+ * still sees each move about three times.
+ */
+const MAX_LOOK_MS = 3000
 
 export interface Committed<R> {
   result: R
@@ -269,6 +287,10 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
    */
   let mayAssume = true
   /** The first try may run on the last fetch's tip (STALE_BASE_MS): known before the loop, judged once. */
+  /** The next try folds another's pending change of its item at once, instead of waiting for it to settle (a silent leader). */
+  let settleNow = false
+  /** The next try fetches the pending changes' objects with the list, whatever the fetch note says (a fold is due). */
+  let wantObjects = false
   let mayStale = perItem && fetchedBusy(store.repo.commonDir, remote, session.list, STALE_BASE_MS, PENDING_AT_ONCE)
   /** A fetch of the list found it at `tip` with `pendingCount` changes pending: the clone's fetch note, and the store's. */
   const noteFetch = (tip: string | null, pendingCount: number) => {
@@ -324,9 +346,31 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
     /** This try runs on the tracking ref as the last fetch left it (STALE_BASE_MS), and may only go pending. */
     const stale: boolean = !assumed && mayStale && attempt === 1 && !mine
     mayStale = false
-    const remoteTip: string | null = assumed ?? (stale ? await store.readRef(tracking) : await fetchList(cwd, remote, session.list, (ref) => store.readRef(ref), limits, perItem))
-    const pending: Map<string, string> = perItem && !assumed ? await pendingChanges(cwd, remote, session.list, store.repo.commonDir) : new Map<string, string>()
+    // On a busy list a new change fetches the list alone and learns what is pending from a look made alongside
+    // (LOOK_ONLY_WITHIN_MS): the pending changes' objects are for whoever folds them, and most changes only wait.
+    const lookOnly: boolean = perItem && !assumed && !stale && !mine && !wantObjects && fetchedBusy(store.repo.commonDir, remote, session.list, LOOK_ONLY_WITHIN_MS, 1)
+    wantObjects = false
+    let remoteTip: string | null
+    let pending: Map<string, string>
+    /** Whether `pending`'s commits are in this clone (a fetch brought them): a fold needs them. */
+    let pendingHere = true
+    const looked: [string | null, Awaited<ReturnType<typeof peekPending>>] | null = lookOnly
+      ? await Promise.all([fetchList(cwd, remote, session.list, (ref) => store.readRef(ref), limits), peekPending(cwd, remote, session.list, limits)])
+      : null
+    if (looked && looked[1]) {
+      remoteTip = looked[0]
+      pending = looked[1].pending
+      pendingHere = false
+    } else {
+      remoteTip = assumed ?? (stale ? await store.readRef(tracking) : await fetchList(cwd, remote, session.list, (ref) => store.readRef(ref), limits, perItem))
+      pending = perItem && !assumed ? await pendingChanges(cwd, remote, session.list, store.repo.commonDir) : new Map<string, string>()
+    }
     if (!assumed && !stale) noteFetch(remoteTip, pending.size)
+    /** A fold is due but the pending changes' objects are not here: fetch them with the list and run the op again. */
+    const fetchObjects = () => {
+      wantObjects = true
+      attempt = 0
+    }
     /** The assumed tip was not the remote's: fetch and run the op again, as if this try had not been made. */
     const unassume = () => {
       store.noteRemoteMoved(remote)
@@ -446,7 +490,36 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
       attempt = 0 // not a change of an item this actor holds: run it on a fresh fetch
       continue
     }
+    if (onTip && remoteTip && item && pending.has(item) && pending.size >= PENDING_AT_ONCE && !settleNow) {
+      // Someone else's change of this item waits in a busy line (`next` hands out a pending item only when nothing
+      // else is ready): the leader's fold settles it, and a fold of this command's now would race that one (32 of 32
+      // lost at 64 agents). Look until it is gone, then run the op again; if the list stands still for
+      // FOLD_PATIENCE_MS meanwhile (a leader may have died), fold it on the next try.
+      const value = pending.get(item)
+      let tip: string | null = remoteTip
+      let movedLast = Date.now()
+      for (;;) {
+        await waitingLook(pending.size, lastGap)
+        const peek = await peekPending(cwd, remote, session.list, limits)
+        if (!peek) break
+        if (peek.tip !== tip) {
+          tip = peek.tip
+          movedLast = Date.now()
+        }
+        if (peek.pending.get(item) !== value) break
+        if (Date.now() - movedLast >= FOLD_PATIENCE_MS || Date.now() - started > ONLINE_BUDGET_MS) {
+          settleNow = true
+          break
+        }
+      }
+      continue
+    }
+    settleNow = false
     if (onTip && remoteTip && (item ? pending.has(item) : pending.size > 0)) {
+      if (!pendingHere) {
+        fetchObjects()
+        continue
+      }
       // Settle what is pending first (fold or drop it), then run the op on the result: someone else's change of
       // this item, or, for a change that cannot carry pending ones, all of them, so none waits on this writer.
       const {outcome} = await foldPending(cwd, store.reader, store.writer, remote, session.list, remoteTip, pending, limits, undefined, setRef)
@@ -464,6 +537,10 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
       const leader = ![...pending.keys()].some((id) => id < item)
       const busy = pending.size >= PENDING_AT_ONCE || othersLanded >= BUSY_LANDED || (lost > 0 && pending.size > 0)
       if (!stale && lost < PENDING_AFTER_LOSSES && !busy) {
+        if (!pendingHere && pending.size > 0) {
+          fetchObjects() // the direct push carries what is pending
+          continue
+        }
         // First tries: this change on the list's tip, carrying whatever is pending with it, in one push.
         const {outcome, fold} = await foldPending(cwd, store.reader, store.writer, remote, session.list, remoteTip, pending, limits, {id: item, commit}, setRef)
         const landed = fold.folded.get(item)

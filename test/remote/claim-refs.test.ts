@@ -282,6 +282,56 @@ describe('a waiting change that someone else folds', {timeout: 120_000}, () => {
   })
 })
 
+describe('a new change on a busy list', {timeout: 120_000}, () => {
+  it('fetches the list alone and looks at the pending refs; their objects come only for the fold', async () => {
+    const {bare, clones} = await shared(3)
+    const [a, , c] = clones as [string, string, string]
+    const ids: string[] = []
+    for (const title of ['one', 'two', 'three']) ids.push((await runJson(a, ['add', title, '--as', 'lead'])).task.id)
+    // x, the smallest id: alice's claim. The two others: claims pending on the remote that nobody is folding.
+    const [x, y, z] = ids.sort() as [string, string, string]
+    await runJson(c, ['sync'])
+    await handMadePending(c, y, 'dave')
+    await handMadePending(c, z, 'erin')
+    noteBusyFetch(a, 1)
+    const trace = join(a, '..', `git-trace-look-${process.pid}.log`)
+    const claimed = await runJson(a, ['claim', x, '--as', 'alice'], {env: {GIT_TRACE: trace}})
+    expect(claimed.published).toBe(true)
+    // Two pending: the list is busy, so alice's claim waited in line (it leads: the smallest id) and then folded all three.
+    expect(pendingRefs(bare)).toEqual([])
+    const commits = history(bare)
+    expectLinearHistory(commits)
+    const claims = commits.filter((k) => trailer(k, 'Tasks-Op') === 'claim')
+    expect(claims.map((k) => `${trailer(k, 'Task')} ${trailer(k, 'Actor')}`).sort()).toEqual([`${x} alice`, `${y} dave`, `${z} erin`].sort())
+    expect(claims.map((k) => k.oid)).toContain(claimed.commit)
+    // The first fetch brought the list alone, with a look at the pending refs beside it; the fold's fetch brought their objects.
+    const lines = readFileSync(trace, 'utf8').split('\n')
+    const fetches = lines.filter((l) => / built-in: git fetch /.test(l))
+    expect(fetches.length).toBeGreaterThanOrEqual(2)
+    expect(fetches[0]).not.toContain('tasks-claims')
+    expect(fetches.slice(1).some((l) => l.includes('tasks-claims'))).toBe(true)
+    expect(lines.some((l) => / built-in: git ls-remote /.test(l))).toBe(true)
+  })
+
+  it('with one change pending and a quiet list, fetches its objects and carries it in a direct push', async () => {
+    const {bare, clones} = await shared(3)
+    const [a, , c] = clones as [string, string, string]
+    const p = (await runJson(a, ['add', 'one', '--as', 'lead'])).task.id
+    const q = (await runJson(a, ['add', 'two', '--as', 'lead'])).task.id
+    await runJson(c, ['sync'])
+    await handMadePending(c, q, 'dave')
+    noteBusyFetch(a, 1)
+    const claimed = await runJson(a, ['claim', p, '--as', 'alice'])
+    expect(claimed.published).toBe(true)
+    expect(pendingRefs(bare)).toEqual([])
+    const commits = history(bare)
+    expectLinearHistory(commits)
+    // dave's pending claim and alice's, folded together (oldest first, ties by id).
+    expect(commits.slice(0, 2).map((k) => `${trailer(k, 'Task')} ${trailer(k, 'Actor')}`).sort()).toEqual([`${p} alice`, `${q} dave`].sort())
+    expect(commits.slice(0, 2).map((k) => k.oid)).toContain(claimed.commit)
+  })
+})
+
 describe('reading the pending refs without a process', () => {
   it('reads loose and packed refs as git does, and asks git when it cannot', async () => {
     const repo = makeRepo()
