@@ -12,7 +12,7 @@ import type {Change, OpContext, Plan} from '../core/plan'
 import type {Snapshot} from '../core/snapshot'
 import {withChanges} from '../core/apply'
 import {MUTATION_TIMEOUT_MS, fetchList, fetchedBusy, networkLimits, pushList, recordFetch, relate} from '../refstore/remote'
-import {findFolded, foldPending, forgetPending, peekPending, recentLine, pendingChanges, pushPending, withdrawPending} from '../refstore/claim-refs'
+import {findFolded, foldPending, forgetPending, peekPending, pendingChanges, pushPending, recentLine, withdrawPending} from '../refstore/claim-refs'
 import {followPublished} from './published'
 import {withInbox} from './inbox-hook'
 import {ACTORS_DIR, INBOX_DIR} from '../core/inbox'
@@ -286,11 +286,11 @@ async function mutateOnline<R>(session: Session, remote: string, op: Op<R>, prep
    * that try does not count.
    */
   let mayAssume = true
-  /** The first try may run on the last fetch's tip (STALE_BASE_MS): known before the loop, judged once. */
   /** The next try folds another's pending change of its item at once, instead of waiting for it to settle (a silent leader). */
   let settleNow = false
   /** The next try fetches the pending changes' objects with the list, whatever the fetch note says (a fold is due). */
   let wantObjects = false
+  /** The first try may run on the last fetch's tip (STALE_BASE_MS): known before the loop, judged once. */
   let mayStale = perItem && fetchedBusy(store.repo.commonDir, remote, session.list, STALE_BASE_MS, PENDING_AT_ONCE)
   /** A fetch of the list found it at `tip` with `pendingCount` changes pending: the clone's fetch note, and the store's. */
   const noteFetch = (tip: string | null, pendingCount: number) => {
