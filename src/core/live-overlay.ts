@@ -9,7 +9,7 @@
  * change.
  */
 import {lowerBound} from './ids'
-import {QUEUED, compareForNext, compareIds, mergeSorted, partitionPoint} from './order'
+import {QUEUED, cmp, compareForNext, mergeSorted, partitionPoint} from './order'
 import type {Check} from './check'
 import type {Change} from './plan'
 import {compareLeaseRows, type LeaseRow, leaseRowOf, leasesIn, type OpenRow, type OpenRows, type Snapshot, type SnapshotTables, type TaskEntry, compareOpenRows, entryOf, isFinishedStatus, openRowOf, reservationsIn, tablesOf} from './snapshot'
@@ -137,13 +137,13 @@ export class LiveOverlay implements ReadonlyMap<string, TaskEntry>, SnapshotTabl
     const kept = fromBase.filter((id) => !this.changes.has(id))
     const more = [...gained].sort()
     if (more.length === 0 && kept.length === fromBase.length) return fromBase
-    return mergeSorted(kept, more, compareIds)
+    return mergeSorted(kept, more, cmp)
   }
 
   sortedIds(): readonly string[] {
     if (!this.idsCache) {
       const base = this.baseTables.sortedIds()
-      this.idsCache = mergeSorted(this.removed.size > 0 ? base.filter((id) => !this.removed.has(id)) : base, this.added, compareIds)
+      this.idsCache = mergeSorted(this.removed.size > 0 ? base.filter((id) => !this.removed.has(id)) : base, this.added, cmp)
     }
     return this.idsCache
   }
@@ -152,7 +152,7 @@ export class LiveOverlay implements ReadonlyMap<string, TaskEntry>, SnapshotTabl
     const fromBase = this.baseTables.idsWithPrefix(prefix, limit + this.removed.size).filter((id) => !this.removed.has(id))
     const fromAdded: string[] = []
     for (let i = lowerBound(this.added, prefix); i < this.added.length && this.added[i]!.startsWith(prefix) && fromAdded.length < limit; i++) fromAdded.push(this.added[i]!)
-    return mergeSorted(fromBase, fromAdded, compareIds).slice(0, limit)
+    return mergeSorted(fromBase, fromAdded, cmp).slice(0, limit)
   }
 
   children(id: string): readonly string[] {
@@ -214,13 +214,7 @@ export class LiveOverlay implements ReadonlyMap<string, TaskEntry>, SnapshotTabl
     if (!this.leaseRows) {
       const kept = this.baseTables.leases().filter(([id]) => !this.changes.has(id))
       const more = leasesIn([...this.changes.values()].filter((e): e is TaskEntry => e !== null))
-      const out: LeaseRow[] = []
-      let i = 0
-      let j = 0
-      while (i < kept.length && j < more.length) out.push(compareLeaseRows(kept[i]!, more[j]!) <= 0 ? kept[i++]! : more[j++]!)
-      while (i < kept.length) out.push(kept[i++]!)
-      while (j < more.length) out.push(more[j++]!)
-      this.leaseRows = out
+      this.leaseRows = mergeSorted(kept, more, compareLeaseRows)
     }
     this.leaseRowsShared = true
     return this.leaseRows

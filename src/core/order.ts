@@ -14,11 +14,6 @@ export function mergeSorted<T>(a: readonly T[], b: readonly T[], cmp: (x: T, y: 
   return out
 }
 
-/** Ids in code-unit order, as every sorted id list here is kept. */
-export function compareIds(x: string, y: string): number {
-  return x < y ? -1 : x > y ? 1 : 0
-}
-
 /** Code-unit order: locale-independent and much faster than localeCompare. */
 export function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0

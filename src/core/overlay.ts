@@ -5,7 +5,7 @@
  * core to show the result of a plan. Pure.
  */
 import {lowerBound} from './ids'
-import {QUEUED, compareForNext, compareIds, mergeSorted, partitionPoint} from './order'
+import {QUEUED, cmp, compareForNext, mergeSorted, partitionPoint} from './order'
 import {MergedOpenRows, baseOpenRowOf} from './merged-open-rows'
 import type {TaskMeta} from './task'
 import {type LeaseRow, compareLeaseRows, leasesIn, type OpenRow, type OpenRows, type Snapshot, type SnapshotTables, type TaskEntry, compareOpenRows, isFinishedStatus, isOpenStatus, openRowOf, tablesOf} from './snapshot'
@@ -96,7 +96,7 @@ export class OverlayTables implements SnapshotTables {
     const changes = this.tasks.changes
     const kept = fromBase.filter((id) => !changes.has(id))
     if (gained.length === 0 && kept.length === fromBase.length) return fromBase
-    return mergeSorted(kept, gained, compareIds)
+    return mergeSorted(kept, gained, cmp)
   }
 
   /** Changed live entries that satisfy `belongs`, sorted: one pass over the changes. */
@@ -124,7 +124,7 @@ export class OverlayTables implements SnapshotTables {
     if (!this.ids) {
       const {removed, added} = this.tasks
       const base = this.base.sortedIds()
-      this.ids = mergeSorted(removed.size > 0 ? base.filter((id) => !removed.has(id)) : base, added, compareIds)
+      this.ids = mergeSorted(removed.size > 0 ? base.filter((id) => !removed.has(id)) : base, added, cmp)
     }
     return this.ids
   }
@@ -134,7 +134,7 @@ export class OverlayTables implements SnapshotTables {
     const fromBase = this.base.idsWithPrefix(prefix, limit + removed.size).filter((id) => !removed.has(id))
     const fromAdded: string[] = []
     for (let i = lowerBound(added, prefix); i < added.length && added[i]!.startsWith(prefix); i++) fromAdded.push(added[i]!)
-    return mergeSorted(fromBase, fromAdded, compareIds).slice(0, limit)
+    return mergeSorted(fromBase, fromAdded, cmp).slice(0, limit)
   }
 
   children(id: string): readonly string[] {
