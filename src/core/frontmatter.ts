@@ -70,51 +70,95 @@ export function parseFrontmatterYaml(yamlText: string): {fields: Record<string, 
   return {fields: value as Record<string, unknown>}
 }
 
-const KEY_LINE = /^([A-Za-z_][A-Za-z0-9_]*):(?: (.+))?$/
-
 /**
  * The canonical form only: `key: <JSON scalar or [] or flow>` lines and
  * `key:` followed by `  - <JSON>` items. Every such line is also YAML with
  * the same meaning (JSON is YAML 1.2). Returns null for anything else, so
  * the caller falls back to the YAML parser, which also reports errors.
+ *
+ * A cold index build parses every card's frontmatter (100,000 at a time), so
+ * this is a scanner over the text, not a regular expression a line: a key is
+ * `[A-Za-z_][A-Za-z0-9_]*` followed by `:` and the end of the line (a list)
+ * or `: ` and a non-empty value that holds no carriage return and no line
+ * or paragraph separator (the serialiser escapes those).
+ * The result is an ordinary object built in place (a null-prototype object
+ * copied at the end cost more than the parsing).
  */
 export function parseCanonical(text: string): Record<string, unknown> | null {
-  const out: Record<string, unknown> = Object.create(null)
-  const lines = text.split('\n')
-  let i = 0
-  while (i < lines.length) {
-    const line = lines[i]!
-    if (line === '') {
-      i++
+  // Rare: then each key line's value is checked for them (list items are JSON.parse's alone to judge).
+  const odd = NOT_CANONICAL_CHARS.test(text)
+  const out: Record<string, unknown> = {}
+  const n = text.length
+  let at = 0
+  while (at < n) {
+    let end = text.indexOf('\n', at)
+    if (end === -1) end = n
+    if (end === at) {
+      at++
       continue
     }
-    const m = KEY_LINE.exec(line)
-    if (!m || m[1]! in out) return null
-    const key = m[1]!
-    if (FORBIDDEN_KEYS.has(key)) return null
-    if (m[2] === undefined) {
+    if (!isKeyStart(text.charCodeAt(at))) return null
+    let k = at + 1
+    while (k < end && isKeyChar(text.charCodeAt(k))) k++
+    if (k === end || text.charCodeAt(k) !== COLON) return null
+    const key = text.slice(at, k)
+    if (Object.hasOwn(out, key) || FORBIDDEN_KEYS.has(key)) return null
+    if (k + 1 === end) {
       const items: unknown[] = []
-      i++
-      while (i < lines.length && lines[i]!.startsWith('  - ')) {
-        try {
-          items.push(JSON.parse(lines[i]!.slice(4)))
-        } catch {
-          return null
-        }
-        i++
+      at = end + 1
+      while (at < n && text.startsWith('  - ', at)) {
+        let e = text.indexOf('\n', at)
+        if (e === -1) e = n
+        const item = jsonValue(text.slice(at + 4, e))
+        if (item === NOT_JSON) return null
+        items.push(item)
+        at = e + 1
       }
       if (items.length === 0) return null
       out[key] = items
       continue
     }
-    try {
-      out[key] = JSON.parse(m[2])
-    } catch {
-      return null
-    }
-    i++
+    if (text.charCodeAt(k + 1) !== SPACE || k + 2 === end) return null
+    const valueText = text.slice(k + 2, end)
+    if (odd && NOT_CANONICAL_CHARS.test(valueText)) return null
+    const value = jsonValue(valueText)
+    if (value === NOT_JSON) return null
+    out[key] = value
+    at = end + 1
   }
-  return {...out}
+  return out
+}
+
+const COLON = 0x3a
+const SPACE = 0x20
+/** Characters a regular expression's `.` does not match: a key line's value holding one is not canonical. */
+const NOT_CANONICAL_CHARS = /[\r\u2028\u2029]/
+/** A JSON string with nothing to unescape: the text between the quotes is the value. */
+const PLAIN_STRING = /^"[^"\\\x00-\x1f]*"$/
+const SMALL_INT = /^(?:0|[1-9][0-9]{0,8})$/
+const NOT_JSON = Symbol('not JSON')
+
+function isKeyStart(c: number): boolean {
+  return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f
+}
+
+function isKeyChar(c: number): boolean {
+  return isKeyStart(c) || (c >= 0x30 && c <= 0x39)
+}
+
+/** The value of one JSON text (the common shapes without JSON.parse), or NOT_JSON. */
+function jsonValue(text: string): unknown {
+  const c = text.charCodeAt(0)
+  if (c === 0x22) {
+    if (PLAIN_STRING.test(text)) return text.slice(1, -1)
+  } else if (c >= 0x30 && c <= 0x39) {
+    if (SMALL_INT.test(text)) return Number(text)
+  } else if (text === '[]') return []
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return NOT_JSON
+  }
 }
 
 /** JSON text of a string, with the two line separators JSON leaves raw escaped too. */

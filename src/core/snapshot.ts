@@ -308,11 +308,23 @@ export function compareOpenRows(a: OpenRow, b: OpenRow): number {
 
 const NONE: readonly string[] = Object.freeze([])
 
-/** Tables computed from the entries themselves, each on first use. */
+/**
+ * Tables computed from the entries themselves, each on first use and kept:
+ * the entries never change, and a cold index build asks for the queue, the
+ * open rows and the ids by status more than once (writing the cache file,
+ * then the command's own reads) on 100,000 tasks.
+ */
 export class ScannedTables implements SnapshotTables {
   private ids: readonly string[] | undefined
   private childMap: Map<string, string[]> | undefined
   private dependentMap: Map<string, string[]> | undefined
+  private readonly byStatus = new Map<ReadonlySet<string>, readonly string[]>()
+  private broken: readonly string[] | undefined
+  private queue: readonly string[] | undefined
+  private reserved: ReadonlyMap<string, readonly string[]> | undefined
+  private claimed: ReadonlyMap<string, readonly string[]> | undefined
+  private open: OpenRows | undefined
+  private leaseRows: readonly LeaseRow[] | undefined
 
   constructor(private readonly tasks: ReadonlyMap<string, TaskEntry>) {}
 
@@ -352,47 +364,60 @@ export class ScannedTables implements SnapshotTables {
   }
 
   idsWithStatus(statuses: ReadonlySet<string>): readonly string[] {
-    return this.sortedIds().filter((id) => {
-      const status = this.tasks.get(id)!.status
-      return status !== undefined && statuses.has(status)
-    })
+    let ids = this.byStatus.get(statuses)
+    if (!ids) {
+      ids = this.sortedIds().filter((id) => {
+        const status = this.tasks.get(id)!.status
+        return status !== undefined && statuses.has(status)
+      })
+      this.byStatus.set(statuses, ids)
+    }
+    return ids
   }
 
   brokenIds(): readonly string[] {
-    return this.sortedIds().filter((id) => !this.tasks.get(id)!.status)
+    this.broken ??= this.sortedIds().filter((id) => !this.tasks.get(id)!.status)
+    return this.broken
   }
 
   nextQueue(): readonly string[] {
-    return this.idsWithStatus(QUEUED)
+    this.queue ??= this.idsWithStatus(QUEUED)
       .map((id) => this.tasks.get(id)!.meta)
       .filter((m): m is TaskMeta => !!m)
       .sort(compareForNext)
       .map((m) => m.id)
+    return this.queue
   }
 
   reservations(): ReadonlyMap<string, readonly string[]> {
-    return reservationsIn(this.nextQueue(), (id) => this.tasks.get(id)?.meta?.assignee)
+    this.reserved ??= reservationsIn(this.nextQueue(), (id) => this.tasks.get(id)?.meta?.assignee)
+    return this.reserved
   }
 
   claims(): ReadonlyMap<string, readonly string[]> {
-    return reservationsIn(this.idsWithStatus(IN_PROGRESS), (id) => this.tasks.get(id)?.meta?.owner)
+    this.claimed ??= reservationsIn(this.idsWithStatus(IN_PROGRESS), (id) => this.tasks.get(id)?.meta?.owner)
+    return this.claimed
   }
 
   openRows(): OpenRows {
-    const rows: OpenRow[] = []
-    let finished = 0
-    for (const entry of this.tasks.values()) {
-      if (isFinishedStatus(entry.status)) finished++
-      else if (isOpenStatus(entry.status)) {
-        const row = openRowOf(this.tasks, this, entry)
-        if (row) rows.push(row)
+    if (!this.open) {
+      const rows: OpenRow[] = []
+      let finished = 0
+      for (const entry of this.tasks.values()) {
+        if (isFinishedStatus(entry.status)) finished++
+        else if (isOpenStatus(entry.status)) {
+          const row = openRowOf(this.tasks, this, entry)
+          if (row) rows.push(row)
+        }
       }
+      this.open = {rows: rows.sort(compareOpenRows), finished, broken: this.brokenIds()}
     }
-    return {rows: rows.sort(compareOpenRows), finished, broken: this.brokenIds()}
+    return this.open
   }
 
   leases(): readonly LeaseRow[] {
-    return leasesIn(this.tasks.values())
+    this.leaseRows ??= leasesIn(this.tasks.values())
+    return this.leaseRows
   }
 }
 

@@ -17,7 +17,7 @@
  * file's text once and still parses only the lines it uses.
  */
 import {createHash} from 'node:crypto'
-import {closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync} from 'node:fs'
+import {closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 import {EnvironmentError} from '../core/errors'
 import {ID_PREFIX, MIN_PREFIX, idsWithPrefixIn, isStoredId, lowerBound as lowerBoundOf, shardOf} from '../core/ids'
@@ -1417,6 +1417,15 @@ function sortFinishedByNumber(rows: Array<{l: number; priority: number; date: nu
   return true
 }
 
+/** Write all of `buf` at `position` of the open file `fd`. */
+function writeAll(fd: number, buf: Uint8Array, position: number): void {
+  for (let done = 0; done < buf.length; ) done += writeSync(fd, buf, done, buf.length - done, position + done)
+}
+
+const NEWLINE = Buffer.from('\n')
+/** Bytes of the lines copied at a time from their file into the cache file. */
+const COPY_CHUNK = 1024 * 1024
+
 /** Write the index as the cache file (every task, with its reverse edges); failures are ignored. */
 export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snapshot = snapshotOf(index)): void {
   const file = cachePath(commonDir, index.list)
@@ -1427,67 +1436,81 @@ export function writeCachedIndex(commonDir: string, index: TaskIndex, snap: Snap
     const touched = old ? touchedBy(old, index.changes) : undefined
     const ids = tables.sortedIds()
     const lengths = new Int32Array(ids.length)
+    /** A task's line (it ends with its only newline: no field holds one). */
     const lineOf = (id: string): string => {
       const same = old && !touched!.has(id) ? old.rawLine(id) : undefined
       if (same !== undefined) return same
       const t = snap.tasks.get(id) as IndexedTask
       return `${id}\t${t.statusText}\t${t.shard}\t${t.dir}\t${t.parentText}\t${t.deps.join(' ')}\t${tables.children(id).join(' ')}\t${tables.dependents(id).join(' ')}\t${t.data()}\n`
     }
-    // The body's size and the line directory (every DIRECTORY_EVERY-th line's id and offset in the body). The
-    // lines are made again when written: holding them all would keep another copy of the body (~36 MB at
-    // 100,000 tasks) at the peak of a cold build, and the garbage of making them, until the file is written.
+    mkdirSync(join(commonDir, 'git-tasks'), {recursive: true})
+    const tmp = `${file}.${process.pid}.tmp`
+    const bodyTmp = `${file}.${process.pid}.lines.tmp`
+    // The lines go to a file of their own first, each made once, a batch at a time: the header before
+    // them records their sizes and the line directory (every DIRECTORY_EVERY-th line's id and offset), and
+    // holding them all until the header is known would keep another copy of the body (~43 MB at 100,000
+    // tasks) at the peak of a cold build. The header and the list section are then written, and the lines
+    // copied after them.
     const dirIds: string[] = []
     const dirAt: number[] = []
     let bytes = 0
-    for (let i = 0; i < ids.length; i++) {
-      if (i % DIRECTORY_EVERY === 0) {
-        dirIds.push(ids[i]!)
-        dirAt.push(bytes)
-      }
-      const length = Buffer.byteLength(lineOf(ids[i]!))
-      lengths[i] = length
-      bytes += length
-    }
-    const directory = JSON.stringify({ids: dirIds.join(' '), at: dirAt})
-    const {base, changes, ...header} = index
-    const queue = tables.nextQueue().join(' ')
-    const byKey = (m: ReadonlyMap<string, readonly string[]>) => JSON.stringify(Object.fromEntries([...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))
-    const reserved = byKey(tables.reservations())
-    const claims = byKey(tables.claims())
-    // Made once: a snapshot without store tables (a cold build) works the open rows out on every call.
-    const openRows = tables.openRows()
-    const open = JSON.stringify(encodeOpenRows(openRows))
-    const leases = JSON.stringify(tables.leases())
-    const list = encodeListSection(snap, openRows, ids, lengths, old, index.changes, touched)
-    const sizes = {listBytes: list.bytes.length, listSection: list.meta, leasesBytes: Buffer.byteLength(leases), count: ids.length, bytes, queueBytes: Buffer.byteLength(queue), reservedBytes: Buffer.byteLength(reserved), claimsBytes: Buffer.byteLength(claims), openBytes: Buffer.byteLength(open), directoryBytes: Buffer.byteLength(directory)}
-    mkdirSync(join(commonDir, 'git-tasks'), {recursive: true})
-    const tmp = `${file}.${process.pid}.tmp`
-    // Written a batch of lines at a time: at 100,000 tasks the body is ~36 MB, and joining it into one
-    // string (then one buffer) would hold two more copies of it at the peak of a cold build.
     const fd = openSync(tmp, 'w')
+    let bodyFd = -1
     try {
-      const put = (text: string): number => {
-        const buf = Buffer.from(text)
-        let done = 0
-        while (done < buf.length) done += writeSync(fd, buf, done, buf.length - done)
-        return buf.length
-      }
-      put(`${MAGIC}\n${JSON.stringify({...header, ...sizes})}\n${queue}\n${reserved}\n${claims}\n${open}\n${leases}\n${directory}\n`)
-      for (let done = 0; done < list.bytes.length; ) done += writeSync(fd, list.bytes, done, list.bytes.length - done)
-      put('\n')
-      let body = 0
+      bodyFd = openSync(bodyTmp, 'w+')
       for (let i = 0; i < ids.length; i += WRITE_BATCH) {
         let text = ''
         for (let j = i; j < Math.min(i + WRITE_BATCH, ids.length); j++) text += lineOf(ids[j]!)
-        body += put(text)
+        const buf = Buffer.from(text)
+        // Each line's byte length and offset, found in the batch's bytes (no byte count a line).
+        let at = 0
+        for (let j = i; j < Math.min(i + WRITE_BATCH, ids.length); j++) {
+          if (j % DIRECTORY_EVERY === 0) {
+            dirIds.push(ids[j]!)
+            dirAt.push(bytes + at)
+          }
+          const end = buf.indexOf(NL, at)
+          if (end === -1) throw new Error(`index cache line of ${ids[j]} has no end`)
+          lengths[j] = end + 1 - at
+          at = end + 1
+        }
+        if (at !== buf.length) throw new Error('index cache lines hold a newline of their own')
+        writeAll(bodyFd, buf, bytes)
+        bytes += buf.length
       }
-      // The same lines as measured (made from the same state); a file that would not read back is not written.
-      if (body !== bytes) throw new Error(`index cache body ${body} bytes, measured ${bytes}`)
+      const directory = JSON.stringify({ids: dirIds.join(' '), at: dirAt})
+      const {base, changes, ...header} = index
+      const queue = tables.nextQueue().join(' ')
+      const byKey = (m: ReadonlyMap<string, readonly string[]>) => JSON.stringify(Object.fromEntries([...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))
+      const reserved = byKey(tables.reservations())
+      const claims = byKey(tables.claims())
+      // Made once: a snapshot without store tables (a cold build) works the open rows out on every call.
+      const openRows = tables.openRows()
+      const open = JSON.stringify(encodeOpenRows(openRows))
+      const leases = JSON.stringify(tables.leases())
+      const list = encodeListSection(snap, openRows, ids, lengths, old, index.changes, touched)
+      const sizes = {listBytes: list.bytes.length, listSection: list.meta, leasesBytes: Buffer.byteLength(leases), count: ids.length, bytes, queueBytes: Buffer.byteLength(queue), reservedBytes: Buffer.byteLength(reserved), claimsBytes: Buffer.byteLength(claims), openBytes: Buffer.byteLength(open), directoryBytes: Buffer.byteLength(directory)}
+      const head = Buffer.from(`${MAGIC}\n${JSON.stringify({...header, ...sizes})}\n${queue}\n${reserved}\n${claims}\n${open}\n${leases}\n${directory}\n`)
+      writeAll(fd, head, 0)
+      writeAll(fd, list.bytes, head.length)
+      writeAll(fd, NEWLINE, head.length + list.bytes.length)
+      let copied = 0
+      const chunk = Buffer.allocUnsafe(Math.min(COPY_CHUNK, Math.max(bytes, 1)))
+      const into = head.length + list.bytes.length + 1
+      while (copied < bytes) {
+        const n = readSync(bodyFd, chunk, 0, Math.min(chunk.length, bytes - copied), copied)
+        if (n === 0) throw new Error(`index cache lines end at ${copied} of ${bytes} bytes`)
+        writeAll(fd, chunk.subarray(0, n), into + copied)
+        copied += n
+      }
       closeSync(fd)
     } catch (error) {
       closeSync(fd)
       rmSync(tmp, {force: true})
       throw error
+    } finally {
+      if (bodyFd !== -1) closeSync(bodyFd)
+      rmSync(bodyTmp, {force: true})
     }
     renameSync(tmp, file)
   } catch {
@@ -1861,7 +1884,11 @@ async function readTaskDir(reader: ObjectReader, algorithm: HashAlgorithm, shard
   if (!text.ok) return broken(text.error)
   const parsed = parseTaskFile(text.value, id)
   if (!parsed.ok) return broken(parsed.error)
-  return IndexedTask.fromMeta(id, shard, entry.oid, parsed.value.meta)
+  // The line's JSON is made now and the parsed frontmatter let go: at 100,000 cards, holding every card's
+  // fields as objects until the cache file is written costs more in garbage collection than decoding again
+  // the ones a table needs.
+  const meta = parsed.value.meta
+  return new IndexedTask(id, shard, entry.oid, meta.status, meta.parent ?? '', meta.depends_on, encodeMeta(meta), undefined)
 }
 
 /** The core's view of an index: the base read through the changes. */
