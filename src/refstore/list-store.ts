@@ -148,8 +148,10 @@ export class ListStore {
     }
     let index = await updateIndex(this.reader, this.repo.algorithm, this.list, commit, cached, indexProgress())
     const snapshot = snapshotOf(index)
-    if (persist && index !== cached && (cached === null || index.changes.size > PERSIST_AFTER_CHANGES)) {
-      if (this.longLived && cached !== null && index.changes.size <= LONG_LIVED_PERSIST_AFTER) {
+    // Read afresh (no cache, or one too far behind to carry forward): nothing of the old file is in it.
+    const fresh = cached === null || index.base !== cached.base
+    if (persist && index !== cached && (fresh || index.changes.size > PERSIST_AFTER_CHANGES)) {
+      if (this.longLived && !fresh && index.changes.size <= LONG_LIVED_PERSIST_AFTER) {
         // A long-lived process keeps the index in memory: the file is rewritten once it is idle, not during a call.
         this.lastIndex = index
         this.persistWhenIdle(index, snapshot)

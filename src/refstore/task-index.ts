@@ -1642,9 +1642,10 @@ export async function updateIndex(
   // from the repository, from the cache file alone.
   for (let start = from; start; start = deltaFallback.get(start) ?? null) {
     const changed = await changesBetween(reader, algorithm, start, shards, progress)
+    if (changed === 'cold') break
     if (changed) return {...header, shards, strays: [...strays, ...changed.strays], base: start.base, changes: changed.changes}
   }
-  // Nothing to start from (or its trees are gone): read every task.
+  // Nothing to start from (or its trees are gone, or most of the list changed): read every task.
   const tasks = new Map<string, IndexedTask>()
   const names = Object.keys(shards).sort()
   const trees = await Promise.all(names.map((name) => reader.readType(shards[name]!, 'tree')))
@@ -1748,7 +1749,8 @@ function readSmallFile<T>(obj: GitObject | null, parse: (text: string) => Parsed
  * plus, for each shard whose tree id moved, the task directories added,
  * changed or removed between its old and new tree, and the strays of every
  * shard (kept from `from` for shards that did not move). Null when an old
- * tree is no longer in the repository.
+ * tree is no longer in the repository; 'cold' when there are more cards to
+ * read than `from` holds (the caller reads the whole list instead).
  */
 async function changesBetween(
   reader: ObjectReader,
@@ -1756,7 +1758,7 @@ async function changesBetween(
   from: TaskIndex,
   shards: Record<string, string>,
   progress?: IndexProgress,
-): Promise<{changes: Map<string, IndexedTask | null>; strays: Stray[]} | null> {
+): Promise<{changes: Map<string, IndexedTask | null>; strays: Stray[]} | 'cold' | null> {
   const moved = new Set<string>()
   for (const [name, oid] of Object.entries(shards)) if (from.shards[name] !== oid) moved.add(name)
   for (const name of Object.keys(from.shards)) if (!(name in shards)) moved.add(name)
@@ -1832,6 +1834,10 @@ async function changesBetween(
     // A name that stopped being a card (now a stray): its old card is gone too.
     for (const e of changed) if (!fresh.cards.includes(e)) for (const c of classifyShard(shard, old.filter((o) => o.name === e.name)).cards) changes.set(c.name, null)
   }
+  // More cards to read than the old index holds (a cache as old as `init`, then a large fetch or import):
+  // reading the whole list afresh gives the same index for less work than carrying that many changes over
+  // the old file, which every table and the cache writer would then read through the overlay.
+  if (reads.length > PREFETCH_CARDS && reads.length > from.base.tasks.size) return 'cold'
   // A small catch-up asks for each card with its directory (one round trip, not two).
   if (reads.length <= PREFETCH_CARDS) for (const r of reads) if (r.entry.mode === TREE_MODE) reader.prefetch(`${r.entry.oid}:${TASK_FILE}`, MAX_FILE_BYTES)
   /** Ids this catch-up changed (the rest of `changes` are `from`'s own, already checked against the base when they came in). */

@@ -143,6 +143,42 @@ describe('index brought up to date from far behind', () => {
   }, 120_000)
 })
 
+describe('a cache far behind most of the list', () => {
+  it('is not carried forward: the whole list is read afresh, with the same answers and file as a cold build', async () => {
+    const {seed} = await import('../../bench/seed')
+    const dir = makeRepo()
+    // 400 cards in one commit, after a cache of the empty list (as a clone whose cache is as old as `init` that
+    // then fetches a large list): more cards to read than the old index holds.
+    await seed({cwd: dir, count: 400, actor: 'bench-agent', reserve: 5})
+    const empty = readFileSync(cachePath(`${dir}/.git`, 'main'))
+    expect(empty.toString('utf8')).toContain('"count":0,')
+    const s = await ListStore.open(dir, 'main')
+    const fromEmpty = await updateIndex(s.reader, 'sha1', 'main', s.tip!, readCachedIndex(`${dir}/.git`, 'main'))
+    s.close()
+    // Read afresh: held in memory with no changes over the old file (carried forward, it would be the file's base and 400 changes).
+    expect(fromEmpty.changes.size).toBe(0)
+    expect(fromEmpty.base.tasks.size).toBe(400)
+    expect(answers(snapshotOf(fromEmpty))).toEqual(await coldAnswers(dir))
+    const caughtUp = await loadAs(dir)
+    rmSync(cachePath(`${dir}/.git`, 'main'))
+    expect((await loadAs(dir)).file).toBe(caughtUp.file)
+    // A command that reads it so writes the cache file of the tip at once (not only a delta, which cannot continue the old file).
+    writeFileSync(cachePath(`${dir}/.git`, 'main'), empty)
+    const shown = await run(dir, ['list', '--json', '--limit', '1'])
+    expect(shown.code).toBe(0)
+    expect(readCachedIndex(`${dir}/.git`, 'main')?.commit).toBe(gitSync(dir, ['rev-parse', 'refs/tasks/main']).trim())
+    expect(readFileSync(cachePath(`${dir}/.git`, 'main'), 'utf8')).toBe(caughtUp.file)
+    // A few changes on a cache of the whole list are still carried forward over the file.
+    await mutate(dir, 5, 7, [...fromEmpty.base.tasks.keys()].slice(0, 50))
+    const s2 = await ListStore.open(dir, 'main')
+    const near = await updateIndex(s2.reader, 'sha1', 'main', s2.tip!, readCachedIndex(`${dir}/.git`, 'main'))
+    s2.close()
+    expect(near.changes.size).toBeGreaterThan(0)
+    expect(near.changes.size).toBeLessThan(20)
+    expect(answers(snapshotOf(near))).toEqual(await coldAnswers(dir))
+  }, 120_000)
+})
+
 /** The answers of a cold build at the tip (no cache file, no delta), leaving the files as they were. */
 async function coldAnswers(dir: string): Promise<ReturnType<typeof answers>> {
   const s = await ListStore.open(dir, 'main')
