@@ -25,7 +25,7 @@ import {overlaySnapshot} from '../core/overlay'
 import {MergedOpenRows} from '../core/merged-open-rows'
 import {type LeaseRow, type OpenRow, type OpenRowColumns, type OpenRows, ScannedTables, type Snapshot, type SnapshotTables, type TaskEntry, openRowColumns, tablesOf} from '../core/snapshot'
 import {CONFIG_PATH, META_PATH, TASKS_DIR, TASK_FILE} from '../core/store-layout'
-import {DEFAULT_CONFIG, FORMAT_VERSION, type ListConfig, MAX_FILE_BYTES, type Status, TASK_KEYS, type TaskMeta} from '../core/task'
+import {DEFAULT_CONFIG, FORMAT_VERSION, type ListConfig, MAX_FILE_BYTES, STATUSES, type Status, TASK_KEYS, type TaskMeta} from '../core/task'
 import {type Parsed, fileText, parseConfig, parseMeta, parseTaskFile} from '../core/task-file'
 import {FILE_MODE, type HashAlgorithm, TREE_MODE, type TreeEntry, decodeCommit, decodeTree, diffTrees} from './git-objects'
 import type {GitObject, ObjectReader} from './object-reader'
@@ -1655,7 +1655,11 @@ export async function updateIndex(
     strays.push(...found)
     for (const entry of cards) reads.push({shard, entry})
   })
-  await inWindow(reads, ({shard, entry}) => readTaskDir(reader, algorithm, shard, entry), (t) => void tasks.set(t.id, t), progress)
+  // Every card's id, once: a parent or dependency read from a card is kept as this string instead of a piece of
+  // the card's text, which would keep the whole text alive as long as the index (a third of the cards name one).
+  const known = new Map<string, string>()
+  for (const r of reads) known.set(r.entry.name, r.entry.name)
+  await inWindow(reads, ({shard, entry}) => readTaskDir(reader, algorithm, shard, entry, known), (t) => void tasks.set(t.id, t), progress)
   return {...header, shards, strays, base: memoryBase(tasks), changes: new Map()}
 }
 
@@ -1868,7 +1872,7 @@ async function changesBetween(
  * to read, not UTF-8, not parseable, not valid, the wrong id). Nothing in a
  * card can stop the rest of the list from being read.
  */
-async function readTaskDir(reader: ObjectReader, algorithm: HashAlgorithm, shard: string, entry: TreeEntry): Promise<IndexedTask> {
+async function readTaskDir(reader: ObjectReader, algorithm: HashAlgorithm, shard: string, entry: TreeEntry, known?: ReadonlyMap<string, string>): Promise<IndexedTask> {
   const id = entry.name
   const dirPath = `${TASKS_DIR}/${shard}/${id}`
   const broken = (error: string) => IndexedTask.broken(id, shard, entry.oid, error)
@@ -1894,8 +1898,13 @@ async function readTaskDir(reader: ObjectReader, algorithm: HashAlgorithm, shard
   // fields as objects until the cache file is written costs more in garbage collection than decoding again
   // the ones a table needs.
   const meta = parsed.value.meta
-  return new IndexedTask(id, shard, entry.oid, meta.status, meta.parent ?? '', meta.depends_on, encodeMeta(meta), undefined)
+  const idOf = (other: string) => known?.get(other) ?? other
+  const deps = meta.depends_on.length === 0 ? NO_IDS : meta.depends_on.map(idOf)
+  return new IndexedTask(id, shard, entry.oid, STATUS_TEXT_OF.get(meta.status) ?? meta.status, meta.parent === undefined ? '' : idOf(meta.parent), deps, encodeMeta(meta), undefined)
 }
+
+/** Each status's text, once (not a copy a card). */
+const STATUS_TEXT_OF: ReadonlyMap<string, Status> = new Map(STATUSES.map((st) => [st, st]))
 
 /** The core's view of an index: the base read through the changes. */
 export function snapshotOf(index: TaskIndex): Snapshot {
