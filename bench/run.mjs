@@ -81,8 +81,14 @@ function target(key, size) {
 const STREAM_TARGET = {minSize: 100_000, tasksPerSecond: 100_000}
 /** ... and in constant memory: the peak at the largest size at most this times the smallest size's (two sizes needed). */
 const STREAM_MEMORY_SLACK = 1.05
-/** Bringing the index up to date, at 100,000 tasks (issue 9): seconds and peak memory of the whole process. */
-const INDEX_TARGET = {minSize: 100_000, seconds: 10, peakMiB: 500}
+/**
+ * Bringing the index up to date (issue 9: ≤ 1 s at 10,000 tasks and ≤ 10 s at 100,000, peak memory under
+ * 500 MB): seconds and peak memory of the whole process, judged at these sizes.
+ */
+const INDEX_TARGETS = [
+  {size: 10_000, seconds: 1, peakMiB: 500},
+  {size: 100_000, seconds: 10, peakMiB: 500},
+]
 /**
  * Peers measured on this kind of machine at 10,000 tasks (issue 9), printed
  * beside our rows where the operation matches: Taskwarrior 2.6 and Backlog.md.
@@ -462,10 +468,10 @@ lines.push('')
 lines.push(...render(bytesTable, new Set([0, 2, 3])))
 const indexTable = [['tasks', 'bringing the index up to date', 'ms', 'peak MiB', 'target', 'result']]
 for (const r of results) {
-  const judged = r.size >= INDEX_TARGET.minSize
+  const target = INDEX_TARGETS.find((t) => t.size === r.size)
   for (const [label, m] of [['from a cache as old as init', r.index.catch_up], ['cold (no cache)', r.index.cold]]) {
-    m.pass = judged ? m.ms <= INDEX_TARGET.seconds * 1000 && (m.peak_mib === null || m.peak_mib < INDEX_TARGET.peakMiB) : null
-    indexTable.push([r.size.toLocaleString('en-US'), label, m.ms.toFixed(0), m.peak_mib === null ? '?' : m.peak_mib.toFixed(0), judged ? `<= ${INDEX_TARGET.seconds} s, < ${INDEX_TARGET.peakMiB} MiB` : '', verdict(m.pass)])
+    m.pass = target ? m.ms <= target.seconds * 1000 && (m.peak_mib === null || m.peak_mib < target.peakMiB) : null
+    indexTable.push([r.size.toLocaleString('en-US'), label, m.ms.toFixed(0), m.peak_mib === null ? '?' : m.peak_mib.toFixed(0), target ? `<= ${target.seconds} s, < ${target.peakMiB} MiB` : '', verdict(m.pass)])
   }
   const st = r.stream
   indexTable.push([r.size.toLocaleString('en-US'), 'list --all --json (streamed)', st.median_ms.toFixed(0), st.peak_mib === null ? '?' : st.peak_mib.toFixed(0), st.target_tasks_per_second ? `>= ${st.target_tasks_per_second} tasks/s (got ${st.tasks_per_second})` : `${st.tasks_per_second} tasks/s`, verdict(st.pass)])
@@ -545,6 +551,6 @@ lines.push(`targets: ${judged.length - failed} of ${judged.length} met${failed ?
 const outDir = join(root, '.bench')
 mkdirSync(outDir, {recursive: true})
 const outFile = join(outDir, 'results.json')
-writeFileSync(outFile, `${JSON.stringify({meta, targets: {...TARGETS, mutation_bytes: BYTES_TARGET, stream: STREAM_TARGET, index: INDEX_TARGET, drain: DRAIN_TARGET}, peers: PEERS, results, stream_memory: streamMemory, drains, sync: syncResult, history: historyResult, search: searchResult}, null, 2)}\n`)
+writeFileSync(outFile, `${JSON.stringify({meta, targets: {...TARGETS, mutation_bytes: BYTES_TARGET, stream: STREAM_TARGET, index: INDEX_TARGETS, drain: DRAIN_TARGET}, peers: PEERS, results, stream_memory: streamMemory, drains, sync: syncResult, history: historyResult, search: searchResult}, null, 2)}\n`)
 lines.push(`results: ${outFile}`)
 process.stdout.write(`${lines.join('\n')}\n`)
