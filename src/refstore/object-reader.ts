@@ -20,7 +20,7 @@
  * the read it depends on; the answer is kept by its id for the read that
  * asks for it by id (once for objects other than trees over 64 KB).
  */
-import {type ChildProcessByStdio, spawn} from 'node:child_process'
+import {type ChildProcessByStdio, execFileSync, spawn} from 'node:child_process'
 import type {Readable, Writable} from 'node:stream'
 import {EnvironmentError} from '../core/errors'
 import {takeEarlyGit} from './early-git'
@@ -78,7 +78,18 @@ export class ObjectReader {
   private cacheBytes = 0
   private cacheLimit = 0
 
-  constructor(private readonly cwd: string) {}
+  /**
+   * With `batchCommand`, git answers through `cat-file --batch-command --buffer`
+   * (git 2.36 or later: see batchCommandSupported): a batch of requests is
+   * followed by `flush`, and git writes the answers with ordinary output
+   * buffering instead of one write a object. For a pass over many objects (a
+   * cold index build reads 200,000 at 100,000 tasks): fewer system calls on
+   * both sides, ~0.4 s less of 3 s of reading there.
+   */
+  constructor(
+    readonly cwd: string,
+    private readonly batchCommand = false,
+  ) {}
 
   /**
    * Keep objects read or written by id, up to `maxBytes` of content, for a
@@ -123,7 +134,9 @@ export class ObjectReader {
   private start(): ChildProcessByStdio<Writable, Readable, null> {
     if (this.proc) return this.proc
     // The one bin/early-git.js started before the bundles loaded, if any; else a new one.
-    const proc = (takeEarlyGit('catFile', this.cwd) as ChildProcessByStdio<Writable, Readable, null> | null) ?? spawn('git', ['cat-file', '--batch'], {cwd: this.cwd, stdio: ['pipe', 'pipe', 'ignore']})
+    const proc = this.batchCommand
+      ? spawn('git', ['cat-file', '--batch-command', '--buffer'], {cwd: this.cwd, stdio: ['pipe', 'pipe', 'ignore']})
+      : ((takeEarlyGit('catFile', this.cwd) as ChildProcessByStdio<Writable, Readable, null> | null) ?? spawn('git', ['cat-file', '--batch'], {cwd: this.cwd, stdio: ['pipe', 'pipe', 'ignore']}))
     proc.stdout.on('data', (chunk: Buffer) => this.receive(chunk))
     const fail = (e: Error) => {
       this.failed = new EnvironmentError('git_failed', `git cat-file stopped: ${e.message}`)
@@ -337,7 +350,7 @@ export class ObjectReader {
   private flush(proc: ChildProcessByStdio<Writable, Readable, null>): void {
     const names = this.outgoing
     this.outgoing = []
-    proc.stdin.write(`${names.join('\n')}\n`)
+    proc.stdin.write(this.batchCommand ? `contents ${names.join('\ncontents ')}\nflush\n` : `${names.join('\n')}\n`)
   }
 
   /** Read an object that must exist and have the given type (see read() for `limit`). */
@@ -355,6 +368,25 @@ export class ObjectReader {
       this.proc = null
     }
   }
+}
+
+let batchCommandKnown: boolean | undefined
+
+/**
+ * Whether this git has `cat-file --batch-command` with `flush` (2.36 and
+ * later), asked once a process (`git version`: a cold index build's few
+ * milliseconds).
+ */
+export function batchCommandSupported(cwd: string): boolean {
+  if (batchCommandKnown === undefined) {
+    try {
+      const m = /git version (\d+)\.(\d+)/.exec(execFileSync('git', ['version'], {cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore']}))
+      batchCommandKnown = !!m && (Number(m[1]) > 2 || (Number(m[1]) === 2 && Number(m[2]) >= 36))
+    } catch {
+      batchCommandKnown = false
+    }
+  }
+  return batchCommandKnown
 }
 
 function limitIsNone(limit: number): boolean {

@@ -28,7 +28,7 @@ import {CONFIG_PATH, META_PATH, TASKS_DIR, TASK_FILE} from '../core/store-layout
 import {DEFAULT_CONFIG, FORMAT_VERSION, type ListConfig, MAX_FILE_BYTES, STATUSES, type Status, TASK_KEYS, type TaskMeta} from '../core/task'
 import {type Parsed, fileText, parseConfig, parseMeta, parseTaskFile} from '../core/task-file'
 import {FILE_MODE, type HashAlgorithm, TREE_MODE, type TreeEntry, decodeCommit, decodeTree, diffTrees} from './git-objects'
-import type {GitObject, ObjectReader} from './object-reader'
+import {type GitObject, ObjectReader, batchCommandSupported} from './object-reader'
 import {BROKEN, CANCELLED, DONE, FINISHED_RECORD, type ListSectionMeta, NONE, OPEN_RECORD, createdNumbers, lineBytesOf, sectionCrc, sectionLayout, statusCodeOf} from './list-section'
 import {PagedFile} from './paged-file'
 
@@ -1671,7 +1671,7 @@ export async function updateIndex(
   // the card's text, which would keep the whole text alive as long as the index (a third of the cards name one).
   const known = new Map<string, string>()
   for (const r of reads) known.set(r.entry.name, r.entry.name)
-  await inWindow(reads, ({shard, entry}) => readTaskDir(reader, algorithm, shard, entry, known), (t) => void tasks.set(t.id, t), progress)
+  await readCards(reader, algorithm, reads, (t) => void tasks.set(t.id, t), progress, known)
   return {...header, shards, strays, base: memoryBase(tasks), changes: new Map()}
 }
 
@@ -1680,6 +1680,38 @@ const SHARD_PATH_RE = new RegExp(`^${TASKS_DIR}/[0-9a-f]{2}$`)
 const NO_ENTRIES = Buffer.alloc(0)
 /** Cards changed since the cache file up to which a catch-up prefetches each card's file with its directory. */
 const PREFETCH_CARDS = 256
+
+/**
+ * Cards read at once at or above which they go through a `git cat-file` of
+ * their own that buffers its answers (ObjectReader's `batchCommand`: git
+ * 2.36 or later); below, through the command's own reader. At 100,000 tasks
+ * a cold build took 1.5–2 s less (9.0–9.5 s against 9.7–11.6 s in
+ * interleaved runs). `TASKS_INDEX_BULK_READS` sets another threshold (the
+ * tests read a small list both ways).
+ */
+const BULK_READS = 2048
+
+function bulkReads(): number {
+  const v = Number(process.env.TASKS_INDEX_BULK_READS)
+  return Number.isSafeInteger(v) && v > 0 ? v : BULK_READS
+}
+
+/** Read the cards of `reads`, each to `keep` as it comes (many through a buffered reader of their own: see BULK_READS). */
+async function readCards(
+  reader: ObjectReader,
+  algorithm: HashAlgorithm,
+  reads: ReadonlyArray<{shard: string; entry: TreeEntry}>,
+  keep: (t: IndexedTask) => void,
+  progress?: IndexProgress,
+  known?: ReadonlyMap<string, string>,
+): Promise<void> {
+  const bulk = reads.length >= bulkReads() && reader.cwd && batchCommandSupported(reader.cwd) ? new ObjectReader(reader.cwd, true) : null
+  try {
+    await inWindow(reads, ({shard, entry}) => readTaskDir(bulk ?? reader, algorithm, shard, entry, known), keep, progress)
+  } finally {
+    bulk?.close()
+  }
+}
 
 /** Told how many task directories of how many have been read (called every READ_WINDOW reads and at the end). */
 export type IndexProgress = (done: number, total: number) => void
@@ -1859,9 +1891,10 @@ async function changesBetween(
   /** Ids this catch-up changed (the rest of `changes` are `from`'s own, already checked against the base when they came in). */
   const fresh = new Set<string>()
   for (const [id, t] of changes) if (t === null && from.changes.get(id) !== null) fresh.add(id)
-  await inWindow(
+  await readCards(
+    reader,
+    algorithm,
     reads,
-    ({shard, entry}) => readTaskDir(reader, algorithm, shard, entry),
     (t) => {
       changes.set(t.id, t)
       fresh.add(t.id)

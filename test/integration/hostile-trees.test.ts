@@ -24,6 +24,7 @@ import {MAX_FILE_BYTES} from '../../src/core/task'
 import {ROOT, TEST_ENV, cleanupAll, gitSync, makeRepo, run, runJson, type RunResult} from '../helpers/cli'
 import {shared} from '../remote/support'
 import {ObjectReader} from '../../src/refstore/object-reader'
+import {snapshotOf, updateIndex} from '../../src/refstore/task-index'
 
 afterAll(() => cleanupAll())
 
@@ -376,27 +377,59 @@ describe('object reader size limit', () => {
     const repo = makeRepo()
     const big = git(repo, ['hash-object', '-w', '--stdin'], Buffer.alloc(6 * 1024 * 1024, 0x61)).trim()
     const small = git(repo, ['hash-object', '-w', '--stdin'], 'small\n').trim()
-    const reader = new ObjectReader(repo)
-    try {
-      const heapBefore = process.memoryUsage().arrayBuffers
-      const [a, b, c, d] = await Promise.all([reader.read(small, 1024), reader.read(big, 1024), reader.read(small, 1024), reader.read(big)])
-      expect(a!.content.toString()).toBe('small\n')
-      expect(b).toMatchObject({oid: big, type: 'blob', size: 6 * 1024 * 1024, oversized: true})
-      expect(b!.content.length).toBe(0)
-      expect(c!.content.toString()).toBe('small\n')
-      expect(d!.content.length).toBe(6 * 1024 * 1024)
-      expect(d!.oversized).toBeUndefined()
-      // Many oversized reads in a row hold nothing: memory does not grow with them.
-      for (let i = 0; i < 5; i++) expect((await reader.read(big, MAX_FILE_BYTES))!.oversized).toBe(true)
-      expect((await reader.read(small, 10))!.content.toString()).toBe('small\n')
-      expect(process.memoryUsage().arrayBuffers - heapBefore).toBeLessThan(64 * 1024 * 1024)
-    } finally {
-      reader.close()
-    }
+    // Both kinds of reader: one request a line (`--batch`), and `--batch-command --buffer` (a cold index build's).
+    for (const batchCommand of [false, true]) await sizeLimit(new ObjectReader(repo, batchCommand), big, small)
   })
 })
 
+/** Reads around objects over the limit line up, and hold nothing of them. */
+async function sizeLimit(reader: ObjectReader, big: string, small: string): Promise<void> {
+  try {
+    const heapBefore = process.memoryUsage().arrayBuffers
+    const [a, b, c, d] = await Promise.all([reader.read(small, 1024), reader.read(big, 1024), reader.read(small, 1024), reader.read(big)])
+    expect(a!.content.toString()).toBe('small\n')
+    expect(b).toMatchObject({oid: big, type: 'blob', size: 6 * 1024 * 1024, oversized: true})
+    expect(b!.content.length).toBe(0)
+    expect(c!.content.toString()).toBe('small\n')
+    expect(d!.content.length).toBe(6 * 1024 * 1024)
+    expect(d!.oversized).toBeUndefined()
+    // Many oversized reads in a row hold nothing: memory does not grow with them.
+    for (let i = 0; i < 5; i++) expect((await reader.read(big, MAX_FILE_BYTES))!.oversized).toBe(true)
+    expect((await reader.read(small, 10))!.content.toString()).toBe('small\n')
+    expect(process.memoryUsage().arrayBuffers - heapBefore).toBeLessThan(64 * 1024 * 1024)
+    // A name that is not there, between two that are.
+    const [e, f, g] = await Promise.all([reader.read(small), reader.read('0'.repeat(40)), reader.read(small)])
+    expect([e!.content.toString(), f, g!.content.toString()]).toEqual(['small\n', null, 'small\n'])
+  } finally {
+    reader.close()
+  }
+}
+
 describe('hostile trees', () => {
+  it('a cold index build reads every hostile card alike through either reader (one request a line, or buffered)', async () => {
+    const {repo, good} = await goodList()
+    plant(repo, corpus(good).flatMap((c) => c.plants))
+    const tip = git(repo, ['rev-parse', REF]).trim()
+    const build = async (bulkReads: string | undefined) => {
+      const before = process.env.TASKS_INDEX_BULK_READS
+      if (bulkReads === undefined) delete process.env.TASKS_INDEX_BULK_READS
+      else process.env.TASKS_INDEX_BULK_READS = bulkReads
+      const reader = new ObjectReader(repo)
+      try {
+        const index = await updateIndex(reader, 'sha1', 'main', tip, null)
+        const snap = snapshotOf(index)
+        return {strays: index.strays, tasks: [...snap.tasks.values()].map((t) => [t.id, t.path, t.error ?? null, t.meta ?? null]).sort((a, b) => String(a[0]).localeCompare(String(b[0])))}
+      } finally {
+        reader.close()
+        if (before === undefined) delete process.env.TASKS_INDEX_BULK_READS
+        else process.env.TASKS_INDEX_BULK_READS = before
+      }
+    }
+    const plain = await build(undefined)
+    expect(plain.tasks.filter((t) => t[2] !== null).length).toBeGreaterThan(10)
+    expect(await build('1')).toEqual(plain)
+  })
+
   it('every hostile entry at once: the good tasks keep working, each bad one is reported by path', async () => {
     const {repo, good} = await goodList()
     const cases = corpus(good)
