@@ -11,7 +11,7 @@
  *
  * Pure: no randomness or I/O here; callers pass the entropy in.
  */
-import {createHash} from 'node:crypto'
+import {createHash, hash} from 'node:crypto'
 import {EnvironmentError, NotFoundError, UsageError} from './errors'
 import {partitionPoint} from './order'
 
@@ -72,12 +72,20 @@ export function isStoredId(id: string): boolean {
 }
 
 /**
+ * SHA-1 in hex: `crypto.hash` where Node has it (20.12 and later), a third
+ * of the cost of a Hash object; a cold index build checks the shard of
+ * every card's name (100,000 at a time).
+ */
+const sha1Hex: (text: string) => string =
+  typeof hash === 'function' ? (text) => hash('sha1', text, 'hex') : (text) => createHash('sha1').update(text).digest('hex')
+
+/**
  * The fan-out directory of a task: two hex characters of the SHA-1 of its id
  * (256 shards). Hashing spreads ids evenly whatever their characters, and 256
  * keeps the `tasks/` tree small (~7 KB) so one mutation writes little.
  */
 export function shardOf(id: string): string {
-  return createHash('sha1').update(id).digest('hex').slice(0, 2)
+  return sha1Hex(id).slice(0, 2)
 }
 
 /** Path of a task's directory on the ref. */

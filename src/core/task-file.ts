@@ -79,20 +79,27 @@ export function parseTaskFile(text: string, expectedId?: string): Parsed<{meta: 
   const fields = parsed.fields
   if (!validateTask(fields)) return {ok: false, error: schemaError(validateTask)}
   const record = fields as Record<string, unknown>
-  if (Object.keys(record).some((k) => FORBIDDEN_KEYS.has(k))) return {ok: false, error: 'the key __proto__ is not allowed'}
+  const keys = Object.keys(record)
+  let unknown = 0
+  for (const k of keys) {
+    if (FORBIDDEN_KEYS.has(k)) return {ok: false, error: 'the key __proto__ is not allowed'}
+    if (!KNOWN_TASK_KEYS.has(k)) unknown++
+  }
   if (expectedId !== undefined && fields.id !== expectedId) {
     return {ok: false, error: `id "${String((fields as Record<string, unknown>).id)}" does not match its directory ${expectedId}`}
   }
+  // Usually every key is known: the parsed record (new, and nobody else's) is the frontmatter as it is.
+  if (unknown === 0 && Object.getPrototypeOf(record) === Object.prototype) return {ok: true, value: {meta: record as unknown as TaskMeta, body: split.body}}
   const meta = {} as Record<string, unknown>
   const extra: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(record)) {
-    if (KNOWN_TASK_KEYS.has(k)) meta[k] = v
-    else extra[k] = v
+  for (const k of keys) {
+    if (KNOWN_TASK_KEYS.has(k)) meta[k] = record[k]
+    else extra[k] = record[k]
   }
   for (const [k, v] of Object.entries(extra)) {
     if (depthOf(v, MAX_EXTRA_DEPTH) > MAX_EXTRA_DEPTH) return {ok: false, error: `${k} is nested more than ${MAX_EXTRA_DEPTH} levels deep`}
   }
-  if (Object.keys(extra).length > 0) meta.extra = extra
+  if (unknown > 0) meta.extra = extra
   return {ok: true, value: {meta: meta as unknown as TaskMeta, body: split.body}}
 }
 

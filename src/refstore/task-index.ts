@@ -96,6 +96,12 @@ function decodeMeta(id: string, text: string): TaskMeta {
  */
 export class IndexedTask implements TaskEntry {
   private decoded: TaskMeta | undefined
+  /**
+   * A finished card read afresh: what the list section orders finished rows
+   * by (priority, creation time as createdNumbers), taken while its fields
+   * were at hand, so writing the cache file decodes none of them again.
+   */
+  finishedOrder: {priority: number; date: number; time: number} | undefined
 
   constructor(
     readonly id: string,
@@ -1232,7 +1238,10 @@ function encodeListSection(
     return al - b.l
   }
   const finOf = (l: number): Fin => {
-    const meta = snap.tasks.get(ids[l]!)!.meta as TaskMeta
+    const t = snap.tasks.get(ids[l]!)!
+    const known = t instanceof IndexedTask ? t.finishedOrder : undefined
+    if (known) return {l, ...known}
+    const meta = t.meta as TaskMeta
     const [date, time] = createdNumbers(meta.created_at)
     return {l, priority: meta.priority, date, time}
   }
@@ -1945,7 +1954,12 @@ async function readTaskDir(reader: ObjectReader, algorithm: HashAlgorithm, shard
   const meta = parsed.value.meta
   const idOf = (other: string) => known?.get(other) ?? other
   const deps = meta.depends_on.length === 0 ? NO_IDS : meta.depends_on.map(idOf)
-  return new IndexedTask(id, shard, entry.oid, STATUS_TEXT_OF.get(meta.status) ?? meta.status, meta.parent === undefined ? '' : idOf(meta.parent), deps, encodeMeta(meta), undefined)
+  const t = new IndexedTask(id, shard, entry.oid, STATUS_TEXT_OF.get(meta.status) ?? meta.status, meta.parent === undefined ? '' : idOf(meta.parent), deps, encodeMeta(meta), undefined)
+  if (meta.status === 'done' || meta.status === 'cancelled') {
+    const [date, time] = createdNumbers(meta.created_at)
+    t.finishedOrder = {priority: meta.priority, date, time}
+  }
+  return t
 }
 
 /** Each status's text, once (not a copy a card). */
