@@ -177,6 +177,23 @@ describe('a cache far behind most of the list', () => {
     expect(near.changes.size).toBeLessThan(20)
     expect(answers(snapshotOf(near))).toEqual(await coldAnswers(dir))
   }, 120_000)
+
+  it('holding a few tasks, with more cards to read than it holds, is not carried forward either', async () => {
+    const {seed} = await import('../../bench/seed')
+    const dir = await initializedRepo()
+    const ids: string[] = []
+    await mutate(dir, 3, 11, ids)
+    await loadAs(dir)
+    const few = readCachedIndex(`${dir}/.git`, 'main')!
+    expect(few.base.tasks.size).toBeGreaterThan(0)
+    await seed({cwd: dir, count: 400, actor: 'bench-agent', reserve: 5})
+    const s = await ListStore.open(dir, 'main')
+    const caught = await updateIndex(s.reader, 'sha1', 'main', s.tip!, readCachedIndex(`${dir}/.git`, 'main'))
+    s.close()
+    expect(caught.changes.size).toBe(0)
+    expect(caught.base.tasks.size).toBe(few.base.tasks.size + 400)
+    expect(answers(snapshotOf(caught))).toEqual(await coldAnswers(dir))
+  }, 120_000)
 })
 
 /** The answers of a cold build at the tip (no cache file, no delta), leaving the files as they were. */
