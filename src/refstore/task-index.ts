@@ -1661,10 +1661,7 @@ export async function updateIndex(
   }
   // From the index given; when that was the cache file with its delta and the delta's trees are gone
   // from the repository, from the cache file alone.
-  // An index of no tasks at all (a cache as old as `init`) has nothing to carry forward: read afresh at once,
-  // without first comparing every shard with nothing (see changesBetween's 'cold').
-  const empty = from !== null && from.base.tasks.size === 0 && from.changes.size === 0
-  for (let start = empty ? null : from; start; start = deltaFallback.get(start) ?? null) {
+  for (let start = from; start; start = deltaFallback.get(start) ?? null) {
     const changed = await changesBetween(reader, algorithm, start, shards, progress)
     if (changed === 'cold') break
     if (changed) return {...header, shards, strays: [...strays, ...changed.strays], base: start.base, changes: changed.changes}
