@@ -309,16 +309,17 @@ export function compareOpenRows(a: OpenRow, b: OpenRow): number {
 const NONE: readonly string[] = Object.freeze([])
 
 /**
- * Tables computed from the entries themselves, each on first use and kept:
- * the entries never change, and a cold index build asks for the queue, the
- * open rows and the ids by status more than once (writing the cache file,
- * then the command's own reads) on 100,000 tasks.
+ * Tables computed from the entries themselves, each on first use and kept
+ * (the entries never change): writing the cache file after a cold index
+ * build asks for the queue twice (itself, then the reservations) and for
+ * the broken ids twice (themselves, then the open rows). Ids by status are
+ * worked out on each call: callers pass sets of their own, which would
+ * only pile up as keys.
  */
 export class ScannedTables implements SnapshotTables {
   private ids: readonly string[] | undefined
   private childMap: Map<string, string[]> | undefined
   private dependentMap: Map<string, string[]> | undefined
-  private readonly byStatus = new Map<ReadonlySet<string>, readonly string[]>()
   private broken: readonly string[] | undefined
   private queue: readonly string[] | undefined
   private reserved: ReadonlyMap<string, readonly string[]> | undefined
@@ -364,15 +365,10 @@ export class ScannedTables implements SnapshotTables {
   }
 
   idsWithStatus(statuses: ReadonlySet<string>): readonly string[] {
-    let ids = this.byStatus.get(statuses)
-    if (!ids) {
-      ids = this.sortedIds().filter((id) => {
-        const status = this.tasks.get(id)!.status
-        return status !== undefined && statuses.has(status)
-      })
-      this.byStatus.set(statuses, ids)
-    }
-    return ids
+    return this.sortedIds().filter((id) => {
+      const status = this.tasks.get(id)!.status
+      return status !== undefined && statuses.has(status)
+    })
   }
 
   brokenIds(): readonly string[] {

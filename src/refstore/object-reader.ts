@@ -82,9 +82,10 @@ export class ObjectReader {
    * With `batchCommand`, git answers through `cat-file --batch-command --buffer`
    * (git 2.36 or later: see batchCommandSupported): a batch of requests is
    * followed by `flush`, and git writes the answers with ordinary output
-   * buffering instead of one write a object. For a pass over many objects (a
-   * cold index build reads 200,000 at 100,000 tasks): fewer system calls on
-   * both sides, ~0.4 s less of 3 s of reading there.
+   * buffering instead of one write an object. For a pass over many objects
+   * (a cold index build reads 200,000 at 100,000 tasks): fewer system calls
+   * on both sides (reading those 200,000 alone: 2.4–2.9 s against 2.7–3.3 s,
+   * half the system time).
    */
   constructor(
     readonly cwd: string,
