@@ -479,6 +479,8 @@ export interface LazyPage {
   bytes?(from: number, to: number): Buffer
   /** Told that a buffer `bytes` returned has been written: its memory may serve a later batch. */
   written?(batch: Buffer): void
+  /** Rows `bytes` has written so far by viewing their task the ordinary way (the tests watch it). */
+  viewed?(): number
 }
 
 const LAZY_PAGES = new WeakMap<ListResult, LazyPage>()
@@ -881,8 +883,8 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
     const end = Math.min(streamed.total, f.limit === undefined ? streamed.total : offset + f.limit)
     const length = Math.max(0, end - offset)
     const lastKeys = length > 0 && end < streamed.total ? streamed.keysAt(end - 1) : null
-    const bytes = (from: number, to: number) => streamed.bytes(offset + from, offset + Math.min(to, length))
-    const lazy: LazyPage = {length, views: (from, to) => JSON.parse(`[${bytes(from, to).toString('utf8')}]`) as Array<TaskView & {depth: number}>, bytes, written: (b) => streamed.written(b)}
+    const bytes = (from: number, to: number) => streamed.bytes(offset + from, offset + Math.min(to, length), offset + length)
+    const lazy: LazyPage = {length, views: (from, to) => JSON.parse(`[${bytes(from, to).toString('utf8')}]`) as Array<TaskView & {depth: number}>, bytes, written: (b) => streamed.written(b), viewed: () => streamed.viewed()}
     await warnTrackingState(session)
     const result: ListResult = {
       list: session.list,

@@ -89,7 +89,7 @@ async function mutate(dir: string, steps: number, seed: number, ids: string[] = 
 }
 
 /** The listing as `list --json` writes it, and whether it was streamed from the file. */
-async function listed(dir: string, as: string, f: ListFilters, lazy: boolean): Promise<{text: string; streamed: boolean}> {
+async function listed(dir: string, as: string, f: ListFilters, lazy: boolean): Promise<{text: string; streamed: boolean; viewed: number}> {
   const session = await Session.open({cwd: dir, list: 'main', as, offline: true})
   try {
     const r = await list(session, {...f, lazy})
@@ -104,7 +104,7 @@ async function listed(dir: string, as: string, f: ListFilters, lazy: boolean): P
         .map((p) => p.toString('utf8'))
         .join(',')
     } else if (page) rows = JSON.stringify(page.views(0, page.length)).slice(1, -1)
-    return {text: JSON.stringify({...r, tasks: '@'}).replace('"@"', `[${rows}]`), streamed: page?.bytes !== undefined}
+    return {text: JSON.stringify({...r, tasks: '@'}).replace('"@"', `[${rows}]`), streamed: page?.bytes !== undefined, viewed: page?.viewed?.() ?? 0}
   } finally {
     session.store.close()
   }
@@ -152,6 +152,18 @@ describe('list --json with finished items, streamed from the index file', () => 
               expect(streamed.streamed, JSON.stringify(f)).toBe(true)
               expect(plain.streamed).toBe(false)
               expect(streamed.text, `${round} ${as} ${JSON.stringify(f)}`).toBe(plain.text)
+              // Lines read a few rows at a time: batches inside a group, across groups, and larger than one.
+              for (const rows of ['2', '9']) {
+                process.env.TASKS_STREAM_GROUP_ROWS = rows
+                try {
+                  const small = await listed(dir, as, f, true)
+                  expect(small.text, `${round} ${as} ${JSON.stringify(f)}, groups of ${rows}`).toBe(plain.text)
+                  // Each row from the same line as before (a misplaced line would be viewed the ordinary way).
+                  expect(small.viewed).toBe(streamed.viewed)
+                } finally {
+                  delete process.env.TASKS_STREAM_GROUP_ROWS
+                }
+              }
             }
           }
         }
