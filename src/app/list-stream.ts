@@ -792,7 +792,17 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
     if (!changedKids.has(l) && (base === -1 || extrasAt[base] === NONE || extras.readUInt32LE(extrasAt[base]! + 8) === 0)) return
     for (const c of kidsOf(l)) put(c, 1)
   }
-  for (let r = 0; r < firstRank; r++) for (let i = 0; i < openCount; i++) if (rank[openSeq[i]!] === r) top(openSeq[i]!)
+  // The open rows state by state, each state's in table order: a counting sort by rank (one pass to count, one to
+  // place), not a pass over every open row for each state.
+  const startOfRank = new Int32Array(firstRank + 1)
+  for (let i = 0; i < openCount; i++) if (rank[openSeq[i]!]! < firstRank) startOfRank[rank[openSeq[i]!]! + 1]!++
+  for (let r = 0; r < firstRank; r++) startOfRank[r + 1]! += startOfRank[r]!
+  const byRank = new Int32Array(startOfRank[firstRank]!)
+  for (let i = 0; i < openCount; i++) {
+    const r = rank[openSeq[i]!]!
+    if (r < firstRank) byRank[startOfRank[r]!++] = openSeq[i]!
+  }
+  for (let i = 0; i < byRank.length; i++) top(byRank[i]!)
   for (let i = 0; i < finCount; i++) top(finSeq[i]!)
 
   const keyOf = (l: number): StreamKey => {
