@@ -20,7 +20,7 @@
  * the read it depends on; the answer is kept by its id for the read that
  * asks for it by id (once for objects other than trees over 64 KB).
  */
-import {type ChildProcessByStdio, execFileSync, spawn} from 'node:child_process'
+import {type ChildProcessByStdio, execFile, spawn} from 'node:child_process'
 import type {Readable, Writable} from 'node:stream'
 import {EnvironmentError} from '../core/errors'
 import {takeEarlyGit} from './early-git'
@@ -371,23 +371,23 @@ export class ObjectReader {
   }
 }
 
-let batchCommandKnown: boolean | undefined
+let batchCommandCheck: Promise<boolean> | undefined
 
 /**
  * Whether this git has `cat-file --batch-command` with `flush` (2.36 and
- * later), asked once a process (`git version`: a cold index build's few
- * milliseconds).
+ * later), asked once a process (`git version`). Asynchronous, so that a
+ * caller that will read many objects can start it early and the answer
+ * arrives while it does other work (a cold index build asks before it
+ * reads the shard trees); a git that cannot be run answers no.
  */
-export function batchCommandSupported(cwd: string): boolean {
-  if (batchCommandKnown === undefined) {
-    try {
-      const m = /git version (\d+)\.(\d+)/.exec(execFileSync('git', ['version'], {cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore']}))
-      batchCommandKnown = !!m && (Number(m[1]) > 2 || (Number(m[1]) === 2 && Number(m[2]) >= 36))
-    } catch {
-      batchCommandKnown = false
-    }
-  }
-  return batchCommandKnown
+export function batchCommandSupported(cwd: string): Promise<boolean> {
+  batchCommandCheck ??= new Promise((resolve) => {
+    execFile('git', ['version'], {cwd, encoding: 'utf8'}, (error, stdout) => {
+      const m = error ? null : /git version (\d+)\.(\d+)/.exec(stdout)
+      resolve(!!m && (Number(m[1]) > 2 || (Number(m[1]) === 2 && Number(m[2]) >= 36)))
+    })
+  })
+  return batchCommandCheck
 }
 
 function limitIsNone(limit: number): boolean {
