@@ -12,7 +12,7 @@ import type {Snapshot, TaskEntry} from '../core/snapshot'
 import {TASKS_DIR} from '../core/store-layout'
 import type {ListStore, Loaded} from '../refstore/list-store'
 import {IndexedTask, entriesAfterWrite, readCardIn} from '../refstore/task-index'
-import {type PushOutcome, SYNC_TIMEOUT_MS, fetchList, networkLimits, pushList, recordFetch, relate} from '../refstore/remote'
+import {type PushOutcome, SYNC_TIMEOUT_MS, type Prepack, fetchList, networkLimits, packUnpublished, pushList, recordFetch, relate} from '../refstore/remote'
 import type {Session} from './session'
 import {followPublished} from './published'
 
@@ -186,42 +186,56 @@ export async function sync(session: Session): Promise<SyncResult> {
   const cwd = store.repo.cwd
   const refused = refusalCounter(remote)
   const limits = await networkLimits(cwd, SYNC_TIMEOUT_MS)
-  for (let attempt = 1; attempt <= MAX_SYNC_TRIES; attempt++) {
-    await session.trackingRef(remote)
-    const remoteTip = await fetchList(cwd, remote, session.list, (ref) => store.readRef(ref), limits)
-    recordFetch(store.repo.commonDir, remote, session.list)
-    const localTip = await store.refreshTip()
-    const base = {list: session.list, remote, local_before: localTip, remote_before: remoteTip, notes: [] as MergeNote[], repairs: [] as Repair[], tries: attempt}
-    if (!localTip && !remoteTip) {
-      throw new EnvironmentError('not_initialised', `neither this repository nor ${remote} has the list "${session.list}"; run \`tasks init --remote ${remote}\``)
-    }
-    if (!remoteTip) {
-      const pushed = await pushList(cwd, remote, session.list, localTip!, null, limits)
-      if (pushed.ok) return {...base, action: 'published', commit: localTip!}
-      refused(pushed, attempt)
-    } else if (!localTip) {
-      if ((await store.compareAndSwap(remoteTip, null, 'sync: fast-forward')).ok) return {...base, action: 'fast_forward', commit: remoteTip}
-    } else {
-      const rel = await relate(cwd, localTip, remoteTip)
-      if (rel.kind === 'same') return {...base, action: 'up_to_date', commit: localTip}
-      if (rel.kind === 'behind') {
-        if ((await store.compareAndSwap(remoteTip, localTip, 'sync: fast-forward')).ok) return {...base, action: 'fast_forward', commit: remoteTip}
-      } else if (rel.kind === 'ahead') {
-        const pushed = await pushList(cwd, remote, session.list, localTip, remoteTip, limits)
-        if (pushed.ok) return {...base, action: 'pushed', commit: localTip}
-        refused(pushed, attempt)
-      } else {
-        const m = await mergeTips(session, localTip, remoteTip, rel.base, remote)
-        const pushed = await pushList(cwd, remote, session.list, m.commit, remoteTip, limits)
-        if (pushed.ok) {
-          // Published; now move the local ref. If a local command moved it meanwhile, the next sync merges that too.
-          await followPublished(session, m.commit, localTip, 'sync: merge')
-          return {...base, action: 'merged', commit: m.commit, notes: m.notes, repairs: m.repairs}
-        }
-        refused(pushed, attempt)
+  // The local commits the remote did not have at the last fetch are packed while this fetches and merges, for
+  // the push to reuse (packUnpublished); stopped if this sync ends without pushing them.
+  let prepack: Prepack | null = null
+  try {
+    for (let attempt = 1; attempt <= MAX_SYNC_TRIES; attempt++) {
+      const tracking = await session.trackingRef(remote)
+      if (attempt === 1) {
+        const [tip, published] = await Promise.all([store.refreshTip(), store.readRef(tracking)])
+        if (tip && published && tip !== published) prepack = packUnpublished(cwd, store.repo.objectsDir, tip, published)
       }
+      const remoteTip = await fetchList(cwd, remote, session.list, (ref) => store.readRef(ref), limits)
+      recordFetch(store.repo.commonDir, remote, session.list)
+      const localTip = await store.refreshTip()
+      const base = {list: session.list, remote, local_before: localTip, remote_before: remoteTip, notes: [] as MergeNote[], repairs: [] as Repair[], tries: attempt}
+      if (!localTip && !remoteTip) {
+        throw new EnvironmentError('not_initialised', `neither this repository nor ${remote} has the list "${session.list}"; run \`tasks init --remote ${remote}\``)
+      }
+      if (!remoteTip) {
+        await prepack?.done
+        const pushed = await pushList(cwd, remote, session.list, localTip!, null, limits)
+        if (pushed.ok) return {...base, action: 'published', commit: localTip!}
+        refused(pushed, attempt)
+      } else if (!localTip) {
+        if ((await store.compareAndSwap(remoteTip, null, 'sync: fast-forward')).ok) return {...base, action: 'fast_forward', commit: remoteTip}
+      } else {
+        const rel = await relate(cwd, localTip, remoteTip)
+        if (rel.kind === 'same') return {...base, action: 'up_to_date', commit: localTip}
+        if (rel.kind === 'behind') {
+          if ((await store.compareAndSwap(remoteTip, localTip, 'sync: fast-forward')).ok) return {...base, action: 'fast_forward', commit: remoteTip}
+        } else if (rel.kind === 'ahead') {
+          await prepack?.done
+          const pushed = await pushList(cwd, remote, session.list, localTip, remoteTip, limits)
+          if (pushed.ok) return {...base, action: 'pushed', commit: localTip}
+          refused(pushed, attempt)
+        } else {
+          const m = await mergeTips(session, localTip, remoteTip, rel.base, remote)
+          await prepack?.done
+          const pushed = await pushList(cwd, remote, session.list, m.commit, remoteTip, limits)
+          if (pushed.ok) {
+            // Published; now move the local ref. If a local command moved it meanwhile, the next sync merges that too.
+            await followPublished(session, m.commit, localTip, 'sync: merge')
+            return {...base, action: 'merged', commit: m.commit, notes: m.notes, repairs: m.repairs}
+          }
+          refused(pushed, attempt)
+        }
+      }
+      await backoff(attempt)
     }
-    await backoff(attempt)
+  } finally {
+    prepack?.cancel()
   }
   throw new ConflictError('sync_exhausted', `the remote kept changing during sync; gave up after ${MAX_SYNC_TRIES} tries. Try again.`, {tries: MAX_SYNC_TRIES})
 }

@@ -12,6 +12,7 @@
  * Must never: push without a lease, report success for a push git did not
  * accept, or wait on a remote without a bound.
  */
+import {type ChildProcess, spawn} from 'node:child_process'
 import {existsSync, mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {EnvironmentError, UsageError} from '../core/errors'
@@ -270,6 +271,65 @@ export async function pushList(
   }
   if (UNREACHABLE.test(text)) throw unreachable(remote, r.stderr.trim())
   throw new EnvironmentError('push_failed', `git push to ${remote} failed: ${r.stderr.trim().split('\n').pop() ?? `exit ${r.code}`}`, {remote, detail: r.stderr.trim()})
+}
+
+/**
+ * Local commits not on the remote from which packUnpublished packs their
+ * objects (fewer: the push's own packing is quick, and a pack a sync would
+ * be waste). `TASKS_PREPACK_COMMITS` sets another (the tests use 2).
+ */
+const PREPACK_COMMITS = 32
+
+function prepackCommits(): number {
+  const v = Number(process.env.TASKS_PREPACK_COMMITS)
+  return Number.isSafeInteger(v) && v > 0 ? v : PREPACK_COMMITS
+}
+
+/** A `git pack-objects` started by packUnpublished: `done` when it has ended (never rejects); `cancel` stops it. */
+export interface Prepack {
+  done: Promise<void>
+  cancel(): void
+}
+
+/**
+ * Pack this clone's objects that a push of `tip` over `published` will send
+ * (`git pack-objects --revs --local --incremental`, one thread), in the
+ * background, so that the push reuses the deltas found here instead of
+ * searching for them while the caller waits. The objects a mutation writes
+ * are loose; for a sync after a long offline run (1,000 commits, ~6,600
+ * objects at 100,000 tasks) the push's delta search was ~1 s of git's 2 s
+ * (sender) and the whole sync ~7 s on this project's 2-core machine.
+ * Started before the fetch, it runs beside the fetch and the merge. Only
+ * when `tip` has at least PREPACK_COMMITS commits that `published` lacks.
+ * Nothing fails: the push packs whatever it must itself.
+ */
+export function packUnpublished(cwd: string, objectsDir: string, tip: string, published: string): Prepack {
+  let child: ChildProcess | null = null
+  let cancelled = false
+  const done = (async () => {
+    try {
+      const {ahead} = await aheadBehind(cwd, tip, published)
+      if (ahead < prepackCommits() || cancelled) return
+      await new Promise<void>((resolve) => {
+        const proc = spawn('git', ['pack-objects', '--revs', '--local', '--incremental', '--delta-base-offset', '--threads=1', '-q', join(objectsDir, 'pack', 'pack')], {cwd, stdio: ['pipe', 'ignore', 'ignore']})
+        child = proc
+        proc.on('error', () => resolve())
+        proc.on('close', () => resolve())
+        proc.stdin.on('error', () => undefined)
+        proc.stdin.end(`${tip}\n^${published}\n`)
+      })
+    } catch {
+      // Only a head start for the push.
+    }
+  })()
+  return {
+    done,
+    cancel: () => {
+      cancelled = true
+      // git removes its temporary pack files when it is stopped.
+      if (child && child.exitCode === null && child.signalCode === null) child.kill()
+    },
+  }
 }
 
 /** True when the named remote exists in this repository's config. */

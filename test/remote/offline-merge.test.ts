@@ -20,6 +20,8 @@
  *   text is in some file of the final tree (`git ls-tree -r` + `cat-file`);
  * - the history has a real merge commit with two parents.
  */
+import {readdirSync} from 'node:fs'
+import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {cleanupAll, gitSync, jsonError, run, runJson} from '../helpers/cli'
 import {history, trailer} from '../race/support'
@@ -290,6 +292,46 @@ describe('an online mutation that has to merge unpublished offline work first', 
     const toldInOutput = /lost_claim/.test(r.stdout + r.stderr)
     const inbox = [...filesOf(bare).keys()].filter((p) => p.startsWith('inbox/bob/'))
     expect(toldInOutput || inbox.length > 0, `bob was not told that his claim on ${c} was superseded; output: ${r.stdout}`).toBe(true)
+  })
+})
+
+/** The pack files of a clone's object directory. */
+function packsOf(repo: string): string[] {
+  const dir = join(repo, '.git', 'objects', 'pack')
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.pack'))
+    .map((f) => join(dir, f))
+}
+
+describe('a sync of many offline commits packs them while it fetches and merges', {timeout: 60_000}, () => {
+  // packUnpublished: the objects of the local commits the remote lacks go into a pack of this clone (git
+  // pack-objects, beside the fetch and the merge) that the push then reuses. Lowered to 2 commits here.
+  const P = {env: {TASKS_PREPACK_COMMITS: '2'}}
+  it('leaves a pack holding the offline commits, and the merge is published as without it', async () => {
+    const {bare, clones} = await shared(2)
+    const [a, b] = clones as [string, string]
+    const shared1 = (await runJson(a, ['add', 'Shared card'], {env: {TASKS_ACTOR: 'lead'}})).task.id as string
+    expect((await runJson(b, ['sync'])).action).toBe('fast_forward')
+    const offline: string[] = []
+    for (const title of ['Offline one', 'Offline two', 'Offline three']) offline.push((await runJson(b, ['add', title], B)).task.id as string)
+    await runJson(b, ['comment', shared1, 'typed offline on B'], B)
+    await runJson(a, ['comment', shared1, 'typed online on A'], {env: {TASKS_ACTOR: 'lead'}})
+    const packsBefore = packsOf(b)
+    const out = await runJson(b, ['sync'], {env: {...B.env, ...P.env, TASKS_OFFLINE: ''}})
+    expect(out.action).toBe('merged')
+    // One new pack, with every object of the offline commits (the commits themselves among them).
+    const added = packsOf(b).filter((p) => !packsBefore.includes(p))
+    expect(added).toHaveLength(1)
+    const packed = new Set(gitSync(b, ['verify-pack', '-v', added[0]!]).split('\n').map((l) => l.split(' ')[0]))
+    const offlineCommits = gitSync(b, ['rev-list', out.local_before as string, `^${out.remote_before as string}`]).split('\n').filter(Boolean)
+    expect(offlineCommits.length).toBe(4)
+    for (const c of offlineCommits) expect(packed.has(c), c).toBe(true)
+    // The remote and a fresh look from A agree, with everything typed on both sides.
+    expect(tipOf(bare)).toBe(tipOf(b))
+    expect((await runJson(a, ['sync'], {env: {TASKS_ACTOR: 'lead'}})).action).toBe('fast_forward')
+    const texts = [...filesOf(bare).values()].join('\n')
+    for (const t of ['typed offline on B', 'typed online on A', 'Offline one', 'Offline three']) expect(texts).toContain(t)
+    for (const id of offline) expect((await runJson(a, ['show', id], {env: {TASKS_ACTOR: 'lead'}})).task.id).toBe(id)
   })
 })
 
