@@ -692,16 +692,17 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
   // The finished rows: the file's in listing order, the changed ones merged in by (status, priority, creation
   // time, id).
   const wantedFinished = (code: number, priority: number): boolean => ((code === DONE && input.done) || (code === CANCELLED && input.cancelled)) && (input.priorities.size === 0 || input.priorities.has(priority))
-  const changedFinished: Array<{row: number; code: number; priority: number; date: number; time: number}> = []
+  const changedFinished: Array<{row: number; id: string; code: number; priority: number; date: number; time: number}> = []
   for (const c of changedEntries) {
     const meta = c.entry.meta
     const row = changedRow.get(c.id)!
     if (!meta || (status[row] !== DONE && status[row] !== CANCELLED)) continue
     const [date, time] = createdNumbers(meta.created_at)
     if (date < 0) return null
-    changedFinished.push({row, code: status[row]!, priority: meta.priority, date, time})
+    changedFinished.push({row, id: c.id, code: status[row]!, priority: meta.priority, date, time})
   }
-  changedFinished.sort((a, b) => a.code - b.code || a.priority - b.priority || a.date - b.date || a.time - b.time || a.row - b.row)
+  // Ties (the same priority and creation time) by id, as everywhere in the listing: not by the order of the changes.
+  changedFinished.sort((a, b) => a.code - b.code || a.priority - b.priority || a.date - b.date || a.time - b.time || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
   const finSeq = new Int32Array(m.finished + changedFinished.length)
   let finCount = 0
   const placeFinished = (row: number, code: number, priority: number): void => {
