@@ -27,6 +27,8 @@ export interface GitOptions {
   env?: Record<string, string>
   /** Kill git and every process it started after this many milliseconds (unset or 0: no deadline). */
   deadlineMs?: number
+  /** Stop git when this is aborted (the promise then rejects). */
+  signal?: AbortSignal
 }
 
 /** Signals that end this process while a detached git group runs: the group must not outlive us. */
@@ -71,6 +73,7 @@ export function git(args: readonly string[], options: GitOptions): Promise<GitRe
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       // Its own process group, so the deadline can kill the helpers git starts too.
       detached: deadline > 0,
+      signal: options.signal,
     })
     const out: Buffer[] = []
     const err: Buffer[] = []

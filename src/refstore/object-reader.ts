@@ -20,10 +20,11 @@
  * the read it depends on; the answer is kept by its id for the read that
  * asks for it by id (once for objects other than trees over 64 KB).
  */
-import {type ChildProcessByStdio, execFile, spawn} from 'node:child_process'
+import {type ChildProcessByStdio, spawn} from 'node:child_process'
 import type {Readable, Writable} from 'node:stream'
 import {EnvironmentError} from '../core/errors'
 import {takeEarlyGit} from './early-git'
+import {git} from './git-process'
 
 export interface GitObject {
   oid: string
@@ -381,12 +382,13 @@ let batchCommandCheck: Promise<boolean> | undefined
  * reads the shard trees); a git that cannot be run answers no.
  */
 export function batchCommandSupported(cwd: string): Promise<boolean> {
-  batchCommandCheck ??= new Promise((resolve) => {
-    execFile('git', ['version'], {cwd, encoding: 'utf8'}, (error, stdout) => {
-      const m = error ? null : /git version (\d+)\.(\d+)/.exec(stdout)
-      resolve(!!m && (Number(m[1]) > 2 || (Number(m[1]) === 2 && Number(m[2]) >= 36)))
-    })
-  })
+  batchCommandCheck ??= git(['version'], {cwd}).then(
+    (r) => {
+      const m = r.code === 0 ? /git version (\d+)\.(\d+)/.exec(r.stdout) : null
+      return !!m && (Number(m[1]) > 2 || (Number(m[1]) === 2 && Number(m[2]) >= 36))
+    },
+    () => false,
+  )
   return batchCommandCheck
 }
 

@@ -12,7 +12,6 @@
  * Must never: push without a lease, report success for a push git did not
  * accept, or wait on a remote without a bound.
  */
-import {type ChildProcess, spawn} from 'node:child_process'
 import {existsSync, mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {EnvironmentError, UsageError} from '../core/errors'
@@ -304,32 +303,18 @@ export interface Prepack {
  * Nothing fails: the push packs whatever it must itself.
  */
 export function packUnpublished(cwd: string, objectsDir: string, tip: string, published: string): Prepack {
-  let child: ChildProcess | null = null
-  let cancelled = false
+  const stop = new AbortController()
   const done = (async () => {
     try {
       const {ahead} = await aheadBehind(cwd, tip, published)
-      if (ahead < prepackCommits() || cancelled) return
-      await new Promise<void>((resolve) => {
-        const proc = spawn('git', ['pack-objects', '--revs', '--local', '--incremental', '--delta-base-offset', '--threads=1', '-q', join(objectsDir, 'pack', 'pack')], {cwd, stdio: ['pipe', 'ignore', 'ignore']})
-        child = proc
-        proc.on('error', () => resolve())
-        proc.on('close', () => resolve())
-        proc.stdin.on('error', () => undefined)
-        proc.stdin.end(`${tip}\n^${published}\n`)
-      })
+      if (ahead < prepackCommits() || stop.signal.aborted) return
+      // git removes its temporary pack files when it is stopped.
+      await git(['pack-objects', '--revs', '--local', '--incremental', '--delta-base-offset', '--threads=1', '-q', join(objectsDir, 'pack', 'pack')], {cwd, input: `${tip}\n^${published}\n`, signal: stop.signal})
     } catch {
-      // Only a head start for the push.
+      // Only a head start for the push (stopped, or git failed).
     }
   })()
-  return {
-    done,
-    cancel: () => {
-      cancelled = true
-      // git removes its temporary pack files when it is stopped.
-      if (child && child.exitCode === null && child.signalCode === null) child.kill()
-    },
-  }
+  return {done, cancel: () => stop.abort()}
 }
 
 /** True when the named remote exists in this repository's config. */
