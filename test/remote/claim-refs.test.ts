@@ -421,4 +421,60 @@ describe('who else is at work: the walk down the list', () => {
       reader.close()
     }
   })
+
+  it('walks a long line in runs read at once, with the same answers as one commit at a time', async () => {
+    const repo = makeRepo()
+    const now = 1_800_000_000
+    // 100 commits, one a second, by ten actors in turn (a0 ... a9); the newest at now - 1.
+    const oids: string[] = []
+    for (let k = 0; k < 100; k++) {
+      const date = `${now - 100 + k} +0000`
+      execFileSync('git', ['commit', '-q', '--allow-empty', '-m', `claim tsk-x: a title\n\nTasks-Op: claim\nTask: tsk-x\nActor: a${k % 10}`], {
+        cwd: repo,
+        env: {...TEST_ENV, GIT_COMMITTER_DATE: date, GIT_AUTHOR_DATE: date},
+      })
+      oids.push(gitSync(repo, ['rev-parse', 'HEAD']).trim())
+    }
+    const tip = oids.at(-1)!
+    /** The answer worked out from the list above: the walk's distance to oids[at], and the actors other than `self` it counts. */
+    const expected = (at: number | null, self: string, since: number, limit = 128) => {
+      const distance = at !== null && 99 - at < limit ? 99 - at : null
+      const others = new Set<string>()
+      for (let i = 0; i < Math.min(limit, 100); i++) {
+        const k = 99 - i
+        if (now - 100 + k < since) break
+        if (`a${k % 10}` !== self) others.add(`a${k % 10}`)
+      }
+      return {distance, others: others.size}
+    }
+    const reader = new ObjectReader(repo)
+    try {
+      // Ancestors at the end of a run, at the start of the next and deep in later runs (runs of 8, 16, 32, 64).
+      for (const back of [0, 7, 8, 9, 23, 24, 25, 56, 57, 99]) {
+        expect(await recentLine(reader, tip, oids[99 - back]!, 'a3', now - 5), `${back} behind`).toEqual(expected(99 - back, 'a3', now - 5))
+      }
+      // Counting past the ancestor, through several runs, until the commits are older than `since`.
+      expect(await recentLine(reader, tip, oids[97]!, 'nobody', now - 40)).toEqual(expected(97, 'nobody', now - 40))
+      // A limit that ends inside a run: the ancestor beyond it is not found, and only what was read is counted.
+      expect(await recentLine(reader, tip, oids[50]!, 'nobody', now - 1000, 13)).toEqual({distance: null, others: 10})
+      expect(await recentLine(reader, tip, oids[90]!, 'a9', now - 1000, 13)).toEqual({distance: 9, others: 9})
+      // The line ends (the repository's first commit) before the limit: nothing is read past it.
+      expect(await recentLine(reader, tip, null, 'nobody', 0, 500)).toEqual({distance: null, others: 10})
+      expect(await recentLine(reader, tip, oids[0]!, 'a0', 0, 500, 3)).toEqual({distance: 99, others: 3})
+      // An answer by name that is not the parent of the one before (as a replaced object could give): the walk goes
+      // on from the parent it read, by id, with the same answers.
+      const askedById: string[] = []
+      const skewed = {
+        read: (name: string) => {
+          if (!name.includes('~')) askedById.push(name)
+          return reader.read(name.endsWith('~3') ? `${name.slice(0, -2)}~5` : name)
+        },
+      } as unknown as ObjectReader
+      expect(await recentLine(skewed, tip, oids[60]!, 'a3', now - 30)).toEqual(expected(60, 'a3', now - 30))
+      // Every run goes wrong at its fourth answer: the walk down to oids[60] starts a run by id every three commits.
+      expect(askedById).toEqual(Array.from({length: 14}, (_, r) => oids[99 - 3 * r]))
+    } finally {
+      reader.close()
+    }
+  })
 })
