@@ -372,7 +372,7 @@ export class LooseObjectWriter {
   onWrite: ((oid: string, type: ObjectType, content: Buffer) => void) | null = null
 
   constructor(
-    private readonly objectsDir: string,
+    readonly objectsDir: string,
     readonly algorithm: HashAlgorithm,
   ) {}
 
@@ -517,6 +517,18 @@ export class LooseObjectWriter {
     }
   }
 
+  /**
+   * Objects a batch wrote as a pack instead (PackedObjects, pack-writer.ts),
+   * in `files` (the pack and its index): counted as written, told to
+   * `onWrite`, and flushed with the loose ones before the ref moves.
+   */
+  notePacked(files: readonly string[], objects: ReadonlyArray<{oid: string; type: ObjectType; body: Buffer}>, bytes: number): void {
+    for (const o of objects) this.onWrite?.(o.oid, o.type, o.body)
+    this.objectsWritten += objects.length
+    this.bytesWritten += bytes
+    this.unflushed.push(...files)
+  }
+
   /** True when objects were written since the last flush. */
   get pending(): boolean {
     return this.unflushed.length > 0
@@ -597,8 +609,12 @@ function tmpName(): string {
   return `tmp_obj_${process.pid}_${Math.random().toString(36).slice(2)}`
 }
 
-/** Remove `tmp_obj_*` files in one directory (the object directory, or a fan-out directory) that are older than STALE_TMP_OBJ_MS (best-effort). */
-export function removeStaleTmpObjects(dir: string, now: number): number {
+/**
+ * Remove temporary files (`tmp_obj_*`, or those with the `prefixes` given:
+ * a pack's in `objects/pack`) in one directory that are older than
+ * STALE_TMP_OBJ_MS (best-effort).
+ */
+export function removeStaleTmpObjects(dir: string, now: number, prefixes: readonly string[] = ['tmp_obj_']): number {
   let removed = 0
   let names: string[]
   try {
@@ -607,7 +623,7 @@ export function removeStaleTmpObjects(dir: string, now: number): number {
     return 0
   }
   for (const name of names) {
-    if (!name.startsWith('tmp_obj_')) continue
+    if (!prefixes.some((p) => name.startsWith(p))) continue
     const path = join(dir, name)
     try {
       if (now - statSync(path).mtimeMs > STALE_TMP_OBJ_MS) {

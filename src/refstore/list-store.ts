@@ -20,6 +20,7 @@ import {FILE_MODE, LooseObjectWriter, TREE_MODE, type TreeEntry, decodeTree, enc
 import {earlyRefUpdater} from './early-git'
 import {autoMaintenance} from './housekeeping'
 import {ObjectReader} from './object-reader'
+import {PackedObjects} from './pack-writer'
 import {git, gitOk} from './git-process'
 import {type RefUpdateOutcome, StdinRefUpdater, updateRef} from './ref-transaction'
 import {type Repository, configMayMention, configStamp, discover, readConfig} from './repository'
@@ -288,13 +289,17 @@ export class ListStore {
    */
   async writeFiles(rootTree: string, files: ReadonlyArray<{path: string; content: string | null}>, trees: ReadonlyArray<{path: string; oid: string}> = []): Promise<string> {
     void this.fsyncObjects() // asked while the trees are built; awaited before the ref moves
-    const tb = new TreeBuilder(this.reader, this.writer, rootTree)
+    // Many new objects (a sync's merge) go to disk as one pack (pack-writer.ts).
+    const sink = new PackedObjects(this.writer)
+    const tb = new TreeBuilder(this.reader, sink, rootTree)
     for (const t of trees) await tb.setTree(t.path, t.oid)
     for (const f of files) {
       if (f.content === null) await tb.remove(f.path)
       else await tb.setFile(f.path, f.content)
     }
-    return tb.write()
+    const tree = await tb.write()
+    sink.finish()
+    return tree
   }
 
   /** Write a commit object for `tree` with the given parents; returns its id. */
@@ -382,7 +387,10 @@ export class ListStore {
   /** Apply plan changes to a tree; returns the new tree id. */
   async applyChanges(rootTree: string, changes: readonly Change[]): Promise<string> {
     void this.fsyncObjects() // asked while the trees are built; awaited before the ref moves
-    const tb = new TreeBuilder(this.reader, this.writer, rootTree)
+    // Many new objects (an import, a large batch) go to disk as one pack (pack-writer.ts); until finish() they are
+    // only here, so a file written earlier in this plan is read from `sink`, not from git.
+    const sink = new PackedObjects(this.writer)
+    const tb = new TreeBuilder(this.reader, sink, rootTree)
     for (const change of changes) {
       switch (change.kind) {
         case 'put-task': {
@@ -392,7 +400,7 @@ export class ListStore {
             // long-lived store asked for it by its directory already (prefetch) and keeps it.
             if (!this.longLived) this.reader.prefetch(`${rootTree}:${taskFilePath(change.meta.id)}`)
             const old = await tb.blobAt(taskFilePath(change.meta.id))
-            body = old ? taskBody((await this.reader.readType(old, 'blob')).content.toString('utf8')) : ''
+            body = old ? taskBody((sink.content(old) ?? (await this.reader.readType(old, 'blob')).content).toString('utf8')) : ''
           }
           await tb.setFile(taskFilePath(change.meta.id), serialiseTask(change.meta, body))
           break
@@ -414,7 +422,9 @@ export class ListStore {
           break
       }
     }
-    return tb.write()
+    const tree = await tb.write()
+    sink.finish()
+    return tree
   }
 
   /** configMayMention's answers while the config files stay as they were (a long-lived process; configStamp). */

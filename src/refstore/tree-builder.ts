@@ -6,8 +6,9 @@
  * on its path, and nothing else. Empty trees are dropped, as git does.
  */
 import {EnvironmentError} from '../core/errors'
-import {FILE_MODE, TREE_MODE, type LooseObjectWriter, type TreeEntry, decodeTree, encodeTree} from './git-objects'
+import {FILE_MODE, TREE_MODE, type TreeEntry, decodeTree, encodeTree} from './git-objects'
 import type {ObjectReader} from './object-reader'
+import type {ObjectSink} from './pack-writer'
 
 interface Node {
   oid: string | null
@@ -28,7 +29,7 @@ export class TreeBuilder {
 
   constructor(
     private readonly reader: ObjectReader,
-    private readonly writer: LooseObjectWriter,
+    private readonly writer: ObjectSink,
     private readonly rootOid: string | null,
   ) {
     this.root = {oid: rootOid, entries: rootOid ? null : new Map(), dirty: !rootOid}
