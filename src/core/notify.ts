@@ -131,12 +131,12 @@ export interface Recipient {
  * `watch`), in a stable order. Pure: the same plan, snapshot and registry
  * give the same recipients.
  */
-export function recipientsOf(plan: Plan<unknown>, snap: Snapshot, ctx: OpContext, registry: Registry): Recipient[] {
+export function recipientsOf(plan: Plan<unknown>, snap: Snapshot, ctx: OpContext, registry: Registry, cards: readonly Touched[] = touchedCards(plan, snap)): Recipient[] {
   const event = plan.op
   const actor = canonicalActor(ctx.actor, registry)
   const out = new Map<string, {tasks: string[]; roles: Set<string>}>()
   const canon = (n: string): string => canonicalActor(n, registry)
-  for (const card of touchedCards(plan, snap)) {
+  for (const card of cards) {
     const versions = [card.before, card.after]
     const roles = cardRoles(card.after ?? card.before, event) ?? configRoles(snap.config, event)
     const here = new Map<string, Set<string>>()
@@ -166,7 +166,8 @@ export function recipientsOf(plan: Plan<unknown>, snap: Snapshot, ctx: OpContext
     here.delete(ENGINE_ACTOR)
     for (const [to, why] of here) {
       const entry = out.get(to) ?? {tasks: [], roles: new Set<string>()}
-      if (!entry.tasks.includes(card.id)) entry.tasks.push(card.id)
+      // Each card comes once (touchedCards): no search of the list (an import names one person on 100,000 cards).
+      entry.tasks.push(card.id)
       for (const w of why) entry.roles.add(w)
       out.set(to, entry)
     }
@@ -200,8 +201,9 @@ function oneLine(text: string, max: number): string {
 }
 
 /** The short text of a record: who did what to which card, and the gist (a comment's start, the new state). */
-export function renderRecordBody(plan: Plan<unknown>, snap: Snapshot, ctx: OpContext, tasks: readonly string[]): string {
-  const cards = touchedCards(plan, snap).filter((t) => tasks.includes(t.id))
+export function renderRecordBody(plan: Plan<unknown>, snap: Snapshot, ctx: OpContext, tasks: readonly string[], touched: readonly Touched[] = touchedCards(plan, snap)): string {
+  const wanted = new Set(tasks)
+  const cards = touched.filter((t) => wanted.has(t.id))
   const verb = VERBS[plan.op] ?? `${plan.op}:`
   const first = cards[0]!
   const meta = first.after ?? first.before
@@ -232,7 +234,9 @@ export function recordStem(now: string, to: string, event: string, entropy: stri
  */
 export function inboxChanges(plan: Plan<unknown>, snap: Snapshot, ctx: OpContext, registry: Registry): Change[] {
   const changes: Change[] = []
-  for (const r of recipientsOf(plan, snap, ctx, registry)) {
+  // Worked out once for all recipients: once each was linear in the cards per recipient, quadratic for an import.
+  const touched = touchedCards(plan, snap)
+  for (const r of recipientsOf(plan, snap, ctx, registry, touched)) {
     const stem = recordStem(ctx.now, r.to, plan.op, ctx.entropy)
     const record: InboxRecord = {
       id: stem,
@@ -243,7 +247,7 @@ export function inboxChanges(plan: Plan<unknown>, snap: Snapshot, ctx: OpContext
       to: r.to,
       created_at: ctx.now,
       roles: r.roles,
-      body: renderRecordBody(plan, snap, ctx, r.tasks),
+      body: renderRecordBody(plan, snap, ctx, r.tasks, touched),
     }
     changes.push({kind: 'put-file', path: recordPath(r.to, stem), content: serialiseRecord(record)})
   }
