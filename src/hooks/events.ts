@@ -10,12 +10,14 @@
  */
 import {UsageError} from '../core/errors'
 import {messageTrailers} from '../core/commit-link'
-import {taskFilePath} from '../core/store-layout'
 import {INIT_COMMIT} from '../core/store-layout'
 import type {Session} from '../app/session'
 import {git} from '../refstore/git-process'
 import {fetchList, networkLimits, recordFetch, MUTATION_TIMEOUT_MS} from '../refstore/remote'
-import {readBlobs} from '../refstore/blobs'
+import {shardOf} from '../core/ids'
+import {TASKS_DIR, TASK_FILE} from '../core/store-layout'
+import {TREE_MODE, type TreeEntry, decodeTree} from '../refstore/git-objects'
+import {ObjectReader, batchCommandSupported} from '../refstore/object-reader'
 
 export interface TaskEvent {
   op: string
@@ -54,20 +56,76 @@ export async function eventsBetween(cwd: string, tips: readonly string[], seen: 
   return events
 }
 
-/** Each item's revision after the event's commit (null: not on the ref then, e.g. removed), one cat-file for all. */
+/**
+ * Each item's revision after the event's commit (null: not on the ref then,
+ * e.g. removed). The trees are walked here, through one `git cat-file`
+ * reading by id (each commit's `tasks/` tree and each shard tree decoded
+ * once, then the card's directory and file): asking git for
+ * `<commit>:tasks/<xx>/<id>/task.md` made it read the commit, root, `tasks/`
+ * and shard trees again for every item, which for the import commit of a
+ * 100,000-task list (one `Task` trailer a card) took 538 s.
+ */
 async function fillRevisions(cwd: string, events: TaskEvent[]): Promise<void> {
-  const names: string[] = []
-  for (const e of events) for (const t of e.tasks) if (/^tsk-[0-9a-z]+$/.test(t.id)) names.push(`${e.commit}:${taskFilePath(t.id)}`)
-  if (names.length === 0) return
-  const blobs = await readBlobs(cwd, names, 64 * 1024)
-  for (const e of events) {
-    for (const t of e.tasks) {
-      const text = blobs.get(`${e.commit}:${taskFilePath(t.id)}`)?.toString('utf8')
-      const m = text ? /^revision: (\d+)$/m.exec(text) : null
-      t.revision = m ? Number(m[1]) : null
+  const items: Array<{e: TaskEvent; t: TaskEvent['tasks'][number]}> = []
+  for (const e of events) for (const t of e.tasks) if (/^tsk-[0-9a-z]+$/.test(t.id)) items.push({e, t})
+  if (items.length === 0) return
+  const reader = new ObjectReader(cwd, items.length >= BULK_ITEMS && (await batchCommandSupported(cwd)))
+  /** The shards (name -> tree id) of each commit's tasks/ tree; the entries of each shard tree by id (bounded). */
+  const shardsOf = new Map<string, Promise<Map<string, string>>>()
+  const entriesOf = new Map<string, Promise<Map<string, TreeEntry>>>()
+  const revisionOf = async (commit: string, id: string): Promise<number | null> => {
+    const algorithm = commit.length === 64 ? 'sha256' : 'sha1'
+    const decode = async (oid: string): Promise<TreeEntry[]> => {
+      const o = await reader.read(oid)
+      return o && o.type === 'tree' ? decodeTree(o.content, algorithm) : []
     }
+    let shards = shardsOf.get(commit)
+    if (!shards) {
+      shards = (async () => {
+        const tasks = (await decode(`${commit}^{tree}`)).find((x) => x.name === TASKS_DIR && x.mode === TREE_MODE)
+        return new Map(tasks ? (await decode(tasks.oid)).filter((x) => x.mode === TREE_MODE).map((x) => [x.name, x.oid]) : [])
+      })()
+      shardsOf.set(commit, shards)
+      if (shardsOf.size > KEPT_TREES) shardsOf.delete(shardsOf.keys().next().value!)
+    }
+    const shard = (await shards).get(shardOf(id))
+    if (!shard) return null
+    let entries = entriesOf.get(shard)
+    if (!entries) {
+      entries = decode(shard).then((list) => new Map(list.map((x) => [x.name, x])))
+      entriesOf.set(shard, entries)
+      if (entriesOf.size > KEPT_TREES) entriesOf.delete(entriesOf.keys().next().value!)
+    }
+    const dir = (await entries).get(id)
+    if (!dir || dir.mode !== TREE_MODE) return null
+    const file = (await decode(dir.oid)).find((x) => x.name === TASK_FILE)
+    if (!file) return null
+    const blob = await reader.read(file.oid, 64 * 1024)
+    if (!blob || blob.type !== 'blob' || blob.oversized) return null
+    const m = /^revision: (\d+)$/m.exec(blob.content.toString('utf8'))
+    return m ? Number(m[1]) : null
+  }
+  try {
+    // A window of items in flight, so the reads of many go to git together.
+    let next = 0
+    const worker = async (): Promise<void> => {
+      while (next < items.length) {
+        const {e, t} = items[next++]!
+        t.revision = await revisionOf(e.commit, t.id)
+      }
+    }
+    await Promise.all(Array.from({length: Math.min(IN_FLIGHT, items.length)}, worker))
+  } finally {
+    reader.close()
   }
 }
+
+/** Items at or above which the revisions are read through git's buffered batch reader (as the index's cold read). */
+const BULK_ITEMS = 2048
+/** Items whose reads are in flight at once. */
+const IN_FLIGHT = 256
+/** Commits' shard lists and shard trees kept decoded (first in, first out). */
+const KEPT_TREES = 1024
 
 export interface FollowOptions {
   since?: string

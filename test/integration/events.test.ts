@@ -6,7 +6,9 @@
  */
 import {spawn} from 'node:child_process'
 import {afterAll, describe, expect, it} from 'vitest'
-import {BIN, TEST_ENV, cleanupAll, run, runJson} from '../helpers/cli'
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {BIN, TEST_ENV, cleanupAll, run, runJson, tempDir} from '../helpers/cli'
 import {shared} from '../remote/support'
 
 afterAll(() => cleanupAll())
@@ -39,6 +41,29 @@ describe('tasks events', {timeout: 90_000}, () => {
     expect(since.stdout.trim().split('\n').map((l) => (JSON.parse(l) as Event).op)).toEqual(['done'])
     const text = await run(c, ['events'], {env: ALICE})
     expect(text.stdout).toContain(`done ${id}@3 by alice`)
+  })
+
+  it("gives each item's revision after each commit, for a commit of many cards in many shards too", async () => {
+    const {clones} = await shared(1)
+    const c = clones[0]!
+    // One import commit of 40 cards (a Taskwarrior export), then an edit of one, the removal of another.
+    const doc = Array.from({length: 40}, (_, i) => ({uuid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, description: `card ${i}`, status: 'pending', entry: '20261201T120000Z'}))
+    const file = join(tempDir('doc-'), 'doc.json')
+    writeFileSync(file, JSON.stringify(doc))
+    const imported = await runJson(c, ['import', file], {env: ALICE})
+    const ids = (imported.tasks as Array<{id: string}>).map((t) => t.id)
+    await runJson(c, ['edit', ids[3]!, '--title', 'card 3, renamed'], {env: ALICE})
+    await runJson(c, ['rm', ids[5]!, '--yes'], {env: ALICE})
+    const r = await run(c, ['events', '--json'], {env: ALICE})
+    expect(r.code, r.stderr).toBe(0)
+    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Event)
+    expect(events.map((e) => e.op)).toEqual(['init', 'import', 'edit', 'rm'])
+    const inImport = events[1]!.tasks
+    expect(inImport.map((t) => t.id).sort()).toEqual([...ids].sort())
+    expect(new Set(inImport.map((t) => t.revision))).toEqual(new Set([1]))
+    expect(events[2]!.tasks).toEqual([{id: ids[3], revision: 2}])
+    // Removed by that commit: not on the ref after it.
+    expect(events[3]!.tasks).toEqual([{id: ids[5], revision: null}])
   })
 
   it('--follow sees another process and another clone, survives a sync merge, and exits 0 on SIGINT', async () => {
