@@ -10,12 +10,12 @@
  */
 import {UsageError} from '../core/errors'
 import {messageTrailers} from '../core/commit-link'
-import {INIT_COMMIT} from '../core/store-layout'
 import type {Session} from '../app/session'
 import {git} from '../refstore/git-process'
 import {fetchList, networkLimits, recordFetch, MUTATION_TIMEOUT_MS} from '../refstore/remote'
 import {shardOf} from '../core/ids'
-import {TASKS_DIR, TASK_FILE} from '../core/store-layout'
+import {INIT_COMMIT, TASKS_DIR, TASK_FILE} from '../core/store-layout'
+import {MAX_FILE_BYTES} from '../core/task'
 import {TREE_MODE, type TreeEntry, decodeTree} from '../refstore/git-objects'
 import {ObjectReader, batchCommandSupported} from '../refstore/object-reader'
 
@@ -100,7 +100,8 @@ async function fillRevisions(cwd: string, events: TaskEvent[]): Promise<void> {
     if (!dir || dir.mode !== TREE_MODE) return null
     const file = (await decode(dir.oid)).find((x) => x.name === TASK_FILE)
     if (!file) return null
-    const blob = await reader.read(file.oid, 64 * 1024)
+    // Up to the largest task file the store accepts (a larger one is not read: no revision).
+    const blob = await reader.read(file.oid, MAX_FILE_BYTES)
     if (!blob || blob.type !== 'blob' || blob.oversized) return null
     const m = /^revision: (\d+)$/m.exec(blob.content.toString('utf8'))
     return m ? Number(m[1]) : null
