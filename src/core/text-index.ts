@@ -323,11 +323,7 @@ export function updatedFlat(old: FlatIndex | null, fields: readonly string[], re
   let pairs = new Uint32Array((old ? old.allPairs.length : 0) + add.length * 128 + 16)
   let used = 0
   const push = (doc: number, tf: number) => {
-    if (used + 2 > pairs.length) {
-      const bigger = new Uint32Array(pairs.length * 2)
-      bigger.set(pairs)
-      pairs = bigger
-    }
+    if (used + 2 > pairs.length) pairs = grown(pairs, pairs.length * 2)
     pairs[used++] = doc
     pairs[used++] = tf
   }

@@ -18,6 +18,7 @@ import {INIT_COMMIT, TASKS_DIR, TASK_FILE} from '../core/store-layout'
 import {MAX_FILE_BYTES} from '../core/task'
 import {TREE_MODE, type TreeEntry, decodeTree} from '../refstore/git-objects'
 import {ObjectReader, batchCommandSupported} from '../refstore/object-reader'
+import {bulkReads, inWindow} from '../refstore/task-index'
 
 export interface TaskEvent {
   op: string
@@ -69,7 +70,7 @@ async function fillRevisions(cwd: string, events: TaskEvent[]): Promise<void> {
   const items: Array<{e: TaskEvent; t: TaskEvent['tasks'][number]}> = []
   for (const e of events) for (const t of e.tasks) if (/^tsk-[0-9a-z]+$/.test(t.id)) items.push({e, t})
   if (items.length === 0) return
-  const reader = new ObjectReader(cwd, items.length >= BULK_ITEMS && (await batchCommandSupported(cwd)))
+  const reader = new ObjectReader(cwd, items.length >= bulkReads() && (await batchCommandSupported(cwd)))
   /** The shards (name -> tree id) of each commit's tasks/ tree; the entries of each shard tree by id (bounded). */
   const shardsOf = new Map<string, Promise<Map<string, string>>>()
   const entriesOf = new Map<string, Promise<Map<string, TreeEntry>>>()
@@ -107,24 +108,13 @@ async function fillRevisions(cwd: string, events: TaskEvent[]): Promise<void> {
     return m ? Number(m[1]) : null
   }
   try {
-    // A window of items in flight, so the reads of many go to git together.
-    let next = 0
-    const worker = async (): Promise<void> => {
-      while (next < items.length) {
-        const {e, t} = items[next++]!
-        t.revision = await revisionOf(e.commit, t.id)
-      }
-    }
-    await Promise.all(Array.from({length: Math.min(IN_FLIGHT, items.length)}, worker))
+    // Many items in flight at once (as a cold index read), so their reads go to git together.
+    await inWindow(items, async ({e, t}) => ({t, revision: await revisionOf(e.commit, t.id)}), ({t, revision}) => (t.revision = revision))
   } finally {
     reader.close()
   }
 }
 
-/** Items at or above which the revisions are read through git's buffered batch reader (as the index's cold read). */
-const BULK_ITEMS = 2048
-/** Items whose reads are in flight at once. */
-const IN_FLIGHT = 256
 /** Commits' shard lists and shard trees kept decoded (first in, first out). */
 const KEPT_TREES = 1024
 

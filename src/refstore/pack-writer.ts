@@ -87,7 +87,7 @@ export class PackedObjects implements ObjectSink {
     return oid
   }
 
-  /** The content of an object written through this batch (not yet on disk until finish), or undefined. */
+  /** The content of an object this batch holds (written through it and not yet on disk), or undefined. */
   content(oid: string): Buffer | undefined {
     return this.byId.get(oid)?.body
   }
@@ -106,7 +106,9 @@ export class PackedObjects implements ObjectSink {
 
   private writeHeld(): void {
     const held = this.held
+    // On disk from here: let their content go (a later read of one asks git).
     this.held = []
+    this.byId.clear()
     this.heldBytes = 0
     this.packed = true
     const files = writePackFiles(this.loose.objectsDir, this.algorithm, held)

@@ -1713,7 +1713,8 @@ const PREFETCH_CARDS = 256
  */
 const BULK_READS = 2048
 
-function bulkReads(): number {
+/** Reads at or above which a pass over many objects uses a buffered reader of its own (BULK_READS, or the env's). */
+export function bulkReads(): number {
   const v = Number(process.env.TASKS_INDEX_BULK_READS)
   return Number.isSafeInteger(v) && v > 0 ? v : BULK_READS
 }
@@ -1746,7 +1747,7 @@ export type IndexProgress = (done: number, total: number) => void
 const READ_WINDOW = 1024
 
 /** Run `read` over `items` with at most READ_WINDOW in flight; `keep` takes each result as it arrives. */
-async function inWindow<T, R>(items: readonly T[], read: (item: T) => Promise<R>, keep: (result: R) => void, progress?: IndexProgress): Promise<void> {
+export async function inWindow<T, R>(items: readonly T[], read: (item: T) => Promise<R>, keep: (result: R) => void, progress?: IndexProgress): Promise<void> {
   let next = 0
   let done = 0
   const worker = async (): Promise<void> => {

@@ -84,8 +84,11 @@ describe('a pack written in-process', () => {
 
     // A batch larger than its memory budget writes a pack each time the budget fills, then the rest as a pack.
     const budget = new PackedObjects(writer, 2, 1000)
-    for (let i = 0; i < 7; i++) budget.write('blob', `${i}`.repeat(400))
+    const held = Array.from({length: 7}, (_, i) => budget.write('blob', `${i}`.repeat(400)))
     expect(packsIn(dir)).toHaveLength(3)
+    // What went to a pack is let go (read from git from then on); the last one is still held.
+    expect(budget.content(held[0]!)).toBeUndefined()
+    expect(budget.content(held[6]!)?.toString()).toBe('6'.repeat(400))
     budget.finish()
     expect(packsIn(dir)).toHaveLength(4)
     for (let i = 0; i < 7; i++) expect(gitSync(dir, ['cat-file', 'blob', hashObject('sha1', 'blob', Buffer.from(`${i}`.repeat(400)))])).toBe(`${i}`.repeat(400))
