@@ -23,7 +23,7 @@
  * same file changes nothing. Everything is one plan: one commit.
  */
 import {createHash} from 'node:crypto'
-import {InvalidError} from './errors'
+import {InvalidError, NotPermittedError} from './errors'
 import {idFromSeed, isStoredId, keyedSeed} from './ids'
 import type {OpContext, Plan, Change} from './plan'
 import {type Snapshot, shardBlocked} from './snapshot'
@@ -266,6 +266,12 @@ export function checkRecord(r: ImportRecord): void {
 }
 
 export function importTasks(snap: Snapshot, ctx: OpContext, records: readonly ImportRecord[], existing: ExistingDetails): Plan<{items: ImportResultItem[]}> {
+  // An import writes cards as the document recorded them (authors, holders, checks): an administrative write,
+  // like a setting, and the server guard judges it so (docs/verify.md, "Imports").
+  const admins = snap.config.admins
+  if (admins.length > 0 && !admins.includes(ctx.actor)) {
+    throw new NotPermittedError('not_admin', `only the admins listed in config.yaml (${admins.join(', ')}) may import`, {admins})
+  }
   const changes: Change[] = []
   const items: ImportResultItem[] = []
   const seen = new Set<string>()

@@ -101,6 +101,8 @@ function same(a: unknown, b: unknown): boolean {
 
 /** Ops whose changes are made by the tool itself on the actor's behalf (doctor's repairs, a restore). */
 const ENGINE_OPS = new Set(['doctor', 'sync'])
+/** The op of `tasks import`, judged as an administrative write (judgeImport). */
+export const IMPORT_OP = 'import'
 
 /**
  * The refusals for one card's change in a one-parent commit: `before`
@@ -108,6 +110,7 @@ const ENGINE_OPS = new Set(['doctor', 'sync'])
  * `config` is the list's config before the commit.
  */
 export function judgeTaskChange(before: TaskMeta | undefined, after: TaskMeta, facts: CommitFacts, config: ListConfig): Refusal[] {
+  if (facts.op === IMPORT_OP) return judgeImportedCard(before, after)
   const out: Refusal[] = []
   const actor = facts.actor
   const engineWrite = after.updated_by === ENGINE_ACTOR && ENGINE_OPS.has(facts.op)
@@ -192,6 +195,29 @@ export function judgeTaskChange(before: TaskMeta | undefined, after: TaskMeta, f
   return out
 }
 
+/**
+ * `tasks import` (Tasks-Op: import) writes cards, comments and checks as
+ * another list (or a backup of this one) recorded them: their authors,
+ * holders, states and check stamps are the document's, not the actor's. So
+ * an import is judged as an administrative write, as config.yaml is: when
+ * the list has admins only they may import (`not_admin`, once for the
+ * commit); what it writes must still read back (schema) and keep this
+ * list's own counters (the epoch never decreases, an updated card's
+ * revision goes up); a comment or an inbox record is still only ever added.
+ */
+export function judgeImport(facts: CommitFacts, config: ListConfig): Refusal[] {
+  if (facts.op !== IMPORT_OP || config.admins.length === 0 || config.admins.includes(facts.actor)) return []
+  return [{rule: 'not_admin', message: `an import writes cards as the document recorded them (their authors, holders and checks); only the admins (${config.admins.join(', ')}) may import, and the commit was made by "${facts.actor}"`}]
+}
+
+function judgeImportedCard(before: TaskMeta | undefined, after: TaskMeta): Refusal[] {
+  if (!before) return []
+  const out: Refusal[] = []
+  if (after.epoch < before.epoch) out.push({rule: 'epoch_decreased', message: `the epoch went from ${before.epoch} down to ${after.epoch}; an import keeps the list's own epoch`})
+  if (after.revision <= before.revision) out.push({rule: 'revision', message: `the revision went from ${before.revision} to ${after.revision}; every change raises it`})
+  return out
+}
+
 // ------------------------------------------------------------------ checks
 
 /** The stamp a check transition writes: who (must be the actor) and when. */
@@ -224,6 +250,8 @@ const CHECK_HISTORY = ['evidence', 'passed_by', 'passed_at', 'failed_by', 'faile
 export function judgeCheckChange(before: Check | undefined, after: Check | undefined, facts: CommitFacts, cardRemoved: boolean): Refusal[] {
   const actor = facts.actor
   if (!after) return cardRemoved || !before ? [] : [{rule: 'check_removed', message: `a check is never removed on its own (supersede it); ${before.id} went while its card stayed`}]
+  // An import writes the check as the document recorded it (judgeImport).
+  if (facts.op === IMPORT_OP) return []
   const out: Refusal[] = []
   if (after.updated_by !== actor && !(after.updated_by === ENGINE_ACTOR && ENGINE_OPS.has(facts.op))) out.push({rule: 'forged_actor', message: `the check says it was updated by "${after.updated_by}", but the commit was made by "${actor}"`})
   if (before && same(before, after)) return out

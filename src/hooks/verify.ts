@@ -21,7 +21,7 @@ import {changedPaths, readBlobs, signatureStatus, type ChangedPath} from '../ref
 import {type Check, checkOfPath, parseCheckFile} from '../core/check'
 import {taskDir} from '../core/ids'
 import {type ActorEntry, RECORD_STEM_RE, actorSlug, parseActor, parseLatch, parseRecord} from '../core/inbox'
-import {type CommitFacts, type Refusal, fileKindOf, judgeActorChange, judgeCheckChange, judgeDoneChecks, judgeTaskChange} from './rules'
+import {type CommitFacts, IMPORT_OP, type Refusal, fileKindOf, judgeActorChange, judgeCheckChange, judgeDoneChecks, judgeImport, judgeTaskChange} from './rules'
 
 const ZERO = /^0+$/
 
@@ -241,6 +241,8 @@ function judgeCommit(
   finishing: Map<string, Check[]>,
 ): void {
   const seenTasks = new Set<string>()
+  const imported = c.facts.op === IMPORT_OP
+  for (const r of judgeImport(c.facts, before.config)) refuse(c.sha, null, r)
   const blobText = (id: string | null): string | null => {
     const b = id ? blobs.get(id) : undefined
     return b ? decodeUtf8(b) : null
@@ -291,7 +293,7 @@ function judgeCommit(
         const name = p.path.slice(p.path.lastIndexOf('/') + 1, -3)
         const parsed = parseCommentFile(text() ?? '', id, name)
         if (!parsed.ok) refuse(c.sha, p.path, {rule: 'schema', message: `the comment does not validate: ${parsed.error}`})
-        else if (parsed.value.author !== c.facts.actor && !(parsed.value.author === 'git-tasks' && ['doctor', 'sync'].includes(c.facts.op))) {
+        else if (parsed.value.author !== c.facts.actor && !imported && !(parsed.value.author === 'git-tasks' && ['doctor', 'sync'].includes(c.facts.op))) {
           refuse(c.sha, p.path, {rule: 'forged_actor', message: `the comment says it is by "${parsed.value.author}", but the commit was made by "${c.facts.actor}"`})
         }
         break
@@ -404,11 +406,12 @@ function judgeCommit(
           }
           break
         }
-        if (!was && removed.has(id) && c.facts.op !== 'restore') {
+        if (!was && removed.has(id) && c.facts.op !== 'restore' && !imported) {
           refuse(c.sha, p.path, {rule: 'id_reused', message: `${id} was removed earlier; an id is never reused (\`tasks restore\` brings a card back)`})
         }
         for (const r of judgeTaskChange(was?.meta ?? undefined, now.meta, c.facts, before.config)) refuse(c.sha, p.path, r)
-        const checks = finishing.get(id)
+        // An import's card is done as the document recorded it, checks and all.
+        const checks = imported ? undefined : finishing.get(id)
         if (checks) for (const r of judgeDoneChecks(checks)) refuse(c.sha, p.path, r)
         break
       }

@@ -6,7 +6,9 @@
  * commit, the file and the rule named.
  */
 import {afterAll, describe, expect, it} from 'vitest'
-import {cleanupAll, gitSync, makeBareRepo, runJson, tempDir} from '../helpers/cli'
+import {cleanupAll, gitSync, makeBareRepo, makeRepo, run, runJson, tempDir} from '../helpers/cli'
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {cloneOf, gitTry, putFileOnRef, taskPath, tipOf} from '../remote/support'
 
 afterAll(() => cleanupAll())
@@ -172,5 +174,54 @@ describe('the guard judges checks, flags, takeovers, inbox records and actor ent
     expect(r.stderr).toContain('[sweep]')
     expect(tipOf(bare)).not.toBe(forged)
     expect(tipOf(bare)).not.toBe(before)
+  })
+  it('accepts an import of another list\'s export as that list recorded it; once the list has admins, only they import', async () => {
+    // Another list: carol's and dave's cards, a claim, a comment, a check passed with evidence, a finished card.
+    const elsewhere = makeRepo()
+    const as = (actor: string) => ({env: {TASKS_ACTOR: actor}})
+    await runJson(elsewhere, ['init'], as('carol'))
+    const held = (await runJson(elsewhere, ['add', 'Held by carol'], as('carol'))).task.id as string
+    await runJson(elsewhere, ['claim', held], as('carol'))
+    await runJson(elsewhere, ['comment', held, 'halfway there'], as('carol'))
+    const finished = (await runJson(elsewhere, ['add', 'Finished by dave'], as('dave'))).task.id as string
+    const chk = (await runJson(elsewhere, ['check', 'add', finished, '--test', 'npm test'], as('dave'))).check.id as string
+    await runJson(elsewhere, ['claim', finished], as('dave'))
+    await runJson(elsewhere, ['check', 'pass', finished, chk, '--evidence', 'CI run 12 green'], as('dave'))
+    await runJson(elsewhere, ['done', finished], as('dave'))
+    const doc = join(tempDir('export-'), 'export.json')
+    writeFileSync(doc, JSON.stringify(await runJson(elsewhere, ['export'])))
+
+    // Alice imports it into a guarded list, online: one push through the guard, accepted.
+    const {bare, clones} = await guarded(1)
+    const [c] = clones as [string]
+    const imported = await runJson(c, ['import', doc], {env: ALICE})
+    expect(imported.created).toBe(2)
+    expect(tipOf(bare)).toBe(imported.commit)
+    expect(show(c, taskPath(c, held))).toContain('owner: "carol"')
+    expect(show(c, taskPath(c, finished))).toContain('updated_by: "dave"')
+    expect((await runJson(bare, ['verify', '0'.repeat(40), tipOf(bare)!])).refusals).toEqual([])
+
+    // With admins listed, the CLI refuses a non-admin's import before writing, and the guard refuses one made by hand.
+    await runJson(c, ['config', 'set', 'admins', 'bob'], {env: ALICE})
+    const good = tipOf(bare)!
+    const refused = await run(c, ['import', doc, '--json'], {env: ALICE})
+    expect(refused.code).toBe(6)
+    expect(JSON.parse(refused.stderr).error.code).toBe('not_admin')
+    expect(tipOf(bare)).toBe(good)
+    const card = taskPath(c, held)
+    const forged = putFileOnRef(c, card, field(show(c, card), 'revision', '99'), 'import 1 task\n\nTasks-Op: import\nActor: alice')
+    const r = gitTry(c, ['push', 'origin', `${REF}:${REF}`])
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toContain(`commit ${forged.slice(0, 12)}`)
+    expect(r.stderr).toContain('[not_admin]')
+    expect(tipOf(bare)).toBe(good)
+    gitSync(c, ['update-ref', REF, good])
+    // Bob, the admin, may: the same document changed is an update, judged as the document's record.
+    const changed = JSON.parse(JSON.stringify(await runJson(elsewhere, ['export'])))
+    changed.tasks.find((t: any) => t.id === held).title = 'Held by carol, renamed'
+    writeFileSync(doc, JSON.stringify(changed))
+    const byBob = await runJson(c, ['import', doc], {env: BOB})
+    expect(byBob.updated).toBe(1)
+    expect(tipOf(bare)).toBe(byBob.commit)
   })
 })

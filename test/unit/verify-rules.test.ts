@@ -8,7 +8,7 @@ import {describe, expect, it} from 'vitest'
 import type {Check} from '../../src/core/check'
 import type {ActorEntry} from '../../src/core/inbox'
 import {DEFAULT_CONFIG, type ListConfig, type TaskMeta} from '../../src/core/task'
-import {type CommitFacts, judgeActorChange, judgeCheckChange, judgeDoneChecks, judgeTaskChange} from '../../src/hooks/rules'
+import {type CommitFacts, judgeActorChange, judgeCheckChange, judgeDoneChecks, judgeImport, judgeTaskChange} from '../../src/hooks/rules'
 
 const T0 = '2030-01-01T00:00:00.000Z'
 const LATER = '2030-01-01T00:10:00.000Z'
@@ -116,5 +116,29 @@ describe('actor entries', () => {
     expect(actorRules(undefined, {id: 'al', alias_of: 'alice'}, 'alice')).toEqual([])
     // A name already in use (seen, with preferences) is not taken as someone's alias.
     expect(actorRules({id: 'bob', last_seen: T0}, {id: 'bob', alias_of: 'mallory'}, 'mallory')).toEqual(['not_own_actor'])
+  })
+})
+
+describe('an import', () => {
+  const imp = (actor: string) => facts(actor, 'import')
+  it('writes cards and checks as the document recorded them, keeping the list\'s epoch and revision', () => {
+    // Someone else's card, held and flagged, finished by another: the document's record, not the actor's claim.
+    const doc = {...held, status: 'done' as const, owner: undefined, updated_by: 'carol', flag_reason: 'old', flagged_by: 'dave', flagged_at: T0}
+    expect(judgeTaskChange(undefined, {...held, created_by: 'carol', updated_by: 'carol'}, imp('alice'), DEFAULT_CONFIG)).toEqual([])
+    expect(judgeTaskChange(held, {...doc, revision: held.revision + 1}, imp('alice'), DEFAULT_CONFIG)).toEqual([])
+    expect(judgeTaskChange(held, {...doc, revision: held.revision + 1}, facts('alice', 'edit'), DEFAULT_CONFIG).map((r) => r.rule)).toContain('forged_actor')
+    expect(judgeTaskChange(held, {...doc, revision: held.revision + 1, epoch: 0}, imp('alice'), DEFAULT_CONFIG).map((r) => r.rule)).toEqual(['epoch_decreased'])
+    expect(judgeTaskChange(held, {...doc, revision: held.revision}, imp('alice'), DEFAULT_CONFIG).map((r) => r.rule)).toEqual(['revision'])
+    const passed: Check = {...check, status: 'passed', evidence: 'CI 7', passed_by: 'carol', passed_at: T0, updated_by: 'carol'}
+    expect(judgeCheckChange(undefined, passed, imp('alice'), false)).toEqual([])
+    expect(judgeCheckChange(check, undefined, imp('alice'), false).map((r) => r.rule)).toEqual(['check_removed'])
+  })
+
+  it('is for the admins when the list has them', () => {
+    const config = {...DEFAULT_CONFIG, admins: ['bob']}
+    expect(judgeImport(imp('alice'), DEFAULT_CONFIG)).toEqual([])
+    expect(judgeImport(imp('bob'), config)).toEqual([])
+    expect(judgeImport(imp('alice'), config).map((r) => r.rule)).toEqual(['not_admin'])
+    expect(judgeImport(facts('alice', 'edit'), config)).toEqual([])
   })
 })
