@@ -37,6 +37,7 @@ import {type ListConfig, TASK_KEYS} from '../core/task'
 import type {TaskViewer} from '../core/task-view'
 import {BROKEN, CANCELLED, DONE, FINISHED_RECORD, STATUS_TEXT, NONE, OPEN_RECORD, createdNumbers, sectionCrc, sectionLayout, statusCodeOf} from '../refstore/list-section'
 import type {IndexFile} from '../refstore/task-index'
+import {LONG_LIVED_PERSIST_AFTER} from '../refstore/list-store'
 
 /** A row's place in the order (state rank, priority, creation time, id), as `list` compares them. */
 export type StreamKey = [number, number, string, string]
@@ -140,8 +141,12 @@ const REQUIRED = Int32Array.from((['id', 'title', 'status', 'priority', 'tags', 
 
 /** Lines read together when they lie this close in the file (one read instead of two). */
 const READ_GAP = 8 * 1024
-/** Changes since the file beyond which the listing is not streamed (each one's rows are viewed the ordinary way). */
-const MAX_CHANGES = 64
+/**
+ * Changes since the file beyond which the listing is not streamed (each one's rows are viewed the ordinary way):
+ * as many as any process carries before it rewrites the file (persistAfterChanges, up to 317 at 100,000 tasks;
+ * a long-lived one up to this), so a listing between two rewrites always streams.
+ */
+const MAX_CHANGES = LONG_LIVED_PERSIST_AFTER
 /** Most rows `bytes` produces at once. */
 const BATCH_MAX = 4096
 /**

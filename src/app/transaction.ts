@@ -18,7 +18,7 @@ import {withInbox} from './inbox-hook'
 import {ACTORS_DIR, INBOX_DIR} from '../core/inbox'
 import {mergeTips, refusalCounter} from './sync'
 import type {Session} from './session'
-import {type ListStore, type Loaded, PERSIST_AFTER_CHANGES} from '../refstore/list-store'
+import {type ListStore, type Loaded, persistAfterChanges} from '../refstore/list-store'
 import type {GitObject} from '../refstore/object-reader'
 import {writeDeltaAfterCommit} from '../refstore/task-index'
 import {shardOf} from '../core/ids'
@@ -231,8 +231,9 @@ async function mutateLocal<R>(session: Session, op: Op<R>, prepare?: Prepare): P
       const commit = await store.writePlan(loaded, plan, ctx.actor, ctx.now)
       const outcome = await store.compareAndSwap(commit, loaded.index.commit, plan.subject ? `${plan.op} ${plan.subject.id}` : plan.op)
       if (outcome.ok) {
-        if (written && plan.changes.length <= PERSIST_AFTER_CHANGES) {
-          await writeDeltaAfterCommit(store.repo.commonDir, store.reader, store.repo.algorithm, loaded.index, commit, written, PERSIST_AFTER_CHANGES)
+        const carry = persistAfterChanges(loaded.index.base.tasks.size)
+        if (written && plan.changes.length <= carry) {
+          await writeDeltaAfterCommit(store.repo.commonDir, store.reader, store.repo.algorithm, loaded.index, commit, written, carry)
         }
         return {result: plan.result, plan, commit, tries: attempt, after: withChanges(snap, plan.changes, commit)}
       }

@@ -53,6 +53,8 @@ const TASKS_PER_SEARCH_BEFORE_DECODING_ALL = 20
 const WRITE_BATCH = 4096
 /** Every how many task lines the line directory notes an id and its offset (~46 KB of lines at 100,000 tasks: three pages). */
 const DIRECTORY_EVERY = 128
+/** The span of task lines a lookup reads (IndexFile.search), reused: one command's lookups run one at a time. */
+let scratch = Buffer.allocUnsafe(64 * 1024)
 const NL = 0x0a
 const TAB = 0x09
 
@@ -238,6 +240,8 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
   readonly size: number
   /** Lines parsed so far (null: no such id). */
   private readonly lines = new Map<string, Line | null>()
+  /** Ids known to have a line or not without reading it (notePresence). */
+  private presence: Map<string, boolean> | undefined
   private queue: readonly string[] | undefined
   private reserved: ReadonlyMap<string, readonly string[]> | undefined
   private claimed: ReadonlyMap<string, readonly string[]> | undefined
@@ -354,6 +358,36 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     return lo
   }
 
+  /**
+   * The line of `id`, or null: the directory names the span of at most
+   * DIRECTORY_EVERY lines that holds it, which is read in one piece into a
+   * scratch buffer and searched there. Nothing is kept as pages: a command
+   * that looks up hundreds of changed tasks (an overlay far from its file)
+   * read and kept four or five 16 KB pages per lookup before (at 100,000
+   * tasks, ~150 µs and 64 KB each).
+   */
+  private search(id: string): Line | null {
+    const {ids, at} = this.directory()
+    const a = lowerBoundOf(ids, id)
+    const end = this.buf.length
+    // A directory entry names the first line of its span: the id itself, or the lines after the entry before.
+    const from = a < ids.length && ids[a] === id ? this.start + at[a]! : a > 0 ? this.start + at[a - 1]! : this.start
+    const to = a < ids.length && ids[a] === id ? (a + 1 < ids.length ? this.start + at[a + 1]! : end) : a < ids.length ? this.start + at[a]! : end
+    if (to <= from) return null
+    const length = to - from
+    if (scratch.length < length) scratch = Buffer.allocUnsafe(Math.max(length, scratch.length * 2))
+    if (this.buf.readInto(scratch, 0, length, from) !== length) throw damaged('a span of task lines')
+    const key = Buffer.from(`${id}\t`)
+    let ls = 0
+    while (ls < length) {
+      let nl = scratch.indexOf(NL, ls)
+      if (nl === -1 || nl >= length) nl = length
+      if (scratch.compare(key, 0, key.length, ls, Math.min(ls + key.length, nl)) === 0) return parseLine(scratch.toString('utf8', ls, nl))
+      ls = nl + 1
+    }
+    return null
+  }
+
   private idAt(ls: number): string {
     return this.buf.toString(ls, this.buf.indexOf(TAB, ls))
   }
@@ -370,8 +404,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
         const off = this.all().get(id)
         line = off === undefined ? null : parseLine(this.text!.slice(off, this.text!.indexOf('\n', off)))
       } else {
-        const ls = this.lowerBound(id)
-        line = ls < this.buf.length && this.idAt(ls) === id ? this.lineAt(ls) : null
+        line = this.search(id)
       }
       this.lines.set(id, line)
     }
@@ -459,7 +492,19 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
   }
 
   has(id: string): boolean {
-    return this.find(id) !== undefined
+    const line = this.lines.get(id)
+    if (line !== undefined) return line !== null
+    return this.presence?.get(id) ?? this.find(id) !== undefined
+  }
+
+  /**
+   * Whether each of `ids` has a line in this file, as the delta that
+   * continues it recorded (`absent`: those that have none), so an overlay
+   * of hundreds of changes does not look each one up again.
+   */
+  notePresence(ids: Iterable<string>, absent: ReadonlySet<string>): void {
+    this.presence ??= new Map()
+    for (const id of ids) this.presence.set(id, !absent.has(id))
   }
 
   *entries(): MapIterator<[string, IndexedTask]> {
@@ -970,13 +1015,13 @@ export function readCachedIndex(commonDir: string, list: string): TaskIndex | nu
 
 /**
  * The delta file (`<common-dir>/git-tasks/delta-<list>`): what a command
- * learnt by bringing the cache file forward (the changed tasks, ≤
- * PERSIST_AFTER_CHANGES of list-store.ts, and the header of the commit it
+ * learnt by bringing the cache file forward (the changed tasks, at most
+ * persistAfterChanges of list-store.ts, and the header of the commit it
  * reached), so the next command starts from that commit instead of
- * replaying the same commits again. Rewriting the 36 MB file for a few
+ * replaying the same commits again. Rewriting the 48 MB file for a few
  * changes would cost far more. Format (text):
- *   git-tasks index 8 delta <commit of the cache file it continues>
- *   {JSON: IndexHeader of the commit reached, `removed` ids, `count` and `bytes` of the lines, `sum`: SHA-1 of the lines}
+ *   git-tasks index 9 delta <commit of the cache file it continues>
+ *   {JSON: IndexHeader of the commit reached, `removed` ids, `absent`: the changed ids the cache file has no line for (optional), `count` and `bytes` of the lines, `sum`: SHA-1 of the lines}
  *   <one line per changed task, as in the cache file, with sub-items and dependents left empty>
  * Keyed by the cache file's commit: every version of the cache file for one
  * commit holds the same tasks, so a delta continues any of them, and one
@@ -1007,7 +1052,7 @@ function readIndexDelta(commonDir: string, list: string, file: IndexFile, baseCo
     if (nl1 === -1 || buf.toString('utf8', 0, nl1) !== deltaMagic(baseCommit)) return null
     const nl2 = buf.indexOf(NL, nl1 + 1)
     if (nl2 === -1) return null
-    const header = JSON.parse(buf.toString('utf8', nl1 + 1, nl2)) as IndexHeader & {removed: string[]; count: number; bytes: number; sum: string}
+    const header = JSON.parse(buf.toString('utf8', nl1 + 1, nl2)) as IndexHeader & {removed: string[]; absent?: unknown[]; count: number; bytes: number; sum: string}
     const body = buf.subarray(nl2 + 1)
     if (header.list !== list || typeof header.commit !== 'string' || !Array.isArray(header.removed) || !Array.isArray(header.strays) || typeof header.shards !== 'object' || header.shards === null) return null
     if (body.length !== header.bytes || createHash('sha1').update(body).digest('hex') !== header.sum) return null
@@ -1027,7 +1072,12 @@ function readIndexDelta(commonDir: string, list: string, file: IndexFile, baseCo
       if (typeof id !== 'string' || !isStoredId(id) || changes.has(id)) return null
       changes.set(id, null)
     }
-    const {removed, count, bytes, sum, ...rest} = header
+    // Which changed ids the cache file lacks (written since format 9's deltas gained it; older ones look each up).
+    if (Array.isArray(header.absent)) {
+      if (!header.absent.every((id) => typeof id === 'string' && changes.has(id))) return null
+      file.notePresence(changes.keys(), new Set(header.absent as string[]))
+    }
+    const {removed, count, bytes, sum, absent, ...rest} = header
     return {...rest, base: file, changes}
   } catch {
     // Missing, unreadable or damaged: only a shortcut, so the cache file alone is used.
@@ -1046,13 +1096,18 @@ export function writeIndexDelta(commonDir: string, index: TaskIndex): void {
   try {
     const lines: string[] = []
     const removed: string[] = []
+    // The changed ids the cache file has no line for, so the next command's overlay need not look each one up.
+    // This process knows nearly all of them already (its own overlay asked, or the delta it read said).
+    const absent: string[] = []
+    const cacheFile = index.base as IndexFile
     for (const [id, t] of index.changes) {
       if (t === null) removed.push(id)
       else lines.push(`${id}\t${t.statusText}\t${t.shard}\t${t.dir}\t${t.parentText}\t${t.deps.join(' ')}\t\t\t${t.data()}\n`)
+      if (!cacheFile.has(id)) absent.push(id)
     }
     const body = Buffer.from(lines.join(''))
     const {base, changes, ...header} = index
-    const head = JSON.stringify({...header, removed, count: lines.length, bytes: body.length, sum: createHash('sha1').update(body).digest('hex')})
+    const head = JSON.stringify({...header, removed, absent, count: lines.length, bytes: body.length, sum: createHash('sha1').update(body).digest('hex')})
     const file = deltaPath(commonDir, index.list)
     const tmp = `${file}.${process.pid}.tmp`
     try {

@@ -8,7 +8,7 @@
 import {existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
 import fc from 'fast-check'
-import {ListStore} from '../../src/refstore/list-store'
+import {ListStore, persistAfterChanges} from '../../src/refstore/list-store'
 import {type IndexedTask, cachePath, deltaPath, readCachedIndex, snapshotOf, updateIndex, writeCachedIndex} from '../../src/refstore/task-index'
 import {type OpenRowColumns, type OpenRows, type Snapshot, openRowColumns, tablesOf} from '../../src/core/snapshot'
 import {TasksError} from '../../src/core/errors'
@@ -268,6 +268,7 @@ describe('the delta beside the cache file', () => {
       'not JSON': text.slice(0, nl1 + 1) + '{"list":\n',
       empty: '',
       'another format': text.replace(/^git-tasks index \d+/, 'git-tasks index 1'),
+      'absent names an id that did not change': text.slice(0, nl1 + 1) + JSON.stringify({...header, absent: ['tsk-0000000000']}) + text.slice(nl2),
     }
     for (const [what, content] of Object.entries(damaged)) {
       writeFileSync(deltaPath(git, 'main'), content)
@@ -289,6 +290,45 @@ describe('the delta beside the cache file', () => {
     expect(readCachedIndex(git, 'main')!.commit).toBe(gitSync(dir, ['rev-parse', 'refs/tasks/main']).trim())
     expect(await answersFromFiles(dir)).toEqual(cold)
   }, 60_000)
+
+  it('carries about √n changes of a larger list, saying which changed ids the file lacks, before the file is rewritten', async () => {
+    const {seed} = await import('../../bench/seed')
+    const dir = makeRepo()
+    const git = `${dir}/.git`
+    await seed({cwd: dir, count: 400, actor: 'alice', reserve: 0})
+    expect(persistAfterChanges(400)).toBe(20)
+    expect([persistAfterChanges(0), persistAfterChanges(10_000), persistAfterChanges(100_000), persistAfterChanges(10_000_000)]).toEqual([16, 100, 317, 512])
+    rmSync(cachePath(git, 'main'))
+    const first = await loadAs(dir)
+    const fileCommit = gitSync(dir, ['rev-parse', 'refs/tasks/main']).trim()
+    const inFile = new Set(first.answers.all.map(([id]) => id as string))
+    const ids = [...inFile]
+    let most = 0
+    for (let i = 0; ; i++) {
+      expect(i, 'the file was never rewritten').toBeLessThan(60)
+      await mutate(dir, 1, 500 + i, ids)
+      // The next process's load: it writes the delta, or the whole file once the changes passed the threshold.
+      const s = await ListStore.open(dir, 'main')
+      const loaded = await s.load()
+      s.close()
+      const cacheHeader = JSON.parse(readFileSync(cachePath(git, 'main'), 'utf8').split('\n', 2)[1]!) as {commit: string}
+      if (cacheHeader.commit !== fileCommit) {
+        // Rewritten: only once the changes passed the threshold, and the new file answers like a cold build.
+        expect(most).toBeGreaterThan(16)
+        expect(most).toBeLessThanOrEqual(20)
+        expect(loaded.index.commit).toBe(gitSync(dir, ['rev-parse', 'refs/tasks/main']).trim())
+        break
+      }
+      const delta = readFileSync(deltaPath(git, 'main'), 'utf8').split('\n', 2)
+      expect(delta[0]!.endsWith(fileCommit)).toBe(true)
+      const header = JSON.parse(delta[1]!) as {absent: string[]}
+      const read = readCachedIndex(git, 'main')!
+      most = Math.max(most, read.changes.size)
+      expect([...header.absent].sort()).toEqual([...read.changes.keys()].filter((id) => !inFile.has(id)).sort())
+      if (i % 4 === 0) expect(await answersFromFiles(dir)).toEqual(await coldAnswers(dir))
+    }
+    expect(await answersFromFiles(dir)).toEqual(await coldAnswers(dir))
+  }, 120_000)
 
   it('is brought to the tip by the command that committed, from the objects it wrote (CLI)', async () => {
     const dir = makeRepo()

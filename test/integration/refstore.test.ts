@@ -12,7 +12,7 @@ import {describe, expect, it} from 'vitest'
 import {LooseObjectWriter, decodeTree, encodeTree, hashObject, storedZlib} from '../../src/refstore/git-objects'
 import {ObjectReader} from '../../src/refstore/object-reader'
 import {TreeBuilder} from '../../src/refstore/tree-builder'
-import {ListStore, PERSIST_AFTER_CHANGES} from '../../src/refstore/list-store'
+import {ListStore, persistAfterChanges} from '../../src/refstore/list-store'
 import {configStamp} from '../../src/refstore/repository'
 import {type IndexedTask, cachePath, readCachedIndex, snapshotOf, updateIndex} from '../../src/refstore/task-index'
 import {type Snapshot, tablesOf} from '../../src/core/snapshot'
@@ -131,8 +131,8 @@ describe('task index cache', () => {
       // A new store per step, as a new process: the index comes from the file.
       const store = await ListStore.open(dir, 'main')
       const loaded = await store.load()
-      // The file never falls further behind than the threshold plus one commit (an rm may take sub-items along).
-      expect(loaded.index.changes.size).toBeLessThanOrEqual(PERSIST_AFTER_CHANGES + 3)
+      // The file never falls further behind than the threshold (16 on a list this small) plus one commit (an rm may take sub-items along).
+      expect(loaded.index.changes.size).toBeLessThanOrEqual(persistAfterChanges(loaded.index.base.tasks.size) + 3)
       const snap = loaded.snapshot
       const live = ids.filter((id) => snap.tasks.has(id))
       const op = step < 12 ? 0 : rand(6)
@@ -298,14 +298,15 @@ describe('a long-lived store (tasks mcp)', () => {
     const fileCommit = () => readCachedIndex(store.repo.commonDir, 'main')?.commit
     const before = fileCommit()
     expect(before).toBe(store.tip)
-    for (let i = 0; i < PERSIST_AFTER_CHANGES + 4; i++) {
+    const beyond = persistAfterChanges(0) + 4 // a list this small: past the threshold
+    for (let i = 0; i < beyond; i++) {
       const loaded = await store.load()
       const plan = addTask(loaded.snapshot, ctx('alice'), {title: `t${i}`})
       const commit = await store.writePlan(loaded, plan, 'alice', ctx().now)
       expect((await store.compareAndSwap(commit, loaded.index.commit, 'add')).ok).toBe(true)
     }
     const last = await store.load()
-    expect(last.snapshot.tasks.size).toBe(PERSIST_AFTER_CHANGES + 4)
+    expect(last.snapshot.tasks.size).toBe(beyond)
     // A short-lived process would have rewritten the file by now; this one has not yet.
     expect(fileCommit()).toBe(before)
     store.close()
