@@ -53,7 +53,18 @@ const TASKS_PER_SEARCH_BEFORE_DECODING_ALL = 20
 const WRITE_BATCH = 4096
 /** Every how many task lines the line directory notes an id and its offset (~46 KB of lines at 100,000 tasks: three pages). */
 const DIRECTORY_EVERY = 128
-/** The span of task lines a lookup reads (IndexFile.search), reused: one command's lookups run one at a time. */
+/** The first index of sorted `a` whose value is ≥ `x`. */
+function lowerBoundU32(a: Uint32Array, x: number): number {
+  let lo = 0
+  let hi = a.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (a[mid]! < x) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+/** The span of task lines a lookup reads (IndexFile.readSpan), reused: a command's lookups run one at a time. */
 let scratch = Buffer.allocUnsafe(64 * 1024)
 const NL = 0x0a
 const TAB = 0x09
@@ -334,66 +345,61 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     return this.dir
   }
 
-  /** Offset of the first line whose id is ≥ `key` (or the end). */
-  private lowerBound(key: string): number {
-    const buf = this.buf
-    let lo = this.start
-    let hi = buf.length
-    // The directory narrows the search to the lines between two of its entries (a few pages of the file)
-    // instead of a binary search over the whole file touching a new page at each step.
-    const {ids, at} = this.directory()
-    const a = lowerBoundOf(ids, key)
-    // Entries before `a` have ids below `key`, entries from `a` on are at or above it.
-    if (a > 0) lo = this.start + at[a - 1]!
-    if (a < ids.length) hi = this.start + at[a]!
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      // Every lo is a line start, so the line holding mid starts at or after lo.
-      const ls = buf.lastIndexOf(NL, mid - 1) + 1
-      const tab = buf.indexOf(TAB, ls)
-      if (tab === -1) throw damaged('a line without fields')
-      if (buf.toString(ls, tab) < key) lo = buf.indexOf(NL, tab) + 1
-      else hi = ls
-    }
-    return lo
+  /**
+   * The lines of the line directory's span `e` (from entry e's line up to
+   * entry e + 1's), read in one piece into a buffer the next read reuses
+   * (use it before reading again). What a lookup reads, nothing kept as
+   * pages: searching a span by pages, as before, read and kept four or five
+   * 16 KB pages a lookup (~150 µs each at 100,000 tasks), which a command
+   * over hundreds of changes paid hundreds of times. (Keeping the last
+   * spans read saved a quarter of the reads of a listing 310 changes
+   * behind, and no time measurable.)
+   */
+  private readSpan(e: number): Buffer {
+    const {at} = this.directory()
+    const from = this.start + at[e]!
+    const to = e + 1 < at.length ? this.start + at[e + 1]! : this.buf.length
+    if (to < from) throw damaged('the line directory')
+    if (scratch.length < to - from) scratch = Buffer.allocUnsafe(Math.max(to - from, scratch.length * 2))
+    if (this.buf.readInto(scratch, 0, to - from, from) !== to - from) throw damaged('a span of task lines')
+    return scratch.subarray(0, to - from)
   }
 
-  /**
-   * The line of `id`, or null: the directory names the span of at most
-   * DIRECTORY_EVERY lines that holds it, which is read in one piece into a
-   * scratch buffer and searched there. Nothing is kept as pages: a command
-   * that looks up hundreds of changed tasks (an overlay far from its file)
-   * read and kept four or five 16 KB pages per lookup before (at 100,000
-   * tasks, ~150 µs and 64 KB each).
-   */
-  private search(id: string): Line | null {
-    const {ids, at} = this.directory()
-    const a = lowerBoundOf(ids, id)
-    const end = this.buf.length
-    // A directory entry names the first line of its span: the id itself, or the lines after the entry before.
-    const from = a < ids.length && ids[a] === id ? this.start + at[a]! : a > 0 ? this.start + at[a - 1]! : this.start
-    const to = a < ids.length && ids[a] === id ? (a + 1 < ids.length ? this.start + at[a + 1]! : end) : a < ids.length ? this.start + at[a]! : end
-    if (to <= from) return null
-    const length = to - from
-    if (scratch.length < length) scratch = Buffer.allocUnsafe(Math.max(length, scratch.length * 2))
-    if (this.buf.readInto(scratch, 0, length, from) !== length) throw damaged('a span of task lines')
-    const key = Buffer.from(`${id}\t`)
+  /** The directory span holding the first line whose id is ≥ `key` (-1: it is line 0, or the file has no lines). */
+  private spanBefore(key: string): number {
+    return lowerBoundOf(this.directory().ids, key) - 1
+  }
+
+  /** Calls `each` with the id and bounds of every line of `span`, until it returns false. */
+  private static eachLine(span: Buffer, each: (id: string, ls: number, nl: number) => boolean): void {
     let ls = 0
-    while (ls < length) {
-      let nl = scratch.indexOf(NL, ls)
-      if (nl === -1 || nl >= length) nl = length
-      if (scratch.compare(key, 0, key.length, ls, Math.min(ls + key.length, nl)) === 0) return parseLine(scratch.toString('utf8', ls, nl))
+    while (ls < span.length) {
+      let nl = span.indexOf(NL, ls)
+      if (nl === -1) nl = span.length
+      let tab = span.indexOf(TAB, ls)
+      if (tab === -1 || tab > nl) tab = nl
+      if (!each(span.toString('latin1', ls, tab), ls, nl)) return
       ls = nl + 1
     }
-    return null
+  }
+
+  /** The line of `id`, or null: the first line of the next span when the directory names it, else in the span before. */
+  private search(id: string): Line | null {
+    const {ids} = this.directory()
+    const before = this.spanBefore(id)
+    const e = before + 1 < ids.length && ids[before + 1] === id ? before + 1 : before
+    if (e < 0 || ids.length === 0) return null
+    let found: Line | null = null
+    const span = this.readSpan(e)
+    IndexFile.eachLine(span, (lineId, ls, nl) => {
+      if (lineId === id) found = parseLine(span.toString('utf8', ls, nl))
+      return lineId < id
+    })
+    return found
   }
 
   private idAt(ls: number): string {
     return this.buf.toString(ls, this.buf.indexOf(TAB, ls))
-  }
-
-  private lineAt(ls: number): Line {
-    return parseLine(this.buf.toString(ls, this.buf.indexOf(NL, ls)))
   }
 
   private find(id: string): Line | undefined {
@@ -453,27 +459,17 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
    * it, else where it would go. `offsets` are the list section's.
    */
   linePosition(id: string, offsets: Uint32Array): number {
-    // A binary search over the lines, each probe's id read straight from the file: no page is kept (a listing
-    // asks this for each change and each row a change affects).
-    let probe = Buffer.allocUnsafe(256)
-    let lo = 0
-    let hi = this.size
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      const line = offsets[mid + 1]! - offsets[mid]!
-      let length = Math.min(probe.length, line)
-      this.buf.readInto(probe, 0, length, this.start + offsets[mid]!)
-      let tab = probe.subarray(0, length).indexOf(TAB)
-      if (tab === -1 && length < line) {
-        probe = Buffer.allocUnsafe(line)
-        length = this.buf.readInto(probe, 0, line, this.start + offsets[mid]!)
-        tab = probe.subarray(0, length).indexOf(TAB)
-      }
-      if (tab === -1) throw damaged('a line without fields')
-      if (probe.toString('latin1', 0, tab) < id) lo = mid + 1
-      else hi = mid
-    }
-    return lo
+    // The directory's span, read once and scanned (a binary search over the lines read ~17 probes, each a read).
+    const e = this.spanBefore(id)
+    if (e < 0) return 0
+    let line = lowerBoundU32(offsets, this.directory().at[e]!)
+    if (offsets[line] !== this.directory().at[e]) throw damaged('the line directory')
+    IndexFile.eachLine(this.readSpan(e), (lineId) => {
+      if (lineId >= id) return false
+      line++
+      return true
+    })
+    return line
   }
 
   /** Copy `length` bytes of the file from `position` (a task line the list section places) into `target` at `at`. */
@@ -535,13 +531,15 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
   idsWithPrefix(prefix: string, limit: number): readonly string[] {
     if (this.ids) return idsWithPrefixIn(this.ids, prefix, limit)
     const out: string[] = []
-    const buf = this.buf
-    let ls = this.lowerBound(prefix)
-    while (ls < buf.length && out.length < limit) {
-      const id = this.idAt(ls)
-      if (!id.startsWith(prefix)) break
-      out.push(id)
-      ls = buf.indexOf(NL, ls) + 1
+    const spans = this.directory().ids.length
+    // From the span that holds the first id ≥ prefix, on into the next spans while the ids still match.
+    let more = out.length < limit
+    for (let e = Math.max(0, this.spanBefore(prefix)); more && e < spans; e++) {
+      IndexFile.eachLine(this.readSpan(e), (id) => {
+        if (id < prefix) return true
+        more = id.startsWith(prefix) && out.push(id) < limit
+        return more
+      })
     }
     return out
   }
