@@ -64,8 +64,6 @@ function lowerBoundU32(a: Uint32Array, x: number): number {
   }
   return lo
 }
-/** The span of task lines a lookup reads (IndexFile.readSpan), reused: a command's lookups run one at a time. */
-let scratch = Buffer.allocUnsafe(64 * 1024)
 const NL = 0x0a
 const TAB = 0x09
 
@@ -251,6 +249,8 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
   readonly size: number
   /** Lines parsed so far (null: no such id). */
   private readonly lines = new Map<string, Line | null>()
+  /** The span of lines read last (readSpan): its directory entry (-1: none), bytes and length. */
+  private readonly lastSpan: {e: number; bytes: Buffer; length: number} = {e: -1, bytes: Buffer.alloc(0), length: 0}
   /** Ids known to have a line or not without reading it (notePresence). */
   private presence: Map<string, boolean> | undefined
   private queue: readonly string[] | undefined
@@ -347,8 +347,8 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
 
   /**
    * The lines of the line directory's span `e` (from entry e's line up to
-   * entry e + 1's), read in one piece into a buffer the next read reuses
-   * (use it before reading again). What a lookup reads, nothing kept as
+   * entry e + 1's), read in one piece into the file's own buffer, which the
+   * next read of another span reuses (use it before reading again). What a lookup reads, nothing kept as
    * pages: searching a span by pages, as before, read and kept four or five
    * 16 KB pages a lookup (~150 µs each at 100,000 tasks), which a command
    * over hundreds of changes paid hundreds of times. (Keeping the last
@@ -356,13 +356,20 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
    * behind, and no time measurable.)
    */
   private readSpan(e: number): Buffer {
+    // The last span read is kept: on a list of fewer than 128 tasks every lookup is in the one span (a drain's
+    // `next` looks up dozens), where the page-by-page search kept its few pages.
+    const last = this.lastSpan
+    if (last.e === e) return last.bytes.subarray(0, last.length)
     const {at} = this.directory()
     const from = this.start + at[e]!
     const to = e + 1 < at.length ? this.start + at[e + 1]! : this.buf.length
     if (to < from) throw damaged('the line directory')
-    if (scratch.length < to - from) scratch = Buffer.allocUnsafe(Math.max(to - from, scratch.length * 2))
-    if (this.buf.readInto(scratch, 0, to - from, from) !== to - from) throw damaged('a span of task lines')
-    return scratch.subarray(0, to - from)
+    if (last.bytes.length < to - from) last.bytes = Buffer.allocUnsafe(Math.max(to - from, 2 * last.bytes.length, 16 * 1024))
+    last.e = -1
+    if (this.buf.readInto(last.bytes, 0, to - from, from) !== to - from) throw damaged('a span of task lines')
+    last.e = e
+    last.length = to - from
+    return last.bytes.subarray(0, to - from)
   }
 
   /** The directory span holding the first line whose id is ≥ `key` (-1: it is line 0, or the file has no lines). */
