@@ -22,6 +22,7 @@ import {join} from 'node:path'
 import {EnvironmentError} from '../core/errors'
 import {ID_PREFIX, MIN_PREFIX, idsWithPrefixIn, isStoredId, lowerBound as lowerBoundOf, shardOf} from '../core/ids'
 import {overlaySnapshot} from '../core/overlay'
+import {partitionPoint} from '../core/order'
 import {MergedOpenRows} from '../core/merged-open-rows'
 import {type LeaseRow, type OpenRow, type OpenRowColumns, type OpenRows, ScannedTables, type Snapshot, type SnapshotTables, type TaskEntry, isFinishedStatus, openRowColumns, tablesOf} from '../core/snapshot'
 import {CONFIG_PATH, META_PATH, TASKS_DIR, TASK_FILE} from '../core/store-layout'
@@ -53,17 +54,6 @@ const TASKS_PER_SEARCH_BEFORE_DECODING_ALL = 20
 const WRITE_BATCH = 4096
 /** Every how many task lines the line directory notes an id and its offset (~46 KB of lines at 100,000 tasks: three pages). */
 const DIRECTORY_EVERY = 128
-/** The first index of sorted `a` whose value is ≥ `x`. */
-function lowerBoundU32(a: Uint32Array, x: number): number {
-  let lo = 0
-  let hi = a.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (a[mid]! < x) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
 const NL = 0x0a
 const TAB = 0x09
 
@@ -347,17 +337,16 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
 
   /**
    * The lines of the line directory's span `e` (from entry e's line up to
-   * entry e + 1's), read in one piece into the file's own buffer, which the
-   * next read of another span reuses (use it before reading again). What a lookup reads, nothing kept as
-   * pages: searching a span by pages, as before, read and kept four or five
-   * 16 KB pages a lookup (~150 µs each at 100,000 tasks), which a command
-   * over hundreds of changes paid hundreds of times. (Keeping the last
-   * spans read saved a quarter of the reads of a listing 310 changes
-   * behind, and no time measurable.)
+   * entry e + 1's), read in one piece into the file's own buffer; the next
+   * read of another span reuses it, so use the result before reading again.
+   * The span read last is kept: on a list of fewer than 128 tasks every
+   * lookup falls in the one span (a drain's `next` looks up dozens). The
+   * page-by-page search this replaced read and kept four or five 16 KB
+   * pages a lookup (~150 µs each at 100,000 tasks), which a command over
+   * hundreds of changes paid hundreds of times; keeping 8–16 spans instead
+   * of one saved a quarter of a listing's reads and no time measurable.
    */
   private readSpan(e: number): Buffer {
-    // The last span read is kept: on a list of fewer than 128 tasks every lookup is in the one span (a drain's
-    // `next` looks up dozens), where the page-by-page search kept its few pages.
     const last = this.lastSpan
     if (last.e === e) return last.bytes.subarray(0, last.length)
     const {at} = this.directory()
@@ -394,8 +383,8 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
   private search(id: string): Line | null {
     const {ids} = this.directory()
     const before = this.spanBefore(id)
-    const e = before + 1 < ids.length && ids[before + 1] === id ? before + 1 : before
-    if (e < 0 || ids.length === 0) return null
+    const e = ids[before + 1] === id ? before + 1 : before
+    if (e < 0) return null
     let found: Line | null = null
     const span = this.readSpan(e)
     IndexFile.eachLine(span, (lineId, ls, nl) => {
@@ -469,8 +458,9 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     // The directory's span, read once and scanned (a binary search over the lines read ~17 probes, each a read).
     const e = this.spanBefore(id)
     if (e < 0) return 0
-    let line = lowerBoundU32(offsets, this.directory().at[e]!)
-    if (offsets[line] !== this.directory().at[e]) throw damaged('the line directory')
+    const at = this.directory().at[e]!
+    let line = partitionPoint(0, this.size, (l) => offsets[l]! < at)
+    if (offsets[line] !== at) throw damaged('the line directory')
     IndexFile.eachLine(this.readSpan(e), (lineId) => {
       if (lineId >= id) return false
       line++
