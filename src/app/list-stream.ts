@@ -30,7 +30,7 @@
  * viewed through the snapshot, with the rows they affect; the open rows
  * they affect are merged into the file's by their keys.
  */
-import type {State} from '../core/readiness'
+import {type State, claimLiveAt} from '../core/readiness'
 import {OverlayTables} from '../core/overlay'
 import {OPEN_ROW_WAITING, type OpenRow, type OpenRowColumns, type Snapshot, type TaskEntry, openRowColumns, tablesOf} from '../core/snapshot'
 import {type ListConfig, TASK_KEYS} from '../core/task'
@@ -640,7 +640,6 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
   if (redoneRows.includes(-1) || redoneKeys.some((k) => k.date < 0)) return null
   /** Where each row's id goes among the file's ids. */
   const idPosOf = (r: number): number => (r < n ? r : changedEntries[r - n]!.idPos)
-  const skewMs = input.config.clock_skew_seconds * 1000
   const readyOut = [false]
   /** Listed open rows in the merged order, and a sort key of each open row among them (kidsOf). */
   const openSeq = new Int32Array(m.open + redone.length)
@@ -652,7 +651,7 @@ export function streamedListing(input: StreamInput): StreamedListing | null {
     const st = cols.status(i)
     let b = IS_OPEN
     if (readyOut[0]) b |= IS_READY
-    if (cols.owner(i) !== '' && (st === 'in_progress' || st === 'blocked') && input.nowMs <= cols.leaseEnd(i) + skewMs) b |= IS_LIVE
+    if (claimLiveAt(cols.owner(i), st, cols.leaseEnd(i), input.nowMs, input.config)) b |= IS_LIVE
     if ((cols.flags(i) & OPEN_ROW_WAITING) !== 0) b |= IS_WAITING
     rank[row] = r
     bits[row] = b

@@ -17,15 +17,27 @@ export interface WaitReason {
 }
 
 /**
- * A claim is live until its lease has expired by more than the configured
- * clock-skew margin, judged on the acting machine's clock. A claim without a
- * lease never expires.
+ * The live-claim rule, once: a claim is live while the item is held
+ * (in_progress or blocked, with an owner) and its lease has not expired by
+ * more than the configured clock-skew margin, judged on the acting
+ * machine's clock. `leaseEndMs` is the lease's end in milliseconds,
+ * `Infinity` for a claim without a lease (it never expires). Every reader
+ * of claims (cards, open rows, the streamed listing, the guard) asks this.
  */
+export function claimLiveAt(owner: string | null | undefined, status: string, leaseEndMs: number, nowMs: number, config: Pick<ListConfig, 'clock_skew_seconds'>): boolean {
+  if (!owner) return false
+  if (status !== 'in_progress' && status !== 'blocked') return false
+  return nowMs <= leaseEndMs + config.clock_skew_seconds * 1000
+}
+
+/** The lease's end in milliseconds: `Infinity` for none. */
+export function leaseEndMs(lease: string | null | undefined): number {
+  return lease ? Date.parse(lease) : Number.POSITIVE_INFINITY
+}
+
+/** `claimLiveAt` of a card's frontmatter at `now` (ISO-8601). */
 export function claimIsLive(meta: TaskMeta, now: string, config: ListConfig): boolean {
-  if (!meta.owner) return false
-  if (meta.status !== 'in_progress' && meta.status !== 'blocked') return false
-  if (!meta.lease_expires) return true
-  return Date.parse(now) <= Date.parse(meta.lease_expires) + config.clock_skew_seconds * 1000
+  return claimLiveAt(meta.owner, meta.status, leaseEndMs(meta.lease_expires), Date.parse(now), config)
 }
 
 /** Dependencies that are not done yet (missing and unreadable ones included). */
@@ -154,7 +166,7 @@ export function openRowState(row: OpenRow, actor: string | undefined, nowMs: num
   const lease = row[7]
   const flags = row[8]
   const waits = (flags & OPEN_ROW_WAITING) !== 0
-  const claimLive = owner !== '' && (status === 'in_progress' || status === 'blocked') && (lease === '' || nowMs <= Date.parse(lease) + config.clock_skew_seconds * 1000)
+  const claimLive = claimLiveAt(owner, status, leaseEndMs(lease), nowMs, config)
   const allows = assignee === '' || assignee === actor
   const open = status === 'todo' || (status === 'in_progress' && !claimLive)
   const ready = open && allows && !waits && (flags & OPEN_ROW_OPEN_SUBITEMS) === 0
@@ -181,7 +193,7 @@ export function openRowStateAt(cols: OpenRowColumns, i: number, actor: string | 
     return waits ? 'waiting' : ready ? 'ready' : !allows ? 'reserved' : 'todo'
   }
   if (status === 'in_progress') {
-    const claimLive = cols.owner(i) !== '' && nowMs <= cols.leaseEnd(i) + config.clock_skew_seconds * 1000
+    const claimLive = claimLiveAt(cols.owner(i), status, cols.leaseEnd(i), nowMs, config)
     if (claimLive) {
       readyOut[0] = false
       return 'in_progress'
