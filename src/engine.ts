@@ -4,10 +4,12 @@
  * only oclif and the command definitions and loads this on first use, so
  * `tasks --version` and `tasks help` never compile the engine.
  */
-export * as actions from './app/task-actions'
+export * as cards from './app/card-actions'
+export * as claims from './app/claim-actions'
+export * as listing from './app/list-query'
+export * as admin from './app/list-admin'
 export * as history from './app/history-actions'
 export * as config from './app/config-actions'
-export * as batch from './app/batch-actions'
 export * as coordination from './app/coordination-actions'
 export {undo} from './app/undo'
 export {Session} from './app/session'

@@ -70,7 +70,7 @@ export function inboxSourceFor(session: () => Promise<Session>, agent: string, s
         // Only the records still unseen in the inbox: one that went away meanwhile is not an error worth retrying forever.
         const current = new Set((await inbox(s, {as: agent})).records.map((r) => r.id))
         const wanted = ids.filter((id) => current.has(id))
-        if (wanted.length > 0) await inboxAck(await (await session()).forCall(), wanted, false, agent)
+        if (wanted.length > 0) await inboxAck(await (await session()).forCall(), {ids: wanted, as: agent})
       }),
   }
 }

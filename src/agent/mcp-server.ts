@@ -14,10 +14,11 @@
 import {Session, type SessionOptions} from '../app/session'
 import {toTasksError} from '../app/error-mapping'
 import {UsageError} from '../core/errors'
-import * as actions from '../app/task-actions'
+import * as listing from '../app/list-query'
 import {primeMarkdown} from '../app/prime'
 import {loadMcp} from '../app/lazy-libs'
-import {TOOLS, type ToolDef} from './tools'
+import {type ToolDef, toolsFor} from './tools'
+import type {EngineModule} from '../operations/spec'
 import {type InboxRecord, type InboxSource, inboxSourceFor} from './inbox-source'
 import {InboxNotifier} from './notifier'
 import type {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js'
@@ -32,6 +33,8 @@ export interface McpOptions extends SessionOptions {
   agent?: string
   pollMs?: number
   version: string
+  /** The engine bundle the server runs in: what the operation table's tools call. */
+  engine: EngineModule
   /** The inbox to drain; default: inboxSourceFor(agent). Tests hand in their own. */
   inbox?: InboxSource
   /** Wraps delivery (tests inject failures). */
@@ -144,13 +147,13 @@ export async function startMcpServer(options: McpOptions, transport: Transport):
     })
   }
 
-  for (const tool of TOOLS) {
+  for (const tool of toolsFor(() => options.engine)) {
     const shape = tool.input(z)
     if (tool.session) shape.session ??= z.string().optional().describe('the agent session acting (else TASKS_SESSION): a claim records it, `release` with session frees it')
     if (tool.compact) shape.format = z.enum(['compact', 'json']).optional().describe('compact (default): token-lean lines, docs/compact.md; json: the full JSON of --json')
     if (tool.override) {
-      shape.force = z.boolean().optional().describe("act on an item held by someone else (needs reason; recorded in history)")
-      shape.reason = z.string().optional()
+      shape.force ??= z.boolean().optional().describe("act on an item held by someone else (needs reason; recorded in history)")
+      shape.reason ??= z.string().optional()
     }
     server.registerTool(
       tool.name,
@@ -166,13 +169,13 @@ export async function startMcpServer(options: McpOptions, transport: Transport):
     })
 
   server.registerResource('list', `tasks://${options.list}`, {description: `The open tasks of list ${options.list} (as list --json)`, mimeType: 'application/json'}, (uri) =>
-    read(uri.href, (s) => actions.list(s, {})),
+    read(uri.href, (s) => listing.list(s, {})),
   )
   server.registerResource(
     'card',
     new mcp.ResourceTemplate(`tasks://${options.list}/{id}`, {list: undefined}),
     {description: 'One task with description and comments (as show --json)', mimeType: 'application/json'},
-    (uri, vars) => read(uri.href, (s) => actions.show(s, String(vars.id))),
+    (uri, vars) => read(uri.href, (s) => listing.show(s, {id: String(vars.id)})),
   )
   server.registerResource('guide', 'tasks://guide', {description: 'How an agent works with this list (tasks prime)', mimeType: 'text/markdown'}, (uri) =>
     read(uri.href, (s) => primeMarkdown(s), 'text/markdown'),

@@ -44,7 +44,7 @@ export async function configList(session: Session): Promise<ConfigListResult> {
 }
 
 /** `config get KEY`. */
-export async function configGet(session: Session, key: string): Promise<ConfigSetting & {list: string}> {
+export async function configGet(session: Session, {key}: {key: string}): Promise<ConfigSetting & {list: string}> {
   const k = checkConfigKey(key)
   const loaded = await session.store.load()
   return {list: session.list, ...setting(k, loaded.snapshot.config[k])}

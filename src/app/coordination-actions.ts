@@ -10,37 +10,18 @@ import {releaseSession, sweepExpired, takeoverTask} from '../core/ops/claim'
 import {addCheck, recordCheck, supersedeCheck} from '../core/ops/checks'
 import {flagTask, unflagTask} from '../core/ops/flag'
 import {type PruneResult, pruneFinished} from '../core/ops/prune'
-import {type BatchFileResult, runBatchFile} from '../core/ops/batch-file'
+import {type BatchFileResult, type BatchTable, readsChecks, runBatchFile} from '../core/ops/batch-file'
 import {UsageError} from '../core/errors'
-import {type Snapshot, checksOf, lookup, resolve} from '../core/snapshot'
+import {checksOf, lookup} from '../core/snapshot'
 import type {TaskView} from '../core/task-view'
 import {checkActor} from '../core/validation'
-import type {Loaded} from '../refstore/list-store'
 import type {Session} from './session'
-import {type ClaimOutput, type TaskResult, explainRevision, explainTakeover, viewer} from './task-actions'
+import {type TaskResult, viewer} from './task-results'
+import type {ClaimOutput} from './claim-actions'
+import {explainRevision, explainTakeover} from './refusals'
+import {prepareChecks} from './check-reads'
 import {guardRevision} from '../core/revision-guard'
-import {type Prepare, mutate} from './transaction'
-
-/**
- * A `Prepare` that reads the checks of the tasks `inputs` name (ids or
- * prefixes; one that does not resolve is left for the op to report).
- */
-export function prepareChecks(session: Session, inputs: (snap: Snapshot) => Iterable<string>): Prepare {
-  return async (_store, loaded: Loaded) => {
-    const snap = loaded.snapshot
-    const ids: string[] = []
-    for (const input of inputs(snap)) {
-      try {
-        ids.push(resolve(snap, input))
-      } catch {
-        // Reported by the op, with its own code.
-      }
-    }
-    if (ids.length === 0) return snap
-    const {checks} = await session.store.readChecks(loaded.index.commit, ids)
-    return {...snap, checks}
-  }
-}
+import {mutate} from './transaction'
 
 export interface CheckOutput {
   task: TaskView
@@ -55,15 +36,15 @@ async function checkMutation(session: Session, id: string, op: Parameters<typeof
   return {task: v.view(done.after.tasks.get(done.result.task.id)?.meta ?? done.result.task), check: done.result.check, commit: done.commit}
 }
 
-export function checkAdd(session: Session, id: string, kind: string, text: string, ifRevision?: number): Promise<CheckOutput> {
+export function checkAdd(session: Session, {id, kind, text, ifRevision}: {id: string; kind: string; text: string; ifRevision?: number}): Promise<CheckOutput> {
   return checkMutation(session, id, (s, c) => addCheck(s, c, {id, kind, text}), ifRevision)
 }
 
-export function checkRecord(session: Session, id: string, check: string, outcome: 'passed' | 'failed', evidence: string, ifRevision?: number): Promise<CheckOutput> {
+export function checkRecord(session: Session, {id, check, outcome, evidence, ifRevision}: {id: string; check: string; outcome: 'passed' | 'failed'; evidence: string; ifRevision?: number}): Promise<CheckOutput> {
   return checkMutation(session, id, (s, c) => recordCheck(s, c, {id, check, outcome, evidence}), ifRevision)
 }
 
-export function checkSupersede(session: Session, id: string, check: string, reason: string, ifRevision?: number): Promise<CheckOutput> {
+export function checkSupersede(session: Session, {id, check, reason, ifRevision}: {id: string; check: string; reason: string; ifRevision?: number}): Promise<CheckOutput> {
   return checkMutation(session, id, (s, c) => supersedeCheck(s, c, {id, check, reason}), ifRevision)
 }
 
@@ -75,7 +56,7 @@ export interface CheckListOutput {
   broken: Array<{path: string; error: string}>
 }
 
-export async function checkList(session: Session, id: string): Promise<CheckListOutput> {
+export async function checkList(session: Session, {id}: {id: string}): Promise<CheckListOutput> {
   const loaded = await session.store.load()
   const meta = lookup(loaded.snapshot, id)
   const {checks, broken} = await session.store.readChecks(loaded.index.commit, [meta.id])
@@ -85,13 +66,13 @@ export async function checkList(session: Session, id: string): Promise<CheckList
   return {task: v.view(meta), checks: list, unmet: unmetChecks(list).map((c) => c.id), broken}
 }
 
-export async function flag(session: Session, id: string, reason: string, ifRevision?: number): Promise<TaskResult> {
+export async function flag(session: Session, {id, reason, ifRevision}: {id: string; reason: string; ifRevision?: number}): Promise<TaskResult> {
   const done = await explainRevision(session, mutate(session, guardRevision(id, ifRevision, (s, c) => flagTask(s, c, {id, reason}))))
   const v = await viewer(session, done.after)
   return {task: v.view(done.after.tasks.get(done.result.task.id)?.meta ?? done.result.task), commit: done.commit}
 }
 
-export async function unflag(session: Session, id: string, ifRevision?: number): Promise<TaskResult> {
+export async function unflag(session: Session, {id, ifRevision}: {id: string; ifRevision?: number}): Promise<TaskResult> {
   const done = await explainRevision(session, mutate(session, guardRevision(id, ifRevision, (s, c) => unflagTask(s, c, {id}))))
   const v = await viewer(session, done.after)
   return {task: v.view(done.after.tasks.get(done.result.task.id)?.meta ?? done.result.task), commit: done.commit}
@@ -103,21 +84,21 @@ export async function sweep(session: Session): Promise<{swept: TaskView[]; commi
   return {swept: done.result.tasks.map((t) => v.view(t)), commit: done.commit}
 }
 
-export async function takeover(session: Session, id: string, reason: string, leaseSeconds?: number): Promise<ClaimOutput> {
-  const done = await mutate(session, (s, c) => takeoverTask(s, c, {id, reason, leaseSeconds}))
+export async function takeover(session: Session, {id, reason, lease}: {id: string; reason: string; lease?: number}): Promise<ClaimOutput> {
+  const done = await mutate(session, (s, c) => takeoverTask(s, c, {id, reason, leaseSeconds: lease}))
   const v = await viewer(session, done.after)
   return {task: v.view(done.after.tasks.get(done.result.task.id)?.meta ?? done.result.task), commit: done.commit, took_over_from: done.result.took_over_from ?? null, already_owned: false}
 }
 
-export async function releaseBySession(session: Session, name: string): Promise<{released: TaskView[]; commit: string | null}> {
+export async function releaseBySession(session: Session, {session: name}: {session: string}): Promise<{released: TaskView[]; commit: string | null}> {
   checkActor(name, 'session')
   const done = await explainTakeover(session, mutate(session, (s, c) => releaseSession(s, c, name)))
   const v = await viewer(session, done.after)
   return {released: done.result.tasks.map((t) => v.view(t)), commit: done.commit}
 }
 
-export async function prune(session: Session, olderThanSeconds?: number): Promise<PruneResult & {commit: string | null}> {
-  const done = await mutate(session, (s, c) => pruneFinished(s, c, {olderThanSeconds}))
+export async function prune(session: Session, {olderThan}: {olderThan?: number}): Promise<PruneResult & {commit: string | null}> {
+  const done = await mutate(session, (s, c) => pruneFinished(s, c, {olderThanSeconds: olderThan}))
   return {...done.result, commit: done.commit}
 }
 
@@ -125,20 +106,20 @@ export {checksOf}
 
 // ---------------------------------------------------------------- batch
 
-/** Operations whose op reads the checks of the task they name. */
-const CHECK_READERS: ReadonlySet<string> = new Set(['done', 'check', 'edit'])
-
 /**
- * `tasks batch`: parse the JSON text (a list of operations, or an object
- * with an `operations` list) and run it as one op through the transaction:
- * one commit, or none.
+ * `tasks batch`: the operations (a JSON list, or an object with an
+ * `operations` list; as text, from a file, or already parsed) run as one op
+ * through the transaction: one commit, or none. `table` is the operation
+ * table's batch operations (src/operations), handed down by the caller.
  */
-export async function batchFile(session: Session, text: string, mode: 'atomic' | 'each'): Promise<BatchFileResult & {commit: string | null}> {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch (error) {
-    throw new UsageError(`the batch is not valid JSON: ${(error as Error).message}`, {}, 'bad_batch')
+export async function batchFile(session: Session, {operations, each, table}: {operations: unknown; each?: boolean; table: BatchTable}): Promise<BatchFileResult & {commit: string | null}> {
+  let parsed = operations
+  if (typeof operations === 'string') {
+    try {
+      parsed = JSON.parse(operations)
+    } catch (error) {
+      throw new UsageError(`the batch is not valid JSON: ${(error as Error).message}`, {}, 'bad_batch')
+    }
   }
   const ops = Array.isArray(parsed) ? parsed : parsed && typeof parsed === 'object' && Array.isArray((parsed as {operations?: unknown}).operations) ? (parsed as {operations: unknown[]}).operations : null
   if (!ops) throw new UsageError('the batch must be a JSON list of operations (or an object with an "operations" list)', {}, 'bad_batch')
@@ -146,13 +127,13 @@ export async function batchFile(session: Session, text: string, mode: 'atomic' |
   const referenced = (): string[] => {
     const out: string[] = []
     for (const o of ops) {
-      if (o && typeof o === 'object' && CHECK_READERS.has(String((o as {op?: unknown}).op))) {
+      if (readsChecks(table, o)) {
         const id = (o as {id?: unknown}).id
         if (typeof id === 'string' && !id.startsWith('$')) out.push(id)
       }
     }
     return out
   }
-  const done = await mutate(session, (s, c) => runBatchFile(s, c, ops, mode), prepareChecks(session, referenced))
+  const done = await mutate(session, (s, c) => runBatchFile(s, c, ops, each ? 'each' : 'atomic', table), prepareChecks(session, referenced))
   return {...done.result, commit: done.commit}
 }

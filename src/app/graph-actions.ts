@@ -6,7 +6,7 @@ import {lookup} from '../core/snapshot'
 import {type TaskGraph, buildTaskGraph} from '../core/task-graph'
 import type {Session} from './session'
 import {warnTrackingState} from './sharing'
-import {viewer} from './task-actions'
+import {viewer} from './task-results'
 
 export interface GraphResult extends TaskGraph {
   list: string
@@ -16,7 +16,7 @@ export interface GraphResult extends TaskGraph {
 }
 
 /** The graph of the open items (or all with `all`), or of what the given ids reach. */
-export async function taskGraph(session: Session, ids: readonly string[], options: {all?: boolean} = {}): Promise<GraphResult> {
+export async function taskGraph(session: Session, {ids, ...options}: {ids: readonly string[]; all?: boolean}): Promise<GraphResult> {
   const loaded = await session.store.load()
   const snap = loaded.snapshot
   const roots = ids.map((input) => lookup(snap, input).id)

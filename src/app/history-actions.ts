@@ -74,7 +74,7 @@ async function resolveInHistory(session: Session, snap: Snapshot, input: string)
 }
 
 /** `tasks log [ID]`: newest first; with ID, the events of that card (also a removed one). */
-export async function log(session: Session, id: string | undefined, f: LogFilters = {}): Promise<LogResult> {
+export async function log(session: Session, {id, ...f}: LogFilters & {id?: string} = {}): Promise<LogResult> {
   const now = Date.parse(session.now())
   const since = timePoint('since', f.since, now)
   const until = timePoint('until', f.until, now)
@@ -120,7 +120,7 @@ export interface RestoreOutput {
  * were in the parent of the commit that removed it, put back as one new
  * commit (the op decides whether it may, on the current list).
  */
-export async function restore(session: Session, input: string): Promise<RestoreOutput> {
+export async function restore(session: Session, {id: input}: {id: string}): Promise<RestoreOutput> {
   const store = session.store
   const loaded = await store.load()
   const {id, removed} = await resolveInHistory(session, loaded.snapshot, input)

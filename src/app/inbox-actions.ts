@@ -18,7 +18,7 @@ import type {TaskView} from '../core/task-view'
 import type {ListStore, Loaded} from '../refstore/list-store'
 import {readRegistry} from './inbox-hook'
 import type {Session} from './session'
-import {viewer} from './task-actions'
+import {viewer} from './task-results'
 import {mutate, type Op} from './transaction'
 
 export interface RoleResult {
@@ -33,17 +33,17 @@ async function mutateCard(session: Session, op: Op<{task: TaskMeta}>): Promise<R
 }
 
 /** `collab add|rm ID ACTOR`. */
-export function collab(session: Session, id: string, actor: string, remove: boolean): Promise<RoleResult> {
+export function collab(session: Session, {id, actor, remove = false}: {id: string; actor: string; remove?: boolean}): Promise<RoleResult> {
   return mutateCard(session, (s, c) => changeCollaborator(s, c, {id, actor, remove}))
 }
 
-/** `watch ID` / `unwatch ID [--mute]`. */
-export function watch(session: Session, id: string, on: boolean, mute = false): Promise<RoleResult> {
-  return mutateCard(session, (s, c) => changeWatch(s, c, {id, watch: on, mute}))
+/** `watch ID` (watch: true) / `unwatch ID [--mute]` (watch: false). */
+export function watch(session: Session, {id, watch, mute = false}: {id: string; watch: boolean; mute?: boolean}): Promise<RoleResult> {
+  return mutateCard(session, (s, c) => changeWatch(s, c, {id, watch, mute}))
 }
 
-/** `notify ID RULE…` / `notify ID --clear`. */
-export function notify(session: Session, id: string, rules: string[]): Promise<RoleResult> {
+/** `notify ID RULE…` / `notify ID --clear` (no rules). */
+export function notify(session: Session, {id, rules}: {id: string; rules: string[]}): Promise<RoleResult> {
   return mutateCard(session, (s, c) => setCardNotify(s, c, {id, rules}))
 }
 
@@ -100,8 +100,8 @@ export interface ActorChangeResult {
   commit: string | null
 }
 
-/** `actor add ID [--alias A]… [--mute E]…`: aliases are added one commit each after the entry. */
-export async function actorAdd(session: Session, id: string, prefs: ActorPrefs, aliases: string[]): Promise<ActorChangeResult> {
+/** `actor add ID [--aliases A]… [--mute E]…`: aliases are added one commit each after the entry. */
+export async function actorAdd(session: Session, {id, aliases = [], ...prefs}: {id: string; aliases?: string[]} & ActorPrefs): Promise<ActorChangeResult> {
   let entries = new Map<string, ActorEntry>()
   const prepare = async (store: ListStore, loaded: Loaded): Promise<void> => {
     entries = await readRegistry(store, loaded.index.rootTree, [id])
@@ -109,14 +109,14 @@ export async function actorAdd(session: Session, id: string, prefs: ActorPrefs, 
   const done = await mutate(session, (s, c) => addActor(s, c, {id, prefs, entries}), prepare)
   let commit = done.commit
   for (const alias of aliases) {
-    const r = await actorAlias(session, id, alias, false)
+    const r = await actorAlias(session, {id, alias})
     commit = r.commit ?? commit
   }
   return {actor: await actorInfo(session, done.result.actor.id), commit}
 }
 
 /** `actor alias ID ALIAS [--remove]`. */
-export async function actorAlias(session: Session, id: string, alias: string, remove: boolean): Promise<ActorChangeResult> {
+export async function actorAlias(session: Session, {id, alias, remove = false}: {id: string; alias: string; remove?: boolean}): Promise<ActorChangeResult> {
   let entries = new Map<string, ActorEntry>()
   let aliasesOfAlias: string[] = []
   const prepare = async (store: ListStore, loaded: Loaded): Promise<void> => {
@@ -223,7 +223,7 @@ export interface AckResult {
 }
 
 /** `inbox ack ID…` (a record's file stem, its 8-hex suffix, or a unique prefix) or `--all`. */
-export async function inboxAck(session: Session, ids: string[], all: boolean, as?: string): Promise<AckResult> {
+export async function inboxAck(session: Session, {ids = [], all = false, as}: {ids?: string[]; all?: boolean; as?: string}): Promise<AckResult> {
   if (!all && ids.length === 0) throw new UsageError('name the records to mark seen (ID…), or pass --all')
   if (all && ids.length > 0) throw new UsageError('pass record IDs or --all, not both')
   const l = await listInbox(session, as)
@@ -251,10 +251,10 @@ export interface StaleResult {
   total: number
 }
 
-/** `stale [--older-than D]`. */
-export async function stale(session: Session, olderThanSeconds?: number): Promise<StaleResult> {
+/** `stale [--older-than D]` (olderThan in seconds). */
+export async function stale(session: Session, {olderThan}: {olderThan?: number} = {}): Promise<StaleResult> {
   const loaded = await session.store.load()
-  const older = olderThanSeconds ?? loaded.snapshot.config.stale_after_seconds
+  const older = olderThan ?? loaded.snapshot.config.stale_after_seconds
   const groups = staleGroups(loaded.snapshot, session.now(), older)
   return {older_than_seconds: older, groups, total: groups.reduce((n, g) => n + g.items.length, 0)}
 }
@@ -265,12 +265,12 @@ export interface RemindOutput extends RemindResult {
 }
 
 /** `remind [--older-than D]`: digests and escalations, latched on the ref. */
-export async function remindOwners(session: Session, olderThanSeconds?: number): Promise<RemindOutput> {
+export async function remindOwners(session: Session, {olderThan}: {olderThan?: number} = {}): Promise<RemindOutput> {
   const actor = await session.actor()
   let input: RemindInput | undefined
   // Latches and registry entries are read from the very commit the op runs on (also online, and again after a lost race).
   const prepare = async (store: ListStore, loaded: Loaded): Promise<void> => {
-    const older = olderThanSeconds ?? loaded.snapshot.config.stale_after_seconds
+    const older = olderThan ?? loaded.snapshot.config.stale_after_seconds
     const groups = staleGroups(loaded.snapshot, session.now(), older)
     const registry = await readRegistry(store, loaded.index.rootTree, [...remindNames(groups), actor])
     const latches = new Map<string, ReminderLatch>()

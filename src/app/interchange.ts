@@ -34,7 +34,7 @@ import {mutate} from './transaction'
 
 const READ_WINDOW = 256
 
-export async function exportDocument(session: Session, ids: string[]): Promise<ExportDocument> {
+export async function exportDocument(session: Session, {ids}: {ids: string[]}): Promise<ExportDocument> {
   const loaded = await session.store.load()
   const snap = loaded.snapshot
   const metas: TaskMeta[] = []

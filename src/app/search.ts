@@ -32,7 +32,7 @@ import {checkTags} from '../core/validation'
 import {type DocFacts, type SearchCache, STORED_STATUS_ORDER, TEXTS_PER_DOC, TEXT_BODY, TEXT_COMMENTS, TEXT_TITLE, readSearchCache, statusCode, writeSearchCache} from '../refstore/search-cache'
 import type {Loaded} from '../refstore/list-store'
 import type {Session} from './session'
-import {viewer} from './task-actions'
+import {viewer} from './task-results'
 
 interface SearchDoc {
   id: string

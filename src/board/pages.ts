@@ -6,7 +6,7 @@
  * add markup or script. The pages load one script (/board.js, same origin);
  * the Content-Security-Policy the server sends forbids any other.
  */
-import type {ListResult, ShowResult} from '../app/task-actions'
+import type {ListResult, ShowResult} from '../app/list-query'
 import type {LogResult} from '../app/history-actions'
 import type {TaskView} from '../core/task-view'
 import type {State} from '../core/readiness'

@@ -2,7 +2,7 @@
  * `tasks board`: a small HTTP server over the app layer. Reads use one
  * long-lived session (the ref's tip re-read before each); every action opens
  * a session as the board's actor and calls the same use case the CLI
- * command calls (src/app/task-actions.ts), so it goes through the one
+ * command calls (src/app), so it goes through the one
  * transaction path and a refusal ("already claimed by agent-3") comes back
  * to the page with its code. The server never touches git itself.
  *
@@ -22,7 +22,7 @@ import {type IncomingMessage, type ServerResponse, createServer} from 'node:http
 import type {AddressInfo} from 'node:net'
 import type * as Engine from '../engine'
 import type {Session} from '../app/session'
-import type {ListResult} from '../app/task-actions'
+import type {ListResult} from '../app/list-query'
 import type {TaskView} from '../core/task-view'
 import {BOARD_CSS, BOARD_JS} from './assets'
 import {renderMarkdown} from './markdown'
@@ -154,7 +154,7 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
       const commit = await fresh()
       if (boardCache && boardCache.commit === commit && Date.now() - boardCache.at < CACHE_MS) return boardCache.list
       gathering = new Map()
-      const list = await e.actions.list(reader, {all: true})
+      const list = await e.listing.list(reader, {all: true})
       notices = gathering
       boardCache = {commit, at: Date.now(), list}
       return list
@@ -193,7 +193,7 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
           void (async () => {
             const session = await e.Session.open({cwd: o.cwd, list: o.list, as: actor, json: true})
             try {
-              await e.actions.sync(session)
+              await e.admin.sync(session)
               lastSyncProblem = ''
             } catch (error) {
               const message = e.toTasksError(error as Error).message
@@ -213,22 +213,22 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
   // ------------------------------------------------------------ actions
   const ACTIONS: Record<string, (s: Session, p: Record<string, unknown>) => Promise<unknown>> = {
     add: (s, p) =>
-      e.actions.add(s, {
+      e.cards.add(s, {
         title: text(p, 'title'),
         body: optionalText(p, 'body'),
         tags: Array.isArray(p.tags) ? p.tags.map((t) => String(t)) : undefined,
         priority: typeof p.priority === 'number' || typeof p.priority === 'string' ? p.priority : undefined,
         parent: optionalText(p, 'parent'),
       }),
-    comment: (s, p) => e.actions.comment(s, text(p, 'id'), text(p, 'text')),
-    claim: (s, p) => e.actions.claim(s, text(p, 'id')),
-    done: (s, p) => e.actions.finish(s, text(p, 'id')),
-    block: (s, p) => e.actions.block(s, text(p, 'id'), text(p, 'note')),
-    reopen: (s, p) => e.actions.reopen(s, text(p, 'id')),
-    assign: (s, p) => e.actions.assign(s, text(p, 'id'), optionalText(p, 'assignee') ?? null),
+    comment: (s, p) => e.cards.comment(s, {id: text(p, 'id'), text: text(p, 'text')}),
+    claim: (s, p) => e.claims.claim(s, {id: text(p, 'id')}),
+    done: (s, p) => e.claims.finish(s, {ids: [text(p, 'id')]}),
+    block: (s, p) => e.claims.block(s, {id: text(p, 'id'), reason: text(p, 'note')}),
+    reopen: (s, p) => e.claims.reopen(s, {ids: [text(p, 'id')]}),
+    assign: (s, p) => e.cards.assign(s, {ids: [text(p, 'id')], assignee: optionalText(p, 'assignee') ?? null}),
     edit: async (s, p) => {
       // Only the fields the person changed, and only if nobody changed the card since the form was filled.
-      const current = await e.actions.show(s, text(p, 'id'))
+      const current = await e.listing.show(s, {id: text(p, 'id')})
       const t = current.task
       if (typeof p.revision === 'number' && p.revision !== t.revision) {
         throw new Refusal(409, 'edit_conflict', `${t.short_id} was changed by ${t.updated_by} since this page was loaded; reload it and edit again`)
@@ -236,7 +236,7 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
       const title = optionalText(p, 'title')
       const body = typeof p.body === 'string' ? p.body : undefined
       const priority = p.priority === undefined || p.priority === '' ? undefined : Number(p.priority)
-      return e.actions.edit(s, {
+      return e.cards.edit(s, {
         id: t.id,
         title: title !== undefined && title !== t.title ? title : undefined,
         body: body !== undefined && body.replace(/\r\n/g, '\n').trimEnd() !== current.body.trimEnd() ? body.replace(/\r\n/g, '\n') : undefined,
@@ -366,8 +366,8 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
         const id = decodeURIComponent(task[1]!)
         const [detail, history, commit] = await serial(async () => {
           const c = await fresh()
-          const d = await e.actions.show(reader, id)
-          const h = await e.history.log(reader, d.task.id, {limit: 100})
+          const d = await e.listing.show(reader, {id})
+          const h = await e.history.log(reader, {id: d.task.id, limit: 100})
           return [d, h, c] as const
         })
         ctx = context(auth.any, commit)
@@ -375,7 +375,7 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
       }
       if (path === '/activity') {
         const list = await boardRows()
-        const log = await serial(async () => e.history.log(reader, undefined, {limit: 200}))
+        const log = await serial(async () => e.history.log(reader, {limit: 200}))
         ctx = context(auth.any, list.commit)
         const shorts = new Map(list.tasks.map((t: TaskView) => [t.id, t.short_id]))
         return html(res, 200, layout(ctx, 'activity', 'activity', activityPage(log, shorts)))
@@ -387,7 +387,7 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
           const key = `${c}:${all}:${Math.floor(Date.now() / CACHE_MS)}`
           let s = svgCache.get(key)
           if (s === undefined) {
-            const g = await e.graph.taskGraph(reader, [], {all})
+            const g = await e.graph.taskGraph(reader, {ids: [], all})
             s = o.svg().renderSvg(g, `${o.list}: ${g.nodes.length} items`)
             svgCache.clear()
             svgCache.set(key, s)

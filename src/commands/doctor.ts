@@ -1,8 +1,7 @@
-import {Flags} from '@oclif/core'
-import {TasksCommand} from './base-command'
-import type {DoctorResult} from '../app/task-actions'
+import type {DoctorResult} from '../app/list-admin'
 import {engine} from './engine-loader'
-import type {Terminal} from '../render/terminal'
+import {doctor} from '../operations/admin'
+import {commandFrom} from './from-spec'
 
 /**
  * Violations --fix repairs. A done item with an unfinished dependency is
@@ -13,22 +12,14 @@ function repairable(r: DoctorResult): DoctorResult['violations'] {
   return r.violations.filter((v) => v.kind !== 'done_with_open_dependency')
 }
 
-export default class Doctor extends TasksCommand<DoctorResult> {
-  static override summary = "Check the list's invariants (cycles, dangling edges, nesting, done-before-dependencies) and stale ref locks; --fix repairs."
-  static override examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --fix --json']
-  static override description =
-    'The same checks and repairs the reconciler runs after every merge. Unreadable files are reported by path. An item done before its dependencies is reported but not repaired (ops reach that state: --force, or a dependency reopened later). Ref lock files left by killed git processes on the task refs, their tracking refs and packed-refs are reported; --fix removes those older than 10 minutes. Exits 0 when healthy or repaired, 5 when problems remain.'
-  static override flags = {fix: Flags.boolean({description: 'Repair what is found, in one commit, recording why on each card.'})}
-
-  protected async execute(): Promise<DoctorResult> {
-    const {flags} = await this.parse(Doctor)
-    this.flagsForSession = flags
-    const r = await engine().actions.doctor(await this.openSession(), Boolean(flags.fix), process.argv[1] ?? 'tasks')
+export default commandFrom<DoctorResult>(doctor, {
+  // Problems left (not repaired, unreadable files, locks kept) exit 5; the result says which.
+  execute: async ({args, run}) => {
+    const r = await run(args)
     if ((repairable(r).length > 0 && !r.fixed) || r.broken.length > 0 || r.locks.some((l) => !l.removed)) process.exitCode = 5
     return r
-  }
-
-  protected render(r: DoctorResult, _term: Terminal): string {
+  },
+  render: (r, _term) => {
     if (r.violations.length === 0 && r.broken.length === 0 && r.locks.length === 0) return 'no problems found\n'
     const lines: string[] = []
     for (const l of r.locks) {
@@ -41,5 +32,5 @@ export default class Doctor extends TasksCommand<DoctorResult> {
     if (r.fixed) lines.push(`repaired ${r.repairs.length} in ${r.fixed.slice(0, 10)}`)
     else if (repairable(r).length > 0) lines.push('run `tasks doctor --fix` to repair')
     return `${lines.join('\n')}\n`
-  }
-}
+  },
+})

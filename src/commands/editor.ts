@@ -12,7 +12,7 @@ import {join} from 'node:path'
 import {EnvironmentError, UsageError} from '../core/errors'
 import {commentTemplate, editTemplate, parseCommentTemplate, parseEditTemplate} from '../core/edit-template'
 import type {Session} from '../app/session'
-import type {TaskResult} from '../app/task-actions'
+import type {TaskResult} from '../app/task-results'
 import {engine} from './engine-loader'
 
 /** Whether a person is at a terminal who can use an editor. */
@@ -40,7 +40,7 @@ export function editInEditor(template: string, name: string): string {
 
 /** `tasks edit ID` on a terminal: the title and description in the editor; only what changed is written. */
 export async function editTaskInEditor(session: Session, id: string, ifRevision?: number): Promise<TaskResult & {fields: string[]}> {
-  const current = await engine().actions.show(session, id)
+  const current = await engine().listing.show(session, {id})
   const template = editTemplate(current.task.id, current.task.title, current.body ?? '')
   const edited = parseEditTemplate(editInEditor(template, `${current.task.id}.md`), template)
   if (!edited) throw new UsageError('the file was left empty: edit aborted, nothing written', {id: current.task.id}, 'edit_aborted')
@@ -49,7 +49,7 @@ export async function editTaskInEditor(session: Session, id: string, ifRevision?
   const body = edited.body.trimEnd() !== (current.body ?? '').trimEnd() ? edited.body : undefined
   if (title === undefined && body === undefined) return {task: current.task, fields: [], commit: null}
   const saved = `${edited.title}\n\n${edited.body}`
-  return keepTextOnFailure(saved, current.task.id, () => engine().actions.edit(session, {id: current.task.id, title, body, ifRevision}))
+  return keepTextOnFailure(saved, current.task.id, () => engine().cards.edit(session, {id: current.task.id, title, body, ifRevision}))
 }
 
 /**

@@ -1,12 +1,11 @@
 import {writeFileSync} from 'node:fs'
-import {Args, Flags} from '@oclif/core'
-import {TasksCommand} from './base-command'
 import type {GraphResult} from '../app/graph-actions'
-import {EnvironmentError} from '../core/errors'
+import {EnvironmentError, UsageError} from '../core/errors'
+import {graph} from '../operations/history'
 import {engine, graphSvg} from './engine-loader'
+import {commandFrom} from './from-spec'
 
-export const GRAPH_FORMATS = ['svg', 'mermaid', 'dot'] as const
-type GraphFormat = (typeof GRAPH_FORMATS)[number]
+type GraphFormat = 'svg' | 'mermaid' | 'dot'
 
 export interface GraphOutput extends GraphResult {
   format: GraphFormat
@@ -23,47 +22,28 @@ function formatOfPath(path: string): GraphFormat | null {
   return null
 }
 
-export default class Graph extends TasksCommand<GraphOutput> {
-  static override summary = 'Draw the dependency graph: SVG, Mermaid or Graphviz DOT.'
-  static override description =
-    'The open items (or with IDs, what they reach through their dependencies and sub-items), coloured by state. The critical path (the longest chain of unfinished work) is red; items ready now are outlined green; sub-items hang from their parent by dashed lines. The format comes from --format, else from the --out file name, else svg. --json prints the graph itself (nodes, edges, critical_path, frontier).'
-  static override strict = false
-  static override args = {ids: Args.string({ignoreStdin: true, description: 'task ids or unique prefixes (several allowed)'})}
-  static override flags = {
-    format: Flags.string({char: 'f', description: 'svg, mermaid or dot (default: from --out, else svg).', options: [...GRAPH_FORMATS]}),
-    all: Flags.boolean({char: 'a', description: 'Include done and cancelled items.'}),
-    out: Flags.string({char: 'o', description: 'Write the drawing to FILE instead of stdout.', helpValue: 'FILE'}),
-  }
-  static override examples = [
-    '<%= config.bin %> graph --out graph.svg',
-    '<%= config.bin %> graph tsk-k3v9 --format mermaid',
-    '<%= config.bin %> graph --all --format dot | dot -Tpng > graph.png',
-  ]
+let drawing = ''
 
-  private drawing = ''
-
-  protected async execute(): Promise<GraphOutput> {
-    const {argv, flags} = await this.parse(Graph)
-    this.flagsForSession = flags
-    const format = (flags.format as GraphFormat | undefined) ?? (flags.out ? formatOfPath(flags.out) : null) ?? 'svg'
-    const g = await engine().graph.taskGraph(await this.openSession(), argv as string[], {all: flags.all})
-    const result: GraphOutput = {...g, format, out: flags.out ?? null}
+/** The command line draws the graph (SVG through d3-dag, or Mermaid/DOT text) to stdout or --out; --json is the graph itself. */
+export default commandFrom<GraphOutput>(graph, {
+  execute: async ({args, run, output}) => {
+    if (args.format === 'json') throw new UsageError('--format json is --json: pass --json for the graph itself')
+    const format: GraphFormat = (args.format as GraphFormat | undefined) ?? (args.out ? formatOfPath(args.out) : null) ?? 'svg'
+    const g = (await run({ids: args.ids, all: args.all, format: 'json'})) as GraphResult
+    const result: GraphOutput = {...g, format, out: args.out ?? null}
     // --json without --out is the graph itself: nothing to draw.
-    if (this.jsonMode() && !flags.out) return result
+    if (output !== 'text' && !args.out) return result
     const title = `${g.list}: ${g.nodes.length} items`
-    this.drawing = format === 'svg' ? graphSvg().renderSvg(g, title) : format === 'dot' ? engine().renderDot(g) : engine().renderMermaid(g)
-    if (flags.out) {
+    drawing = format === 'svg' ? graphSvg().renderSvg(g, title) : format === 'dot' ? engine().renderDot(g) : engine().renderMermaid(g)
+    if (args.out) {
       try {
-        writeFileSync(flags.out, this.drawing)
+        writeFileSync(args.out, drawing)
       } catch (error) {
-        throw new EnvironmentError('write_failed', `cannot write ${flags.out}: ${(error as Error).message}`, {path: flags.out})
+        throw new EnvironmentError('write_failed', `cannot write ${args.out}: ${(error as Error).message}`, {path: args.out})
       }
     }
     return result
-  }
-
-  protected render(r: GraphOutput): string {
-    if (r.out === null) return this.drawing
-    return `wrote ${r.out} (${r.format}): ${r.nodes.length} items, ${r.edges.length} edges, critical path ${r.critical_path.length}, ${r.frontier.length} ready\n`
-  }
-}
+  },
+  render: (r) =>
+    r.out === null ? drawing : `wrote ${r.out} (${r.format}): ${r.nodes.length} items, ${r.edges.length} edges, critical path ${r.critical_path.length}, ${r.frontier.length} ready\n`,
+})

@@ -8,7 +8,7 @@ import {EnvironmentError} from '../core/errors'
 import {taskBranchName} from '../core/commit-link'
 import {lookup, tablesOf} from '../core/snapshot'
 import {shortIdOf} from '../core/ids'
-import {claim, type ClaimOutput} from '../app/task-actions'
+import {claim, type ClaimOutput} from '../app/claim-actions'
 import type {Session} from '../app/session'
 import {git} from '../refstore/git-process'
 
@@ -18,7 +18,7 @@ export interface BranchOutput extends ClaimOutput {
   created: boolean
 }
 
-export async function branchForTask(session: Session, input: string, leaseSeconds?: number): Promise<BranchOutput> {
+export async function branchForTask(session: Session, {id: input, lease: leaseSeconds}: {id: string; lease?: number}): Promise<BranchOutput> {
   const cwd = session.store.repo.cwd
   const top = await git(['rev-parse', '--is-inside-work-tree'], {cwd})
   if (top.code !== 0 || top.stdout.trim() !== 'true') throw new EnvironmentError('not_a_work_tree', '`tasks branch` needs a work tree to check the branch out in', {})
@@ -26,7 +26,7 @@ export async function branchForTask(session: Session, input: string, leaseSecond
   const meta = lookup(loaded.snapshot, input)
   const name = taskBranchName(shortIdOf(tablesOf(loaded.snapshot), meta.id), meta.title)
   const exists = (await git(['rev-parse', '--verify', '-q', `refs/heads/${name}`], {cwd})).code === 0
-  const claimed = await claim(session, meta.id, leaseSeconds)
+  const claimed = await claim(session, {id: meta.id, lease: leaseSeconds})
   const r = await git(exists ? ['checkout', '-q', name] : ['checkout', '-q', '-b', name], {cwd})
   if (r.code !== 0) {
     throw new EnvironmentError('git_failed', `claimed ${meta.id}, but \`git checkout${exists ? '' : ' -b'} ${name}\` failed: ${r.stderr.trim().split('\n').pop() ?? ''}. The claim stands; check the branch out by hand or \`tasks release ${meta.id}\``, {

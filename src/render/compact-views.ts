@@ -7,7 +7,8 @@
  * grammar and each document's fields.
  */
 import type {HistoryEvent} from '../refstore/history'
-import type {ListResult, NextOutput} from '../app/task-actions'
+import type {ListResult} from '../app/list-query'
+import type {NextOutput} from '../app/claim-actions'
 import type {LogResult} from '../app/history-actions'
 import type {Comment} from '../core/task'
 import {CHECK_KEYS, type Check} from '../core/check'

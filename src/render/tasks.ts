@@ -3,7 +3,7 @@
  * command; output is text for a person. Nothing here reads state.
  */
 import type {TaskDetail, TaskView} from '../core/task-view'
-import type {ListResult} from '../app/task-actions'
+import type {ListResult} from '../app/list-query'
 import {renderTable} from './table'
 import {type Style, type Terminal, paint, truncate, visible} from './terminal'
 import {STATES} from '../core/readiness'

@@ -273,7 +273,7 @@ describe('bad input on a shared list', () => {
 
   // Regression: `tasks release` with neither ID nor --all is an internal error (exit 1, "Cannot read
   // properties of undefined (reading 'trim')") instead of exit 2: release() in
-  // src/app/task-actions.ts checks `all === (id !== undefined)` and `all` is undefined when --all
+  // src/app/claim-actions.ts checks `all === (id !== undefined)` and `all` is undefined when --all
   // is not given, so releaseTask runs with id undefined. Repro: tasks release --json → exit 1.
   it('release with neither ID nor --all exits 2', async () => {
     await bad(repo, ['release'], 2, 'usage', BOB)
@@ -411,7 +411,7 @@ describe('a hand-broken task file committed with plain git', () => {
 
   // Regression: `show` of a task whose dependency file is unreadable lists that dependency as
   // {"title": "(missing)", "status": "missing"}, although the file exists and the same task's
-  // blocked_by says "unreadable" (src/app/task-actions.ts show(): brief() treats an entry without
+  // blocked_by says "unreadable" (src/app/list-query.ts show(): brief() treats an entry without
   // meta as missing). Repro: break a dependency's task.md on the ref, then `tasks show DEPENDENT --json`.
   it('show of a dependent reports the unreadable dependency as unreadable, not missing', async () => {
     const s = await runJson(repo, ['show', t.waiter.id])

@@ -137,7 +137,7 @@ describe('parse errors in our own words (point 9)', () => {
     [['comment', 'tsk-aaaa', 'x', '--kind', 'rant'], /--kind must be one of note, decision, problem, lesson, knowledge, not "rant"/],
     [['cancel', 'tsk-aaaa'], /--reason is required/],
     [['add', 'x', '--body', 'a', '--body-file', 'b'], /--body(-file)? and --body(-file)? cannot be used together/],
-    [['add', 'x', '--tag'], /--tag expects a value/],
+    [['add', 'x', '--tags'], /--tags expects a value/],
     [['--list'], /--list expects a value/],
     [['completion', 'tcsh'], /"tcsh" is not one of bash, zsh, fish/],
     [['--bogus', 'list'], /unknown flag --bogus before the command/],
@@ -185,7 +185,7 @@ describe('shell completion (point 9)', () => {
     expect(await values('li')).toEqual(['list', 'lists'])
     expect(await values('--json', 'sh')).toEqual(['show'])
     expect(await values('remote', '')).toEqual(['set', 'unset'])
-    expect(await values('add', '--ta')).toEqual(['--tag'])
+    expect(await values('add', '--ta')).toEqual(['--tags'])
     expect(await values('comment', first.id, '--kind', 'de')).toEqual(['decision'])
     expect(await values('show', first.id.slice(0, 7))).toContain(first.short_id)
     expect(await values('show', first.id.slice(4, 8))).toContain(first.short_id.slice(4))

@@ -65,6 +65,7 @@ describe('inbox notifications', () => {
         agent: 'agent-7',
         pollMs: 20,
         version: 'test',
+        engine: await import('../../src/engine'),
         inbox,
         // The first send fails: r1 must not be acked then, and must come again.
         wrapDeliver: (deliver) => async (r) => {

@@ -7,6 +7,7 @@ import {describe, expect, it} from 'vitest'
 import {type Check, parseCheckFile, serialiseCheck, unmetChecks} from '../../src/core/check'
 import {addTask} from '../../src/core/ops/add'
 import {runBatchFile} from '../../src/core/ops/batch-file'
+import {batchOperations} from '../../src/operations/table'
 import {addCheck, recordCheck, supersedeCheck} from '../../src/core/ops/checks'
 import {claimNext, claimTask, releaseSession, sweepExpired, takeoverTask} from '../../src/core/ops/claim'
 import {editTask} from '../../src/core/ops/edit'
@@ -267,7 +268,7 @@ describe('batch', () => {
       {op: 'check', action: 'pass', id: '$b', check: '$c', evidence: 'ran it'},
       {op: 'comment', id: '$b', text: 'finished', kind: 'lesson'},
       {op: 'done', id: '$b'},
-    ], 'atomic')
+    ], 'atomic', batchOperations())
     const r = plan.result
     expect(r.failed).toBe(0)
     expect(r.applied).toBe(10)
@@ -290,15 +291,15 @@ describe('batch', () => {
       {op: 'create', title: 'two', depends_on: ['$a']},
       {op: 'create', title: 'three', depends_on: ['$nope']},
     ]
-    expect(() => runBatchFile(s, ctx(), ops, 'atomic')).toThrowError(expect.objectContaining({code: 'bad_priority', exitCode: 5, data: expect.objectContaining({index: 1, op: 'edit'})}))
-    const each = runBatchFile(s, ctx(), ops, 'each')
+    expect(() => runBatchFile(s, ctx(), ops, 'atomic', batchOperations())).toThrowError(expect.objectContaining({code: 'bad_priority', exitCode: 5, data: expect.objectContaining({index: 1, op: 'edit'})}))
+    const each = runBatchFile(s, ctx(), ops, 'each', batchOperations())
     expect(each.result.results.map((i) => [i.ok, i.error?.code ?? null])).toEqual([[true, null], [false, 'bad_priority'], [true, null], [false, 'unknown_batch_name']])
     expect(each.result).toMatchObject({applied: 2, failed: 2})
     expect(each.changes.filter((c) => c.kind === 'put-task')).toHaveLength(2)
     // Shape errors are usage errors naming the operation.
-    expect(() => runBatchFile(s, ctx(), [{op: 'explode'}], 'atomic')).toThrowError(expect.objectContaining({code: 'bad_batch_op', exitCode: 2}))
-    expect(() => runBatchFile(s, ctx(), [{op: 'create', title: 'x', colour: 'red'}], 'atomic')).toThrowError(expect.objectContaining({code: 'bad_batch_op'}))
-    expect(() => runBatchFile(s, ctx(), [{op: 'create', title: 'x', name: 'a'}, {op: 'create', title: 'y', name: 'a'}], 'atomic')).toThrowError(expect.objectContaining({code: 'duplicate_batch_name'}))
+    expect(() => runBatchFile(s, ctx(), [{op: 'explode'}], 'atomic', batchOperations())).toThrowError(expect.objectContaining({code: 'bad_batch_op', exitCode: 2}))
+    expect(() => runBatchFile(s, ctx(), [{op: 'create', title: 'x', colour: 'red'}], 'atomic', batchOperations())).toThrowError(expect.objectContaining({code: 'bad_batch_op'}))
+    expect(() => runBatchFile(s, ctx(), [{op: 'create', title: 'x', name: 'a'}, {op: 'create', title: 'y', name: 'a'}], 'atomic', batchOperations())).toThrowError(expect.objectContaining({code: 'duplicate_batch_name'}))
   })
 
   it('a batch writes each path once: last task version with the last description given, nothing under a removed task', () => {
@@ -312,7 +313,7 @@ describe('batch', () => {
       {op: 'check', action: 'add', id: '$b', test: 't'},
       {op: 'comment', id: '$b', text: 'gone with b'},
       {op: 'rm', id: '$b'},
-    ], 'atomic')
+    ], 'atomic', batchOperations())
     const a = plan.result.results[0]!.id!
     const b = plan.result.results[4]!.id!
     const kinds = plan.changes.map((c) => (c.kind === 'put-task' ? `put ${c.meta.id === a ? 'a' : 'b'} ${c.meta.status} ${c.body ?? '-'}` : c.kind === 'delete-task' ? `delete ${c.id === b ? 'b' : 'a'}` : c.kind))
@@ -328,9 +329,9 @@ describe('batch', () => {
     for (let i = 0; i < n; i++) ops.push({op: 'create', name: `t${i}`, title: `item ${i}`, ...(i > 0 ? {depends_on: [`$t${i - 1}`]} : {})})
     const small = ops.slice(0, n / 10)
     const t0 = performance.now()
-    runBatchFile(snapshot([]), ctx(), small, 'atomic')
+    runBatchFile(snapshot([]), ctx(), small, 'atomic', batchOperations())
     const t1 = performance.now()
-    const plan = runBatchFile(snapshot([]), ctx(), ops, 'atomic')
+    const plan = runBatchFile(snapshot([]), ctx(), ops, 'atomic', batchOperations())
     const t2 = performance.now()
     expect(plan.result.applied).toBe(n)
     // Ten times the operations: linear work is ~10x; quadratic would be ~100x. Ratio in one run, not a timing.

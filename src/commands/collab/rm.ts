@@ -1,24 +1,12 @@
-import {Args} from '@oclif/core'
-import {TasksCommand} from '../base-command'
-import {engine} from '../engine-loader'
 import type {RoleResult} from '../../app/inbox-actions'
 import type {Terminal} from '../../render/terminal'
+import {collabRm} from '../../operations/inbox'
+import {engine} from '../engine-loader'
+import {commandFrom} from '../from-spec'
 
-export default class CollabRm extends TasksCommand<RoleResult> {
-  static override summary = 'Remove a collaborator from a task.'
-  static override args = {
-    id: Args.string({ignoreStdin: true, required: true, description: 'task id or unique prefix'}),
-    actor: Args.string({ignoreStdin: true, required: true, description: 'the collaborator'}),
-  }
-  static override examples = ['<%= config.bin %> collab rm tsk-k3v9 bob@example.com']
-
-  protected async execute(): Promise<RoleResult> {
-    const {args, flags} = await this.parse(CollabRm)
-    this.flagsForSession = flags
-    return engine().inbox.collab(await this.openSession(), args.id, args.actor, true)
-  }
-
-  protected render(r: RoleResult, term: Terminal): string {
-    return engine().render.renderTaskLine(term, r.commit ? 'collaborators' : 'unchanged', r.task, r.task.collaborators.join(', ') || '(none)')
-  }
+/** The card's collaborators after `collab add` or `collab rm`. */
+export function renderCollaborators(r: RoleResult, term: Terminal): string {
+  return engine().render.renderTaskLine(term, r.commit ? 'collaborators' : 'unchanged', r.task, r.task.collaborators.join(', ') || '(none)')
 }
+
+export default commandFrom<RoleResult>(collabRm, {render: renderCollaborators})

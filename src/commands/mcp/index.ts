@@ -16,7 +16,7 @@ export default class Mcp extends TasksCommand<void> {
   protected async execute(): Promise<void> {
     const {flags} = await this.parse(Mcp)
     this.flagsForSession = flags
-    await engine().serveStdio({cwd: process.cwd(), list: flags.list, as: flags.as, offline: flags.offline, json: true, agent: flags.agent, pollMs: flags.poll === undefined ? undefined : flags.poll * 1000, version: this.config.version})
+    await engine().serveStdio({cwd: process.cwd(), list: flags.list, as: flags.as, offline: flags.offline, json: true, agent: flags.agent, pollMs: flags.poll === undefined ? undefined : flags.poll * 1000, version: this.config.version, engine: engine()})
   }
 
   /** Nothing to print: stdout belongs to the protocol. */

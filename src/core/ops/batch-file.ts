@@ -14,43 +14,16 @@
  * go on and are written together in one commit.
  */
 import {TasksError, UsageError} from '../errors'
-import {parseDurationSeconds} from '../duration-flag'
 import {LiveOverlay} from '../live-overlay'
 import {collapseChanges} from '../apply'
+import {type Param, ParamError, type Params, readParams, snake, takes, unknownFields} from '../params'
 import type {Change, OpContext, Plan} from '../plan'
 import {type Snapshot, lookup} from '../snapshot'
 import {assertRevision} from '../revision-guard'
-import {MAX_LEASE_SECONDS, type TaskMeta} from '../task'
-import {addTask} from './add'
-import {addCheck, recordCheck, supersedeCheck} from './checks'
-import {claimWithoutSweep, heartbeat, nextWithoutSweep, releaseTask, sweepExpired, takeoverTask} from './claim'
-import {addComment} from './comment'
-import {assignTask, editTask, setDependencies} from './edit'
-import {flagTask, unflagTask} from './flag'
-import {blockTask, cancelTask, finishTask, reopenTask} from './lifecycle'
-import {removeTask} from './remove'
+import type {TaskMeta} from '../task'
+import * as coreOps from './index'
 
-export const BATCH_OPS = [
-  'create',
-  'edit',
-  'comment',
-  'deps',
-  'claim',
-  'next',
-  'heartbeat',
-  'done',
-  'block',
-  'reopen',
-  'release',
-  'cancel',
-  'assign',
-  'rm',
-  'check',
-  'flag',
-  'unflag',
-  'takeover',
-  'sweep',
-] as const
+export type CoreOps = typeof coreOps
 
 export interface BatchItemResult {
   index: number
@@ -83,114 +56,81 @@ function bad(index: number, message: string, data: Record<string, unknown> = {})
   return new UsageError(`operation ${index + 1}: ${message}`, {index, ...data}, 'bad_batch_op')
 }
 
-/** Reads the fields of one operation, resolving `$name` references. */
-class Reader {
-  constructor(
-    private readonly index: number,
-    private readonly f: Fields,
-    private readonly names: ReadonlyMap<string, string>,
-    private readonly allowed: ReadonlySet<string>,
-  ) {
-    for (const k of Object.keys(f)) if (!allowed.has(k)) throw bad(index, `unknown field "${k}" for ${String(f.op)} (fields: ${[...allowed].join(', ')})`, {field: k})
-  }
-
-  ref(value: string): string {
-    if (!value.startsWith('$')) return value
-    const id = this.names.get(value.slice(1))
-    if (id === undefined) throw new UsageError(`operation ${this.index + 1}: no item named "${value.slice(1)}" was created earlier in this batch`, {index: this.index, name: value.slice(1)}, 'unknown_batch_name')
-    return id
-  }
-
-  str(key: string): string | undefined {
-    const v = this.f[key]
-    if (v === undefined || v === null) return undefined
-    if (typeof v !== 'string') throw bad(this.index, `"${key}" must be a string`, {field: key})
-    return v
-  }
-
-  need(key: string): string {
-    const v = this.str(key)
-    if (v === undefined) throw bad(this.index, `"${key}" is required for ${String(this.f.op)}`, {field: key})
-    return v
-  }
-
-  id(key = 'id'): string {
-    return this.ref(this.need(key))
-  }
-
-  optId(key: string): string | undefined {
-    const v = this.str(key)
-    return v === undefined ? undefined : this.ref(v)
-  }
-
-  list(key: string, refs = false): string[] | undefined {
-    const v = this.f[key]
-    if (v === undefined || v === null) return undefined
-    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw bad(this.index, `"${key}" must be a list of strings`, {field: key})
-    return refs ? (v as string[]).map((x) => this.ref(x)) : (v as string[])
-  }
-
-  int(key: string): number | undefined {
-    const v = this.f[key]
-    if (v === undefined || v === null) return undefined
-    if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw bad(this.index, `"${key}" must be a whole number`, {field: key})
-    return v
-  }
-
-  priority(): string | number | undefined {
-    const v = this.f.priority
-    if (v === undefined || v === null) return undefined
-    if (typeof v !== 'number' && typeof v !== 'string') throw bad(this.index, '"priority" must be a number 0-4', {field: 'priority'})
-    return v
-  }
-
-  lease(): number | undefined {
-    const v = this.f.lease
-    if (v === undefined || v === null) return undefined
-    if (typeof v === 'number') return parseDurationSeconds(String(v), 'lease', MAX_LEASE_SECONDS)
-    if (typeof v === 'string') return parseDurationSeconds(v, 'lease', MAX_LEASE_SECONDS)
-    throw bad(this.index, '"lease" must be seconds or a duration such as 30m', {field: 'lease'})
-  }
-
-  bool(key: string): boolean {
-    const v = this.f[key]
-    if (v === undefined || v === null) return false
-    if (typeof v !== 'boolean') throw bad(this.index, `"${key}" must be true or false`, {field: key})
-    return v
-  }
-
-  has(key: string): boolean {
-    return this.f[key] !== undefined
-  }
-}
-
-const FIELDS: Record<(typeof BATCH_OPS)[number], string[]> = {
-  create: ['title', 'body', 'priority', 'tags', 'parent', 'depends_on', 'assignee', 'key', 'name'],
-  edit: ['id', 'title', 'body', 'priority', 'add_tags', 'remove_tags', 'if_revision'],
-  comment: ['id', 'text', 'kind', 'if_revision'],
-  deps: ['id', 'depends_on', 'if_revision'],
-  claim: ['id', 'lease'],
-  next: ['tags', 'lease', 'another'],
-  heartbeat: ['id', 'epoch', 'lease'],
-  done: ['id', 'epoch'],
-  block: ['id', 'note', 'epoch', 'if_revision'],
-  reopen: ['id'],
-  release: ['id', 'epoch'],
-  cancel: ['id', 'reason'],
-  assign: ['id', 'assignee', 'if_revision'],
-  rm: ['id'],
-  check: ['id', 'action', 'acceptance', 'test', 'check', 'evidence', 'reason', 'name', 'if_revision'],
-  flag: ['id', 'reason', 'if_revision'],
-  unflag: ['id', 'if_revision'],
-  takeover: ['id', 'reason', 'lease'],
-  sweep: [],
-}
-const ALLOWED = Object.fromEntries(Object.entries(FIELDS).map(([op, f]) => [op, new Set(['op', ...f])])) as Record<string, ReadonlySet<string>>
-
-interface Step {
+/** What one batch item came to: its plan, the task it acted on, the check it made or named. */
+export interface BatchStepOutcome {
   plan: Plan<unknown>
   id: string | null
   check?: string
+}
+
+/**
+ * How an operation of the operation table (src/operations) runs as a batch
+ * item: declared on the operation's spec, beside its parameters, so a batch
+ * item has exactly the operation's fields (in snake case).
+ */
+export interface BatchStep<A = any> {
+  /** Older names of this operation in batch files (`create` for `add`). */
+  readonly aliases?: readonly string[]
+  /** The item may carry `"name"`: what it creates is `$name` to the items after it. */
+  readonly named?: boolean
+  /** Its op reads the checks of the task it names (the app reads them before each try). */
+  readonly readsChecks?: boolean
+  /** Takes claims: the batch sweeps expired leases once before its first item (as claim and next do). */
+  readonly claims?: boolean
+  /** The item's plan on the batch's view so far (`ops`: the pure ops, handed in). */
+  readonly plan: (ops: CoreOps, snap: Snapshot, ctx: OpContext, args: A) => BatchStepOutcome
+}
+
+/** One operation as the batch runner sees it. */
+export interface BatchOperation {
+  /** Its name in batch files: the operation's snake-case name (`check_pass`). */
+  readonly name: string
+  readonly params: Params
+  readonly step: BatchStep
+  /** Rules across parameters, as on the other surfaces. */
+  readonly check?: (args: any) => void
+}
+
+/** The batch operations by every name a batch file may use. */
+export class BatchTable {
+  private readonly byName = new Map<string, BatchOperation>()
+  readonly names: string[]
+
+  constructor(operations: readonly BatchOperation[]) {
+    for (const o of operations) for (const n of [o.name, ...(o.step.aliases ?? [])]) this.byName.set(n, o)
+    this.names = operations.map((o) => o.name)
+  }
+
+  get(name: string): BatchOperation | undefined {
+    return this.byName.get(name)
+  }
+}
+
+/**
+ * The item's operation. The older `{"op": "check", "action": "pass"}` form
+ * names `check_pass` (and so on): its fields are the operation's, less
+ * `action`.
+ */
+function operationOf(table: BatchTable, index: number, f: Fields): {operation: BatchOperation; fields: Fields} {
+  const op = f.op
+  if (op === 'check') {
+    const action = f.action
+    const operation = typeof action === 'string' ? table.get(`check_${action}`) : undefined
+    if (!operation) throw bad(index, `"action" must be add, pass, fail or supersede, not "${String(action)}"`, {field: 'action'})
+    const {action: _, ...rest} = f
+    return {operation, fields: rest}
+  }
+  const operation = typeof op === 'string' ? table.get(op) : undefined
+  if (!operation) throw bad(index, `"op" must be one of ${table.names.join(', ')}`, {op: op ?? null})
+  return {operation, fields: f}
+}
+
+/** Parameters that name an item of the list (or a check): `$name` refers to one created earlier in the batch. */
+function refers(param: Param): boolean {
+  return param.kind === 'id' || param.kind === 'ids' || param.batchRef === true
+}
+
+interface Step extends BatchStepOutcome {
   name?: {name: string; value: string}
 }
 
@@ -203,116 +143,56 @@ function taskOf(result: unknown): TaskMeta | undefined {
 }
 
 /** One operation's plan, on `snap`. */
-function step(snap: Snapshot, ctx: OpContext, index: number, raw: unknown, names: ReadonlyMap<string, string>): Step {
+function step(table: BatchTable, snap: Snapshot, ctx: OpContext, index: number, raw: unknown, names: ReadonlyMap<string, string>): Step {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw bad(index, 'an operation is a JSON object with an "op" field')
-  const f = raw as Fields
-  const op = f.op
-  if (typeof op !== 'string' || !(op in FIELDS)) throw bad(index, `"op" must be one of ${BATCH_OPS.join(', ')}`, {op: op ?? null})
-  const r = new Reader(index, f, names, ALLOWED[op]!)
+  const {operation, fields} = operationOf(table, index, raw as Fields)
+  const extra = ['op', ...(operation.step.named ? ['name'] : [])]
+  const unknown = unknownFields(operation.params, fields, 'batch', extra)
+  if (unknown.length > 0) {
+    const allowed = [...extra, ...Object.entries(operation.params).filter(([, p]) => takes(p, 'batch')).map(([n]) => snake(n))]
+    throw bad(index, `unknown field "${unknown[0]}" for ${String(fields.op)} (fields: ${allowed.join(', ')})`, {field: unknown[0]})
+  }
+  let args: Record<string, unknown>
+  try {
+    args = readParams(operation.params, fields, 'batch')
+  } catch (error) {
+    if (error instanceof ParamError) throw bad(index, error.message.replace(/ is required$/, ` is required for ${String(fields.op)}`), {field: error.field})
+    throw error
+  }
+  const ref = (value: string): string => {
+    if (!value.startsWith('$')) return value
+    const id = names.get(value.slice(1))
+    if (id === undefined) throw new UsageError(`operation ${index + 1}: no item named "${value.slice(1)}" was created earlier in this batch`, {index, name: value.slice(1)}, 'unknown_batch_name')
+    return id
+  }
+  for (const [key, param] of Object.entries(operation.params)) {
+    const v = args[key]
+    if (!refers(param) || v === undefined || v === null) continue
+    args[key] = Array.isArray(v) ? v.map((x: string) => ref(x)) : ref(v as string)
+  }
+  operation.check?.(args)
   // `if_revision` (the operations that change what a card says): the card must still be at that revision, on the batch's
   // view so far (an earlier operation of the same batch that changed the card counts), as `--if-revision` does.
-  if (r.has('if_revision')) assertRevision(lookup(snap, r.id()), r.int('if_revision'))
-  const named = (value: string): {name: string; value: string} | undefined => {
-    const name = r.str('name')
-    if (name === undefined) return undefined
-    if (!NAME_RE.test(name)) throw bad(index, `"${name}" is not a name: letters, digits, _ . - (at most 64)`, {name})
-    if (names.has(name)) throw new UsageError(`operation ${index + 1}: the name "${name}" is already used in this batch`, {index, name}, 'duplicate_batch_name')
-    return {name, value}
-  }
-  switch (op) {
-    case 'create': {
-      const plan = addTask(snap, ctx, {title: r.need('title'), body: r.str('body'), priority: r.priority(), tags: r.list('tags'), parent: r.optId('parent'), dependsOn: r.list('depends_on', true), assignee: r.str('assignee'), key: r.str('key')})
-      return {plan, id: plan.result.task.id, name: named(plan.result.task.id)}
-    }
-    case 'edit': {
-      const plan = editTask(snap, ctx, {id: r.id(), title: r.str('title'), body: r.str('body'), priority: r.priority(), addTags: r.list('add_tags'), removeTags: r.list('remove_tags')})
-      return {plan, id: plan.result.task.id}
-    }
-    case 'comment': {
-      const plan = addComment(snap, ctx, {id: r.id(), text: r.need('text'), kind: r.str('kind')})
-      return {plan, id: plan.result.comment.task}
-    }
-    case 'deps': {
-      const deps = r.list('depends_on', true)
-      if (deps === undefined) throw bad(index, '"depends_on" is required for deps ([] clears)', {field: 'depends_on'})
-      const plan = setDependencies(snap, ctx, {id: r.id(), deps})
-      return {plan, id: plan.result.task.id}
-    }
-    case 'claim': {
-      const plan = claimWithoutSweep(snap, ctx, {id: r.id(), leaseSeconds: r.lease()})
-      return {plan, id: plan.result.task.id}
-    }
-    case 'next': {
-      const plan = nextWithoutSweep(snap, ctx, {tags: r.list('tags'), leaseSeconds: r.lease(), another: r.bool('another')})
-      return {plan, id: plan.result.task.id}
-    }
-    case 'heartbeat': {
-      const plan = heartbeat(snap, ctx, {id: r.id(), epoch: r.int('epoch'), leaseSeconds: r.lease()})
-      return {plan, id: plan.result.task.id}
-    }
-    case 'done': {
-      const plan = finishTask(snap, ctx, {id: r.id(), epoch: r.int('epoch')})
-      return {plan, id: plan.result.task.id}
-    }
-    case 'block': {
-      const plan = blockTask(snap, ctx, {id: r.id(), note: r.need('note'), epoch: r.int('epoch')})
-      return {plan, id: plan.result.task.id}
-    }
-    case 'reopen': {
-      const plan = reopenTask(snap, ctx, {id: r.id()})
-      return {plan, id: plan.result.task.id}
-    }
-    case 'release': {
-      const plan = releaseTask(snap, ctx, {id: r.id(), epoch: r.int('epoch')})
-      return {plan, id: plan.result.tasks[0]?.id ?? null}
-    }
-    case 'cancel': {
-      const plan = cancelTask(snap, ctx, {id: r.id(), reason: r.need('reason')})
-      return {plan, id: plan.result.task.id}
-    }
-    case 'assign': {
-      if (!r.has('assignee')) throw bad(index, '"assignee" is required for assign (null lifts the reservation)', {field: 'assignee'})
-      const plan = assignTask(snap, ctx, {id: r.id(), assignee: r.str('assignee') ?? null})
-      return {plan, id: plan.result.task.id}
-    }
-    case 'rm': {
-      const plan = removeTask(snap, ctx, {id: r.id()})
-      return {plan, id: plan.result.removed[0]?.id ?? null}
-    }
-    case 'check': {
-      const action = r.need('action')
-      const id = r.id()
-      if (action === 'add') {
-        const acceptance = r.str('acceptance')
-        const test = r.str('test')
-        if ((acceptance === undefined) === (test === undefined)) throw bad(index, 'check add takes exactly one of "acceptance" or "test"')
-        const plan = addCheck(snap, ctx, {id, kind: acceptance !== undefined ? 'acceptance' : 'test', text: (acceptance ?? test)!})
-        return {plan, id: plan.result.task.id, check: plan.result.check.id, name: named(plan.result.check.id)}
-      }
-      const check = r.ref(r.need('check'))
-      let plan
-      if (action === 'pass' || action === 'fail') plan = recordCheck(snap, ctx, {id, check, outcome: action === 'pass' ? 'passed' : 'failed', evidence: r.str('evidence') ?? ''})
-      else if (action === 'supersede') plan = supersedeCheck(snap, ctx, {id, check, reason: r.str('reason') ?? ''})
-      else throw bad(index, `"action" must be add, pass, fail or supersede, not "${action}"`, {field: 'action'})
-      return {plan, id: plan.result.task.id, check: plan.result.check.id}
-    }
-    case 'flag': {
-      const plan = flagTask(snap, ctx, {id: r.id(), reason: r.need('reason')})
-      return {plan, id: plan.result.task.id}
-    }
-    case 'unflag': {
-      const plan = unflagTask(snap, ctx, {id: r.id()})
-      return {plan, id: plan.result.task.id}
-    }
-    case 'takeover': {
-      const plan = takeoverTask(snap, ctx, {id: r.id(), reason: r.need('reason'), leaseSeconds: r.lease()})
-      return {plan, id: plan.result.task.id}
-    }
-    default: {
-      const plan = sweepExpired(snap, ctx)
-      return {plan, id: null}
-    }
-  }
+  if (args.ifRevision !== undefined) assertRevision(lookup(snap, args.id as string), args.ifRevision as number)
+  const outcome = operation.step.plan(coreOps, snap, ctx, args)
+  const name = fields.name
+  if (!operation.step.named || name === undefined || name === null) return outcome
+  if (typeof name !== 'string' || !NAME_RE.test(name)) throw bad(index, `"${String(name)}" is not a name: letters, digits, _ . - (at most 64)`, {name})
+  if (names.has(name)) throw new UsageError(`operation ${index + 1}: the name "${name}" is already used in this batch`, {index, name}, 'duplicate_batch_name')
+  return {...outcome, name: {name, value: outcome.check ?? outcome.id!}}
+}
+
+/** Whether a raw item's operation takes claims (the batch's one sweep runs before it). */
+function claims(table: BatchTable, raw: unknown): boolean {
+  if (raw === null || typeof raw !== 'object') return false
+  return table.get(String((raw as Fields).op))?.step.claims === true
+}
+
+/** Whether a raw item's op reads the checks of the task it names. */
+export function readsChecks(table: BatchTable, raw: unknown): boolean {
+  if (raw === null || typeof raw !== 'object') return false
+  const op = String((raw as Fields).op)
+  return op === 'check' || table.get(op)?.step.readsChecks === true
 }
 
 function errorOf(error: TasksError): NonNullable<BatchItemResult['error']> {
@@ -323,7 +203,7 @@ function errorOf(error: TasksError): NonNullable<BatchItemResult['error']> {
  * Run a batch. `each`: refused operations are reported and skipped;
  * otherwise the first one aborts (thrown, with its own code).
  */
-export function runBatchFile(snap: Snapshot, ctx: OpContext, ops: readonly unknown[], mode: 'atomic' | 'each'): Plan<BatchFileResult> {
+export function runBatchFile(snap: Snapshot, ctx: OpContext, ops: readonly unknown[], mode: 'atomic' | 'each', table: BatchTable): Plan<BatchFileResult> {
   const live = new LiveOverlay(snap)
   const changes: Change[] = []
   const trailers: Array<[string, string]> = []
@@ -336,8 +216,8 @@ export function runBatchFile(snap: Snapshot, ctx: OpContext, ops: readonly unkno
     }
   }
   // The sweep of expired leases that claim and next apply, once for the whole batch (the actor's own claims stay: next resumes them).
-  if (ops.some((o) => o !== null && typeof o === 'object' && ['claim', 'next'].includes(String((o as Fields).op)))) {
-    const sweep = sweepExpired(snap, ctx, (t) => t.owner === ctx.actor)
+  if (ops.some((o) => claims(table, o))) {
+    const sweep = coreOps.sweepExpired(snap, ctx, (t) => t.owner === ctx.actor)
     changes.push(...sweep.changes)
     addTrailers(sweep.trailers)
     live.apply(sweep.changes)
@@ -349,7 +229,7 @@ export function runBatchFile(snap: Snapshot, ctx: OpContext, ops: readonly unkno
     const op = raw !== null && typeof raw === 'object' && typeof (raw as Fields).op === 'string' ? String((raw as Fields).op) : '?'
     const itemCtx: OpContext = {...ctx, entropy: `${ctx.entropy}-${index}`}
     try {
-      const s = step(live.snapshot, itemCtx, index, raw, names)
+      const s = step(table, live.snapshot, itemCtx, index, raw, names)
       changes.push(...s.plan.changes)
       addTrailers(s.plan.trailers)
       live.apply(s.plan.changes)

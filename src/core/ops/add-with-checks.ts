@@ -1,0 +1,37 @@
+/**
+ * `add` with acceptance criteria and tests: the task and its checks in one
+ * plan (one commit), each check added on the list as the task's creation
+ * left it. An idempotent retry (the key matched) adds nothing: the checks
+ * were written with the task the first time.
+ */
+import {withChanges} from '../apply'
+import type {Check} from '../check'
+import type {OpContext, Plan} from '../plan'
+import type {Snapshot} from '../snapshot'
+import {type AddArgs, type AddResult, addTask} from './add'
+import {addCheck} from './checks'
+
+export interface AddWithChecksArgs extends AddArgs {
+  /** Acceptance criteria, each a pending check. */
+  acceptance?: readonly string[]
+  /** Tests, each a pending check. */
+  test?: readonly string[]
+}
+
+export function addTaskWithChecks(snap: Snapshot, ctx: OpContext, args: AddWithChecksArgs): Plan<AddResult & {checks: Check[]}> {
+  const plan = addTask(snap, ctx, args)
+  const wanted = [...(args.acceptance ?? []).map((text) => ({kind: 'acceptance', text})), ...(args.test ?? []).map((text) => ({kind: 'test', text}))]
+  if (!plan.result.created || wanted.length === 0) return {...plan, result: {...plan.result, checks: []}}
+  const changes = [...plan.changes]
+  const trailers = [...plan.trailers]
+  const checks: Check[] = []
+  let view = withChanges(snap, changes)
+  wanted.forEach((w, i) => {
+    const added = addCheck(view, {...ctx, entropy: `${ctx.entropy}-check-${i}`}, {id: plan.result.task.id, kind: w.kind, text: w.text})
+    changes.push(...added.changes)
+    trailers.push(...added.trailers)
+    checks.push(added.result.check)
+    view = withChanges(view, added.changes)
+  })
+  return {...plan, changes, trailers, result: {...plan.result, checks}}
+}

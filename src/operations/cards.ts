@@ -1,0 +1,149 @@
+/**
+ * The operations that write what a card says: add, edit, assign, deps,
+ * comment and rm.
+ */
+import {p} from '../core/params'
+import {UsageError} from '../core/errors'
+import {COMMENT_KINDS} from '../core/task'
+import {operation} from './spec'
+import {idOf, one} from './claims'
+import {ifRevision, taskId, taskIds} from './common'
+
+const body = p.text('Markdown description.', {char: 'b', file: {limit: 'body'}})
+
+export const add = operation({
+  name: 'add',
+  summary: 'Add a task.',
+  description:
+    'With --key, adding again with the same key returns the same task (idempotent). --acceptance and --test add checks in the same commit: done is refused until each passed with evidence.',
+  params: {
+    title: p.string('one-line title (at most 500 bytes)', {positional: true}).need(),
+    body,
+    tags: p.strings('Tag (repeatable, or comma-separated).', {char: 't', aliases: ['tag']}),
+    parent: p.id('Make this a sub-item of PARENT (one level deep).'),
+    dependsOn: p.strings('Wait for this task (repeatable).', {char: 'd', batchRef: true}),
+    priority: p.numberOrString('Priority 0 (most urgent) to 4.', {char: 'p'}).or('2'),
+    assignee: p.string('Reserve the task for this actor.'),
+    key: p.string('Idempotency key: adding again with the same key returns the same task.'),
+    acceptance: p.strings('An acceptance criterion (repeatable): a check that must pass, with evidence, before done.'),
+    test: p.strings('A test (repeatable): a check that must pass, with evidence, before done.'),
+  },
+  writes: true,
+  result: 'add',
+  examples: [
+    '<%= config.bin %> add "Wire the claim CAS" --tag backend -p 1',
+    '<%= config.bin %> add "Write the regression test" --parent tsk-k3v9',
+    '<%= config.bin %> add "Publish" --depends-on tsk-k3v9 --depends-on tsk-8d2q',
+    '<%= config.bin %> add "Parse dates" --acceptance "ISO and RFC 2822 parse" --test "npm test -- dates"',
+  ],
+  batch: {
+    aliases: ['create'],
+    named: true,
+    plan: (ops, snap, ctx, a) => {
+      const plan = ops.addTaskWithChecks(snap, ctx, a)
+      return {plan, id: plan.result.task.id}
+    },
+  },
+  run: (e, s, a) => e.cards.add(s, a),
+})
+
+export const edit = operation({
+  name: 'edit',
+  summary: "Change a task's title, description, priority or tags.",
+  description: 'With no flags on a terminal, opens $VISUAL or $EDITOR (else vi) on the title and description.',
+  params: {
+    id: taskId,
+    title: p.string('New title.'),
+    body: p.text('New description (replaces the old one).', {char: 'b', file: {limit: 'body'}}),
+    priority: p.numberOrString('New priority, 0 to 4.', {char: 'p'}),
+    addTags: p.strings('Add a tag (repeatable).', {char: 't', aliases: ['tag']}),
+    removeTags: p.strings('Remove a tag (repeatable).', {aliases: ['untag']}),
+    ifRevision,
+  },
+  writes: true,
+  result: 'edit',
+  examples: ['<%= config.bin %> edit tsk-k3v9 --title "Wire the claim CAS" -p 1', '<%= config.bin %> edit tsk-k3v9 --body-file notes.md --remove-tags draft', '<%= config.bin %> edit tsk-k3v9    # in $EDITOR'],
+  batch: {readsChecks: true, plan: (ops, snap, ctx, a) => idOf(ops.editTask(snap, ctx, a))},
+  run: (e, s, a) => e.cards.edit(s, a),
+})
+
+export const assign = operation({
+  name: 'assign',
+  summary: 'Reserve tasks for an actor (only they may claim them), or --none to clear.',
+  description: 'The last argument is the assignee, as with `mv`; with --none every argument is an id (null over MCP and in batch files). Several ids are one commit, all or nothing.',
+  params: {
+    id: taskIds,
+    assignee: p.string('actor to reserve them for (the last argument); null lifts the reservation', {positional: true, nullable: true}),
+    none: p.boolean('Clear the assignee.', {only: ['cli']}),
+    ifRevision,
+  },
+  writes: true,
+  result: 'assign',
+  examples: ['<%= config.bin %> assign tsk-k3v9 agent-2', '<%= config.bin %> assign tsk-k3v9 tsk-8d2q agent-2', '<%= config.bin %> assign tsk-k3v9 --none'],
+  check: (a) => {
+    if (a.assignee === undefined) throw new UsageError('assign needs an assignee (null lifts the reservation)', {field: 'assignee'})
+  },
+  batch: {plan: (ops, snap, ctx, a) => one(a.id, (id) => idOf(ops.assignTask(snap, ctx, {id, assignee: a.assignee ?? null})))},
+  run: (e, s, a) => e.cards.assign(s, {ids: a.id, assignee: a.assignee ?? null, ifRevision: a.ifRevision}),
+})
+
+export const deps = operation({
+  name: 'deps',
+  summary: "Replace a task's dependencies (none given: clear them).",
+  description: 'Missing ids, self-dependencies, cycles and other lists are rejected; duplicates fold into one edge.',
+  params: {
+    id: taskId,
+    dependsOn: p.strings('the tasks it waits for (an empty list clears them)', {positional: true, batchRef: true}).need(),
+    ifRevision,
+  },
+  writes: true,
+  result: 'deps',
+  examples: ['<%= config.bin %> deps tsk-pub1 tsk-api2 tsk-ui33', '<%= config.bin %> deps tsk-pub1', '<%= config.bin %> deps tsk-pub1 tsk-api2 --if-revision 3'],
+  batch: {plan: (ops, snap, ctx, a) => idOf(ops.setDependencies(snap, ctx, {id: a.id, deps: a.dependsOn}))},
+  run: (e, s, a) => e.cards.deps(s, a),
+})
+
+export const comment = operation({
+  name: 'comment',
+  summary: 'Comment on a task: a note, decision, problem, lesson or knowledge.',
+  description: 'With neither TEXT nor --file on a terminal, opens $VISUAL or $EDITOR (else vi) for the text.',
+  params: {
+    id: taskId,
+    text: p.text('the comment (or --file)', {positional: true, file: {flag: 'file', limit: 'comment'}}),
+    kind: p.choice(COMMENT_KINDS, 'Kind of comment.', {char: 'k'}).or('note'),
+    ifRevision,
+  },
+  writes: true,
+  result: 'comment',
+  examples: ['<%= config.bin %> comment tsk-k3v9 "Chose CAS over locks" --kind decision', '<%= config.bin %> comment tsk-k3v9 --file - < notes.md'],
+  check: (a) => {
+    if (a.text === undefined) throw new UsageError('a comment needs its text', {field: 'text'})
+  },
+  batch: {
+    plan: (ops, snap, ctx, a) => {
+      const plan = ops.addComment(snap, ctx, {id: a.id, text: a.text!, kind: a.kind})
+      return {plan, id: plan.result.comment.task}
+    },
+  },
+  run: (e, s, a) => e.cards.comment(s, {id: a.id, text: a.text!, kind: a.kind, ifRevision: a.ifRevision}),
+})
+
+export const rm = operation({
+  name: 'rm',
+  summary: 'Remove tasks and their sub-items (history keeps them: `restore` brings one back).',
+  description:
+    'Refused while another task depends on one of them: change that dependency first. Several ids are one commit, all or nothing. On a terminal it asks first unless --yes; scripts and agents (no terminal) are not asked.',
+  params: {id: taskIds, yes: p.boolean('Do not ask for confirmation on a terminal.', {char: 'y', only: ['cli']})},
+  writes: true,
+  override: true,
+  result: 'rm',
+  examples: ['<%= config.bin %> rm tsk-k3v9', '<%= config.bin %> rm -y tsk-k3v9 tsk-8d2q'],
+  batch: {
+    plan: (ops, snap, ctx, a) =>
+      one(a.id, (id) => {
+        const plan = ops.removeTask(snap, ctx, {id})
+        return {plan, id: plan.result.removed[0]?.id ?? null}
+      }),
+  },
+  run: (e, s, a) => e.cards.remove(s, {ids: a.id}),
+})

@@ -1,0 +1,205 @@
+/**
+ * The operations of claimed work: claim, next, heartbeat, checkpoint, done,
+ * block, reopen, release, cancel, takeover and sweep.
+ */
+import {p} from '../core/params'
+import {UsageError} from '../core/errors'
+import type {Plan} from '../core/plan'
+import type {BatchStepOutcome} from '../core/ops/batch-file'
+import {operation} from './spec'
+import {checkpointSession, epoch, ifRevision, lease, nextStep, summary, taskId, taskIds} from './common'
+
+export const claim = operation({
+  name: 'claim',
+  summary: 'Claim a task: it becomes in_progress, owned by you, with a lease.',
+  description: 'Atomic: when several agents claim the same item at once exactly one wins; the others exit 4 naming the holder. An expired lease may be claimed again (epoch + 1).',
+  params: {id: taskId, lease},
+  writes: true,
+  override: true,
+  agentSession: true,
+  result: 'claim',
+  examples: ['<%= config.bin %> claim tsk-k3v9 --json', '<%= config.bin %> claim tsk-k3v9 --lease 30m'],
+  batch: {claims: true, plan: (ops, snap, ctx, a) => idOf(ops.claimWithoutSweep(snap, ctx, {id: a.id, leaseSeconds: a.lease}))},
+  run: (e, s, a) => e.claims.claim(s, a),
+})
+
+export const next = operation({
+  name: 'next',
+  summary: 'Claim the next ready task, or resume the one you hold.',
+  description:
+    'Safe to retry: when you already hold an in-progress item, next hands it back (lease renewed, "resumed": true) instead of taking another; --another takes one more. Otherwise it claims the first ready item: reserved for you first, then by priority, then oldest. Ready means todo, nothing to wait on (its own dependencies and its parent\'s), not reserved for someone else, and no open sub-items; an in-progress item whose lease expired counts too. --json includes the description and the newest comments. Exits 3 when nothing is ready.',
+  params: {
+    tags: p.strings('Only items with this tag (repeatable).', {char: 't', aliases: ['tag']}),
+    another: p.boolean('Take one more item even if you already hold one (do not resume).'),
+    lease,
+  },
+  writes: true,
+  agentSession: true,
+  result: 'next',
+  compact: (e, r) => e.compact.compactNext(r),
+  examples: ['<%= config.bin %> next --json', '<%= config.bin %> next --tag backend', '<%= config.bin %> next --another'],
+  batch: {claims: true, plan: (ops, snap, ctx, a) => idOf(ops.nextWithoutSweep(snap, ctx, {tags: a.tags, leaseSeconds: a.lease, another: a.another ?? false}))},
+  run: (e, s, a) => e.claims.next(s, a),
+})
+
+export const heartbeat = operation({
+  name: 'heartbeat',
+  summary: 'Extend the lease on a task you hold.',
+  params: {id: taskId, epoch, lease},
+  writes: true,
+  result: 'heartbeat',
+  examples: ['<%= config.bin %> heartbeat tsk-k3v9 --lease 30m', '<%= config.bin %> heartbeat tsk-k3v9 --epoch 2 --json'],
+  batch: {plan: (ops, snap, ctx, a) => idOf(ops.heartbeat(snap, ctx, {id: a.id, epoch: a.epoch, leaseSeconds: a.lease}))},
+  run: (e, s, a) => e.claims.beat(s, a),
+})
+
+export const checkpoint = operation({
+  name: 'checkpoint',
+  summary: 'Record progress on a task you hold (what is done, the next step) and renew the lease.',
+  description:
+    'The checkpoint is a typed comment on the card. `show` and `next --json` return the newest one first, so whoever picks the item up next (after a release, a lost context, an expired lease or a takeover) starts where you stopped.',
+  params: {id: taskId, summary: summary.need(), next: nextStep.need(), session: checkpointSession, epoch, lease},
+  writes: true,
+  result: 'checkpoint',
+  examples: [
+    '<%= config.bin %> checkpoint tsk-k3v9 --summary "CAS loop done, tests green" --next "wire the online path in transaction.ts"',
+    '<%= config.bin %> checkpoint tsk-k3v9 --summary "…" --next "…" --session s-42 --json',
+  ],
+  run: (e, s, a) => e.claims.checkpoint(s, {...a, session: a.session ?? s.sessionName()}),
+})
+
+export const done = operation({
+  name: 'done',
+  summary: 'Finish tasks you hold (a ready todo item is claimed and finished in one step).',
+  description:
+    'Refused while a dependency or a sub-item is unfinished, a check is pending, the item is flagged, or someone else holds it. Several ids are one commit, all or nothing: if one is refused, nothing is written and the error names it. --summary records a last checkpoint in the same commit.',
+  params: {id: taskIds, epoch, summary: summary.onlyOn(['cli', 'mcp']), session: checkpointSession.onlyOn(['cli', 'mcp'])},
+  writes: true,
+  override: true,
+  result: 'done',
+  examples: ['<%= config.bin %> done tsk-k3v9', '<%= config.bin %> done tsk-k3v9 --epoch 2 --json', '<%= config.bin %> done tsk-k3v9 tsk-8d2q tsk-p0ab'],
+  batch: {readsChecks: true, plan: (ops, snap, ctx, a) => one(a.id, (id) => idOf(ops.finishTask(snap, ctx, {id, epoch: a.epoch})))},
+  run: (e, s, a) => e.claims.finish(s, {ids: a.id, epoch: a.epoch, checkpoint: a.summary !== undefined ? {summary: a.summary, session: a.session ?? s.sessionName()} : undefined}),
+})
+
+export const block = operation({
+  name: 'block',
+  summary: 'Mark a task you hold as blocked, with a note saying on what.',
+  description: 'A blocked item can be finished directly once the blocker clears, resumed with claim, or reopened.',
+  params: {id: taskId, reason: p.string('what it is waiting on', {positional: true, aliases: ['note']}).need(), epoch, ifRevision},
+  writes: true,
+  override: true,
+  result: 'block',
+  examples: ['<%= config.bin %> block tsk-k3v9 "waiting on API review"'],
+  batch: {plan: (ops, snap, ctx, a) => idOf(ops.blockTask(snap, ctx, {id: a.id, note: a.reason, epoch: a.epoch}))},
+  run: (e, s, a) => e.claims.block(s, a),
+})
+
+export const reopen = operation({
+  name: 'reopen',
+  summary: 'Put tasks back to todo and clear their owners.',
+  description: 'Several ids are one commit, all or nothing: if one is refused, nothing is written and the error names it.',
+  params: {id: taskIds},
+  writes: true,
+  override: true,
+  result: 'reopen',
+  examples: ['<%= config.bin %> reopen tsk-k3v9', '<%= config.bin %> reopen tsk-k3v9 tsk-8d2q'],
+  batch: {plan: (ops, snap, ctx, a) => one(a.id, (id) => idOf(ops.reopenTask(snap, ctx, {id})))},
+  run: (e, s, a) => e.claims.reopen(s, {ids: a.id}),
+})
+
+export const release = operation({
+  name: 'release',
+  summary: 'Give claims back (the tasks return to todo), or --all of yours.',
+  description:
+    'Run `tasks release --all` when an agent session stops so its claims do not wait for their leases to run out. Several ids are one commit, all or nothing. --session releases every item that agent session holds (alone). --summary and --next record a checkpoint in the same commit.',
+  params: {
+    id: p.ids('task ids or unique prefixes (one or more)', {positional: true}),
+    all: p.boolean('Release every item you hold, in one commit.', {only: ['cli', 'mcp']}),
+    session: p.string('Release every item this agent session holds (whoever the owner), in one commit: what a runner calls when its agent stops.', {only: ['cli', 'mcp']}),
+    epoch,
+    summary: summary.onlyOn(['cli', 'mcp']),
+    next: nextStep.onlyOn(['cli', 'mcp']),
+  },
+  writes: true,
+  override: true,
+  result: 'release',
+  examples: [
+    '<%= config.bin %> release tsk-k3v9',
+    '<%= config.bin %> release tsk-k3v9 tsk-8d2q',
+    '<%= config.bin %> release --all',
+    '<%= config.bin %> release --session agent-7-run-42',
+    '<%= config.bin %> release tsk-k3v9 --summary "parser done" --next "hook it into sync"',
+  ],
+  check: (a) => {
+    if (a.session !== undefined) {
+      if (a.all || a.id !== undefined || a.summary !== undefined || a.next !== undefined) throw new UsageError('pass --session S alone: not with IDs, --all, --summary or --next')
+    } else if ((a.summary === undefined) !== (a.next === undefined)) {
+      throw new UsageError('release records a checkpoint with both --summary (what is done) and --next (the next step)')
+    }
+  },
+  batch: {plan: (ops, snap, ctx, a) => one(a.id ?? [], (id) => {
+    const plan = ops.releaseTask(snap, ctx, {id, epoch: a.epoch})
+    return {plan, id: plan.result.tasks[0]?.id ?? null}
+  })},
+  run: (e, s, a) => {
+    if (a.session !== undefined) return e.coordination.releaseBySession(s, {session: a.session})
+    // The checkpoint names the session acting (TASKS_SESSION): --session here means "release that session's items".
+    const checkpoint = a.summary !== undefined ? {summary: a.summary, next: a.next, session: s.sessionName()} : undefined
+    return e.claims.release(s, {ids: a.id ?? [], all: Boolean(a.all), epoch: a.epoch, checkpoint})
+  },
+})
+
+export const cancel = operation({
+  name: 'cancel',
+  summary: 'Cancel tasks (final), with a reason; their open sub-items are cancelled too.',
+  description: 'Several ids are one commit, all or nothing: if one is refused, nothing is written and the error names it.',
+  params: {
+    id: taskIds,
+    // Also the override's reason when --force acts on an item someone else holds.
+    reason: p.string('Why it is cancelled.', {char: 'r'}).need(),
+  },
+  writes: true,
+  override: true,
+  result: 'cancel',
+  examples: ['<%= config.bin %> cancel tsk-k3v9 --reason "superseded by tsk-8d2q"', '<%= config.bin %> cancel tsk-k3v9 tsk-p0ab -r "out of scope"'],
+  batch: {plan: (ops, snap, ctx, a) => one(a.id, (id) => idOf(ops.cancelTask(snap, ctx, {id, reason: a.reason})))},
+  run: (e, s, a) => e.claims.cancel(s, {ids: a.id, reason: a.reason}),
+})
+
+export const takeover = operation({
+  name: 'takeover',
+  summary: 'Take a task over from an owner that will not come back (epoch + 1, recorded).',
+  description: "Works whether or not the lease has run out. The old owner's `done --epoch N` (and block, release, heartbeat) is then refused. Only admins when config.yaml lists them.",
+  params: {id: taskId, reason: p.string('Why (recorded in the history).').need(), lease},
+  writes: true,
+  agentSession: true,
+  result: 'claim',
+  examples: ['<%= config.bin %> takeover tsk-k3v9 --reason "agent-3 crashed and its host is gone"'],
+  batch: {plan: (ops, snap, ctx, a) => idOf(ops.takeoverTask(snap, ctx, {id: a.id, reason: a.reason, leaseSeconds: a.lease}))},
+  run: (e, s, a) => e.coordination.takeover(s, a),
+})
+
+export const sweep = operation({
+  name: 'sweep',
+  summary: 'Reopen in-progress items whose lease expired (owner cleared, assignment kept), in one commit.',
+  description:
+    "`claim` and `next` do the same in the commit of their claim; run this to do it on its own (from a timer, say). The epoch moves on, so the old owner's --epoch is refused. Blocked items are left alone.",
+  params: {},
+  writes: true,
+  result: 'sweep',
+  examples: ['<%= config.bin %> sweep', '<%= config.bin %> sweep --json'],
+  batch: {plan: (ops, snap, ctx) => ({plan: ops.sweepExpired(snap, ctx), id: null})},
+  run: (e, s) => e.coordination.sweep(s),
+})
+
+/** A batch item's outcome from a plan whose result names its task. */
+export function idOf(plan: Plan<{task: {id: string}}>): BatchStepOutcome {
+  return {plan, id: plan.result.task.id}
+}
+
+/** A batch item acts on one task: its `id` field may be a list only of one. */
+export function one<T>(ids: readonly string[], act: (id: string) => T): T {
+  if (ids.length !== 1) throw new UsageError(`a batch item acts on one task: give "id" as one id (this one has ${ids.length})`, {field: 'id'})
+  return act(ids[0]!)
+}

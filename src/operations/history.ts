@@ -1,0 +1,186 @@
+/**
+ * The operations over the list's history and its other shapes: log,
+ * events, restore, undo, search, graph, export, import, branch and prime.
+ */
+import {p} from '../core/params'
+import {UsageError} from '../core/errors'
+import {operation} from './spec'
+import {lease, taskId} from './common'
+
+export const log = operation({
+  name: 'log',
+  summary: 'The audit log: who did what, when, and why, from the commits of the tasks ref.',
+  description:
+    'Each event shows what its commit recorded: a forced override and its reason, a takeover and from whom, a renewed lease, the epoch, a block note, a cancel reason, an assignee. With ID, the history of that task, also of one that was removed (see `tasks restore`). Times are local with their offset (JSON: exact ISO-8601). On a terminal the output goes through $TASKS_PAGER, $PAGER or `less -FRX`.',
+  params: {
+    id: p.id('task id or unique prefix (also of a removed task)', {positional: true}),
+    limit: p.integer('Show at most this many events.', {char: 'n', min: 1}),
+    actor: p.strings('Only events by this actor (@me: you); repeatable or comma-separated.'),
+    since: p.string('Only events at or after this date, time or duration ago (2026-11-30, "2026-11-30 14:00", 2h, 3d).'),
+    until: p.string('Only events at or before this date, time or duration ago.'),
+    op: p.strings('Only these ops (claim, done, rm, …); repeatable or comma-separated.'),
+    noPager: p.boolean('Print directly, never through a pager.', {only: ['cli']}),
+  },
+  writes: false,
+  result: 'log',
+  compact: (e, r) => e.compact.compactLog(r),
+  examples: ['<%= config.bin %> log', '<%= config.bin %> log tsk-k3v9 --json', '<%= config.bin %> log --since 2d --op claim,done --actor @me'],
+  run: (e, s, {noPager: _, ...a}) => e.history.log(s, a),
+})
+
+export const events = operation({
+  name: 'events',
+  summary: 'One event per commit of the tasks ref (op, items and their revisions, actor, time, commit); --follow keeps printing new ones.',
+  description:
+    "Derived from the commits' trailers, oldest first. With --json, JSON Lines: one event object per line (over MCP: the newest --limit events and their total). --follow watches the ref (online: fetches the remote's list every --interval seconds), survives a non-fast-forward such as a sync merge, and ends cleanly on Ctrl-C. An event is a hint: re-read the item it names.",
+  params: {
+    since: p.string('Only events after this revision of the ref (a commit id).'),
+    limit: p.integer('Only the newest N (default 200).', {min: 1, only: ['mcp']}),
+    follow: p.boolean('Keep watching and print new events as they land.', {char: 'f', only: ['cli']}),
+    interval: p.string('Seconds between looks at the ref with --follow (default 1; online, 5 between fetches).', {only: ['cli']}),
+  },
+  writes: false,
+  result: 'events',
+  examples: ['<%= config.bin %> events --json', '<%= config.bin %> events --follow --json --since $(git rev-parse refs/tasks/main)'],
+  run: async (e, s, a) => {
+    const list: Array<Parameters<Parameters<typeof e.hooks.streamEvents>[1]['emit']>[0]> = []
+    await e.hooks.streamEvents(s, {since: a.since, follow: false, stopped: new Promise<void>(() => {}), emit: (ev) => list.push(ev)})
+    const limit = a.limit ?? 200
+    return {events: list.slice(-limit), total: list.length}
+  },
+})
+
+export const restore = operation({
+  name: 'restore',
+  summary: 'Bring back a removed task, with its sub-items and comments, as a new commit.',
+  description:
+    'The task comes back as it was just before `tasks rm` removed it (found through the history: `tasks log ID` shows it). Refused when the id is in the list again, or when its parent is gone (restore the parent first) or finished. Dependencies on items that are gone are dropped, and the output says which.',
+  params: {id: p.id('id or unique prefix of the removed task', {positional: true}).need()},
+  writes: true,
+  result: 'restore',
+  examples: ['<%= config.bin %> restore tsk-k3v9', '<%= config.bin %> log tsk-k3v9   # what happened to it'],
+  run: (e, s, a) => e.history.restore(s, a),
+})
+
+export const undo = operation({
+  name: 'undo',
+  summary: 'Take back your last change to the list, as a new commit.',
+  description:
+    'Reverts the newest commit whose actor is you (Tasks-Undo: <commit> in the new one). Refused (exit 4, undo_conflict) when a later commit, by anyone, touched the same tasks. Undoing an undo redoes.',
+  params: {},
+  writes: true,
+  result: 'undo',
+  examples: ['<%= config.bin %> undo', '<%= config.bin %> undo --json'],
+  run: (e, s) => e.undo(s),
+})
+
+export const search = operation({
+  name: 'search',
+  summary: 'Search titles, descriptions, comments and tags; ranked, with snippets.',
+  description:
+    'Every word must match (prefixes and small typos count); when no task has them all, tasks with any of them are shown. An exact title match comes first, then by relevance (title words weigh most). The index is cached under the git directory and updated from the tasks that changed.',
+  params: {
+    query: p.text('words to look for', {positional: true}).need(),
+    status: p.strings('Only these states (ready, waiting, …, done, cancelled; open, all). Default: all.', {char: 's'}),
+    tags: p.strings('Only items with this tag.', {char: 't', aliases: ['tag']}),
+    owner: p.string('Only items claimed by this actor (@me: you).'),
+    limit: p.integer('At most N results (default 20).', {char: 'n', min: 1}),
+  },
+  writes: false,
+  result: 'search',
+  compact: (e, r) => e.compact.compactSearch(r),
+  examples: ['<%= config.bin %> search "claim race"', '<%= config.bin %> search flaky --status open --json', '<%= config.bin %> search lease --tag backend', '<%= config.bin %> search lease --format compact'],
+  run: (e, s, a) => e.search.search(s, a),
+})
+
+export const GRAPH_FORMATS = ['svg', 'mermaid', 'dot', 'json'] as const
+
+export const graph = operation({
+  name: 'graph',
+  summary: 'Draw the dependency graph: SVG, Mermaid or Graphviz DOT.',
+  description:
+    'The open items (or with IDs, what they reach through their dependencies and sub-items), coloured by state. The critical path (the longest chain of unfinished work) is red; items ready now are outlined green; sub-items hang from their parent by dashed lines. The format comes from --format, else from the --out file name, else svg (over MCP: json, the graph itself: nodes, edges, critical_path, frontier; mermaid and dot answer {format, text}).',
+  params: {
+    ids: p.strings('task ids or unique prefixes (several allowed)', {positional: true}),
+    all: p.boolean('Include done and cancelled items.', {char: 'a'}),
+    format: p.choice(GRAPH_FORMATS, 'svg, mermaid, dot, or json (the graph itself; default: from --out, else svg; over MCP json).', {char: 'f'}),
+    out: p.string('Write the drawing to FILE instead of stdout.', {char: 'o', helpValue: 'FILE', only: ['cli']}),
+  },
+  writes: false,
+  result: 'graph',
+  examples: ['<%= config.bin %> graph --out graph.svg', '<%= config.bin %> graph tsk-k3v9 --format mermaid', '<%= config.bin %> graph --all --format dot | dot -Tpng > graph.png'],
+  run: async (e, s, a) => {
+    const g = await e.graph.taskGraph(s, {ids: a.ids ?? [], all: a.all})
+    const format = a.format ?? 'json'
+    if (format === 'svg') throw new UsageError('an SVG is drawn by the command line (`tasks graph --out FILE.svg`); ask for json, mermaid or dot here')
+    // The model exactly as `tasks graph --json` prints it (format names the CLI's default drawing; nothing is drawn).
+    if (format === 'json') return {...g, format: 'svg', out: null}
+    return {format, text: format === 'dot' ? e.renderDot(g) : e.renderMermaid(g)}
+  },
+})
+
+export const exportDocument = operation({
+  name: 'export',
+  summary: 'Write the list (or some cards) as a versioned document: JSON to import elsewhere, or Markdown to read.',
+  description:
+    'Every card with its description and comments, ids kept, sorted by id; never the claim fencing tokens (epoch). The JSON document ("format": "git-tasks/export", "version": 1) is what `tasks import` reads. --json is the same as --format json; md answers {format, text} over MCP.',
+  params: {
+    ids: p.strings('task ids or unique prefixes (default: the whole list)', {positional: true}),
+    format: p.choice(['json', 'md'] as const, 'json (for import) or md (for people).').or('json'),
+    output: p.string('Write to this file instead of stdout.', {char: 'o', helpValue: 'FILE', only: ['cli']}),
+  },
+  writes: false,
+  result: 'export',
+  examples: ['<%= config.bin %> export > tasks.json', '<%= config.bin %> export tsk-k3v9 tsk-8d2q --format md', '<%= config.bin %> export -o backup.json'],
+  run: async (e, s, a) => {
+    const doc = await e.interchange.exportDocument(s, {ids: a.ids ?? []})
+    return a.format === 'md' ? {format: 'md', text: e.interchange.exportMarkdown(doc)} : doc
+  },
+})
+
+export const importDocument = operation({
+  name: 'import',
+  summary: 'Import a document from `tasks export`, or a Taskwarrior `task export`, as one commit.',
+  description:
+    'Idempotent by key: cards keep their ids (Taskwarrior tasks get the id of the key taskwarrior:<uuid>), a card that already holds what the file says is left alone, a different one is updated, comments are added once. Importing the same file twice changes nothing. Taskwarrior: pending/waiting/recurring → todo, completed → done, deleted → cancelled, priority H/M/L → 1/2/3, project → tag project:NAME, annotations → comments, depends → dependencies. A progress bar shows on a terminal for large files (never with --json). Give exactly one of FILE or (over MCP) document.',
+  params: {
+    file: p.string('the JSON file (- for stdin; over MCP a path on the server, relative to its working directory)', {positional: true, stdin: true}),
+    document: p.json('the export document (object) or a Taskwarrior export (array)', {only: ['mcp']}),
+  },
+  writes: true,
+  result: 'import',
+  examples: ['<%= config.bin %> import tasks.json', 'task export | <%= config.bin %> import -', '<%= config.bin %> import backup.json --json'],
+  check: (a) => {
+    if ((a.document === undefined) === (a.file === undefined)) throw new UsageError('give exactly one of FILE or document')
+  },
+  // `quiet`: no progress bar (the command line shows one on a terminal, without --json).
+  run: (e, s, a) => {
+    const quiet = (a as {quiet?: boolean}).quiet ?? true
+    return a.file !== undefined ? e.interchange.importFile(s, a.file, {quiet}) : e.interchange.importParsed(s, a.document, {quiet})
+  },
+})
+
+export const branch = operation({
+  name: 'branch',
+  summary: 'Claim a task and check out task/<short id>-<slug> from HEAD for its work.',
+  description:
+    'The claim comes first: when it is refused, no branch is created. A branch that exists already is checked out (the claim renewed). Commits on the branch are linked to the card by the hooks (`tasks hooks install`).',
+  params: {id: taskId, lease},
+  writes: true,
+  agentSession: true,
+  result: 'branch',
+  examples: ['<%= config.bin %> branch tsk-k3v9'],
+  run: (e, s, a) => e.hooks.branchForTask(s, a),
+})
+
+export const prime = operation({
+  name: 'prime',
+  summary: "A short guide for an agent's system prompt, from the list's current state.",
+  description:
+    "How to find work, claim, heartbeat, record evidence, finish and what to run on stop, with this list's lease and remote, and what is ready now. --write FILE keeps a marked section of FILE (such as AGENTS.md) current: the rest of the file is left as it is, and the section holds no counts, so it changes only when the setup does.",
+  params: {write: p.string('Keep the git-tasks section of this file current (created when missing).', {helpValue: 'FILE', only: ['cli']})},
+  writes: false,
+  result: 'prime',
+  examples: ['<%= config.bin %> prime', '<%= config.bin %> prime --json', '<%= config.bin %> prime --write AGENTS.md'],
+  run: (e, s, a) => (a.write !== undefined ? e.prime.writePrime(s, a.write, process.cwd()) : e.prime.prime(s)),
+})

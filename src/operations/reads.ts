@@ -1,0 +1,57 @@
+/**
+ * The reads of the list: list and show.
+ */
+import {p} from '../core/params'
+import {operation} from './spec'
+import {taskId} from './common'
+
+export const list = operation({
+  name: 'list',
+  summary: 'List tasks (open ones by default), sub-items under their parents.',
+  description:
+    'STATUS is the state: ready, waiting, reserved, todo, in_progress, stale, blocked, done, cancelled. WHY BLOCKED shows what waiting items wait on and the note of blocked ones. Every list-valued flag is repeatable and comma-separated. Filters narrow the default open view; --all or --status widens it.',
+  params: {
+    status: p.strings('Only these states (ready, waiting, reserved, todo, in_progress, stale, blocked, done, cancelled; open, all).', {char: 's'}),
+    tags: p.strings('Only items with this tag (all must match; #bug and bug are the same).', {char: 't', aliases: ['tag']}),
+    owner: p.string('Only items claimed by this actor (@me: you).'),
+    assignee: p.string('Only items reserved for this actor (@me: you).'),
+    parent: p.string('Only the sub-items of this task.'),
+    priority: p.strings('Only these priorities (0-4).', {char: 'p'}),
+    ready: p.boolean('Only items you could claim now (stale claims included).'),
+    all: p.boolean('Include done and cancelled items.', {char: 'a'}),
+    sort: p.string('Order by priority, created, updated, id, title or state (- in front to reverse; default: state, then priority, then age).'),
+    limit: p.integer('Show at most N rows (--json: one page; total says how many match).', {char: 'n', min: 0}),
+    offset: p.integer('Skip the first N rows (with --limit: the next page).', {min: 0}),
+    after: p.string('Continue after the last row of a previous page: pass its next_cursor (--json). Unlike --offset, rows added or removed meanwhile never make a page repeat or skip one.'),
+  },
+  writes: false,
+  result: 'list',
+  compact: (e, r) => e.compact.compactList(r),
+  examples: [
+    '<%= config.bin %> list',
+    '<%= config.bin %> list --ready --json',
+    '<%= config.bin %> list --status blocked,stale --tag backend',
+    '<%= config.bin %> list --owner @me --all',
+    '<%= config.bin %> list --json --limit 50 --offset 50',
+    '<%= config.bin %> list --json --limit 50 --after CURSOR',
+  ],
+  run: (e, s, a) => e.listing.list(s, a),
+})
+
+export const show = operation({
+  name: 'show',
+  summary: 'Show one task: fields, description, comments, dependencies, dependents and sub-items.',
+  description: 'The newest checkpoint comes first; checks say which stand in the way of done.',
+  params: {id: taskId, history: p.boolean("Also show who did what when to this card, from the ref's history (claims, merges, repairs, linked commits).")},
+  writes: false,
+  result: 'show',
+  compact: (e, r) => e.compact.compactShow(r),
+  examples: ['<%= config.bin %> show tsk-k3v9', '<%= config.bin %> show k3v9 --format compact', '<%= config.bin %> show tsk-k3v9 --history --json'],
+  run: async (e, s, a) => {
+    const shown = await e.listing.show(s, a)
+    if (!a.history) return shown
+    // The same events as `tasks log ID`: one source for a card's history.
+    const log = await e.history.log(s, {id: shown.task.id})
+    return {...shown, history: log.events}
+  },
+})

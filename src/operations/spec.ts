@@ -1,0 +1,65 @@
+/**
+ * What one operation is: its name, what it does, its typed parameters, its
+ * result, whether it writes, and the one call into src/app that performs
+ * it. The oclif command (src/commands/from-spec.ts), the MCP tool
+ * (src/agent/tool-schema.ts) and the batch file's operation
+ * (src/core/ops/batch-file.ts, through `batch`) are all made from this one
+ * declaration, so the surfaces cannot drift apart.
+ *
+ * A spec holds no engine: `run` is handed the engine bundle (src/engine.ts)
+ * and a Session by whichever surface calls it, so the command bundle can
+ * import every spec without loading src/app, zod or the MCP SDK.
+ */
+import type * as Engine from '../engine'
+import type {Session} from '../app/session'
+import type {BatchStep} from '../core/ops/batch-file'
+import type {ArgsOf, Params} from '../core/params'
+
+export type EngineModule = typeof Engine
+
+export interface OperationSpec<P extends Params = Params, R = unknown> {
+  /** The CLI command, words separated by spaces (`check pass`); the MCP tool is its snake form (`check_pass`). */
+  readonly name: string
+  /** One line: the command's summary, the first line of the tool's description. */
+  readonly summary: string
+  /** More, when one line is not enough: the command's description, the rest of the tool's. */
+  readonly description?: string
+  readonly params: P
+  /** Changes the list (a commit); false: only reads. */
+  readonly writes: boolean
+  /** Takes --force and --reason (acting on an item someone else holds), applied to the session. */
+  readonly override?: boolean
+  /** Takes --session (the agent run acting; a claim records it), applied to the session. */
+  readonly agentSession?: boolean
+  /** The name of the --json result's schema: schemas/output/<result>.schema.json. */
+  readonly result: string
+  /** Surfaces that leave this operation out (default: all three where the spec says how). */
+  readonly mcp?: false | {readonly name?: string}
+  readonly cli?: false
+  /** The batch file operation made from this spec; absent: not in batch files. */
+  readonly batch?: BatchStep<ArgsOf<P>>
+  /** Rules across parameters ("exactly one of acceptance or test"), checked on every surface before the call. */
+  readonly check?: (args: ArgsOf<P>) => void
+  /**
+   * A read whose result has a compact form (docs/compact.md): the CLI's
+   * `--format compact`, and the MCP tool's default answer (`format: "json"`
+   * asks for the JSON).
+   */
+  readonly compact?: (engine: EngineModule, result: any) => string
+  /** CLI examples (`<%= config.bin %> claim tsk-k3v9`). */
+  readonly examples?: readonly string[]
+  /** The call: what the command prints with --json and the tool returns. */
+  readonly run: (engine: EngineModule, session: Session, args: ArgsOf<P>) => Promise<R>
+}
+
+export type AnySpec = OperationSpec<any, any>
+
+/** Declare an operation (typing only: the argument types flow from the parameters into `run`). */
+export function operation<P extends Params, R>(spec: OperationSpec<P, R>): OperationSpec<P, R> {
+  return spec
+}
+
+/** The MCP tool's name of an operation. */
+export function toolName(spec: AnySpec): string {
+  return spec.mcp && spec.mcp.name ? spec.mcp.name : spec.name.replace(/ /g, '_')
+}
