@@ -296,6 +296,52 @@ describe('the driver against an in-memory remote', () => {
     expect(f.world.pending.has('tsk-z')).toBe(false)
   })
 
+  it('a parked change that someone folds just as the command gives up is reported as published, not as a failure', async () => {
+    const f = fakeRemote()
+    f.world.pending.set('tsk-a', 'pa').set('tsk-b', 'pb')
+    f.op((change) => ({kind: 'changed', change, item: 'tsk-z', holdsItem: true}))
+    f.remote.fold = async (tip) => ({pushed: STALE, tip, folded: new Map()})
+    f.remote.withdraw = async (parked) => {
+      f.log.push('withdraw')
+      f.world.pending.delete(parked.id)
+      f.world.landed.set(parked.commit, 'late')
+      return false
+    }
+    const done = published(await driveOnline(f.remote, 'origin'))
+    expect(f.log.slice(-2)).toEqual(['withdraw', 'learn-fate'])
+    expect(done).toMatchObject({landed: 'late', ownPush: false})
+  })
+
+  it('a host that refuses atomic pushes: the parked change is withdrawn and goes to the list\'s ref in the same try', async () => {
+    const f = fakeRemote()
+    f.world.pending.set('tsk-m', 'pm').set('tsk-n', 'pn')
+    f.op((change) => ({kind: 'changed', change, item: 'tsk-a', holdsItem: true}))
+    f.remote.fold = async (tip) => {
+      f.log.push('fold')
+      return {pushed: DECLINED, tip, folded: new Map()}
+    }
+    const done = published(await driveOnline(f.remote, 'origin'))
+    // It leads the line (tsk-a), so after one look it folds; the fold is declined.
+    expect(f.log.slice(2)).toEqual(['push-pending tsk-a', 'sleep', 'look', 'fetch list +pending', 'fold', 'withdraw', 'op on c0', 'push-list'])
+    expect(done).toMatchObject({ownPush: true, tries: 2})
+    expect(f.world.pending.has('tsk-a')).toBe(false)
+  })
+
+  it('someone else\'s pending change of the same item on a busy list is watched until it settles, then the op runs again', async () => {
+    const f = fakeRemote()
+    f.world.pending.set('tsk-a', 'pa').set('tsk-z', 'pz')
+    f.op((change) => ({kind: 'changed', change, item: 'tsk-z', holdsItem: true}))
+    f.remote.look = async () => {
+      f.log.push('look')
+      f.world.pending.delete('tsk-z') // the leader folded it
+      f.world.tip = 'c-folded'
+      return {tip: f.world.tip, pending: new Map(f.world.pending)}
+    }
+    const done = published(await driveOnline(f.remote, 'origin'))
+    expect(f.log).toEqual(['fetch list +pending', 'op on c0', 'sleep', 'look', 'fetch list +pending', 'op on c-folded', 'fold own'])
+    expect(done).toMatchObject({ownPush: true, tries: 2})
+  })
+
   it('a change of a held item on a busy last fetch runs on the tracking ref and goes straight to its pending ref', async () => {
     const f = fakeRemote()
     f.remote.fetchedBusy = (withinMs, pending) => withinMs === 5000 && pending === 2
