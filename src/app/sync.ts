@@ -12,9 +12,10 @@ import type {Snapshot, TaskEntry} from '../core/snapshot'
 import {TASKS_DIR} from '../core/store-layout'
 import type {ListStore, Loaded} from '../refstore/list-store'
 import {IndexedTask, entriesAfterWrite, readCardIn} from '../refstore/task-index'
-import {type PushOutcome, SYNC_TIMEOUT_MS, type Prepack, fetchList, networkLimits, packUnpublished, pushList, recordFetch, relate} from '../refstore/remote'
+import {SYNC_TIMEOUT_MS, type Prepack, fetchList, networkLimits, packUnpublished, pushList, recordFetch, relate} from '../refstore/remote'
 import type {Session} from './session'
 import {followPublished} from './published'
+import {refusalCounter} from './push-declined'
 
 export interface MergeOutcome {
   commit: string
@@ -23,22 +24,6 @@ export interface MergeOutcome {
 }
 
 const MAX_SYNC_TRIES = 20
-/** A server that refuses the update itself (a hook) is asked this many times, then reported. */
-const MAX_DECLINED = 5
-
-/**
- * Counts pushes the server declined (as opposed to lost races) and throws
- * `push_declined` (exit 4) at the MAX_DECLINED-th: retrying a hook's refusal
- * a hundred times helps nobody.
- */
-export function refusalCounter(remote: string): (pushed: PushOutcome, tries: number) => void {
-  let declined = 0
-  return (pushed, tries) => {
-    if (!pushed.ok && pushed.reason === 'declined' && ++declined >= MAX_DECLINED) {
-      throw new ConflictError('push_declined', `${remote} refused the update ${declined} times: ${pushed.detail}`, {remote, tries, last_rejection: pushed.detail})
-    }
-  }
-}
 
 function backoff(attempt: number): Promise<void> {
   return new Promise((r) => setTimeout(r, Math.random() * Math.min(500, 20 * 2 ** Math.min(attempt, 5))))
