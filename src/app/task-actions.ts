@@ -25,7 +25,7 @@ import {OPEN_ROW_OPEN_SUBITEMS, type OpenRowColumns, type Snapshot, brokenEntrie
 import {ENGINE_ACTOR, type Comment, type ListConfig, type Status, type TaskMeta} from '../core/task'
 import {repairFieldValues} from '../core/task-file'
 import {type TaskDetail, TaskViewer, type TaskView} from '../core/task-view'
-import {cmp, openRowStateAt, STATES, type State} from '../core/readiness'
+import {cmp, openRowStateAt, STATE_GROUPS, STATES, type State} from '../core/readiness'
 import {checkPriority, checkTags, splitTags} from '../core/validation'
 import {readHistory} from '../refstore/history'
 import {type RefLock, findRefLocks, removeStaleLocks} from '../refstore/ref-locks'
@@ -512,14 +512,6 @@ export interface ListResult {
   /** Pass to `--after` for the page that follows this one; null when this page reaches the end. */
   next_cursor: string | null
   summary: ListSummary
-}
-
-/** Groups of states `--status` accepts besides the states themselves. */
-const STATE_GROUPS: Record<string, readonly State[]> = {
-  open: ['ready', 'waiting', 'reserved', 'todo', 'in_progress', 'stale', 'blocked'],
-  all: STATES,
-  todo: ['ready', 'waiting', 'reserved', 'todo'],
-  in_progress: ['in_progress', 'stale'],
 }
 
 /** The stored statuses an item in each state has. */
