@@ -80,7 +80,7 @@ function same(a: unknown, b: unknown): boolean {
 }
 
 /** Ops whose changes are made by the tool itself on the actor's behalf (doctor's repairs, a restore). */
-const ENGINE_OPS = new Set(['doctor', 'sync'])
+export const ENGINE_OPS: ReadonlySet<string> = new Set(['doctor', 'sync'])
 /** The op of `tasks import`, judged as an administrative write (judgeImport). */
 export const IMPORT_OP = 'import'
 
