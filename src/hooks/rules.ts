@@ -143,7 +143,8 @@ export function judgeTaskChange(before: TaskMeta | undefined, after: TaskMeta, f
   if (after.status === 'done' && before.status !== 'done' && flag !== undefined) {
     out.push({rule: 'flagged', message: `the card is flagged ("${flag}"); a flagged card cannot be finished (unflag it first)`})
   }
-  const rows = movesBetween(before.status, after.status)
+  // The moves that make this change; a takeover counts only as one (recorded, with a reason, epoch + 1).
+  const rows = movesBetween(before.status, after.status).filter((r) => r.move !== 'takeover' || takeoverOk)
   // Someone else's claim goes back to todo on the strength of its lapse only as a fence: the sweep of an expired lease,
   // or a reopen, moves the epoch on by one and clears the owner.
   if (after.status !== before.status && rows.some((r) => r.fences) && asHolder.owner !== actor && !overrideAllowed) {

@@ -132,7 +132,8 @@ export function blockTask(snap: Snapshot, ctx: OpContext, args: BlockArgs): Plan
     op: 'block',
     subject: {id: meta.id, title: meta.title},
     changes: [{kind: 'put-task', meta: next}],
-    trailers: [['Tasks-Epoch', String(next.epoch)], ['Tasks-Note', note], ...(forced ? overrideTrailers(ctx) : [])],
+    // Taking a todo card with --force (past its readiness) records the override, as claim and done do.
+    trailers: [['Tasks-Epoch', String(next.epoch)], ['Tasks-Note', note], ...(forced || row.who === 'taker' ? overrideTrailers(ctx) : [])],
     result: {task: next},
   }
 }
