@@ -11,7 +11,7 @@ import {latestCheckpoint} from '../core/ops/checkpoint'
 import {OPEN_ROW_OPEN_SUBITEMS, type OpenRowColumns, brokenEntries, childIds, childrenOf, dependentsOf, lookup, openRowColumns, tablesOf} from '../core/snapshot'
 import {type ListConfig, type Status, type TaskMeta} from '../core/task'
 import {type TaskDetail, TaskViewer, type TaskView} from '../core/task-view'
-import {cmp, openRowStateAt, STATES, type State} from '../core/readiness'
+import {cmp, openRowStateAt, STATE_GROUPS, STATES, type State} from '../core/readiness'
 import {checkPriority, checkTags} from '../core/validation'
 import type {Loaded} from '../refstore/list-store'
 import {IndexFile} from '../refstore/task-index'
@@ -89,14 +89,6 @@ export interface ListResult {
   /** Pass to `--after` for the page that follows this one; null when this page reaches the end. */
   next_cursor: string | null
   summary: ListSummary
-}
-
-/** Groups of states `--status` accepts besides the states themselves. */
-const STATE_GROUPS: Record<string, readonly State[]> = {
-  open: ['ready', 'waiting', 'reserved', 'todo', 'in_progress', 'stale', 'blocked'],
-  all: STATES,
-  todo: ['ready', 'waiting', 'reserved', 'todo'],
-  in_progress: ['in_progress', 'stale'],
 }
 
 /** The stored statuses an item in each state has. */

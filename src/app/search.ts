@@ -23,7 +23,7 @@
  */
 import {UsageError} from '../core/errors'
 import {partitionPoint} from '../core/order'
-import {STATES, type State, openRowStateAt} from '../core/readiness'
+import {STATE_GROUPS, STATES, type State, openRowStateAt} from '../core/readiness'
 import {openRowColumns, tablesOf} from '../core/snapshot'
 import type {TaskView} from '../core/task-view'
 import type {TaskMeta} from '../core/task'
@@ -78,13 +78,6 @@ export interface SearchOutput {
   results: SearchHit[]
   /** How the index was brought up to date: reused as is, updated (N tasks re-read) or rebuilt. */
   index: {state: 'current' | 'updated' | 'rebuilt'; reindexed: number; tasks: number}
-}
-
-const STATE_GROUPS: Record<string, readonly State[]> = {
-  all: STATES,
-  open: ['ready', 'waiting', 'reserved', 'todo', 'in_progress', 'stale', 'blocked'],
-  todo: ['ready', 'waiting', 'reserved', 'todo'],
-  in_progress: ['in_progress', 'stale'],
 }
 
 function wantedStates(values: readonly string[] | undefined): Set<State> | null {

@@ -120,6 +120,18 @@ export function isWaiting(snap: Snapshot, meta: TaskMeta, reasons?: readonly Wai
 export const STATES = ['ready', 'waiting', 'reserved', 'todo', 'in_progress', 'stale', 'blocked', 'done', 'cancelled'] as const
 export type State = (typeof STATES)[number]
 
+/**
+ * The groups `--status` accepts besides the states themselves (`list`,
+ * `search`): open (everything not finished), all, and a stored status that
+ * several states refine (todo, in_progress).
+ */
+export const STATE_GROUPS: Readonly<Record<string, readonly State[]>> = {
+  open: ['ready', 'waiting', 'reserved', 'todo', 'in_progress', 'stale', 'blocked'],
+  all: STATES,
+  todo: ['ready', 'waiting', 'reserved', 'todo'],
+  in_progress: ['in_progress', 'stale'],
+}
+
 /** The state of an item from its status and what was derived for it. */
 export function stateOf(meta: TaskMeta, derived: {ready: boolean; waiting: boolean; claimLive: boolean}, actor: string | undefined): State {
   if (meta.status === 'todo') return derived.waiting ? 'waiting' : derived.ready ? 'ready' : !reservationAllows(meta, actor) ? 'reserved' : 'todo'

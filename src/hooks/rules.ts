@@ -1,12 +1,14 @@
 /**
  * What `tasks verify` judges, as data and pure functions (no I/O): which
- * file kinds exist on the ref and how each is checked, and which status
- * transitions are legal for whom. docs/verify.md explains the rules; to
- * teach the guard a new file kind or op, add a row here.
+ * file kinds exist on the ref, and how a pushed change of a card or a check
+ * is judged. Who may make which move is not decided here: the guard asks
+ * the rulebook (src/core/state-machine.ts) the same questions the ops ask
+ * before they write. docs/verify.md explains the rules; to teach the guard
+ * a new file kind, add a row to FILE_KINDS and a judge (./judges.ts).
  */
-import {claimIsLive} from '../core/readiness'
-import {type Check, type CheckStatus, unmetChecks} from '../core/check'
+import {type Check, unmetChecks} from '../core/check'
 import {type ActorEntry} from '../core/inbox'
+import {type CheckMove, TASK_MOVES, checkMoveBetween, judgeMove, mayOverride, movesBetween, standingOf, taskMove} from '../core/state-machine'
 import {ENGINE_ACTOR, type ListConfig, type Status, type TaskMeta} from '../core/task'
 
 /** How a path is checked. `null`: a kind this version knows of but cannot judge yet (reported, accepted). */
@@ -37,40 +39,18 @@ export function fileKindOf(path: string): FileKind {
   return FILE_KINDS.find((k) => k.pattern.test(path)) ?? {kind: 'unknown', pattern: /^/, check: null, note: 'not a file kind this version knows'}
 }
 
-/**
- * Who may make a status change:
- * - `taker`: the actor takes the item: the new owner must be the actor;
- * - `holder`: the current holder, or anyone once the holder's lease has
- *   expired, or anyone with a recorded override (Tasks-Override);
- * - `anyone`.
- */
-export type Who = 'taker' | 'holder' | 'anyone'
-
 export interface Transition {
   from: Status
   to: Status
-  who: Who
 }
 
-/** The state machine of docs/model.md as rows. A status change not listed is illegal. */
-export const TRANSITIONS: readonly Transition[] = [
-  {from: 'todo', to: 'in_progress', who: 'taker'},
-  {from: 'todo', to: 'blocked', who: 'taker'},
-  {from: 'todo', to: 'done', who: 'taker'},
-  {from: 'todo', to: 'cancelled', who: 'anyone'},
-  {from: 'in_progress', to: 'blocked', who: 'holder'},
-  {from: 'in_progress', to: 'done', who: 'holder'},
-  {from: 'in_progress', to: 'todo', who: 'holder'},
-  {from: 'in_progress', to: 'cancelled', who: 'holder'},
-  {from: 'blocked', to: 'in_progress', who: 'holder'},
-  {from: 'blocked', to: 'done', who: 'holder'},
-  {from: 'blocked', to: 'todo', who: 'holder'},
-  {from: 'blocked', to: 'cancelled', who: 'holder'},
-  {from: 'done', to: 'todo', who: 'anyone'},
-]
+/** The status changes of the state machine (TASK_MOVES), each once. A status change not listed is illegal. */
+export const TRANSITIONS: readonly Transition[] = TASK_MOVES.flatMap((m) => (m.to !== null && m.to !== m.from ? [{from: m.from, to: m.to}] : [])).filter(
+  (t, i, all) => all.findIndex((u) => u.from === t.from && u.to === t.to) === i,
+)
 
-/** Fields that make up a claim: changing them without a status change is the holder's (heartbeat) or a takeover. */
-const CLAIM_FIELDS = ['owner', 'epoch', 'claimed_at', 'lease_expires', 'claim_epochs'] as const
+/** Fields that make up a claim: changing them without a status change is the holder's (heartbeat, a new block note) or a takeover. */
+const CLAIM_FIELDS = ['owner', 'epoch', 'claimed_at', 'lease_expires', 'claim_epochs', 'block_note'] as const
 
 export interface CommitFacts {
   /** The acting identity: the Actor trailer, else the author name. */
@@ -100,7 +80,7 @@ function same(a: unknown, b: unknown): boolean {
 }
 
 /** Ops whose changes are made by the tool itself on the actor's behalf (doctor's repairs, a restore). */
-const ENGINE_OPS = new Set(['doctor', 'sync'])
+export const ENGINE_OPS: ReadonlySet<string> = new Set(['doctor', 'sync'])
 /** The op of `tasks import`, judged as an administrative write (judgeImport). */
 export const IMPORT_OP = 'import'
 
@@ -117,7 +97,7 @@ export function judgeTaskChange(before: TaskMeta | undefined, after: TaskMeta, f
   if (after.updated_by !== actor && !engineWrite) {
     out.push({rule: 'forged_actor', message: `the card says it was updated by "${after.updated_by}", but the commit was made by "${actor}"`})
   }
-  const overrideAllowed = facts.override !== null && (config.admins.length === 0 || config.admins.includes(actor))
+  const overrideAllowed = facts.override !== null && mayOverride(actor, config.admins)
   if (facts.override !== null && !overrideAllowed) {
     out.push({rule: 'not_admin', message: `the commit records an override, but only the admins (${config.admins.join(', ')}) may force`})
   }
@@ -132,13 +112,16 @@ export function judgeTaskChange(before: TaskMeta | undefined, after: TaskMeta, f
   }
   if (after.epoch < before.epoch) out.push({rule: 'epoch_decreased', message: `the epoch went from ${before.epoch} down to ${after.epoch}; it never decreases`})
   if (after.revision <= before.revision) out.push({rule: 'revision', message: `the revision went from ${before.revision} to ${after.revision}; every change raises it`})
-  const live = claimIsLive(before, facts.time, config)
+  // Where the actor stands, as the ops see it: the recorded override is the --force they were given.
+  const standing = standingOf(before, actor, facts.time, config, facts.override !== null)
+  const live = standing.live
   // A recorded takeover (`tasks takeover`: Tasks-Takeover names the old owner, Tasks-Reason why, epoch + 1, admins only
   // when the list has them), or a claim of a flagged card (anyone may take it over; the claim records whom from).
   // A batch carries the trailers of all its operations: any Tasks-Takeover of it may name this card's holder.
   const takingOver = after.owner === actor && after.owner !== before.owner && before.owner !== undefined && (facts.takeovers ?? [facts.takeover]).includes(before.owner)
-  const takeoverOk = takingOver && (facts.op === 'takeover' || facts.op === 'batch') && !!facts.reason && after.epoch === before.epoch + 1 && (config.admins.length === 0 || config.admins.includes(actor))
-  const flagOk = takingOver && before.flag_reason !== undefined && after.epoch === before.epoch + 1
+  const epochRaisedByOne = after.epoch === before.epoch + 1
+  const takeoverOk = takingOver && (facts.op === 'takeover' || facts.op === 'batch') && !!facts.reason && epochRaisedByOne && judgeMove(taskMove('takeover', before.status), standing).ok
+  const flagOk = takingOver && epochRaisedByOne && standing.flagged && taskMove('claim', before.status)?.flagTakes === true
   if (facts.op === 'takeover' && after.owner !== before.owner && !takeoverOk) {
     out.push({
       rule: 'takeover',
@@ -147,7 +130,11 @@ export function judgeTaskChange(before: TaskMeta | undefined, after: TaskMeta, f
   }
   // \`release --session S\`: the runner of a session gives back what that session holds (Tasks-Session names it).
   const sessionOk = facts.op === 'release' && !!facts.session && before.session === facts.session && after.status === 'todo'
-  const holderOk = before.owner === actor || !live || overrideAllowed || takeoverOk || flagOk || sessionOk
+  // The actor took the card in this very commit (a claim of a lapsed or flagged card, a forced claim, a takeover: the
+  // owner becomes the actor and the epoch goes up), and then acts on it as its holder (a batch's claim, then done).
+  const mayTake = judgeMove(taskMove('claim', before.status), standing).ok || takeoverOk || flagOk
+  const tookIt = after.owner === actor && before.owner !== actor && after.epoch > before.epoch && mayTake
+  const asHolder = tookIt || sessionOk ? {...standing, owner: actor} : standing
   if (after.flag_reason !== undefined && (after.flag_reason !== before.flag_reason || after.flagged_by !== before.flagged_by) && after.flagged_by !== actor) {
     out.push({rule: 'forged_actor', message: `the flag says it was raised by "${after.flagged_by ?? 'nobody'}", but the commit was made by "${actor}"`})
   }
@@ -156,9 +143,12 @@ export function judgeTaskChange(before: TaskMeta | undefined, after: TaskMeta, f
   if (after.status === 'done' && before.status !== 'done' && flag !== undefined) {
     out.push({rule: 'flagged', message: `the card is flagged ("${flag}"); a flagged card cannot be finished (unflag it first)`})
   }
-  if (after.status === 'todo' && (before.status === 'in_progress' || before.status === 'blocked') && before.owner !== actor && !overrideAllowed && !sessionOk) {
-    // Nobody else gives a claim back: it is the sweep of an expired lease, which moves the epoch on by one.
-    if (before.status !== 'in_progress' || live || after.epoch !== before.epoch + 1 || after.owner !== undefined) {
+  // The moves that make this change; a takeover counts only as one (recorded, with a reason, epoch + 1).
+  const rows = movesBetween(before.status, after.status).filter((r) => r.move !== 'takeover' || takeoverOk)
+  // Someone else's claim goes back to todo on the strength of its lapse only as a fence: the sweep of an expired lease,
+  // or a reopen, moves the epoch on by one and clears the owner.
+  if (after.status !== before.status && rows.some((r) => r.fences) && asHolder.owner !== actor && !overrideAllowed) {
+    if (live || !epochRaisedByOne || after.owner !== undefined) {
       out.push({rule: 'sweep', message: `only a sweep reopens someone else's claim: an in-progress card whose lease had expired (until ${before.lease_expires ?? 'none'}), owner cleared, epoch ${before.epoch} → ${before.epoch + 1}`})
     }
   }
@@ -167,18 +157,14 @@ export function judgeTaskChange(before: TaskMeta | undefined, after: TaskMeta, f
     message: `${what}: the card is held by "${before.owner ?? 'nobody'}" (lease until ${before.lease_expires ?? 'none'}), the commit was made by "${actor}", and it records no override`,
   })
   if (before.status !== after.status) {
-    const row = TRANSITIONS.find((t) => t.from === before.status && t.to === after.status)
-    if (!row) {
+    if (rows.length === 0) {
       out.push({rule: 'illegal_transition', message: `${before.status} → ${after.status} is not a transition of the state machine`})
       return out
     }
-    if (row.who === 'taker' && after.epoch <= before.epoch) {
-      out.push({rule: 'epoch_not_raised', message: `taking the card must raise its epoch (the fencing token): it stayed at ${after.epoch}`})
-    }
-    if (row.who === 'taker' && after.owner !== actor && !overrideAllowed) {
-      out.push({rule: 'forged_claim', message: `${before.status} → ${after.status} makes "${after.owner ?? 'nobody'}" the owner, but the commit was made by "${actor}"`})
-    }
-    if (row.who === 'holder' && !holderOk) out.push(holderRefusal(`${before.status} → ${after.status}`))
+    if (rows.some((r) => r.who === 'taker')) {
+      if (after.epoch <= before.epoch) out.push({rule: 'epoch_not_raised', message: `taking the card must raise its epoch (the fencing token): it stayed at ${after.epoch}`})
+      if (after.owner !== actor && !overrideAllowed) out.push({rule: 'forged_claim', message: `${before.status} → ${after.status} makes "${after.owner ?? 'nobody'}" the owner, but the commit was made by "${actor}"`})
+    } else if (!rows.some((r) => judgeMove(r, asHolder).ok)) out.push(holderRefusal(`${before.status} → ${after.status}`))
     if ((after.status === 'in_progress' || after.status === 'blocked') && after.owner !== before.owner && after.owner !== actor && !overrideAllowed) {
       out.push({rule: 'forged_claim', message: `the card is handed to "${after.owner}" by "${actor}"`})
     }
@@ -186,11 +172,11 @@ export function judgeTaskChange(before: TaskMeta | undefined, after: TaskMeta, f
   }
   if (CLAIM_FIELDS.some((k) => !same(before[k], after[k])) && (after.status === 'in_progress' || after.status === 'blocked')) {
     if (after.owner !== before.owner) {
-      // A takeover: the new owner is the actor, and the old claim had expired (or the override is recorded).
+      // A claim of someone else's card (lapsed, flagged or forced) or a takeover: the new owner is the actor, epoch raised.
       if (after.epoch <= before.epoch) out.push({rule: 'epoch_not_raised', message: `a new claim must raise the epoch (the fencing token): it stayed at ${after.epoch}`})
       if (after.owner !== actor && !overrideAllowed) out.push({rule: 'forged_claim', message: `the claim moves to "${after.owner ?? 'nobody'}", but the commit was made by "${actor}"`})
-      else if (live && before.owner && !overrideAllowed && !takeoverOk && !flagOk) out.push(holderRefusal('a takeover of a live claim'))
-    } else if (!holderOk) out.push(holderRefusal('a change to the claim'))
+      else if (!mayTake) out.push(holderRefusal(live ? 'a takeover of a live claim' : `a takeover of a ${before.status} card`))
+    } else if (!judgeMove(taskMove('heartbeat', before.status), asHolder).ok) out.push(holderRefusal('a change to the claim'))
   }
   return out
 }
@@ -220,27 +206,6 @@ function judgeImportedCard(before: TaskMeta | undefined, after: TaskMeta): Refus
 
 // ------------------------------------------------------------------ checks
 
-/** The stamp a check transition writes: who (must be the actor) and when. */
-type Stamp = readonly ['passed_by' | 'failed_by' | 'reset_by' | 'superseded_by' | 'added_by', string]
-
-export interface CheckTransition {
-  from: CheckStatus | 'new'
-  to: CheckStatus
-  stamp: Stamp
-  /** The new state must carry evidence (a pass or a fail). */
-  evidence: boolean
-}
-
-const ACTIVE: readonly CheckStatus[] = ['pending', 'passed', 'failed']
-/** Legal check changes (docs/verify.md, "Checks"). Superseded is final; a check is added pending. */
-export const CHECK_TRANSITIONS: readonly CheckTransition[] = [
-  {from: 'new', to: 'pending', stamp: ['added_by', 'added_at'], evidence: false},
-  ...ACTIVE.map((from) => ({from, to: 'passed' as const, stamp: ['passed_by', 'passed_at'] as const, evidence: true})),
-  ...ACTIVE.map((from) => ({from, to: 'failed' as const, stamp: ['failed_by', 'failed_at'] as const, evidence: true})),
-  ...(['passed', 'failed'] as const).map((from) => ({from, to: 'pending' as const, stamp: ['reset_by', 'reset_at'] as const, evidence: false})),
-  ...ACTIVE.map((from) => ({from, to: 'superseded' as const, stamp: ['superseded_by', 'superseded_at'] as const, evidence: false})),
-]
-
 /** Fields a check never changes once added. */
 const CHECK_FIXED = ['id', 'kind', 'text', 'added_by', 'added_at'] as const
 /** Fields that, once written, stay (a later transition may write its own stamp again). */
@@ -256,12 +221,12 @@ export function judgeCheckChange(before: Check | undefined, after: Check | undef
   if (after.updated_by !== actor && !(after.updated_by === ENGINE_ACTOR && ENGINE_OPS.has(facts.op))) out.push({rule: 'forged_actor', message: `the check says it was updated by "${after.updated_by}", but the commit was made by "${actor}"`})
   if (before && same(before, after)) return out
   const from = before ? before.status : 'new'
-  const row = CHECK_TRANSITIONS.find((t) => t.from === from && t.to === after.status)
+  const row: CheckMove | undefined = checkMoveBetween(from, after.status)
   if (!row) {
     out.push({rule: 'check_transition', message: `${from === 'new' ? 'a new check' : from} → ${after.status} is not a legal check change (${from === 'superseded' ? 'a superseded check is history' : 'a check is added pending'})`})
     return out
   }
-  const [byKey, atKey] = row.stamp as unknown as [keyof Check, keyof Check]
+  const [byKey, atKey] = row.stamp
   if (after[byKey] !== actor) out.push({rule: 'forged_actor', message: `${from} → ${after.status}: the check says ${String(byKey)} "${String(after[byKey] ?? 'nobody')}", but the commit was made by "${actor}"`})
   if (!after[atKey]) out.push({rule: 'schema', message: `${from} → ${after.status} must record ${String(atKey)}`})
   if (row.evidence && !after.evidence) out.push({rule: 'check_evidence', message: `a check ${after.status} must carry evidence`})

@@ -3,16 +3,17 @@
  * to NEW one the tool's own rules allow? Run by the server's pre-receive
  * guard (`tasks server install-hook`), or as a CI job on the ref. Every
  * refusal names the commit, the file and the rule. docs/verify.md says how
- * it decides; the rules themselves are data in ./rules.ts.
+ * it decides. This file reads git and hands what it read to the pure judges
+ * of each file kind (./judges.ts), which judge cards and checks by the rules
+ * of ./rules.ts over the rulebook of src/core/state-machine.ts.
  */
 import {isAbsolute, join} from 'node:path'
 import {UsageError} from '../core/errors'
 import {isValidListName} from '../core/store-layout'
 import {type Snapshot} from '../core/snapshot'
 import {tablesOf} from '../core/snapshot'
-import {FORMAT_VERSION, type ListConfig} from '../core/task'
+import {type ListConfig} from '../core/task'
 import {decodeUtf8} from '../core/validation'
-import {parseCommentFile, parseConfig, parseMeta} from '../core/task-file'
 import {messageTrailers} from '../core/commit-link'
 import {mergedTree} from '../app/sync'
 import {ListStore} from '../refstore/list-store'
@@ -20,10 +21,13 @@ import {git} from '../refstore/git-process'
 import {changedPaths, readBlobs, signatureStatus, type ChangedPath} from '../refstore/blobs'
 import {type Check, checkOfPath, parseCheckFile} from '../core/check'
 import {taskDir} from '../core/ids'
-import {type ActorEntry, RECORD_STEM_RE, actorSlug, parseActor, parseLatch, parseRecord} from '../core/inbox'
-import {type CommitFacts, IMPORT_OP, type Refusal, fileKindOf, judgeActorChange, judgeCheckChange, judgeDoneChecks, judgeImport, judgeTaskChange} from './rules'
+import {actorSlug, parseActor} from '../core/inbox'
+import {type CommitFacts, type Refusal, fileKindOf, judgeImport} from './rules'
+import {type CommitView, JUDGES} from './judges'
 
 const ZERO = /^0+$/
+
+type Refuse = (commit: string, path: string | null, r: Refusal) => void
 
 export interface VerifyRefusal {
   commit: string
@@ -140,7 +144,7 @@ export async function verify(cwd: string, oldArg: string, newArg: string, refArg
   return result
 }
 
-async function judgeRange(store: ListStore, cwd: string, oldSha: string | null, newSha: string, result: VerifyResult, refuse: (commit: string, path: string | null, r: Refusal) => void): Promise<void> {
+async function judgeRange(store: ListStore, cwd: string, oldSha: string | null, newSha: string, result: VerifyResult, refuse: Refuse): Promise<void> {
   const commits = await commitsOf(cwd, oldSha, newSha)
   result.commits = commits.length
   if (commits.length === 0) return
@@ -215,42 +219,33 @@ async function judgeRange(store: ListStore, cwd: string, oldSha: string | null, 
     for (const id of doneChecks.get(c.sha)?.keys() ?? []) {
       if (after.tasks.get(id)?.meta?.status === 'done' && before.tasks.get(id)?.meta?.status !== 'done') finishing.set(id, await checksAt(c, id))
     }
-    judgeCommit(c, before, after, diffs.get(c.sha) ?? [], blobs, removed, result, refuse, undoBase, finishing)
+    const view: CommitView = {facts: c.facts, before, after, canonical: canonicalActor(c, blobs), removed, undoBase, undoes: c.undoes, finishing}
+    judgeCommit(c, view, diffs.get(c.sha) ?? [], blobs, result, refuse, removed)
     // Older snapshots are not needed again (commits come parents first).
     if (snapshots.size > 8) for (const k of [...snapshots.keys()].slice(0, snapshots.size - 8)) snapshots.delete(k)
   }
 }
 
-async function judgeRoot(c: CommitInfo, snap: Snapshot, refuse: (commit: string, path: string | null, r: Refusal) => void): Promise<void> {
+async function judgeRoot(c: CommitInfo, snap: Snapshot, refuse: Refuse): Promise<void> {
   for (const e of tablesOf(snap).brokenIds()) {
     const entry = snap.tasks.get(e)!
     refuse(c.sha, entry.path, {rule: 'schema', message: `${entry.path} cannot be read: ${entry.error}`})
   }
 }
 
-function judgeCommit(
-  c: CommitInfo,
-  before: Snapshot,
-  after: Snapshot,
-  paths: ChangedPath[],
-  blobs: Map<string, Buffer>,
-  removed: Set<string>,
-  result: VerifyResult,
-  refuse: (commit: string, path: string | null, r: Refusal) => void,
-  undoBase: Snapshot | null,
-  finishing: Map<string, Check[]>,
-): void {
-  const seenTasks = new Set<string>()
-  const imported = c.facts.op === IMPORT_OP
-  for (const r of judgeImport(c.facts, before.config)) refuse(c.sha, null, r)
-  const blobText = (id: string | null): string | null => {
-    const b = id ? blobs.get(id) : undefined
-    return b ? decodeUtf8(b) : null
+/**
+ * One one-parent commit, path by path: the file kind of each path picks its
+ * judge (./judges.ts), which is handed what was read for it. Paths of kinds
+ * this version cannot judge are listed, not judged.
+ */
+function judgeCommit(c: CommitInfo, view: CommitView, paths: readonly ChangedPath[], blobs: ReadonlyMap<string, Buffer>, result: VerifyResult, refuse: Refuse, removed: Set<string>): void {
+  for (const r of judgeImport(c.facts, view.before.config)) refuse(c.sha, null, r)
+  const textOf = (blob: string | null): string | null => {
+    if (!blob) return null
+    const b = blobs.get(blob)
+    return (b ? decodeUtf8(b) : null) ?? ''
   }
-  // The commit's actor as a recipient: itself, or the name its alias entry points to (before the commit).
-  const ownEntry = blobText(`${c.parents[0]}:actors/${actorSlug(c.facts.actor)}.yaml`)
-  const ownParsed = ownEntry === null ? null : parseActor(ownEntry)
-  const canonical = ownParsed?.ok && ownParsed.value.alias_of ? ownParsed.value.alias_of : c.facts.actor
+  const seenTasks = new Set<string>()
   for (const p of paths) {
     const kind = fileKindOf(p.path)
     if (kind.check === null) {
@@ -261,166 +256,28 @@ function judgeCommit(
       refuse(c.sha, p.path, {rule: 'schema', message: `${p.path} is not a regular file (mode ${p.mode})`})
       continue
     }
-    const text = (): string | null => {
-      const b = p.after ? blobs.get(p.after) : undefined
-      return b ? decodeUtf8(b) : null
+    let id: string | null = null
+    if (kind.check === 'task') {
+      // A card is judged once per commit, as the snapshots read it.
+      id = idOf(p.path)!
+      if (seenTasks.has(id)) continue
+      seenTasks.add(id)
     }
-    switch (kind.check) {
-      case 'meta': {
-        if (!p.after) {
-          refuse(c.sha, p.path, {rule: 'store_format', message: 'meta.yaml, the mark of a task list, was removed'})
-          break
-        }
-        const parsed = parseMeta(text() ?? '')
-        if (!parsed.ok) refuse(c.sha, p.path, {rule: 'schema', message: `meta.yaml does not validate: ${parsed.error}`})
-        else if (parsed.value.format !== FORMAT_VERSION) refuse(c.sha, p.path, {rule: 'store_format', message: `store format ${parsed.value.format} is not one this server knows (${FORMAT_VERSION})`})
-        break
-      }
-      case 'config': {
-        const parsed = p.after ? parseConfig(text() ?? '') : null
-        if (parsed && !parsed.ok) refuse(c.sha, p.path, {rule: 'schema', message: `config.yaml does not validate: ${parsed.error}`})
-        const admins = before.config.admins
-        if (admins.length > 0 && !admins.includes(c.facts.actor)) refuse(c.sha, p.path, {rule: 'not_admin', message: `only the admins (${admins.join(', ')}) may change config.yaml; the commit was made by "${c.facts.actor}"`})
-        break
-      }
-      case 'comment': {
-        const id = idOf(p.path)!
-        if (p.before && p.after) {
-          refuse(c.sha, p.path, {rule: 'comment_rewritten', message: 'a comment, once written, is never changed'})
-          break
-        }
-        if (!p.after) break // removed: `tasks undo` of a comment, or its card removed
-        const name = p.path.slice(p.path.lastIndexOf('/') + 1, -3)
-        const parsed = parseCommentFile(text() ?? '', id, name)
-        if (!parsed.ok) refuse(c.sha, p.path, {rule: 'schema', message: `the comment does not validate: ${parsed.error}`})
-        else if (parsed.value.author !== c.facts.actor && !imported && !(parsed.value.author === 'git-tasks' && ['doctor', 'sync'].includes(c.facts.op))) {
-          refuse(c.sha, p.path, {rule: 'forged_actor', message: `the comment says it is by "${parsed.value.author}", but the commit was made by "${c.facts.actor}"`})
-        }
-        break
-      }
-      case 'check': {
-        const where = checkOfPath(p.path)
-        if (!where) {
-          refuse(c.sha, p.path, {rule: 'schema', message: 'not a check file name (tasks/<xx>/<id>/checks/chk-….md)'})
-          break
-        }
-        const read = (blob: string | null): Check | undefined | 'broken' => {
-          if (!blob) return undefined
-          const parsed = parseCheckFile(blobText(blob) ?? '', where.task, where.id)
-          if (parsed.ok) return parsed.value
-          if (blob === p.after) refuse(c.sha, p.path, {rule: 'schema', message: `the check does not validate: ${parsed.error}`})
-          return 'broken'
-        }
-        const was = read(p.before)
-        const now = read(p.after)
-        if (now === 'broken') break
-        const cardGone = !after.tasks.has(where.task)
-        if (now && cardGone) {
-          refuse(c.sha, p.path, {rule: 'schema', message: `the check belongs to ${where.task}, which is not in the list`})
-          break
-        }
-        for (const r of judgeCheckChange(was === 'broken' ? undefined : was, now, c.facts, cardGone)) refuse(c.sha, p.path, r)
-        break
-      }
-      case 'inbox': {
-        if (p.before) {
-          refuse(c.sha, p.path, {rule: 'inbox_rewritten', message: `an inbox record is only ever added; this one was ${p.after ? 'changed' : 'removed'}`})
-          break
-        }
-        const [, slug, name] = p.path.split('/') as [string, string, string]
-        const stem = name.slice(0, -3)
-        const parsed = parseRecord(blobText(p.after) ?? '', stem)
-        if (!RECORD_STEM_RE.test(stem)) refuse(c.sha, p.path, {rule: 'schema', message: `${name} is not a record name (<yyyymmddThhmmss.mmmZ>-<8 hex>.md)`})
-        else if (!parsed.ok) refuse(c.sha, p.path, {rule: 'schema', message: `the inbox record does not validate: ${parsed.error}`})
-        else if (actorSlug(parsed.value.to) !== slug) refuse(c.sha, p.path, {rule: 'schema', message: `the record is addressed to "${parsed.value.to}" but lies in the inbox of ${slug}`})
-        else if (parsed.value.actor !== c.facts.actor) refuse(c.sha, p.path, {rule: 'forged_actor', message: `the record says "${parsed.value.actor}" did it, but the commit was made by "${c.facts.actor}"`})
-        break
-      }
-      case 'seen': {
-        const [, slug, name] = p.path.split('/') as [string, string, string]
-        if (p.before) {
-          refuse(c.sha, p.path, {rule: 'inbox_rewritten', message: `a seen marker is only ever added; this one was ${p.after ? 'changed' : 'removed'}`})
-          break
-        }
-        if (!RECORD_STEM_RE.test(name.slice(0, -'.seen'.length)) || (blobText(p.after) ?? '') !== '') refuse(c.sha, p.path, {rule: 'schema', message: 'a seen marker is an empty <record id>.seen'})
-        else if (slug !== actorSlug(c.facts.actor) && slug !== actorSlug(canonical)) {
-          refuse(c.sha, p.path, {rule: 'not_recipient', message: `only the owner of inbox ${slug} (or an alias of it) marks its records seen; the commit was made by "${c.facts.actor}"`})
-        }
-        break
-      }
-      case 'actor': {
-        const slug = p.path.slice('actors/'.length, -'.yaml'.length)
-        const read = (blob: string | null): ActorEntry | undefined | 'broken' => {
-          if (!blob) return undefined
-          const parsed = parseActor(blobText(blob) ?? '')
-          if (parsed.ok) return parsed.value
-          if (blob === p.after) refuse(c.sha, p.path, {rule: 'schema', message: `the actor entry does not validate: ${parsed.error}`})
-          return 'broken'
-        }
-        const was = read(p.before)
-        const now = read(p.after)
-        if (now === 'broken') break
-        for (const r of judgeActorChange(slug, was === 'broken' ? undefined : was, now, c.facts, canonical, before.config, actorSlug)) refuse(c.sha, p.path, r)
-        break
-      }
-      case 'reminder': {
-        if (!p.after) break
-        const parsed = parseLatch(blobText(p.after) ?? '')
-        if (!parsed.ok) refuse(c.sha, p.path, {rule: 'schema', message: `the reminder latch does not validate: ${parsed.error}`})
-        break
-      }
-      case 'task': {
-        const id = idOf(p.path)!
-        if (seenTasks.has(id)) break
-        seenTasks.add(id)
-        const was = before.tasks.get(id)
-        const now = after.tasks.get(id)
-        if (!now) {
-          // Removed: nothing left may depend on it.
-          const dependents = tablesOf(after).dependents(id).filter((d) => after.tasks.has(d))
-          if (dependents.length > 0) refuse(c.sha, p.path, {rule: 'has_dependents', message: `${id} was removed while ${dependents.join(', ')} depend${dependents.length === 1 ? 's' : ''} on it`})
-          if (c.facts.op === 'prune') {
-            // Prune removes only finished cards closed before its cutoff (the retention, or --older-than), and no parent of a card that stays.
-            const old = was?.meta
-            const cutoff = c.facts.pruneBefore ?? ''
-            const closed = old ? (old.closed_at ?? old.updated_at) : ''
-            if (!old || (old.status !== 'done' && old.status !== 'cancelled') || !cutoff || cutoff > c.facts.time || !(closed < cutoff)) {
-              refuse(c.sha, p.path, {rule: 'prune', message: `prune removes only finished cards closed before its cutoff (Tasks-Prune-Before ${cutoff || 'missing'}, not after the commit); ${id} is ${old?.status ?? 'unreadable'}, closed ${closed || 'never'}`})
-            }
-            const children = tablesOf(after).children(id).filter((d) => after.tasks.has(d))
-            if (children.length > 0) refuse(c.sha, p.path, {rule: 'has_dependents', message: `${id} was pruned while its sub-item${children.length === 1 ? '' : 's'} ${children.join(', ')} stay${children.length === 1 ? 's' : ''}`})
-          }
-          removed.add(id)
-          break
-        }
-        if (!now.meta) {
-          refuse(c.sha, p.path, {rule: 'schema', message: `the card cannot be read: ${now.error}`})
-          break
-        }
-        if (undoBase) {
-          // An undo puts the card back as it was before the commit it takes back (a new revision, by the actor).
-          const back = undoBase.tasks.get(id)?.meta
-          const strip = (m: typeof back) => (m ? JSON.stringify({...m, revision: 0, epoch: 0, updated_at: '', updated_by: ''}) : null)
-          if (!back || strip(back) !== strip(now.meta) || now.meta.updated_by !== c.facts.actor || (was?.meta && now.meta.epoch < was.meta.epoch)) {
-            refuse(c.sha, p.path, {rule: 'undo_mismatch', message: `an undo of ${c.undoes!.slice(0, 12)} must put the card back as it was before that commit`})
-          }
-          break
-        }
-        if (!was && removed.has(id) && c.facts.op !== 'restore' && !imported) {
-          refuse(c.sha, p.path, {rule: 'id_reused', message: `${id} was removed earlier; an id is never reused (\`tasks restore\` brings a card back)`})
-        }
-        for (const r of judgeTaskChange(was?.meta ?? undefined, now.meta, c.facts, before.config)) refuse(c.sha, p.path, r)
-        // An import's card is done as the document recorded it, checks and all.
-        const checks = imported ? undefined : finishing.get(id)
-        if (checks) for (const r of judgeDoneChecks(checks)) refuse(c.sha, p.path, r)
-        break
-      }
-    }
+    for (const r of JUDGES[kind.check]({path: p.path, before: textOf(p.before), after: textOf(p.after), commit: view})) refuse(c.sha, p.path, r)
+    if (id !== null && !view.after.tasks.has(id)) removed.add(id)
   }
 }
 
+/** The commit's actor as a recipient: itself, or the name its actor entry before the commit is an alias of. */
+function canonicalActor(c: CommitInfo, blobs: ReadonlyMap<string, Buffer>): string {
+  const b = blobs.get(`${c.parents[0]}:actors/${actorSlug(c.facts.actor)}.yaml`)
+  const text = b ? decodeUtf8(b) : null
+  const parsed = text === null ? null : parseActor(text)
+  return parsed?.ok && parsed.value.alias_of ? parsed.value.alias_of : c.facts.actor
+}
+
 /** The list before the commit an undo takes back, when that commit is the actor's own; else a refusal and null. */
-async function undoneState(store: ListStore, cwd: string, c: CommitInfo, refuse: (commit: string, path: string | null, r: Refusal) => void): Promise<Snapshot | null> {
+async function undoneState(store: ListStore, cwd: string, c: CommitInfo, refuse: Refuse): Promise<Snapshot | null> {
   const r = await git(['log', '-1', '--format=%P%x1f%an%x1f%B', c.undoes!, '--'], {cwd})
   const [parents, author, message] = r.code === 0 ? (r.stdout.split('\x1f') as [string, string, string]) : ['', '', '']
   const parent = parents.trim().split(' ')[0]
@@ -437,7 +294,7 @@ async function undoneState(store: ListStore, cwd: string, c: CommitInfo, refuse:
  * file merge and the reconciler replayed on its parents at the merge's
  * time give exactly its tree.
  */
-async function judgeMerge(store: ListStore, cwd: string, c: CommitInfo, refuse: (commit: string, path: string | null, r: Refusal) => void): Promise<void> {
+async function judgeMerge(store: ListStore, cwd: string, c: CommitInfo, refuse: Refuse): Promise<void> {
   if (c.parents.length !== 2) {
     refuse(c.sha, null, {rule: 'merge', message: `a merge of ${c.parents.length} parents is not one \`tasks sync\` makes`})
     return
@@ -468,7 +325,7 @@ async function judgeMerge(store: ListStore, cwd: string, c: CommitInfo, refuse: 
  * repository's git dir), whose principals are actor ids. gpg keys: the
  * server's keyring; the key's user id must be the actor or `<actor>`.
  */
-async function judgeSignatures(cwd: string, store: ListStore, commits: CommitInfo[], policy: ListConfig, refuse: (commit: string, path: string | null, r: Refusal) => void): Promise<void> {
+async function judgeSignatures(cwd: string, store: ListStore, commits: CommitInfo[], policy: ListConfig, refuse: Refuse): Promise<void> {
   const signers = policy.allowed_signers
   const config: Record<string, string> = {}
   if (typeof signers === 'string' && signers) config['gpg.ssh.allowedSignersFile'] = isAbsolute(signers) ? signers : join(store.repo.commonDir, signers)

@@ -14,7 +14,8 @@ import {type Snapshot, lookup} from '../snapshot'
 import {CHECKPOINT_KIND, type Comment, type ListConfig, type TaskMeta} from '../task'
 import {checkText} from '../validation'
 import {compactTimestamp} from './comment'
-import {assertOwner} from './permission'
+import {assertMove} from './permission'
+import {taskMove} from '../state-machine'
 import {leaseUntil, revise} from './revision'
 
 /** What an agent says at a checkpoint. `next` is required by `checkpoint` and `release`, absent for `done`. */
@@ -75,10 +76,10 @@ export interface CheckpointArgs extends CheckpointText {
  */
 export function checkpointTask(snap: Snapshot, ctx: OpContext, args: CheckpointArgs): Plan<{task: TaskMeta; checkpoint: Comment}> {
   const meta = lookup(snap, args.id)
-  if (meta.status !== 'in_progress' && meta.status !== 'blocked') {
+  if (!taskMove('heartbeat', meta.status)) {
     throw new ConflictError('not_claimed', `${meta.id} is ${meta.status}, not claimed: claim it before recording a checkpoint`, {id: meta.id, status: meta.status})
   }
-  assertOwner(snap, meta, {...ctx, force: undefined}, 'checkpoint', args.epoch)
+  assertMove(snap, meta, {...ctx, force: undefined}, 'heartbeat', 'checkpoint', args.epoch)
   if (args.next === undefined) throw new UsageError('a checkpoint needs --next: the next step for whoever picks the item up')
   const comment = checkpointComment(meta, ctx, snap.config, args, meta.epoch)
   const next = revise(meta, ctx, {lease_expires: leaseUntil(ctx.now, args.leaseSeconds ?? snap.config.lease_seconds)})

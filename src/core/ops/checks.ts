@@ -2,15 +2,18 @@
  * `tasks check add|pass|fail|supersede`: acceptance criteria and tests of
  * an item, each its own file (core/check.ts). Anyone may add, pass, fail or
  * supersede a check; the history says who. Passing and failing need
- * evidence, which the file keeps. The ops read the item's checks from
- * `snap.checks` (read by the layer below before the op runs).
+ * evidence, which the file keeps. Which move a check's state allows is the
+ * rulebook's (CHECK_MOVES in core/state-machine.ts). The ops read the
+ * item's checks from `snap.checks` (read by the layer below before the op
+ * runs).
  */
-import {type Check, type CheckKind, CHECK_KINDS, findCheck, isActive, newCheckId, sortChecks} from '../check'
+import {type Check, type CheckKind, CHECK_KINDS, findCheck, newCheckId, sortChecks} from '../check'
 import {ConflictError, UsageError} from '../errors'
 import type {Change, OpContext, Plan} from '../plan'
 import {type Snapshot, checksOf, lookup} from '../snapshot'
 import type {TaskMeta} from '../task'
 import {checkText} from '../validation'
+import {checkMove} from '../state-machine'
 
 export interface CheckResult {
   task: TaskMeta
@@ -65,7 +68,7 @@ export function recordCheck(snap: Snapshot, ctx: OpContext, args: {id: string; c
   const meta = openItem(snap, args.id, args.outcome === 'passed' ? 'pass' : 'fail')
   const evidence = checkText('evidence', args.evidence ?? '', snap.config.max_comment_bytes, true).trim()
   const check = findCheck(checksOf(snap, meta.id), meta.id, args.check)
-  if (check.status === 'superseded') {
+  if (!checkMove(args.outcome === 'passed' ? 'pass' : 'fail', check.status)) {
     throw new ConflictError('check_superseded', `check ${check.id} of ${meta.id} was superseded${check.supersede_reason ? `: ${check.supersede_reason}` : ''}; add a new check instead`, {id: meta.id, check: check.id})
   }
   if (check.status === args.outcome && check.evidence === evidence) return plan(meta, check, args.outcome, false)
@@ -85,7 +88,8 @@ export function supersedeCheck(snap: Snapshot, ctx: OpContext, args: {id: string
   const meta = openItem(snap, args.id, 'supersede')
   const reason = checkText('reason', args.reason ?? '', snap.config.max_comment_bytes, true).trim()
   const check = findCheck(checksOf(snap, meta.id), meta.id, args.check)
-  if (check.status === 'superseded') return plan(meta, check, 'superseded', false)
+  // Already superseded: nothing to do (superseded is final, so there is no move from it).
+  if (!checkMove('supersede', check.status)) return plan(meta, check, 'superseded', false)
   const next: Check = {...check, status: 'superseded', superseded_by: ctx.actor, superseded_at: ctx.now, supersede_reason: reason, updated_by: ctx.actor, updated_at: ctx.now}
   return plan(meta, next, 'superseded')
 }
@@ -99,7 +103,7 @@ export function resetChecks(snap: Snapshot, ctx: OpContext, task: TaskMeta): {ch
   const changes: Change[] = []
   const reset: string[] = []
   for (const c of sortChecks(checksOf(snap, task.id))) {
-    if (!isActive(c) || c.status === 'pending') continue
+    if (!checkMove('reset', c.status)) continue
     changes.push({kind: 'put-check', check: {...c, status: 'pending', spec_revision: task.revision, reset_by: ctx.actor, reset_at: ctx.now, updated_by: ctx.actor, updated_at: ctx.now}})
     reset.push(c.id)
   }

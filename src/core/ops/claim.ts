@@ -10,16 +10,18 @@ import {ConflictError, NotFoundError} from '../errors'
 import type {OpContext, Plan} from '../plan'
 import {claimIsLive, compareForNext, isReady, reservationAllows, waitReasons} from '../readiness'
 import {type Snapshot, expiredLeaseIds, lookup, tablesOf, tasksWithStatus} from '../snapshot'
-
-const TODO: ReadonlySet<string> = new Set(['todo'])
-const IN_PROGRESS: ReadonlySet<string> = new Set(['in_progress'])
-const HELD: ReadonlySet<string> = new Set(['in_progress', 'blocked'])
 import type {TaskMeta} from '../task'
-import {assertClaimable, assertMayForce, assertOwner, overrideTrailers} from './permission'
+import {assertClaimable, assertMayForce, assertMove, overrideTrailers, standing} from './permission'
+import {TASK_MOVES, judgeMove, taskMove} from '../state-machine'
 import {type CheckpointText, checkpointChange, checkpointComment} from './checkpoint'
 import {NO_CLAIM, NO_FLAG, leaseUntil, revise} from './revision'
 import {withChanges} from '../apply'
 import {checkNote} from '../validation'
+
+const TODO: ReadonlySet<string> = new Set(['todo'])
+const IN_PROGRESS: ReadonlySet<string> = new Set(['in_progress'])
+/** The statuses of a held card: those a holder may release it from. */
+const HELD: ReadonlySet<string> = new Set(TASK_MOVES.filter((m) => m.move === 'release').map((m) => m.from))
 
 export interface ClaimResult {
   task: TaskMeta
@@ -87,29 +89,31 @@ export function claimWithoutSweep(snap: Snapshot, ctx: OpContext, args: ClaimArg
   const lease = args.leaseSeconds ?? snap.config.lease_seconds
   const subject = {id: meta.id, title: meta.title}
 
-  if (meta.status === 'done' || meta.status === 'cancelled') {
+  const row = taskMove('claim', meta.status)
+  if (!row) {
     throw new ConflictError('not_claimable', `${meta.id} is ${meta.status}; reopen it to work on it again`, {id: meta.id, status: meta.status})
   }
-  if ((meta.status === 'in_progress' || meta.status === 'blocked') && meta.owner === ctx.actor) {
+  if (row.who !== 'taker' && meta.owner === ctx.actor) {
     // Already ours: renew the lease (and resume a blocked item). Same epoch: same holder.
     const next = revise(meta, ctx, {status: 'in_progress', block_note: undefined, lease_expires: leaseUntil(ctx.now, lease), session: ctx.session ?? meta.session})
     return {op: 'claim', subject, changes: [{kind: 'put-task', meta: next}], trailers: [['Tasks-Epoch', String(next.epoch)], ['Tasks-Renewed', 'yes']], result: {task: next, already_owned: true}}
   }
-  if (meta.status === 'blocked' && !ctx.force) {
-    throw new ConflictError('blocked', `${meta.id} is blocked by ${meta.owner}: ${meta.block_note ?? ''}`.trimEnd(), {
-      id: meta.id,
-      owner: meta.owner ?? null,
-      note: meta.block_note ?? null,
-    })
-  }
   let tookOver: string | undefined
   // Anyone may take a flagged item over from its owner; the claim records the flag it cleared.
   const flagged = meta.flag_reason !== undefined
-  if (meta.status === 'in_progress' || meta.status === 'blocked') {
-    if (claimIsLive(meta, ctx.now, snap.config) && !flagged) {
-      if (!ctx.force) throw alreadyClaimed(meta)
-      assertMayForce(snap, ctx, 'take over', meta.id)
+  if (row.who !== 'taker') {
+    // Someone else's claim: taken over when the rulebook allows it (lapsed, flagged, or --force).
+    const verdict = judgeMove(row, standing(snap, meta, ctx))
+    if (!verdict.ok && verdict.refusal === 'not_owner') {
+      if (meta.status !== 'blocked') throw alreadyClaimed(meta)
+      throw new ConflictError('blocked', `${meta.id} is blocked by ${meta.owner}: ${meta.block_note ?? ''}`.trimEnd(), {
+        id: meta.id,
+        owner: meta.owner ?? null,
+        note: meta.block_note ?? null,
+      })
     }
+    // A live claim taken by force is a takeover; a lapsed one is checked as a forced claim below (assertClaimable).
+    if ((!verdict.ok || verdict.overridden) && claimIsLive(meta, ctx.now, snap.config)) assertMayForce(snap, ctx, 'take over', meta.id)
     tookOver = meta.owner
   }
   if (!(flagged && tookOver)) assertClaimable(snap, meta, ctx, 'claim')
@@ -234,10 +238,10 @@ export interface HeartbeatArgs {
 /** Extend the lease of a claim the actor holds. */
 export function heartbeat(snap: Snapshot, ctx: OpContext, args: HeartbeatArgs): Plan<{task: TaskMeta}> {
   const meta = lookup(snap, args.id)
-  if (meta.status !== 'in_progress' && meta.status !== 'blocked') {
+  if (!taskMove('heartbeat', meta.status)) {
     throw new ConflictError('not_claimed', `${meta.id} is ${meta.status}, not claimed`, {id: meta.id, status: meta.status})
   }
-  assertOwner(snap, meta, {...ctx, force: undefined}, 'heartbeat', args.epoch)
+  assertMove(snap, meta, {...ctx, force: undefined}, 'heartbeat', 'heartbeat', args.epoch)
   const next = revise(meta, ctx, {lease_expires: leaseUntil(ctx.now, args.leaseSeconds ?? snap.config.lease_seconds)})
   return {op: 'heartbeat', subject: {id: meta.id, title: meta.title}, changes: [{kind: 'put-task', meta: next}], trailers: [['Tasks-Epoch', String(meta.epoch)]], result: {task: next}}
 }
@@ -252,17 +256,17 @@ export interface ReleaseArgs {
 /** Give a claim back: the item returns to todo with no owner. */
 export function releaseTask(snap: Snapshot, ctx: OpContext, args: ReleaseArgs): Plan<{tasks: TaskMeta[]}> {
   const meta = lookup(snap, args.id)
-  if (meta.status !== 'in_progress' && meta.status !== 'blocked') {
+  if (!taskMove('release', meta.status)) {
     throw new ConflictError('not_claimed', `${meta.id} is ${meta.status}, not claimed`, {id: meta.id, status: meta.status})
   }
-  assertOwner(snap, meta, ctx, 'release', args.epoch)
+  const verdict = assertMove(snap, meta, ctx, 'release', 'release', args.epoch)
   const next = revise(meta, ctx, {...NO_CLAIM, status: 'todo'})
   const cp = args.checkpoint ? checkpointChange(checkpointComment(meta, ctx, snap.config, args.checkpoint, meta.epoch)) : null
   return {
     op: 'release',
     subject: {id: meta.id, title: meta.title},
     changes: [{kind: 'put-task', meta: next}, ...(cp ? [cp.change] : [])],
-    trailers: [['Tasks-Epoch', String(meta.epoch)], ...(cp ? [cp.trailer] : []), ...(meta.owner !== ctx.actor ? overrideTrailers(ctx) : [])],
+    trailers: [['Tasks-Epoch', String(meta.epoch)], ...(cp ? [cp.trailer] : []), ...(verdict.overridden ? overrideTrailers(ctx) : [])],
     result: {tasks: [next]},
   }
 }
@@ -332,13 +336,14 @@ export interface TakeoverArgs {
 export function takeoverTask(snap: Snapshot, ctx: OpContext, args: TakeoverArgs): Plan<ClaimResult> {
   const meta = lookup(snap, args.id)
   const reason = checkNote('reason', args.reason ?? '', snap.config)
-  if (meta.status !== 'in_progress' && meta.status !== 'blocked') {
+  const row = taskMove('takeover', meta.status)
+  if (!row) {
     throw new ConflictError('not_claimed', `${meta.id} is ${meta.status}, not held by anyone: claim it instead`, {id: meta.id, status: meta.status})
   }
   if (meta.owner === ctx.actor) {
     throw new ConflictError('already_owned', `${meta.id} is already yours (epoch ${meta.epoch})`, {id: meta.id, epoch: meta.epoch})
   }
-  assertMayForce(snap, ctx, 'take over', meta.id)
+  if (!judgeMove(row, standing(snap, meta, ctx)).ok) assertMayForce(snap, ctx, 'take over', meta.id)
   const next = claimed(snap, meta, ctx, args.leaseSeconds)
   const trailers: Array<[string, string]> = [['Tasks-Epoch', String(next.epoch)], ['Tasks-Takeover', meta.owner ?? '(none)'], ['Tasks-Reason', reason]]
   if (meta.flag_reason !== undefined) trailers.push(['Tasks-Unflagged', meta.flag_reason])

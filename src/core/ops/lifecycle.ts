@@ -10,16 +10,19 @@
  *
  * `done` and `block` on a todo item claim it for the actor in the same
  * commit (with the same checks as `claim`), so a person can close an item in
- * one step; the history still shows who did it.
+ * one step; the history still shows who did it. Which move each status
+ * allows, and to whom, is the rulebook's (core/state-machine.ts); the ops
+ * ask it and turn its refusals into their own words.
  */
 import {ConflictError} from '../errors'
 import type {OpContext, Plan} from '../plan'
-import {claimIsLive, openSubItems, waitReasons} from '../readiness'
+import {openSubItems, waitReasons} from '../readiness'
 import {type Snapshot, checksOf, lookup} from '../snapshot'
 import {unmetChecks} from '../check'
 import type {TaskMeta} from '../task'
 import {checkNote} from '../validation'
-import {assertClaimable, assertEpoch, assertOwner, describeWaits, openSubItemsError, overrideTrailers} from './permission'
+import {assertClaimable, assertEpoch, assertMove, describeWaits, openSubItemsError, overrideTrailers} from './permission'
+import {taskMove} from '../state-machine'
 import {NO_CLAIM, leaseUntil, revise} from './revision'
 import {assertRevision} from '../revision-guard'
 import {type CheckpointText, checkpointChange, checkpointComment} from './checkpoint'
@@ -43,16 +46,18 @@ export function finishTask(snap: Snapshot, ctx: OpContext, args: FinishArgs): Pl
     }
     throw new ConflictError('already_done', `${meta.id} is already done${meta.owner ? ` (by ${meta.owner})` : ''}`, {id: meta.id, owner: meta.owner ?? null})
   }
-  if (meta.status === 'cancelled') {
+  const row = taskMove('done', meta.status)
+  if (!row) {
     throw new ConflictError('cancelled', `${meta.id} is cancelled: ${meta.cancel_reason ?? ''}`.trimEnd(), {id: meta.id})
   }
   let epoch = meta.epoch
-  if (meta.status === 'todo') {
+  let forced = false
+  if (row.who === 'taker') {
     assertEpoch(meta, args.epoch)
     assertClaimable(snap, meta, ctx, 'finish')
     epoch += 1
   } else {
-    assertOwner(snap, meta, ctx, 'finish', args.epoch)
+    forced = assertMove(snap, meta, ctx, 'done', 'finish', args.epoch).overridden
     if (!ctx.force) {
       const waiting = waitReasons(snap, meta)
       if (waiting.length > 0) {
@@ -82,17 +87,16 @@ export function finishTask(snap: Snapshot, ctx: OpContext, args: FinishArgs): Pl
   const next = revise(meta, ctx, {
     ...NO_CLAIM,
     status: 'done',
-    owner: meta.status === 'todo' ? ctx.actor : meta.owner,
+    owner: row.who === 'taker' ? ctx.actor : meta.owner,
     epoch,
     closed_at: ctx.now,
   })
-  const forced = meta.status !== 'todo' && meta.owner !== ctx.actor
   const cp = args.checkpoint ? checkpointChange(checkpointComment(meta, ctx, snap.config, args.checkpoint, epoch)) : null
   return {
     op: 'done',
     subject,
     changes: [{kind: 'put-task', meta: next}, ...(cp ? [cp.change] : [])],
-    trailers: [['Tasks-Epoch', String(epoch)], ...(cp ? [cp.trailer] : []), ...(forced || meta.status === 'todo' ? overrideTrailers(ctx) : [])],
+    trailers: [['Tasks-Epoch', String(epoch)], ...(cp ? [cp.trailer] : []), ...(forced || row.who === 'taker' ? overrideTrailers(ctx) : [])],
     result: {task: next, changed: true},
   }
 }
@@ -109,16 +113,18 @@ export function blockTask(snap: Snapshot, ctx: OpContext, args: BlockArgs): Plan
   const meta = lookup(snap, args.id)
   assertRevision(meta, args.ifRevision)
   const note = checkNote('note', args.note, snap.config)
-  if (meta.status === 'done' || meta.status === 'cancelled') {
+  const row = taskMove('block', meta.status)
+  if (!row) {
     throw new ConflictError('not_open', `${meta.id} is ${meta.status}; only open items can be blocked`, {id: meta.id, status: meta.status})
   }
   let changes: Partial<TaskMeta>
-  if (meta.status === 'todo') {
+  let forced = false
+  if (row.who === 'taker') {
     assertEpoch(meta, args.epoch)
     assertClaimable(snap, meta, ctx, 'block')
     changes = {status: 'blocked', block_note: note, owner: ctx.actor, epoch: meta.epoch + 1, claimed_at: ctx.now, lease_expires: leaseUntil(ctx.now, snap.config.lease_seconds)}
   } else {
-    assertOwner(snap, meta, ctx, 'block', args.epoch)
+    forced = assertMove(snap, meta, ctx, 'block', 'block', args.epoch).overridden
     changes = {status: 'blocked', block_note: note}
   }
   const next = revise(meta, ctx, changes)
@@ -126,7 +132,8 @@ export function blockTask(snap: Snapshot, ctx: OpContext, args: BlockArgs): Plan
     op: 'block',
     subject: {id: meta.id, title: meta.title},
     changes: [{kind: 'put-task', meta: next}],
-    trailers: [['Tasks-Epoch', String(next.epoch)], ['Tasks-Note', note], ...(meta.owner && meta.owner !== ctx.actor ? overrideTrailers(ctx) : [])],
+    // Taking a todo card with --force (past its readiness) records the override, as claim and done do.
+    trailers: [['Tasks-Epoch', String(next.epoch)], ['Tasks-Note', note], ...(forced || row.who === 'taker' ? overrideTrailers(ctx) : [])],
     result: {task: next},
   }
 }
@@ -137,17 +144,15 @@ export function reopenTask(snap: Snapshot, ctx: OpContext, args: {id: string}): 
   if (meta.status === 'cancelled') {
     throw new ConflictError('terminal', `${meta.id} is cancelled, which is final; add a new task instead`, {id: meta.id})
   }
-  let forced = false
-  if ((meta.status === 'in_progress' || meta.status === 'blocked') && meta.owner !== ctx.actor && claimIsLive(meta, ctx.now, snap.config)) {
-    assertOwner(snap, meta, ctx, 'reopen')
-    forced = true
-  }
-  const next = revise(meta, ctx, {...NO_CLAIM, status: 'todo', closed_at: undefined})
+  const verdict = assertMove(snap, meta, ctx, 'reopen', 'reopen')
+  // Someone else's lapsed claim reopened: its former holder is fenced out, as by the sweep.
+  const fenced = verdict.lapsed && taskMove('reopen', meta.status)!.fences === true
+  const next = revise(meta, ctx, {...NO_CLAIM, status: 'todo', closed_at: undefined, ...(fenced ? {epoch: meta.epoch + 1} : {})})
   return {
     op: 'reopen',
     subject: {id: meta.id, title: meta.title},
     changes: [{kind: 'put-task', meta: next}],
-    trailers: forced ? overrideTrailers(ctx) : [],
+    trailers: verdict.overridden ? overrideTrailers(ctx) : [],
     result: {task: next},
   }
 }
@@ -166,12 +171,7 @@ export function cancelTask(snap: Snapshot, ctx: OpContext, args: CancelArgs): Pl
   }
   const affected = [meta, ...openSubItems(snap, meta.id)]
   let forced = false
-  for (const t of affected) {
-    if (t.owner && t.owner !== ctx.actor && claimIsLive(t, ctx.now, snap.config)) {
-      assertOwner(snap, t, ctx, 'cancel')
-      forced = true
-    }
-  }
+  for (const t of affected) if (assertMove(snap, t, ctx, 'cancel', 'cancel').overridden) forced = true
   const cancelled = affected.map((t) =>
     revise(t, ctx, {status: 'cancelled', cancel_reason: t === meta ? reason : `parent ${meta.id} cancelled: ${reason}`, lease_expires: undefined, block_note: undefined, closed_at: ctx.now}),
   )

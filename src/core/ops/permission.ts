@@ -1,23 +1,27 @@
 /**
- * Who may act on an item. The claim holder acts freely; anyone else needs
- * --force with a reason, which the commit records as a Tasks-Override
- * trailer. When config.yaml lists admins, only they may force.
+ * The ops' side of the rulebook (core/state-machine.ts): who may act on an
+ * item, asked of `judgeMove`, and the errors a refusal becomes. The claim
+ * holder acts freely; anyone else needs --force with a reason, which the
+ * commit records as a Tasks-Override trailer. When config.yaml lists
+ * admins, only they may force. Also the fencing check and the readiness
+ * checks a claim makes.
  */
 import {ConflictError, NotPermittedError} from '../errors'
 import {claimIsLive, openSubItems, reservationAllows, waitReasons, type WaitReason} from '../readiness'
 import type {Snapshot} from '../snapshot'
 import type {TaskMeta} from '../task'
 import type {OpContext} from '../plan'
+import {type Standing, type TaskMoveName, type Verdict, judgeMove, mayOverride, standingOf, taskMove} from '../state-machine'
 
 /** Trailers that record an override, or none. */
 export function overrideTrailers(ctx: OpContext): Array<[string, string]> {
   return ctx.force ? [['Tasks-Override', ctx.force.reason]] : []
 }
 
-/** Throws unless the actor may use --force on this list. */
+/** Throws unless the actor may use --force on this list (`mayOverride`: the admins, when config.yaml lists them). */
 export function assertMayForce(snap: Snapshot, ctx: OpContext, action: string, id: string): void {
   const admins = snap.config.admins
-  if (admins.length > 0 && !admins.includes(ctx.actor)) {
+  if (!mayOverride(ctx.actor, admins)) {
     throw new NotPermittedError('not_admin', `only the admins listed in config.yaml may ${action} ${id} with --force`, {
       id,
       admins,
@@ -43,19 +47,25 @@ export function assertEpoch(meta: TaskMeta, epoch: number | undefined, actor?: s
   })
 }
 
+/** Where the op's actor stands towards `meta`: --force is the override it asks for. */
+export function standing(snap: Snapshot, meta: TaskMeta, ctx: OpContext): Standing {
+  return standingOf(meta, ctx.actor, ctx.now, snap.config, ctx.force !== undefined)
+}
+
 /**
- * The owner check for finishing, blocking, releasing or heartbeating an
- * in-progress or blocked item. A stale owner whose claim was taken over is
- * simply no longer the owner and is refused here. `epoch`, when given, must
- * match the current fencing token (checked first: it says more).
+ * Validate `move` on `meta` through the rulebook (core/state-machine.ts)
+ * and return the verdict when it is allowed. Someone else's card without
+ * an override is `not_owner`, an override by someone who is not an admin
+ * `not_admin`. `epoch`, when given, must match the current fencing token
+ * (checked first: it says more).
  */
-export function assertOwner(snap: Snapshot, meta: TaskMeta, ctx: OpContext, action: string, epoch?: number): void {
+export function assertMove(snap: Snapshot, meta: TaskMeta, ctx: OpContext, move: TaskMoveName, action: string, epoch?: number): Verdict & {ok: true} {
   assertEpoch(meta, epoch, ctx.actor)
-  if (meta.owner === ctx.actor) return
-  if (ctx.force) {
-    assertMayForce(snap, ctx, action, meta.id)
-    return
-  }
+  const verdict = judgeMove(taskMove(move, meta.status), standing(snap, meta, ctx))
+  if (verdict.ok) return verdict
+  if (verdict.refusal === 'not_admin') assertMayForce(snap, ctx, action, meta.id)
+  // The op refuses a move its status does not allow before it asks who may make it.
+  if (verdict.refusal === 'illegal') throw new Error(`internal: ${move} is not a move from ${meta.status} (${meta.id})`)
   const live = claimIsLive(meta, ctx.now, snap.config)
   throw new NotPermittedError('not_owner', `${meta.id} is held by ${meta.owner ?? 'nobody'}${live ? '' : ' (lease expired)'}; only the owner may ${action} it. Claim it first, or use --force --reason "…"`, {
     id: meta.id,

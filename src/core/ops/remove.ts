@@ -5,22 +5,16 @@
  */
 import type {OpContext, Plan} from '../plan'
 import {assertRemovable} from '../dependency-graph'
-import {claimIsLive} from '../readiness'
 import {type Snapshot, childrenOf, lookup} from '../snapshot'
 import type {TaskMeta} from '../task'
-import {assertOwner, overrideTrailers} from './permission'
+import {assertMove, overrideTrailers} from './permission'
 
 export function removeTask(snap: Snapshot, ctx: OpContext, args: {id: string}): Plan<{removed: TaskMeta[]}> {
   const meta = lookup(snap, args.id)
   const removed = [meta, ...childrenOf(snap, meta.id)]
   assertRemovable(snap, new Set(removed.map((t) => t.id)))
   let forced = false
-  for (const t of removed) {
-    if (t.owner && t.owner !== ctx.actor && claimIsLive(t, ctx.now, snap.config)) {
-      assertOwner(snap, t, ctx, 'remove')
-      forced = true
-    }
-  }
+  for (const t of removed) if (assertMove(snap, t, ctx, 'remove', 'remove').overridden) forced = true
   return {
     op: 'rm',
     subject: {id: meta.id, title: meta.title},

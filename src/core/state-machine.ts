@@ -1,0 +1,190 @@
+/**
+ * The rulebook: the state machines of cards and checks as data, and the
+ * pure predicates that judge a move by them. The ops (src/core/ops) ask it
+ * before they write and the server guard (src/hooks/rules.ts) asks it of
+ * every pushed change, so the writer and the guard cannot drift apart.
+ * docs/model.md tells the rules in words; adding a status or a move is one
+ * row in TASK_MOVES (or CHECK_MOVES).
+ */
+import type {CheckStatus} from './check'
+import {claimIsLive} from './readiness'
+import type {ListConfig, Status, TaskMeta} from './task'
+
+// ------------------------------------------------------------------ cards
+
+/** What a person or an agent does to a card. */
+export type TaskMoveName = 'claim' | 'heartbeat' | 'done' | 'block' | 'release' | 'reopen' | 'cancel' | 'takeover' | 'sweep' | 'remove'
+
+/**
+ * Who may make a move without an override:
+ * - `anyone`;
+ * - `taker`: anyone, who becomes the card's holder (owner = actor, epoch + 1);
+ * - `holder`: the card's owner only;
+ * - `lapsed`: the owner, or anyone once the owner's claim is no longer live
+ *   (`claimIsLive`, clock skew included);
+ * - `admin`: anyone when the list names no admins, else only its admins; an
+ *   override by nature, made without --force (`takeover`).
+ * Everyone else needs an override (--force with a reason, recorded as
+ * Tasks-Override), and an override counts only for the admins when
+ * config.yaml lists them (`mayOverride`).
+ */
+export type Authority = 'anyone' | 'taker' | 'holder' | 'lapsed' | 'admin'
+
+export interface TaskMove {
+  move: TaskMoveName
+  from: Status
+  /** The status after the move; null: the card is removed. */
+  to: Status | null
+  who: Authority
+  /** A flagged card may be taken from its holder by anyone, without an override. */
+  flagTakes?: boolean
+  /**
+   * Made by someone else on the strength of a lapsed claim, the move fences
+   * the former holder out: owner cleared and the epoch moved on by one, so
+   * that holder's `--epoch` is refused from then on.
+   */
+  fences?: boolean
+}
+
+/** Every legal move, one row per (move, from status). A move not listed is refused. */
+export const TASK_MOVES: readonly TaskMove[] = [
+  {move: 'claim', from: 'todo', to: 'in_progress', who: 'taker'},
+  // The holder renews the lease; anyone else takes over a claim that is no longer live (epoch + 1).
+  {move: 'claim', from: 'in_progress', to: 'in_progress', who: 'lapsed', flagTakes: true},
+  // The holder resumes; a blocked card waits on what its note names, so its lapsed lease gives it to nobody.
+  {move: 'claim', from: 'blocked', to: 'in_progress', who: 'holder', flagTakes: true},
+  // The holder extends the lease (heartbeat, checkpoint); nobody else speaks for the claim, not even with --force.
+  {move: 'heartbeat', from: 'in_progress', to: 'in_progress', who: 'holder'},
+  {move: 'heartbeat', from: 'blocked', to: 'blocked', who: 'holder'},
+  {move: 'done', from: 'todo', to: 'done', who: 'taker'},
+  {move: 'done', from: 'in_progress', to: 'done', who: 'holder'},
+  {move: 'done', from: 'blocked', to: 'done', who: 'holder'},
+  {move: 'block', from: 'todo', to: 'blocked', who: 'taker'},
+  {move: 'block', from: 'in_progress', to: 'blocked', who: 'holder'},
+  {move: 'block', from: 'blocked', to: 'blocked', who: 'holder'},
+  {move: 'release', from: 'in_progress', to: 'todo', who: 'holder'},
+  {move: 'release', from: 'blocked', to: 'todo', who: 'holder'},
+  {move: 'reopen', from: 'in_progress', to: 'todo', who: 'lapsed', fences: true},
+  {move: 'reopen', from: 'blocked', to: 'todo', who: 'lapsed', fences: true},
+  {move: 'reopen', from: 'done', to: 'todo', who: 'anyone'},
+  {move: 'cancel', from: 'todo', to: 'cancelled', who: 'anyone'},
+  {move: 'cancel', from: 'in_progress', to: 'cancelled', who: 'lapsed'},
+  {move: 'cancel', from: 'blocked', to: 'cancelled', who: 'lapsed'},
+  {move: 'takeover', from: 'in_progress', to: 'in_progress', who: 'admin'},
+  {move: 'takeover', from: 'blocked', to: 'in_progress', who: 'admin'},
+  // The sweep of an expired lease: blocked cards are not swept.
+  {move: 'sweep', from: 'in_progress', to: 'todo', who: 'lapsed', fences: true},
+  {move: 'remove', from: 'todo', to: null, who: 'anyone'},
+  {move: 'remove', from: 'in_progress', to: null, who: 'lapsed'},
+  {move: 'remove', from: 'blocked', to: null, who: 'lapsed'},
+  {move: 'remove', from: 'done', to: null, who: 'anyone'},
+  {move: 'remove', from: 'cancelled', to: null, who: 'anyone'},
+]
+
+/** The row of `move` from `from`, or undefined when the move is not one the status allows. */
+export function taskMove(move: TaskMoveName, from: Status): TaskMove | undefined {
+  return TASK_MOVES.find((m) => m.move === move && m.from === from)
+}
+
+/** The rows that change a card's status from `from` to `to` (`to` null: a removal). */
+export function movesBetween(from: Status, to: Status | null): TaskMove[] {
+  return TASK_MOVES.filter((m) => m.from === from && m.to === to)
+}
+
+/** True when some move changes the status from `from` to `to` (a status change the state machine knows). */
+export function isTransition(from: Status, to: Status): boolean {
+  return from !== to && TASK_MOVES.some((m) => m.from === from && m.to === to)
+}
+
+/** True when `actor` may use an override (--force, a takeover) on a list whose config names `admins`. */
+export function mayOverride(actor: string, admins: readonly string[]): boolean {
+  return admins.length === 0 || admins.includes(actor)
+}
+
+/** Where the actor stands towards a card, as the ops and the guard see it. */
+export interface Standing {
+  actor: string
+  /** The card's holder (its owner), if any. */
+  owner: string | undefined
+  /** Whether the holder's claim is live (`claimIsLive` at the acting time). */
+  live: boolean
+  /** Whether the card is flagged. */
+  flagged: boolean
+  /** An override is asked for (--force) or recorded (Tasks-Override). */
+  override: boolean
+  /** The admins config.yaml lists (none: anyone may override). */
+  admins: readonly string[]
+}
+
+/** The standing of `actor` towards `card` at `now` (ISO-8601), with an override asked for or recorded or not. */
+export function standingOf(card: TaskMeta, actor: string, now: string, config: ListConfig, override: boolean): Standing {
+  return {actor, owner: card.owner, live: claimIsLive(card, now, config), flagged: card.flag_reason !== undefined, override, admins: config.admins}
+}
+
+export type Verdict =
+  /** Allowed; `overridden`: only by the override; `lapsed`: by someone else on a claim no longer live. */
+  | {ok: true; overridden: boolean; lapsed: boolean}
+  /**
+   * Refused: `illegal` (not a move from this status), `not_owner` (someone
+   * else's card: it needs an override), `not_admin` (an override by someone
+   * who is not one of the admins).
+   */
+  | {ok: false; refusal: 'illegal' | 'not_owner' | 'not_admin'}
+
+/**
+ * May the actor, standing as `s`, make the move of `row`? The one answer
+ * to "may actor X, with or without --force, move this card from S to T".
+ */
+export function judgeMove(row: TaskMove | undefined, s: Standing): Verdict {
+  if (!row) return {ok: false, refusal: 'illegal'}
+  // A held card with no owner recorded is nobody's to act on freely.
+  const someoneElses = s.owner !== s.actor
+  if (row.who === 'admin') return mayOverride(s.actor, s.admins) ? {ok: true, overridden: true, lapsed: false} : {ok: false, refusal: 'not_admin'}
+  if (row.who === 'anyone' || row.who === 'taker' || !someoneElses) return {ok: true, overridden: false, lapsed: false}
+  if (row.flagTakes && s.flagged) return {ok: true, overridden: false, lapsed: false}
+  if (row.who === 'lapsed' && !s.live) return {ok: true, overridden: false, lapsed: true}
+  if (!s.override) return {ok: false, refusal: 'not_owner'}
+  return mayOverride(s.actor, s.admins) ? {ok: true, overridden: true, lapsed: false} : {ok: false, refusal: 'not_admin'}
+}
+
+// ------------------------------------------------------------------ checks
+
+export type CheckMoveName = 'add' | 'pass' | 'fail' | 'reset' | 'supersede'
+
+/** The stamp a check move writes: who (always the actor) and when. */
+export type CheckStamp = readonly ['added_by' | 'passed_by' | 'failed_by' | 'reset_by' | 'superseded_by', 'added_at' | 'passed_at' | 'failed_at' | 'reset_at' | 'superseded_at']
+
+export interface CheckMove {
+  move: CheckMoveName
+  from: CheckStatus | 'new'
+  to: CheckStatus
+  stamp: CheckStamp
+  /** The new state must carry evidence (a pass or a fail). */
+  evidence: boolean
+}
+
+/** A check that still counts for `done`; superseded is history. */
+const ACTIVE: readonly CheckStatus[] = ['pending', 'passed', 'failed']
+
+/**
+ * Every legal check move (docs/model.md, "Checks with evidence"). Anyone
+ * may make any of them; the stamp names who did. A check is added pending,
+ * a new spec revision resets a passed or failed one, and superseded is final.
+ */
+export const CHECK_MOVES: readonly CheckMove[] = [
+  {move: 'add', from: 'new', to: 'pending', stamp: ['added_by', 'added_at'], evidence: false},
+  ...ACTIVE.map((from) => ({move: 'pass' as const, from, to: 'passed' as const, stamp: ['passed_by', 'passed_at'] as const, evidence: true})),
+  ...ACTIVE.map((from) => ({move: 'fail' as const, from, to: 'failed' as const, stamp: ['failed_by', 'failed_at'] as const, evidence: true})),
+  ...(['passed', 'failed'] as const).map((from) => ({move: 'reset' as const, from, to: 'pending' as const, stamp: ['reset_by', 'reset_at'] as const, evidence: false})),
+  ...ACTIVE.map((from) => ({move: 'supersede' as const, from, to: 'superseded' as const, stamp: ['superseded_by', 'superseded_at'] as const, evidence: false})),
+]
+
+/** The row of a check move from `from`, or undefined when the check's state does not allow it. */
+export function checkMove(move: CheckMoveName, from: CheckStatus | 'new'): CheckMove | undefined {
+  return CHECK_MOVES.find((m) => m.move === move && m.from === from)
+}
+
+/** The row that takes a check from `from` to `to`, or undefined for a change no move makes. */
+export function checkMoveBetween(from: CheckStatus | 'new', to: CheckStatus): CheckMove | undefined {
+  return CHECK_MOVES.find((m) => m.from === from && m.to === to)
+}

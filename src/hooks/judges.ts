@@ -1,0 +1,217 @@
+/**
+ * The guard's judges, one per file kind of FILE_KINDS (./rules.ts): each
+ * takes the facts of one changed path in a one-parent commit, as values,
+ * and returns the refusals. Pure: verify.ts reads git (commits, blobs,
+ * snapshots) and hands the judges what it read; nothing here does I/O.
+ * The card and check rules themselves are in ./rules.ts, over the
+ * rulebook of src/core/state-machine.ts.
+ */
+import {type Check, checkOfPath, parseCheckFile} from '../core/check'
+import {type ActorEntry, RECORD_STEM_RE, actorSlug, parseActor, parseLatch, parseRecord} from '../core/inbox'
+import {type Snapshot, tablesOf} from '../core/snapshot'
+import {judgeMove, standingOf, taskMove} from '../core/state-machine'
+import {ENGINE_ACTOR, FORMAT_VERSION} from '../core/task'
+import {parseCommentFile, parseConfig, parseMeta} from '../core/task-file'
+import {type CommitFacts, type FileCheck, type Refusal, ENGINE_OPS, IMPORT_OP, judgeActorChange, judgeCheckChange, judgeDoneChecks, judgeTaskChange} from './rules'
+
+/** What the guard knows of one commit, read once for all its paths. */
+export interface CommitView {
+  facts: CommitFacts
+  /** The list at the commit's parent and at the commit. */
+  before: Snapshot
+  after: Snapshot
+  /** The commit's actor as a recipient: itself, or the name its alias entry (before the commit) points to. */
+  canonical: string
+  /** Ids removed earlier (in the history of OLD, and by earlier commits of the update). */
+  removed: ReadonlySet<string>
+  /** For an undo (Tasks-Undo): the list before the commit it takes back, and that commit; null otherwise. */
+  undoBase: Snapshot | null
+  undoes: string | null
+  /** The checks, as they stand in the commit's tree, of every card the commit finishes. */
+  finishing: ReadonlyMap<string, Check[]>
+}
+
+/** One changed path: its text before and after (null: absent; '' when not read or not UTF-8). */
+export interface FileFacts {
+  path: string
+  before: string | null
+  after: string | null
+  commit: CommitView
+}
+
+export type FileJudge = (f: FileFacts) => Refusal[]
+
+const idOf = (path: string): string => /^tasks\/[^/]+\/([^/]+)\//.exec(path)![1]!
+const isImport = (f: FileFacts): boolean => f.commit.facts.op === IMPORT_OP
+
+export function judgeMetaFile(f: FileFacts): Refusal[] {
+  if (f.after === null) return [{rule: 'store_format', message: 'meta.yaml, the mark of a task list, was removed'}]
+  const parsed = parseMeta(f.after)
+  if (!parsed.ok) return [{rule: 'schema', message: `meta.yaml does not validate: ${parsed.error}`}]
+  if (parsed.value.format !== FORMAT_VERSION) return [{rule: 'store_format', message: `store format ${parsed.value.format} is not one this server knows (${FORMAT_VERSION})`}]
+  return []
+}
+
+export function judgeConfigFile(f: FileFacts): Refusal[] {
+  const out: Refusal[] = []
+  const parsed = f.after !== null ? parseConfig(f.after) : null
+  if (parsed && !parsed.ok) out.push({rule: 'schema', message: `config.yaml does not validate: ${parsed.error}`})
+  const admins = f.commit.before.config.admins
+  const actor = f.commit.facts.actor
+  if (admins.length > 0 && !admins.includes(actor)) out.push({rule: 'not_admin', message: `only the admins (${admins.join(', ')}) may change config.yaml; the commit was made by "${actor}"`})
+  return out
+}
+
+/** A comment is added by its author and never rewritten; removing one is `undo`'s or its card's removal. */
+export function judgeCommentFile(f: FileFacts): Refusal[] {
+  if (f.before !== null && f.after !== null) return [{rule: 'comment_rewritten', message: 'a comment, once written, is never changed'}]
+  if (f.after === null) return []
+  const name = f.path.slice(f.path.lastIndexOf('/') + 1, -3)
+  const parsed = parseCommentFile(f.after, idOf(f.path), name)
+  if (!parsed.ok) return [{rule: 'schema', message: `the comment does not validate: ${parsed.error}`}]
+  const {actor, op} = f.commit.facts
+  const engine = parsed.value.author === ENGINE_ACTOR && ENGINE_OPS.has(op)
+  if (parsed.value.author !== actor && !isImport(f) && !engine) {
+    return [{rule: 'forged_actor', message: `the comment says it is by "${parsed.value.author}", but the commit was made by "${actor}"`}]
+  }
+  return []
+}
+
+export function judgeCheckFile(f: FileFacts): Refusal[] {
+  const where = checkOfPath(f.path)
+  if (!where) return [{rule: 'schema', message: 'not a check file name (tasks/<xx>/<id>/checks/chk-….md)'}]
+  const out: Refusal[] = []
+  const read = (text: string | null, isAfter: boolean): Check | undefined | 'broken' => {
+    if (text === null) return undefined
+    const parsed = parseCheckFile(text, where.task, where.id)
+    if (parsed.ok) return parsed.value
+    if (isAfter) out.push({rule: 'schema', message: `the check does not validate: ${parsed.error}`})
+    return 'broken'
+  }
+  const was = read(f.before, false)
+  const now = read(f.after, true)
+  if (now === 'broken') return out
+  const cardGone = !f.commit.after.tasks.has(where.task)
+  if (now && cardGone) return [{rule: 'schema', message: `the check belongs to ${where.task}, which is not in the list`}]
+  return judgeCheckChange(was === 'broken' ? undefined : was, now, f.commit.facts, cardGone)
+}
+
+/** An inbox record is only ever added, lies in its recipient's inbox and is by the actor. */
+export function judgeInboxFile(f: FileFacts): Refusal[] {
+  if (f.before !== null) return [{rule: 'inbox_rewritten', message: `an inbox record is only ever added; this one was ${f.after !== null ? 'changed' : 'removed'}`}]
+  const [, slug, name] = f.path.split('/') as [string, string, string]
+  const stem = name.slice(0, -3)
+  const parsed = parseRecord(f.after ?? '', stem)
+  if (!RECORD_STEM_RE.test(stem)) return [{rule: 'schema', message: `${name} is not a record name (<yyyymmddThhmmss.mmmZ>-<8 hex>.md)`}]
+  if (!parsed.ok) return [{rule: 'schema', message: `the inbox record does not validate: ${parsed.error}`}]
+  if (actorSlug(parsed.value.to) !== slug) return [{rule: 'schema', message: `the record is addressed to "${parsed.value.to}" but lies in the inbox of ${slug}`}]
+  const actor = f.commit.facts.actor
+  if (parsed.value.actor !== actor) return [{rule: 'forged_actor', message: `the record says "${parsed.value.actor}" did it, but the commit was made by "${actor}"`}]
+  return []
+}
+
+/** A seen marker is only ever added, empty, and by the inbox's owner (or an alias of it). */
+export function judgeSeenFile(f: FileFacts): Refusal[] {
+  const [, slug, name] = f.path.split('/') as [string, string, string]
+  if (f.before !== null) return [{rule: 'inbox_rewritten', message: `a seen marker is only ever added; this one was ${f.after !== null ? 'changed' : 'removed'}`}]
+  if (!RECORD_STEM_RE.test(name.slice(0, -'.seen'.length)) || (f.after ?? '') !== '') return [{rule: 'schema', message: 'a seen marker is an empty <record id>.seen'}]
+  const actor = f.commit.facts.actor
+  if (slug !== actorSlug(actor) && slug !== actorSlug(f.commit.canonical)) {
+    return [{rule: 'not_recipient', message: `only the owner of inbox ${slug} (or an alias of it) marks its records seen; the commit was made by "${actor}"`}]
+  }
+  return []
+}
+
+export function judgeActorFile(f: FileFacts): Refusal[] {
+  const slug = f.path.slice('actors/'.length, -'.yaml'.length)
+  const out: Refusal[] = []
+  const read = (text: string | null, isAfter: boolean): ActorEntry | undefined | 'broken' => {
+    if (text === null) return undefined
+    const parsed = parseActor(text)
+    if (parsed.ok) return parsed.value
+    if (isAfter) out.push({rule: 'schema', message: `the actor entry does not validate: ${parsed.error}`})
+    return 'broken'
+  }
+  const was = read(f.before, false)
+  const now = read(f.after, true)
+  if (now === 'broken') return out
+  return judgeActorChange(slug, was === 'broken' ? undefined : was, now, f.commit.facts, f.commit.canonical, f.commit.before.config, actorSlug)
+}
+
+export function judgeReminderFile(f: FileFacts): Refusal[] {
+  if (f.after === null) return []
+  const parsed = parseLatch(f.after)
+  return parsed.ok ? [] : [{rule: 'schema', message: `the reminder latch does not validate: ${parsed.error}`}]
+}
+
+/**
+ * A card removed: by whoever may remove it (someone else's live claim needs an override, as for `rm`), with nothing
+ * left that depends on it; a prune removes only finished cards closed before its cutoff.
+ */
+function judgeRemovedCard(id: string, c: CommitView): Refusal[] {
+  const out: Refusal[] = []
+  const {before, after, facts} = c
+  const dependents = tablesOf(after).dependents(id).filter((d) => after.tasks.has(d))
+  if (dependents.length > 0) out.push({rule: 'has_dependents', message: `${id} was removed while ${dependents.join(', ')} depend${dependents.length === 1 ? 's' : ''} on it`})
+  const old = before.tasks.get(id)?.meta
+  if (old && !ENGINE_OPS.has(facts.op)) {
+    const verdict = judgeMove(taskMove('remove', old.status), standingOf(old, facts.actor, facts.time, before.config, facts.override !== null))
+    if (!verdict.ok && verdict.refusal === 'not_admin') {
+      out.push({rule: 'not_admin', message: `the commit records an override, but only the admins (${before.config.admins.join(', ')}) may force`})
+    } else if (!verdict.ok) {
+      out.push({rule: 'not_owner', message: `${id} was removed while "${old.owner ?? 'nobody'}" held it (lease until ${old.lease_expires ?? 'none'}); the commit was made by "${facts.actor}" and records no override`})
+    }
+  }
+  if (facts.op === 'prune') {
+    const cutoff = facts.pruneBefore ?? ''
+    const closed = old ? (old.closed_at ?? old.updated_at) : ''
+    if (!old || (old.status !== 'done' && old.status !== 'cancelled') || !cutoff || cutoff > facts.time || !(closed < cutoff)) {
+      out.push({rule: 'prune', message: `prune removes only finished cards closed before its cutoff (Tasks-Prune-Before ${cutoff || 'missing'}, not after the commit); ${id} is ${old?.status ?? 'unreadable'}, closed ${closed || 'never'}`})
+    }
+    const children = tablesOf(after).children(id).filter((d) => after.tasks.has(d))
+    if (children.length > 0) out.push({rule: 'has_dependents', message: `${id} was pruned while its sub-item${children.length === 1 ? '' : 's'} ${children.join(', ')} stay${children.length === 1 ? 's' : ''}`})
+  }
+  return out
+}
+
+/** A card's task.md added, changed or removed (the card as the snapshots read it; the file's text is not needed). */
+export function judgeTaskFile(f: FileFacts): Refusal[] {
+  const id = idOf(f.path)
+  const c = f.commit
+  const was = c.before.tasks.get(id)
+  const now = c.after.tasks.get(id)
+  if (!now) return judgeRemovedCard(id, c)
+  if (!now.meta) return [{rule: 'schema', message: `the card cannot be read: ${now.error}`}]
+  if (c.undoBase) {
+    // An undo puts the card back as it was before the commit it takes back (a new revision, by the actor).
+    const back = c.undoBase.tasks.get(id)?.meta
+    const strip = (m: typeof back) => (m ? JSON.stringify({...m, revision: 0, epoch: 0, updated_at: '', updated_by: ''}) : null)
+    if (!back || strip(back) !== strip(now.meta) || now.meta.updated_by !== c.facts.actor || (was?.meta && now.meta.epoch < was.meta.epoch)) {
+      return [{rule: 'undo_mismatch', message: `an undo of ${c.undoes!.slice(0, 12)} must put the card back as it was before that commit`}]
+    }
+    return []
+  }
+  const out: Refusal[] = []
+  const imported = c.facts.op === IMPORT_OP
+  if (!was && c.removed.has(id) && c.facts.op !== 'restore' && !imported) {
+    out.push({rule: 'id_reused', message: `${id} was removed earlier; an id is never reused (\`tasks restore\` brings a card back)`})
+  }
+  out.push(...judgeTaskChange(was?.meta ?? undefined, now.meta, c.facts, c.before.config))
+  // An import's card is done as the document recorded it, checks and all.
+  const checks = imported ? undefined : c.finishing.get(id)
+  if (checks) out.push(...judgeDoneChecks(checks))
+  return out
+}
+
+/** The judge of each file kind that is judged. */
+export const JUDGES: Readonly<Record<Exclude<FileCheck, null>, FileJudge>> = {
+  meta: judgeMetaFile,
+  config: judgeConfigFile,
+  task: judgeTaskFile,
+  comment: judgeCommentFile,
+  check: judgeCheckFile,
+  actor: judgeActorFile,
+  inbox: judgeInboxFile,
+  seen: judgeSeenFile,
+  reminder: judgeReminderFile,
+}
