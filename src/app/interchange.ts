@@ -169,12 +169,16 @@ class NeedDetails extends Error {
   }
 }
 
-export async function importFile(session: Session, path: string, options: {quiet: boolean}): Promise<ImportOutput> {
-  return importParsed(session, readImportFile(path), options)
+/**
+ * `tasks import`: a git-tasks export object or a Taskwarrior array, read
+ * from `file` (`-`: stdin) or given parsed as `document` (the MCP tool);
+ * `quiet`: no progress bar.
+ */
+export async function importDocument(session: Session, {file, document, quiet}: {file?: string; document?: unknown; quiet: boolean}): Promise<ImportOutput> {
+  return importParsed(session, file !== undefined ? readImportFile(file) : document, {quiet})
 }
 
-/** `tasks import` on a document already parsed (the MCP tool hands one in): a git-tasks export object or a Taskwarrior array. */
-export async function importParsed(session: Session, parsed: unknown, options: {quiet: boolean}): Promise<ImportOutput> {
+async function importParsed(session: Session, parsed: unknown, options: {quiet: boolean}): Promise<ImportOutput> {
   const source: ImportOutput['source'] = Array.isArray(parsed) ? 'taskwarrior' : 'git-tasks'
   const count = Array.isArray(parsed) ? parsed.length : Array.isArray((parsed as {tasks?: unknown})?.tasks) ? (parsed as {tasks: unknown[]}).tasks.length : 0
   const bar = progressBar(count, options.quiet)

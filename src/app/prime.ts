@@ -139,7 +139,7 @@ export function withPrimeSection(text: string, section: string): {text: string; 
 }
 
 /** `tasks prime --write FILE`: keep the marked section of FILE current (path relative to cwd). */
-export async function writePrime(session: Session, file: string, cwd: string): Promise<PrimeWriteResult & PrimeResult> {
+export async function writePrime(session: Session, {file, cwd}: {file: string; cwd: string}): Promise<PrimeWriteResult & PrimeResult> {
   if (!file.trim()) throw new UsageError('--write needs a file name, such as AGENTS.md', {}, 'usage')
   const r = await primeResult(session)
   const path = resolve(cwd, file)

@@ -49,7 +49,7 @@ function flagOf(name: string, param: Param): FlagTable {
       break
     case 'strings':
     case 'ids':
-      out[flag] = Flags.string({...common, multiple: true, multipleNonGreedy: true})
+      out[flag] = Flags.string({...common, multiple: true, multipleNonGreedy: !param.greedy})
       break
     case 'duration':
       out[flag] = Flags.custom<number>({...common, parse: async (input) => parseDurationSeconds(input, flag, param.max)})()

@@ -64,6 +64,8 @@ export interface Param<T = unknown, Required extends boolean = boolean> {
   readonly file?: {readonly flag?: string; readonly limit: 'body' | 'comment' | 'batch'}
   /** Names something an earlier batch item may have made (a check): `$name` is accepted (ids always are). */
   readonly batchRef?: boolean
+  /** `strings` on the CLI: one flag takes every value up to the next flag (`--mute a b`), not one value a flag. */
+  readonly greedy?: boolean
   /** A path where `-` means standard input: refused over MCP, whose standard input is the protocol. */
   readonly stdin?: boolean
   /** The CLI reads an unset flag from this environment variable. */
@@ -83,7 +85,7 @@ export interface Param<T = unknown, Required extends boolean = boolean> {
 export type Surface = 'cli' | 'mcp' | 'batch'
 export type Params = Record<string, Param>
 
-type Options = Partial<Pick<Param, 'positional' | 'char' | 'aliases' | 'options' | 'min' | 'max' | 'nullable' | 'file' | 'helpValue' | 'only' | 'exclusive' | 'env' | 'batchRef' | 'stdin'>>
+type Options = Partial<Pick<Param, 'positional' | 'char' | 'aliases' | 'options' | 'min' | 'max' | 'nullable' | 'file' | 'helpValue' | 'only' | 'exclusive' | 'env' | 'batchRef' | 'stdin' | 'greedy'>>
 
 /** The arguments an operation's call gets: each parameter's value, optional ones possibly undefined. */
 export type ArgsOf<P extends Params> = {

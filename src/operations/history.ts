@@ -156,7 +156,7 @@ export const importDocument = operation({
   // `quiet`: no progress bar (the command line shows one on a terminal, without --json).
   run: (e, s, a) => {
     const quiet = (a as {quiet?: boolean}).quiet ?? true
-    return a.file !== undefined ? e.interchange.importFile(s, a.file, {quiet}) : e.interchange.importParsed(s, a.document, {quiet})
+    return e.interchange.importDocument(s, {file: a.file, document: a.document, quiet})
   },
 })
 
@@ -182,5 +182,5 @@ export const prime = operation({
   writes: false,
   result: 'prime',
   examples: ['<%= config.bin %> prime', '<%= config.bin %> prime --json', '<%= config.bin %> prime --write AGENTS.md'],
-  run: (e, s, a) => (a.write !== undefined ? e.prime.writePrime(s, a.write, process.cwd()) : e.prime.prime(s)),
+  run: (e, s, a) => (a.write !== undefined ? e.prime.writePrime(s, {file: a.write, cwd: process.cwd()}) : e.prime.prime(s)),
 })

@@ -113,7 +113,7 @@ export const actorList = operation({
   run: (e, s) => e.inbox.actorList(s),
 })
 
-const events = (help: string) => p.strings(help, {helpValue: 'EVENT'})
+const events = (help: string) => p.strings(help, {helpValue: 'EVENT', greedy: true})
 
 export const actorAdd = operation({
   name: 'actor add',
@@ -122,7 +122,7 @@ export const actorAdd = operation({
     "An EVENT is an op name (comment, done, claim, assign, … or * for all). --mute EVENT: no inbox record for that event, whatever the role; --watch EVENT: a record for that event on every card where the actor holds any role, whatever the list's rules. --alias NAME makes NAME another name of the actor (tasks actor alias). Running it again updates the entry.",
   params: {
     id: p.string('the actor id', {positional: true}).need(),
-    aliases: p.strings('Another name of this actor (repeatable).', {aliases: ['alias']}),
+    aliases: p.strings('Another name of this actor (repeatable).', {aliases: ['alias'], greedy: true}),
     mute: events('Get no inbox record for EVENT (repeatable, or comma list).'),
     unmute: events('Lift a --mute.'),
     watch: events('Get a record for EVENT on every card you hold a role on (repeatable).'),
