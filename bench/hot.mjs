@@ -10,7 +10,7 @@
 //   BENCH_STORE=/path/to/tasks-100000            the kept store (required)
 //   BENCH_BUILDS=main=/x/bin/tasks,this=bin/tasks builds to compare (default: this checkout)
 //   BENCH_RUNS=9                                  timed runs per command and build (after one warm-up)
-//   BENCH_COMMANDS=show,claim,next,add,done
+//   BENCH_COMMANDS=show,claim,next,add,done       also: list, list-all, search, log, version
 //   BENCH_NOW=ISO-TIME                            the pinned clock (default: a minute after the store's last commit)
 //   BENCH_KEEP_COPIES=1                           leave the copies (their paths are printed)
 //
@@ -108,6 +108,12 @@ const argsOf = {
   next: () => ['next', '--another'],
   add: (i) => ['add', `Hot bench item ${i}: measure start-up`],
   done: (i) => ['done', doneTargets[i]],
+  // Reads beyond the five mutations (BENCH_COMMANDS=…,list,list-all,search,log,version).
+  list: () => ['list', '--json', '--limit', '50'],
+  'list-all': () => ['list', '--all', '--json'],
+  search: () => ['search', 'measure', '--json'],
+  log: () => ['log', '--json', '-n', '20'],
+  version: () => ['--version'],
 }
 
 const loadBefore = load()

@@ -11,7 +11,7 @@ import {latestCheckpoint} from '../core/ops/checkpoint'
 import {OPEN_ROW_OPEN_SUBITEMS, type OpenRowColumns, brokenEntries, childIds, childrenOf, dependentsOf, lookup, openRowColumns, tablesOf} from '../core/snapshot'
 import {type ListConfig, type Status, type TaskMeta} from '../core/task'
 import {type TaskDetail, TaskViewer, type TaskView} from '../core/task-view'
-import {cmp, openRowStateAt, STATE_GROUPS, STATES, type State} from '../core/readiness'
+import {cmp, openRowStateAt, STATE_GROUPS, STATES, type State, statesNamed} from '../core/readiness'
 import {checkPriority, checkTags} from '../core/validation'
 import type {Loaded} from '../refstore/list-store'
 import {IndexFile} from '../refstore/task-index'
@@ -106,15 +106,7 @@ function splitValues(values: readonly string[] | undefined): string[] {
 }
 
 function wantedStates(values: readonly string[] | undefined, all: boolean | undefined): Set<State> {
-  const parts = splitValues(values)
-  if (parts.length === 0) return new Set(all ? STATES : STATE_GROUPS.open)
-  const out = new Set<State>()
-  for (const part of parts) {
-    const group = STATE_GROUPS[part] ?? ((STATES as readonly string[]).includes(part) ? [part as State] : null)
-    if (!group) throw new UsageError(`"${part}" is not a state: use ${STATES.join(', ')}, or open or all`, {status: part}, 'bad_status')
-    for (const st of group) out.add(st)
-  }
-  return out
+  return statesNamed(values) ?? new Set(all ? STATES : STATE_GROUPS.open)
 }
 
 /** What list orders and filters by: the stored fields and the derived state, no view yet. */

@@ -23,7 +23,7 @@
  */
 import {UsageError} from '../core/errors'
 import {partitionPoint} from '../core/order'
-import {STATE_GROUPS, STATES, type State, openRowStateAt} from '../core/readiness'
+import {STATES, type State, openRowStateAt, statesNamed} from '../core/readiness'
 import {openRowColumns, tablesOf} from '../core/snapshot'
 import type {TaskView} from '../core/task-view'
 import type {TaskMeta} from '../core/task'
@@ -80,17 +80,6 @@ export interface SearchOutput {
   index: {state: 'current' | 'updated' | 'rebuilt'; reindexed: number; tasks: number}
 }
 
-function wantedStates(values: readonly string[] | undefined): Set<State> | null {
-  const parts = (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)
-  if (parts.length === 0) return null
-  const out = new Set<State>()
-  for (const part of parts) {
-    const group = STATE_GROUPS[part] ?? ((STATES as readonly string[]).includes(part) ? [part as State] : null)
-    if (!group) throw new UsageError(`"${part}" is not a state: use ${STATES.join(', ')}, or open or all`, {status: part}, 'bad_status')
-    for (const st of group) out.add(st)
-  }
-  return out
-}
 
 async function docOf(session: Session, commit: string, meta: TaskMeta, dir: string): Promise<SearchDoc> {
   const detail = await session.store.readDetail(commit, meta.id, dir)
@@ -352,7 +341,7 @@ const BODY_OR_COMMENTS = (1 << FIELDS.indexOf('body')) | (1 << FIELDS.indexOf('c
 export async function search(session: Session, args: SearchArgs): Promise<SearchOutput> {
   const query = args.query.trim()
   if (!query) throw new UsageError('search needs a query: words to look for in titles, descriptions and comments', {}, 'usage')
-  const states = wantedStates(args.status)
+  const states = statesNamed(args.status)
   const tags = args.tags?.length ? checkTags(args.tags) : []
   const loaded = await session.store.load()
   const snap = loaded.snapshot

@@ -4,6 +4,7 @@
  * given actor. Everything takes `now` as a value so it is testable.
  */
 import {OPEN_ROW_OPEN_SUBITEMS, OPEN_ROW_WAITING, type OpenRow, type OpenRowColumns, type Snapshot, childIds} from './snapshot'
+import {UsageError} from './errors'
 import {FINISHED, type ListConfig, type TaskMeta} from './task'
 
 /** Reasons an item is not workable yet, in the order they are shown. */
@@ -221,3 +222,19 @@ export function openRowStateAt(cols: OpenRowColumns, i: number, actor: string | 
 
 export {cmp, compareForNext} from './order'
 
+/**
+ * The states `--status` names (states or groups, repeatable and
+ * comma-separated), or null when it names none. An unknown word is a
+ * usage error (`bad_status`).
+ */
+export function statesNamed(values: readonly string[] | undefined): Set<State> | null {
+  const parts = (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)
+  if (parts.length === 0) return null
+  const out = new Set<State>()
+  for (const part of parts) {
+    const group = STATE_GROUPS[part] ?? ((STATES as readonly string[]).includes(part) ? [part as State] : null)
+    if (!group) throw new UsageError(`"${part}" is not a state: use ${STATES.join(', ')}, or open or all`, {status: part}, 'bad_status')
+    for (const st of group) out.add(st)
+  }
+  return out
+}
