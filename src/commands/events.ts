@@ -21,16 +21,24 @@ const Generated = commandFrom<{events: number}>(events, {
     const stopped = new Promise<void>((r) => (stop = r))
     process.on('SIGINT', () => stop())
     process.on('SIGTERM', () => stop())
+    if (args.limit !== undefined && args.follow) throw new UsageError('--limit takes the newest events of the history: not with --follow', {}, 'usage')
     const e = engine()
     const json = output !== 'text'
+    const print = (ev: Parameters<typeof e.hooks.renderEvent>[0]): boolean => process.stdout.write(json ? `${JSON.stringify(ev)}\n` : e.hooks.renderEvent(e.neutralizeDeep(ev)))
+    // --limit N: the newest N, so the events are held until the end (at most N of them).
+    const held: Array<Parameters<typeof print>[0]> = []
     const count = await e.hooks.streamEvents(await session(), {
       since: args.since,
       follow: args.follow,
       intervalSeconds,
       stopped,
-      emit: (ev) => process.stdout.write(json ? `${JSON.stringify(ev)}\n` : e.hooks.renderEvent(e.neutralizeDeep(ev))),
+      emit: (ev) => {
+        if (args.limit === undefined) print(ev)
+        else if (held.push(ev) > args.limit) held.shift()
+      },
     })
-    return {events: count}
+    for (const ev of held) print(ev)
+    return {events: args.limit === undefined ? count : held.length}
   },
   render: () => '',
 })

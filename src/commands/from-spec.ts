@@ -102,7 +102,8 @@ export function argsOf(spec: AnySpec): FlagTable {
     if (!onCli(param) || !param.positional) continue
     // A list after the first argument may be empty (`deps ID` clears the dependencies).
     const mayBeEmpty = position++ > 0 && takesTheRest(param)
-    args[name] = Args.string({ignoreStdin: true, required: param.required && param.default === undefined && !mayBeEmpty, description: param.help})
+    // Named in kebab case, as the flags: help shows DEPENDS-ON.
+    args[kebab(name)] = Args.string({ignoreStdin: true, required: param.required && param.default === undefined && !mayBeEmpty, description: param.help})
   }
   return args
 }
@@ -127,7 +128,7 @@ export function argumentsFrom(spec: AnySpec, parsed: {args: Record<string, unkno
     if (param.positional) {
       const at = position++
       // A list takes the rest of the arguments; none given is "not given" for the command's own ids, an empty list after them.
-      value = takesTheRest(param) ? (parsed.argv as string[]).slice(at) : parsed.args[name]
+      value = takesTheRest(param) ? (parsed.argv as string[]).slice(at) : parsed.args[kebab(name)]
       if (takesTheRest(param) && (value as string[]).length === 0 && (at === 0 || param.kind === 'text')) value = undefined
       if (param.kind === 'text' && Array.isArray(value)) value = value.join(' ')
       // The argument is the path of a file holding the value (batch FILE).

@@ -35,7 +35,7 @@ export const events = operation({
     "Derived from the commits' trailers, oldest first. With --json, JSON Lines: one event object per line (over MCP: the newest --limit events and their total). --follow watches the ref (online: fetches the remote's list every --interval seconds), survives a non-fast-forward such as a sync merge, and ends cleanly on Ctrl-C. An event is a hint: re-read the item it names.",
   params: {
     since: p.string('Only events after this revision of the ref (a commit id).'),
-    limit: p.integer('Only the newest N (default 200).', {min: 1, only: ['mcp']}),
+    limit: p.integer('Only the newest N (over MCP: default 200); not with --follow.', {char: 'n', min: 1}),
     follow: p.boolean('Keep watching and print new events as they land.', {char: 'f', only: ['cli']}),
     interval: p.string('Seconds between looks at the ref with --follow (default 1; online, 5 between fetches).', {only: ['cli']}),
   },

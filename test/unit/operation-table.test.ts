@@ -41,7 +41,7 @@ describe('the operation table', () => {
       const shape = inputShapeOf(z, spec)
       for (const [name, param] of paramsOf(spec)) {
         if (takes(param, 'cli')) {
-          if (param.positional) expect(Object.keys(command.args), `${spec.name} ${name}`).toContain(name)
+          if (param.positional) expect(Object.keys(command.args), `${spec.name} ${name}`).toContain(kebab(name))
           else {
             expect(Object.keys(command.flags), `${spec.name} --${kebab(name)}`).toContain(kebab(name))
             for (const alias of param.aliases ?? []) expect(command.flags[kebab(name)].aliases, `${spec.name} --${kebab(alias)}`).toContain(kebab(alias))
