@@ -1,6 +1,6 @@
 /**
  * Durations typed on the command line (`--lease 90s`, `30m`, `1h`, `1h30m`,
- * or plain seconds as before). Pure: text in, whole seconds out, or a
+ * or plain seconds). Pure: text in, whole seconds out, or a
  * UsageError that names the flag and says what it expects.
  */
 import {UsageError} from './errors'

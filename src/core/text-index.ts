@@ -272,8 +272,8 @@ export function updatedFlat(old: FlatIndex | null, fields: readonly string[], re
   const fieldLength = new Uint32Array(N * F)
   for (const n of keptOld) fieldLength.set(old!.fieldLength.subarray(n * F, n * F + F), oldToNew[n]! * F)
   // The added documents' postings, by term, in document order: a list per term linked through flat typed arrays
-  // (a pair's document, its term frequency in each field, the next pair of its term). As an array per pair,
-  // building the whole index of 100,000 cards (~10 million pairs) held over 1 GB.
+  // (a pair's document, its term frequency in each field, the next pair of its term), not an array per pair:
+  // a whole list has millions of pairs, and an object each would cost far more memory than the pairs' numbers.
   const fresh = new Map<string, number>()
   let firstPair = new Int32Array(1024)
   let lastPair = new Int32Array(1024)

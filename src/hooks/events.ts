@@ -61,10 +61,10 @@ export async function eventsBetween(cwd: string, tips: readonly string[], seen: 
  * Each item's revision after the event's commit (null: not on the ref then,
  * e.g. removed). The trees are walked here, through one `git cat-file`
  * reading by id (each commit's `tasks/` tree and each shard tree decoded
- * once, then the card's directory and file): asking git for
- * `<commit>:tasks/<xx>/<id>/task.md` made it read the commit, root, `tasks/`
- * and shard trees again for every item, which for the import commit of a
- * 100,000-task list (one `Task` trailer a card) took 538 s.
+ * once, then the card's directory and file). Asking git for
+ * `<commit>:tasks/<xx>/<id>/task.md` instead would make it read the commit,
+ * root, `tasks/` and shard trees again for every item, and an import
+ * commit names every card of the list (docs/scale.md has the figures).
  */
 async function fillRevisions(cwd: string, events: TaskEvent[]): Promise<void> {
   const items: Array<{e: TaskEvent; t: TaskEvent['tasks'][number]}> = []

@@ -31,7 +31,7 @@ export const add = operation({
   writes: true,
   result: 'add',
   examples: [
-    '<%= config.bin %> add "Wire the claim CAS" --tag backend -p 1',
+    '<%= config.bin %> add "Wire the claim CAS" --tags backend -p 1',
     '<%= config.bin %> add "Write the regression test" --parent tsk-k3v9',
     '<%= config.bin %> add "Publish" --depends-on tsk-k3v9 --depends-on tsk-8d2q',
     '<%= config.bin %> add "Parse dates" --acceptance "ISO and RFC 2822 parse" --test "npm test -- dates"',

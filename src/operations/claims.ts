@@ -37,7 +37,7 @@ export const next = operation({
   agentSession: true,
   result: 'next',
   compact: (e, r) => e.compact.compactNext(r),
-  examples: ['<%= config.bin %> next --json', '<%= config.bin %> next --tag backend', '<%= config.bin %> next --another'],
+  examples: ['<%= config.bin %> next --json', '<%= config.bin %> next --tags backend', '<%= config.bin %> next --another'],
   batch: {claims: true, plan: (ops, snap, ctx, a) => idOf(ops.nextWithoutSweep(snap, ctx, {tags: a.tags, leaseSeconds: a.lease, another: a.another ?? false}))},
   run: (e, s, a) => e.claims.next(s, a),
 })

@@ -89,7 +89,7 @@ export const search = operation({
   writes: false,
   result: 'search',
   compact: (e, r) => e.compact.compactSearch(r),
-  examples: ['<%= config.bin %> search "claim race"', '<%= config.bin %> search flaky --status open --json', '<%= config.bin %> search lease --tag backend', '<%= config.bin %> search lease --format compact'],
+  examples: ['<%= config.bin %> search "claim race"', '<%= config.bin %> search flaky --status open --json', '<%= config.bin %> search lease --tags backend', '<%= config.bin %> search lease --format compact'],
   run: (e, s, a) => e.search.search(s, a),
 })
 

@@ -422,8 +422,8 @@ export interface RecentLine {
  * commits are older than `since`, or `maxOthers` actors were counted.
  *
  * A commit names only its parent, so reading one commit after another is a
- * round trip to git each: on a list two agents change every second, the 128
- * of a walk took 16-24 ms of an online mutation. Instead the walk asks for
+ * round trip to git each, 128 of them in a walk on the path of every online
+ * mutation of a busy list. Instead the walk asks for
  * runs of commits at once by git's own first-parent names (`<commit>`,
  * `<commit>~1`, ... `<commit>~k`), runs that double from 8 to 64: 128
  * commits in 4 round trips, and a walk that ends early has read at most a

@@ -50,9 +50,9 @@ export async function lastCommitBy(cwd: string, ref: string, actor: string): Pro
 /**
  * The files `commit` changed relative to its only parent, with their text
  * on both sides. The blob ids come from the diff and are read by id, many
- * in flight: reading `<commit>:<path>` made git walk the root, `tasks/` and
- * shard trees again for every file (an import of 10,000 cards: 8.7 s of
- * reads; 100,000: over ten minutes).
+ * in flight. Reading `<commit>:<path>` instead would make git walk the
+ * root, `tasks/` and shard trees again for every file, and an import
+ * commit changes every card (docs/scale.md has the figures).
  */
 export async function commitFileChanges(store: ListStore, commit: string, parent: string): Promise<FileChange[]> {
   const out = await gitOk(['diff-tree', '-r', '-z', '--no-renames', parent, commit], {cwd: store.repo.cwd})
@@ -86,7 +86,7 @@ const READ_WINDOW = 1024
  * Commits after `commit` up to any of `tips` that touched any of `paths`
  * (directories or files), newest first. The paths go to git on its
  * standard input (`--stdin`, after a `--` line): on the command line, the
- * 100,000 card directories of an import's undo were too long for one
+ * card directories of a large import's undo are too long for one
  * process's arguments (E2BIG).
  */
 export async function laterCommitsTouching(cwd: string, commit: string, tips: readonly string[], paths: readonly string[]): Promise<CommitInfo[]> {

@@ -4,7 +4,7 @@
  * that would otherwise start its own: each is taken at most once, and only
  * when it was started in the same directory and is still running. Anything
  * else (none started, another directory, already gone) returns null and the
- * caller starts its process as before.
+ * caller starts its own process.
  */
 import type {ChildProcess} from 'node:child_process'
 import {existsSync} from 'node:fs'

@@ -84,9 +84,7 @@ export class ObjectReader {
    * (git 2.36 or later: see batchCommandSupported): a batch of requests is
    * followed by `flush`, and git writes the answers with ordinary output
    * buffering instead of one write an object. For a pass over many objects
-   * (a cold index build reads 200,000 at 100,000 tasks): fewer system calls
-   * on both sides (reading those 200,000 alone: 2.4–2.9 s against 2.7–3.3 s,
-   * half the system time).
+   * (a cold index build reads two a task): fewer system calls on both sides.
    */
   constructor(
     readonly cwd: string,
@@ -161,7 +159,7 @@ export class ObjectReader {
    * tree is a broken card) never give to git. When git stopped while a
    * prefetch was waiting: a new process answers the reads again, in order,
    * and nothing more is prefetched by this reader; if git stops again, the
-   * reads fail as before.
+   * reads fail.
    */
   private restart(): void {
     this.prefetching = false

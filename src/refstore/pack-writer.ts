@@ -3,9 +3,8 @@
  * written as one pack file with its index, the way `git fetch` keeps a
  * received pack of 100 objects or more (`transfer.unpackLimit`), instead of
  * one loose file each: creating a file is the slowest step of a loose
- * object (on the project's machine 0.2–1.1 ms, which a 10,000-task import
- * paid 23,000 times), and so many loose objects also make the next `git gc`
- * slower.
+ * object, a 10,000-task import writes some 23,000 objects, and so many
+ * loose objects also make the next `git gc` slower.
  *
  * `PackedObjects` stands in for the loose writer while a tree is built
  * (TreeBuilder writes each blob and changed tree once and never reads them
@@ -119,8 +118,8 @@ export class PackedObjects implements ObjectSink {
 /** A pack file and its index for `objects` (at least one), as bytes: git's pack v2 (no deltas) and index v2. */
 export function encodePack(algorithm: HashAlgorithm, objects: ReadonlyArray<{oid: string; type: ObjectType; body: Buffer}>): {pack: Buffer; idx: Buffer; name: string} {
   const n = objects.length
-  // Into one growing buffer: deflateSync's result is a slice of a 16 KiB chunk, and keeping thousands of those for
-  // objects of a few hundred bytes held 0.35 GB at 23,000 objects.
+  // Into one growing buffer: deflateSync's result is a slice of a 16 KiB chunk, so keeping thousands of those
+  // for objects of a few hundred bytes would hold 16 KiB each.
   let out = Buffer.allocUnsafe(64 * 1024)
   let at = 0
   const put = (b: Uint8Array): void => {

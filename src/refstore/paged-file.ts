@@ -1,7 +1,7 @@
 /**
- * A file read by pages on demand: what the index cache needs to search a
- * 36 MB file for a few lines (a binary search touches about twenty pages)
- * without reading it whole. The descriptor stays open while the object
+ * A file read by pages on demand: what the index cache needs to read a
+ * few lines of a file tens of megabytes long without reading it whole.
+ * The descriptor stays open while the object
  * lives, so the bytes are those of the file that was opened even if a newer
  * version is renamed over it meanwhile (every version is complete and
  * correct for the commit it names).

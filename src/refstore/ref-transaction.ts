@@ -34,7 +34,7 @@ const LOST_RACE = /cannot lock ref|is at [0-9a-f]+ but expected|reference alread
 /**
  * How long one lock file may stay before it counts as held rather than
  * contended. Far above any real update (milliseconds), far below the
- * 12–15 s the retry loop would otherwise spend on it.
+ * time the retry loop's backoff would otherwise spend on it.
  */
 export const LOCK_HELD_AFTER_MS = 2000
 

@@ -295,9 +295,9 @@ export interface Prepack {
  * (`git pack-objects --revs --local --incremental`, one thread), in the
  * background, so that the push reuses the deltas found here instead of
  * searching for them while the caller waits. The objects a mutation writes
- * are loose; for a sync after a long offline run (1,000 commits, ~6,600
- * objects at 100,000 tasks) the push's delta search was ~1 s of git's 2 s
- * (sender) and the whole sync ~7 s on this project's 2-core machine.
+ * are loose, so after a long offline run (thousands of them) the push's
+ * delta search is a large part of a sync (docs/scale.md, "`sync` of 1,000
+ * changes on each side").
  * Started before the fetch, it runs beside the fetch and the merge. Only
  * when `tip` has at least PREPACK_COMMITS commits that `published` lacks.
  * Nothing fails: the push packs whatever it must itself.

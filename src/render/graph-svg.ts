@@ -2,8 +2,8 @@
  * The task graph as a standalone SVG image, laid out by d3-dag's Sugiyama
  * layout with its fast operators: longest-path layering, depth-first
  * decrossing and greedy coordinates. (The defaults, simplex layering and
- * two-layer decrossing with quadratic coordinates, take minutes at 500
- * nodes; these lay out 1,000 items in well under a second.) Built into its own
+ * two-layer decrossing with quadratic coordinates, grow too slow for a
+ * list's graph beyond a few hundred nodes; docs/scale.md.) Built into its own
  * bundle (dist/graph-svg.js) and loaded only by `tasks graph --format svg`
  * and the board, so no other command pays for d3-dag.
  */
