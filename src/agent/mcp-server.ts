@@ -18,7 +18,7 @@ import * as listing from '../app/list-query'
 import {primeMarkdown} from '../app/prime'
 import {loadMcp} from '../app/lazy-libs'
 import {type ToolDef, toolsFor} from './tools'
-import type {EngineModule} from '../operations/spec'
+import type {AnySpec, EngineModule} from '../operations/spec'
 import {type InboxRecord, type InboxSource, inboxSourceFor} from './inbox-source'
 import {InboxNotifier} from './notifier'
 import type {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js'
@@ -35,6 +35,8 @@ export interface McpOptions extends SessionOptions {
   version: string
   /** The engine bundle the server runs in: what the operation table's tools call. */
   engine: EngineModule
+  /** The operation table (src/operations/table.ts): one tool per operation. */
+  operations: readonly AnySpec[]
   /** The inbox to drain; default: inboxSourceFor(agent). Tests hand in their own. */
   inbox?: InboxSource
   /** Wraps delivery (tests inject failures). */
@@ -147,7 +149,7 @@ export async function startMcpServer(options: McpOptions, transport: Transport):
     })
   }
 
-  for (const tool of toolsFor(() => options.engine)) {
+  for (const tool of toolsFor(options.operations, () => options.engine)) {
     const shape = tool.input(z)
     if (tool.session) shape.session ??= z.string().optional().describe('the agent session acting (else TASKS_SESSION): a claim records it, `release` with session frees it')
     if (tool.compact) shape.format = z.enum(['compact', 'json']).optional().describe('compact (default): token-lean lines, docs/compact.md; json: the full JSON of --json')

@@ -7,8 +7,7 @@
  * `--json`); and the tools of the connection itself.
  */
 import type * as Zod from 'zod'
-import {OPERATIONS} from '../operations/table'
-import type {EngineModule} from '../operations/spec'
+import type {AnySpec, EngineModule} from '../operations/spec'
 import {toolOf} from './tool-schema'
 import type {Session} from '../app/session'
 import type {InboxRecord} from './inbox-source'
@@ -67,7 +66,12 @@ const CONNECTION_TOOLS: ToolDef[] = [
   },
 ]
 
-/** Every tool: one per operation of the table (src/operations), then the connection's own. */
-export function toolsFor(engine: () => EngineModule): ToolDef[] {
-  return [...OPERATIONS.filter((spec) => spec.mcp !== false).map((spec) => toolOf(spec, engine)), ...CONNECTION_TOOLS]
+/**
+ * Every tool: one per operation of the table (src/operations), then the
+ * connection's own. The table is handed in by `tasks mcp` from the command
+ * bundle, which holds it already, so the engine bundle does not build it
+ * again for every command.
+ */
+export function toolsFor(operations: readonly AnySpec[], engine: () => EngineModule): ToolDef[] {
+  return [...operations.filter((spec) => spec.mcp !== false).map((spec) => toolOf(spec, engine)), ...CONNECTION_TOOLS]
 }

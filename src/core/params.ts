@@ -101,16 +101,27 @@ export type Builder<T, R extends boolean> = Param<T, R> & {
   onlyOn(surfaces: readonly Surface[]): Builder<T, R>
 }
 
-function build<T, R extends boolean>(base: Param<T, R>): Builder<T, R> {
-  return Object.assign({...base}, {
-    need: () => build<T, true>({...base, required: true} as Param<T, true>),
-    or: (value: T) => build<T, true>({...base, default: value, required: true} as unknown as Param<T, true>),
-    onlyOn: (only: readonly Surface[]) => build<T, R>({...base, only}),
-  })
+/** The declaration's fields as own properties, its builder methods on the prototype (one object a parameter). */
+class Declared {
+  constructor(fields: Param) {
+    Object.assign(this, fields)
+  }
+
+  need(): Declared {
+    return new Declared({...(this as unknown as Param), required: true})
+  }
+
+  or(value: unknown): Declared {
+    return new Declared({...(this as unknown as Param), default: value, required: true})
+  }
+
+  onlyOn(only: readonly Surface[]): Declared {
+    return new Declared({...(this as unknown as Param), only})
+  }
 }
 
 function param<T>(kind: ParamKind, help: string, options: Options = {}): Builder<T, false> {
-  return build<T, false>({kind, help, required: false, ...options} as Param<T, false>)
+  return new Declared({kind, help, required: false, ...options}) as unknown as Builder<T, false>
 }
 
 /** Builders, one a kind: `p.string('help').need()` is a required string. */

@@ -66,6 +66,7 @@ describe('inbox notifications', () => {
         pollMs: 20,
         version: 'test',
         engine: await import('../../src/engine'),
+        operations: (await import('../../src/operations/table')).OPERATIONS,
         inbox,
         // The first send fails: r1 must not be acked then, and must come again.
         wrapDeliver: (deliver) => async (r) => {

@@ -22,7 +22,7 @@ describe('the operation table', () => {
   it('names each operation once, and every MCP tool but the connection\'s own comes from it', () => {
     const names = OPERATIONS.map((s) => s.name)
     expect(new Set(names).size).toBe(names.length)
-    const tools = toolsFor(() => {
+    const tools = toolsFor(OPERATIONS, () => {
       throw new Error('not called')
     }).map((t) => t.name)
     const fromTable = OPERATIONS.filter((s) => s.mcp !== false).map(toolName)

@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 import {TasksCommand} from '../base-command'
 import {engine} from '../engine-loader'
+import {OPERATIONS} from '../../operations/table'
 import {parseDurationSeconds} from '../../core/duration-flag'
 
 export default class Mcp extends TasksCommand<void> {
@@ -16,7 +17,7 @@ export default class Mcp extends TasksCommand<void> {
   protected async execute(): Promise<void> {
     const {flags} = await this.parse(Mcp)
     this.flagsForSession = flags
-    await engine().serveStdio({cwd: process.cwd(), list: flags.list, as: flags.as, offline: flags.offline, json: true, agent: flags.agent, pollMs: flags.poll === undefined ? undefined : flags.poll * 1000, version: this.config.version, engine: engine()})
+    await engine().serveStdio({cwd: process.cwd(), list: flags.list, as: flags.as, offline: flags.offline, json: true, agent: flags.agent, pollMs: flags.poll === undefined ? undefined : flags.poll * 1000, version: this.config.version, engine: engine(), operations: OPERATIONS})
   }
 
   /** Nothing to print: stdout belongs to the protocol. */
