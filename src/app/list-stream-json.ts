@@ -12,7 +12,7 @@ import type {Snapshot, TaskEntry} from '../core/snapshot'
 import {TASK_KEYS} from '../core/task'
 import type {TaskViewer} from '../core/task-view'
 import {BROKEN, DONE, NONE, STATUS_TEXT} from '../refstore/list-section'
-import {F_DEPS, F_ID, F_PARENT, F_SUBITEMS, type LineBatch, type ListSectionReader, splitLine, viewOf} from '../refstore/task-index'
+import {F_DEPS, F_ID, F_PARENT, F_SUBITEMS, LINE_FIELDS, type LineBatch, type ListSectionReader, findTabs, splitArray, viewOf} from '../refstore/task-index'
 
 /** What the writer asks of the listing's rows (list-stream.ts's ListingRows). */
 export interface ListedRows {
@@ -316,10 +316,12 @@ export class RowWriter {
   /** Read the lines of rows [from, end) (those not viewed the ordinary way). */
   private readGroup(from: number, end: number): void {
     const {slots, viaView} = this.rows
-    this.lines = this.section.readLines(end - from, (k) => {
+    const lines = new Int32Array(end - from)
+    for (let k = 0; k < lines.length; k++) {
       const l = slots[from + k]!
-      return viaView[l] !== 1 ? l : -1
-    })
+      lines[k] = viaView[l] !== 1 ? l : -1
+    }
+    this.lines = this.section.readLines(lines)
     this.groupFrom = from
     this.groupTo = end
   }
@@ -448,7 +450,9 @@ export class RowWriter {
   private writeRow(l: number, src: Buffer, sv: DataView, ls: number, le: number, depth: number): boolean {
     const at = this.fields
     const bounds = this.bounds
-    const count = splitLine(src, sv, ls, le, at, bounds)
+    // The line's fields, then its frontmatter's values, found in place (no call a field).
+    if (findTabs(src, ls, le, at, sv) !== LINE_FIELDS) return false
+    const count = splitArray(src, at[LINE_FIELDS - 1]! + 1, le, bounds, sv)
     if (count < TASK_KEYS.length) return false
     for (let r = 0; r < REQUIRED.length; r++) if (isNullAt(src, bounds, REQUIRED[r]!)) return false
     // The id as the pass read it is the line's first field: its length from the line, not the string.
@@ -460,7 +464,8 @@ export class RowWriter {
     const open = (b & IS_OPEN) !== 0
     // An open row without the table's waiting fact has no reasons (checked below for those that have it).
     const mayWait = !open || (b & IS_WAITING) !== 0
-    const reasons = mayWait ? this.waitReasons(l, src, at) : ''
+    // Only a row with dependencies or a parent can wait.
+    const reasons = mayWait && (at[F_DEPS]! > at[F_PARENT]! + 1 || at[F_PARENT]! > at[F_PARENT - 1]! + 1) ? this.waitReasons(l, src, at) : ''
     if (reasons === null) return false
     if (open && ((b & IS_WAITING) !== 0) !== (reasons !== '')) return false
     const state = open ? this.input.statesByRank[rows.rank[l]!]! : STATUS_TEXT[code]!
@@ -478,7 +483,7 @@ export class RowWriter {
     let p = this.w
     p = emit(o, od, p, s, sd, v, P_ID)
     // The short id: the start of the line's id field, as long as shortIdBetween makes it (the list section's).
-    const short = this.section.shortIdLength(l)
+    const short = this.section.shortIdLengths[l]!
     if (short === 0 || short > idLength) return false
     for (let c = ls; c < ls + short; c++) o[p++] = s[c]!
     p = emit(o, od, p, s, sd, v, P_TITLE)

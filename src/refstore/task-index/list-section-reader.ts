@@ -178,17 +178,6 @@ export function findTabs(buf: Uint8Array, ls: number, le: number, out: Int32Arra
 }
 
 /**
- * Split the task line buf[ls, le) in place: the ends of its first eight
- * fields into `fields` (their tabs) and the bounds of its frontmatter
- * values into `values` (splitArray); returns how many values, -1 when the
- * line does not have its eight fields.
- */
-export function splitLine(buf: Buffer, view: DataView, ls: number, le: number, fields: Int32Array, values: Int32Array): number {
-  if (findTabs(buf, ls, le, fields, view) !== LINE_FIELDS) return -1
-  return splitArray(buf, fields[LINE_FIELDS - 1]! + 1, le, values, view)
-}
-
-/**
  * A window of the section's open records as the columns `openRowStateAt`
  * reads (status, flags, priority, owner, assignee, lease end), plus each
  * record's line and creation time as numbers: nothing made per row. Row
@@ -290,7 +279,8 @@ export class ListSectionReader {
   readonly statuses: Uint8Array
   private readonly offsets: Uint32Array
   private readonly extrasAt: Uint32Array
-  private readonly shortLength: Uint8Array
+  /** Length of each line's short id (0: over 255). */
+  readonly shortIdLengths: Uint8Array
   private readonly extras: Buffer
   private readonly layout: ReturnType<typeof sectionLayout>
   private readonly linesStart: number
@@ -314,7 +304,7 @@ export class ListSectionReader {
     this.offsets = new Uint32Array(headBuf, 0, n + 1)
     this.extrasAt = new Uint32Array(headBuf, 4 * (n + 1), n)
     this.statuses = new Uint8Array(headBuf, 8 * n + 4, n)
-    this.shortLength = new Uint8Array(headBuf, 9 * n + 4, n)
+    this.shortIdLengths = new Uint8Array(headBuf, 9 * n + 4, n)
     this.extras = head.subarray(this.layout.extras, this.layout.extras + m.extrasBytes)
     this.linesStart = file.linesStart
     const buf = Buffer.allocUnsafe(1 << 20)
@@ -328,11 +318,6 @@ export class ListSectionReader {
     const reader = new ListSectionReader(file, m)
     for (let l = 0; l < reader.lines; l++) if (reader.statuses[l]! > CANCELLED) return null
     return reader
-  }
-
-  /** Length of line l's short id (0: over 255). */
-  shortIdLength(l: number): number {
-    return this.shortLength[l]!
   }
 
   /** Line l's parent line: -1 none, -2 a parent that is not a line. */
@@ -471,25 +456,30 @@ export class ListSectionReader {
   }
 
   /**
-   * Read the lines of `count` rows into one buffer: `lineOf(k)` is row k's
-   * line, or -1 for a row that needs none. In file order, neighbouring
-   * lines in one read; sorted as numbers (offset × count + k), so no
-   * comparison calls back into JavaScript. The buffer is reused by the next
-   * call.
+   * Read the lines of rows into one buffer: `lines[k]` is row k's line, or
+   * -1 for a row that needs none. In file order, neighbouring lines in one
+   * read; sorted as numbers (offset × count + k), so no comparison calls
+   * back into JavaScript. The buffer is reused by the next call.
    */
-  readLines(count: number, lineOf: (k: number) => number): LineBatch {
+  readLines(lines: Int32Array): LineBatch {
+    const count = lines.length
+    const offsets = this.offsets
+    const linesStart = this.linesStart
     const sorted = new Float64Array(count)
     let wanted = 0
     for (let k = 0; k < count; k++) {
-      const l = lineOf(k)
-      if (l >= 0) sorted[wanted++] = this.lineAt(l) * count + k
+      const l = lines[k]!
+      if (l >= 0) sorted[wanted++] = (linesStart + offsets[l]!) * count + k
     }
     /** Rows of the lines to read, in file order. */
     const want = new Int32Array(wanted)
     sorted.subarray(0, wanted).sort()
     for (let k = 0; k < wanted; k++) want[k] = sorted[k]! % count
     let need = 0
-    for (let k = 0; k < wanted; k++) need += this.lineLength(lineOf(want[k]!))
+    for (let k = 0; k < wanted; k++) {
+      const l = lines[want[k]!]!
+      need += offsets[l + 1]! - offsets[l]! - 1
+    }
     const batch = this.batch
     if (batch.buf.length < need) {
       batch.buf = Buffer.allocUnsafe(Math.max(need, batch.buf.length * 2))
@@ -502,14 +492,16 @@ export class ListSectionReader {
     let put = 0
     let k = 0
     while (k < wanted) {
-      const first = lineOf(want[k]!)
-      const a = this.lineAt(first)
-      let b = a + this.lineLength(first)
+      const first = lines[want[k]!]!
+      const a = linesStart + offsets[first]!
+      let b = linesStart + offsets[first + 1]! - 1
       let q = k + 1
       while (q < wanted) {
-        const l = lineOf(want[q]!)
-        if (this.lineAt(l) - b > READ_GAP || this.lineAt(l) + this.lineLength(l) - a > READ_MAX) break
-        b = Math.max(b, this.lineAt(l) + this.lineLength(l))
+        const l = lines[want[q]!]!
+        const at = linesStart + offsets[l]!
+        const to = linesStart + offsets[l + 1]! - 1
+        if (at - b > READ_GAP || to - a > READ_MAX) break
+        b = Math.max(b, to)
         q++
       }
       if (q === k + 1) {
@@ -521,9 +513,10 @@ export class ListSectionReader {
       if (this.scratch.length < b - a) this.scratch = Buffer.allocUnsafe(b - a)
       if (this.file.readBytes(this.scratch, 0, b - a, a) !== b - a) throw new Error('the index cache file changed while being read')
       for (; k < q; k++) {
-        const l = lineOf(want[k]!)
+        const l = lines[want[k]!]!
+        const at = linesStart + offsets[l]! - a
         start[want[k]!] = put
-        put += this.scratch.copy(buf, put, this.lineAt(l) - a, this.lineAt(l) - a + this.lineLength(l))
+        put += this.scratch.copy(buf, put, at, at + offsets[l + 1]! - offsets[l]! - 1)
       }
     }
     return batch
