@@ -504,7 +504,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     return this.sectionSound
   }
 
-  /** The list section was read whole and its CRC-32 compared (by the streamer): `sound` is the answer. */
+  /** The list section was read whole and its CRC-32 compared (by ListSectionReader, for a listing): `sound` is the answer. */
   noteListSectionChecked(sound: boolean): void {
     this.sectionSound = sound
   }
