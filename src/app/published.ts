@@ -6,8 +6,19 @@
  */
 import {TasksError} from '../core/errors'
 import {clearPublished, readPublished, recordPublished} from '../refstore/published-marker'
+import type {ListStore} from '../refstore/list-store'
 import {relate} from '../refstore/remote'
-import type {Session} from './session'
+
+/**
+ * What following a published commit asks of the command's session (a
+ * Session is one): named here so that this module does not import
+ * session.ts, which calls catchUpPublished when it opens.
+ */
+export interface PublishingSession {
+  readonly store: ListStore
+  readonly list: string
+  warn(warning: {kind: string; message: string}): void
+}
 
 /**
  * After a push was accepted: move the local ref from `localTip` to the
@@ -15,7 +26,7 @@ import type {Session} from './session'
  * held lock is not the command's failure: it is a warning, and a note that
  * the next command uses to bring the local ref up to date (catchUpPublished).
  */
-export async function followPublished(session: Session, commit: string, localTip: string | null, message: string): Promise<void> {
+export async function followPublished(session: PublishingSession, commit: string, localTip: string | null, message: string): Promise<void> {
   const store = session.store
   try {
     await store.compareAndSwap(commit, localTip, message)
@@ -36,7 +47,7 @@ export async function followPublished(session: Session, commit: string, localTip
  * to `tasks sync`), and say so. Costs one failed file open when there is
  * nothing to do. Never fails the command: a lock still in the way is a warning.
  */
-export async function catchUpPublished(session: Session): Promise<void> {
+export async function catchUpPublished(session: PublishingSession): Promise<void> {
   const store = session.store
   const commonDir = store.repo.commonDir
   const published = readPublished(commonDir, session.list)

@@ -1,10 +1,12 @@
 /**
  * The list section of the index cache file (format 9): what `list --all
  * --json` needs to put every row in its place and find its line, as fixed
- * width binary records, so the streamer (src/app/list-stream.ts) keeps no
- * id, no string and no sort key a task, and reads the open and finished
- * rows a window at a time. Little-endian; every line number is a task
- * line's position in the file (id order).
+ * width binary records, so the streamed listing (src/app/list-stream.ts)
+ * keeps no id, no string and no sort key a task, and reads the open and
+ * finished rows a window at a time. This module holds the format; it is
+ * written by task-index/list-section-writer.ts and read, for the listing,
+ * only by task-index/list-section-reader.ts. Little-endian; every line
+ * number is a task line's position in the file (id order).
  *
  *   offsets   u32 × (n + 1)  where each task line starts, from the first; the last is the body's length
  *   extrasAt  u32 × n        where the line's extras start in `extras`, NONE when it has none
@@ -24,7 +26,7 @@
  * A static position is a row's place in `open` (k) or `finished` (open count + k). A creation time written
  * the usual way (YYYY-MM-DDTHH:MM:SS.sssZ) is two numbers, date YYYYMMDD and time HHMMSSsss, which compare
  * as the text does; the date is -1 for one written another way. The header of the file carries the counts,
- * the people and a CRC-32 of the section, checked by the streamer before it writes anything.
+ * the people and a CRC-32 of the section, checked by the reader before the listing writes anything.
  */
 import * as zlib from 'node:zlib'
 

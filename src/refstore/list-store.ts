@@ -31,14 +31,11 @@ import {type IndexProgress, type TaskIndex, readCachedIndex, snapshotOf, updateI
  * The cache file is rewritten when it was missing or the index has drifted
  * more than this many tasks from it (persistAfterChanges); until then each
  * command carries the changes in the small delta file beside it. A rewrite
- * costs in proportion to the list (about 1.1 s and 230 MB at 100,000 tasks,
- * 0.1 s at 10,000), a carried change a few tens of µs a command (its delta
- * line read and written again; the delta also says which changed ids the
- * file lacks, so none is looked up), ~0.5 ms in a listing, which views each
- * changed row and its neighbours. The square root of the list's size
- * balances the rewrite spread over the commands between two rewrites
- * against the changes they carry: at 100,000 tasks one command in 317 pays
- * for a rewrite, where one in 17 did with a fixed 16.
+ * costs in proportion to the list, a carried change a little in every
+ * command (its delta line read and written again, its rows viewed in a
+ * listing): the square root of the list's size balances the rewrites,
+ * spread over the commands between them, against the changes those
+ * commands carry (docs/scale.md, fourteenth pass).
  */
 export function persistAfterChanges(tasks: number): number {
   return Math.min(LONG_LIVED_PERSIST_AFTER, Math.max(PERSIST_AFTER_MIN, Math.ceil(Math.sqrt(tasks))))

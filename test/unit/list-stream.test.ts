@@ -1,5 +1,5 @@
 /**
- * The byte readers under the streamed listing (src/app/list-stream.ts):
+ * The byte readers under the streamed listing (src/refstore/task-index/list-section-reader.ts):
  * values of a frontmatter array found in its JSON text, and a finished
  * item's priority and creation time read from the bytes, must agree with
  * JSON.parse for any text a value can hold (quotes, backslashes, commas and
@@ -9,7 +9,7 @@
 import {describe, expect, it} from 'vitest'
 import fc from 'fast-check'
 import * as zlib from 'node:zlib'
-import {finishedKey, splitArray} from '../../src/app/list-stream'
+import {finishedKey, splitArray} from '../../src/refstore/task-index/list-section-reader'
 import {createdNumbers, sectionCrc, tableCrc} from '../../src/refstore/list-section'
 import {TASK_KEYS} from '../../src/core/task'
 
