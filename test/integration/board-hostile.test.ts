@@ -10,7 +10,8 @@
  */
 import {request} from 'node:http'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {BIN, TEST_ENV, gitSync, makeBareRepo, makeRepo, runJson, tempDir} from '../helpers/cli'
+import {join} from 'node:path'
+import {BIN, ROOT, TEST_ENV, gitSync, makeBareRepo, makeRepo, runJson, tempDir} from '../helpers/cli'
 import {type StartedBoard, startBoard} from '../helpers/board'
 
 let repo: string
@@ -172,4 +173,74 @@ describe('tasks board with a shared remote', () => {
   })
 
   it('100 adds at once, each published: every one lands, or is a 503 with Retry-After', () => hundredAdds(online, clone), 300_000)
+})
+
+describe('the board’s write queue (in-process, the built bundles)', () => {
+  // The board and engine run in this process here, so git must see the tests' environment.
+  Object.assign(process.env, TEST_ENV)
+  type Engine = typeof import('../../src/engine')
+  const real = require(join(ROOT, 'dist', 'engine.js')) as Engine
+  const {startBoard: startInProcess} = require(join(ROOT, 'dist', 'board.js')) as typeof import('../../src/board/index')
+
+  let dir: string
+  let running: Awaited<ReturnType<typeof startInProcess>>
+  let inFlight = 0
+  let most = 0
+  let gate: Promise<void> = Promise.resolve()
+  beforeAll(async () => {
+    dir = makeRepo()
+    await runJson(dir, ['init'])
+    const add: Engine['cards']['add'] = async (s, a) => {
+      inFlight++
+      most = Math.max(most, inFlight)
+      try {
+        await gate
+        return await real.cards.add(s, a)
+      } finally {
+        inFlight--
+      }
+    }
+    const engine = {...real, cards: {...real.cards, add}} as Engine
+    running = await startInProcess({engine, svg: () => { throw new Error('no graph here') }, cwd: dir, list: 'main', as: 'lead', offline: true, host: '127.0.0.1', port: 0, maxQueuedWrites: 10})
+  })
+  afterAll(async () => {
+    await running?.close()
+  })
+
+  const send = (title: string) =>
+    http(running.port, '/api/add', {
+      method: 'POST',
+      headers: {Host: `127.0.0.1:${running.port}`, 'X-Board-Token': running.token, 'Content-Type': 'application/json'},
+      body: JSON.stringify({title}),
+    })
+
+  it('runs the board’s writes one at a time', async () => {
+    const answers = await Promise.all(Array.from({length: 30}, (_, i) => send(`Queued ${i}`)))
+    // 30 at once against a queue of 10: those beyond it are refused at once, the rest all land.
+    const ok = answers.filter((a) => a.status === 200).length
+    expect(ok).toBeGreaterThanOrEqual(10)
+    expect(most).toBe(1)
+    expect((await runJson(dir, ['list', '--all', '--limit', '1000'])).total).toBe(ok)
+  })
+
+  it('a full queue answers 503 board_busy with Retry-After, before anything runs', async () => {
+    let release!: () => void
+    gate = new Promise<void>((r) => (release = r))
+    const before = (await runJson(dir, ['list', '--all', '--limit', '1000'])).total as number
+    const answers: Answer[] = []
+    const pending = Array.from({length: 15}, (_, i) => send(`Busy ${i}`).then((a) => void answers.push(a)))
+    // The first write holds the gate, so 10 wait in the queue and 5 are turned away without waiting.
+    while (answers.length < 5) await new Promise((r) => setTimeout(r, 20))
+    for (const a of answers) {
+      expect(a.status).toBe(503)
+      expect(Number(a.headers['retry-after'])).toBeGreaterThanOrEqual(1)
+      expect(JSON.parse(a.body).error).toMatchObject({code: 'board_busy', retry_after: Number(a.headers['retry-after'])})
+    }
+    release()
+    await Promise.all(pending)
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(10)
+    expect(answers.filter((a) => a.status === 503)).toHaveLength(5)
+    expect(most).toBe(1)
+    expect((await runJson(dir, ['list', '--all', '--limit', '1000'])).total).toBe(before + 10)
+  })
 })
