@@ -209,7 +209,8 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
   const inTurn = <T>(f: () => Promise<T>): Promise<T> => {
     if (waiting >= maxQueued) {
       const seconds = retryAfter()
-      throw new Refusal(503, 'board_busy', `the board has ${waiting} changes waiting to be written; nothing was done, try again in ${seconds} s`, {'Retry-After': seconds}, {retry_after: Number(seconds)})
+      // A rejection, never a throw: the sync timer calls this outside any async function.
+      return Promise.reject(new Refusal(503, 'board_busy', `the board has ${waiting} changes waiting to be written; nothing was done, try again in ${seconds} s`, {'Retry-After': seconds}, {retry_after: Number(seconds)}))
     }
     waiting++
     const timed = async () => {
