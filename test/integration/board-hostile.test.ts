@@ -13,6 +13,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {join} from 'node:path'
 import {BIN, ROOT, TEST_ENV, gitSync, makeBareRepo, makeRepo, runJson, tempDir} from '../helpers/cli'
 import {type StartedBoard, startBoard} from '../helpers/board'
+import {localLocation} from '../../src/board/server'
 
 let repo: string
 let board: StartedBoard
@@ -126,6 +127,26 @@ describe('tasks board under hostile input', () => {
     const ok = await http(board.port, `/task/abc?x=1&token=${board.token}`)
     expect(ok.status).toBe(303)
     expect(ok.headers.location).toBe('/task/abc?x=1')
+  })
+
+  it('the one rule every Location header passes through', () => {
+    const cases: [string, string][] = [
+      ['/task/abc?x=1', '/task/abc?x=1'],
+      ['//evil.example/', '/evil.example/'],
+      ['///evil.example', '/evil.example'],
+      ['/\\evil.example', '/evil.example'],
+      ['/\\/\\evil.example', '/evil.example'],
+      ['/\t/evil.example', '/'],
+      ['/\n/evil.example', '/'],
+      ['http://evil.example/', '/'],
+      ['javascript:alert(1)', '/'],
+      ['evil.example', '/'],
+      ['', '/'],
+    ]
+    for (const [given, want] of cases) {
+      expect(localLocation(given), JSON.stringify(given)).toBe(want)
+      expect(new URL(localLocation(given), 'http://127.0.0.1:1/a/b').host).toBe('127.0.0.1:1')
+    }
   })
 
   it('100 adds at once from one board: every one lands, or is a 503 with Retry-After', () => hundredAdds(board, repo), 180_000)
