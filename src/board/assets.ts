@@ -1,7 +1,8 @@
 /**
  * The board's only script and stylesheet, served from the CLI itself
  * (nothing is fetched from elsewhere). The script is plain browser
- * JavaScript: it sends actions with the start-up token in a header, shows a
+ * JavaScript: it sends actions with the start-up token in a header (again,
+ * after the Retry-After it was given, when the board answered 503), shows a
  * refused action's message, loads more cards of a column, and swaps the page
  * body in place when the server reports that the list's ref moved
  * (Server-Sent Events on /events).
@@ -19,13 +20,23 @@ export const BOARD_JS = String.raw`(() => {
   }
 
   async function act(action, payload) {
-    const res = await fetch('/api/' + action, {
-      method: 'POST',
-      headers: {'Content-Type': 'application/json', 'X-Board-Token': token},
-      body: JSON.stringify(payload),
-    })
+    let res
     let data = null
-    try { data = await res.json() } catch (e) { data = null }
+    // A 503 ran nothing (the board's queue was full, or other writers kept winning): wait as told and send it
+    // again, a few times, before showing the refusal.
+    for (let attempt = 1; ; attempt++) {
+      res = await fetch('/api/' + action, {
+        method: 'POST',
+        headers: {'Content-Type': 'application/json', 'X-Board-Token': token},
+        body: JSON.stringify(payload),
+      })
+      data = null
+      try { data = await res.json() } catch (e) { data = null }
+      const wait = Number(res.headers.get('Retry-After'))
+      if (res.status !== 503 || !(wait > 0) || attempt >= 4) break
+      say('the board is busy; sending again in ' + Math.min(wait, 10) + ' s', 'muted')
+      await new Promise((r) => setTimeout(r, Math.min(wait, 10) * 1000))
+    }
     if (!res.ok) {
       const err = (data && data.error) || {message: res.status + ' ' + res.statusText}
       say(err.message + (err.code ? ' (' + err.code + ')' : ''), 'error')

@@ -13,6 +13,19 @@
  * pages load only /board.js and /board.css, under a Content-Security-Policy
  * that allows no other script.
  *
+ * Hostile input: actions are looked up in the board's own Map (a name like
+ * `constructor` or `__proto__` is unknown_action, never a property of
+ * Object.prototype); an address with malformed percent-encoding is a 400;
+ * every Location header goes through one function that only ever names a
+ * path on this origin (never `//host`, which a browser reads as another
+ * site).
+ *
+ * Writes: the board's own writes (actions and its periodic sync) run one at
+ * a time, in arrival order, on one in-process queue, so the board never
+ * races itself for the ref (a lost compare-and-swap then only ever means
+ * another process wrote). When too many are waiting the newest is answered
+ * 503 `board_busy` with Retry-After, before anything runs.
+ *
  * Live updates: the tip is polled (in-process reads, no git process) and a
  * move is sent to every open page as a Server-Sent Event; the page then
  * fetches itself again and swaps its content.
@@ -43,6 +56,8 @@ export interface BoardOptions {
   pollMs?: number
   /** With a remote configured: run `tasks sync` this often (seconds), so other clones' work arrives by itself. 0: never. */
   syncEverySeconds?: number
+  /** Writes that may wait for their turn (running one included); beyond it: 503 board_busy. */
+  maxQueuedWrites?: number
 }
 
 export interface RunningBoard {
@@ -63,8 +78,13 @@ class Refusal {
     readonly status: number,
     readonly code: string,
     readonly message: string,
+    readonly headers: Record<string, string> = {},
+    readonly details: Record<string, unknown> = {},
   ) {}
 }
+
+/** An action of the board: the session it runs in and the request's JSON object. */
+type Action = (s: Session, p: Record<string, unknown>) => Promise<unknown>
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i
 
@@ -75,7 +95,37 @@ const STATUS_OF_EXIT: Record<number, number> = {1: 500, 2: 400, 3: 404, 4: 409, 
 const CACHE_MS = 5000
 const MAX_BODY = 1 << 20
 const MIN_EVENT_GAP_MS = 1000
+/**
+ * Writes that may wait (the running one included) before a new one is
+ * answered 503. A board is one person's or a few people's; 256 is far more
+ * than clicks arrive, and at ~0.1 s a write the last waits under half a
+ * minute.
+ */
+const MAX_QUEUED_WRITES = 256
+/** Error codes of a write that ran and lost to other writers every time: nothing was written, so trying again later is right. */
+const RETRY_LATER = new Set(['cas_exhausted', 'ref_locked'])
 
+/**
+ * A Location value that a browser can only resolve on this origin: a path
+ * with exactly one leading slash. `//host/…` (and `/\host/…`, which
+ * browsers read the same way) would be protocol-relative, another site; a
+ * scheme or anything not starting with `/` is replaced by the board's root.
+ */
+export function localLocation(location: string): string {
+  if (!location.startsWith('/')) return '/'
+  const path = `/${location.replace(/^[/\\]+/, '')}`
+  // Control characters are never sent (and browsers strip tabs and newlines, which could rebuild a `//`).
+  return /[\u0000-\u001f\u007f]/.test(path) ? '/' : path
+}
+
+/** The path of an address decoded, or a 400 when its percent-encoding is malformed (`%E0%A4%A`, `%zz`). */
+function decodePath(path: string): string {
+  try {
+    return decodeURIComponent(path)
+  } catch {
+    throw new Refusal(400, 'bad_request', 'the address holds malformed percent-encoding')
+  }
+}
 function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a)
   const y = Buffer.from(b)
@@ -148,6 +198,35 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
   }
   const fresh = async (): Promise<string> => (await reader.store.refreshTip()) ?? ''
 
+  // The board's own writes, one at a time in arrival order (a queue separate from the reads': pages keep
+  // being served while a write runs). `waiting` counts the running one too.
+  const maxQueued = Math.max(1, o.maxQueuedWrites ?? MAX_QUEUED_WRITES)
+  let writes: Promise<unknown> = Promise.resolve()
+  let waiting = 0
+  let averageWriteMs = 100
+  /** Seconds to suggest in Retry-After: about how long the writes ahead take, 1 at least. */
+  const retryAfter = () => String(Math.min(60, Math.max(1, Math.ceil((waiting * averageWriteMs) / 1000))))
+  const inTurn = <T>(f: () => Promise<T>): Promise<T> => {
+    if (waiting >= maxQueued) {
+      const seconds = retryAfter()
+      // A rejection, never a throw: the sync timer calls this outside any async function.
+      return Promise.reject(new Refusal(503, 'board_busy', `the board has ${waiting} changes waiting to be written; nothing was done, try again in ${seconds} s`, {'Retry-After': seconds}, {retry_after: Number(seconds)}))
+    }
+    waiting++
+    const timed = async () => {
+      const started = Date.now()
+      try {
+        return await f()
+      } finally {
+        averageWriteMs = averageWriteMs * 0.8 + (Date.now() - started) * 0.2
+        waiting--
+      }
+    }
+    const run = writes.then(timed, timed)
+    writes = run.catch(() => undefined)
+    return run
+  }
+
   let boardCache: {commit: string; at: number; list: ListResult} | null = null
   const boardRows = (): Promise<ListResult> =>
     serial(async () => {
@@ -190,7 +269,8 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
       ? setInterval(() => {
           if (syncing) return
           syncing = true
-          void (async () => {
+          // In the write queue like an action: a sync moves the ref too, and must not race the board's own writes.
+          void inTurn(async () => {
             const session = await e.Session.open({cwd: o.cwd, list: o.list, as: actor, json: true})
             try {
               await e.admin.sync(session)
@@ -204,63 +284,79 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
               syncing = false
               void poll()
             }
-          })().catch(() => {
+          }).catch(() => {
             syncing = false
           })
         }, o.syncEverySeconds * 1000)
       : null
 
   // ------------------------------------------------------------ actions
-  const ACTIONS: Record<string, (s: Session, p: Record<string, unknown>) => Promise<unknown>> = {
-    add: (s, p) =>
-      e.cards.add(s, {
-        title: text(p, 'title'),
-        body: optionalText(p, 'body'),
-        tags: Array.isArray(p.tags) ? p.tags.map((t) => String(t)) : undefined,
-        priority: typeof p.priority === 'number' || typeof p.priority === 'string' ? p.priority : undefined,
-        parent: optionalText(p, 'parent'),
-      }),
-    comment: (s, p) => e.cards.comment(s, {id: text(p, 'id'), text: text(p, 'text')}),
-    claim: (s, p) => e.claims.claim(s, {id: text(p, 'id')}),
-    done: (s, p) => e.claims.finish(s, {ids: [text(p, 'id')]}),
-    block: (s, p) => e.claims.block(s, {id: text(p, 'id'), reason: text(p, 'note')}),
-    reopen: (s, p) => e.claims.reopen(s, {ids: [text(p, 'id')]}),
-    assign: (s, p) => e.cards.assign(s, {ids: [text(p, 'id')], assignee: optionalText(p, 'assignee') ?? null}),
-    edit: async (s, p) => {
-      // Only the fields the person changed, and only if nobody changed the card since the form was filled.
-      const current = await e.listing.show(s, {id: text(p, 'id')})
-      const t = current.task
-      if (typeof p.revision === 'number' && p.revision !== t.revision) {
-        throw new Refusal(409, 'edit_conflict', `${t.short_id} was changed by ${t.updated_by} since this page was loaded; reload it and edit again`)
-      }
-      const title = optionalText(p, 'title')
-      const body = typeof p.body === 'string' ? p.body : undefined
-      const priority = p.priority === undefined || p.priority === '' ? undefined : Number(p.priority)
-      return e.cards.edit(s, {
-        id: t.id,
-        title: title !== undefined && title !== t.title ? title : undefined,
-        body: body !== undefined && body.replace(/\r\n/g, '\n').trimEnd() !== current.body.trimEnd() ? body.replace(/\r\n/g, '\n') : undefined,
-        priority: priority !== undefined && priority !== t.priority ? priority : undefined,
-      })
-    },
-  }
+  // A Map, not an object literal: a name sent in the address is looked up among these keys only
+  // (`constructor`, `__proto__`, `toString` are not actions, whatever Object.prototype holds).
+  const ACTIONS = new Map<string, Action>(
+    Object.entries({
+      add: (s, p) =>
+        e.cards.add(s, {
+          title: text(p, 'title'),
+          body: optionalText(p, 'body'),
+          tags: Array.isArray(p.tags) ? p.tags.map((t) => String(t)) : undefined,
+          priority: typeof p.priority === 'number' || typeof p.priority === 'string' ? p.priority : undefined,
+          parent: optionalText(p, 'parent'),
+        }),
+      comment: (s, p) => e.cards.comment(s, {id: text(p, 'id'), text: text(p, 'text')}),
+      claim: (s, p) => e.claims.claim(s, {id: text(p, 'id')}),
+      done: (s, p) => e.claims.finish(s, {ids: [text(p, 'id')]}),
+      block: (s, p) => e.claims.block(s, {id: text(p, 'id'), reason: text(p, 'note')}),
+      reopen: (s, p) => e.claims.reopen(s, {ids: [text(p, 'id')]}),
+      assign: (s, p) => e.cards.assign(s, {ids: [text(p, 'id')], assignee: optionalText(p, 'assignee') ?? null}),
+      edit: async (s, p) => {
+        // Only the fields the person changed, and only if nobody changed the card since the form was filled.
+        const current = await e.listing.show(s, {id: text(p, 'id')})
+        const t = current.task
+        if (typeof p.revision === 'number' && p.revision !== t.revision) {
+          throw new Refusal(409, 'edit_conflict', `${t.short_id} was changed by ${t.updated_by} since this page was loaded; reload it and edit again`)
+        }
+        const title = optionalText(p, 'title')
+        const body = typeof p.body === 'string' ? p.body : undefined
+        const priority = p.priority === undefined || p.priority === '' ? undefined : Number(p.priority)
+        return e.cards.edit(s, {
+          id: t.id,
+          title: title !== undefined && title !== t.title ? title : undefined,
+          body: body !== undefined && body.replace(/\r\n/g, '\n').trimEnd() !== current.body.trimEnd() ? body.replace(/\r\n/g, '\n') : undefined,
+          priority: priority !== undefined && priority !== t.priority ? priority : undefined,
+        })
+      },
+    } satisfies Record<string, Action>),
+  )
 
   async function runAction(name: string, payload: Record<string, unknown>): Promise<unknown> {
-    const f = ACTIONS[name]
-    if (!f) throw new Refusal(404, 'unknown_action', `no action "${name}"`)
-    const session = await e.Session.open({cwd: o.cwd, list: o.list, as: actor, offline: o.offline, json: true})
-    try {
-      const result = await f(session, payload)
-      const pub = session.publication()
-      return pub ? {...(result as object), published: pub.published} : result
-    } finally {
-      session.close()
-      void poll()
-    }
+    const f = ACTIONS.get(name)
+    if (!f) throw new Refusal(404, 'unknown_action', `no action "${name.slice(0, 64)}"`)
+    return inTurn(async () => {
+      const session = await e.Session.open({cwd: o.cwd, list: o.list, as: actor, offline: o.offline, json: true})
+      try {
+        const result = await f(session, payload)
+        const pub = session.publication()
+        return pub ? {...(result as object), published: pub.published} : result
+      } catch (error) {
+        // Nothing was written and only other writers were in the way (ours wait their turn): say when to try again.
+        const te = error instanceof Refusal ? null : e.toTasksError(error as Error)
+        if (te && RETRY_LATER.has(te.code)) {
+          const seconds = retryAfter()
+          throw new Refusal(503, te.code, te.message, {'Retry-After': seconds}, {retry_after: Number(seconds)})
+        }
+        throw error
+      } finally {
+        session.close()
+        void poll()
+      }
+    })
   }
 
   // ------------------------------------------------------------ requests
   function send(res: ServerResponse, status: number, type: string, body: string, headers: Record<string, string> = {}): void {
+    // Every redirect the board makes passes here: whatever a handler put together, it stays on this origin.
+    if (headers.Location !== undefined) headers = {...headers, Location: localLocation(headers.Location)}
     res.writeHead(status, {
       'Content-Type': type,
       'Cache-Control': 'no-store',
@@ -292,30 +388,50 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
   function failure(res: ServerResponse, error: unknown, asJson: boolean, ctx: PageContext | null): void {
     let status: number
     let body: {code: string; message: string; [k: string]: unknown}
+    let headers: Record<string, string> = {}
     if (error instanceof Refusal) {
       status = error.status
-      body = {code: error.code, message: error.message}
+      body = {code: error.code, message: error.message, ...error.details}
+      headers = error.headers
     } else {
       const te = e.toTasksError(error as Error)
       status = STATUS_OF_EXIT[te.exitCode] ?? 500
       body = te.toJSON().error as typeof body
     }
-    if (asJson || !ctx) json(res, status, {error: body})
-    else html(res, status, layout(ctx, 'error', 'error', `<h1>${esc(status)}</h1><p>${esc(body.message)}</p><p><a href="/">back to the board</a></p>`))
+    if (asJson || !ctx) send(res, status, 'application/json; charset=utf-8', JSON.stringify({error: body}), headers)
+    else send(res, status, 'text/html; charset=utf-8', layout(ctx, 'error', 'error', `<h1>${esc(status)}</h1><p>${esc(body.message)}</p><p><a href="/">back to the board</a></p>`))
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://board.invalid')
     if (!hostAllowed(req)) return send(res, 421, 'text/plain', 'wrong host\n')
-    const auth = tokenFrom(req, url)
+    const refuse = (r: Refusal) =>
+      req.method === 'POST' ? failure(res, r, true, null) : send(res, r.status, 'text/plain; charset=utf-8', `${r.message}\n`, r.headers)
+    // Only a path (origin-form) is ours to answer; an absolute address or `*` is a request meant for a proxy.
+    // The path is appended to a fixed origin rather than resolved against it: `//evil.example/` stays a path
+    // here, where `new URL(path, base)` would read it as another host.
+    const target = req.url ?? '/'
+    if (!target.startsWith('/')) return refuse(new Refusal(400, 'bad_request', 'the request must name a path on this board'))
+    let url: URL
+    try {
+      url = new URL(`http://board.invalid${target}`)
+    } catch {
+      return refuse(new Refusal(400, 'bad_request', 'the address cannot be read'))
+    }
+    if (url.host !== 'board.invalid') return refuse(new Refusal(400, 'bad_request', 'the address cannot be read'))
     const path = url.pathname
+    try {
+      decodePath(path)
+    } catch (error) {
+      return refuse(error as Refusal)
+    }
+    const auth = tokenFrom(req, url)
 
     if (req.method === 'POST') {
       if (!auth.header) return json(res, 403, {error: {code: 'token_required', message: 'this request needs the board token (the address `tasks board` printed at start)'}})
       const origin = req.headers.origin
       if (origin && origin !== `http://${req.headers.host}`) return json(res, 403, {error: {code: 'bad_origin', message: 'requests from other sites are refused'}})
       if (!(req.headers['content-type'] ?? '').startsWith('application/json')) return json(res, 415, {error: {code: 'bad_request', message: 'send JSON'}})
-      const m = /^\/api\/([a-z]+)$/.exec(path)
+      const m = /^\/api\/([^/]+)$/.exec(path)
       if (!m) return json(res, 404, {error: {code: 'not_found', message: 'no such action'}})
       try {
         const payload = await readBody(req)
@@ -363,7 +479,7 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
       }
       const task = /^\/task\/([^/]+)$/.exec(path)
       if (task) {
-        const id = decodeURIComponent(task[1]!)
+        const id = decodePath(task[1]!)
         const [detail, history, commit] = await serial(async () => {
           const c = await fresh()
           const d = await e.listing.show(reader, {id})
