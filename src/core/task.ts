@@ -159,6 +159,10 @@ export interface ListConfig {
   require_signed: boolean
   /** With require_signed: the server's ssh allowed-signers file (absolute, or relative to the git dir); '' for none. */
   allowed_signers: string
+  /** Read by the server guard only: paths outside the known file kinds that may be on the ref (src/core/path-patterns.ts). */
+  allowed_paths: string[]
+  /** Read by the server guard only: the largest blob it lets onto the ref, in bytes (the tool's own files are also read only up to MAX_FILE_BYTES). */
+  max_file_bytes: number
   extra?: Record<string, unknown>
 }
 
@@ -206,6 +210,8 @@ export const DEFAULT_CONFIG: ListConfig = {
   retention_seconds: 604800,
   require_signed: false,
   allowed_signers: '',
+  allowed_paths: [],
+  max_file_bytes: 2 * 1024 * 1024,
 }
 
 /** Keys of config.yaml as `init` writes it (fixed: every clone's root commit is the same). */
@@ -218,10 +224,12 @@ export const INIT_CONFIG_KEYS = ['lease_seconds', 'clock_skew_seconds', 'max_tit
  * writer checks them first, so whatever is written can be read back.
  */
 type Bounded = {minimum: number; maximum: number}
-const configBounds = configSchema.properties as unknown as Record<keyof Omit<ListConfig, 'admins' | 'notify' | 'extra' | 'require_signed' | 'allowed_signers'>, Bounded>
+/** config.yaml keys that are not numbers. */
+export type NonNumericConfigKey = 'admins' | 'notify' | 'extra' | 'require_signed' | 'allowed_signers' | 'allowed_paths'
+const configBounds = configSchema.properties as unknown as Record<keyof Omit<ListConfig, NonNumericConfigKey>, Bounded>
 
 /** Inclusive [minimum, maximum] of each numeric config.yaml key. */
-export const CONFIG_BOUNDS: Readonly<Record<keyof Omit<ListConfig, 'admins' | 'notify' | 'extra' | 'require_signed' | 'allowed_signers'>, Readonly<Bounded>>> = configBounds
+export const CONFIG_BOUNDS: Readonly<Record<keyof Omit<ListConfig, NonNumericConfigKey>, Readonly<Bounded>>> = configBounds
 
 /** The longest lease a claim may take (`--lease`, `lease_seconds`): 365 days. */
 export const MAX_LEASE_SECONDS = configBounds.lease_seconds.maximum

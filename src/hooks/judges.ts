@@ -10,7 +10,8 @@ import {type Check, checkOfPath, parseCheckFile} from '../core/check'
 import {type ActorEntry, RECORD_STEM_RE, actorSlug, parseActor, parseLatch, parseRecord} from '../core/inbox'
 import {type Snapshot, tablesOf} from '../core/snapshot'
 import {judgeMove, standingOf, taskMove} from '../core/state-machine'
-import {ENGINE_ACTOR, FORMAT_VERSION} from '../core/task'
+import {ENGINE_ACTOR, FORMAT_VERSION, type ListConfig, MAX_FILE_BYTES} from '../core/task'
+import {pathAllowed} from '../core/path-patterns'
 import {parseCommentFile, parseConfig, parseMeta} from '../core/task-file'
 import {type CommitFacts, type FileCheck, type Refusal, ENGINE_OPS, IMPORT_OP, judgeActorChange, judgeCheckChange, judgeDoneChecks, judgeTaskChange} from './rules'
 
@@ -200,6 +201,40 @@ export function judgeTaskFile(f: FileFacts): Refusal[] {
   // An import's card is done as the document recorded it, checks and all.
   const checks = imported ? undefined : c.finishing.get(id)
   if (checks) out.push(...judgeDoneChecks(checks))
+  return out
+}
+
+/** What the guard knows of one path a commit adds or changes, before it reads the file: git's mode and size. */
+export interface BlobFacts {
+  path: string
+  /** The file kind (FILE_KINDS), 'unknown' for none. */
+  kind: string
+  mode: string
+  /** The blob's size in bytes, from git (null: not a blob, e.g. a gitlink). */
+  size: number | null
+}
+
+/**
+ * The bounds on every path a commit adds or changes, judged before any
+ * file is read: a regular file (`schema`); a path of a known kind, or one
+ * the list's `allowed_paths` allows (`path_not_allowed`); no larger than the
+ * list's `max_file_bytes`, nor, for the tool's own files, than the readers
+ * read (MAX_FILE_BYTES) (`file_too_large`). `config` is the list's before
+ * the commit. A path refused here is not read.
+ */
+export function judgeBlob(b: BlobFacts, config: ListConfig): Refusal[] {
+  if (b.mode !== '100644' && b.mode !== '100755') return [{rule: 'schema', message: `${b.path} is not a regular file (mode ${b.mode})`}]
+  const out: Refusal[] = []
+  if (b.kind === 'unknown' && !pathAllowed(config.allowed_paths, b.path)) {
+    out.push({
+      rule: 'path_not_allowed',
+      message: `${b.path} is not a file kind of a task list${config.allowed_paths.length ? `, nor allowed by allowed_paths (${config.allowed_paths.join(', ')})` : ' and the list allows no other paths (allowed_paths)'}`,
+    })
+  }
+  const limit = b.kind === 'unknown' ? config.max_file_bytes : Math.min(config.max_file_bytes, MAX_FILE_BYTES)
+  if (b.size === null || b.size > limit) {
+    out.push({rule: 'file_too_large', message: `${b.path} is ${b.size ?? 'an object of unknown size'} bytes; the list takes files up to ${limit} bytes (${limit === config.max_file_bytes ? 'max_file_bytes' : 'what the readers read'})`})
+  }
   return out
 }
 

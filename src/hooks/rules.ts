@@ -57,7 +57,7 @@ export interface CommitFacts {
   actor: string
   /** Tasks-Op trailer ('' when none). */
   op: string
-  /** Committer time, ISO-8601 UTC: when lease expiry is judged. */
+  /** When lease expiry, prune and every other time rule is judged, ISO-8601 UTC: the committer time, but never later than the server's now + clock_skew_seconds (judgedTime). */
   time: string
   /** Tasks-Override trailer, when present. */
   override: string | null
@@ -267,4 +267,33 @@ export function judgeActorChange(slug: string, before: ActorEntry | undefined, a
   if (aliasOfMine(after) && (!before || aliasOfMine(before) || (before.alias_of === undefined && before.last_seen === undefined && !before.mute && !before.watch))) return []
   if (aliasOfMine(before) && after && !after.alias_of) return [] // \`actor alias --remove\` by the target
   return [{rule: 'not_own_actor', message: `the entry of "${entry.id}" may be changed only by that actor${config.admins.length ? ` or an admin (${config.admins.join(', ')})` : ''}; the commit was made by "${actor}"`}]
+}
+
+// ------------------------------------------------------------------ the clock
+
+/**
+ * The pusher picks a commit's committer time, and a time decides who holds
+ * a card (a lease runs out) and what prune may remove. So the guard keeps
+ * its own clock: a commit dated later than the server's now + the skew, or
+ * earlier than its latest parent by more than the skew, is refused
+ * (`clock_skew`). `commitMs` and `parentsMs` are committer times, `nowMs`
+ * the server's clock (or `tasks verify --now`); the skew is the list's
+ * clock_skew_seconds before the update.
+ */
+export function judgeCommitClock(commitMs: number, parentsMs: readonly number[], nowMs: number, skewSeconds: number): Refusal[] {
+  const skew = skewSeconds * 1000
+  const at = new Date(commitMs).toISOString()
+  if (commitMs > nowMs + skew) {
+    return [{rule: 'clock_skew', message: `the commit is dated ${at}, later than the server's clock (${new Date(nowMs).toISOString()}) + clock_skew_seconds (${skewSeconds}): the guard judges leases and cutoffs at its own time, not the pusher's`}]
+  }
+  const parent = parentsMs.length > 0 ? Math.max(...parentsMs) : null
+  if (parent !== null && commitMs < parent - skew) {
+    return [{rule: 'clock_skew', message: `the commit is dated ${at}, earlier than its parent (${new Date(parent).toISOString()}) by more than clock_skew_seconds (${skewSeconds})`}]
+  }
+  return []
+}
+
+/** The time a commit's time rules are judged at: its committer time, but never later than the server's now + the skew. */
+export function judgedTime(commitMs: number, nowMs: number, skewSeconds: number): string {
+  return new Date(Math.min(commitMs, nowMs + skewSeconds * 1000)).toISOString()
 }

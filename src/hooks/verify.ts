@@ -12,7 +12,7 @@ import {UsageError} from '../core/errors'
 import {isValidListName} from '../core/store-layout'
 import {type Snapshot} from '../core/snapshot'
 import {tablesOf} from '../core/snapshot'
-import {type ListConfig} from '../core/task'
+import {type ListConfig, MAX_FILE_BYTES, MAX_TIME_MS, MIN_TIME_MS} from '../core/task'
 import {decodeUtf8} from '../core/validation'
 import {messageTrailers} from '../core/commit-link'
 import {mergedTree} from '../app/sync'
@@ -22,8 +22,8 @@ import {changedPaths, readBlobs, signatureStatus, type ChangedPath} from '../ref
 import {type Check, checkOfPath, parseCheckFile} from '../core/check'
 import {taskDir} from '../core/ids'
 import {actorSlug, parseActor} from '../core/inbox'
-import {type CommitFacts, type Refusal, fileKindOf, judgeImport} from './rules'
-import {type CommitView, JUDGES} from './judges'
+import {type CommitFacts, type Refusal, fileKindOf, judgeCommitClock, judgeImport, judgedTime} from './rules'
+import {type CommitView, JUDGES, judgeBlob} from './judges'
 
 const ZERO = /^0+$/
 
@@ -48,6 +48,28 @@ export interface VerifyResult {
   unjudged: Array<{commit: string; path: string; kind: string}>
   /** Whether the list's config asked for signed commits. */
   require_signed: boolean
+  /** The server's clock the update was judged against (ISO-8601 UTC): --now, else TASKS_NOW, else the machine's. */
+  now: string
+}
+
+export interface VerifyOptions {
+  /** Judge as of this time (ISO-8601; an audit by hand) instead of the server's clock. */
+  now?: string
+}
+
+/**
+ * The guard's clock: `--now` when given, else TASKS_NOW (the test clock, as
+ * every command reads it), else the machine's. Never the pusher's: a
+ * commit's own date is judged against it (docs/verify.md, "The clock").
+ */
+export function serverNow(flag?: string): string {
+  const [text, what] = flag !== undefined ? [flag, '--now'] : [process.env.TASKS_NOW, 'TASKS_NOW']
+  if (!text) return new Date().toISOString()
+  const t = Date.parse(text)
+  if (Number.isNaN(t) || t < MIN_TIME_MS || t > MAX_TIME_MS) {
+    throw new UsageError(`${what}="${text}" is not a date in the years 0000-9999 (ISO-8601, such as 2025-06-30T12:00:00Z)`, {now: text}, 'bad_now')
+  }
+  return new Date(t).toISOString()
 }
 
 interface CommitInfo {
@@ -57,19 +79,21 @@ interface CommitInfo {
   parents: string[]
   author: string
   time: string
+  /** Committer time, ms since the epoch (git keeps seconds). */
+  ms: number
   message: string
   facts: CommitFacts
 }
 
 async function commitsOf(cwd: string, oldSha: string | null, newSha: string): Promise<CommitInfo[]> {
   const range = oldSha ? [newSha, `^${oldSha}`] : [newSha]
-  const r = await git(['log', '--reverse', '--topo-order', '--format=%H%x1f%P%x1f%an%x1f%cI%x1f%B%x1e', ...range, '--'], {cwd})
+  const r = await git(['log', '--reverse', '--topo-order', '--format=%H%x1f%P%x1f%an%x1f%cI%x1f%ct%x1f%B%x1e', ...range, '--'], {cwd})
   if (r.code !== 0) throw new UsageError(`cannot read the commits of ${oldSha ? `${oldSha}..` : ''}${newSha}: ${r.stderr.trim()}`, {}, 'bad_revision')
   const out: CommitInfo[] = []
   for (const rec of r.stdout.split('\x1e')) {
     const t = rec.replace(/^\n/, '')
     if (!t.trim()) continue
-    const [sha, parents, author, date, message] = t.split('\x1f') as [string, string, string, string, string]
+    const [sha, parents, author, date, seconds, message] = t.split('\x1f') as [string, string, string, string, string, string]
     const trailers = messageTrailers(message)
     const value = (k: string) => trailers.find(([key]) => key === k)?.[1] ?? null
     out.push({
@@ -78,11 +102,13 @@ async function commitsOf(cwd: string, oldSha: string | null, newSha: string): Pr
       parents: parents.trim() ? parents.trim().split(' ') : [],
       author,
       time: new Date(Date.parse(date)).toISOString(),
+      ms: Number(seconds) * 1000,
       message,
       facts: {
         actor: value('Actor') ?? author,
         op: value('Tasks-Op') ?? '',
-        time: new Date(Date.parse(date)).toISOString(),
+        // Set by judgeRange: the committer time, bounded by the server's clock (judgedTime).
+        time: '',
         override: value('Tasks-Override'),
         takeover: value('Tasks-Takeover'),
         takeovers: trailers.filter(([k]) => k === 'Tasks-Takeover').map(([, v]) => v),
@@ -110,7 +136,45 @@ function idOf(path: string): string | null {
   return /^tasks\/[^/]+\/([^/]+)\//.exec(path)?.[1] ?? null
 }
 
-export async function verify(cwd: string, oldArg: string, newArg: string, refArg: string | undefined): Promise<VerifyResult> {
+/** Committer times (ms) of commits, by id, in one `git log --no-walk`. */
+async function commitTimes(cwd: string, shas: readonly string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>()
+  if (shas.length === 0) return out
+  const r = await git(['log', '--no-walk=unsorted', '--stdin', '--format=%H %ct'], {cwd, input: `${shas.join('\n')}\n`})
+  for (const line of r.stdout.split('\n')) {
+    const [sha, seconds] = line.trim().split(' ')
+    if (sha && seconds) out.set(sha, Number(seconds) * 1000)
+  }
+  return out
+}
+
+/**
+ * Sizes of blobs (ids or `<commit>:<path>` names), asked of git before any
+ * is read (`cat-file --batch-check`): a blob over a limit is judged by its
+ * size and never loaded. Names that are missing or not blobs are absent.
+ */
+async function blobSizes(cwd: string, names: readonly string[]): Promise<Map<string, number>> {
+  const unique = [...new Set(names)]
+  const out = new Map<string, number>()
+  if (unique.length === 0) return out
+  const r = await git(['cat-file', '--batch-check'], {cwd, input: `${unique.join('\n')}\n`})
+  if (r.code !== 0) throw new Error(`git cat-file --batch-check failed: ${r.stderr.trim()}`)
+  // One line per name, in order: "<oid> <type> <size>", or "<name> missing".
+  const lines = r.stdout.split('\n')
+  unique.forEach((name, i) => {
+    const [, type, size] = (lines[i] ?? '').split(' ')
+    if (type === 'blob' && size !== undefined) out.set(name, Number(size))
+  })
+  return out
+}
+
+/** The blobs among `names` that the readers read (at most MAX_FILE_BYTES, by `sizes`); larger ones are not loaded. */
+function readable(names: readonly string[], sizes: ReadonlyMap<string, number>): string[] {
+  return names.filter((n) => (sizes.get(n) ?? Infinity) <= MAX_FILE_BYTES)
+}
+
+export async function verify(cwd: string, oldArg: string, newArg: string, refArg: string | undefined, options: VerifyOptions = {}): Promise<VerifyResult> {
+  const now = serverNow(options.now)
   const ref = refArg ?? 'refs/tasks/main'
   const m = /^refs\/tasks\/(.+)$/.exec(ref)
   if (!m || !isValidListName(m[1]!)) throw new UsageError(`--ref must name a task list ref (refs/tasks/<list>), not "${ref}"`, {ref}, 'bad_list')
@@ -118,7 +182,7 @@ export async function verify(cwd: string, oldArg: string, newArg: string, refArg
   for (const [name, v] of [['OLD', oldArg], ['NEW', newArg]] as const) {
     if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/i.test(v)) throw new UsageError(`${name} must be a full commit id (40 or 64 hex digits; zeros for none), not "${v}"`, {[name.toLowerCase()]: v}, 'bad_revision')
   }
-  const result: VerifyResult = {ref, old: oldArg, new: newArg, commits: 0, ok: true, refusals: [], unjudged: [], require_signed: false}
+  const result: VerifyResult = {ref, old: oldArg, new: newArg, commits: 0, ok: true, refusals: [], unjudged: [], require_signed: false, now}
   const refuse = (commit: string, path: string | null, r: Refusal) => result.refusals.push({commit, path, rule: r.rule, message: r.message})
   const oldSha = ZERO.test(oldArg) ? null : oldArg
   if (ZERO.test(newArg)) {
@@ -164,6 +228,17 @@ async function judgeRange(store: ListStore, cwd: string, oldSha: string | null, 
   const policy = policySnap.config
   result.require_signed = policy.require_signed === true
   if (result.require_signed) await judgeSignatures(cwd, store, commits, policy, refuse)
+  // The clock: each commit's date against the server's and its parents' (the list's skew before the update), and
+  // the time its rules are judged at, never later than the server's now + the skew.
+  const nowMs = Date.parse(result.now)
+  const skew = policy.clock_skew_seconds
+  const times = new Map(commits.map((c) => [c.sha, c.ms]))
+  for (const [sha, ms] of await commitTimes(cwd, [...new Set(commits.flatMap((c) => c.parents))].filter((p) => !times.has(p)))) times.set(sha, ms)
+  for (const c of commits) {
+    const parents = c.parents.map((p) => times.get(p)).filter((t): t is number => t !== undefined)
+    for (const r of judgeCommitClock(c.ms, parents, nowMs, skew)) refuse(c.sha, null, r)
+    c.facts.time = judgedTime(c.ms, nowMs, skew)
+  }
   const removed = oldSha ? await removedIds(cwd, oldSha) : new Set<string>()
   const single = commits.filter((c) => c.parents.length === 1)
   const diffs = await changedPaths(cwd, single.map((c) => ({commit: c.sha, parent: c.parents[0]!})))
@@ -184,13 +259,17 @@ async function judgeRange(store: ListStore, cwd: string, oldSha: string | null, 
     const cards = paths.filter((p) => fileKindOf(p.path).check === 'task' && p.after && p.before).map((p) => p.path.slice(0, -'/task.md'.length))
     if (cards.length > 0) doneChecks.set(c.sha, new Map(cards.map((d) => [d.slice(d.lastIndexOf('/') + 1), []])))
   }
-  const blobs = await readBlobs(cwd, wanted)
+  // Every blob's size first (one batch-check): what a commit adds is bounded by size before anything is read, and
+  // nothing larger than the readers read is loaded.
+  const sizes = await blobSizes(cwd, [...single.flatMap((c) => (diffs.get(c.sha) ?? []).flatMap((p) => (p.after ? [p.after] : []))), ...wanted])
+  const blobs = await readBlobs(cwd, readable(wanted, sizes))
   const checksAt = async (c: CommitInfo, id: string): Promise<Check[]> => {
-    const r = await git(['ls-tree', '-r', c.sha, '--', `${taskDir(id)}/checks/`], {cwd})
+    const r = await git(['ls-tree', '-r', '-l', c.sha, '--', `${taskDir(id)}/checks/`], {cwd})
     const entries = r.stdout.split('\n').filter(Boolean).map((l) => {
       const [meta, path] = l.split('\t') as [string, string]
-      return {blob: meta.split(' ')[2]!, path}
-    })
+      const [, , blob, size] = meta.split(/ +/) as [string, string, string, string]
+      return {blob, path, size: Number(size)}
+    }).filter((e) => e.size <= MAX_FILE_BYTES)
     const read = await readBlobs(cwd, entries.map((e) => e.blob))
     const out: Check[] = []
     for (const e of entries) {
@@ -204,7 +283,7 @@ async function judgeRange(store: ListStore, cwd: string, oldSha: string | null, 
   }
   for (const c of commits) {
     if (c.parents.length === 0) {
-      await judgeRoot(c, await load(c.sha), refuse)
+      await judgeRoot(cwd, c, await load(c.sha), refuse)
       continue
     }
     if (c.parents.length > 1) {
@@ -220,13 +299,22 @@ async function judgeRange(store: ListStore, cwd: string, oldSha: string | null, 
       if (after.tasks.get(id)?.meta?.status === 'done' && before.tasks.get(id)?.meta?.status !== 'done') finishing.set(id, await checksAt(c, id))
     }
     const view: CommitView = {facts: c.facts, before, after, canonical: canonicalActor(c, blobs), removed, undoBase, undoes: c.undoes, finishing}
-    judgeCommit(c, view, diffs.get(c.sha) ?? [], blobs, result, refuse, removed)
+    judgeCommit(c, view, diffs.get(c.sha) ?? [], blobs, sizes, result, refuse, removed)
     // Older snapshots are not needed again (commits come parents first).
     if (snapshots.size > 8) for (const k of [...snapshots.keys()].slice(0, snapshots.size - 8)) snapshots.delete(k)
   }
 }
 
-async function judgeRoot(c: CommitInfo, snap: Snapshot, refuse: Refuse): Promise<void> {
+/** A root commit: every file in its tree within the bounds (by its own config), and every card readable. */
+async function judgeRoot(cwd: string, c: CommitInfo, snap: Snapshot, refuse: Refuse): Promise<void> {
+  const r = await git(['ls-tree', '-r', '-l', '-z', c.sha], {cwd})
+  for (const rec of r.stdout.split('\0')) {
+    const tab = rec.indexOf('\t')
+    if (tab === -1) continue
+    const [mode, , , size] = rec.slice(0, tab).split(/ +/) as [string, string, string, string]
+    const path = rec.slice(tab + 1)
+    for (const x of judgeBlob({path, kind: fileKindOf(path).kind, mode, size: size === '-' ? null : Number(size)}, snap.config)) refuse(c.sha, path, x)
+  }
   for (const e of tablesOf(snap).brokenIds()) {
     const entry = snap.tasks.get(e)!
     refuse(c.sha, entry.path, {rule: 'schema', message: `${entry.path} cannot be read: ${entry.error}`})
@@ -238,7 +326,7 @@ async function judgeRoot(c: CommitInfo, snap: Snapshot, refuse: Refuse): Promise
  * judge (./judges.ts), which is handed what was read for it. Paths of kinds
  * this version cannot judge are listed, not judged.
  */
-function judgeCommit(c: CommitInfo, view: CommitView, paths: readonly ChangedPath[], blobs: ReadonlyMap<string, Buffer>, result: VerifyResult, refuse: Refuse, removed: Set<string>): void {
+function judgeCommit(c: CommitInfo, view: CommitView, paths: readonly ChangedPath[], blobs: ReadonlyMap<string, Buffer>, sizes: ReadonlyMap<string, number>, result: VerifyResult, refuse: Refuse, removed: Set<string>): void {
   for (const r of judgeImport(c.facts, view.before.config)) refuse(c.sha, null, r)
   const textOf = (blob: string | null): string | null => {
     if (!blob) return null
@@ -248,12 +336,15 @@ function judgeCommit(c: CommitInfo, view: CommitView, paths: readonly ChangedPat
   const seenTasks = new Set<string>()
   for (const p of paths) {
     const kind = fileKindOf(p.path)
+    // What the commit adds or changes is bounded (a regular file, a known kind or an allowed path, its size) before
+    // it is read; a file refused here is not judged further.
+    if (p.after) {
+      const bounds = judgeBlob({path: p.path, kind: kind.kind, mode: p.mode ?? '', size: sizes.get(p.after) ?? null}, view.before.config)
+      for (const r of bounds) refuse(c.sha, p.path, r)
+      if (bounds.length > 0) continue
+    }
     if (kind.check === null) {
       result.unjudged.push({commit: c.sha, path: p.path, kind: kind.kind})
-      continue
-    }
-    if (p.after && p.mode !== '100644' && p.mode !== '100755') {
-      refuse(c.sha, p.path, {rule: 'schema', message: `${p.path} is not a regular file (mode ${p.mode})`})
       continue
     }
     let id: string | null = null

@@ -137,16 +137,19 @@ describe('the guard judges checks, flags, takeovers, inbox records and actor ent
   it('accepts the sweep of an expired lease, a release of a stopped session and a prune, as the CLI writes them', async () => {
     const {bare, clones} = await guarded(1)
     const [c] = clones as [string]
+    // Pinned times a day back (the guard refuses a commit dated after its own clock: docs/verify.md, "The clock").
+    const base = Math.floor(Date.now() / 1000) * 1000 - 86_400_000
+    const t = (seconds: number) => new Date(base + seconds * 1000).toISOString()
     const at = (actor: string, now: string, more: Record<string, string> = {}) => ({env: {TASKS_ACTOR: actor, TASKS_NOW: now, TASKS_OFFLINE: '1', ...more}})
-    const x = (await runJson(c, ['add', 'Swept'], at('alice', '2030-01-01T00:00:00.000Z'))).task.id as string
-    const y = (await runJson(c, ['add', 'Session work'], at('alice', '2030-01-01T00:00:00.000Z'))).task.id as string
-    await runJson(c, ['claim', x, '--lease', '60s'], at('bob', '2030-01-01T00:00:01.000Z'))
-    await runJson(c, ['claim', y], at('bob', '2030-01-01T00:00:02.000Z', {TASKS_SESSION: 'run-7'}))
-    expect(JSON.stringify(await runJson(c, ['release', '--session', 'run-7'], at('runner', '2030-01-01T00:00:30.000Z')))).toContain(y)
-    expect(JSON.stringify(await runJson(c, ['sweep'], at('alice', '2030-01-01T01:00:00.000Z')))).toContain(x)
-    await runJson(c, ['claim', x], at('alice', '2030-01-01T01:00:01.000Z'))
-    await runJson(c, ['done', x], at('alice', '2030-01-01T01:00:02.000Z'))
-    expect((await runJson(c, ['prune', '--older-than', '1h'], at('alice', '2030-01-01T03:00:00.000Z'))).removed.map((t: any) => t.id)).toEqual([x])
+    const x = (await runJson(c, ['add', 'Swept'], at('alice', t(0)))).task.id as string
+    const y = (await runJson(c, ['add', 'Session work'], at('alice', t(0)))).task.id as string
+    await runJson(c, ['claim', x, '--lease', '60s'], at('bob', t(1)))
+    await runJson(c, ['claim', y], at('bob', t(2), {TASKS_SESSION: 'run-7'}))
+    expect(JSON.stringify(await runJson(c, ['release', '--session', 'run-7'], at('runner', t(30))))).toContain(y)
+    expect(JSON.stringify(await runJson(c, ['sweep'], at('alice', t(3600))))).toContain(x)
+    await runJson(c, ['claim', x], at('alice', t(3601)))
+    await runJson(c, ['done', x], at('alice', t(3602)))
+    expect((await runJson(c, ['prune', '--older-than', '1h'], at('alice', t(10800)))).removed.map((t: any) => t.id)).toEqual([x])
     expect(gitSync(c, ['log', '-1', '--format=%B', REF])).toContain('Tasks-Op: prune')
     expect((await runJson(c, ['sync'], {env: ALICE})).action).toBe('pushed')
     // One batch commit (online, through the guard): a takeover of bob's live claim, an unflag and a done.

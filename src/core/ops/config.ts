@@ -13,7 +13,8 @@ import {durationSeconds} from '../duration-flag'
 import {InvalidError, NotPermittedError, UsageError} from '../errors'
 import type {OpContext, Plan} from '../plan'
 import type {Snapshot} from '../snapshot'
-import {CONFIG_BOUNDS, DEFAULT_CONFIG, type ListConfig, NOTIFY_DEFAULTS, NOTIFY_ROLES} from '../task'
+import {CONFIG_BOUNDS, DEFAULT_CONFIG, type ListConfig, type NonNumericConfigKey, NOTIFY_DEFAULTS, NOTIFY_ROLES} from '../task'
+import {MAX_PATH_PATTERNS, pathPatternProblem} from '../path-patterns'
 import {parseConfig, serialiseConfig} from '../task-file'
 import {CONFIG_PATH} from '../store-layout'
 import {checkActor} from '../validation'
@@ -27,7 +28,7 @@ export const CONFIG_KEYS = Object.keys(DEFAULT_CONFIG) as ConfigKey[]
 /** Keys holding a number of seconds: they accept durations (`90s`, `30m`, `1h`, `2d`). */
 const SECONDS_KEYS: ReadonlySet<string> = new Set(['lease_seconds', 'clock_skew_seconds', 'stale_after_seconds', 'remind_every_seconds', 'escalate_after_seconds', 'retention_seconds'])
 /** Keys holding a list (comma-separated on the command line; --add/--remove). */
-const LIST_KEYS: ReadonlySet<string> = new Set(['admins'])
+const LIST_KEYS: ReadonlySet<string> = new Set(['admins', 'allowed_paths'])
 /** Keys holding true or false. */
 const BOOLEAN_KEYS: ReadonlySet<string> = new Set(['require_signed'])
 /** Keys holding one line of text (a path): no control characters, at most 4096 bytes; unset is ''. */
@@ -78,13 +79,25 @@ function badValue(key: string, text: string, expected: string): InvalidError {
   return new InvalidError('bad_config_value', `${key} expects ${expected}, not "${text}"`, {key, value: text})
 }
 
-/** Parse what a person typed for `key`: a duration for seconds keys, a size for byte keys, a comma list for admins. */
+/** One item of a list setting, checked: an actor for admins, a path pattern for allowed_paths. */
+function listItem(key: ConfigKey, text: string): string {
+  if (key !== 'allowed_paths') return checkActor(text, 'admin')
+  const problem = pathPatternProblem(text)
+  if (problem !== null) throw badValue(key, text, `path patterns (* and ? within a segment, ** for any segments, a trailing / for a whole directory): ${problem}`)
+  return text
+}
+
+/** A list setting's items: each checked, each once, and no more than the reader takes. */
+function listValue(key: ConfigKey, items: string[]): string[] {
+  const out = [...new Set(items.map((a) => listItem(key, a)))]
+  if (key === 'allowed_paths' && out.length > MAX_PATH_PATTERNS) throw badValue(key, out.join(','), `at most ${MAX_PATH_PATTERNS} patterns`)
+  return out
+}
+
+/** Parse what a person typed for `key`: a duration for seconds keys, a size for byte keys, a comma list for admins and allowed_paths. */
 export function parseConfigValue(key: ConfigKey, text: string): ConfigValue {
   if (key === 'notify') throw new UsageError('set one event at a time: `tasks config set notify.EVENT ROLES` (e.g. notify.comment owner,subscribers)', {key}, 'usage')
-  if (LIST_KEYS.has(key)) {
-    const items = text.split(',').map((s) => s.trim()).filter(Boolean)
-    return [...new Set(items.map((a) => checkActor(a, 'admin')))]
-  }
+  if (LIST_KEYS.has(key)) return listValue(key, text.split(',').map((s) => s.trim()).filter(Boolean))
   if (BOOLEAN_KEYS.has(key)) {
     const word = text.trim().toLowerCase()
     if (TRUE_WORDS.has(word)) return true
@@ -98,7 +111,7 @@ export function parseConfigValue(key: ConfigKey, text: string): ConfigValue {
     return value
   }
   const input = text.trim().toLowerCase()
-  const bounds = CONFIG_BOUNDS[key as Exclude<ConfigKey, 'admins' | 'notify' | 'require_signed' | 'allowed_signers'>]
+  const bounds = CONFIG_BOUNDS[key as Exclude<ConfigKey, NonNumericConfigKey>]
   let n: number
   if (SECONDS_KEYS.has(key)) {
     const expected = `a duration such as 90s, 30m, 1h or 2d (a plain number is seconds) from ${bounds.minimum} to ${bounds.maximum} seconds`
@@ -156,8 +169,8 @@ export function changeConfig(snap: Snapshot, ctx: OpContext, change: ConfigChang
   else {
     if (!LIST_KEYS.has(key)) throw new UsageError(`--${change.kind} is for list settings (${[...LIST_KEYS].join(', ')}), not ${key}`, {key}, 'usage')
     const current = previous as string[]
-    const items = change.items.map((a) => checkActor(a, 'admin'))
-    value = change.kind === 'add' ? [...current, ...items.filter((a) => !current.includes(a))] : current.filter((a) => !items.includes(a))
+    const items = change.items.map((a) => listItem(key, a))
+    value = change.kind === 'add' ? listValue(key, [...current, ...items]) : current.filter((a) => !items.includes(a))
   }
   const result: ConfigResult = {key, value, previous, default: isDefault(key, value)}
   if (same(value, previous)) return {op: 'config', summary: `${key} unchanged`, changes: [], trailers: [], result}
