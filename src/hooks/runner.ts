@@ -21,7 +21,7 @@
 import {appendFileSync, closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 import {commitTrailers, linkCommit, linkTargets, linksCommit, type LinkedCommit} from '../core/commit-link'
-import {EnvironmentError, NotFoundError, TasksError} from '../core/errors'
+import {NotFoundError, TasksError} from '../core/errors'
 import {finishTask} from '../core/ops/lifecycle'
 import {addComment} from '../core/ops/comment'
 import {lookup} from '../core/snapshot'
@@ -168,10 +168,15 @@ class RunContext {
   private remoteDown = false
   private current: QueueRecord | null = null
 
+  /** A failure that is no error of an operation: counted and written to the hooks log. */
+  private log(hook: string, commit: string | null, code: string, message: string): void {
+    this.result.failures++
+    logFailure(this.commonDir, {time: new Date().toISOString(), hook, commit, code, message})
+  }
+
   /** A stretch of the queue that is no usable record: said in the log, never guessed at. */
   dropped(reason: string, excerpt: string): void {
-    this.result.failures++
-    logFailure(this.commonDir, {time: new Date().toISOString(), hook: 'queue', commit: null, code: 'queue_record_dropped', message: `dropped from the hooks queue: ${reason}: ${JSON.stringify(excerpt)}`})
+    this.log('queue', null, 'queue_record_dropped', `dropped from the hooks queue: ${reason}: ${JSON.stringify(excerpt)}`)
   }
 
   async handle(record: QueueRecord): Promise<void> {
@@ -298,15 +303,21 @@ class RunContext {
 
   /**
    * Whether the remote at `url` has `ref` at `sha` or at a commit that
-   * contains it (one `git ls-remote`, the URL after `--`). A remote that does
-   * not answer is a network failure: the record is kept for the next run.
+   * contains it (one `git ls-remote`, the URL after `--`). When the remote
+   * cannot be asked (it needs credentials the detached worker does not have,
+   * or does not answer) the push is not counted and the log says why: the
+   * record is not kept for another run, and the tasks remote's work is not
+   * held back for it.
    */
   private async remoteHas(url: string, ref: string, sha: string): Promise<boolean> {
     if (!url) return false
     const limits = await networkLimits(this.cwd, LS_REMOTE_MS, this.commonDir)
     const r = await git([...limits.config, 'ls-remote', '--', url, ref], {cwd: this.cwd, env: limits.env, deadlineMs: limits.deadlineMs})
-    if (r.timedOut) throw new EnvironmentError('remote_timeout', `the remote pushed to did not answer within ${limits.deadlineMs / 1000} s: cannot tell whether the push went through`, {})
-    if (r.code !== 0) throw new EnvironmentError('remote_unreachable', `cannot ask the remote pushed to whether the push went through: ${r.stderr.trim().split('\n').pop() ?? `exit ${r.code}`}`, {})
+    if (r.code !== 0 || r.timedOut) {
+      const why = r.timedOut ? `it did not answer within ${limits.deadlineMs / 1000} s` : (r.stderr.trim().split('\n').pop() ?? `exit ${r.code}`)
+      this.log('pre-push', sha, 'push_unconfirmed', `cannot tell whether the push of ${ref} went through, so its Closes:/Fixes: trailers finished nothing (finish those cards by hand): asking the remote pushed to failed: ${why}`)
+      return false
+    }
     const tip = r.stdout.split('\n').map((l) => l.split('\t')).find(([, name]) => name === ref)?.[0]
     if (!tip || !isSha(tip)) return false
     if (tip === sha) return true

@@ -104,6 +104,25 @@ describe('pushes to remotes whose paths and names look like options', {timeout: 
   })
 })
 
+describe('a push to a URL the worker cannot ask', {timeout: 60_000}, () => {
+  it('finishes nothing and says so in the log', async () => {
+    const base = tempDir('gone-')
+    const {repo, ids} = await repoWithCards(['pushed where nobody can look'])
+    await runJson(repo, ['hooks', 'install'])
+    const sha = closingCommit(repo, ids[0]!, {...ALICE, TASKS_HOOKS_DISABLE: '1'})
+    const dir = join(repo, '.git', 'git-tasks')
+    mkdirSync(dir, {recursive: true})
+    const gone = join(base, 'removed since --upload-pack=x')
+    writeFileSync(join(dir, 'hook-queue'), `\0q2\x008\0push\x000\0${gone}\0${gone}\0${sha}\0${ZERO}\0refs/heads/main\0HEAD\0\n`)
+    await runJson(repo, ['hooks', 'run'])
+    expect(await status(repo, ids[0]!)).toBe('todo')
+    const failures = (await runJson(repo, ['hooks', 'status'])).failures as Array<{code: string; message: string}>
+    expect(failures.map((f) => f.code)).toEqual(['push_unconfirmed'])
+    expect(failures[0]!.message).toMatch(/cannot tell whether the push of refs\/heads\/main went through/)
+    expect(existsSync(join(dir, 'hook-queue.retry'))).toBe(false)
+  })
+})
+
 describe('queue lines written by earlier hooks', {timeout: 120_000}, () => {
   it('are read where unambiguous and dropped with a log line where not; none is mis-parsed', async () => {
     const base = tempDir('old-')
