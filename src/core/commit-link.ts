@@ -38,14 +38,45 @@ export interface CommitTrailers {
   closes: string[]
 }
 
-/** The trailer block (last paragraph) of a commit message, as key/value pairs. */
+/**
+ * Lines longer than this are never trailers (the app writes values of at
+ * most 200 characters; a `Closes:` line naming a hundred cards is 2 KiB).
+ */
+export const MAX_TRAILER_LINE = 8192
+
+/** `Key:` at the start of a line: the key's letters cannot hold a colon, so this anchored match never backtracks. */
+const TRAILER_KEY = /^[A-Za-z][A-Za-z0-9-]*:/
+/** Characters that end a line for a regex `.`; a value holding one in its middle is not a trailer value. */
+const LINE_BREAK = /[\r\u2028\u2029]/
+
+/**
+ * The trailer block (last paragraph) of a commit message, as key/value
+ * pairs. Linear in the message's length: the paragraphs are found by one
+ * pass over the lines (a blank line is whitespace only), each line is read
+ * with an anchored key match and a trim, and lines longer than
+ * MAX_TRAILER_LINE are skipped unread.
+ */
 export function messageTrailers(message: string): Array<[string, string]> {
-  const paragraphs = message.replace(/\r\n/g, '\n').trimEnd().split(/\n\s*\n/)
-  if (paragraphs.length < 2) return []
+  const lines = message.replace(/\r\n/g, '\n').trimEnd().split('\n')
+  let start = -1
+  // A blank line after the first line (as /\n\s*\n/ splits paragraphs: a blank first line separates nothing).
+  for (let i = lines.length - 1; i >= 1; i--) {
+    if (lines[i]!.trim() === '') {
+      start = i + 1
+      break
+    }
+  }
+  // One paragraph (no blank line): a subject, never trailers.
+  if (start < 0) return []
   const out: Array<[string, string]> = []
-  for (const line of paragraphs.at(-1)!.split('\n')) {
-    const m = /^([A-Za-z][A-Za-z0-9-]*):\s*(.*?)\s*$/.exec(line)
-    if (m) out.push([m[1]!, m[2]!])
+  for (let i = start; i < lines.length; i++) {
+    const line = lines[i]!
+    if (line.length > MAX_TRAILER_LINE) continue
+    const key = TRAILER_KEY.exec(line)
+    if (!key) continue
+    const value = line.slice(key[0].length).trim()
+    if (LINE_BREAK.test(value)) continue
+    out.push([key[0].slice(0, -1), value])
   }
   return out
 }

@@ -16,6 +16,7 @@ import {EnvironmentError, UsageError} from '../core/errors'
 import {gitOk} from '../refstore/git-process'
 import {CHAINED_SUFFIX, CLIENT_HOOKS, HOOK_MARKER, clientHookScript, preReceiveScript, shellQuote} from './scripts'
 import {readFailures, type HookFailure} from './log'
+import {parseQueue} from './queue'
 
 export interface HookState {
   name: string
@@ -150,9 +151,9 @@ export async function uninstall(cwd: string): Promise<HooksResult> {
 export async function status(cwd: string): Promise<HooksResult> {
   const place = await hookPlace(cwd)
   const hooks = CLIENT_HOOKS.map((name) => stateOf(place.dir, name))
-  const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0)
-  // Waiting: new lines, and lines kept for another try because the remote did not answer.
-  const queued = lines(join(place.commonDir, 'git-tasks', 'hook-queue')) + lines(join(place.commonDir, 'git-tasks', 'hook-queue.retry'))
+  const records = (file: string) => (existsSync(file) ? parseQueue(readFileSync(file, 'utf8')).records.length : 0)
+  // Waiting: new records, and records kept for another try because the remote did not answer.
+  const queued = records(join(place.commonDir, 'git-tasks', 'hook-queue')) + records(join(place.commonDir, 'git-tasks', 'hook-queue.retry'))
   return {hooks_dir: place.dir, hooks_path_config: place.hooksPathConfig, hooks, command: commandIn(hooks), failures: readFailures(place.commonDir, 10), queued}
 }
 

@@ -1,9 +1,16 @@
 /**
  * `tasks hooks run`: the background half of the client hooks. The hooks
- * append lines to `<git common dir>/git-tasks/hook-queue`:
+ * append records to `<git common dir>/git-tasks/hook-queue` (the format,
+ * and how lines of earlier versions are read: `queue.ts`):
  *
  *   commit <sha> <branch or HEAD>
- *   push <git push pid> <remote> <local sha> <remote sha> <remote ref> <local ref>
+ *   push <git push pid> <remote> <url> <local sha> <remote sha> <remote ref> <local ref>
+ *
+ * Nothing read from the queue reaches git as an option: shas are checked
+ * as hex and ref names against git's rules (starting with `refs/`) before
+ * use, and revisions follow `--end-of-options`; a URL is given to
+ * `git ls-remote` after `--`; a remote's name only inside `--remotes=`
+ * and `refs/remotes/<name>/…`, and only when it is a configured remote.
  *
  * One runner at a time drains the queue (a lock file beside it; a second
  * runner started meanwhile exits at once, and the first one looks again
@@ -22,7 +29,9 @@ import {toTasksError} from '../app/error-mapping'
 import {Session} from '../app/session'
 import {mutate} from '../app/transaction'
 import {git} from '../refstore/git-process'
+import {networkLimits} from '../refstore/remote'
 import {hookDir, logFailure} from './log'
+import {type CommitRecord, type PushRecord, type QueueRecord, encodeRecord, isRefName, isRemoteName, isSha, parseQueue} from './queue'
 
 const ZERO = /^0+$/
 /** Errors that mean the remote could not be reached: the line is kept for the next run. */
@@ -31,6 +40,8 @@ const NETWORK_CODES = new Set(['remote_timeout', 'remote_unreachable', 'fetch_fa
 const STALE_LOCK_MS = 10 * 60_000
 /** How long a pre-push entry waits for its `git push` to end before judging whether it went through. */
 const PUSH_WAIT_MS = 10 * 60_000
+/** Deadline for asking a remote pushed to by URL what its ref is now (unless tasks.remoteTimeout says otherwise). */
+const LS_REMOTE_MS = 30_000
 
 export interface RunResult {
   processed: number
@@ -99,10 +110,11 @@ export async function runQueue(cwd: string, list: string): Promise<RunResult> {
         while (existsSync(queue)) {
           const work = `${queue}.${process.pid}.work`
           renameSync(queue, work)
-          const lines = readFileSync(work, 'utf8').split('\n').filter(Boolean)
-          for (const line of lines) {
+          const {records, dropped} = parseQueue(readFileSync(work, 'utf8'))
+          for (const d of dropped) ctx.dropped(d.reason, d.excerpt)
+          for (const record of records) {
             result.processed++
-            await ctx.handle(line)
+            await ctx.handle(record)
           }
           rmSync(work, {force: true})
         }
@@ -135,7 +147,7 @@ class RunContext {
     if (NETWORK_CODES.has(e.code) && !this.remoteDown) {
       // Keep the line for the next run, and do not wait on the remote again in this one.
       this.remoteDown = true
-      this.retryLater(this.currentLine)
+      this.retryLater(this.current)
     }
     this.result.failures++
     logFailure(this.commonDir, {time: new Date().toISOString(), hook, commit, code: e.code, message: e.message})
@@ -152,37 +164,49 @@ class RunContext {
     return this.session
   }
 
-  /** Set once the remote failed to answer in this run: later lines wait for the next run instead of timing out one by one. */
+  /** Set once the remote failed to answer in this run: later records wait for the next run instead of timing out one by one. */
   private remoteDown = false
-  private currentLine = ''
+  private current: QueueRecord | null = null
 
-  async handle(line: string): Promise<void> {
-    const [kind, ...rest] = line.split(' ')
+  /** A failure that is no error of an operation: counted and written to the hooks log. */
+  private log(hook: string, commit: string | null, code: string, message: string): void {
+    this.result.failures++
+    logFailure(this.commonDir, {time: new Date().toISOString(), hook, commit, code, message})
+  }
+
+  /** A stretch of the queue that is no usable record: said in the log, never guessed at. */
+  dropped(reason: string, excerpt: string): void {
+    this.log('queue', null, 'queue_record_dropped', `dropped from the hooks queue: ${reason}: ${JSON.stringify(excerpt)}`)
+  }
+
+  async handle(record: QueueRecord): Promise<void> {
     if (this.remoteDown) {
-      this.retryLater(line)
+      this.retryLater(record)
       return
     }
-    this.currentLine = line
+    this.current = record
     try {
-      if (kind === 'commit') await this.commit(rest[0] ?? '', rest[1] ?? 'HEAD')
-      else if (kind === 'push') await this.push(rest)
+      if (record.kind === 'commit') await this.commit(record)
+      else await this.push(record)
     } catch (error) {
-      this.fail(kind === 'push' ? 'pre-push' : 'post-commit', kind === 'commit' ? (rest[0] ?? null) : null, error)
+      this.fail(record.kind === 'push' ? 'pre-push' : 'post-commit', record.kind === 'commit' ? record.sha : null, error)
     }
   }
 
-  private retryLater(line: string): void {
-    // A push line's `git push` is over by now: no need to wait for its process again.
-    const kept = line.startsWith('push ') ? line.replace(/^push \d+ /, 'push 0 ') : line
+  private retryLater(record: QueueRecord | null): void {
+    if (!record) return
+    // A push's `git push` is over by now: no need to wait for its process again.
+    const kept = record.kind === 'push' ? {...record, pid: 0} : record
     try {
-      appendFileSync(join(hookDir(this.commonDir), 'hook-queue.retry'), `${kept}\n`)
+      appendFileSync(join(hookDir(this.commonDir), 'hook-queue.retry'), encodeRecord(kept))
     } catch {
       // Logged already.
     }
   }
 
   private async readCommit(sha: string, branch: string | null): Promise<{commit: LinkedCommit; message: string} | null> {
-    const r = await git(['log', '-1', '--no-walk', '--format=%H%x1f%an <%ae>%x1f%cI%x1f%B', sha, '--'], {cwd: this.cwd})
+    if (!isSha(sha)) return null
+    const r = await git(['log', '-1', '--no-walk', '--format=%H%x1f%an <%ae>%x1f%cI%x1f%B', '--end-of-options', sha, '--'], {cwd: this.cwd})
     if (r.code !== 0 || !r.stdout.includes('\x1f')) return null
     const [full, author, date, message] = r.stdout.split('\x1f') as [string, string, string, string]
     const time = new Date(Date.parse(date)).toISOString()
@@ -190,8 +214,9 @@ class RunContext {
   }
 
   /** Link one commit to the cards it names; ids that name no card are skipped (a branch that only looks like one). */
-  private async commit(sha: string, branchName: string): Promise<void> {
-    if (!/^[0-9a-f]{40,64}$/.test(sha)) return
+  private async commit(record: CommitRecord): Promise<void> {
+    const {sha, branch: branchName} = record
+    if (!isSha(sha)) return
     const branch = branchName && branchName !== 'HEAD' ? branchName : null
     const read = await this.readCommit(sha, branch)
     if (!read) return
@@ -227,25 +252,30 @@ class RunContext {
   }
 
   /** A push went through: finish the cards its commits close (Closes:/Fixes:), or say on the card why not. */
-  private async push(fields: string[]): Promise<void> {
-    const [pidText, remote, localSha, remoteSha, remoteRef] = fields as [string, string, string, string, string]
-    if (!localSha || ZERO.test(localSha)) return
-    const pid = Number(pidText)
+  private async push(record: PushRecord): Promise<void> {
+    const {pid, remote, url, localSha, remoteSha, remoteRef} = record
+    // Checked when the queue was read; checked again here, next to the git calls they reach.
+    if (!isSha(localSha) || ZERO.test(localSha) || !isSha(remoteSha) || !isRefName(remoteRef)) return
     const started = Date.now()
     while (Number.isSafeInteger(pid) && pid > 1 && alive(pid) && Date.now() - started < PUSH_WAIT_MS) await sleep(100)
-    const branch = remoteRef?.startsWith('refs/heads/') ? remoteRef.slice('refs/heads/'.length) : null
-    const tracking = branch && remote ? `refs/remotes/${remote}/${branch}` : null
+    const branch = remoteRef.startsWith('refs/heads/') ? remoteRef.slice('refs/heads/'.length) : null
+    const named = await this.isConfiguredRemote(remote)
+    const tracking = named && branch ? `refs/remotes/${remote}/${branch}` : null
     if (tracking) {
       // A named remote: the push went through when its tracking ref now contains what was pushed.
-      const ok = await git(['merge-base', '--is-ancestor', localSha, tracking], {cwd: this.cwd})
+      if (!isRefName(tracking)) return
+      const ok = await git(['merge-base', '--is-ancestor', '--end-of-options', localSha, tracking], {cwd: this.cwd})
       if (ok.code !== 0) return
+    } else if (!named) {
+      // A push to a URL leaves no tracking ref: ask the remote what the ref is now.
+      if (!(await this.remoteHas(url || remote, remoteRef, localSha))) return
     }
-    const range = ZERO.test(remoteSha ?? '0')
-      ? [localSha, '--not', ...(tracking ? [`--exclude=${remote}/${branch}`] : []), `--remotes=${remote ?? '*'}`]
-      : [localSha, `^${remoteSha}`]
+    const others = named ? [...(tracking ? [`--exclude=${remote}/${branch}`] : []), `--remotes=${remote}`] : ['--remotes']
+    // Revisions after --end-of-options (and the pseudo-options, which it would turn into names, before it).
+    const range = ZERO.test(remoteSha) ? ['--not', ...others, '--not', '--end-of-options', localSha] : ['--end-of-options', localSha, `^${remoteSha}`]
     const r = await git(['log', '-n1000', '--format=%H%x1e', '--grep=^\\(closes\\|fixes\\):', '-i', ...range, '--'], {cwd: this.cwd})
     if (r.code !== 0) return
-    const shas = r.stdout.split('\x1e').map((s) => s.trim()).filter(Boolean).reverse()
+    const shas = r.stdout.split('\x1e').map((s) => s.trim()).filter(isSha).reverse()
     if (shas.length === 0) return
     const session = await this.open()
     if (!session) return
@@ -260,6 +290,39 @@ class RunContext {
         }
       }
     }
+  }
+
+  private remotes: Promise<Set<string>> | undefined
+
+  /** Whether `name` is one of this repository's remotes (`git remote`), usable in ref names and patterns. */
+  private async isConfiguredRemote(name: string): Promise<boolean> {
+    if (!isRemoteName(name)) return false
+    this.remotes ??= git(['remote'], {cwd: this.cwd}).then((r) => new Set(r.code === 0 ? r.stdout.split('\n').filter(Boolean) : []))
+    return (await this.remotes).has(name)
+  }
+
+  /**
+   * Whether the remote at `url` has `ref` at `sha` or at a commit that
+   * contains it (one `git ls-remote`, the URL after `--`). When the remote
+   * cannot be asked (it needs credentials the detached worker does not have,
+   * or does not answer) the push is not counted and the log says why: the
+   * record is not kept for another run, and the tasks remote's work is not
+   * held back for it.
+   */
+  private async remoteHas(url: string, ref: string, sha: string): Promise<boolean> {
+    if (!url) return false
+    const limits = await networkLimits(this.cwd, LS_REMOTE_MS, this.commonDir)
+    const r = await git([...limits.config, 'ls-remote', '--', url, ref], {cwd: this.cwd, env: limits.env, deadlineMs: limits.deadlineMs})
+    if (r.code !== 0 || r.timedOut) {
+      const why = r.timedOut ? `it did not answer within ${limits.deadlineMs / 1000} s` : (r.stderr.trim().split('\n').pop() ?? `exit ${r.code}`)
+      this.log('pre-push', sha, 'push_unconfirmed', `cannot tell whether the push of ${ref} went through, so its Closes:/Fixes: trailers finished nothing (finish those cards by hand): asking the remote pushed to failed: ${why}`)
+      return false
+    }
+    const tip = r.stdout.split('\n').map((l) => l.split('\t')).find(([, name]) => name === ref)?.[0]
+    if (!tip || !isSha(tip)) return false
+    if (tip === sha) return true
+    const ok = await git(['merge-base', '--is-ancestor', '--end-of-options', sha, tip], {cwd: this.cwd})
+    return ok.code === 0
   }
 
   private async close1(session: Session, target: string, commit: LinkedCommit): Promise<void> {

@@ -59,7 +59,8 @@ export function clientHookScript(name: ClientHook, cli: string): string {
     case 'prepare-commit-msg':
       // Only a message given with -m/-F/-C or an amend gets the trailer: in the editor an
       // added line would turn "quit without writing" into a commit instead of an abort.
-      // Shell built-ins only on the common path: no process is started.
+      // Shell built-ins up to the message, which is read by `tail` (and `grep` when it is over
+      // 1 KiB): the shell loop sees at most 1 KiB.
       return `${header(name)}c="$0${CHAINED_SUFFIX}"
 if [ -x "$c" ]; then "$c" "$@" || exit $?; fi
 [ -n "$TASKS_HOOKS_DISABLE" ] && exit 0
@@ -71,16 +72,36 @@ case "$t" in */*) exit 0 ;; esac
 case "$t" in tsk-*) t=\${t#tsk-} ;; *) [ "\${b%%/*}" = task ] && [ "$t" != "$b" ] || exit 0 ;; esac
 t=\${t%%-*}
 case "$t" in *[!0-9a-hjkmnp-tv-z]*|''|?|??|???) exit 0 ;; esac
+# The message is read by \`tail\` (its last 1 KiB; a shell \`read\` loop reads a byte at a time:
+# 0.6 s for 1 MB), and when it is longer than that, searched by \`grep\`: linear whatever its
+# size. A line that already names a card (Task, Refs, Closes, Fixes) leaves it alone. Where
+# the trailer goes is decided by the end of the message. When that end is not the whole
+# message, a line came before it (the subject) and its first line is a piece of a longer
+# line, counted as text that is not a trailer.
+LC_ALL=C
+r=$(tail -c 1024 <"$1" 2>/dev/null; echo .)
+f=0
+if [ \${#r} -gt 1024 ]; then
+  f=1
+  grep -q -i -E '^(task|refs|closes|fixes):' <"$1" 2>/dev/null && exit 0
+fi
+r=\${r%.}
+r=\${r%
+}
 last=
+n=$f
 p=0
 while IFS= read -r l || [ -n "$l" ]; do
+  if [ "$f" = 1 ]; then f=0; last=-; continue; fi
   case "$l" in
     [Tt][Aa][Ss][Kk]:*|[Rr][Ee][Ff][Ss]:*|[Cc][Ll][Oo][Ss][Ee][Ss]:*|[Ff][Ii][Xx][Ee][Ss]:*) exit 0 ;;
     '#'*) ;;
-    '') [ -n "$last" ] && p=1 ;;
-    *) last=$l ;;
+    '') [ "$n" = 1 ] && p=1 ;;
+    *) last=$l; n=1 ;;
   esac
-done <"$1"
+done <<GIT_TASKS_END
+$r
+GIT_TASKS_END
 [ -n "$last" ] || exit 0
 # Beside an existing trailer block, else as a new paragraph (never into the subject's).
 sep='\\n'
@@ -108,7 +129,8 @@ $r
 GIT_TASKS_END
 fi
 [ -d "$d/git-tasks" ] || mkdir -p "$d/git-tasks" 2>/dev/null
-printf 'commit %s %s\\n' "$o" "$b" >>"$d/git-tasks/hook-queue" 2>/dev/null || exit $s
+# One NUL-delimited record with its field count (src/hooks/queue.ts): no value can spill into another.
+printf '\\000q2\\000%s\\000commit\\000%s\\000%s\\000\\n' 3 "$o" "$b" >>"$d/git-tasks/hook-queue" 2>/dev/null || exit $s
 ${spawnRunner(cli)}
 exit $s
 `
@@ -128,8 +150,14 @@ else
   d=$(git rev-parse --git-common-dir 2>/dev/null) || exit 0
 fi
 [ -d "$d/git-tasks" ] || mkdir -p "$d/git-tasks" 2>/dev/null
-while read -r lr ls rr rs; do
-  if [ -n "$ls" ]; then printf 'push %s %s %s %s %s %s\\n' "$PPID" "$1" "$ls" "$rs" "$rr" "$lr"; fi
+# git's lines: <local ref> <local sha> <remote ref> <remote sha>, read from the end (only the
+# local ref, which the worker does not use, could hold a space). One NUL-delimited record per
+# line with its field count (src/hooks/queue.ts): the remote's name and URL ($1, $2) may hold
+# spaces, newlines or a leading dash and still stay one field each.
+while IFS= read -r l; do
+  [ -n "$l" ] || continue
+  rs=\${l##* }; l=\${l% *}; rr=\${l##* }; l=\${l% *}; ls=\${l##* }; lr=\${l% *}
+  printf '\\000q2\\000%s\\000push\\000%s\\000%s\\000%s\\000%s\\000%s\\000%s\\000%s\\000\\n' 8 "$PPID" "$1" "$2" "$ls" "$rs" "$rr" "$lr"
 done >>"$d/git-tasks/hook-queue" 2>/dev/null <<GIT_TASKS_END
 $i
 GIT_TASKS_END
