@@ -6,7 +6,8 @@
  * different items never touch the same ref; two of the same item race on that
  * ref), and then *folded* into the list's ref: any command holding such a
  * change copies every pending change onto the list's tip as ordinary
- * commits (the same message, trailers, author and dates; a new parent and
+ * commits (the same message, trailers, author and dates, the committer time
+ * raised to the new parent's when earlier; a new parent and
  * tree, as a rebase does) and deletes the refs it folded, each with a lease
  * on its value, in one `git push --atomic`. One push of the list then
  * carries the changes of many agents.
@@ -181,6 +182,23 @@ function parseCommit(content: Buffer): CommitParts {
   return {tree, parents, rest: lines.slice(i).join('\n')}
 }
 
+const COMMITTER_LINE = /^committer (.*) (\d+) ([+-]\d{4})$/m
+
+/** The committer time (seconds) of a commit's text after its parent lines; 0 when it has none. */
+function committerTime(rest: string): number {
+  return Number(COMMITTER_LINE.exec(rest)?.[2] ?? 0)
+}
+
+/** The commit text with its committer time raised to `seconds` when it is earlier (author and message kept). */
+function committedNoEarlierThan(rest: string, seconds: number): string {
+  return rest.replace(COMMITTER_LINE, (line, who: string, time: string, zone: string) => (Number(time) < seconds ? `committer ${who} ${seconds} ${zone}` : line))
+}
+
+/** What identifies a change's copy on the list: its text less the committer time, which a fold may raise. */
+function sameChangeKey(rest: string): string {
+  return rest.replace(COMMITTER_LINE, (_line, who: string, _time: string, zone: string) => `committer ${who} ${zone}`)
+}
+
 /** One path a pending change sets: its task's directory as one unit, any other file on its own. */
 interface PathChange {
   path: string
@@ -250,7 +268,9 @@ export async function buildFold(reader: ObjectReader, writer: LooseObjectWriter,
   )
   entries.sort((a, b) => a.time - b.time || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
   let head = tip
-  let headTree = parseCommit((await reader.readType(tip, 'commit')).content).tree
+  const tipParts = parseCommit((await reader.readType(tip, 'commit')).content)
+  let headTree = tipParts.tree
+  let headTime = committerTime(tipParts.rest)
   // One builder for the whole fold: each change's trees are written on top of the one before, and the trees it
   // loaded (the root, tasks/, the shards touched) stay decoded for the next change instead of being read again.
   const tb = new TreeBuilder(reader, writer, headTree)
@@ -284,7 +304,11 @@ export async function buildFold(reader: ObjectReader, writer: LooseObjectWriter,
       else await tb.setBlob(p.path, p.after)
     }
     headTree = await tb.write()
-    head = writer.write('commit', `tree ${headTree}\nparent ${head}\n${e.c.rest}`)
+    // A change lands when it is folded: a copy that waited behind later commits is dated no earlier than the
+    // commit it now follows (the server guard refuses a commit dated before its parent by more than the skew).
+    const rest = committedNoEarlierThan(e.c.rest, headTime)
+    head = writer.write('commit', `tree ${headTree}\nparent ${head}\n${rest}`)
+    headTime = Math.max(headTime, committerTime(rest))
     folded.set(e.id, head)
   }
   return {tip: head, folded, dropped, changes: entries.map(({id, oid}) => ({id, oid}))}
@@ -343,14 +367,14 @@ export async function foldPending(
  * is not there (it was dropped).
  */
 export async function findFolded(cwd: string, reader: ObjectReader, tip: string, base: string, id: string, pendingOid: string): Promise<string | null> {
-  const mine = parseCommit((await reader.readType(pendingOid, 'commit')).content).rest
+  const mine = sameChangeKey(parseCommit((await reader.readType(pendingOid, 'commit')).content).rest)
   // Folds keep the list linear: walk its first-parent line back to `base` in-process (no `git rev-list`) when it is there.
   let at = tip
   for (let i = 0; i < 256 && at !== base; i++) {
     const o = await reader.read(at)
     if (!o || o.type !== 'commit') break
     const c = parseCommit(o.content)
-    if (c.rest === mine) return at
+    if (sameChangeKey(c.rest) === mine) return at
     if (c.parents.length !== 1) break
     at = c.parents[0]!
   }
@@ -359,7 +383,7 @@ export async function findFolded(cwd: string, reader: ObjectReader, tip: string,
   if (r.code !== 0) return null
   for (const oid of r.stdout.split('\n').filter(Boolean)) {
     const c = parseCommit((await reader.readType(oid, 'commit')).content)
-    if (c.rest === mine) return oid
+    if (sameChangeKey(c.rest) === mine) return oid
   }
   return null
 }
