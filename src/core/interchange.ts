@@ -36,6 +36,8 @@ import {type Check, parseCheckFile, serialiseCheck} from './check'
 
 export const EXPORT_FORMAT = 'git-tasks/export'
 export const EXPORT_VERSION = 1
+/** The largest document `tasks import` reads by default (bytes; TASKS_IMPORT_MAX_BYTES sets another): the same as `tasks batch`. */
+export const IMPORT_MAX_BYTES = 64 * 1024 * 1024
 /** Frontmatter keys an export leaves out: the fencing tokens of claims. */
 export const NOT_EXPORTED = ['epoch', 'claim_epochs'] as const
 
