@@ -6,7 +6,7 @@
  * line that is not JSON with a parse error, and keeps serving. Every wait
  * here is bounded: a wedged server fails the test instead of hanging it.
  */
-import {type ChildProcessWithoutNullStreams, spawn} from 'node:child_process'
+import {type ChildProcessWithoutNullStreams, execFileSync, spawn} from 'node:child_process'
 import {symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -217,6 +217,21 @@ describe('tasks mcp import: no file outside the repository', () => {
     expect(e.code).toBe('bad_import')
     expect(JSON.stringify(e)).not.toMatch(/root:x|SECRET-CONTENT/)
   })
+
+  it('a file in the work tree over the import limit is import_too_large; a FIFO is not waited on', async () => {
+    const small = await connect(repo, {TASKS_IMPORT_MAX_BYTES: '1024'})
+    try {
+      writeFileSync(join(repo, 'big.json'), `[${' '.repeat(4096)}]`)
+      const r = (await small.client.callTool({name: 'import', arguments: {file: 'big.json'}})) as ToolResult
+      expect(error(r)).toMatchObject({code: 'import_too_large', limit: 1024})
+      execFileSync('mkfifo', [join(repo, 'pipe.json')])
+      const f = await within(small.client.callTool({name: 'import', arguments: {file: 'pipe.json'}}) as Promise<ToolResult>, 10000)
+      expect(f).not.toBe('timeout')
+      expect(error(f as ToolResult).code).toBe('bad_file')
+    } finally {
+      await small.client.close()
+    }
+  }, 30000)
 
   it('a file in the git directory is refused too', async () => {
     const e = error(await call('import', {file: '.git/config'}))
