@@ -144,11 +144,11 @@ export class BoundedStdioTransport implements Transport {
     try {
       message = this.options.parseMessage(value)
     } catch {
-      const v = value as {id?: unknown; method?: unknown}
-      const id = v && typeof v === 'object' && (typeof v.id === 'string' || typeof v.id === 'number') ? v.id : null
-      // A response or notification that does not parse is not answered (JSON-RPC answers requests only); it is logged.
+      const v = (value && typeof value === 'object' ? value : {}) as {id?: unknown; method?: unknown}
+      const id = typeof v.id === 'string' || typeof v.id === 'number' ? v.id : null
       this.options.log(`git-tasks mcp: a line of ${bytes.length} bytes is not a JSON-RPC message${id === null ? '' : ` (id ${JSON.stringify(id)})`}`)
-      if (id !== null && typeof v.method !== 'string') return
+      // A malformed response (to a request of ours) is not answered: JSON-RPC answers requests only.
+      if (v.method === undefined && ('result' in v || 'error' in v)) return
       return this.answerError(id, INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message')
     }
     this.onmessage?.(message)
