@@ -1,6 +1,6 @@
 /**
  * `tasks mcp`: a Model Context Protocol server over stdio, on the official
- * SDK (McpServer + StdioServerTransport). Long-lived: one Session (the
+ * SDK (McpServer, over our own bounded stdio transport: stdio-transport.ts). Long-lived: one Session (the
  * repository, the list's cat-file reader, the task index in memory, the
  * actor) serves every call; each call re-reads the ref through the reader
  * and brings the index forward by the tasks that changed (ListStore keeps
@@ -17,6 +17,8 @@ import {UsageError} from '../core/errors'
 import * as listing from '../app/list-query'
 import {primeMarkdown} from '../app/prime'
 import {loadMcp} from '../app/lazy-libs'
+import {importLimitBytes} from '../app/interchange'
+import {BoundedStdioTransport} from './stdio-transport'
 import {type ToolDef, toolsFor} from './tools'
 import type {AnySpec, EngineModule} from '../operations/spec'
 import {type InboxRecord, type InboxSource, inboxSourceFor} from './inbox-source'
@@ -204,10 +206,38 @@ export function cardUri(list: string, id: string): string {
   return `tasks://${list}/${id}`
 }
 
-/** `tasks mcp`: serve on stdin/stdout until the client goes away. */
+/** The environment variable that sets the largest MCP message read (bytes). */
+export const MAX_MESSAGE_ENV = 'TASKS_MCP_MAX_MESSAGE_BYTES'
+
+/**
+ * The largest message (one line) the server reads: the largest import
+ * document (an inline `import` carries one) plus 1 MiB for the envelope,
+ * unless TASKS_MCP_MAX_MESSAGE_BYTES says otherwise (at least 1 KiB).
+ */
+export function maxMessageBytes(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[MAX_MESSAGE_ENV]
+  if (raw !== undefined && raw !== '') {
+    const n = Number(raw)
+    if (!Number.isSafeInteger(n) || n < 1024) throw new UsageError(`${MAX_MESSAGE_ENV} must be a whole number of bytes, at least 1024; got "${raw}"`, {variable: MAX_MESSAGE_ENV})
+    return n
+  }
+  return importLimitBytes(env) + 1024 * 1024
+}
+
+/**
+ * `tasks mcp`: serve on stdin/stdout until the client goes away. Each
+ * message is bounded (stdio-transport.ts); a read or write error on the
+ * protocol's streams ends the process with exit 1 and a line on stderr, so
+ * that the client starts a new server instead of talking to a dead one.
+ */
 export async function serveStdio(options: McpOptions): Promise<void> {
-  const {stdio} = loadMcp()
-  const transport = new stdio.StdioServerTransport()
+  const {types} = loadMcp()
+  const transport = new BoundedStdioTransport({
+    maxLineBytes: maxMessageBytes(),
+    parseMessage: (value) => types.JSONRPCMessageSchema.parse(value),
+    log: (line) => void process.stderr.write(`${line}\n`),
+  })
+  transport.onerror = (error) => void process.stderr.write(`git-tasks mcp: ${error.message}\n`)
   const running = await startMcpServer(options, transport)
   await new Promise<void>((resolve) => {
     const done = () => resolve()
@@ -216,4 +246,10 @@ export async function serveStdio(options: McpOptions): Promise<void> {
     running.server.server.onclose = done
   })
   await running.close()
+  if (transport.closedBy === 'error') {
+    process.stderr.write('git-tasks mcp: the connection to the client failed; exiting\n')
+    process.exitCode = 1
+  }
+  // Nothing may keep a server without a client alive: whatever is still open gets a second to finish.
+  setTimeout(() => process.exit(), 1000).unref()
 }

@@ -6,11 +6,13 @@
  * export), reads the existing cards it names, and runs one op through the
  * transaction: one commit, or none when the list already holds it all.
  */
-import {readFileSync} from 'node:fs'
-import {InvalidError, UsageError} from '../core/errors'
+import {closeSync, constants, existsSync, fstatSync, openSync, readSync, realpathSync} from 'node:fs'
+import {dirname, join, relative, resolve, sep} from 'node:path'
+import {InvalidError, NotPermittedError, UsageError} from '../core/errors'
 import {
   EXPORT_FORMAT,
   EXPORT_VERSION,
+  IMPORT_MAX_BYTES,
   type ExistingDetails,
   type ExportDocument,
   type ExportedTask,
@@ -141,19 +143,162 @@ function progressBar(total: number, quiet: boolean): {active: boolean; tick(n?: 
   }
 }
 
-function readImportFile(path: string): unknown {
-  let bytes: Buffer
+/** The environment variable that sets the largest document `tasks import` reads (bytes). */
+export const IMPORT_LIMIT_ENV = 'TASKS_IMPORT_MAX_BYTES'
+/** The most it may be set to: a JavaScript string holds at most about 512 MiB. */
+const IMPORT_LIMIT_CEILING = 512 * 1024 * 1024
+
+/** The largest import document, in bytes: TASKS_IMPORT_MAX_BYTES, else 64 MiB (as `tasks batch`). */
+export function importLimitBytes(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[IMPORT_LIMIT_ENV]
+  if (raw === undefined || raw === '') return IMPORT_MAX_BYTES
+  const n = Number(raw)
+  if (!Number.isSafeInteger(n) || n < 1 || n > IMPORT_LIMIT_CEILING) {
+    throw new UsageError(`${IMPORT_LIMIT_ENV} must be a whole number of bytes from 1 to ${IMPORT_LIMIT_CEILING}; got "${raw}"`, {variable: IMPORT_LIMIT_ENV})
+  }
+  return n
+}
+
+const CHUNK = 64 * 1024
+
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+}
+
+/**
+ * At most `limit` + 1 bytes of `fd`, so that /dev/zero or an endless pipe
+ * stops at the limit instead of filling memory. (The command line's own
+ * files, --body-file, comment --file and batch, are read the same way by
+ * commands/input-file.ts; the layers keep the two apart.)
+ */
+function readCapped(fd: number, limit: number): Buffer {
+  const chunks: Buffer[] = []
+  let total = 0
+  while (total <= limit) {
+    const chunk = Buffer.allocUnsafe(Math.min(CHUNK, limit + 1 - total))
+    let n: number
+    try {
+      n = readSync(fd, chunk, 0, chunk.length, null)
+    } catch (error) {
+      // A non-blocking standard input with nothing yet: wait for the writer.
+      if ((error as NodeJS.ErrnoException).code === 'EAGAIN') {
+        pause(5)
+        continue
+      }
+      if ((error as NodeJS.ErrnoException).code === 'EOF') break
+      throw error
+    }
+    if (n === 0) break
+    chunks.push(chunk.subarray(0, n))
+    total += n
+  }
+  return Buffer.concat(chunks, total)
+}
+
+/** Where a client that may not read the server's files (MCP) may read from: the repository's work tree. */
+export interface ImportRoot {
+  /** The directory relative paths start from (the server's working directory). */
+  cwd: string
+  /** The work tree's top directory (real path), or null for a bare repository. */
+  workTree: string | null
+  /** The git directories (real paths): inside the work tree, but not documents. */
+  gitDirs: string[]
+}
+
+function isInside(path: string, dir: string): boolean {
+  const rel = relative(dir, path)
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !rel.startsWith(sep) && !/^[A-Za-z]:/.test(rel))
+}
+
+function realOr(path: string): string {
   try {
-    bytes = path === '-' ? readFileSync(0) : readFileSync(path)
+    return realpathSync(path)
+  } catch {
+    return resolve(path)
+  }
+}
+
+/** The import root of a session: its working directory, the work tree above it, and its git directories. */
+export function importRootOf(session: Session): ImportRoot {
+  const cwd = realOr(session.store.repo.cwd)
+  let workTree: string | null = null
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, '.git'))) {
+      workTree = dir
+      break
+    }
+    if (dirname(dir) === dir) break
+  }
+  return {cwd, workTree, gitDirs: [...new Set([realOr(session.store.repo.gitDir), realOr(session.store.repo.commonDir)])]}
+}
+
+/**
+ * Open `path` for a client that may read only inside the work tree: the
+ * path (relative to the working directory) must name a regular file inside
+ * it, also once symbolic links are followed, and not inside a git
+ * directory. A path outside is refused before anything is opened or
+ * looked up there; nothing of a file's contents is ever quoted.
+ */
+function openConfined(path: string, root: ImportRoot): number {
+  const refuse = (why: string) =>
+    new NotPermittedError('path_outside_repository', `${path}: ${why}; over MCP, import reads only files inside the repository's work tree (or pass the document itself)`, {path})
+  if (!root.workTree) throw refuse('this repository has no work tree')
+  const lexical = resolve(root.cwd, path)
+  if (!isInside(lexical, root.workTree)) throw refuse('the path is outside the work tree')
+  let real: string
+  try {
+    real = realpathSync(lexical)
   } catch (error) {
-    throw new UsageError(`cannot read ${path}: ${(error as Error).message}`, {path}, 'bad_file')
+    throw new UsageError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, {path}, 'bad_file')
+  }
+  if (!isInside(real, root.workTree)) throw refuse('the path leads outside the work tree (through a symbolic link)')
+  if (root.gitDirs.some((d) => isInside(real, d)) || relative(root.workTree, real).split(sep).includes('.git')) throw refuse('the path is inside a git directory')
+  let fd: number
+  try {
+    // Non-blocking: a FIFO must not hold the server until someone writes to it.
+    fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW)
+  } catch (error) {
+    throw new UsageError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, {path}, 'bad_file')
+  }
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd)
+    throw new UsageError(`cannot read ${path}: not a regular file`, {path}, 'bad_file')
+  }
+  return fd
+}
+
+/**
+ * The parsed document in `path` (`-`: standard input), read up to the
+ * import limit. With `root` (MCP), only a regular file inside the work
+ * tree. Errors name the file and never quote what it holds.
+ */
+function readImportFile(path: string, root: ImportRoot | null): unknown {
+  const limit = importLimitBytes()
+  const name = path === '-' ? 'standard input' : path
+  let bytes: Buffer
+  if (root && path === '-') throw new UsageError('"-" (stdin) is not available here: pass the document itself', {path})
+  const fd = root ? openConfined(path, root) : null
+  try {
+    const from = fd ?? (path === '-' ? 0 : openSync(path, 'r'))
+    try {
+      bytes = readCapped(from, limit)
+    } finally {
+      if (from !== 0) closeSync(from)
+    }
+  } catch (error) {
+    throw new UsageError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {path}, 'bad_file')
+  }
+  if (bytes.length > limit) {
+    throw new InvalidError('import_too_large', `${name} is larger than ${limit} bytes, the most import reads (${IMPORT_LIMIT_ENV} sets the limit); nothing was written`, {path, limit})
   }
   const text = decodeUtf8(bytes)
-  if (text === null) throw new InvalidError('bad_utf8', `${path} is not valid UTF-8 text`, {path})
+  if (text === null) throw new InvalidError('bad_utf8', `${name} is not valid UTF-8 text`, {path})
   try {
     return JSON.parse(text.replace(/^\uFEFF/, ''))
   } catch (error) {
-    throw new InvalidError('bad_import', `${path} is not JSON: ${(error as Error).message}`, {path})
+    // The parser's message quotes the text; say only where it stopped.
+    const at = /at position (\d+)/.exec((error as Error).message)
+    throw new InvalidError('bad_import', `${name} is not JSON${at ? ` (the parser stopped at character ${at[1]})` : ''}`, {path})
   }
 }
 
@@ -172,10 +317,11 @@ class NeedDetails extends Error {
 /**
  * `tasks import`: a git-tasks export object or a Taskwarrior array, read
  * from `file` (`-`: stdin) or given parsed as `document` (the MCP tool);
- * `quiet`: no progress bar.
+ * `quiet`: no progress bar; `confined`: `file` must be inside the work
+ * tree (a client that may not read the server's files: MCP).
  */
-export async function importDocument(session: Session, {file, document, quiet}: {file?: string; document?: unknown; quiet: boolean}): Promise<ImportOutput> {
-  return importParsed(session, file !== undefined ? readImportFile(file) : document, {quiet})
+export async function importDocument(session: Session, {file, document, quiet, confined = true}: {file?: string; document?: unknown; quiet: boolean; confined?: boolean}): Promise<ImportOutput> {
+  return importParsed(session, file !== undefined ? readImportFile(file, confined ? importRootOf(session) : null) : document, {quiet})
 }
 
 async function importParsed(session: Session, parsed: unknown, options: {quiet: boolean}): Promise<ImportOutput> {

@@ -23,19 +23,21 @@
  * same file changes nothing. Everything is one plan: one commit.
  */
 import {createHash} from 'node:crypto'
-import {InvalidError, NotPermittedError} from './errors'
+import {InvalidError, NotPermittedError, TasksError} from './errors'
 import {idFromSeed, isStoredId, keyedSeed} from './ids'
 import type {OpContext, Plan, Change} from './plan'
 import {type Snapshot, shardBlocked} from './snapshot'
-import {CHECKPOINT_KIND, COMMENT_KINDS, STATUSES, TOOL_COMMENT_KINDS, TASK_KEYS, type Comment, type CommentKind, type Status, type TaskMeta} from './task'
+import {CHECKPOINT_KIND, COMMENT_KINDS, STATUSES, TOOL_COMMENT_KINDS, TASK_KEYS, type Comment, type CommentKind, type ListConfig, type Status, type TaskMeta} from './task'
 import {parseCommentFile, parseTaskFile, serialiseComment, serialiseTask} from './task-file'
-import {byteLength} from './validation'
+import {byteLength, checkActor, checkBody, checkPriority, checkTags, checkText, checkTitle} from './validation'
 import {compactTimestamp} from './ops/comment'
 import {withChanges} from './apply'
 import {type Check, parseCheckFile, serialiseCheck} from './check'
 
 export const EXPORT_FORMAT = 'git-tasks/export'
 export const EXPORT_VERSION = 1
+/** The largest document `tasks import` reads by default (bytes; TASKS_IMPORT_MAX_BYTES sets another): the same as `tasks batch`. */
+export const IMPORT_MAX_BYTES = 64 * 1024 * 1024
 /** Frontmatter keys an export leaves out: the fencing tokens of claims. */
 export const NOT_EXPORTED = ['epoch', 'claim_epochs'] as const
 
@@ -90,6 +92,19 @@ function bad(message: string, data: Record<string, unknown> = {}): InvalidError 
   return new InvalidError('bad_import', message, data)
 }
 
+/** What a JSON value is, for an error message (never the value itself: it may be long, or someone's file). */
+function jsonType(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'a list'
+  if (typeof value === 'object') return 'an object'
+  if (typeof value === 'string') return 'text'
+  return `a ${typeof value}`
+}
+
+function wrongType(origin: string, field: string, expected: string, value: unknown, data: Record<string, unknown> = {}): InvalidError {
+  return bad(`${origin}: "${field}" must be ${expected}, not ${jsonType(value)}`, {...data, origin, field})
+}
+
 /** The records of a git-tasks export document; refuses another format or a newer version. */
 export function recordsOfDocument(doc: unknown): ImportRecord[] {
   const d = doc as Partial<ExportDocument>
@@ -99,7 +114,12 @@ export function recordsOfDocument(doc: unknown): ImportRecord[] {
   return d.tasks.map((t, i) => {
     if (!t || typeof t !== 'object') throw bad(`tasks[${i}] is not an object`, {index: i})
     const {body, comments, checks, ...meta} = t as ExportedTask
-    return {meta: meta as ImportRecord['meta'], body: typeof body === 'string' ? body : '', comments: Array.isArray(comments) ? comments : [], checks: Array.isArray(checks) ? checks : [], origin: `tasks[${i}] (${String((meta as {id?: unknown}).id)})`}
+    const origin = `tasks[${i}] (${String((meta as {id?: unknown}).id)})`
+    // A field of the wrong type is refused, never read as something else.
+    if (body !== undefined && typeof body !== 'string') throw wrongType(origin, 'body', 'text', body, {index: i})
+    if (comments !== undefined && !Array.isArray(comments)) throw wrongType(origin, 'comments', 'a list', comments, {index: i})
+    if (checks !== undefined && !Array.isArray(checks)) throw wrongType(origin, 'checks', 'a list', checks, {index: i})
+    return {meta: meta as ImportRecord['meta'], body: body ?? '', comments: comments ?? [], checks: checks ?? [], origin}
   })
 }
 
@@ -125,6 +145,45 @@ interface TwTask {
   annotations?: TwAnnotation[]
 }
 
+const TW_TIMES = ['entry', 'modified', 'end', 'start', 'due', 'wait', 'scheduled', 'until'] as const
+
+/**
+ * The fields a Taskwarrior task must hold as Taskwarrior writes them: a
+ * field of another type (`"tags": "notalist"`, a number for a date) or a
+ * date that does not read is an error naming the task and the field, not
+ * something read another way.
+ */
+function checkTaskwarriorTypes(t: TwTask, origin: string, data: Record<string, unknown>): void {
+  const raw = t as unknown as Record<string, unknown>
+  const text = (field: string) => {
+    if (raw[field] !== undefined && typeof raw[field] !== 'string') throw wrongType(origin, field, 'text', raw[field], data)
+  }
+  const texts = (field: string) => {
+    const v = raw[field]
+    if (v !== undefined && (!Array.isArray(v) || v.some((x) => typeof x !== 'string'))) throw wrongType(origin, field, 'a list of text', Array.isArray(v) ? v.find((x) => typeof x !== 'string') : v, data)
+  }
+  if (typeof t.description !== 'string') throw wrongType(origin, 'description', 'text', t.description, data)
+  text('status')
+  text('priority')
+  text('project')
+  texts('tags')
+  if (t.depends !== undefined && typeof t.depends !== 'string') texts('depends')
+  for (const field of TW_TIMES) {
+    text(field)
+    const v = raw[field] as string | undefined
+    if (v !== undefined && taskwarriorTime(v, '') === '') throw bad(`${origin}: "${field}" is not a date (expected 20231201T120000Z or ISO-8601)`, {...data, origin, field})
+  }
+  if (t.annotations !== undefined) {
+    if (!Array.isArray(t.annotations)) throw wrongType(origin, 'annotations', 'a list', t.annotations, data)
+    t.annotations.forEach((a, j) => {
+      const field = `annotations[${j}]`
+      if (!a || typeof a !== 'object' || Array.isArray(a)) throw wrongType(origin, field, 'an object', a, data)
+      if (typeof a.description !== 'string') throw wrongType(origin, `${field}.description`, 'text', a.description, data)
+      if (a.entry !== undefined && (typeof a.entry !== 'string' || taskwarriorTime(a.entry, '') === '')) throw bad(`${origin}: "${field}.entry" is not a date`, {...data, origin, field: `${field}.entry`})
+    })
+  }
+}
+
 /** `20231201T120000Z` → `2023-12-01T12:00:00.000Z`; also accepts ISO-8601. */
 export function taskwarriorTime(value: string | undefined, fallback: string): string {
   if (!value) return fallback
@@ -145,7 +204,8 @@ function twTag(raw: string): string | null {
 /** Title: the first line of the description, cut to the byte limit (the rest goes to the body). */
 function splitTitle(description: string, maxBytes: number): {title: string; rest: string} {
   const [first = '', ...more] = description.replace(/\r\n?/g, '\n').split('\n')
-  let title = first.replace(/[\u0000-\u001f\u007f]/g, ' ').trim() || '(no description)'
+  // White space becomes a space; any other control character stays, for add's rule to refuse (control_character).
+  let title = first.replace(/[\t\v\f]/g, ' ').trim() || '(no description)'
   let rest = more.join('\n').trim()
   if (byteLength(title) > maxBytes) {
     const full = title
@@ -173,7 +233,9 @@ export function recordsOfTaskwarrior(items: unknown[], snap: Snapshot, ctx: OpCo
   const taken = new Set<string>()
   const tasks = items as TwTask[]
   tasks.forEach((t, i) => {
-    if (!t || typeof t !== 'object' || typeof t.uuid !== 'string' || typeof t.description !== 'string') throw bad(`Taskwarrior item ${i} has no uuid or description`, {index: i})
+    if (!t || typeof t !== 'object' || Array.isArray(t)) throw bad(`Taskwarrior item ${i} is ${jsonType(t)}, not a task object`, {index: i})
+    if (typeof t.uuid !== 'string' || !t.uuid.trim()) throw bad(`Taskwarrior item ${i} has no uuid (text)`, {index: i, field: 'uuid'})
+    checkTaskwarriorTypes(t, `Taskwarrior task ${t.uuid} (item ${i})`, {index: i, uuid: t.uuid})
     const key = taskwarriorKey(t.uuid)
     const id = idFromSeed(keyedSeed(snap.list, key), (c) => taken.has(c) || (snap.tasks.has(c) && snap.tasks.get(c)?.meta?.key !== key) || shardBlocked(snap, c))
     taken.add(id)
@@ -183,13 +245,14 @@ export function recordsOfTaskwarrior(items: unknown[], snap: Snapshot, ctx: OpCo
     const id = idOf.get(t.uuid!)!
     const existing = snap.tasks.get(id)?.meta
     const status = TW_STATUS[t.status ?? 'pending']
-    if (!status) throw bad(`Taskwarrior task ${t.uuid} has status "${t.status}" (expected pending, waiting, recurring, completed or deleted)`, {uuid: t.uuid})
+    if (!status) throw bad(`Taskwarrior task ${t.uuid} has status "${t.status}" (expected pending, waiting, recurring, completed or deleted)`, {uuid: t.uuid, field: 'status'})
     const created = taskwarriorTime(t.entry, ctx.now)
     const updated = taskwarriorTime(t.modified, created)
+    if (t.priority !== undefined && TW_PRIORITY[t.priority] === undefined) warnings.push(`${t.uuid}: priority "${t.priority}" is not H, M or L; imported as 2`)
     const {title, rest} = splitTitle(t.description!, snap.config.max_title_bytes)
     const tags = new Set<string>()
     for (const tag of t.tags ?? []) {
-      const clean = twTag(String(tag))
+      const clean = twTag(tag)
       if (clean) tags.add(clean)
     }
     if (t.project) {
@@ -223,7 +286,7 @@ export function recordsOfTaskwarrior(items: unknown[], snap: Snapshot, ctx: OpCo
     if (status === 'done' || status === 'cancelled') meta.closed_at = taskwarriorTime(t.end, updated)
     if (status === 'cancelled') meta.cancel_reason = 'deleted in Taskwarrior'
     const comments: ExportedComment[] = (t.annotations ?? [])
-      .filter((a) => typeof a?.description === 'string' && a.description.trim())
+      .filter((a) => a.description!.trim())
       .map((a) => {
         const at = taskwarriorTime(a.entry, created)
         const hash = createHash('sha256').update(`${id}\0${at}\0${a.description}`).digest('hex').slice(0, 8)
@@ -257,6 +320,77 @@ function sameMeta(a: Omit<TaskMeta, 'epoch' | 'claim_epochs'>, b: TaskMeta): boo
   return JSON.stringify(a.extra ?? null) === JSON.stringify(b.extra ?? null)
 }
 
+/** Runs one of add's checks on a field of a record; its error names the card and the field, with add's code. */
+function asAdd<T>(r: ImportRecord, field: string, check: () => T): T {
+  try {
+    return check()
+  } catch (error) {
+    if (!(error instanceof TasksError)) throw error
+    error.message = `${r.origin}: ${field}: ${error.message}`
+    Object.assign(error.data, {origin: r.origin, field, ...(typeof r.meta.id === 'string' ? {id: r.meta.id} : {})})
+    throw error
+  }
+}
+
+/**
+ * The rules `add` and `edit` apply to what a person types, applied to a
+ * card of the document: the title (one line, no control characters, within
+ * the list's max_title_bytes; trimmed), the description (max_body_bytes, no
+ * conflict block), tags, priority, the assignee, the key. A field of the
+ * wrong type is `bad_import` naming the card and the field. Returns the
+ * frontmatter with the title and tags as `add` would store them.
+ */
+export function checkImportedCard(r: ImportRecord, config: ListConfig): ImportRecord['meta'] {
+  const m = r.meta as unknown as Record<string, unknown>
+  const data = {origin: r.origin, ...(typeof m.id === 'string' ? {id: m.id} : {})}
+  const must = (field: string, ok: boolean, expected: string) => {
+    if (!ok) throw wrongType(r.origin, field, expected, m[field], data)
+  }
+  const isTexts = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string')
+  must('title', typeof m.title === 'string', 'text')
+  must('status', typeof m.status === 'string', 'text')
+  must('priority', typeof m.priority === 'number', 'a number')
+  must('tags', m.tags === undefined || isTexts(m.tags), 'a list of text')
+  must('depends_on', m.depends_on === undefined || isTexts(m.depends_on), 'a list of text')
+  for (const field of ['parent', 'assignee', 'owner', 'key', 'created_by', 'updated_by', 'created_at', 'updated_at'] as const) must(field, m[field] === undefined || typeof m[field] === 'string', 'text')
+  const title = asAdd(r, 'title', () => checkTitle(m.title as string, config))
+  asAdd(r, 'body', () => checkBody(r.body, config))
+  const given = (m.tags as string[] | undefined) ?? []
+  const tags = asAdd(r, 'tags', () => {
+    // Each tag as it is: add would split "a,b" or drop a leading #, an import does not reinterpret.
+    for (const tag of given) if (checkTags([tag]).join('\n') !== tag) throw new InvalidError('bad_tag', `"${tag}" is not a tag: use letters, digits and . _ : / + - (at most 64)`, {tag})
+    return checkTags(given)
+  })
+  asAdd(r, 'priority', () => checkPriority(m.priority as number))
+  if (m.assignee !== undefined) asAdd(r, 'assignee', () => checkActor(m.assignee as string, 'assignee'))
+  if (m.key !== undefined && !(m.key as string).trim()) asAdd(r, 'key', () => {
+    throw new InvalidError('empty_key', 'the idempotency key is empty')
+  })
+  return {...r.meta, title, tags}
+}
+
+/** add's limits on a comment and a check of a record (the kinds people write: notes, checkpoints, checks). */
+function checkImportedComment(r: ImportRecord, c: ExportedComment, config: ListConfig): void {
+  const field = `comment ${String(c.id)}`
+  if (typeof c.body !== 'string') throw wrongType(r.origin, `${field}.body`, 'text', c.body, {origin: r.origin})
+  if (c.kind === CHECKPOINT_KIND) {
+    asAdd(r, field, () => checkText('summary', c.body.replace(/\s+$/, ''), config.max_comment_bytes, true))
+    if (c.next !== undefined) asAdd(r, field, () => checkText('next', String(c.next).replace(/\s+$/, ''), config.max_comment_bytes, true))
+  } else if ((COMMENT_KINDS as readonly string[]).includes(c.kind)) {
+    asAdd(r, field, () => checkText('comment', c.body.replace(/\s+$/, ''), config.max_comment_bytes, true))
+  }
+}
+
+function checkImportedCheck(r: ImportRecord, c: Check, config: ListConfig): void {
+  const field = `check ${String(c.id)}`
+  if (typeof c.text !== 'string') throw wrongType(r.origin, `${field}.text`, 'text', c.text, {origin: r.origin})
+  asAdd(r, field, () => checkText('check', c.text, config.max_comment_bytes, true))
+  if (c.evidence !== undefined) {
+    if (typeof c.evidence !== 'string') throw wrongType(r.origin, `${field}.evidence`, 'text', c.evidence, {origin: r.origin})
+    asAdd(r, field, () => checkText('evidence', c.evidence!, config.max_comment_bytes, true))
+  }
+}
+
 /** Whether a record's card would be written and read back as it is (the reader's own rules); throws bad_import. */
 export function checkRecord(r: ImportRecord): void {
   const id = r.meta.id
@@ -275,11 +409,13 @@ export function importTasks(snap: Snapshot, ctx: OpContext, records: readonly Im
   const changes: Change[] = []
   const items: ImportResultItem[] = []
   const seen = new Set<string>()
-  for (const r of records) {
-    const id = r.meta.id
-    if (typeof id !== 'string' || !isStoredId(id)) throw bad(`${r.origin}: "${String(id)}" is not a task id`, {origin: r.origin})
-    if (seen.has(id)) throw bad(`${r.origin}: ${id} appears twice in the file`, {id})
+  for (const given of records) {
+    const id = given.meta.id
+    if (typeof id !== 'string' || !isStoredId(id)) throw bad(`${given.origin}: "${String(id)}" is not a task id`, {origin: given.origin})
+    if (seen.has(id)) throw bad(`${given.origin}: ${id} appears twice in the file`, {id})
     seen.add(id)
+    // add's rules on what people type, before anything is compared or written.
+    const r: ImportRecord = {...given, meta: checkImportedCard(given, snap.config)}
     const old = snap.tasks.get(id)?.meta
     // The epoch is this list's own: kept for a card that exists, 1 for a new card someone holds, else 0.
     const meta = {...r.meta, epoch: old ? old.epoch : r.meta.owner ? 1 : 0} as TaskMeta
@@ -303,6 +439,7 @@ export function importTasks(snap: Snapshot, ctx: OpContext, records: readonly Im
       if (before?.commentIds.has(c.id)) continue
       if (!ALL_COMMENT_KINDS.includes(c.kind)) throw bad(`${r.origin}: comment ${c.id} has kind "${c.kind}"`, {id})
       if (!/^[0-9TZ.]+-[0-9a-z]+$/i.test(String(c.id))) throw bad(`${r.origin}: "${String(c.id)}" is not a comment id`, {id})
+      checkImportedComment(r, c, snap.config)
       const comment: Comment = {id: c.id, task: id, kind: c.kind, author: c.author, created_at: c.created_at, body: c.body, ...(c.epoch !== undefined ? {epoch: c.epoch} : {}), ...(c.session !== undefined ? {session: c.session} : {}), ...(c.next !== undefined ? {next: c.next} : {})}
       const parsed = parseCommentFile(serialiseComment(comment), id, c.id)
       if (!parsed.ok) throw bad(`${r.origin}: comment ${c.id}: ${parsed.error}`, {id})
@@ -315,6 +452,7 @@ export function importTasks(snap: Snapshot, ctx: OpContext, records: readonly Im
       const c = {...raw, task: id} as Check
       if (typeof c.id !== 'string' || checkIds.has(c.id)) throw bad(`${r.origin}: check ${String(c.id)} is not a check id, or appears twice`, {id})
       checkIds.add(c.id)
+      checkImportedCheck(r, c, snap.config)
       // Checked as the reader checks it: the file must read back as this check.
       const text = serialiseCheck(c)
       const parsed = parseCheckFile(text, id, c.id)
@@ -330,6 +468,11 @@ export function importTasks(snap: Snapshot, ctx: OpContext, records: readonly Im
   for (const r of records) {
     const refs = [...(r.meta.depends_on ?? []), ...(r.meta.parent ? [r.meta.parent] : [])]
     for (const ref of refs) if (!after.tasks.get(ref)?.meta) throw bad(`${r.origin}: refers to ${ref}, which is neither in the file nor in the list`, {id: r.meta.id, missing: ref})
+    // Sub-items are one level deep, as add keeps them.
+    const grandparent = r.meta.parent ? after.tasks.get(r.meta.parent)?.meta?.parent : undefined
+    if (grandparent) {
+      throw new InvalidError('nesting_too_deep', `${r.origin}: its parent ${r.meta.parent} is itself a sub-item of ${grandparent}; sub-items are one level deep`, {id: r.meta.id, parent: r.meta.parent, grandparent, origin: r.origin})
+    }
   }
   checkNoCycle(after, records)
   const n = items.filter((i) => i.action !== 'unchanged' || i.comments_added > 0 || i.checks_written > 0).length

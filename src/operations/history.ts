@@ -144,7 +144,7 @@ export const importDocument = operation({
   description:
     'Idempotent by key: cards keep their ids (Taskwarrior tasks get the id of the key taskwarrior:<uuid>), a card that already holds what the file says is left alone, a different one is updated, comments are added once. Importing the same file twice changes nothing. Taskwarrior: pending/waiting/recurring → todo, completed → done, deleted → cancelled, priority H/M/L → 1/2/3, project → tag project:NAME, annotations → comments, depends → dependencies. A progress bar shows on a terminal for large files (never with --json). Give exactly one of FILE or (over MCP) document.',
   params: {
-    file: p.string('the JSON file (- for stdin; over MCP a path on the server, relative to its working directory)', {positional: true, stdin: true}),
+    file: p.string('the JSON file (- for stdin), read up to 64 MiB (TASKS_IMPORT_MAX_BYTES); over MCP a regular file inside the repository\'s work tree, relative to the server\'s working directory', {positional: true, stdin: true}),
     document: p.json('the export document (object) or a Taskwarrior export (array)', {only: ['mcp']}),
   },
   writes: true,
@@ -153,10 +153,12 @@ export const importDocument = operation({
   check: (a) => {
     if ((a.document === undefined) === (a.file === undefined)) throw new UsageError('give exactly one of FILE or document')
   },
-  // `quiet`: no progress bar (the command line shows one on a terminal, without --json).
+  // `quiet`: no progress bar (the command line shows one on a terminal, without --json). `local`: set by the
+  // command line only (no surface's parameters can name it), whose user may read any file; elsewhere (MCP)
+  // the file must be inside the work tree.
   run: (e, s, a) => {
-    const quiet = (a as {quiet?: boolean}).quiet ?? true
-    return e.interchange.importDocument(s, {file: a.file, document: a.document, quiet})
+    const {quiet = true, local = false} = a as {quiet?: boolean; local?: boolean}
+    return e.interchange.importDocument(s, {file: a.file, document: a.document, quiet, confined: !local})
   },
 })
 
