@@ -35,6 +35,8 @@ function fakeRemote() {
     runs: 0,
     /** Pending commit → where someone else's fold put it on the list. */
     landed: new Map<string, string>(),
+    /** The clone remembers that this remote refuses pending refs (the note of an earlier command). */
+    refused: false,
   }
   const log: string[] = []
   const newCommit = () => `c${++world.commits}`
@@ -105,6 +107,11 @@ function fakeRemote() {
     },
     findLanded: async (_tip, parked) => world.landed.get(parked.commit) ?? null,
     forgetAssumedTip: () => void log.push('forget-assumed-tip'),
+    pendingRefused: () => world.refused,
+    notePendingRefused: () => {
+      log.push('note-refused')
+      world.refused = true
+    },
   }
   return {
     remote,
@@ -277,6 +284,36 @@ describe('the driver against an in-memory remote', () => {
     expect(done).toMatchObject({landed: 'c9', ownPush: true, tries: 2})
   })
 
+  it('a host that refuses a pending ref as such: noted once, and the same change goes to the list\'s ref at once', async () => {
+    const f = fakeRemote()
+    f.world.pending.set('tsk-a', 'pa').set('tsk-b', 'pb')
+    f.op((change) => ({kind: 'changed', change, item: 'tsk-z', holdsItem: true}))
+    f.remote.pushPending = async (id) => {
+      f.log.push(`push-pending ${id}`)
+      return {pushed: {...DECLINED, hostRefused: true}, commit: 'x'}
+    }
+    const done = published(await driveOnline(f.remote, 'origin'))
+    // No wait, no second fetch or op: the change was computed on the fetched tip, the list's lease checks it.
+    expect(f.log).toEqual(['fetch list +pending', 'op on c0', 'push-pending tsk-z', 'note-refused', 'push-list'])
+    expect(done).toMatchObject({ownPush: true, tries: 1})
+    expect(f.world.refused).toBe(true)
+  })
+
+  it('refused before (the clone\'s note): a one-item change on a busy list goes straight to the list\'s ref', async () => {
+    const f = fakeRemote()
+    f.world.refused = true
+    // Everything that would send it to a pending ref: others pending, a busy last fetch, an item it holds.
+    f.world.pending.set('tsk-a', 'pa').set('tsk-b', 'pb')
+    f.remote.fetchedBusy = () => true
+    f.op((change) => ({kind: 'changed', change, item: 'tsk-z', holdsItem: true}))
+    f.remote.pushPending = async () => {
+      throw new Error('a pending ref was pushed to a host known to refuse them')
+    }
+    const done = published(await driveOnline(f.remote, 'origin'))
+    expect(f.log).toEqual(['fetch list', 'op on c0', 'push-list'])
+    expect(done).toMatchObject({ownPush: true, tries: 1})
+  })
+
   it('a parked change is withdrawn when the command gives up, so it never lands after the failure', async () => {
     const f = fakeRemote()
     f.world.pending.set('tsk-a', 'pa').set('tsk-b', 'pb')
@@ -404,8 +441,8 @@ describe('the driver against an in-memory remote', () => {
 })
 
 /** Feed the step function the events of one scenario and keep each action it asked for. */
-function walk(events: Array<(previous: Action<Change>) => Event<Change>>): Array<Action<Change>> {
-  let next: Next<Change> = begin<Change>('origin', 0)
+function walk(events: Array<(previous: Action<Change>) => Event<Change>>, known = {}): Array<Action<Change>> {
+  let next: Next<Change> = begin<Change>('origin', 0, known)
   const actions = [next.action]
   for (const event of events) {
     next = step(next.state, event(next.action))
@@ -423,6 +460,38 @@ describe('the step function, fed outcomes by hand', () => {
     expect(actions.map((a) => a.kind)).toEqual(['check-fetch-note', 'assume-tip', 'check-fetch-note', 'fetch'])
     expect(actions[2]).toEqual({kind: 'check-fetch-note', withinMs: 60_000, pending: 1})
     expect(actions[3]).toEqual({kind: 'fetch', how: 'list-and-look', claims: true})
+  })
+
+  it('refused before: no stale base, no look, a fetch of the list alone, and the one-item change pushed to the list', () => {
+    const actions = walk(
+      [
+        () => ({kind: 'fetch-note', busy: true, ...at(1)}),
+        () => ({kind: 'assumed', tip: null, ...at(2)}),
+        () => ({kind: 'fetched', tip: 'c0', pending: new Map(), pendingHere: true, ...at(3)}),
+        () => ({kind: 'local-tip', tip: 'c0', ...at(4)}),
+        () => ({kind: 'op-ran', outcome: {kind: 'changed', change: {run: 1, base: 'c0'}, item: 'tsk-a', holdsItem: true}, ...at(5)}),
+      ],
+      {pendingRefused: true},
+    )
+    expect(actions.map((a) => a.kind)).toEqual(['check-fetch-note', 'assume-tip', 'fetch', 'read-local-tip', 'run-op', 'push-list'])
+    expect(actions[2]).toEqual({kind: 'fetch', how: 'list', claims: false})
+    expect(actions[4]).toEqual({kind: 'run-op', base: 'c0', contention: null})
+    expect(actions[5]).toMatchObject({kind: 'push-list', expected: 'c0'})
+  })
+
+  it('a pending ref refused as such on a stale base: noted, then the op runs again on a fetch', () => {
+    const actions = walk([
+      () => ({kind: 'fetch-note', busy: true, ...at(1)}),
+      () => ({kind: 'assumed', tip: null, ...at(1)}),
+      () => ({kind: 'fetched', tip: 'c0', pending: new Map([['tsk-b', 'pb'], ['tsk-c', 'pc']]), pendingHere: true, ...at(2)}),
+      () => ({kind: 'local-tip', tip: 'c0', ...at(3)}),
+      () => ({kind: 'op-ran', outcome: {kind: 'changed', change: {run: 1, base: 'c0'}, item: 'tsk-a', holdsItem: true}, ...at(4)}),
+      () => ({kind: 'pushed', pushed: {ok: false, reason: 'declined', detail: 'hook declined', hostRefused: true}, commit: 'x', ...at(5)}),
+      () => ({kind: 'noted', ...at(6)}),
+    ])
+    expect(actions.map((a) => a.kind)).toEqual(['check-fetch-note', 'assume-tip', 'fetch', 'read-local-tip', 'run-op', 'push-pending', 'note-pending-refused', 'fetch'])
+    expect(actions[2]).toEqual({kind: 'fetch', how: 'tracking', claims: true})
+    expect(actions[7]).toEqual({kind: 'fetch', how: 'list', claims: false})
   })
 
   it('a fold that turns out due without the pending objects here restarts with a fetch that brings them', () => {
