@@ -4,7 +4,11 @@
  * pending refs, a clock that moves only when the loop sleeps). The same
  * rules run against real remotes in test/race and test/remote.
  */
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
+import {PENDING_REFUSED_TTL_MS, notePendingRefused, pendingRefused, refusedByHost} from '../../src/refstore/claim-refs'
 import {ConflictError, TasksError} from '../../src/core/errors'
 import {driveOnline} from '../../src/app/online-write/drive'
 import {MAX_STALLED_TRIES, ONLINE_BUDGET_MS, PENDING_AT_ONCE} from '../../src/app/online-write/rules'
@@ -559,5 +563,44 @@ describe('the step function, fed outcomes by hand', () => {
   it('an event that does not answer the last action is a programming error', () => {
     const first = begin<Change>('origin', 0)
     expect(() => step(first.state, {kind: 'waited', at: 1})).toThrow(/a waited event where fetch-note was due/)
+  })
+})
+
+describe('what a clone remembers of a host that refuses pending refs', () => {
+  const line = (ref: string, why: string) => `!\tabc:${ref}\tabc\t[remote rejected] (${why})`
+
+  it('a refusal of a pending ref by the host is told from the guard\'s and from other failures', () => {
+    const ref = 'refs/tasks-claims/main/tsk-a'
+    expect(refusedByHost([line(ref, 'pre-receive hook declined')], 'remote: FATAL: W refs/tasks-claims/main/tsk-a agent DENIED by fallthru')).toBe(true)
+    expect(refusedByHost([line(ref, 'hook declined')], '')).toBe(true)
+    expect(refusedByHost([line(ref, 'deny updating a hidden ref')], '')).toBe(true)
+    // The guard names its rule: the change is refused, not the namespace.
+    expect(refusedByHost([line(ref, 'pre-receive hook declined')], `remote: git-tasks refused the update of ${ref}:\nremote:   commit 0123: [not_owner] x`)).toBe(false)
+    expect(refusedByHost([line(ref, 'pre-receive hook declined')], 'remote:   commit 0123 tasks/x/task.md: [clock_skew] dated ahead')).toBe(false)
+    // Not a refusal (the server failed), or not a pending ref.
+    expect(refusedByHost([line(ref, 'unpacker error')], '')).toBe(false)
+    expect(refusedByHost([line('refs/tasks/main', 'hook declined')], '')).toBe(false)
+    expect(refusedByHost([], 'fatal: the remote end hung up')).toBe(false)
+  })
+
+  it('the note is honoured for an hour, per remote, and not when dated ahead', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'refused-note-'))
+    try {
+      const t = Date.parse('2026-01-01T12:00:00Z')
+      expect(pendingRefused(dir, 'origin', t)).toBeNull()
+      expect(notePendingRefused(dir, 'origin', 'hook declined', t)).toBe(true)
+      // News only once: a second refusal while the note holds is not said again.
+      expect(notePendingRefused(dir, 'origin', 'hook declined', t + 1000)).toBe(false)
+      expect(pendingRefused(dir, 'origin', t + 2000)).toEqual({since: new Date(t + 1000).toISOString(), until: new Date(t + 1000 + PENDING_REFUSED_TTL_MS).toISOString(), detail: 'hook declined'})
+      expect(pendingRefused(dir, 'origin', t + 1000 + PENDING_REFUSED_TTL_MS)).toBeNull()
+      expect(pendingRefused(dir, 'upstream', t + 2000)).toBeNull()
+      // A remote's name with a slash is one file too.
+      notePendingRefused(dir, 'team/shared', 'denied', t)
+      expect(pendingRefused(dir, 'team/shared', t)).not.toBeNull()
+      // A clock set back: a note from well ahead of now is not believed.
+      expect(pendingRefused(dir, 'origin', t - 10 * 60_000)).toBeNull()
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
   })
 })
