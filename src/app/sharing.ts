@@ -22,6 +22,7 @@ import {
   remoteNames,
   remoteUrl,
 } from '../refstore/remote'
+import {type PendingRefused, pendingRefused} from '../refstore/claim-refs'
 import {readCachedIndex, updateIndex} from '../refstore/task-index'
 import {readPublished} from '../refstore/published-marker'
 import type {Session} from './session'
@@ -118,12 +119,17 @@ export interface RemoteStatus {
   behind: number | null
   /** When this clone last fetched the list from the remote (ISO-8601), or null when unknown. */
   last_fetch: string | null
+  /**
+   * The remote refused a pending-change ref (`refs/tasks-claims/*`) within the last hour: until `until`, this
+   * clone's changes go straight to the list's ref (docs/remote.md). Null when not known to refuse them.
+   */
+  pending_refs_refused: PendingRefused | null
 }
 
 /** `tasks remote`: the remote the lists are shared through and where this clone stands with it (no network). */
 export async function remoteStatus(session: Session): Promise<RemoteStatus> {
   const remote = await session.configuredRemote()
-  const base = {list: session.list, remote, url: null, offline: false, tracking_ref: null, remote_tip: null, local_tip: session.store.tip, ahead: null, behind: null, last_fetch: null}
+  const base = {list: session.list, remote, url: null, offline: false, tracking_ref: null, remote_tip: null, local_tip: session.store.tip, ahead: null, behind: null, last_fetch: null, pending_refs_refused: null}
   if (!remote) return base
   const state = await trackingState(session, remote)
   return {
@@ -132,6 +138,7 @@ export async function remoteStatus(session: Session): Promise<RemoteStatus> {
     url: await remoteUrl(session.store.repo.cwd, remote),
     offline: (await session.remote()) === null,
     last_fetch: lastFetch(session.store.repo.commonDir, remote, session.list),
+    pending_refs_refused: pendingRefused(session.store.repo.commonDir, remote),
   }
 }
 

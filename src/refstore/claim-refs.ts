@@ -24,7 +24,7 @@
  * Locally the pending refs are fetched into
  * `refs/tasks-claims-remote/<remote>/<list>/<id>` (pruned by every fetch).
  */
-import {existsSync, readFileSync, readdirSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {taskDir} from '../core/ids'
 import {git} from './git-process'
@@ -143,10 +143,31 @@ export async function forgetPending(cwd: string, remote: string, list: string, c
   await git(['update-ref', '--stdin'], {cwd, input: stale.map(([id, oid]) => `delete ${prefix}${id} ${oid}\n`).join('')})
 }
 
-export type ClaimPushOutcome = {ok: true} | {ok: false; reason: 'stale' | 'declined'; detail: string}
+/**
+ * `hostRefused`: the host itself turned down a pending ref (a permission or a hook on the namespace), not the
+ * guard judging the change's content; said only of a push of one pending ref alone (pushPending).
+ */
+export type ClaimPushOutcome = {ok: true} | {ok: false; reason: 'stale' | 'declined'; detail: string; hostRefused?: boolean}
+
+/** A refusal on a rejected ref's line: a hook that declined, a permission, a protected or hidden ref. */
+const REFUSAL = /declined|denied|deny|not allowed|protected|refus|forbidden|prohibited|permission|hidden ref/i
+/** The pre-receive guard's own words (hooks/render.ts renderVerify): a refusal of the change's content, by rule. */
+const GUARD_REFUSAL = /git-tasks refused the update|^remote:.*\[[a-z][a-z0-9_]*\]/m
+
+/**
+ * Whether a declined push of a pending ref was the host refusing that ref
+ * as such (gitolite's `DENIED`, a hook that turns down `refs/tasks-claims/*`,
+ * a protected or hidden namespace), as opposed to the guard refusing the
+ * change by one of its rules (`[not_owner]` and the like: that change is
+ * wrong, the namespace is fine) or a failure with no refusal in it.
+ */
+export function refusedByHost(rejected: string[], text: string): boolean {
+  const claims = rejected.filter((l) => l.includes('refs/tasks-claims/'))
+  return claims.length > 0 && claims.every((l) => REFUSAL.test(l)) && !GUARD_REFUSAL.test(text)
+}
 
 /** Run a push with `--porcelain`; ok only when git exited 0 and rejected no ref. */
-async function porcelainPush(cwd: string, remote: string, options: string[], specs: string[], limits: NetworkLimits): Promise<ClaimPushOutcome> {
+async function porcelainPush(cwd: string, remote: string, options: string[], specs: string[], limits: NetworkLimits, judgeHost = false): Promise<ClaimPushOutcome> {
   // Bounded like every push: running out of time is remote_timeout (it may have landed; the next command finds out).
   const r = await networkGit(cwd, remote, 'push', ['push', '--porcelain', '--quiet', '--no-verify', ...options, remote, ...specs], limits)
   const rejected = r.stdout.split('\n').filter((l) => l.startsWith('!'))
@@ -156,13 +177,78 @@ async function porcelainPush(cwd: string, remote: string, options: string[], spe
   if (rejected.length === 0 && UNREACHABLE.test(text)) throw unreachable(remote, r.stderr.trim())
   // A race (someone else's ref value) is stale; a server that refuses these refs or atomic pushes is a refusal.
   if (/stale info|fetch first|non-fast-forward|already exists|incorrect old value|but expected|cannot lock ref|atomic push failed/i.test(text)) return {ok: false, reason: 'stale', detail}
-  return {ok: false, reason: 'declined', detail}
+  const said = r.stderr.split('\n').filter((l) => /^remote:/.test(l)).map((l) => l.replace(/^remote:\s*/, '').trim()).filter(Boolean).join(' ')
+  return {ok: false, reason: 'declined', detail: said && !detail.includes(said) ? `${detail}: ${said}`.slice(0, 500) : detail, ...(judgeHost && refusedByHost(rejected, text) ? {hostRefused: true} : {})}
 }
 
 /** Create `refs/tasks-claims/<list>/<id>` at `commit`, only if it does not exist on the remote. */
 export function pushPending(cwd: string, remote: string, list: string, id: string, commit: string, limits: NetworkLimits): Promise<ClaimPushOutcome> {
   const ref = claimRef(list, id)
-  return porcelainPush(cwd, remote, [`--force-with-lease=${ref}:`], [`${commit}:${ref}`], limits)
+  // Only this push, of one pending ref alone, says whether the host refuses the namespace: a fold's atomic push
+  // refused as a whole cannot tell which of its refs the host minded.
+  return porcelainPush(cwd, remote, [`--force-with-lease=${ref}:`], [`${commit}:${ref}`], limits, true)
+}
+
+// ------------------------------------------------------------ a host that refuses pending refs
+
+/** How long a host's refusal of the pending refs is believed: after that, one command asks again. */
+export const PENDING_REFUSED_TTL_MS = 60 * 60_000
+
+/** What this clone remembers of a remote that refused a pending ref (pendingRefused). */
+export interface PendingRefused {
+  /** When it refused (ISO-8601). */
+  since: string
+  /** Until when it is believed (since + PENDING_REFUSED_TTL_MS). */
+  until: string
+  /** What the host said. */
+  detail: string
+}
+
+function refusedNotePath(commonDir: string, remote: string): string {
+  // A remote's name may hold a slash: one file a remote, its name encoded into one component.
+  return join(commonDir, 'git-tasks', `pending-refused-${encodeURIComponent(remote)}`)
+}
+
+/**
+ * The remote refused a pending ref: remember it in
+ * `<common-dir>/git-tasks/pending-refused-<remote>` (JSON: the remote, when,
+ * what the host said), so every command of this clone, in this process or
+ * another, goes straight to the list's ref for the next hour. True when this
+ * is news (no note in force before): the caller says so once. Best-effort:
+ * a note that cannot be written only costs the next command one refused push.
+ */
+export function notePendingRefused(commonDir: string, remote: string, detail: string, now = Date.now()): boolean {
+  const news = pendingRefused(commonDir, remote, now) === null
+  try {
+    const path = refusedNotePath(commonDir, remote)
+    mkdirSync(join(commonDir, 'git-tasks'), {recursive: true})
+    const tmp = `${path}.${process.pid}.tmp`
+    writeFileSync(tmp, `${JSON.stringify({remote, at: new Date(now).toISOString(), detail: detail.slice(0, 500)})}\n`)
+    renameSync(tmp, path)
+  } catch {
+    // Not remembered: the next command asks again.
+  }
+  return news
+}
+
+/**
+ * Whether `remote` refused a pending ref within the last hour
+ * (notePendingRefused), and what it said; null when not (no note, one about
+ * another remote, an unreadable one, one older than PENDING_REFUSED_TTL_MS or
+ * dated in the future). One file read; no process.
+ */
+export function pendingRefused(commonDir: string, remote: string, now = Date.now()): PendingRefused | null {
+  let note: {remote?: unknown; at?: unknown; detail?: unknown}
+  try {
+    note = JSON.parse(readFileSync(refusedNotePath(commonDir, remote), 'utf8'))
+  } catch {
+    return null
+  }
+  if (note.remote !== remote || typeof note.at !== 'string') return null
+  const at = Date.parse(note.at)
+  // A note from the future (a clock set back) is not believed: it could otherwise last for ever.
+  if (!Number.isFinite(at) || at > now + 60_000 || now - at >= PENDING_REFUSED_TTL_MS) return null
+  return {since: new Date(at).toISOString(), until: new Date(at + PENDING_REFUSED_TTL_MS).toISOString(), detail: typeof note.detail === 'string' ? note.detail : ''}
 }
 
 interface CommitParts {

@@ -22,6 +22,8 @@ export function renderRemoteStatus(r: RemoteStatus): string {
     const parts = [...(r.ahead ? [`${commits(r.ahead)} not published`] : []), ...(r.behind ? [`${commits(r.behind)} behind`] : [])]
     lines.push(`${parts.join(', ')}: run \`tasks sync\``)
   }
+  const refused = r.pending_refs_refused
+  if (refused) lines.push(`${r.remote} refused the pending-change refs (refs/tasks-claims/*) at ${refused.since}: changes go straight to the list's ref until ${refused.until}`)
   return `${lines.join('\n')}\n`
 }
 

@@ -4,7 +4,11 @@
  * pending refs, a clock that moves only when the loop sleeps). The same
  * rules run against real remotes in test/race and test/remote.
  */
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
+import {PENDING_REFUSED_TTL_MS, notePendingRefused, pendingRefused, refusedByHost} from '../../src/refstore/claim-refs'
 import {ConflictError, TasksError} from '../../src/core/errors'
 import {driveOnline} from '../../src/app/online-write/drive'
 import {MAX_STALLED_TRIES, ONLINE_BUDGET_MS, PENDING_AT_ONCE} from '../../src/app/online-write/rules'
@@ -35,6 +39,8 @@ function fakeRemote() {
     runs: 0,
     /** Pending commit → where someone else's fold put it on the list. */
     landed: new Map<string, string>(),
+    /** The clone remembers that this remote refuses pending refs (the note of an earlier command). */
+    refused: false,
   }
   const log: string[] = []
   const newCommit = () => `c${++world.commits}`
@@ -105,6 +111,11 @@ function fakeRemote() {
     },
     findLanded: async (_tip, parked) => world.landed.get(parked.commit) ?? null,
     forgetAssumedTip: () => void log.push('forget-assumed-tip'),
+    pendingRefused: () => world.refused,
+    notePendingRefused: () => {
+      log.push('note-refused')
+      world.refused = true
+    },
   }
   return {
     remote,
@@ -277,6 +288,36 @@ describe('the driver against an in-memory remote', () => {
     expect(done).toMatchObject({landed: 'c9', ownPush: true, tries: 2})
   })
 
+  it('a host that refuses a pending ref as such: noted once, and the same change goes to the list\'s ref at once', async () => {
+    const f = fakeRemote()
+    f.world.pending.set('tsk-a', 'pa').set('tsk-b', 'pb')
+    f.op((change) => ({kind: 'changed', change, item: 'tsk-z', holdsItem: true}))
+    f.remote.pushPending = async (id) => {
+      f.log.push(`push-pending ${id}`)
+      return {pushed: {...DECLINED, hostRefused: true}, commit: 'x'}
+    }
+    const done = published(await driveOnline(f.remote, 'origin'))
+    // No wait, no second fetch or op: the change was computed on the fetched tip, the list's lease checks it.
+    expect(f.log).toEqual(['fetch list +pending', 'op on c0', 'push-pending tsk-z', 'note-refused', 'push-list'])
+    expect(done).toMatchObject({ownPush: true, tries: 1})
+    expect(f.world.refused).toBe(true)
+  })
+
+  it('refused before (the clone\'s note): a one-item change on a busy list goes straight to the list\'s ref', async () => {
+    const f = fakeRemote()
+    f.world.refused = true
+    // Everything that would send it to a pending ref: others pending, a busy last fetch, an item it holds.
+    f.world.pending.set('tsk-a', 'pa').set('tsk-b', 'pb')
+    f.remote.fetchedBusy = () => true
+    f.op((change) => ({kind: 'changed', change, item: 'tsk-z', holdsItem: true}))
+    f.remote.pushPending = async () => {
+      throw new Error('a pending ref was pushed to a host known to refuse them')
+    }
+    const done = published(await driveOnline(f.remote, 'origin'))
+    expect(f.log).toEqual(['fetch list', 'op on c0', 'push-list'])
+    expect(done).toMatchObject({ownPush: true, tries: 1})
+  })
+
   it('a parked change is withdrawn when the command gives up, so it never lands after the failure', async () => {
     const f = fakeRemote()
     f.world.pending.set('tsk-a', 'pa').set('tsk-b', 'pb')
@@ -404,8 +445,8 @@ describe('the driver against an in-memory remote', () => {
 })
 
 /** Feed the step function the events of one scenario and keep each action it asked for. */
-function walk(events: Array<(previous: Action<Change>) => Event<Change>>): Array<Action<Change>> {
-  let next: Next<Change> = begin<Change>('origin', 0)
+function walk(events: Array<(previous: Action<Change>) => Event<Change>>, known = {}): Array<Action<Change>> {
+  let next: Next<Change> = begin<Change>('origin', 0, known)
   const actions = [next.action]
   for (const event of events) {
     next = step(next.state, event(next.action))
@@ -423,6 +464,38 @@ describe('the step function, fed outcomes by hand', () => {
     expect(actions.map((a) => a.kind)).toEqual(['check-fetch-note', 'assume-tip', 'check-fetch-note', 'fetch'])
     expect(actions[2]).toEqual({kind: 'check-fetch-note', withinMs: 60_000, pending: 1})
     expect(actions[3]).toEqual({kind: 'fetch', how: 'list-and-look', claims: true})
+  })
+
+  it('refused before: no stale base, no look, a fetch of the list alone, and the one-item change pushed to the list', () => {
+    const actions = walk(
+      [
+        () => ({kind: 'fetch-note', busy: true, ...at(1)}),
+        () => ({kind: 'assumed', tip: null, ...at(2)}),
+        () => ({kind: 'fetched', tip: 'c0', pending: new Map(), pendingHere: true, ...at(3)}),
+        () => ({kind: 'local-tip', tip: 'c0', ...at(4)}),
+        () => ({kind: 'op-ran', outcome: {kind: 'changed', change: {run: 1, base: 'c0'}, item: 'tsk-a', holdsItem: true}, ...at(5)}),
+      ],
+      {pendingRefused: true},
+    )
+    expect(actions.map((a) => a.kind)).toEqual(['check-fetch-note', 'assume-tip', 'fetch', 'read-local-tip', 'run-op', 'push-list'])
+    expect(actions[2]).toEqual({kind: 'fetch', how: 'list', claims: false})
+    expect(actions[4]).toEqual({kind: 'run-op', base: 'c0', contention: null})
+    expect(actions[5]).toMatchObject({kind: 'push-list', expected: 'c0'})
+  })
+
+  it('a pending ref refused as such on a stale base: noted, then the op runs again on a fetch', () => {
+    const actions = walk([
+      () => ({kind: 'fetch-note', busy: true, ...at(1)}),
+      () => ({kind: 'assumed', tip: null, ...at(1)}),
+      () => ({kind: 'fetched', tip: 'c0', pending: new Map([['tsk-b', 'pb'], ['tsk-c', 'pc']]), pendingHere: true, ...at(2)}),
+      () => ({kind: 'local-tip', tip: 'c0', ...at(3)}),
+      () => ({kind: 'op-ran', outcome: {kind: 'changed', change: {run: 1, base: 'c0'}, item: 'tsk-a', holdsItem: true}, ...at(4)}),
+      () => ({kind: 'pushed', pushed: {ok: false, reason: 'declined', detail: 'hook declined', hostRefused: true}, commit: 'x', ...at(5)}),
+      () => ({kind: 'noted', ...at(6)}),
+    ])
+    expect(actions.map((a) => a.kind)).toEqual(['check-fetch-note', 'assume-tip', 'fetch', 'read-local-tip', 'run-op', 'push-pending', 'note-pending-refused', 'fetch'])
+    expect(actions[2]).toEqual({kind: 'fetch', how: 'tracking', claims: true})
+    expect(actions[7]).toEqual({kind: 'fetch', how: 'list', claims: false})
   })
 
   it('a fold that turns out due without the pending objects here restarts with a fetch that brings them', () => {
@@ -490,5 +563,44 @@ describe('the step function, fed outcomes by hand', () => {
   it('an event that does not answer the last action is a programming error', () => {
     const first = begin<Change>('origin', 0)
     expect(() => step(first.state, {kind: 'waited', at: 1})).toThrow(/a waited event where fetch-note was due/)
+  })
+})
+
+describe('what a clone remembers of a host that refuses pending refs', () => {
+  const line = (ref: string, why: string) => `!\tabc:${ref}\tabc\t[remote rejected] (${why})`
+
+  it('a refusal of a pending ref by the host is told from the guard\'s and from other failures', () => {
+    const ref = 'refs/tasks-claims/main/tsk-a'
+    expect(refusedByHost([line(ref, 'pre-receive hook declined')], 'remote: FATAL: W refs/tasks-claims/main/tsk-a agent DENIED by fallthru')).toBe(true)
+    expect(refusedByHost([line(ref, 'hook declined')], '')).toBe(true)
+    expect(refusedByHost([line(ref, 'deny updating a hidden ref')], '')).toBe(true)
+    // The guard names its rule: the change is refused, not the namespace.
+    expect(refusedByHost([line(ref, 'pre-receive hook declined')], `remote: git-tasks refused the update of ${ref}:\nremote:   commit 0123: [not_owner] x`)).toBe(false)
+    expect(refusedByHost([line(ref, 'pre-receive hook declined')], 'remote:   commit 0123 tasks/x/task.md: [clock_skew] dated ahead')).toBe(false)
+    // Not a refusal (the server failed), or not a pending ref.
+    expect(refusedByHost([line(ref, 'unpacker error')], '')).toBe(false)
+    expect(refusedByHost([line('refs/tasks/main', 'hook declined')], '')).toBe(false)
+    expect(refusedByHost([], 'fatal: the remote end hung up')).toBe(false)
+  })
+
+  it('the note is honoured for an hour, per remote, and not when dated ahead', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'refused-note-'))
+    try {
+      const t = Date.parse('2026-01-01T12:00:00Z')
+      expect(pendingRefused(dir, 'origin', t)).toBeNull()
+      expect(notePendingRefused(dir, 'origin', 'hook declined', t)).toBe(true)
+      // News only once: a second refusal while the note holds is not said again.
+      expect(notePendingRefused(dir, 'origin', 'hook declined', t + 1000)).toBe(false)
+      expect(pendingRefused(dir, 'origin', t + 2000)).toEqual({since: new Date(t + 1000).toISOString(), until: new Date(t + 1000 + PENDING_REFUSED_TTL_MS).toISOString(), detail: 'hook declined'})
+      expect(pendingRefused(dir, 'origin', t + 1000 + PENDING_REFUSED_TTL_MS)).toBeNull()
+      expect(pendingRefused(dir, 'upstream', t + 2000)).toBeNull()
+      // A remote's name with a slash is one file too.
+      notePendingRefused(dir, 'team/shared', 'denied', t)
+      expect(pendingRefused(dir, 'team/shared', t)).not.toBeNull()
+      // A clock set back: a note from well ahead of now is not believed.
+      expect(pendingRefused(dir, 'origin', t - 10 * 60_000)).toBeNull()
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
   })
 })

@@ -9,7 +9,7 @@ import {begin, step} from './step'
 import type {Action, Event, Finished, OnlineRemote} from './types'
 
 export async function driveOnline<C>(remote: OnlineRemote<C>, remoteName: string): Promise<Finished<C>> {
-  let next = begin<C>(remoteName, remote.now())
+  let next = begin<C>(remoteName, remote.now(), {pendingRefused: remote.pendingRefused()})
   for (;;) {
     const {action} = next
     if (action.kind === 'done') return action.finished
@@ -53,6 +53,9 @@ async function perform<C>(remote: OnlineRemote<C>, action: Exclude<Action<C>, {k
     case 'forget-assumed-tip':
       remote.forgetAssumedTip()
       return stamp({kind: 'forgot'})
+    case 'note-pending-refused':
+      remote.notePendingRefused(action.detail)
+      return stamp({kind: 'noted'})
     case 'wait':
       await remote.sleep(action.minMs + remote.random() * (action.maxMs - action.minMs))
       return stamp({kind: 'waited'})

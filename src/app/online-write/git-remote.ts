@@ -8,7 +8,19 @@ import type {OpContext, Plan} from '../../core/plan'
 import type {Snapshot} from '../../core/snapshot'
 import {ACTORS_DIR, INBOX_DIR} from '../../core/inbox'
 import {MUTATION_TIMEOUT_MS, fetchList, fetchedBusy, pushList, recordFetch, relate} from '../../refstore/remote'
-import {findFolded, foldPending, forgetPending, peekPending, pendingChanges, pushPending, recentLine, withdrawPending} from '../../refstore/claim-refs'
+import {
+  PENDING_REFUSED_TTL_MS,
+  findFolded,
+  foldPending,
+  forgetPending,
+  notePendingRefused,
+  peekPending,
+  pendingChanges,
+  pendingRefused,
+  pushPending,
+  recentLine,
+  withdrawPending,
+} from '../../refstore/claim-refs'
 import type {ListStore, Loaded} from '../../refstore/list-store'
 import {withInbox} from '../inbox-hook'
 import {mergeTips} from '../sync'
@@ -131,6 +143,19 @@ export async function gitRemote<R>(
     },
     findLanded: (tip, parked) => findFolded(cwd, store.reader, tip, parked.base, parked.id, parked.commit),
     forgetAssumedTip: () => store.noteRemoteMoved(remote),
+    pendingRefused: () => pendingRefused(commonDir, remote) !== null,
+    notePendingRefused(detail) {
+      // Said once: by the command that learnt it, not by the ones that honour the note (nor by a second process
+      // that learnt it at the same moment, if the first one's note is already there).
+      if (!notePendingRefused(commonDir, remote, detail)) return
+      const hours = PENDING_REFUSED_TTL_MS / 3_600_000
+      session.warn({
+        kind: 'pending_refs_refused',
+        message: `remote "${remote}" refuses the pending-change refs (refs/tasks-claims/*): this clone sends every change to the list's ref for the next ${hours === 1 ? 'hour' : `${hours} hours`} (\`tasks remote\` shows it; grant the agents refs/tasks-claims/ for faster drains under contention). It said: ${detail}`,
+        remote,
+        detail,
+      })
+    },
   }
 }
 

@@ -50,6 +50,11 @@ export interface Memory<C> {
   declined: number
   /** Off once the remote refused a pending ref or an atomic push: from then on every try goes to the list's ref. */
   perItem: boolean
+  /**
+   * The host refuses pending refs as such (a permission, a hook on `refs/tasks-claims/*`): remembered by this clone
+   * from an earlier command (then perItem is off from the start), or learnt by this one.
+   */
+  pendingRefused: boolean
   parked: Parked<C> | null
   /** Pending refs this command found taken when it pushed its own (another change of the item was there first). */
   collisions: number
@@ -133,6 +138,7 @@ export type Phase<C> =
   | {phase: 'settling'; view: Based}
   | {phase: 'pushing-direct'; view: Based; item: string; change: C}
   | {phase: 'parking'; view: Based; item: string; change: C; leader: boolean; busy: boolean}
+  | {phase: 'noting-refusal'; view: Based; change: C}
   | {phase: 'pushing-list'; view: Based; change: C}
   | {phase: 'forgetting-assumed-tip'}
   | {phase: 'pausing'}
@@ -160,8 +166,15 @@ const done = <C>(memory: Memory<C>, finished: Finished<C>): Next<C> => go(memory
 const fail = <C>(memory: Memory<C>, error: unknown): Next<C> => go(memory, {phase: 'ended'}, {kind: 'fail', error})
 const pause = <C>(memory: Memory<C>, window: Window): Next<C> => go(memory, {phase: 'pausing'}, {kind: 'wait', ...window})
 
+/** What the clone knew of the remote before this command (OnlineRemote.pendingRefused). */
+export interface Known {
+  /** The remote refused a pending ref lately: every change goes to the list's ref from the start. */
+  pendingRefused?: boolean
+}
+
 /** The first step: before the first try, ask whether the clone's last fetch found the list busy (STALE_BASE_MS). */
-export function begin<C>(remote: string, at: number): Next<C> {
+export function begin<C>(remote: string, at: number, known: Known = {}): Next<C> {
+  const refused = known.pendingRefused === true
   const memory: Memory<C> = {
     remote,
     startedAt: at,
@@ -170,7 +183,8 @@ export function begin<C>(remote: string, at: number): Next<C> {
     lastSeen: undefined,
     lastRejection: '',
     declined: 0,
-    perItem: true,
+    perItem: !refused,
+    pendingRefused: refused,
     parked: null,
     collisions: 0,
     lost: 0,
@@ -247,6 +261,12 @@ export function step<C>(state: State<C>, event: Event<C>): Next<C> {
       return afterDirectPush(m, p.view, p.item, p.change, expect(event, 'folded'), event.at)
     case 'parking':
       return afterParking(m, p, expect(event, 'pushed'), event.at)
+    case 'noting-refusal':
+      expect(event, 'noted')
+      // The change was computed on the fetched tip: the list's ref takes it now, with the same lease a direct push
+      // has. One computed on a stale base runs again on a fetch.
+      if (p.view.stale || !p.view.remoteTip) return restart(m, event.at)
+      return go(m, {phase: 'pushing-list', view: p.view, change: p.change}, {kind: 'push-list', change: p.change, expected: p.view.remoteTip})
     case 'pushing-list':
       return afterListPush(m, p.view, p.change, expect(event, 'pushed'), event.at)
     case 'forgetting-assumed-tip':
@@ -310,7 +330,9 @@ function afterFate<C>(m: Memory<C>, parked: Parked<C>, fate: Fate, otherwise: ()
 
 /** How this try reads the remote: a tip assumed without a fetch, the last fetch's tip, or a fetch. */
 function chooseRead<C>(m: Memory<C>): Next<C> {
-  const assume = m.mayAssume && m.tries === 1 && m.perItem && !m.parked
+  // Not after a refusal learnt by this command (perItem off, mayAssume already spent); a remote known to refuse
+  // pending refs is no reason not to assume: nothing can be pending there for this clone to fold.
+  const assume = m.mayAssume && m.tries === 1 && (m.perItem || m.pendingRefused) && !m.parked
   m = {...m, mayAssume: false}
   if (assume) return go(m, {phase: 'assuming-tip'}, {kind: 'assume-tip'})
   return fetchFresh(m)
@@ -497,6 +519,12 @@ function afterParking<C>(m: Memory<C>, p: Extract<Phase<C>, {phase: 'parking'}>,
     return pause(m, lookWindow(view.pending.size + 1, 0))
   }
   m = {...m, lastRejection: pushed.pushed.detail}
+  if (!pushed.pushed.ok && pushed.pushed.hostRefused) {
+    // The host refuses the pending refs themselves: remember it for this clone's next commands, say so once, and
+    // push this change to the list's ref at once (it was computed on the remote's tip; no reason to wait).
+    m = {...m, perItem: false, pendingRefused: true}
+    return go(m, {phase: 'noting-refusal', view, change}, {kind: 'note-pending-refused', detail: pushed.pushed.detail})
+  }
   // Declined: the server refuses pending refs. Else the item's pending ref was taken: try again after a collision.
   m = pushed.pushed.reason === 'declined' ? {...m, perItem: false} : {...m, collisions: m.collisions + 1}
   return pause(m, backoffWindow(m.tries, at - m.startedAt))

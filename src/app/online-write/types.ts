@@ -14,8 +14,12 @@
 /** The remote's pending per-item changes: task id → commit (refstore/claim-refs.ts). */
 export type Pending = ReadonlyMap<string, string>
 
-/** A push with a lease: `stale` lost a race (run the op again); `declined` is the server refusing the update itself. */
-export type PushResult = {ok: true} | {ok: false; reason: 'stale' | 'declined'; detail: string}
+/**
+ * A push with a lease: `stale` lost a race (run the op again); `declined` is the server refusing the update itself,
+ * `hostRefused` when what it refused was a pending ref as such (a permission or hook on `refs/tasks-claims/*`, not the
+ * guard's judgement of the change): remembered for the remote, so that later commands go straight to the list's ref.
+ */
+export type PushResult = {ok: true} | {ok: false; reason: 'stale' | 'declined'; detail: string; hostRefused?: boolean}
 
 /** A warning to print once the result is out (what merging unpublished local work decided). */
 export interface Warning {
@@ -147,6 +151,8 @@ export type Action<C> =
   | {kind: 'learn-fate'; parked: Parked<C>; seen: Pending | null}
   | {kind: 'find-landed'; tip: string; parked: Parked<C>}
   | {kind: 'forget-assumed-tip'}
+  /** The remote refused a pending ref as such: remember it (for this clone, for a while) and say so once. */
+  | {kind: 'note-pending-refused'; detail: string}
   /** Sleep a uniformly drawn time in [minMs, maxMs). */
   | {kind: 'wait'; minMs: number; maxMs: number}
   | {kind: 'done'; finished: Finished<C>}
@@ -168,6 +174,7 @@ export type Event<C> = {at: number} & (
   | ({kind: 'fate'} & Fate)
   | {kind: 'landed'; landed: string | null}
   | {kind: 'forgot'}
+  | {kind: 'noted'}
   | {kind: 'waited'}
 )
 
@@ -204,4 +211,8 @@ export interface OnlineRemote<C> {
   findLanded(tip: string, parked: Parked<C>): Promise<string | null>
   /** A push on the assumed tip lost: the next mutations fetch first. */
   forgetAssumedTip(): void
+  /** Whether this clone remembers that the remote refuses pending refs (a note under an hour old): then every change goes to the list's ref. */
+  pendingRefused(): boolean
+  /** The remote refused a pending ref as such: remember it for the next commands, and tell the user once. */
+  notePendingRefused(detail: string): void
 }
