@@ -6,7 +6,7 @@
  * part of the guide goes there (no counts), so rewriting it changes the
  * file only when the setup changed.
  */
-import {existsSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, renameSync, statSync, writeFileSync} from 'node:fs'
 import {resolve} from 'node:path'
 import {InvalidError, UsageError} from '../core/errors'
 import type {State} from '../core/readiness'
@@ -138,6 +138,9 @@ export function withPrimeSection(text: string, section: string): {text: string; 
   return {text: `${text}${sep}${block}`, action: 'appended'}
 }
 
+/** The largest file `prime --write` updates in place (a guide such as AGENTS.md is a few KiB). */
+const MAX_PRIME_FILE_BYTES = 4 * 1024 * 1024
+
 /** `tasks prime --write FILE`: keep the marked section of FILE current (path relative to cwd). */
 export async function writePrime(session: Session, {file, cwd}: {file: string; cwd: string}): Promise<PrimeWriteResult & PrimeResult> {
   if (!file.trim()) throw new UsageError('--write needs a file name, such as AGENTS.md', {}, 'usage')
@@ -145,6 +148,12 @@ export async function writePrime(session: Session, {file, cwd}: {file: string; c
   const path = resolve(cwd, file)
   const section = stableMarkdown(r.list, r.lease_seconds, r.remote, r.steps)
   const existed = existsSync(path)
+  // An agent guide is a page of text: a file far larger (or not a regular file) is refused, never read whole.
+  if (existed) {
+    const st = statSync(path)
+    if (!st.isFile()) throw new UsageError(`--write ${file}: not a regular file`, {path: file}, 'bad_file')
+    if (st.size > MAX_PRIME_FILE_BYTES) throw new InvalidError('file_too_large', `--write ${file}: the file is ${st.size} bytes, more than the ${MAX_PRIME_FILE_BYTES} a guide file may hold; give a smaller file`, {path: file, limit: MAX_PRIME_FILE_BYTES})
+  }
   const old = existed ? readFileSync(path, 'utf8') : ''
   const out = withPrimeSection(old, section)
   if (out.action !== 'unchanged') {
