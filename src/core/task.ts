@@ -225,6 +225,15 @@ export const INIT_CONFIG_KEYS = ['lease_seconds', 'clock_skew_seconds', 'max_tit
  */
 type Bounded = {minimum: number; maximum: number}
 /** config.yaml keys that are not numbers. */
+/**
+ * A list's config as read back from a cache that an older build wrote: the
+ * settings it did not know yet take their defaults, as config.yaml's reader
+ * gives them.
+ */
+export function withConfigDefaults(config: Partial<ListConfig> | undefined): ListConfig {
+  return {...DEFAULT_CONFIG, ...(config ?? {})} as ListConfig
+}
+
 export type NonNumericConfigKey = 'admins' | 'notify' | 'extra' | 'require_signed' | 'allowed_signers' | 'allowed_paths'
 const configBounds = configSchema.properties as unknown as Record<keyof Omit<ListConfig, NonNumericConfigKey>, Bounded>
 

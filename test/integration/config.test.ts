@@ -144,3 +144,31 @@ describe('config', () => {
     expect((await runJson(c2, ['config', 'get', 'clock_skew_seconds'], as('bob'))).value).toBe(120)
   })
 })
+
+describe('config read back from an older cache', () => {
+  it('a setting the cache file does not hold yet (written by an older build) reads as its default', async () => {
+    const repo = makeRepo()
+    await runJson(repo, ['init'], as('alice'))
+    await runJson(repo, ['add', 'One'], as('alice'))
+    await runJson(repo, ['list'], as('alice'))
+    // The cache file's and the delta file's second line is a header with the list's config: drop two settings from
+    // both, as files written before the settings existed lack them.
+    const {existsSync: exists, readFileSync, writeFileSync} = await import('node:fs')
+    let edited = 0
+    for (const name of ['index-main', 'delta-main']) {
+      const file = join(repo, '.git', 'git-tasks', name)
+      if (!exists(file)) continue
+      const text = readFileSync(file)
+      const nl1 = text.indexOf(10)
+      const nl2 = text.indexOf(10, nl1 + 1)
+      const header = JSON.parse(text.subarray(nl1 + 1, nl2).toString('utf8'))
+      delete header.config.max_file_bytes
+      delete header.config.allowed_paths
+      writeFileSync(file, Buffer.concat([text.subarray(0, nl1 + 1), Buffer.from(JSON.stringify(header)), text.subarray(nl2)]))
+      edited++
+    }
+    expect(edited).toBeGreaterThan(0)
+    expect((await runJson(repo, ['config', 'get', 'max_file_bytes'], as('alice'))).value).toBe(2 * 1024 * 1024)
+    expect((await runJson(repo, ['config', 'get', 'allowed_paths'], as('alice'))).value).toEqual([])
+  })
+})

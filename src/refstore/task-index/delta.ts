@@ -9,6 +9,7 @@ import {createHash} from 'node:crypto'
 import {readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {isStoredId} from '../../core/ids'
+import {withConfigDefaults} from '../../core/task'
 import {type IndexHeader, type IndexedTask, type TaskIndex, parseLine} from './entry'
 import {MAGIC, NL, cachePath} from './format'
 import {IndexFile} from './index-file'
@@ -74,6 +75,7 @@ function readIndexDelta(commonDir: string, list: string, file: IndexFile, baseCo
     const body = buf.subarray(nl2 + 1)
     if (header.list !== list || typeof header.commit !== 'string' || !Array.isArray(header.removed) || !Array.isArray(header.strays) || typeof header.shards !== 'object' || header.shards === null) return null
     if (body.length !== header.bytes || createHash('sha1').update(body).digest('hex') !== header.sum) return null
+    header.config = withConfigDefaults(header.config)
     const changes = new Map<string, IndexedTask | null>()
     const text = body.toString('utf8')
     let ls = 0

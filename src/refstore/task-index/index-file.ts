@@ -11,6 +11,7 @@ import {partitionPoint} from '../../core/order'
 import type {LeaseRow, OpenRows, SnapshotTables} from '../../core/snapshot'
 import {BROKEN, type ListSectionMeta, lineBytesOf, sectionCrc, sectionLayout} from '../list-section'
 import {PagedFile} from '../paged-file'
+import {withConfigDefaults} from '../../core/task'
 import {type IndexHeader, type IndexedTask, type Line, type TaskBase, idList, parseLine} from './entry'
 import {LITTLE_ENDIAN, MAGIC, NL, NO_IDS, TAB, damaged} from './format'
 import {ColumnOpenRows, type EncodedOpenRows} from './open-rows'
@@ -109,6 +110,7 @@ export class IndexFile implements ReadonlyMap<string, IndexedTask>, SnapshotTabl
     } catch {
       return null
     }
+    header.config = withConfigDefaults(header.config)
     const queueStart = nl2 + 1
     const reservedStart = queueStart + header.queueBytes + 1
     const claimsStart = reservedStart + header.reservedBytes + 1
