@@ -6,7 +6,7 @@
  * export), reads the existing cards it names, and runs one op through the
  * transaction: one commit, or none when the list already holds it all.
  */
-import {closeSync, constants, existsSync, fstatSync, openSync, readSync, realpathSync} from 'node:fs'
+import {closeSync, constants, existsSync, fstatSync, openSync, realpathSync} from 'node:fs'
 import {dirname, join, relative, resolve, sep} from 'node:path'
 import {InvalidError, NotPermittedError, UsageError} from '../core/errors'
 import {
@@ -32,6 +32,7 @@ import type {TaskMeta} from '../core/task'
 import {loadCliProgress} from './lazy-libs'
 import {dirOf} from './search'
 import type {Session} from './session'
+import {readCapped} from './bounded-read'
 import {mutate} from './transaction'
 
 const READ_WINDOW = 256
@@ -157,42 +158,6 @@ export function importLimitBytes(env: NodeJS.ProcessEnv = process.env): number {
     throw new UsageError(`${IMPORT_LIMIT_ENV} must be a whole number of bytes from 1 to ${IMPORT_LIMIT_CEILING}; got "${raw}"`, {variable: IMPORT_LIMIT_ENV})
   }
   return n
-}
-
-const CHUNK = 64 * 1024
-
-function pause(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
-}
-
-/**
- * At most `limit` + 1 bytes of `fd`, so that /dev/zero or an endless pipe
- * stops at the limit instead of filling memory. (The command line's own
- * files, --body-file, comment --file and batch, are read the same way by
- * commands/input-file.ts; the layers keep the two apart.)
- */
-function readCapped(fd: number, limit: number): Buffer {
-  const chunks: Buffer[] = []
-  let total = 0
-  while (total <= limit) {
-    const chunk = Buffer.allocUnsafe(Math.min(CHUNK, limit + 1 - total))
-    let n: number
-    try {
-      n = readSync(fd, chunk, 0, chunk.length, null)
-    } catch (error) {
-      // A non-blocking standard input with nothing yet: wait for the writer.
-      if ((error as NodeJS.ErrnoException).code === 'EAGAIN') {
-        pause(5)
-        continue
-      }
-      if ((error as NodeJS.ErrnoException).code === 'EOF') break
-      throw error
-    }
-    if (n === 0) break
-    chunks.push(chunk.subarray(0, n))
-    total += n
-  }
-  return Buffer.concat(chunks, total)
 }
 
 /** Where a client that may not read the server's files (MCP) may read from: the repository's work tree. */

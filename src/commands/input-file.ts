@@ -6,12 +6,12 @@
  * checked later by the op. The bytes must be valid UTF-8: nothing is
  * silently replaced with U+FFFD.
  */
-import {closeSync, openSync, readSync} from 'node:fs'
+import {closeSync, openSync} from 'node:fs'
+import {engine} from './engine-loader'
 import {InvalidError, UsageError} from '../core/errors'
 import {CONFIG_BOUNDS} from '../core/task'
 import {decodeUtf8} from '../core/validation'
 
-const CHUNK = 64 * 1024
 
 /** Largest input any list accepts, per kind of text (the config maximum of its limit). */
 export const INPUT_LIMITS = {
@@ -24,35 +24,6 @@ export const INPUT_LIMITS = {
 /** The code when a file is over its limit, per kind (written out for test/unit/error-codes.test.ts). */
 const INPUT_CODES = {body: 'body_too_long', comment: 'comment_too_long', batch: 'batch_too_large'} as const
 
-function pause(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
-}
-
-/** Read at most `limit` + 1 bytes of `fd`. */
-function readCapped(fd: number, limit: number): Buffer {
-  const chunks: Buffer[] = []
-  let total = 0
-  while (total <= limit) {
-    const chunk = Buffer.allocUnsafe(Math.min(CHUNK, limit + 1 - total))
-    let n: number
-    try {
-      n = readSync(fd, chunk, 0, chunk.length, null)
-    } catch (error) {
-      // A non-blocking standard input with nothing yet: wait for the writer.
-      if ((error as NodeJS.ErrnoException).code === 'EAGAIN') {
-        pause(5)
-        continue
-      }
-      if ((error as NodeJS.ErrnoException).code === 'EOF') break
-      throw error
-    }
-    if (n === 0) break
-    chunks.push(chunk.subarray(0, n))
-    total += n
-  }
-  return Buffer.concat(chunks, total)
-}
-
 /** The text of `path` (or standard input for `-`) as `what` (body or comment). */
 export function readInputFile(path: string, what: keyof typeof INPUT_LIMITS): string {
   const limit = INPUT_LIMITS[what]
@@ -60,7 +31,7 @@ export function readInputFile(path: string, what: keyof typeof INPUT_LIMITS): st
   try {
     const fd = path === '-' ? 0 : openSync(path, 'r')
     try {
-      bytes = readCapped(fd, limit)
+      bytes = engine().readCapped(fd, limit)
     } finally {
       if (fd !== 0) closeSync(fd)
     }
