@@ -6,7 +6,7 @@
  * directory and is removed afterwards.
  */
 import {spawnSync} from 'node:child_process'
-import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {EnvironmentError, UsageError} from '../core/errors'
@@ -14,6 +14,7 @@ import {commentTemplate, editTemplate, parseCommentTemplate, parseEditTemplate} 
 import type {Session} from '../app/session'
 import type {TaskResult} from '../app/task-results'
 import {engine} from './engine-loader'
+import {readInputFile} from './input-file'
 
 /** Whether a person is at a terminal who can use an editor. */
 export function interactive(): boolean {
@@ -32,7 +33,8 @@ export function editInEditor(template: string, name: string): string {
       const why = r.error ? `could not start (${r.error.message})` : r.signal ? `was killed (${r.signal})` : `exited with status ${r.status}`
       throw new EnvironmentError('editor_failed', `the editor "${editor}" ${why}; nothing was written (set VISUAL or EDITOR)`, {editor})
     }
-    return readFileSync(file, 'utf8')
+    // Bounded like any file handed in (the largest description a list allows); the op checks the list's own limit.
+    return readInputFile(file, 'body')
   } finally {
     rmSync(dir, {recursive: true, force: true})
   }
