@@ -8,7 +8,6 @@
  */
 import type * as Zod from 'zod'
 import {type Param, ParamError, readParams, snake, takes, usageOf} from '../core/params'
-import {UsageError} from '../core/errors'
 import {DURATION_HINT} from './tool-input'
 import type {AnySpec, EngineModule} from '../operations/spec'
 import {toolName} from '../operations/spec'
@@ -88,12 +87,8 @@ export function toolOf(spec: AnySpec, engine: () => EngineModule): ToolDef {
       } catch (error) {
         throw error instanceof ParamError ? usageOf(error) : error
       }
-      for (const [name, param] of Object.entries(spec.params as Record<string, Param>)) {
-        // stdin is the protocol's channel: `-` cannot mean it here.
-        if (param.stdin && args[name] === '-') throw new UsageError(`${snake(name)} "-" (stdin) is not available through MCP: pass the JSON itself`, {field: snake(name)})
-      }
       spec.check?.(args)
-      return spec.run(engine(), session, args)
+      return spec.run(engine(), session, args, {surface: 'mcp', output: 'json'})
     },
   }
 }

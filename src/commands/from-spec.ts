@@ -10,7 +10,7 @@
 import {Args, Flags} from '@oclif/core'
 import type {Session} from '../app/session'
 import type {Terminal} from '../render/terminal'
-import {type Param, kebab} from '../core/params'
+import {type Param, kebab, takes} from '../core/params'
 import {parseDurationSeconds} from '../core/duration-flag'
 import {UsageError} from '../core/errors'
 import type {AnySpec} from '../operations/spec'
@@ -19,10 +19,6 @@ import {engine} from './engine-loader'
 import {readInputFile} from './input-file'
 
 type FlagTable = Record<string, any>
-
-function onCli(param: Param): boolean {
-  return param.only === undefined || param.only.includes('cli')
-}
 
 /** One parameter as an oclif flag. */
 function flagOf(name: string, param: Param): FlagTable {
@@ -83,11 +79,8 @@ function fileFlagOf(name: string, param: Param): string | null {
 export function flagsOf(spec: AnySpec): FlagTable {
   let flags: FlagTable = {}
   if (spec.compact) flags = {...formatFlag}
-  for (const [name, param] of Object.entries(spec.params as Record<string, Param>)) {
-    if (!onCli(param)) continue
-    if (!param.positional) Object.assign(flags, flagOf(name, param))
-    else if (fileFlagOf(name, param)) Object.assign(flags, flagOf(name, param))
-  }
+  // A positional parameter gives a flag only when it can also come from a file (comment's --file).
+  for (const [name, param] of Object.entries(spec.params as Record<string, Param>)) if (takes(param, 'cli')) Object.assign(flags, flagOf(name, param))
   // An operation's own parameter of the same name wins (cancel's --reason is also the override's reason).
   if (spec.override) for (const [k, v] of Object.entries(overrideFlags)) flags[k] ??= v
   if (spec.agentSession) for (const [k, v] of Object.entries(sessionFlag)) flags[k] ??= v
@@ -99,7 +92,7 @@ export function argsOf(spec: AnySpec): FlagTable {
   const args: FlagTable = {}
   let position = 0
   for (const [name, param] of Object.entries(spec.params as Record<string, Param>)) {
-    if (!onCli(param) || !param.positional) continue
+    if (!takes(param, 'cli') || !param.positional) continue
     // A list after the first argument may be empty (`deps ID` clears the dependencies).
     const mayBeEmpty = position++ > 0 && takesTheRest(param)
     // Named in kebab case, as the flags: help shows DEPENDS-ON.
@@ -115,7 +108,7 @@ function takesTheRest(param: Param): boolean {
 
 /** Whether the command takes any number of arguments (a positional list parameter). */
 function variadic(spec: AnySpec): boolean {
-  return Object.values(spec.params as Record<string, Param>).some((p) => p.positional && takesTheRest(p) && onCli(p))
+  return Object.values(spec.params as Record<string, Param>).some((p) => p.positional && takesTheRest(p) && takes(p, 'cli'))
 }
 
 /** The operation's arguments from what oclif parsed. */
@@ -123,7 +116,7 @@ export function argumentsFrom(spec: AnySpec, parsed: {args: Record<string, unkno
   const out: Record<string, unknown> = {}
   let position = 0
   for (const [name, param] of Object.entries(spec.params as Record<string, Param>)) {
-    if (!onCli(param)) continue
+    if (!takes(param, 'cli')) continue
     let value: unknown
     if (param.positional) {
       const at = position++
@@ -189,12 +182,12 @@ export function commandFrom<R>(spec: AnySpec, view: CommandView<R>) {
       // The global flags, and the session's force/reason and agent session where the spec takes them.
       this.flagsForSession = {...(flags as any), session: spec.agentSession ? flags.session : undefined}
       if (spec.compact) this.useFormat(flags)
+      const output = this.format === 'compact' ? 'compact' : this.jsonMode() ? 'json' : 'text'
       const run = async (args: Record<string, unknown>): Promise<R> => {
         spec.check?.(args)
-        return spec.run(engine(), await this.openSession(), args) as Promise<R>
+        return spec.run(engine(), await this.openSession(), args, {surface: 'cli', output}) as Promise<R>
       }
       const args = argumentsFrom(spec, parsed as any)
-      const output = this.format === 'compact' ? 'compact' : this.jsonMode() ? 'json' : 'text'
       return view.execute ? view.execute({args, flags, run, session: () => this.openSession(), output}) : run(args)
     }
 

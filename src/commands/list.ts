@@ -12,11 +12,7 @@ const Generated = commandFrom<ListResult>(list, {
       if (all[i - 1] === '--sort' && /^-[a-z]{2,}$/.test(a)) return [`~${a.slice(1)}`]
       return [a]
     }),
-  execute: ({args, run, output}) => {
-    const sort = typeof args.sort === 'string' && args.sort.startsWith('~') ? `-${args.sort.slice(1)}` : args.sort
-    // JSON output streams the page from writeJson (views built a batch at a time); compact and text need it whole.
-    return run({...args, sort, lazy: output === 'json'})
-  },
+  execute: ({args, run}) => run({...args, sort: typeof args.sort === 'string' && args.sort.startsWith('~') ? `-${args.sort.slice(1)}` : args.sort}),
   render: (r, term) => engine().render.renderListResult(term, r),
 })
 

@@ -66,15 +66,13 @@ export interface Param<T = unknown, Required extends boolean = boolean> {
   readonly batchRef?: boolean
   /** `strings` on the CLI: one flag takes every value up to the next flag (`--mute a b`), not one value a flag. */
   readonly greedy?: boolean
-  /** A path where `-` means standard input: refused over MCP, whose standard input is the protocol. */
-  readonly stdin?: boolean
   /** The CLI reads an unset flag from this environment variable. */
   readonly env?: string
   /** The CLI's placeholder in help (`DURATION`). */
   readonly helpValue?: string
   /** Applied when the parameter is absent, on every surface. */
   readonly default?: T
-  /** Surfaces that do not take this parameter. */
+  /** The surfaces that take this parameter (absent: all of them). */
   readonly only?: readonly Surface[]
   /** The CLI's flags that cannot be given with this one (by key). */
   readonly exclusive?: readonly string[]
@@ -85,7 +83,7 @@ export interface Param<T = unknown, Required extends boolean = boolean> {
 export type Surface = 'cli' | 'mcp' | 'batch'
 export type Params = Record<string, Param>
 
-type Options = Partial<Pick<Param, 'positional' | 'char' | 'aliases' | 'options' | 'min' | 'max' | 'nullable' | 'file' | 'helpValue' | 'only' | 'exclusive' | 'env' | 'batchRef' | 'stdin' | 'greedy'>>
+type Options = Partial<Pick<Param, 'positional' | 'char' | 'aliases' | 'options' | 'min' | 'max' | 'nullable' | 'file' | 'helpValue' | 'only' | 'exclusive' | 'env' | 'batchRef' | 'greedy'>>
 
 /** The arguments an operation's call gets: each parameter's value, optional ones possibly undefined. */
 export type ArgsOf<P extends Params> = {
@@ -250,6 +248,6 @@ export function unknownFields(params: Params, raw: Readonly<Record<string, unkno
 }
 
 /** A ParamError as the usage error a surface reports (exit 2, nothing written). */
-export function usageOf(error: ParamError, prefix = ''): UsageError {
-  return new UsageError(`${prefix}${error.message}`, {field: error.field})
+export function usageOf(error: ParamError): UsageError {
+  return new UsageError(error.message, {field: error.field})
 }

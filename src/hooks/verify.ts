@@ -299,7 +299,7 @@ async function judgeRange(store: ListStore, cwd: string, oldSha: string | null, 
       if (after.tasks.get(id)?.meta?.status === 'done' && before.tasks.get(id)?.meta?.status !== 'done') finishing.set(id, await checksAt(c, id))
     }
     const view: CommitView = {facts: c.facts, before, after, canonical: canonicalActor(c, blobs), removed, undoBase, undoes: c.undoes, finishing}
-    judgeCommit(c, view, diffs.get(c.sha) ?? [], blobs, sizes, result, refuse, removed)
+    judgeCommit({commit: c, view, paths: diffs.get(c.sha) ?? [], blobs, sizes, result, refuse, removed})
     // Older snapshots are not needed again (commits come parents first).
     if (snapshots.size > 8) for (const k of [...snapshots.keys()].slice(0, snapshots.size - 8)) snapshots.delete(k)
   }
@@ -326,7 +326,18 @@ async function judgeRoot(cwd: string, c: CommitInfo, snap: Snapshot, refuse: Ref
  * judge (./judges.ts), which is handed what was read for it. Paths of kinds
  * this version cannot judge are listed, not judged.
  */
-function judgeCommit(c: CommitInfo, view: CommitView, paths: readonly ChangedPath[], blobs: ReadonlyMap<string, Buffer>, sizes: ReadonlyMap<string, number>, result: VerifyResult, refuse: Refuse, removed: Set<string>): void {
+function judgeCommit({commit: c, view, paths, blobs, sizes, result, refuse, removed}: {
+  commit: CommitInfo
+  view: CommitView
+  paths: readonly ChangedPath[]
+  /** What was read for the push: blobs by id, and sizes by blob id. */
+  blobs: ReadonlyMap<string, Buffer>
+  sizes: ReadonlyMap<string, number>
+  result: VerifyResult
+  refuse: Refuse
+  /** The ids removed so far in the update: this commit's removals are added (the view reads the same set). */
+  removed: Set<string>
+}): void {
   for (const r of judgeImport(c.facts, view.before.config)) refuse(c.sha, null, r)
   const textOf = (blob: string | null): string | null => {
     if (!blob) return null

@@ -6,8 +6,7 @@ import {p} from '../core/params'
 import {UsageError} from '../core/errors'
 import {COMMENT_KINDS} from '../core/task'
 import {operation} from './spec'
-import {idOf, one} from './claims'
-import {ifRevision, taskId, taskIds} from './common'
+import {idOf, ifRevision, taskId, taskIds} from './common'
 
 const body = p.text('Markdown description.', {char: 'b', file: {limit: 'body'}})
 
@@ -83,7 +82,7 @@ export const assign = operation({
   check: (a) => {
     if (a.assignee === undefined) throw new UsageError('assign needs an assignee (null lifts the reservation)', {field: 'assignee'})
   },
-  batch: {plan: (ops, snap, ctx, a) => one(a.id, (id) => idOf(ops.assignTask(snap, ctx, {id, assignee: a.assignee ?? null})))},
+  batch: {plan: (ops, snap, ctx, a) => idOf(ops.assignTask(snap, ctx, {id: a.id[0]!, assignee: a.assignee ?? null}))},
   run: (e, s, a) => e.cards.assign(s, {ids: a.id, assignee: a.assignee ?? null, ifRevision: a.ifRevision}),
 })
 
@@ -139,11 +138,10 @@ export const rm = operation({
   result: 'rm',
   examples: ['<%= config.bin %> rm tsk-k3v9', '<%= config.bin %> rm -y tsk-k3v9 tsk-8d2q'],
   batch: {
-    plan: (ops, snap, ctx, a) =>
-      one(a.id, (id) => {
-        const plan = ops.removeTask(snap, ctx, {id})
-        return {plan, id: plan.result.removed[0]?.id ?? null}
-      }),
+    plan: (ops, snap, ctx, a) => {
+      const plan = ops.removeTask(snap, ctx, {id: a.id[0]!})
+      return {plan, id: plan.result.removed[0]?.id ?? null}
+    },
   },
   run: (e, s, a) => e.cards.remove(s, {ids: a.id}),
 })

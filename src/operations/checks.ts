@@ -7,8 +7,7 @@ import {UsageError} from '../core/errors'
 import type {Plan} from '../core/plan'
 import type {BatchStepOutcome} from '../core/ops/batch-file'
 import {operation} from './spec'
-import {idOf} from './claims'
-import {ifRevision, taskId} from './common'
+import {idOf, ifRevision, taskId} from './common'
 
 const checkId = p.string('check id (chk-…) or a unique prefix', {positional: true, batchRef: true}).need()
 

@@ -4,10 +4,8 @@
  */
 import {p} from '../core/params'
 import {UsageError} from '../core/errors'
-import type {Plan} from '../core/plan'
-import type {BatchStepOutcome} from '../core/ops/batch-file'
 import {operation} from './spec'
-import {checkpointSession, epoch, ifRevision, lease, nextStep, summary, taskId, taskIds} from './common'
+import {checkpointSession, epoch, idOf, ifRevision, lease, nextStep, summary, taskId, taskIds} from './common'
 
 export const claim = operation({
   name: 'claim',
@@ -60,6 +58,8 @@ export const checkpoint = operation({
     'The checkpoint is a typed comment on the card. `show` and `next --json` return the newest one first, so whoever picks the item up next (after a release, a lost context, an expired lease or a takeover) starts where you stopped.',
   params: {id: taskId, summary: summary.need(), next: nextStep.need(), session: checkpointSession, epoch, lease},
   writes: true,
+  // --session names the checkpoint's session and, as for every command, the session acting.
+  agentSession: true,
   result: 'checkpoint',
   examples: [
     '<%= config.bin %> checkpoint tsk-k3v9 --summary "CAS loop done, tests green" --next "wire the online path in transaction.ts"',
@@ -76,9 +76,10 @@ export const done = operation({
   params: {id: taskIds, epoch, summary: summary.onlyOn(['cli', 'mcp']), session: checkpointSession.onlyOn(['cli', 'mcp'])},
   writes: true,
   override: true,
+  agentSession: true,
   result: 'done',
   examples: ['<%= config.bin %> done tsk-k3v9', '<%= config.bin %> done tsk-k3v9 --epoch 2 --json', '<%= config.bin %> done tsk-k3v9 tsk-8d2q tsk-p0ab'],
-  batch: {readsChecks: true, plan: (ops, snap, ctx, a) => one(a.id, (id) => idOf(ops.finishTask(snap, ctx, {id, epoch: a.epoch})))},
+  batch: {readsChecks: true, plan: (ops, snap, ctx, a) => idOf(ops.finishTask(snap, ctx, {id: a.id[0]!, epoch: a.epoch}))},
   run: (e, s, a) => e.claims.finish(s, {ids: a.id, epoch: a.epoch, checkpoint: a.summary !== undefined ? {summary: a.summary, session: a.session ?? s.sessionName()} : undefined}),
 })
 
@@ -104,7 +105,7 @@ export const reopen = operation({
   override: true,
   result: 'reopen',
   examples: ['<%= config.bin %> reopen tsk-k3v9', '<%= config.bin %> reopen tsk-k3v9 tsk-8d2q'],
-  batch: {plan: (ops, snap, ctx, a) => one(a.id, (id) => idOf(ops.reopenTask(snap, ctx, {id})))},
+  batch: {plan: (ops, snap, ctx, a) => idOf(ops.reopenTask(snap, ctx, {id: a.id[0]!}))},
   run: (e, s, a) => e.claims.reopen(s, {ids: a.id}),
 })
 
@@ -138,10 +139,14 @@ export const release = operation({
       throw new UsageError('release records a checkpoint with both --summary (what is done) and --next (the next step)')
     }
   },
-  batch: {plan: (ops, snap, ctx, a) => one(a.id ?? [], (id) => {
-    const plan = ops.releaseTask(snap, ctx, {id, epoch: a.epoch})
-    return {plan, id: plan.result.tasks[0]?.id ?? null}
-  })},
+  batch: {
+    plan: (ops, snap, ctx, a) => {
+      // In a batch an item names its task (no --all, no --session).
+      if (a.id === undefined) throw new UsageError('release in a batch needs "id"', {field: 'id'})
+      const plan = ops.releaseTask(snap, ctx, {id: a.id[0]!, epoch: a.epoch})
+      return {plan, id: plan.result.tasks[0]?.id ?? null}
+    },
+  },
   run: (e, s, a) => {
     if (a.session !== undefined) return e.coordination.releaseBySession(s, {session: a.session})
     // The checkpoint names the session acting (TASKS_SESSION): --session here means "release that session's items".
@@ -163,7 +168,7 @@ export const cancel = operation({
   override: true,
   result: 'cancel',
   examples: ['<%= config.bin %> cancel tsk-k3v9 --reason "superseded by tsk-8d2q"', '<%= config.bin %> cancel tsk-k3v9 tsk-p0ab -r "out of scope"'],
-  batch: {plan: (ops, snap, ctx, a) => one(a.id, (id) => idOf(ops.cancelTask(snap, ctx, {id, reason: a.reason})))},
+  batch: {plan: (ops, snap, ctx, a) => idOf(ops.cancelTask(snap, ctx, {id: a.id[0]!, reason: a.reason}))},
   run: (e, s, a) => e.claims.cancel(s, {ids: a.id, reason: a.reason}),
 })
 
@@ -192,14 +197,3 @@ export const sweep = operation({
   batch: {plan: (ops, snap, ctx) => ({plan: ops.sweepExpired(snap, ctx), id: null})},
   run: (e, s) => e.coordination.sweep(s),
 })
-
-/** A batch item's outcome from a plan whose result names its task. */
-export function idOf(plan: Plan<{task: {id: string}}>): BatchStepOutcome {
-  return {plan, id: plan.result.task.id}
-}
-
-/** A batch item acts on one task: its `id` field may be a list only of one. */
-export function one<T>(ids: readonly string[], act: (id: string) => T): T {
-  if (ids.length !== 1) throw new UsageError(`a batch item acts on one task: give "id" as one id (this one has ${ids.length})`, {field: 'id'})
-  return act(ids[0]!)
-}

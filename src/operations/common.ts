@@ -3,6 +3,8 @@
  * optimistic-edit revision, a lease, the ids of a multi-item command.
  */
 import {p} from '../core/params'
+import type {Plan} from '../core/plan'
+import type {BatchStepOutcome} from '../core/ops/batch-file'
 import {MAX_LEASE_SECONDS} from '../core/task'
 
 export const epoch = p.integer('Fencing token from your claim: refused if the item was claimed again since.')
@@ -21,3 +23,8 @@ export const taskIds = p.ids('task ids or unique prefixes (one or more)', {posit
 export const summary = p.string('What is done so far (recorded as a checkpoint on the card).')
 export const nextStep = p.string('The next step, for whoever picks the item up.')
 export const checkpointSession = p.string('The agent session writing the checkpoint (default $TASKS_SESSION).', {env: 'TASKS_SESSION'})
+
+/** A batch item's outcome from a plan whose result names its task. */
+export function idOf(plan: Plan<{task: {id: string}}>): BatchStepOutcome {
+  return {plan, id: plan.result.task.id}
+}

@@ -144,7 +144,7 @@ export const importDocument = operation({
   description:
     'Idempotent by key: cards keep their ids (Taskwarrior tasks get the id of the key taskwarrior:<uuid>), a card that already holds what the file says is left alone, a different one is updated, comments are added once. Importing the same file twice changes nothing. Taskwarrior: pending/waiting/recurring → todo, completed → done, deleted → cancelled, priority H/M/L → 1/2/3, project → tag project:NAME, annotations → comments, depends → dependencies. A progress bar shows on a terminal for large files (never with --json). Give exactly one of FILE or (over MCP) document.',
   params: {
-    file: p.string('the JSON file (- for stdin), read up to 64 MiB (TASKS_IMPORT_MAX_BYTES); over MCP a regular file inside the repository\'s work tree, relative to the server\'s working directory', {positional: true, stdin: true}),
+    file: p.string('the JSON file (- for stdin), read up to 64 MiB (TASKS_IMPORT_MAX_BYTES); over MCP a regular file inside the repository\'s work tree, relative to the server\'s working directory', {positional: true}),
     document: p.json('the export document (object) or a Taskwarrior export (array)', {only: ['mcp']}),
   },
   writes: true,
@@ -153,12 +153,11 @@ export const importDocument = operation({
   check: (a) => {
     if ((a.document === undefined) === (a.file === undefined)) throw new UsageError('give exactly one of FILE or document')
   },
-  // `quiet`: no progress bar (the command line shows one on a terminal, without --json). `local`: set by the
-  // command line only (no surface's parameters can name it), whose user may read any file; elsewhere (MCP)
-  // the file must be inside the work tree.
-  run: (e, s, a) => {
-    const {quiet = true, local = false} = a as {quiet?: boolean; local?: boolean}
-    return e.interchange.importDocument(s, {file: a.file, document: a.document, quiet, confined: !local})
+  // The person at the command line may import any file they can read, with a progress bar on a terminal; an MCP
+  // client names a file inside the work tree (its standard input is the protocol: `-` cannot mean it).
+  run: (e, s, a, call) => {
+    if (call.surface === 'mcp' && a.file === '-') throw new UsageError('file "-" (stdin) is not available through MCP: pass the JSON as document', {field: 'file'})
+    return e.interchange.importDocument(s, {file: a.file, document: a.document, quiet: call.output !== 'text', confined: call.surface !== 'cli'})
   },
 })
 

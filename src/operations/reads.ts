@@ -35,7 +35,8 @@ export const list = operation({
     '<%= config.bin %> list --json --limit 50 --offset 50',
     '<%= config.bin %> list --json --limit 50 --after CURSOR',
   ],
-  run: (e, s, a) => e.listing.list(s, a),
+  // JSON is streamed by the command line from a lazy page (views built a batch at a time); text and compact need it whole.
+  run: (e, s, a, call) => e.listing.list(s, {...a, lazy: call.surface === 'cli' && call.output === 'json'}),
 })
 
 export const show = operation({

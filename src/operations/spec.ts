@@ -13,7 +13,7 @@
 import type * as Engine from '../engine'
 import type {Session} from '../app/session'
 import type {BatchStep} from '../core/ops/batch-file'
-import type {ArgsOf, Params} from '../core/params'
+import type {ArgsOf, Params, Surface} from '../core/params'
 
 export type EngineModule = typeof Engine
 
@@ -49,7 +49,18 @@ export interface OperationSpec<P extends Params = Params, R = unknown> {
   /** CLI examples (`<%= config.bin %> claim tsk-k3v9`). */
   readonly examples?: readonly string[]
   /** The call: what the command prints with --json and the tool returns. */
-  readonly run: (engine: EngineModule, session: Session, args: ArgsOf<P>) => Promise<R>
+  readonly run: (engine: EngineModule, session: Session, args: ArgsOf<P>, call: CallContext) => Promise<R>
+}
+
+/**
+ * Who is calling, for the few operations whose work depends on it: the
+ * command line's user may read any file they can, an MCP client only files
+ * in the work tree; a result printed as JSON can be streamed.
+ */
+export interface CallContext {
+  readonly surface: Exclude<Surface, 'batch'>
+  /** What the result becomes: text for a person, JSON, or the compact form (MCP: json). */
+  readonly output: 'text' | 'json' | 'compact'
 }
 
 export type AnySpec = OperationSpec<any, any>
@@ -59,7 +70,12 @@ export function operation<P extends Params, R>(spec: OperationSpec<P, R>): Opera
   return spec
 }
 
+/** An operation's name as one word (`check_pass`): its batch operation, and its MCP tool unless `mcp.name` says otherwise. */
+export function wireName(spec: AnySpec): string {
+  return spec.name.replace(/ /g, '_')
+}
+
 /** The MCP tool's name of an operation. */
 export function toolName(spec: AnySpec): string {
-  return spec.mcp && spec.mcp.name ? spec.mcp.name : spec.name.replace(/ /g, '_')
+  return spec.mcp && spec.mcp.name ? spec.mcp.name : wireName(spec)
 }

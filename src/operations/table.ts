@@ -5,7 +5,7 @@
  */
 import {p} from '../core/params'
 import {BatchTable} from '../core/ops/batch-file'
-import {type AnySpec, operation} from './spec'
+import {type AnySpec, operation, wireName} from './spec'
 import * as cards from './cards'
 import * as claims from './claims'
 import * as reads from './reads'
@@ -26,7 +26,7 @@ let batchTable: BatchTable | undefined
 /** The operations a batch file may hold, by their snake-case names (and older aliases). */
 export function batchOperations(): BatchTable {
   batchTable ??= new BatchTable(
-    OPERATIONS_BUT_BATCH.filter((s) => s.batch).map((s) => ({name: s.name.replace(/ /g, '_'), params: s.params, step: s.batch!, check: s.check})),
+    OPERATIONS_BUT_BATCH.filter((s) => s.batch).map((s) => ({name: wireName(s), params: s.params, step: s.batch!, check: s.check})),
   )
   return batchTable
 }

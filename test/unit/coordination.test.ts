@@ -323,6 +323,18 @@ describe('batch', () => {
     expect(collapseChanges(full)).toEqual(full)
   })
 
+  it('an item of a multi-id operation acts on one task: its revision is checked, several ids are a usage error', () => {
+    const t = task({revision: 3})
+    const s = snapshot([t])
+    // assign's id is a list on the command line: the batch checks if_revision on its one task (was an internal error).
+    expect(() => runBatchFile(s, ctx(), [{op: 'assign', id: t.id, assignee: 'bob', if_revision: 2}], 'atomic', batchOperations())).toThrowError(expect.objectContaining({code: 'revision_mismatch'}))
+    expect(runBatchFile(s, ctx(), [{op: 'assign', id: t.id, assignee: 'bob', if_revision: 3}], 'atomic', batchOperations()).result.applied).toBe(1)
+    for (const op of ['done', 'reopen', 'cancel', 'rm', 'assign', 'release']) {
+      expect(() => runBatchFile(s, ctx(), [{op, id: [t.id, t.id], reason: 'r', assignee: 'bob'}].map(({reason, assignee, ...rest}) => ({...rest, ...(op === 'cancel' ? {reason} : {}), ...(op === 'assign' ? {assignee} : {})})), 'atomic', batchOperations()), op).toThrowError(expect.objectContaining({code: 'bad_batch_op', data: expect.objectContaining({field: 'id'})}))
+    }
+    expect(() => runBatchFile(s, ctx(), [{op: 'release'}], 'atomic', batchOperations())).toThrowError(expect.objectContaining({code: 'usage'}))
+  })
+
   it('is linear: 10,000 chained creates cost about ten times 1,000, not a hundred', () => {
     const n = 10_000
     const ops: unknown[] = []

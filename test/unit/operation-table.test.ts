@@ -13,7 +13,7 @@ import {type Param, kebab, readParams, snake, takes, unknownFields} from '../../
 import {inputShapeOf} from '../../src/agent/tool-schema'
 import {toolsFor} from '../../src/agent/tools'
 import {OPERATIONS, batchOperations} from '../../src/operations/table'
-import {toolName} from '../../src/operations/spec'
+import {toolName, wireName} from '../../src/operations/spec'
 
 const commandOf = (name: string) => (COMMANDS as Record<string, any>)[name.replace(/ /g, ':')]
 const paramsOf = (spec: (typeof OPERATIONS)[number]) => Object.entries(spec.params as Record<string, Param>)
@@ -56,7 +56,7 @@ describe('the operation table', () => {
         }
       }
       if (spec.batch) {
-        const op = batchOperations().get(spec.name.replace(/ /g, '_'))
+        const op = batchOperations().get(wireName(spec))
         expect(op?.params).toBe(spec.params)
         expect(unknownFields(spec.params, {colour: 'red'}, 'batch')).toEqual(['colour'])
       }

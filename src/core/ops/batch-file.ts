@@ -167,13 +167,15 @@ function step(table: BatchTable, snap: Snapshot, ctx: OpContext, index: number, 
   }
   for (const [key, param] of Object.entries(operation.params)) {
     const v = args[key]
+    // A batch item acts on one task: the several ids a command takes are one id here.
+    if (param.kind === 'ids' && Array.isArray(v) && v.length !== 1) throw bad(index, `a batch item acts on one task: give "${snake(key)}" as one id (this one has ${v.length})`, {field: snake(key)})
     if (!refers(param) || v === undefined || v === null) continue
     args[key] = Array.isArray(v) ? v.map((x: string) => ref(x)) : ref(v as string)
   }
   operation.check?.(args)
   // `if_revision` (the operations that change what a card says): the card must still be at that revision, on the batch's
   // view so far (an earlier operation of the same batch that changed the card counts), as `--if-revision` does.
-  if (args.ifRevision !== undefined) assertRevision(lookup(snap, args.id as string), args.ifRevision as number)
+  if (args.ifRevision !== undefined) assertRevision(lookup(snap, (Array.isArray(args.id) ? args.id[0] : args.id) as string), args.ifRevision as number)
   const outcome = operation.step.plan(coreOps, snap, ctx, args)
   const name = fields.name
   if (!operation.step.named || name === undefined || name === null) return outcome
