@@ -19,7 +19,27 @@ export const BOARD_JS = String.raw`(() => {
     flash.hidden = false
   }
 
+  // The selected cards (ids), kept across live updates; the toolbar acts on them all at once.
+  const selected = new Set()
+  let lastError = null
+
+  function syncSelection() {
+    const boxes = [...document.querySelectorAll('input.select[data-id]')]
+    const shown = new Set(boxes.map((b) => b.dataset.id))
+    for (const id of [...selected]) if (!shown.has(id)) selected.delete(id)
+    for (const box of boxes) {
+      box.checked = selected.has(box.dataset.id)
+      box.closest('article.card')?.classList.toggle('selected', box.checked)
+    }
+    const bar = document.querySelector('[data-bulkbar]')
+    if (bar) {
+      bar.hidden = selected.size === 0
+      bar.querySelector('.bulk-count').textContent = selected.size + ' selected'
+    }
+  }
+
   async function act(action, payload) {
+    lastError = null
     let res
     let data = null
     // A 503 ran nothing (the board's queue was full, or other writers kept winning): wait as told and send it
@@ -39,6 +59,7 @@ export const BOARD_JS = String.raw`(() => {
     }
     if (!res.ok) {
       const err = (data && data.error) || {message: res.status + ' ' + res.statusText}
+      lastError = err
       say(err.message + (err.code ? ' (' + err.code + ')' : ''), 'error')
       return null
     }
@@ -67,6 +88,7 @@ export const BOARD_JS = String.raw`(() => {
             return
           }
           main.replaceWith(document.importNode(next, true))
+          syncSelection()
           live.textContent = 'live'
         }
       } finally {
@@ -98,6 +120,42 @@ export const BOARD_JS = String.raw`(() => {
       try { if (await act(action, payload)) await refresh() } finally { button.disabled = false }
       return
     }
+    const bulk = target.closest('button[data-bulk]')
+    if (bulk) {
+      ev.preventDefault()
+      const action = bulk.dataset.bulk
+      if (action === 'clear') {
+        selected.clear()
+        syncSelection()
+        return
+      }
+      const payload = {action, ids: [...selected]}
+      if (action === 'assign') {
+        const who = prompt('Reserve the ' + selected.size + ' selected cards for whom? (empty: nobody)')
+        if (who === null) return
+        payload.assignee = who.trim() || null
+      }
+      if (action === 'tag') {
+        const tags = prompt('Tags to add to the ' + selected.size + ' selected cards (comma-separated)')
+        if (tags === null) return
+        payload.tags = tags.split(',').map((t) => t.trim()).filter(Boolean)
+      }
+      for (const card of document.querySelectorAll('article.card.refused')) card.classList.remove('refused')
+      bulk.disabled = true
+      try {
+        if (await act('bulk', payload)) {
+          selected.clear()
+          await refresh()
+          syncSelection()
+        } else if (lastError && lastError.id) {
+          // The refused card stays selected and is marked: unselect it (or fix it) and send again.
+          for (const card of document.querySelectorAll('article.card[data-id]')) if (card.dataset.id === lastError.id) card.classList.add('refused')
+        }
+      } finally {
+        bulk.disabled = false
+      }
+      return
+    }
     const more = target.closest('button.more')
     if (more) {
       const q = new URLSearchParams(more.dataset.filters || '')
@@ -109,11 +167,20 @@ export const BOARD_JS = String.raw`(() => {
         const parent = more.parentElement
         more.remove()
         while (holder.firstChild) parent.appendChild(holder.firstChild)
+        syncSelection()
       }
       return
     }
     const node = target.closest('svg g.node[data-id]')
     if (node) location.href = '/task/' + encodeURIComponent(node.getAttribute('data-id'))
+  })
+
+  document.addEventListener('change', (ev) => {
+    const box = ev.target instanceof Element ? ev.target.closest('input.select[data-id]') : null
+    if (!box) return
+    if (box.checked) selected.add(box.dataset.id)
+    else selected.delete(box.dataset.id)
+    syncSelection()
   })
 
   document.addEventListener('submit', async (ev) => {
@@ -213,5 +280,11 @@ form[data-form="comment"], details { margin:.6rem 0; }
 .history li, .timeline li { padding:.2rem 0; border-bottom:1px solid #e6e9ee; }
 .graph { overflow:auto; background:#fff; border:1px solid var(--line); border-radius:6px; }
 .graph g.node { cursor:pointer; }
+.bulk { display:flex; gap:.4rem; align-items:center; margin:0 0 .8rem; padding:.35rem .6rem; background:#e7f0ff; border:1px solid #b6cdf5; border-radius:5px; }
+.bulk[hidden] { display:none; }
+.bulk-count { font-weight:bold; margin-right:.4rem; }
+.card .head input.select { margin:0 .35rem 0 0; vertical-align:middle; }
+.card.selected { outline:2px solid #7fb3ff; }
+.card.refused { outline:2px solid #e03131; }
 `
 

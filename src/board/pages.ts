@@ -137,8 +137,10 @@ export function card(t: TaskView, ctx: PageContext): string {
   if (t.subitems.length) badges.push(`<span class="badge" title="sub-items">${t.subitems.length} sub-item${t.subitems.length === 1 ? '' : 's'}</span>`)
   const owner = t.owner ? `<span class="owner">${esc(t.owner)}${t.status === 'in_progress' && leaseLeft(t.lease_expires, ctx.now) ? ` · ${esc(leaseLeft(t.lease_expires, ctx.now))}` : ''}</span>` : ''
   const note = t.status === 'blocked' && t.block_note ? `<div class="note">${esc(t.block_note)}</div>` : ''
+  // With the token the card can be selected for a bulk action (the toolbar above the columns).
+  const select = ctx.token ? `<input type="checkbox" class="select" data-id="${esc(t.id)}" aria-label="select ${esc(t.short_id)}">` : ''
   return `<article class="card state-${esc(t.state)}" data-id="${esc(t.id)}">
-<div class="head"><a class="sid" href="/task/${esc(t.id)}">${esc(t.short_id)}</a>${owner}</div>
+<div class="head"><span>${select}<a class="sid" href="/task/${esc(t.id)}">${esc(t.short_id)}</a></span>${owner}</div>
 <a class="title" href="/task/${esc(t.id)}">${esc(t.title)}</a>
 <div class="badges">${badges.join('')}${extraBadges(t)}</div>${note}${actions(t, ctx)}
 </article>`
@@ -188,8 +190,12 @@ export function boardPage(ctx: PageContext, list: ListResult, cols: Columns, f: 
     const cards = cols.get(c.key)!
     return `<section class="column" data-column="${c.key}"><h2>${c.title} <span class="count">${cards.length}</span></h2><div class="cards">${columnPage(c.key, cards, 0, ctx, f)}</div></section>`
   }).join('\n')
+  // Bulk actions on the selected cards: each is one commit, or nothing when a card is refused.
+  const bulk = ctx.token
+    ? `<div class="bulk" data-bulkbar hidden><span class="bulk-count">0 selected</span><button type="button" data-bulk="claim">Claim</button><button type="button" data-bulk="assign">Assign…</button><button type="button" data-bulk="tag">Tag…</button><button type="button" data-bulk="done">Done</button><button type="button" data-bulk="clear">Clear selection</button></div>`
+    : ''
   const broken = list.broken.length ? `<p class="notice">${list.broken.length} unreadable card${list.broken.length === 1 ? '' : 's'} (see <code>tasks doctor</code>)</p>` : ''
-  return `<div class="toolbar">${filters}${add}</div>${broken}<div class="kanban">${columns}</div>`
+  return `<div class="toolbar">${filters}${add}<a href="/export" download>export</a></div>${bulk}${broken}<div class="kanban">${columns}</div>`
 }
 
 function brief(items: ShowResult['dependencies']): string {

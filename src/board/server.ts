@@ -37,7 +37,9 @@ import type * as Engine from '../engine'
 import type {Session} from '../app/session'
 import type {ListResult} from '../app/list-query'
 import type {TaskView} from '../core/task-view'
+import type {BatchTable} from '../core/ops/batch-file'
 import {BOARD_CSS, BOARD_JS} from './assets'
+import {catalogueQuery, cataloguePage} from './catalogue'
 import {renderMarkdown} from './markdown'
 import {type BoardFilters, type PageContext, activityPage, boardPage, columnPage, columnsOf, esc, graphPage, layout, taskPage} from './pages'
 
@@ -58,6 +60,8 @@ export interface BoardOptions {
   syncEverySeconds?: number
   /** Writes that may wait for their turn (running one included); beyond it: 503 board_busy. */
   maxQueuedWrites?: number
+  /** The operation table's batch operations (src/operations): the bulk actions run as one batch. */
+  batchTable?: BatchTable
 }
 
 export interface RunningBoard {
@@ -326,6 +330,11 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
           priority: priority !== undefined && priority !== t.priority ? priority : undefined,
         })
       },
+      // Several selected cards, one action (claim, assign, tag, done): one batch, so one commit or none.
+      bulk: (s, p) => {
+        if (!o.batchTable) throw new Refusal(404, 'unknown_action', 'this board has no bulk actions')
+        return e.bulkActions.bulk(s, {action: text(p, 'action'), ids: p.ids, assignee: p.assignee, tags: p.tags, table: o.batchTable})
+      },
     } satisfies Record<string, Action>),
   )
 
@@ -445,7 +454,8 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain', 'method not allowed\n', {Allow: 'GET, POST'})
     if (exposed && !auth.any) return send(res, 401, 'text/plain; charset=utf-8', 'this board is reachable from other machines: open it with the address tasks board printed (it carries the token)\n')
     // The token in the address: keep it in a cookie (this board only) and drop it from the address bar.
-    if (url.searchParams.has('token') && auth.any) {
+    const download = path === '/api/tasks' || path === '/export'
+    if (url.searchParams.has('token') && auth.any && !download) {
       url.searchParams.delete('token')
       const location = `${url.pathname}${url.search}`
       return send(res, 303, 'text/plain', '', {Location: location, 'Set-Cookie': `${cookieName()}=${token}; HttpOnly; SameSite=Strict; Path=/`})
@@ -459,6 +469,32 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
       streams.add(res)
       req.on('close', () => streams.delete(res))
       return
+    }
+    if (path === '/api/tasks') {
+      try {
+        const q = catalogueQuery(url.searchParams)
+        const list = await boardRows()
+        return json(res, 200, cataloguePage(o.list, list.commit, list.tasks, q))
+      } catch (error) {
+        return failure(res, error, true, null)
+      }
+    }
+    if (path === '/export') {
+      try {
+        for (const key of url.searchParams.keys()) if (key !== 'token' && key !== 'format') throw new Refusal(400, 'bad_request', `unknown parameter "${key.slice(0, 64)}": use format (json or md)`)
+        const format = url.searchParams.get('format') ?? 'json'
+        if (format !== 'json' && format !== 'md') throw new Refusal(400, 'bad_request', 'format must be json or md')
+        const doc = await serial(async () => {
+          await fresh()
+          return e.interchange.exportDocument(reader, {ids: []})
+        })
+        const stamp = doc.exported_at.replace(/[^0-9A-Za-z]/g, '').slice(0, 15)
+        const name = `tasks-${o.list}-${stamp}.${format === 'md' ? 'md' : 'json'}`
+        const body = format === 'md' ? e.interchange.exportMarkdown(doc) : `${JSON.stringify(doc, null, 2)}\n`
+        return send(res, 200, format === 'md' ? 'text/markdown; charset=utf-8' : 'application/json; charset=utf-8', body, {'Content-Disposition': `attachment; filename="${name}"`})
+      } catch (error) {
+        return failure(res, error, true, null)
+      }
     }
     let ctx: PageContext | null = null
     try {

@@ -10,6 +10,8 @@ import Assign from './assign'
 import Block from './block'
 import Checkpoint from './checkpoint'
 import Board from './board'
+import BoardStatus from './board-status'
+import BoardStop from './board-stop'
 import Branch from './branch'
 import Cancel from './cancel'
 import CheckAdd from './check/add'
@@ -85,6 +87,8 @@ export const COMMANDS = {
   block: Block,
   checkpoint: Checkpoint,
   board: Board,
+  'board:status': BoardStatus,
+  'board:stop': BoardStop,
   branch: Branch,
   batch: Batch,
   cancel: Cancel,
