@@ -67,6 +67,8 @@ const SCHEMA_OF: Record<string, string> = {
   unflag: 'flag',
   takeover: 'claim',
   'mcp:install': 'mcp-install',
+  'board:status': 'board-status',
+  'board:stop': 'board-stop',
 }
 const exercised = new Set<string>()
 const errorCodes = new Set<string>()
@@ -214,6 +216,12 @@ describe('every --json output matches its schema', () => {
     } finally {
       await board.stop()
     }
+    // In the background: what --detach prints, then status (exit 0 running, 3 not), then stop.
+    const detached = await ok(repo, ['board', '--detach', '--port', '0'], A)
+    expect(detached.pid).toBeGreaterThan(0)
+    expect((await ok(repo, ['board', 'status'], A)).pid).toBe(detached.pid)
+    expect((await ok(repo, ['board', 'stop'], A)).stopped).toBe(true)
+    expect((await ok(repo, ['board', 'status'], A, 3)).running).toBe(false)
   })
 
   it('claim, start, next, heartbeat, block, reopen, done', async () => {
