@@ -80,7 +80,8 @@ export const BOARD_JS = String.raw`(() => {
         const main = document.getElementById('main')
         if (next && main) {
           // Never throw away what the person typed: while a form holds unsent text, wait and try again.
-          const dirty = [...main.querySelectorAll('input, textarea')].some((el) => el.value !== el.defaultValue)
+          // (A card's selection box is not text: the selection is kept across the swap.)
+          const dirty = [...main.querySelectorAll('input:not([type="checkbox"]), textarea')].some((el) => el.value !== el.defaultValue)
           if (dirty) {
             live.textContent = 'changes waiting (a form holds unsent text)'
             clearTimeout(retry)

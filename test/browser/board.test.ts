@@ -5,7 +5,8 @@
  * commit by the board's actor; a claim by another process shows up on the
  * open page without a reload; a conflicting claim is shown to the person; a
  * change without the token is refused and writes nothing; a description
- * holding script does not run. One browser and one board for the file.
+ * holding script does not run; selected cards are finished in one commit,
+ * and a refused bulk action is shown and writes nothing. One browser and one board for the file.
  */
 import type {Browser, Page} from 'playwright-core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -156,6 +157,41 @@ describe('tasks board in Chromium', () => {
     await page.waitForTimeout(200)
     expect(await page.evaluate(() => (window as unknown as {__pwned?: number}).__pwned)).toBeUndefined()
     expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('multi-select: a bulk done of three cards is one commit and moves them all', async () => {
+    const three = [] as string[]
+    for (const t of ['Bulk one', 'Bulk two', 'Bulk three']) three.push((await runJson(repo, ['add', t], OTHER)).task.id)
+    const page = await browser.newPage()
+    await page.goto(board.url)
+    for (const id of three) await column(page, 'ready', id).locator('input.select').check()
+    const bar = page.locator('[data-bulkbar]')
+    expect(await bar.locator('.bulk-count').textContent()).toBe('3 selected')
+    const before = commits()
+    await bar.locator('button[data-bulk="done"]').click()
+    for (const id of three) await column(page, 'done', id).waitFor()
+    expect(commits()).toBe(before + 1)
+    expect(gitSync(repo, ['log', '-1', '--format=%an%n%B', 'refs/tasks/main'])).toMatch(/^lead\n[\s\S]*Tasks-Op: batch/)
+    expect(await bar.isHidden()).toBe(true) // the selection was cleared
+    await page.close()
+  })
+
+  it('multi-select: a refused bulk claim shows the message, marks the card, and writes nothing', async () => {
+    const [a, b] = [(await runJson(repo, ['add', 'Bulk free'], OTHER)).task.id, (await runJson(repo, ['add', 'Bulk taken'], OTHER)).task.id]
+    const page = await browser.newPage()
+    await page.route('**/events', (route) => route.abort()) // the page keeps offering b after another process claims it
+    await page.goto(board.url)
+    for (const id of [a, b]) await column(page, 'ready', id).locator('input.select').check()
+    await runJson(repo, ['claim', b], OTHER)
+    const before = commits()
+    await page.locator('[data-bulkbar] button[data-bulk="claim"]').click()
+    const flash = page.locator('#flash')
+    await flash.waitFor({state: 'visible'})
+    expect(await flash.textContent()).toMatch(/card 2 of 2: .*already claimed by agent-2.*nothing was written.*\(already_claimed\)/)
+    expect(await column(page, 'ready', b).getAttribute('class')).toContain('refused')
+    expect(await page.locator('[data-bulkbar] .bulk-count').textContent()).toBe('2 selected')
+    expect(commits()).toBe(before)
     await page.close()
   })
 
