@@ -58,27 +58,23 @@ export interface CataloguePage {
   next_cursor: string | null
 }
 
-function bad(code: string, message: string, data: Record<string, unknown> = {}): UsageError {
-  return new UsageError(message, data, code)
-}
-
 /** Read and check the address's parameters (exit-2 errors: the board answers 400). */
 export function catalogueQuery(params: URLSearchParams): CatalogueQuery {
   for (const key of params.keys()) {
-    if (!PARAMETERS.has(key)) throw bad('bad_request', `unknown parameter "${key.slice(0, 64)}": use query, status, page_size, cursor`, {parameter: key.slice(0, 64)})
+    if (!PARAMETERS.has(key)) throw new UsageError(`unknown parameter "${key.slice(0, 64)}": use query, status, page_size, cursor`, {parameter: key.slice(0, 64)}, 'bad_request')
   }
   for (const key of ['query', 'page_size', 'cursor']) {
-    if (params.getAll(key).length > 1) throw bad('bad_request', `"${key}" is given more than once`, {parameter: key})
+    if (params.getAll(key).length > 1) throw new UsageError(`"${key}" is given more than once`, {parameter: key}, 'bad_request')
   }
   const query = (params.get('query') ?? '').trim()
-  if (query.length > 500) throw bad('bad_request', 'the query is longer than 500 characters', {parameter: 'query'})
+  if (query.length > 500) throw new UsageError('the query is longer than 500 characters', {parameter: 'query'}, 'bad_request')
   const status = params.getAll('status').filter((s) => s.trim() !== '')
   const states = statesNamed(status)
   const sizeText = params.get('page_size')
   let pageSize = DEFAULT_PAGE_SIZE
   if (sizeText !== null && sizeText !== '') {
     if (!/^\d{1,6}$/.test(sizeText) || Number(sizeText) < 1 || Number(sizeText) > MAX_PAGE_SIZE) {
-      throw bad('bad_page_size', `page_size must be a whole number from 1 to ${MAX_PAGE_SIZE}, not "${sizeText.slice(0, 32)}"`, {page_size: sizeText.slice(0, 32)})
+      throw new UsageError(`page_size must be a whole number from 1 to ${MAX_PAGE_SIZE}, not "${sizeText.slice(0, 32)}"`, {page_size: sizeText.slice(0, 32)}, 'bad_page_size')
     }
     pageSize = Number(sizeText)
   }
@@ -96,7 +92,7 @@ function encodeCursor(q: CatalogueQuery, last: CatalogueRow): string {
 }
 
 function decodeCursor(q: CatalogueQuery, text: string): {created: string; id: string} {
-  const refuse = (why: string) => bad('bad_cursor', `the cursor is not one this catalogue gave for this request (${why}); pass the next_cursor of the previous page with the same query, status and page_size`, {cursor: text.slice(0, 200)})
+  const refuse = (why: string) => new UsageError(`the cursor is not one this catalogue gave for this request (${why}); pass the next_cursor of the previous page with the same query, status and page_size`, {cursor: text.slice(0, 200)}, 'bad_cursor')
   let parsed: unknown
   try {
     parsed = /^[A-Za-z0-9_-]{1,2000}$/.test(text) ? JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) : null

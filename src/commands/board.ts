@@ -136,10 +136,11 @@ export default class Board extends TasksCommand<BoardStarted> {
         return started
       }
       if (exited !== undefined) {
-        const logged = e.boardProcess.lastLoggedError(files)
-        if (logged) {
-          const {code, message, exit, ...data} = logged
-          throw new TasksError(code, (typeof exit === 'number' ? exit : 1) as ExitCode, message, data)
+        const err = e.boardProcess.lastLoggedError(files)
+        if (err) {
+          // The background board's own error (listen_failed, not_initialised, already_running…), as it gave it.
+          const {code: _code, message: _message, exit, ...data} = err
+          throw new TasksError(err.code, (typeof exit === 'number' ? exit : 1) as ExitCode, err.message, data)
         }
         throw new EnvironmentError('board_exited', `the background board exited (${exited}) before it listened; see ${files.log}`, {log: files.log, exit: exited})
       }
