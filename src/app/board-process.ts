@@ -10,7 +10,7 @@
  * stops; `status` and `stop` remove a file whose process is gone (a board
  * killed with SIGKILL, a reboot).
  */
-import {closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {closeSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {ConflictError, EnvironmentError, UsageError} from '../core/errors'
 import {isValidListName} from '../core/store-layout'
@@ -183,16 +183,23 @@ export function openBoardLog(files: BoardFiles): number {
   } catch {
     // No earlier log.
   }
-  return openSync(files.log, 'a', 0o600)
+  return openSync(files.log, 'a+', 0o600)
 }
 
 export {closeSync as closeBoardLog}
 
-/** The last JSON error a background board wrote to its log before exiting (why it did not start), if any. */
-export function lastLoggedError(files: BoardFiles): {code: string; message: string; exit?: number; [k: string]: unknown} | null {
+/**
+ * The last JSON error a background board wrote to its log before exiting
+ * (why it did not start), if any. Read through the descriptor the board was
+ * given, so a log rotated meanwhile by another start is not the one read.
+ */
+export function lastLoggedError(log: number): {code: string; message: string; exit?: number; [k: string]: unknown} | null {
   let text = ''
   try {
-    text = readFileSync(files.log, 'utf8')
+    const size = Math.min(fstatSync(log).size, 1 << 20)
+    const buf = Buffer.alloc(size)
+    const read = readSync(log, buf, 0, size, 0)
+    text = buf.subarray(0, read).toString('utf8')
   } catch {
     return null
   }

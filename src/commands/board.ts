@@ -114,13 +114,18 @@ export default class Board extends TasksCommand<BoardStarted> {
     if (flags.offline) args.push('--offline')
     if (flags['sync-every'] !== undefined) args.push('--sync-every', `${flags['sync-every']}s`)
     const log = e.boardProcess.openBoardLog(files)
-    let exited: number | null | undefined
-    let child
     try {
-      child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, ...args], {cwd, env: process.env, detached: true, stdio: ['ignore', log, log]})
+      return await this.startInBackground(files, log, args, flags)
     } finally {
       closeSync(log)
     }
+  }
+
+  private async startInBackground(files: {log: string; pidFile: string}, log: number, args: string[], flags: {list: string; host: string; open: boolean}): Promise<BoardStarted> {
+    const e = engine()
+    const cwd = process.cwd()
+    let exited: number | null | undefined
+    const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, ...args], {cwd, env: process.env, detached: true, stdio: ['ignore', log, log]})
     child.on('exit', (code, signal) => (exited = code ?? (signal ? 1 : 0)))
     child.on('error', () => (exited = 1))
     const deadline = Date.now() + DETACH_TIMEOUT_MS
@@ -136,7 +141,7 @@ export default class Board extends TasksCommand<BoardStarted> {
         return started
       }
       if (exited !== undefined) {
-        const err = e.boardProcess.lastLoggedError(files)
+        const err = e.boardProcess.lastLoggedError(log)
         if (err) {
           // The background board's own error (listen_failed, not_initialised, already_running…), as it gave it.
           const {code: _code, message: _message, exit, ...data} = err

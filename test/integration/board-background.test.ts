@@ -240,6 +240,18 @@ describe('tasks board stop', () => {
     expect(alive(again.pid)).toBe(false)
   })
 
+  it('two --detach at the same moment: one board runs, the other command is exit 4 already_running', async () => {
+    const both = await Promise.all([run(repo, ['board', '--detach', '--port', '0', '--json'], LEAD), run(repo, ['board', '--detach', '--port', '0', '--json'], LEAD)])
+    const winner = both.find((r) => r.code === 0)
+    const loser = both.find((r) => r.code !== 0)
+    expect(winner, both.map((r) => r.stderr).join('\n')).toBeDefined()
+    expect(loser?.code).toBe(4)
+    const pid = JSON.parse(winner!.stdout).pid
+    expect(jsonError(loser!)).toMatchObject({code: 'already_running', pid})
+    expect(JSON.parse(readFileSync(pidFile, 'utf8')).pid).toBe(pid)
+    expect((await runJson(repo, ['board', 'stop'])).pid).toBe(pid)
+  })
+
   it('a board that cannot start says why: --detach fails with its error, and no pid file is left', async () => {
     const r = await run(repo, ['board', '--detach', '--port', '0', '--list', 'nothing-here', '--json'])
     expect(r.code).toBe(1)
