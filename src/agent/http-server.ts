@@ -128,7 +128,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
   // An inbox record goes to every listening session; it counts as sent when one write succeeded.
   const core: McpCore = createCore(options, async (record) => {
     const listening = [...sessions.values()].filter((e) => e.initialized && e.streams > 0)
-    if (listening.length === 0) throw new Error('no client holds an open event stream (GET /mcp) yet')
+    if (listening.length === 0) throw Object.assign(new Error('no client holds an open event stream (GET /mcp) yet'), {quiet: true})
     let sent = 0
     let last: unknown = null
     for (const e of listening) {

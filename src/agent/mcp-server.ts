@@ -114,6 +114,8 @@ export function createCore(options: McpOptions, deliver: (record: InboxRecord) =
   let lastError = ''
   const notifier = source
     ? new InboxNotifier(source, send, options.pollMs ?? DEFAULT_POLL_MS, (what, error) => {
+        // Nobody listening yet (HTTP, before a client opened its event stream) is no failure: the record waits.
+        if ((error as {quiet?: boolean}).quiet) return
         const line = `git-tasks mcp: inbox ${what} failed: ${(error as Error).message}\n`
         if (line !== lastError) process.stderr.write(line)
         lastError = line
