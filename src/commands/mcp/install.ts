@@ -47,8 +47,12 @@ export default class McpInstall extends TasksCommand<InstallResult> {
   }
 
   protected render(r: InstallResult, _term: Terminal): string {
-    const channels = r.client === 'claude-code' && r.entries.some((x) => x.agent)
-      ? `# each agent's session: claude --dangerously-load-development-channels ${r.entries.filter((x) => x.agent).map((x) => `server:${x.key}`).join(' | ')}\n`
+    // Claude Code loads a channel per session: the line that starts each agent's session with its own.
+    const channels = r.client === 'claude-code'
+      ? r.entries
+          .filter((x) => x.agent)
+          .map((x) => `# ${x.agent}'s session, with its inbox as a channel: claude --dangerously-load-development-channels server:${x.key}\n`)
+          .join('')
       : ''
     if (r.written) return `${r.changed ? `wrote ${r.entries.length === 1 ? 'the git-tasks server' : `${r.entries.length} git-tasks servers (${r.entries.map((x) => x.key).join(', ')})`} into ${r.path}` : `${r.path} already has ${r.entries.length === 1 ? 'this git-tasks server' : 'these git-tasks servers'}`}\n${channels}`
     return `# ${r.path} (${r.client}; --write merges it in)\n${r.snippet}${channels}`
