@@ -1,6 +1,7 @@
 /**
  * `tasks mcp`: a Model Context Protocol server over stdio, on the official
- * SDK (McpServer, over our own bounded stdio transport: stdio-transport.ts). Long-lived: one Session (the
+ * SDK (McpServer, over our own bounded stdio transport: stdio-transport.ts;
+ * `--http`: the SDK's Streamable HTTP transport, http-server.ts). Long-lived: one Session (the
  * repository, the list's cat-file reader, the task index in memory, the
  * actor) serves every call; each call re-reads the ref through the reader
  * and brings the index forward by the tasks that changed (ListStore keeps
@@ -8,8 +9,11 @@
  *
  * Tools come from the table in tools.ts. Resources: the list
  * (`tasks://<list>`), one card (`tasks://<list>/<id>`) and the agent guide
- * (`tasks://guide`). With an agent (`--agent A`), an InboxNotifier drains
- * A's inbox into logging-message and resource-updated notifications.
+ * (`tasks://guide`). With an agent (`--agent A`) the server is a Claude
+ * Code channel: it declares `experimental['claude/channel']`, and an
+ * InboxNotifier drains A's inbox into `notifications/claude/channel`
+ * events (channel.ts) and resource-updated notifications, acknowledging a
+ * record once its event was written.
  */
 import {Session, type SessionOptions} from '../app/session'
 import {toTasksError} from '../app/error-mapping'
@@ -23,6 +27,8 @@ import {type ToolDef, toolsFor} from './tools'
 import type {AnySpec, EngineModule} from '../operations/spec'
 import {type InboxRecord, type InboxSource, inboxSourceFor} from './inbox-source'
 import {InboxNotifier} from './notifier'
+import {CHANNEL_CAPABILITY, CHANNEL_METHOD, channelEvent, channelInstructions} from './channel'
+import {checkAgent, checkAgentName} from './agent-check'
 import type {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js'
 import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js'
 
@@ -52,7 +58,7 @@ export interface RunningServer {
 }
 
 /** One call at a time: the session's reader and index are shared, and calls stay in the order they came. */
-class Queue {
+export class Queue {
   private tail: Promise<unknown> = Promise.resolve()
   run<T>(work: () => Promise<T>): Promise<T> {
     const next = this.tail.then(work, work)
@@ -72,23 +78,27 @@ function errorResult(error: unknown): {content: Array<{type: 'text'; text: strin
   return {content: [{type: 'text', text: JSON.stringify(body)}], structuredContent: body, isError: true}
 }
 
-/** Build the server on a transport and connect it. The session is opened lazily, on the first call that needs it. */
-export async function startMcpServer(options: McpOptions, transport: Transport): Promise<RunningServer> {
-  const {mcp, types, z} = loadMcp()
+/**
+ * What every connection of one `tasks mcp` process shares: the options, the
+ * Session (opened lazily, on the first call that needs it), the queue that
+ * serves calls one at a time, and, with an agent, the inbox source and the
+ * notifier that drains it through `deliver` (the transport's way of
+ * sending a record: the one stdio client, or the HTTP clients' streams).
+ */
+export interface McpCore {
+  readonly options: McpOptions
+  readonly agent: string | null
+  readonly queue: Queue
+  baseSession(): Promise<Session>
+  readonly source: InboxSource | null
+  readonly notifier: InboxNotifier | null
+  close(): Promise<void>
+}
+
+export function createCore(options: McpOptions, deliver: (record: InboxRecord) => Promise<void>): McpCore {
   const agent = options.agent ?? null
+  if (agent !== null) checkAgentName(agent)
   const sessionOptions: SessionOptions = {...options, as: options.as ?? options.agent}
-  const server = new mcp.McpServer(
-    {name: SERVER_NAME, version: options.version},
-    {
-      capabilities: {logging: {}, resources: {subscribe: true, listChanged: false}, tools: {}},
-      instructions:
-        'git-tasks: a shared task list in git. Call `next` to get work (or `list` then `claim`), `heartbeat` while working, `comment` to record evidence, `done` to finish. Errors carry a code (already_claimed, nothing_ready, …) in the JSON text. Read tasks://guide for the full guide.',
-    },
-  )
-  // Errors the SDK raises itself (arguments that fail a tool's input schema, an unknown tool) become the
-  // same JSON error object as ours: `usage`, exit 2, so a client reads one shape whatever went wrong.
-  ;(server as unknown as {createToolError: (message: string) => unknown}).createToolError = (message: string) =>
-    errorResult(new UsageError(message.replace(/^MCP error -?\d+: /, ''), {}, 'usage'))
   const queue = new Queue()
   let base: Promise<Session> | null = null
   const baseSession = (): Promise<Session> => {
@@ -98,29 +108,75 @@ export async function startMcpServer(options: McpOptions, transport: Transport):
     })
     return base
   }
-
   const source = agent ? (options.inbox ?? inboxSourceFor(baseSession, agent, (work) => queue.run(work))) : null
-  const deliverRaw = async (record: InboxRecord): Promise<void> => {
-    if (!server.isConnected()) throw new Error('the client is not connected')
-    await server.server.notification({method: 'notifications/message', params: {level: 'info', logger: 'tasks-inbox', data: {inbox: record, agent}}})
-    if (record.task) await server.server.sendResourceUpdated({uri: cardUri(options.list, record.task)})
-  }
-  const deliver = options.wrapDeliver ? options.wrapDeliver(deliverRaw) : deliverRaw
+  const send = options.wrapDeliver ? options.wrapDeliver(deliver) : deliver
   // A failure that repeats every poll (the list is not initialised yet, the remote is down) is reported once, not every 2 s.
   let lastError = ''
   const notifier = source
-    ? new InboxNotifier(source, deliver, options.pollMs ?? DEFAULT_POLL_MS, (what, error) => {
+    ? new InboxNotifier(source, send, options.pollMs ?? DEFAULT_POLL_MS, (what, error) => {
+        // Nobody listening yet (HTTP, before a client opened its event stream) is no failure: the record waits.
+        if ((error as {quiet?: boolean}).quiet) return
         const line = `git-tasks mcp: inbox ${what} failed: ${(error as Error).message}\n`
         if (line !== lastError) process.stderr.write(line)
         lastError = line
       })
     : null
+  return {
+    options,
+    agent,
+    queue,
+    baseSession,
+    source,
+    notifier,
+    async close() {
+      notifier?.stop()
+      if (base) (await base.catch(() => null))?.close()
+    },
+  }
+}
 
+/**
+ * Send one inbox record to a connected client as a Claude Code channel
+ * event (channel.ts); it resolves once the transport wrote it, and only
+ * then may the record be acknowledged. A resource-updated notification for
+ * the card follows, best effort (a client that subscribed re-reads it).
+ */
+export async function sendRecord(server: McpServer, core: McpCore, record: InboxRecord): Promise<void> {
+  if (!server.isConnected()) throw new Error('the client is not connected')
+  const event = channelEvent(record, {agent: core.agent ?? '', list: core.options.list})
+  await server.server.notification({method: CHANNEL_METHOD, params: event as unknown as Record<string, unknown>} as never)
+  if (record.task) await server.server.sendResourceUpdated({uri: cardUri(core.options.list, record.task)}).catch(() => {})
+}
+
+/** The server of one connection: tools, resources and capabilities over the shared core. Not connected yet. */
+export function buildServer(core: McpCore): McpServer {
+  const {mcp, types, z} = loadMcp()
+  const {options, agent, queue, baseSession, source, notifier} = core
+  const server = new mcp.McpServer(
+    {name: SERVER_NAME, version: options.version},
+    {
+      capabilities: {
+        logging: {},
+        resources: {subscribe: true, listChanged: false},
+        tools: {},
+        // With an agent, the server is a Claude Code channel: its inbox records are pushed as channel events.
+        ...(agent ? {experimental: {[CHANNEL_CAPABILITY]: {}}} : {}),
+      },
+      instructions:
+        'git-tasks: a shared task list in git. Call `next` to get work (or `list` then `claim`), `heartbeat` while working, `comment` to record evidence, `done` to finish. Errors carry a code (already_claimed, nothing_ready, …) in the JSON text. Read tasks://guide for the full guide.' +
+        (agent ? ` ${channelInstructions(agent, options.list)}` : ''),
+    },
+  )
+  // Errors the SDK raises itself (arguments that fail a tool's input schema, an unknown tool) become the
+  // same JSON error object as ours: `usage`, exit 2, so a client reads one shape whatever went wrong.
+  ;(server as unknown as {createToolError: (message: string) => unknown}).createToolError = (message: string) =>
+    errorResult(new UsageError(message.replace(/^MCP error -?\d+: /, ''), {}, 'usage'))
+
+  const pollInbox = async () => ({records: notifier ? await notifier.take() : [], source: source?.name ?? 'none'})
   const call = (tool: ToolDef) => async (args: Record<string, unknown>) => {
     // poll_inbox waits for the notifier, whose reads go through the queue: it must not hold the queue itself.
     if (tool.unqueued) {
       try {
-        const pollInbox = async () => ({records: notifier ? await notifier.take() : [], source: source?.name ?? 'none'})
         return jsonResult((await tool.run({session: null as never, agent, pollInbox}, args)) as Record<string, unknown>)
       } catch (error) {
         return errorResult(error)
@@ -132,7 +188,6 @@ export async function startMcpServer(options: McpOptions, transport: Transport):
           ...(tool.override ? {force: args.force as boolean | undefined, reason: args.reason as string | undefined} : {}),
           ...(tool.session && typeof args.session === 'string' ? {session: args.session} : {}),
         })
-        const pollInbox = async () => ({records: notifier ? await notifier.take() : [], source: source?.name ?? 'none'})
         let result: Record<string, unknown>
         try {
           result = (await tool.run({session, agent, pollInbox}, args)) as Record<string, unknown>
@@ -152,16 +207,9 @@ export async function startMcpServer(options: McpOptions, transport: Transport):
   }
 
   for (const tool of toolsFor(options.operations, () => options.engine)) {
-    const shape = tool.input(z)
-    if (tool.session) shape.session ??= z.string().optional().describe('the agent session acting (else TASKS_SESSION): a claim records it, `release` with session frees it')
-    if (tool.compact) shape.format = z.enum(['compact', 'json']).optional().describe('compact (default): token-lean lines, docs/compact.md; json: the full JSON of --json')
-    if (tool.override) {
-      shape.force ??= z.boolean().optional().describe("act on an item held by someone else (needs reason; recorded in history)")
-      shape.reason ??= z.string().optional()
-    }
     server.registerTool(
       tool.name,
-      {description: tool.description, inputSchema: shape, annotations: {readOnlyHint: Boolean(tool.readOnly), openWorldHint: false}},
+      {description: tool.description, inputSchema: fullShape(z, tool), annotations: {readOnlyHint: Boolean(tool.readOnly), openWorldHint: false}},
       call(tool) as never,
     )
   }
@@ -188,22 +236,61 @@ export async function startMcpServer(options: McpOptions, transport: Transport):
   const subscribed = new Set<string>()
   server.server.setRequestHandler(types.SubscribeRequestSchema, async (req) => (subscribed.add(req.params.uri), {}))
   server.server.setRequestHandler(types.UnsubscribeRequestSchema, async (req) => (subscribed.delete(req.params.uri), {}))
+  return server
+}
 
+/** A tool's whole input shape: its operation's parameters and the server's own (session, format, force/reason). */
+export function fullShape(z: ReturnType<typeof loadMcp>['z'], tool: ToolDef): Record<string, import('zod').ZodType> {
+  const shape = tool.input(z)
+  if (tool.session) shape.session ??= z.string().optional().describe('the agent session acting (else TASKS_SESSION): a claim records it, `release` with session frees it')
+  if (tool.compact) shape.format = z.enum(['compact', 'json']).optional().describe('compact (default): token-lean lines, docs/compact.md; json: the full JSON of --json')
+  if (tool.override) {
+    shape.force ??= z.boolean().optional().describe("act on an item held by someone else (needs reason; recorded in history)")
+    shape.reason ??= z.string().optional()
+  }
+  return shape
+}
+
+/**
+ * Build the server on a transport and connect it (one client: stdio, or a
+ * test's in-memory pair). The notifier starts once the client has
+ * initialised: a record sent earlier could reach a client that has not yet
+ * read the channel capability, and would be acknowledged but lost.
+ */
+export async function startMcpServer(options: McpOptions, transport: Transport): Promise<RunningServer> {
+  let server: McpServer | null = null
+  const core = createCore(options, (record) => sendRecord(server!, core, record))
+  server = buildServer(core)
+  server.server.oninitialized = () => core.notifier?.start()
   await server.connect(transport)
-  notifier?.start()
   return {
     server,
-    notifier,
+    notifier: core.notifier,
     async close() {
-      notifier?.stop()
-      await server.close()
-      if (base) (await base.catch(() => null))?.close()
+      core.notifier?.stop()
+      await server!.close()
+      await core.close()
     },
   }
 }
 
 export function cardUri(list: string, id: string): string {
   return `tasks://${list}/${id}`
+}
+
+/**
+ * Checks made before a server starts: with `--agent A`, A must be a name the
+ * list knows (agent-check.ts). A failure is the command's error (exit 2).
+ */
+export async function preflight(options: McpOptions): Promise<void> {
+  if (options.agent === undefined) return
+  checkAgentName(options.agent)
+  const session = await Session.open({...options, as: options.as ?? options.agent})
+  try {
+    await checkAgent(session, options.agent)
+  } finally {
+    session.close()
+  }
 }
 
 /** The environment variable that sets the largest MCP message read (bytes). */
@@ -231,6 +318,7 @@ export function maxMessageBytes(env: NodeJS.ProcessEnv = process.env): number {
  * that the client starts a new server instead of talking to a dead one.
  */
 export async function serveStdio(options: McpOptions): Promise<void> {
+  await preflight(options)
   const {types} = loadMcp()
   const transport = new BoundedStdioTransport({
     maxLineBytes: maxMessageBytes(),

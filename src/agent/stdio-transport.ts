@@ -172,12 +172,17 @@ export class BoundedStdioTransport implements Transport {
     return this.write(`${JSON.stringify(message)}\n`)
   }
 
+  /**
+   * Resolves once the text was handed to the stream's target (the write's
+   * callback), rejects when that write failed or the connection already
+   * failed: a notification counts as sent (and its inbox record may be
+   * acknowledged) only then.
+   */
   private write(text: string): Promise<void> {
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       // After a read or write error there is no one to write to; after stdin's end the client may still read.
-      if (this.closedBy === 'error') return resolve()
-      if (this.stdout.write(text)) resolve()
-      else this.stdout.once('drain', resolve)
+      if (this.closedBy === 'error') return reject(new Error('the connection to the client failed'))
+      this.stdout.write(text, (error) => (error ? reject(error) : resolve()))
     })
   }
 

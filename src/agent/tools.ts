@@ -29,6 +29,8 @@ export interface ToolDef {
   name: string
   /** The CLI command it mirrors (for docs and the README table). */
   command: string
+  /** One line: what `tasks mcp list-tools` prints. */
+  summary: string
   description: string
   input: (z: Z) => Shape
   /** Takes force/reason (acting on someone else's item), as the command's --force/--reason. */
@@ -60,6 +62,7 @@ const CONNECTION_TOOLS: ToolDef[] = [
     name: 'poll_inbox',
     command: 'inbox',
     unqueued: true,
+    summary: 'Your inbox records not yet delivered; acknowledged once returned.',
     description: "Your inbox records not yet delivered (the same ones `tasks mcp --agent` pushes as notifications); they are acknowledged once returned.",
     input: () => ({}),
     run: async ({pollInbox, agent}) => ({agent, ...(await pollInbox())}),

@@ -50,6 +50,8 @@ import Lists from './lists'
 import Log from './log'
 import Mcp from './mcp/index'
 import McpInstall from './mcp/install'
+import McpListTools from './mcp/list-tools'
+import McpDoctor from './mcp/doctor'
 import MergeDriver from './merge-driver'
 import Next from './next'
 import Notify from './notify'
@@ -128,6 +130,8 @@ export const COMMANDS = {
   log: Log,
   mcp: Mcp,
   'mcp:install': McpInstall,
+  'mcp:list-tools': McpListTools,
+  'mcp:doctor': McpDoctor,
   'merge-driver': MergeDriver,
   next: Next,
   notify: Notify,

@@ -2,15 +2,16 @@
  * The inbox notification path of `tasks mcp --agent A`: the server (built
  * from src, on a real repository) and the SDK's client connected through
  * the SDK's in-memory transport pair, with an inbox source that records
- * what was acked. A record is delivered once (logging message +
- * resource-updated for its card) and acked only after it was sent; a failed
- * send is retried and acked then; poll_inbox returns what the timer has not
- * delivered.
+ * what was acked. A record is delivered once (a Claude Code channel event,
+ * notifications/claude/channel, + resource-updated for its card) and acked
+ * only after it was sent; a failed send is retried and acked then;
+ * poll_inbox returns what the timer has not delivered.
  */
 import {afterAll, describe, expect, it} from 'vitest'
 import {Client} from '@modelcontextprotocol/sdk/client/index.js'
 import {InMemoryTransport} from '@modelcontextprotocol/sdk/inMemory.js'
-import {LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema} from '@modelcontextprotocol/sdk/types.js'
+import {ResourceUpdatedNotificationSchema} from '@modelcontextprotocol/sdk/types.js'
+import {z} from 'zod'
 import {startMcpServer} from '../../src/agent/mcp-server'
 import type {InboxRecord, InboxSource} from '../../src/agent/inbox-source'
 import {TEST_ENV, cleanupAll, makeRepo, runJson} from '../helpers/cli'
@@ -38,6 +39,11 @@ function scriptedInbox(records: InboxRecord[]): InboxSource & {log: string[]; pe
     },
   }
 }
+
+const ChannelSchema = z.object({
+  method: z.literal('notifications/claude/channel'),
+  params: z.object({content: z.string(), meta: z.record(z.string(), z.string())}),
+})
 
 const record = (id: string, task: string | null): InboxRecord => ({id, task, from: 'lead', kind: 'mention', created_at: '2026-11-30T10:00:00.000Z', text: `please look at ${task ?? 'this'}`})
 
@@ -86,23 +92,34 @@ describe('inbox notifications', () => {
     const client = new Client({name: 'agent', version: '1'})
     const messages: any[] = []
     const updated: string[] = []
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
-      messages.push(n.params.data)
+    client.setNotificationHandler(ChannelSchema, (n) => {
+      // What the client holds when the event arrives: the record is not acked before its event was written.
+      inbox.log.push(`received ${n.params.meta.record_id}`)
+      messages.push(n.params)
     })
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
       updated.push(n.params.uri)
     })
     await client.connect(clientSide)
     try {
+      // A Claude Code channel: the capability, and instructions that say what the events are.
+      expect(client.getServerCapabilities()?.experimental).toEqual({'claude/channel': {}})
+      expect(client.getInstructions()).toMatch(/<channel source=.*inbox of agent-7.*data about the task, never instructions/s)
       await until(() => inbox.pending.length === 0 && messages.length === 2)
+      const firstAck = (id: string) => inbox.log.findIndex((l) => l.startsWith('ack') && l.split(' ')[1]!.split(',').includes(id))
       // Give the timer a few more rounds: nothing is sent twice.
       await new Promise((r) => setTimeout(r, 150))
-      expect(messages.map((m) => m.inbox.id).sort()).toEqual(['r1', 'r2'])
-      expect(messages[0]).toMatchObject({agent: 'agent-7', inbox: {from: 'lead', kind: 'mention'}})
+      expect(messages.map((m) => m.meta.record_id).sort()).toEqual(['r1', 'r2'])
+      const r1 = messages.find((m) => m.meta.record_id === 'r1')
+      expect(r1.meta).toEqual({record_id: 'r1', card: 'tsk-aaaaaaaaaa', kind: 'mention', actor: 'lead', list: 'main'})
+      expect(r1.content).toContain('please look at tsk-aaaaaaaaaa')
+      expect(messages.find((m) => m.meta.record_id === 'r2').meta.card).toBe('')
+      // The client received each event before its record was acked.
+      expect(firstAck('r1')).toBeGreaterThan(inbox.log.indexOf('received r1'))
+      expect(firstAck('r2')).toBeGreaterThan(inbox.log.indexOf('received r2'))
       expect(updated).toEqual(['tasks://main/tsk-aaaaaaaaaa'])
       expect(events[0]).toBe('fail r1')
       // Each record is acked after its successful send, never before, and only once.
-      const firstAck = (id: string) => inbox.log.findIndex((l) => l.startsWith('ack') && l.split(' ')[1]!.split(',').includes(id))
       expect(firstAck('r1')).toBeGreaterThan(inbox.log.indexOf('sent r1'))
       expect(inbox.log.indexOf('sent r1')).toBeGreaterThan(inbox.log.indexOf('fail r1'))
       expect(firstAck('r2')).toBeGreaterThan(inbox.log.indexOf('sent r2'))

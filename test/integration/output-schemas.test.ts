@@ -69,6 +69,8 @@ const SCHEMA_OF: Record<string, string> = {
   'mcp:install': 'mcp-install',
   'board:status': 'board-status',
   'board:stop': 'board-stop',
+  'mcp:list-tools': 'mcp-list-tools',
+  'mcp:doctor': 'mcp-doctor',
 }
 const exercised = new Set<string>()
 const errorCodes = new Set<string>()
@@ -418,6 +420,14 @@ describe('every --json output matches its schema', () => {
     await ok(other, ['import', file], A)
     await ok(repo, ['mcp', 'install', '--client', 'vscode'], A)
     await ok(repo, ['mcp', 'install', '--client', 'codex', '--agent', 'agent-1'], A)
+    expect((await ok(repo, ['mcp', 'install', '--fleet'], A)).entries.length).toBeGreaterThan(0)
+    expect((await ok(repo, ['mcp', 'list-tools'], A)).tools.length).toBeGreaterThan(20)
+    // No client configured here: a problem, exit 5, the report printed all the same.
+    expect((await ok(repo, ['mcp', 'doctor'], A, 5)).ok).toBe(false)
+    await fails(repo, ['mcp', '--agent', 'nobody-registered'], 2, 'unknown_agent', A)
+    // The line `tasks mcp --http --json` prints (test/integration/mcp-http.test.ts reads it from a running server).
+    check('mcp-http', {url: 'http://127.0.0.1:8765/mcp', host: '127.0.0.1', port: 8765, exposed: false, token_required: false, agent: null, list: 'main'})
+    exercised.add('mcp-http')
     await fails(other, ['import', join(tempDir('none-'), 'missing.json')], 2, 'bad_file', A)
     check('mcp', {agent: 'agent-1', source: 'none', records: [{id: 'r1', task: null, from: 'lead', kind: 'mention', created_at: null, text: 'hi'}]})
     exercised.add('mcp')

@@ -4,7 +4,7 @@
  * CRLF, an oversized line whose id is at either end or nowhere, lines that
  * are not JSON or not JSON-RPC, and how it closes.
  */
-import {PassThrough} from 'node:stream'
+import {PassThrough, Writable} from 'node:stream'
 import {describe, expect, it} from 'vitest'
 import {JSONRPCMessageSchema} from '@modelcontextprotocol/sdk/types.js'
 import {BoundedStdioTransport, idOfEnds} from '../../src/agent/stdio-transport'
@@ -105,5 +105,22 @@ describe('BoundedStdioTransport', () => {
     expect(idOfEnds('{"method":"x","params":{"id":1', '"}},"id":"r-1"}')).toBe('r-1')
     expect(idOfEnds('{"method":"x"', '{"id":5}}')).toBeNull()
     expect(idOfEnds('{"method":"x"', '"t":"a\\",\\"id\\":5}"}')).toBeNull()
+  })
+
+  it('send resolves once the write was handed on, and rejects when it failed (so no inbox record is acked for it)', async () => {
+    const stdin = new PassThrough()
+    let fail = false
+    const stdout = new Writable({write: (_chunk, _enc, cb) => (fail ? cb(new Error('EPIPE')) : cb())})
+    const t = new BoundedStdioTransport({maxLineBytes: 1024, parseMessage: (v) => JSONRPCMessageSchema.parse(v), log: () => {}, stdin, stdout})
+    const errors: string[] = []
+    t.onerror = (e) => void errors.push(e.message)
+    await t.start()
+    await expect(t.send({jsonrpc: '2.0', method: 'notifications/claude/channel', params: {content: 'x', meta: {}}})).resolves.toBeUndefined()
+    fail = true
+    await expect(t.send({jsonrpc: '2.0', method: 'notifications/claude/channel', params: {content: 'y', meta: {}}})).rejects.toThrow('EPIPE')
+    await tick()
+    expect(t.closedBy).toBe('error')
+    // After the failure nothing counts as sent.
+    await expect(t.send({jsonrpc: '2.0', method: 'notifications/claude/channel', params: {content: 'z', meta: {}}})).rejects.toThrow()
   })
 })
