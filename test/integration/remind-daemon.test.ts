@@ -112,6 +112,11 @@ describe('tasks remind --every', {timeout: 60_000}, () => {
     expect(existsSync(PID_FILE())).toBe(false)
     const once = await runJson(repo, ['remind', '--once'], as('bot', at(6)))
     expect(once.skipped.map((s: {to: string}) => s.to)).toEqual(['olga'])
+    // A first pass that fails ends the daemon with its error (a list that is not here), leaving no pid file.
+    const missing = await run(repo, ['remind', '--every', '1s', '--list', 'nosuch', '--json'], as('bot', at(6)))
+    expect(missing.code).toBe(1)
+    expect(jsonError(missing).code).toBe('not_initialised')
+    expect(existsSync(join(repo, '.git', 'git-tasks', 'remind-nosuch.pid'))).toBe(false)
     // Refusals: --once with --every; an interval under a second.
     expect((await run(repo, ['remind', '--once', '--every', '5s'], as('bot'))).code).toBe(2)
     expect((await run(repo, ['remind', '--every', '0s'], as('bot'))).code).toBe(2)
