@@ -54,10 +54,11 @@ const common = {
   sourcemap: 'linked',
   // oclif only reads tsconfig through typescript in development mode; never bundle the compiler.
   // The libraries only `tasks mcp` and `import` need are required from node_modules when those
-  // commands run (src/app/lazy-libs.ts), so no other command loads or compiles them. The bundles
+  // commands run (src/app/lazy-libs.ts), so no other command loads or compiles them (@resvg/resvg-js, native,
+  // only for `graph --out FILE.png`). The bundles
   // engine.js, graph-svg.js and board.js are required by path at run time (src/commands/engine-loader.ts);
   // they are listed too so that a literal require of one stays a run-time require, never a second copy.
-  external: ['typescript', './engine.js', './graph-svg.js', './board.js', '@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', 'zod', 'cli-progress'],
+  external: ['typescript', './engine.js', './graph-svg.js', './board.js', '@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', 'zod', 'cli-progress', '@resvg/resvg-js'],
   logLevel: 'warning',
   // oclif checks the Node version against package.json with semver each time
   // it loads (~4 ms of every start-up); bin/ checks the major version instead.

@@ -10,7 +10,7 @@ import {releaseSession, sweepExpired, takeoverTask} from '../core/ops/claim'
 import {addCheck, recordCheck, supersedeCheck} from '../core/ops/checks'
 import {flagTask, unflagTask} from '../core/ops/flag'
 import {type PruneResult, pruneFinished} from '../core/ops/prune'
-import {type BatchFileResult, type BatchTable, readsChecks, runBatchFile} from '../core/ops/batch-file'
+import {type BatchFileResult, type BatchTable, readBatchDocument, readsChecks, runBatchFile} from '../core/ops/batch-file'
 import {UsageError} from '../core/errors'
 import {checksOf, lookup} from '../core/snapshot'
 import type {TaskView} from '../core/task-view'
@@ -121,8 +121,8 @@ export async function batchFile(session: Session, {operations, each, table}: {op
       throw new UsageError(`the batch is not valid JSON: ${(error as Error).message}`, {}, 'bad_batch')
     }
   }
-  const ops = Array.isArray(parsed) ? parsed : parsed && typeof parsed === 'object' && Array.isArray((parsed as {operations?: unknown}).operations) ? (parsed as {operations: unknown[]}).operations : null
-  if (!ops) throw new UsageError('the batch must be a JSON list of operations (or an object with an "operations" list)', {}, 'bad_batch')
+  // A list, or {operations, lease}: the default lease folded into the operations that take one; other keys refused.
+  const ops = readBatchDocument(parsed, table)
   if (ops.length === 0) throw new UsageError('the batch is empty', {}, 'bad_batch')
   const referenced = (): string[] => {
     const out: string[] = []

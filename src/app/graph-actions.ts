@@ -7,6 +7,7 @@ import {type TaskGraph, buildTaskGraph} from '../core/task-graph'
 import type {Session} from './session'
 import {warnTrackingState} from './sharing'
 import {viewer} from './task-results'
+import {loadResvg} from './lazy-libs'
 
 export interface GraphResult extends TaskGraph {
   list: string
@@ -23,4 +24,14 @@ export async function taskGraph(session: Session, {ids, ...options}: {ids: reado
   const g = buildTaskGraph(snap, await viewer(session, snap), {roots, all: options.all})
   await warnTrackingState(session)
   return {list: session.list, commit: loaded.index.commit, roots, ...g}
+}
+
+/**
+ * A PNG of an SVG document at its own size (width and height in pixels, on
+ * white), through @resvg/resvg-js, loaded only here. Text uses the system's
+ * fonts (a machine without any draws the boxes and lines).
+ */
+export function svgToPng(svg: string): Buffer {
+  const {Resvg} = loadResvg()
+  return new Resvg(svg, {fitTo: {mode: 'original'}, background: '#ffffff', font: {loadSystemFonts: true, defaultFontFamily: 'sans-serif'}, logLevel: 'off'}).render().asPng()
 }

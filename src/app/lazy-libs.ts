@@ -5,11 +5,15 @@
  * scripts/build.mjs) and are required from node_modules at run time, so
  * `tasks show` or `claim` never load or compile them. (`search` needs no
  * library: core/text-index.ts computes MiniSearch's ranking itself.)
+ * `graph --out FILE.png` loads @resvg/resvg-js (native, an optional
+ * dependency): only for a PNG, with a clear error when it is not installed.
  */
 import type * as McpModule from '@modelcontextprotocol/sdk/server/mcp.js'
 import type * as TypesModule from '@modelcontextprotocol/sdk/types.js'
 import type * as Zod from 'zod'
 import type * as CliProgress from 'cli-progress'
+import type * as ResvgModule from '@resvg/resvg-js'
+import {EnvironmentError} from '../core/errors'
 
 export interface McpLibs {
   mcp: typeof McpModule
@@ -30,4 +34,21 @@ export function loadMcp(): McpLibs {
 
 export function loadCliProgress(): typeof CliProgress {
   return require('cli-progress') as typeof CliProgress
+}
+
+/**
+ * The SVG renderer behind `graph --out FILE.png` (@resvg/resvg-js: prebuilt
+ * per-platform binaries from the registry, an optionalDependency). Missing,
+ * or without a binary for this platform: `png_unavailable` (exit 1).
+ */
+export function loadResvg(): typeof ResvgModule {
+  try {
+    return require('@resvg/resvg-js') as typeof ResvgModule
+  } catch (error) {
+    throw new EnvironmentError(
+      'png_unavailable',
+      `PNG output needs the optional package @resvg/resvg-js, which cannot be loaded here (${(error as Error).message.split('\n')[0]}): install it with \`npm install @resvg/resvg-js\` beside git-tasks, or write an SVG (--out FILE.svg)`,
+      {package: '@resvg/resvg-js'},
+    )
+  }
 }

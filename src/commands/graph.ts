@@ -5,7 +5,7 @@ import {graph} from '../operations/history'
 import {engine, graphSvg} from './engine-loader'
 import {commandFrom} from './from-spec'
 
-type GraphFormat = 'svg' | 'mermaid' | 'dot'
+type GraphFormat = 'svg' | 'png' | 'mermaid' | 'dot'
 
 export interface GraphOutput extends GraphResult {
   format: GraphFormat
@@ -13,10 +13,11 @@ export interface GraphOutput extends GraphResult {
   out: string | null
 }
 
-/** The format a file name asks for (.svg, .dot/.gv, .mmd/.mermaid/.md), else null. */
+/** The format a file name asks for (.svg, .png, .dot/.gv, .mmd/.mermaid/.md), else null. */
 function formatOfPath(path: string): GraphFormat | null {
   const ext = /\.([a-z]+)$/i.exec(path)?.[1]?.toLowerCase()
   if (ext === 'svg') return 'svg'
+  if (ext === 'png') return 'png'
   if (ext === 'dot' || ext === 'gv') return 'dot'
   if (ext === 'mmd' || ext === 'mermaid' || ext === 'md') return 'mermaid'
   return null
@@ -28,16 +29,28 @@ let drawing = ''
 export default commandFrom<GraphOutput>(graph, {
   execute: async ({args, run, output}) => {
     if (args.format === 'json') throw new UsageError('--format json is --json: pass --json for the graph itself')
-    const format: GraphFormat = (args.format as GraphFormat | undefined) ?? (args.out ? formatOfPath(args.out) : null) ?? 'svg'
+    let format = args.format as GraphFormat | undefined
+    if (format === undefined && args.out) {
+      // Never a drawing in a format the name does not say (an SVG's bytes in g.png).
+      format = formatOfPath(args.out) ?? undefined
+      if (format === undefined) {
+        throw new UsageError(`cannot tell the format from the name "${args.out}": end it in .svg, .png, .dot, .gv, .mmd, .mermaid or .md, or pass --format`, {path: args.out})
+      }
+    }
+    format ??= 'svg'
+    // A PNG is bytes for a file, not text for a terminal or a pipe.
+    if (format === 'png' && !args.out) throw new UsageError('--format png writes a file: pass --out FILE.png', {flag: 'format'})
     const g = (await run({ids: args.ids, all: args.all, format: 'json'})) as GraphResult
     const result: GraphOutput = {...g, format, out: args.out ?? null}
     // --json without --out is the graph itself: nothing to draw.
     if (output !== 'text' && !args.out) return result
     const title = `${g.list}: ${g.nodes.length} items`
-    drawing = format === 'svg' ? graphSvg().renderSvg(g, title) : format === 'dot' ? engine().renderDot(g) : engine().renderMermaid(g)
+    drawing = format === 'svg' || format === 'png' ? graphSvg().renderSvg(g, title) : format === 'dot' ? engine().renderDot(g) : engine().renderMermaid(g)
+    // The PNG is the SVG rendered at its own size (@resvg/resvg-js, loaded only now).
+    const bytes: string | Buffer = format === 'png' ? engine().graph.svgToPng(drawing) : drawing
     if (args.out) {
       try {
-        writeFileSync(args.out, drawing)
+        writeFileSync(args.out, bytes)
       } catch (error) {
         throw new EnvironmentError('write_failed', `cannot write ${args.out}: ${(error as Error).message}`, {path: args.out})
       }

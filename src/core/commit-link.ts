@@ -1,6 +1,6 @@
 /**
  * Linking code commits to cards (pure): which card a commit names (its
- * `Task:`/`Refs:` trailers, else its branch name), which cards it closes
+ * `Task:`/`Card:`/`Refs:` trailers, else its branch name), which cards it closes
  * (`Closes:`/`Fixes:`), the branch name `tasks branch` creates, and the op
  * that records a commit on a card as a comment of kind `commit`.
  *
@@ -32,7 +32,7 @@ export function idFromBranch(branch: string | null | undefined): string | null {
 }
 
 export interface CommitTrailers {
-  /** Cards the commit is about (`Task:`, `Refs:`), in order, without duplicates. */
+  /** Cards the commit is about (`Task:`, `Card:` as scitex-todo writes it, `Refs:`), in order, without duplicates. */
   refs: string[]
   /** Cards the commit finishes when pushed (`Closes:`, `Fixes:`). */
   closes: string[]
@@ -87,7 +87,7 @@ export function commitTrailers(message: string): CommitTrailers {
   const closes: string[] = []
   for (const [k, v] of messageTrailers(message)) {
     const key = k.toLowerCase()
-    const target = key === 'task' || key === 'refs' ? refs : key === 'closes' || key === 'fixes' ? closes : null
+    const target = key === 'task' || key === 'card' || key === 'refs' ? refs : key === 'closes' || key === 'fixes' ? closes : null
     if (!target) continue
     for (const word of v.split(/[\s,]+/)) {
       const m = new RegExp(`^(tsk-)?(${ID_BODY}{4,26})$`, 'i').exec(word.replace(/^#/, ''))
@@ -99,7 +99,7 @@ export function commitTrailers(message: string): CommitTrailers {
   return {refs, closes}
 }
 
-/** The cards a commit links to: its trailers (Task, Refs, Closes, Fixes) if any, else its branch. */
+/** The cards a commit links to: its trailers (Task, Card, Refs, Closes, Fixes) if any, else its branch. */
 export function linkTargets(message: string, branch: string | null): string[] {
   const t = commitTrailers(message)
   const all = [...t.refs, ...t.closes.filter((id) => !t.refs.includes(id))]

@@ -9,8 +9,16 @@
  * `<name>.git-tasks-chained` (a rename keeps its content and mode exactly)
  * and our script runs it first; `uninstall` removes our script and renames
  * it back. A hook that is not ours is never overwritten in place.
+ *
+ * `install --copy` vendors the hooks into `.githooks/` at the top of the work
+ * tree and points `core.hooksPath` there, for a team that commits its hooks:
+ * those scripts start `tasks` from PATH (not this machine's node and
+ * bin/tasks), so they are the same bytes on every clone. Hooks found in the
+ * git dir's `hooks/` that are not ours would stop running once
+ * core.hooksPath is set: the install refuses then, as it does when
+ * core.hooksPath already names another directory.
  */
-import {chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {isAbsolute, join, resolve} from 'node:path'
 import {EnvironmentError, UsageError} from '../core/errors'
 import {gitOk} from '../refstore/git-process'
@@ -38,7 +46,14 @@ export interface HooksResult {
   failures?: HookFailure[]
   /** Status only: entries still waiting in the queue. */
   queued?: number
+  /** The hooks are the vendored copy in the work tree's `.githooks/` (`install --copy`), run by `tasks` from PATH. */
+  vendored: boolean
 }
+
+/** Where `install --copy` puts the hooks, relative to the top of the work tree (core.hooksPath's value). */
+export const VENDORED_DIR = '.githooks'
+/** The command vendored hooks start: `tasks` from PATH, the same on every clone. */
+export const VENDORED_COMMAND = 'tasks'
 
 /** The command hooks run: this node and this CLI, by absolute path (no PATH search per commit). */
 export function cliCommand(cli: string): string {
@@ -68,6 +83,10 @@ export interface HookPlace {
   dir: string
   commonDir: string
   hooksPathConfig: boolean
+  /** The top of the work tree. */
+  top: string
+  /** The directory is the work tree's `.githooks/` named by core.hooksPath (`install --copy`). */
+  vendored: boolean
 }
 
 /** The hooks directory git runs hooks from, for the repository at `cwd` (a work tree). */
@@ -84,9 +103,10 @@ export async function hookPlace(cwd: string): Promise<HookPlace> {
   const hooksPath = (await gitOk(['config', '--default', '', 'core.hooksPath'], {cwd: top})).trim()
   if (hooksPath) {
     const expanded = hooksPath.startsWith('~/') ? join(process.env.HOME ?? '', hooksPath.slice(2)) : hooksPath
-    return {dir: isAbsolute(expanded) ? expanded : resolve(top, expanded), commonDir, hooksPathConfig: true}
+    const dir = isAbsolute(expanded) ? expanded : resolve(top, expanded)
+    return {dir, commonDir, hooksPathConfig: true, top, vendored: dir === resolve(top, VENDORED_DIR)}
   }
-  return {dir: join(commonDir, 'hooks'), commonDir, hooksPathConfig: false}
+  return {dir: join(commonDir, 'hooks'), commonDir, hooksPathConfig: false, top, vendored: false}
 }
 
 function stateOf(dir: string, name: string): HookState {
@@ -135,17 +155,61 @@ function commandIn(hooks: HookState[]): string | null {
   return null
 }
 
-export async function install(cwd: string, cli: string): Promise<HooksResult> {
-  const place = await hookPlace(cwd)
-  const command = cliCommand(cli)
+export async function install(cwd: string, cli: string, {copy = false}: {copy?: boolean} = {}): Promise<HooksResult> {
+  let place = await hookPlace(cwd)
+  if (copy && !place.vendored) place = await vendor(place)
+  // A vendored directory is committed: its scripts must not name this machine's paths.
+  const command = place.vendored ? VENDORED_COMMAND : cliCommand(cli)
   const hooks = CLIENT_HOOKS.map((name) => installHook(place.dir, name, clientHookScript(name, command)))
-  return {hooks_dir: place.dir, hooks_path_config: place.hooksPathConfig, hooks, command}
+  return {hooks_dir: place.dir, hooks_path_config: place.hooksPathConfig, hooks, command, vendored: place.vendored}
+}
+
+/**
+ * Point core.hooksPath at the work tree's `.githooks/`. Refused (nothing
+ * changed) when core.hooksPath already names another directory, or when the
+ * git dir's `hooks/` holds a client hook that is not ours (it would stop
+ * running); our own hooks there are removed, as they would never run again.
+ */
+async function vendor(place: HookPlace): Promise<HookPlace> {
+  const dir = resolve(place.top, VENDORED_DIR)
+  if (place.hooksPathConfig) {
+    throw new EnvironmentError('hook_conflict', `core.hooksPath already names ${place.dir}: install there without --copy (its hooks are kept and chained), or unset core.hooksPath first`, {path: place.dir})
+  }
+  const silenced = CLIENT_HOOKS.map((name) => stateOf(place.dir, name)).filter((h) => h.state === 'foreign' || h.chained !== null)
+  if (silenced.length > 0) {
+    const paths = silenced.map((h) => h.chained ?? h.path)
+    throw new EnvironmentError(
+      'hook_conflict',
+      `git would stop running ${paths.join(', ')} once core.hooksPath names ${VENDORED_DIR}: move ${paths.length === 1 ? 'it' : 'them'} into ${dir} (ours will chain to ${paths.length === 1 ? 'it' : 'them'}), or install without --copy`,
+      {path: paths[0], paths},
+    )
+  }
+  for (const name of CLIENT_HOOKS) uninstallHook(place.dir, name)
+  mkdirSync(dir, {recursive: true})
+  // Relative to the top of the work tree: every worktree and every clone finds its own copy.
+  await gitOk(['config', 'core.hooksPath', VENDORED_DIR], {cwd: place.top})
+  return {...place, dir, hooksPathConfig: true, vendored: true}
 }
 
 export async function uninstall(cwd: string): Promise<HooksResult> {
   const place = await hookPlace(cwd)
   const hooks = CLIENT_HOOKS.map((name) => uninstallHook(place.dir, name))
-  return {hooks_dir: place.dir, hooks_path_config: place.hooksPathConfig, hooks, command: null}
+  let hooksPathConfig = place.hooksPathConfig
+  // The vendored copy: once nothing is left in it, core.hooksPath goes too (git's hooks/ runs again).
+  if (place.vendored && readdirOrEmpty(place.dir).length === 0) {
+    rmSync(place.dir, {recursive: true, force: true})
+    await gitOk(['config', '--unset', 'core.hooksPath'], {cwd: place.top})
+    hooksPathConfig = false
+  }
+  return {hooks_dir: place.dir, hooks_path_config: hooksPathConfig, hooks, command: null, vendored: place.vendored}
+}
+
+function readdirOrEmpty(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+  } catch {
+    return []
+  }
 }
 
 export async function status(cwd: string): Promise<HooksResult> {
@@ -154,7 +218,7 @@ export async function status(cwd: string): Promise<HooksResult> {
   const records = (file: string) => (existsSync(file) ? parseQueue(readFileSync(file, 'utf8')).records.length : 0)
   // Waiting: new records, and records kept for another try because the remote did not answer.
   const queued = records(join(place.commonDir, 'git-tasks', 'hook-queue')) + records(join(place.commonDir, 'git-tasks', 'hook-queue.retry'))
-  return {hooks_dir: place.dir, hooks_path_config: place.hooksPathConfig, hooks, command: commandIn(hooks), failures: readFailures(place.commonDir, 10), queued}
+  return {hooks_dir: place.dir, hooks_path_config: place.hooksPathConfig, hooks, command: commandIn(hooks), failures: readFailures(place.commonDir, 10), queued, vendored: place.vendored}
 }
 
 export interface ServerHookResult {

@@ -10,6 +10,7 @@ export function renderHooks(r: HooksResult, verb: string): string {
     lines.push(`  ${h.name.padEnd(19)} ${what}`)
   }
   if (r.command) lines.push(`runs: ${r.command}`)
+  if (r.vendored) lines.push('vendored: commit the hooks directory; each clone runs `tasks hooks install --copy` once (sets core.hooksPath); `tasks` must be on PATH')
   if (r.queued !== undefined && r.queued > 0) lines.push(`queued: ${r.queued} entr${r.queued === 1 ? 'y' : 'ies'} waiting for the background worker`)
   if (r.failures) {
     if (r.failures.length === 0) lines.push('no failures logged')

@@ -74,7 +74,7 @@ t=\${t%%-*}
 case "$t" in *[!0-9a-hjkmnp-tv-z]*|''|?|??|???) exit 0 ;; esac
 # The message is read by \`tail\` (its last 1 KiB; a shell \`read\` loop reads a byte at a time:
 # 0.6 s for 1 MB), and when it is longer than that, searched by \`grep\`: linear whatever its
-# size. A line that already names a card (Task, Refs, Closes, Fixes) leaves it alone. Where
+# size. A line that already names a card (Task, Card, Refs, Closes, Fixes) leaves it alone. Where
 # the trailer goes is decided by the end of the message. When that end is not the whole
 # message, a line came before it (the subject) and its first line is a piece of a longer
 # line, counted as text that is not a trailer.
@@ -83,7 +83,7 @@ r=$(tail -c 1024 <"$1" 2>/dev/null; echo .)
 f=0
 if [ \${#r} -gt 1024 ]; then
   f=1
-  grep -q -i -E '^(task|refs|closes|fixes):' <"$1" 2>/dev/null && exit 0
+  grep -q -i -E '^(task|card|refs|closes|fixes):' <"$1" 2>/dev/null && exit 0
 fi
 r=\${r%.}
 r=\${r%
@@ -94,7 +94,7 @@ p=0
 while IFS= read -r l || [ -n "$l" ]; do
   if [ "$f" = 1 ]; then f=0; last=-; continue; fi
   case "$l" in
-    [Tt][Aa][Ss][Kk]:*|[Rr][Ee][Ff][Ss]:*|[Cc][Ll][Oo][Ss][Ee][Ss]:*|[Ff][Ii][Xx][Ee][Ss]:*) exit 0 ;;
+    [Tt][Aa][Ss][Kk]:*|[Cc][Aa][Rr][Dd]:*|[Rr][Ee][Ff][Ss]:*|[Cc][Ll][Oo][Ss][Ee][Ss]:*|[Ff][Ii][Xx][Ee][Ss]:*) exit 0 ;;
     '#'*) ;;
     '') [ "$n" = 1 ] && p=1 ;;
     *) last=$l; n=1 ;;

@@ -93,26 +93,26 @@ export const search = operation({
   run: (e, s, a) => e.search.search(s, a),
 })
 
-export const GRAPH_FORMATS = ['svg', 'mermaid', 'dot', 'json'] as const
+export const GRAPH_FORMATS = ['svg', 'png', 'mermaid', 'dot', 'json'] as const
 
 export const graph = operation({
   name: 'graph',
-  summary: 'Draw the dependency graph: SVG, Mermaid or Graphviz DOT.',
+  summary: 'Draw the dependency graph: SVG, PNG, Mermaid or Graphviz DOT.',
   description:
-    'The open items (or with IDs, what they reach through their dependencies and sub-items), coloured by state. The critical path (the longest chain of unfinished work) is red; items ready now are outlined green; sub-items hang from their parent by dashed lines. The format comes from --format, else from the --out file name, else svg (over MCP: json, the graph itself: nodes, edges, critical_path, frontier; mermaid and dot answer {format, text}).',
+    'The open items (or with IDs, what they reach through their dependencies and sub-items), coloured by state. The critical path (the longest chain of unfinished work) is red; items ready now are outlined green; sub-items hang from their parent by dashed lines. The format comes from --format, else from the --out file name (.svg, .png, .dot/.gv, .mmd/.mermaid/.md; another name needs --format), else svg; png is drawn into --out only (over MCP: json, the graph itself: nodes, edges, critical_path, frontier; mermaid and dot answer {format, text}).',
   params: {
     ids: p.strings('task ids or unique prefixes (several allowed)', {positional: true}),
     all: p.boolean('Include done and cancelled items.', {char: 'a'}),
-    format: p.choice(GRAPH_FORMATS, 'svg, mermaid, dot, or json (the graph itself; default: from --out, else svg; over MCP json).', {char: 'f'}),
+    format: p.choice(GRAPH_FORMATS, 'svg, png (with --out), mermaid, dot, or json (the graph itself; default: from --out, else svg; over MCP json).', {char: 'f'}),
     out: p.string('Write the drawing to FILE instead of stdout.', {char: 'o', helpValue: 'FILE', only: ['cli']}),
   },
   writes: false,
   result: 'graph',
-  examples: ['<%= config.bin %> graph --out graph.svg', '<%= config.bin %> graph tsk-k3v9 --format mermaid', '<%= config.bin %> graph --all --format dot | dot -Tpng > graph.png'],
+  examples: ['<%= config.bin %> graph --out graph.svg', '<%= config.bin %> graph --all --out graph.png', '<%= config.bin %> graph tsk-k3v9 --format mermaid', '<%= config.bin %> graph --all --format dot | dot -Tpng > graph.png'],
   run: async (e, s, a) => {
     const g = await e.graph.taskGraph(s, {ids: a.ids ?? [], all: a.all})
     const format = a.format ?? 'json'
-    if (format === 'svg') throw new UsageError('an SVG is drawn by the command line (`tasks graph --out FILE.svg`); ask for json, mermaid or dot here')
+    if (format === 'svg' || format === 'png') throw new UsageError(`${format === 'svg' ? 'an SVG' : 'a PNG'} is drawn by the command line (\`tasks graph --out FILE.${format}\`); ask for json, mermaid or dot here`)
     // The model exactly as `tasks graph --json` prints it (format names the CLI's default drawing; nothing is drawn).
     if (format === 'json') return {...g, format: 'svg', out: null}
     return {format, text: format === 'dot' ? e.renderDot(g) : e.renderMermaid(g)}

@@ -166,10 +166,18 @@ export const remind = operation({
   name: 'remind',
   summary: 'Send each owner of stale work one digest, and escalate cards whose owner is gone to their creator.',
   description:
-    'At most one digest per owner per remind_every_seconds (config.yaml, 1 day); a card whose owner has not been seen for escalate_after_seconds (1 day) is escalated to its creator once per streak. What was sent is latched on the ref (reminders/), so clones that sync agree. Run it from cron or an agent runner.',
-  params: {olderThan},
+    'At most one digest per owner per remind_every_seconds (config.yaml, 1 day); a card whose owner has not been seen for escalate_after_seconds (1 day) is escalated to its creator once per streak. What was sent is latched on the ref (reminders/), so clones that sync agree. One pass by default (--once); --every DURATION runs a pass that often until stopped (SIGTERM, Ctrl-C), one daemon per list and repository (a second exits 4 already_running); --install-unit prints a systemd user unit that runs it.',
+  params: {
+    olderThan,
+    every: p.duration('Run until stopped, a pass every DURATION (30s, 5m, 1h): each pass is one `tasks remind`, printed as it ends (--json: one line a pass). One daemon per list here.', {only: ['cli'], max: 7 * 86400}),
+    once: p.boolean('One pass, then exit (the default without --every).', {only: ['cli'], exclusive: ['every']}),
+    installUnit: p.boolean('Print a systemd user unit that runs `tasks remind --every` (default 10m) for this repository and list, as you; nothing is written.', {only: ['cli'], exclusive: ['once']}),
+  },
+  check: (a) => {
+    if (a.every !== undefined && a.every < 1) throw new UsageError('--every must be at least 1s', {flag: 'every'})
+  },
   writes: true,
   result: 'remind',
-  examples: ['<%= config.bin %> remind', '<%= config.bin %> remind --older-than 4h --json'],
+  examples: ['<%= config.bin %> remind', '<%= config.bin %> remind --older-than 4h --json', '<%= config.bin %> remind --every 5m', '<%= config.bin %> remind --install-unit'],
   run: (e, s, a) => e.inbox.remindOwners(s, a),
 })

@@ -37,7 +37,7 @@ export const batch = operation({
   description:
     'FILE (- for stdin) is a JSON list of operations: {"op": NAME, …its parameters in snake case}; an add (or a check add) may carry "name": "a", and later items refer to what it made as "$a" wherever an id is expected. Atomic: the first refused operation aborts the batch and nothing is written; --each applies what can be and reports each refused one.',
   params: {
-    operations: p.json<unknown>('the operations: a JSON list (or {"operations": […]}); on the command line a file, - for stdin', {positional: true, file: {limit: 'batch'}}).need(),
+    operations: p.json<unknown>('the operations: a JSON list (or {"operations": […], "lease": "30m"}: a default lease for the operations that take one and give none); on the command line a file, - for stdin', {positional: true, file: {limit: 'batch'}}).need(),
     each: p.boolean('Apply every operation that can be, report each refused one, and write the rest as one commit.'),
   },
   writes: true,

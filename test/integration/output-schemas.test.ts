@@ -71,6 +71,7 @@ const SCHEMA_OF: Record<string, string> = {
   'board:stop': 'board-stop',
   'mcp:list-tools': 'mcp-list-tools',
   'mcp:doctor': 'mcp-doctor',
+  'remind:--install-unit': 'remind-unit',
 }
 const exercised = new Set<string>()
 const errorCodes = new Set<string>()
@@ -318,6 +319,7 @@ describe('every --json output matches its schema', () => {
     expect(ack.acked.length).toBe(inbox.unseen)
     await ok(repo, ['stale', '--older-than', '1s'], {env: {...A.env, TASKS_NOW: '2030-01-01T00:00:00.000Z'}})
     await ok(repo, ['remind', '--older-than', '1s'], {env: {...A.env, TASKS_NOW: '2030-01-01T00:00:00.000Z'}})
+    await ok(repo, ['remind', '--install-unit'], A)
   })
 
   it('cancel (with sub-items) and rm', async () => {

@@ -28,6 +28,15 @@ describe('branch names and trailers', () => {
     expect(linkTargets('malformed\n\nTask: not an id!', null)).toEqual([])
   })
 
+  it('reads Card: (scitex-todo\'s trailer) as Task:, in any case, and only in the trailer block', () => {
+    expect(commitTrailers('Fix it\n\nCard: tsk-k3v9\n')).toEqual({refs: ['tsk-k3v9'], closes: []})
+    expect(commitTrailers('Fix it\n\ncard: k3v9, #tsk-aaaa\nTask: tsk-k3v9\n')).toEqual({refs: ['tsk-k3v9', 'tsk-aaaa'], closes: []})
+    expect(linkTargets('Fix it\n\nCard: tsk-k3v9', 'task/tsk-eeee-x')).toEqual(['tsk-k3v9'])
+    expect(linkTargets('Card: tsk-k3v9 in the subject only', 'main')).toEqual([])
+    // Not a near miss: Cards:, Card-Id: are other trailers.
+    expect(linkTargets('x\n\nCards: tsk-k3v9\nCard-Id: tsk-k3v9', null)).toEqual([])
+  })
+
   it('makes task/<short id>-<slug> branch names git accepts', () => {
     expect(taskBranchName('tsk-k3v9', 'Wire the claim CAS!')).toBe('task/tsk-k3v9-wire-the-claim-cas')
     expect(taskBranchName('tsk-k3v9', 'Ünïcode — and ../dots')).toBe('task/tsk-k3v9-unicode-and-dots')

@@ -81,6 +81,49 @@ export interface BatchStep<A = any> {
   readonly plan: (ops: CoreOps, snap: Snapshot, ctx: OpContext, args: A) => BatchStepOutcome
 }
 
+/** The keys a batch document given as an object may hold (Graphit's batch object). */
+export const BATCH_DOCUMENT_KEYS = ['operations', 'lease'] as const
+
+/**
+ * The operations of a batch document: a JSON list, or an object with an
+ * `operations` list and, optionally, a default `lease` (seconds or a
+ * duration such as `30m`) for every operation that takes a lease (claim,
+ * next, heartbeat, takeover, …) and gives none of its own. Any other key of
+ * the object is refused (`bad_batch`, exit 2), never ignored. The operations
+ * come back with the default folded in (copies; the input is not changed).
+ */
+export function readBatchDocument(parsed: unknown, table: BatchTable): unknown[] {
+  if (Array.isArray(parsed)) return parsed
+  if (parsed === null || typeof parsed !== 'object' || !Array.isArray((parsed as Fields).operations)) {
+    throw new UsageError('the batch must be a JSON list of operations (or an object with an "operations" list)', {}, 'bad_batch')
+  }
+  const doc = parsed as Fields
+  const unknown = Object.keys(doc).filter((k) => !(BATCH_DOCUMENT_KEYS as readonly string[]).includes(k))
+  if (unknown.length > 0) {
+    throw new UsageError(`the batch document's key "${unknown[0]}" is not one a batch takes (keys: ${BATCH_DOCUMENT_KEYS.join(', ')})`, {field: unknown[0], allowed: [...BATCH_DOCUMENT_KEYS]}, 'bad_batch')
+  }
+  const ops = doc.operations as unknown[]
+  if (doc.lease === undefined) return ops
+  // Read as the operations read their own `lease`: the same parameter, the same limits.
+  const leaseParam = table.names.map((n) => table.get(n)!.params.lease).find((p) => p !== undefined && takes(p, 'batch'))
+  let lease: unknown = doc.lease
+  if (leaseParam) {
+    try {
+      lease = readParams({lease: leaseParam}, {lease: doc.lease}, 'batch').lease
+    } catch (error) {
+      if (error instanceof ParamError || error instanceof UsageError) throw new UsageError(`the batch's default lease: ${error.message}`, {field: 'lease'}, 'bad_batch')
+      throw error
+    }
+  }
+  return ops.map((raw) => {
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return raw
+    const item = raw as Fields
+    const param = typeof item.op === 'string' ? table.get(item.op)?.params.lease : undefined
+    if (!param || !takes(param, 'batch') || item.lease !== undefined) return raw
+    return {...item, lease}
+  })
+}
+
 /** One operation as the batch runner sees it. */
 export interface BatchOperation {
   /** Its name in batch files: the operation's snake-case name (`check_pass`). */

@@ -12,7 +12,8 @@
  * `last_digest`); and an escalation record to a card's creator when its
  * owner has not been seen for `escalate_after_seconds`, once per streak (a
  * streak is the owner and the last_seen it is measured from; latch:
- * reminders/cards/<id>.yaml `streak`). The latches are files on the ref,
+ * reminders/cards/<id>.yaml `streak`), also when the creator is the one
+ * running `remind`: the latch is written only with the record. The latches are files on the ref,
  * merged by the later value, so clones that sync agree on what was sent.
  */
 import {type ActorEntry, type InboxRecord, type ReminderLatch, cardLatchPath, ownerLatchPath, recordPath, serialiseLatch, serialiseRecord} from '../inbox'
@@ -162,7 +163,10 @@ export function remind(snap: Snapshot, ctx: OpContext, input: RemindInput): Plan
       if (input.latches.get(path)?.streak === streak) continue
       const creator = canon(i.created_by)
       changes.push({kind: 'put-file', path, content: serialiseLatch({task: i.id, streak, escalated_at: ctx.now})})
-      if (creator === owner || creator === actor || creator === ENGINE_ACTOR) continue
+      // Nobody to tell: the owner who is gone made the card, or the engine did. The creator running remind
+      // (cron or the daemon under their name) is told like anyone else: latching without a record would
+      // stop every later run from sending it.
+      if (creator === owner || creator === ENGINE_ACTOR) continue
       record(creator, 'escalation', [i.id], `${i.id} "${i.title.replace(/\s+/g, ' ').slice(0, 120)}" is held by ${owner}, who has not been seen since ${lastSeen} (${hours(Math.floor((nowMs - Date.parse(lastSeen)) / 1000))}). Consider taking it over or reassigning it.`)
       result.escalations.push({to: creator, task: i.id, owner, last_seen: lastSeen})
     }
