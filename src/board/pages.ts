@@ -189,7 +189,9 @@ export function boardPage(ctx: PageContext, list: ListResult, cols: Columns, f: 
     return `<section class="column" data-column="${c.key}"><h2>${c.title} <span class="count">${cards.length}</span></h2><div class="cards">${columnPage(c.key, cards, 0, ctx, f)}</div></section>`
   }).join('\n')
   const broken = list.broken.length ? `<p class="notice">${list.broken.length} unreadable card${list.broken.length === 1 ? '' : 's'} (see <code>tasks doctor</code>)</p>` : ''
-  return `<div class="toolbar">${filters}${add}</div>${broken}<div class="kanban">${columns}</div>`
+  // The board reads one page of at most the list's list_limit rows (open states first): say when it stopped short.
+  const capped = list.next_cursor ? `<p class="notice">showing the first ${list.tasks.length} of ${list.total} items (the list's list_limit); <code>tasks list --all --limit 0</code> lists them all</p>` : ''
+  return `<div class="toolbar">${filters}${add}</div>${broken}${capped}<div class="kanban">${columns}</div>`
 }
 
 function brief(items: ShowResult['dependencies']): string {
