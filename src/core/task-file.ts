@@ -184,6 +184,7 @@ export function parseCommentFile(text: string, task: string, id: string): Parsed
       ...(typeof record.epoch === 'number' ? {epoch: record.epoch} : {}),
       ...(typeof record.session === 'string' ? {session: record.session} : {}),
       ...(typeof record.next === 'string' ? {next: record.next} : {}),
+      ...(typeof record.key === 'string' ? {key: record.key} : {}),
     },
   }
 }
@@ -198,6 +199,7 @@ export function serialiseComment(c: Comment): string {
       ...(c.epoch !== undefined ? [['epoch', c.epoch] as [string, unknown]] : []),
       ...(c.session !== undefined ? [['session', c.session] as [string, unknown]] : []),
       ...(c.next !== undefined ? [['next', c.next] as [string, unknown]] : []),
+      ...(c.key !== undefined ? [['key', c.key] as [string, unknown]] : []),
     ],
     c.body,
   ), `a comment on ${c.task}`)

@@ -135,6 +135,8 @@ export interface Comment {
   session?: string
   /** Checkpoint only: the claim's epoch when it was written. */
   epoch?: number
+  /** `comment --key`: the idempotency key; a second comment with it on the same task records nothing. */
+  key?: string
 }
 
 /** Shared settings of one list (config.yaml on the ref). */
