@@ -125,9 +125,9 @@ export const exportDocument = operation({
   name: 'export',
   summary: 'Write the list (or some cards) as a versioned document: JSON to import elsewhere, or Markdown to read.',
   description:
-    'Every card with its description and comments, ids kept, sorted by id; never the claim fencing tokens (epoch). The JSON document ("format": "git-tasks/export", "version": 1) is what `tasks import` reads. --json is the same as --format json; md answers {format, text} over MCP.',
+    'Every card with its description, comments and checks, ids kept, sorted by id; never the claim fencing tokens (epoch). A card named by ID comes with its sub-items, theirs and so on (the whole subtree), so `tasks import` brings back the parent with its plan. The JSON document ("format": "git-tasks/export", "version": 1) is what `tasks import` reads. --json is the same as --format json; md answers {format, text} over MCP.',
   params: {
-    ids: p.strings('task ids or unique prefixes (default: the whole list)', {positional: true}),
+    ids: p.strings('task ids or unique prefixes, each with its sub-items (default: the whole list)', {positional: true}),
     format: p.choice(['json', 'md'] as const, 'json (for import) or md (for people).').or('json'),
     output: p.string('Write to this file instead of stdout.', {char: 'o', helpValue: 'FILE', only: ['cli']}),
   },
