@@ -110,6 +110,8 @@ const argsOf = {
   done: (i) => ['done', doneTargets[i]],
   // Reads beyond the five mutations (BENCH_COMMANDS=…,list,list-all,search,log,version).
   list: () => ['list', '--json', '--limit', '50'],
+  // The default listing (open items, no --limit: one page of at most list_limit rows, streamed).
+  'list-json': () => ['list', '--json'],
   'list-all': () => ['list', '--all', '--json'],
   search: () => ['search', 'measure', '--json'],
   log: () => ['log', '--json', '-n', '20'],

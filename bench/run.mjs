@@ -281,7 +281,7 @@ try {
     log(`${size} tasks: index from a cache ${size} changes behind ${catchUp.ms} ms (peak ${catchUp.peak_mib ?? '?'} MiB), cold ${cold.ms} ms (peak ${cold.peak_mib ?? '?'} MiB)`)
 
     // Sanity check, and warm the cache (.git/git-tasks/) the way a first read does.
-    const first = JSON.parse(mustRun(process.execPath, [BIN, 'list', '--all', '--json'], opts).stdout)
+    const first = JSON.parse(mustRun(process.execPath, [BIN, 'list', '--all', '--json', '--limit', '0'], opts).stdout)
     if (first.tasks.length !== size || first.broken.length !== 0) {
       throw new Error(`seeded store reads back ${first.tasks.length} tasks and ${first.broken.length} broken files; expected ${size} and 0`)
     }
@@ -363,7 +363,7 @@ try {
     // The whole list streamed: tasks per second of output and peak memory (fewer runs: seconds each at 100,000).
     mustRun(process.execPath, [BIN, 'list', '--json'], opts)
     const streamRuns = []
-    for (let i = 0; i < Math.min(RUNS, 3); i++) streamRuns.push(peakOf(process.execPath, [BIN, 'list', '--all', '--json'], opts))
+    for (let i = 0; i < Math.min(RUNS, 3); i++) streamRuns.push(peakOf(process.execPath, [BIN, 'list', '--all', '--json', '--limit', '0'], opts))
     const streamMs = median(streamRuns.map((r) => r.ms))
     const streamJudged = size >= STREAM_TARGET.minSize
     const stream = {

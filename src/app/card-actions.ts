@@ -17,17 +17,20 @@ import type {Session} from './session'
 import {mutate} from './transaction'
 import {type BatchResult, type TaskResult, mutateOne, viewer} from './task-results'
 import {explainRevision} from './refusals'
-import {prepareChecks} from './check-reads'
+import {prepareChecks, prepareComments} from './check-reads'
 
 /** `add`: the task, and its acceptance criteria and tests as checks, in one commit. */
-export async function add(session: Session, args: AddWithChecksArgs): Promise<TaskResult & {created: boolean; checks: Check[]}> {
+export async function add(session: Session, args: AddWithChecksArgs): Promise<TaskResult & {created: boolean; checks: Check[]; warnings: string[]}> {
   const r = await mutateOne(session, (s, c) => addTaskWithChecks(s, c, args))
+  const warnings = r.result.warnings ?? []
+  // Said where a person sees it too (stderr; a JSON line with --json), besides the result's warnings.
+  for (const message of warnings) session.warn({kind: r.result.created ? 'same_title' : 'same_title_reused', message, id: r.task.id})
   if (!r.result.created && r.result.body !== undefined) {
     // The key matched: the description is the one parameter the snapshot does not hold.
     const stored = r.at ? (await session.store.readDetail(r.at, r.task.id)).body : ''
     if (stored.trimEnd() !== r.result.body.trimEnd()) throw keyMismatch(r.result.task, r.result.task.key ?? args.key ?? '', ['body'])
   }
-  return {task: r.task, created: r.result.created, checks: r.result.checks, commit: r.commit}
+  return {task: r.task, created: r.result.created, checks: r.result.checks, warnings, commit: r.commit}
 }
 
 export async function edit(session: Session, args: EditArgs): Promise<TaskResult & {fields: string[]; checks_reset: string[]}> {
@@ -45,9 +48,10 @@ export async function deps(session: Session, {id, dependsOn, ifRevision}: {id: s
   return {task, commit}
 }
 
-export async function comment(session: Session, {id, text, kind, ifRevision}: {id: string; text: string; kind?: string; ifRevision?: number}): Promise<{comment: Comment; commit: string | null}> {
-  const done = await explainRevision(session, mutate(session, (s, c) => addComment(s, c, {id, text, kind, ifRevision})))
-  return {comment: done.result.comment, commit: done.commit}
+/** `comment ID TEXT`; with `key`, a retry (the key already on the task) records nothing and returns that comment. */
+export async function comment(session: Session, {id, text, kind, ifRevision, key}: {id: string; text: string; kind?: string; ifRevision?: number; key?: string}): Promise<{comment: Comment; created: boolean; commit: string | null}> {
+  const done = await explainRevision(session, mutate(session, (s, c) => addComment(s, c, {id, text, kind, ifRevision, key}), key === undefined ? undefined : prepareComments(session, () => [id])))
+  return {comment: done.result.comment, created: done.result.created, commit: done.commit}
 }
 
 /** `rm ID…`: every removed item (each task, then its sub-items), however many ids were given; several are one commit. */

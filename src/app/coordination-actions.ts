@@ -19,7 +19,7 @@ import type {Session} from './session'
 import {type TaskResult, viewer} from './task-results'
 import type {ClaimOutput} from './claim-actions'
 import {explainRevision, explainTakeover} from './refusals'
-import {prepareChecks} from './check-reads'
+import {prepareChecks, prepareComments} from './check-reads'
 import {guardRevision} from '../core/revision-guard'
 import {mutate} from './transaction'
 
@@ -134,6 +134,11 @@ export async function batchFile(session: Session, {operations, each, table}: {op
     }
     return out
   }
-  const done = await mutate(session, (s, c) => runBatchFile(s, c, ops, each ? 'each' : 'atomic', table), prepareChecks(session, referenced))
+  // Comments with a key: the comments of their tasks are read too, so a retried item records nothing.
+  const keyed = ops.filter((o): o is {id?: unknown} => o !== null && typeof o === 'object' && (o as {op?: unknown}).op === 'comment' && (o as {key?: unknown}).key !== undefined)
+  // A task the batch itself creates ($name) has no comments yet: the overlay gives it an empty list.
+  const keyedComments = (): string[] => keyed.flatMap((o) => (typeof o.id === 'string' && !o.id.startsWith('$') ? [o.id] : []))
+  const prepare = keyed.length > 0 ? prepareComments(session, keyedComments, prepareChecks(session, referenced)) : prepareChecks(session, referenced)
+  const done = await mutate(session, (s, c) => runBatchFile(s, c, ops, each ? 'each' : 'atomic', table), prepare)
   return {...done.result, commit: done.commit}
 }

@@ -24,7 +24,7 @@ import {
   recordsOfDocument,
   recordsOfTaskwarrior,
 } from '../core/interchange'
-import {lookup} from '../core/snapshot'
+import {childIds, lookup} from '../core/snapshot'
 import {serialiseCheck, sortChecks} from '../core/check'
 import {neutralize} from '../core/untrusted-text'
 import {decodeUtf8} from '../core/validation'
@@ -43,10 +43,17 @@ export async function exportDocument(session: Session, {ids}: {ids: string[]}): 
   const metas: TaskMeta[] = []
   if (ids.length) {
     const seen = new Set<string>()
-    for (const input of ids) {
-      const m = lookup(snap, input)
-      if (!seen.has(m.id)) metas.push(m), seen.add(m.id)
+    // Each card named with its sub-items, theirs, and so on: a parent travels with its whole subtree.
+    const take = (m: TaskMeta): void => {
+      if (seen.has(m.id)) return
+      metas.push(m)
+      seen.add(m.id)
+      for (const child of childIds(snap, m.id)) {
+        const c = snap.tasks.get(child)?.meta
+        if (c) take(c)
+      }
     }
+    for (const input of ids) take(lookup(snap, input))
   } else {
     for (const e of snap.tasks.values()) if (e.meta) metas.push(e.meta)
   }

@@ -36,7 +36,12 @@ export interface ListFilters {
   priority?: string[]
   /** A sort key (`LIST_SORTS`), `-` in front to reverse. */
   sort?: string
+  /** Rows asked for; capped at the list's `list_limit`. 0: every row when `unbounded`, else `list_limit` rows. */
   limit?: number
+  /** The rows of a page when no limit is asked for (default: the list's `list_limit`); MCP asks for a small page. */
+  defaultLimit?: number
+  /** `limit: 0` asks for every row (the command line's `--limit 0`); elsewhere it is capped at `list_limit`. */
+  unbounded?: boolean
   offset?: number
   /** A `next_cursor` from the previous page: continue after its last row. */
   after?: string
@@ -171,7 +176,7 @@ function encodeCursor(c: Cursor): string {
 }
 
 function decodeCursor(text: string, sort: string | undefined): Cursor {
-  const bad = (why: string) => new UsageError(`--after ${JSON.stringify(text)} is not a cursor from this listing (${why}); pass the next_cursor of the previous page, with the same --sort`, {after: text}, 'bad_cursor')
+  const bad = (why: string) => new UsageError(`--cursor ${JSON.stringify(text)} is not a cursor from this listing (${why}); pass the next_cursor of the previous page, with the same --sort`, {after: text}, 'bad_cursor')
   let parsed: unknown
   try {
     parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'))
@@ -405,6 +410,16 @@ function narrowedListing(f: ListFilters, tags: readonly string[], owner: string 
   return Boolean(f.status?.length || f.all || f.ready || tags.length || owner !== undefined || assignee !== undefined || parent !== undefined || priorities.size > 0)
 }
 
+/**
+ * The rows one page holds: what was asked for (else `defaultLimit`, else
+ * the list's `list_limit`), never more than `list_limit`, except that
+ * `limit: 0` with `unbounded` is every row (undefined).
+ */
+export function pageLimit(f: {limit?: number; defaultLimit?: number; unbounded?: boolean}, listLimit: number): number | undefined {
+  if (f.limit === 0) return f.unbounded ? undefined : listLimit
+  return Math.min(f.limit ?? f.defaultLimit ?? listLimit, listLimit)
+}
+
 /** Views built at once beyond which every short id is worked out in one pass instead of one search each. */
 const VIEWS_BEFORE_ALL_SHORT_IDS = 2000
 
@@ -427,8 +442,9 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
   const parent = f.parent === undefined ? undefined : lookup(snap, f.parent).id
   const {key, sign} = sortKey(f.sort)
   const order = (a: ListRow, b: ListRow) => sign * compareKeys(a.key, b.key)
-  if (f.after !== undefined && f.offset !== undefined) throw new UsageError('--after and --offset cannot be used together: --after continues from a cursor, --offset counts rows', {}, 'usage')
+  if (f.after !== undefined && f.offset !== undefined) throw new UsageError('--cursor and --offset cannot be used together: --cursor continues from a cursor, --offset counts rows', {}, 'usage')
   const cursor = f.after === undefined ? undefined : decodeCursor(f.after, f.sort)
+  const limit = pageLimit(f, snap.config.list_limit)
   const scan = new Set<string>([...states].map((st) => STORED[st]))
   const matches = (t: TaskMeta): boolean =>
     tags.every((tag) => t.tags.includes(tag)) &&
@@ -437,11 +453,11 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
     (parent === undefined || t.parent === parent) &&
     (priorities.size === 0 || priorities.has(t.priority))
   type Placed = {row: ListRow; depth: number; top: ListRow}
-  const streamed = f.lazy ? streamWhole(loaded, v, f, {states, owner, assignee, tags, parent, priorities}) : null
+  const streamed = f.lazy ? streamWhole(loaded, v, {...f, limit: f.limit === 0 && f.unbounded ? undefined : f.limit}, {states, owner, assignee, tags, parent, priorities}) : null
   if (streamed) {
     // A whole listing with finished items, written from the index file a batch at a time (list-stream.ts).
     const offset = f.offset ?? 0
-    const end = Math.min(streamed.total, f.limit === undefined ? streamed.total : offset + f.limit)
+    const end = Math.min(streamed.total, limit === undefined ? streamed.total : offset + limit)
     const length = Math.max(0, end - offset)
     const lastKeys = length > 0 && end < streamed.total ? streamed.keysAt(end - 1) : null
     const bytes = (from: number, to: number) => streamed.bytes(offset + from, offset + Math.min(to, length), offset + length)
@@ -455,7 +471,7 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
       warnings: loaded.index.warnings,
       total: streamed.total,
       offset,
-      limit: f.limit ?? null,
+      limit: limit ?? null,
       next_cursor: lastKeys ? encodeCursor({sort: null, top: lastKeys.top, child: lastKeys.depth === 0 ? null : lastKeys.row}) : null,
       summary: {total: streamed.total, by_state: streamed.byState, hidden_finished: narrowedListing(f, tags, owner, assignee, parent, priorities) ? null : tablesOf(snap).openRows().finished},
     }
@@ -514,7 +530,7 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
   const narrowed = narrowedListing(f, tags, owner, assignee, parent, priorities)
   let offset = f.offset ?? 0
   if (cursor) offset = listing.firstAfter(cursor)
-  const pageRows = listing.slice(offset, f.limit === undefined ? total : offset + f.limit)
+  const pageRows = listing.slice(offset, limit === undefined ? total : offset + limit)
   const last = pageRows.at(-1)
   const nextCursor = last && offset + pageRows.length < total ? encodeCursor({sort: f.sort ?? null, top: last.top.key, child: last.depth === 0 ? null : last.row.key}) : null
   if (pageRows.length > VIEWS_BEFORE_ALL_SHORT_IDS) v.allShortIds()
@@ -529,7 +545,7 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
     warnings: loaded.index.warnings,
     total,
     offset,
-    limit: f.limit ?? null,
+    limit: limit ?? null,
     next_cursor: nextCursor,
     summary: {
       total,

@@ -82,8 +82,8 @@ export async function primeResult(session: Session): Promise<PrimeResult> {
   } catch {
     actor = null
   }
-  const open = await list(session, {limit: 0})
-  const held = actor ? (await list(session, {owner: actor, status: ['in_progress'], limit: 0})).total : 0
+  const open = await list(session, {limit: 1})
+  const held = actor ? (await list(session, {owner: actor, status: ['in_progress'], limit: 1})).total : 0
   const listFlag = session.list === 'main' ? '' : ` --list ${session.list}`
   const steps = stepsFor(listFlag, leaseSeconds, remote)
   const by = open.summary.by_state

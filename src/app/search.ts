@@ -1,6 +1,6 @@
 /**
  * `tasks search QUERY`: ranked full-text search over titles, descriptions,
- * comments and tags, ranked exactly as MiniSearch ranks (BM25+ per field,
+ * comments, tags, and the text and evidence of checks, ranked exactly as MiniSearch ranks (BM25+ per field,
  * the title boosted, prefix and fuzzy matching): core/text-index.ts
  * tokenizes, indexes and scores with MiniSearch's rules, and a property test
  * holds its index and its hits, order and scores equal to MiniSearch's own.
@@ -20,7 +20,20 @@
  * task index's open rows or every hit's card, the exact-title check reads
  * titles and the snippets of the hits shown their texts from the file, not
  * from the cards or git.
+ *
+ * Pages: at most `limit` hits (20 on the command line, 50 over MCP, never
+ * more than the list's `list_limit`; the command line's `--limit 0` is
+ * every hit), and `next_cursor` for the rest. A cursor names the query and
+ * filters it was taken with (a digest) and the hits before the next page;
+ * with any other query it is refused (`bad_cursor`, exit 2).
+ *
+ * Other kinds of record (the coordination sessions of issue 32, item 1)
+ * join the index as documents of their own: a document id that is not a
+ * task id, its texts in the same fields (title, body, comments), and a
+ * hit that says which kind it is; `docOf` is where a record's texts are
+ * gathered, `SearchHit` where its kind would be reported.
  */
+import {createHash} from 'node:crypto'
 import {UsageError} from '../core/errors'
 import {partitionPoint} from '../core/order'
 import {STATES, type State, openRowStateAt, statesNamed} from '../core/readiness'
@@ -29,7 +42,7 @@ import type {TaskView} from '../core/task-view'
 import type {TaskMeta} from '../core/task'
 import {type EvalOptions, type FlatIndex, type IndexDoc, type Ranked, type TextIndex, docsWithAllTerms, evaluate, queryTerms, rawTokens, updatedFlat} from '../core/text-index'
 import {checkTags} from '../core/validation'
-import {type DocFacts, type SearchCache, STORED_STATUS_ORDER, TEXTS_PER_DOC, TEXT_BODY, TEXT_COMMENTS, TEXT_TITLE, readSearchCache, statusCode, writeSearchCache} from '../refstore/search-cache'
+import {type DocFacts, type SearchCache, STORED_STATUS_ORDER, TEXTS_PER_DOC, TEXT_BODY, TEXT_EVIDENCE, TEXT_TITLE, readSearchCache, statusCode, writeSearchCache} from '../refstore/search-cache'
 import type {Loaded} from '../refstore/list-store'
 import type {Session} from './session'
 import {viewer} from './task-results'
@@ -40,14 +53,18 @@ interface SearchDoc {
   body: string
   comments: string
   tags: string
+  /** The texts of the card's checks (every one, superseded too), joined by a blank line. */
+  checks: string
+  /** The evidence recorded on its checks, joined by a blank line. */
+  evidence: string
   status: string
 }
 
-const FIELDS = ['title', 'body', 'comments', 'tags'] as const
+const FIELDS = ['title', 'body', 'comments', 'tags', 'checks', 'evidence'] as const
 type Field = (typeof FIELDS)[number]
 
 /** How a query is run, as MiniSearch search options (the evaluator computes MiniSearch's ranking for them). */
-export const SEARCH_OPTIONS = {boost: {title: 4, tags: 2, body: 1, comments: 1}, prefix: true, fuzzy: 0.15, combineWith: 'AND'} as const satisfies EvalOptions
+export const SEARCH_OPTIONS = {boost: {title: 4, tags: 2, body: 1, comments: 1, checks: 1, evidence: 1}, prefix: true, fuzzy: 0.15, combineWith: 'AND'} as const satisfies EvalOptions
 
 /** Read this many task directories from git at once while (re)indexing. */
 const READ_WINDOW = 256
@@ -57,13 +74,18 @@ export interface SearchArgs {
   status?: string[]
   tags?: string[]
   owner?: string
+  /** Hits on a page (default 20, `defaultLimit` when given); never more than the list's `list_limit`; 0: every hit when `unbounded`, else `list_limit`. */
   limit?: number
+  defaultLimit?: number
+  unbounded?: boolean
+  /** The `next_cursor` of the previous page of the same query and filters. */
+  cursor?: string
 }
 
 export interface SearchHit {
   task: TaskView
   score: number
-  /** The fields the query matched in: title, body, comments, tags. */
+  /** The fields the query matched in: title, body, comments, tags, checks (a check's text), evidence (a check's evidence). */
   fields: Field[]
   /** A short excerpt around the first match, from the best field that matched (null when only fuzzy matching found it). */
   snippet: {field: Field; text: string} | null
@@ -75,6 +97,10 @@ export interface SearchOutput {
   query: string
   /** Hits after filters (before limit). */
   total: number
+  /** Hits before this page (the cursor's position). */
+  offset: number
+  /** Pass as `--cursor` for the next page; null when this page reaches the end. */
+  next_cursor: string | null
   results: SearchHit[]
   /** How the index was brought up to date: reused as is, updated (N tasks re-read) or rebuilt. */
   index: {state: 'current' | 'updated' | 'rebuilt'; reindexed: number; tasks: number}
@@ -82,8 +108,18 @@ export interface SearchOutput {
 
 
 async function docOf(session: Session, commit: string, meta: TaskMeta, dir: string): Promise<SearchDoc> {
-  const detail = await session.store.readDetail(commit, meta.id, dir)
-  return {id: meta.id, title: meta.title, body: detail.body, comments: detail.comments.map((c) => c.body).join('\n\n'), tags: meta.tags.join(' '), status: meta.status}
+  const [detail, read] = await Promise.all([session.store.readDetail(commit, meta.id, dir), session.store.readChecks(commit, [meta.id], new Map([[meta.id, dir]]))])
+  const checks = read.checks.get(meta.id) ?? []
+  return {
+    id: meta.id,
+    title: meta.title,
+    body: detail.body,
+    comments: detail.comments.map((c) => c.body).join('\n\n'),
+    tags: meta.tags.join(' '),
+    checks: checks.map((c) => c.text).join('\n\n'),
+    evidence: checks.flatMap((c) => (c.evidence ? [c.evidence] : [])).join('\n\n'),
+    status: meta.status,
+  }
 }
 
 interface Indexed {
@@ -185,7 +221,7 @@ function factsOf(flat: FlatIndex, fresh: ReadonlyMap<string, SearchDoc>, old: {i
     const d = fresh.get(id)
     if (d) {
       status[n] = statusCode(d.status)
-      texts.push(Buffer.from(d.title, 'utf8'), Buffer.from(d.body, 'utf8'), Buffer.from(d.comments, 'utf8'))
+      texts.push(Buffer.from(d.title, 'utf8'), Buffer.from(d.body, 'utf8'), Buffer.from(d.comments, 'utf8'), Buffer.from(d.checks, 'utf8'), Buffer.from(d.evidence, 'utf8'))
       continue
     }
     if (!old) return null
@@ -285,8 +321,13 @@ function before(a: number, b: number, exact: ReadonlySet<number>, score: Float64
   return d !== 0 ? d > 0 : a < b
 }
 
+/** Pages up to this many hits are picked by insertion (most hits cost one comparison); larger ones by a sort. */
+const TOP_BY_INSERTION = 1000
+
 /** The best `k` of `docs` (in document order) in order: a bounded insertion, where most hits fall below the k-th and cost one comparison. */
 export function topK(docs: ArrayLike<number>, k: number, exact: ReadonlySet<number>, score: Float64Array): number[] {
+  // A large share of the hits (a deep page, or every hit): one sort, not an insertion each.
+  if (k > TOP_BY_INSERTION && k * 4 >= docs.length) return Array.from(docs).sort((a, b) => (before(a, b, exact, score) ? -1 : before(b, a, exact, score) ? 1 : 0)).slice(0, k)
   const top: number[] = []
   const noExact = exact.size === 0
   // The k-th score once there are k (without exact titles, a document must beat it to join).
@@ -336,7 +377,32 @@ function statusPasses(states: ReadonlySet<State>): Uint8Array {
   })
 }
 
-const BODY_OR_COMMENTS = (1 << FIELDS.indexOf('body')) | (1 << FIELDS.indexOf('comments'))
+/** The fields whose text the index keeps beside the title (`TEXT_BODY` … `TEXT_EVIDENCE`, in this order). */
+const STORED_TEXT_FIELDS = ['body', 'comments', 'checks', 'evidence'] as const
+const BEYOND_TITLE = STORED_TEXT_FIELDS.reduce((m, f) => m | (1 << FIELDS.indexOf(f)), 0)
+
+/** What a cursor is bound to: the query and the filters, as a short digest. */
+function queryDigest(query: string, args: SearchArgs): string {
+  return createHash('sha256').update(JSON.stringify([query, args.status ?? [], args.tags ?? [], args.owner ?? null])).digest('base64url').slice(0, 12)
+}
+
+function encodeSearchCursor(digest: string, offset: number): string {
+  return Buffer.from(JSON.stringify(['search', digest, offset])).toString('base64url')
+}
+
+/** The hits before the page a cursor continues at; a cursor of another query or filters is refused. */
+function decodeSearchCursor(text: string, digest: string): number {
+  const bad = (why: string) => new UsageError(`--cursor ${JSON.stringify(text)} ${why}; pass the next_cursor of the previous page of the same search`, {cursor: text}, 'bad_cursor')
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'))
+  } catch {
+    throw bad('is not a search cursor')
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 3 || parsed[0] !== 'search' || typeof parsed[1] !== 'string' || !Number.isSafeInteger(parsed[2]) || (parsed[2] as number) < 0) throw bad('is not a search cursor')
+  if (parsed[1] !== digest) throw bad('was taken with another query or other filters')
+  return parsed[2] as number
+}
 
 export async function search(session: Session, args: SearchArgs): Promise<SearchOutput> {
   const query = args.query.trim()
@@ -348,7 +414,11 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
   const v = await viewer(session, snap)
   const owner = args.owner === '@me' ? (v.actor ?? '') : args.owner
   const filtered = states !== null || tags.length > 0 || owner !== undefined
-  const limit = args.limit ?? 20
+  const digest = queryDigest(query, args)
+  const offset = args.cursor === undefined ? 0 : decodeSearchCursor(args.cursor, digest)
+  const listLimit = snap.config.list_limit
+  // The page: at most list_limit hits; --limit 0 on the command line is every hit.
+  const pageSize = args.limit === 0 ? (args.unbounded ? Number.POSITIVE_INFINITY : listLimit) : Math.min(args.limit ?? args.defaultLimit ?? 20, listLimit)
   const passes = states ? statusPasses(states) : null
   // Without tags, the open rows of the task index decide the cards whose state depends on more than
   // their status (todo or in progress, when only some of their states are wanted), or every open
@@ -372,7 +442,8 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
   const picked = await withIndex(session, loaded, ({index, state, status, text}) => {
     const exact = exactTitles(index, query, (doc) => text(doc, TEXT_TITLE, TEXT_TITLE + 1)[0])
     // Without filters the evaluator picks the best hits as it finds them (enough to fill the page whatever exact titles it holds).
-    const best = filtered ? 0 : limit + exact.size
+    const limit = Math.min(offset + pageSize, index.docCount)
+    const best = filtered || limit > TOP_BY_INSERTION ? 0 : limit + exact.size
     let ranked: Ranked = evaluate(index, query, SEARCH_OPTIONS, best)
     // A query with several words: when no task has them all, fall back to any of them (ranked by how many match).
     if (ranked.docs.length === 0 && /\s/.test(query)) ranked = evaluate(index, query, {...SEARCH_OPTIONS, combineWith: 'OR'}, best)
@@ -414,7 +485,7 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
     } else {
       // Without filters only the hits shown need their card (a common word may match thousands).
       total = ranked.docs.length
-      const first = exactFirst(ranked, exact).slice(0, limit)
+      const first = best > 0 ? exactFirst(ranked, exact).slice(0, limit) : topK(ranked.docs, limit, exact, ranked.score)
       for (const doc of first) {
         const meta = metaOf(index.docId(doc))
         if (meta) page.push({doc, meta}) // else: indexed, but no longer a readable card
@@ -432,8 +503,9 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
       }
     }
     // The fields each hit shown matched in, and its texts when a snippet may come from them (read while the file is open).
+    page = page.slice(offset)
     const masks = page.map(({doc}) => ranked.fieldMask(doc))
-    const texts = page.map(({doc}, i) => (masks[i]! & BODY_OR_COMMENTS ? text(doc, TEXT_BODY, TEXT_COMMENTS + 1) : null))
+    const texts = page.map(({doc}, i) => (masks[i]! & BEYOND_TITLE ? text(doc, TEXT_BODY, TEXT_EVIDENCE + 1) : null))
     return {ranked, total, state, page, masks, texts}
   })
   const {ranked, total, state, page, masks, texts} = picked
@@ -447,7 +519,7 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
     const textFields = fields.filter((f) => f !== 'tags')
     const stored = texts[i]
     if (stored) {
-      const byField: Record<Field, string> = {title: view.title, body: stored[0]!, comments: stored[1]!, tags: ''}
+      const byField: Record<Field, string> = {title: view.title, body: stored[0]!, comments: stored[1]!, checks: stored[2]!, evidence: stored[3]!, tags: ''}
       for (const f of textFields) {
         const text = snippetOf(byField[f], terms)
         if (text !== null) {
@@ -462,7 +534,9 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
     }
     results.push({task: view, score: Math.round(ranked.score[doc]! * 1000) / 1000, fields, snippet})
   }
-  return {list: session.list, commit: loaded.index.commit, query, total, results, index: state}
+  const shown = offset + results.length
+  const nextCursor = results.length > 0 && shown < total ? encodeSearchCursor(digest, shown) : null
+  return {list: session.list, commit: loaded.index.commit, query, total, offset, next_cursor: nextCursor, results, index: state}
 }
 
 /**

@@ -195,7 +195,9 @@ export function boardPage(ctx: PageContext, list: ListResult, cols: Columns, f: 
     ? `<div class="bulk" data-bulkbar hidden><span class="bulk-count">0 selected</span><button type="button" data-bulk="claim">Claim</button><button type="button" data-bulk="assign">Assign…</button><button type="button" data-bulk="tag">Tag…</button><button type="button" data-bulk="done">Done</button><button type="button" data-bulk="clear">Clear selection</button></div>`
     : ''
   const broken = list.broken.length ? `<p class="notice">${list.broken.length} unreadable card${list.broken.length === 1 ? '' : 's'} (see <code>tasks doctor</code>)</p>` : ''
-  return `<div class="toolbar">${filters}${add}<a href="/export" download>export</a></div>${bulk}${broken}<div class="kanban">${columns}</div>`
+  // The board reads one page of at most the list's list_limit rows (open states first): say when it stopped short.
+  const capped = list.next_cursor ? `<p class="notice">showing the first ${list.tasks.length} of ${list.total} items (the list's list_limit); <code>tasks list --all --limit 0</code> lists them all</p>` : ''
+  return `<div class="toolbar">${filters}${add}<a href="/export" download>export</a></div>${bulk}${broken}${capped}<div class="kanban">${columns}</div>`
 }
 
 function brief(items: ShowResult['dependencies']): string {

@@ -5,7 +5,7 @@ import {commentFromEditor, interactive, keepTextOnFailure} from './editor'
 import {engine} from './engine-loader'
 import {commandFrom} from './from-spec'
 
-export default commandFrom<{comment: Comment; commit: string | null}>(comment, {
+export default commandFrom<{comment: Comment; created: boolean; commit: string | null}>(comment, {
   // Neither TEXT nor --file on a terminal: the text comes from $EDITOR, and is kept if writing it fails.
   execute: ({args, run}) => {
     if (args.text !== undefined) return run(args)
@@ -13,5 +13,5 @@ export default commandFrom<{comment: Comment; commit: string | null}>(comment, {
     const text = commentFromEditor(args.id, args.kind)
     return keepTextOnFailure(text, args.id, () => run({...args, text}))
   },
-  render: (r, term) => `commented on ${engine().paint(term, 'yellow', r.comment.task)} [${r.comment.kind}]\n`,
+  render: (r, term) => (r.created ? `commented on ${engine().paint(term, 'yellow', r.comment.task)} [${r.comment.kind}]\n` : `already commented on ${engine().paint(term, 'yellow', r.comment.task)} with key ${r.comment.key} (${r.comment.id}): nothing recorded\n`),
 })

@@ -12,9 +12,20 @@ const Generated = commandFrom<ListResult>(list, {
       if (all[i - 1] === '--sort' && /^-[a-z]{2,}$/.test(a)) return [`~${a.slice(1)}`]
       return [a]
     }),
-  execute: ({args, run}) => run({...args, sort: typeof args.sort === 'string' && args.sort.startsWith('~') ? `-${args.sort.slice(1)}` : args.sort}),
-  render: (r, term) => engine().render.renderListResult(term, r),
+  execute: ({args, run}) => {
+    limitAsked = args.limit !== undefined
+    return run({...args, sort: typeof args.sort === 'string' && args.sort.startsWith('~') ? `-${args.sort.slice(1)}` : args.sort})
+  },
+  render: (r, term) => engine().render.renderListResult(term, r) + (r.next_cursor ? `${moreHint(r)}\n` : ''),
 })
+
+/** Whether this run asked for a --limit (then a page that stops short of the end is what it asked for). */
+let limitAsked = false
+
+/** The line that says how to go on when a page stops before the end. */
+function moreHint(r: ListResult): string {
+  return `more: ${r.total - r.offset - (r.limit ?? 0)} more rows; pass --cursor ${r.next_cursor} for the next page${limitAsked ? '' : `, or --limit 0 for every row (this list shows at most ${r.limit} at once: list_limit)`}`
+}
 
 export default class List extends Generated {
   /**
@@ -71,6 +82,8 @@ export default class List extends Generated {
     }
     const {list, commit, ...tail} = rest
     await write(`],${JSON.stringify(tail).slice(1)}\n`)
+    // Cut short by list_limit, not by a --limit the caller gave: say so where a person running it sees it.
+    if (r.next_cursor && !limitAsked) process.stderr.write(`${moreHint(r)}\n`)
   }
 
 }

@@ -12,7 +12,8 @@ export default commandFrom<SearchOutput>(search, {
       lines.push(e.render.renderTaskLine(term, hit.task.state, hit.task).trimEnd())
       if (hit.snippet && hit.snippet.field !== 'title') lines.push(`    ${hit.snippet.field}: ${hit.snippet.text}`)
     }
-    lines.push(`${r.total} match${r.total === 1 ? '' : 'es'}${r.total > r.results.length ? `, ${r.results.length} shown (--limit)` : ''}`)
+    lines.push(`${r.total} match${r.total === 1 ? '' : 'es'}${r.total > r.results.length ? `, ${r.offset + 1}–${r.offset + r.results.length} shown (--limit)` : ''}`)
+    if (r.next_cursor) lines.push(`more: pass --cursor ${r.next_cursor} (same query and filters) for the next page`)
     return `${lines.join('\n')}\n`
   },
 })

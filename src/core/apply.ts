@@ -4,6 +4,7 @@
  * anything that chains ops). Pure: the input snapshot is not changed.
  */
 import type {Check} from './check'
+import type {Comment} from './task'
 import {overlaySnapshot} from './overlay'
 import type {Change} from './plan'
 import {type Snapshot, type TaskEntry, entryOf} from './snapshot'
@@ -12,19 +13,29 @@ import {taskFilePath} from './store-layout'
 export function withChanges(snap: Snapshot, changes: readonly Change[], commit: string | null = snap.commit): Snapshot {
   const changed = new Map<string, TaskEntry | null>()
   let checks: Map<string, readonly Check[]> | undefined
+  let comments: Map<string, readonly Comment[]> | undefined
   for (const c of changes) {
-    if (c.kind === 'put-task') changed.set(c.meta.id, entryOf(c.meta, taskFilePath(c.meta.id)))
+    if (c.kind === 'put-task') {
+      changed.set(c.meta.id, entryOf(c.meta, taskFilePath(c.meta.id)))
+      // A task new in this plan has no comments yet, as far as comments read for the command go.
+      if (snap.comments && !snap.comments.has(c.meta.id) && !snap.tasks.has(c.meta.id)) (comments ??= new Map(snap.comments)).set(c.meta.id, [])
+    }
     else if (c.kind === 'delete-task') {
       changed.set(c.id, null)
       if (snap.checks?.has(c.id)) (checks ??= new Map(snap.checks)).delete(c.id)
     } else if (c.kind === 'put-check') {
       checks ??= new Map(snap.checks ?? [])
       checks.set(c.check.task, putCheck(checks.get(c.check.task) ?? [], c.check))
+    } else if (c.kind === 'add-comment' && (comments ?? snap.comments)?.has(c.comment.task)) {
+      // Comments read for the command (comment --key) see the ones added before them in the same plan.
+      comments ??= new Map(snap.comments)
+      comments.set(c.comment.task, [...(comments.get(c.comment.task) ?? []), c.comment])
     }
   }
   const out = overlaySnapshot(snap, changed, commit)
   const table = checks ?? snap.checks
-  return table ? {...out, checks: table} : out
+  const said = comments ?? snap.comments
+  return {...out, ...(table ? {checks: table} : {}), ...(said ? {comments: said} : {})}
 }
 
 /** A task's checks with `check` added or replacing the one with its id. */

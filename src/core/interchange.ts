@@ -9,7 +9,7 @@
  * nothing in another), so also the session, flag and roles (collaborators,
  * subscribers, notify_roles, notify_mute); plus `body`, `comments` (every
  * kind: id, kind, author, created_at, body, and a checkpoint's epoch,
- * session and next) and `checks` (each check file as `check list` shows
+ * session and next, and the key of one recorded with `comment --key`) and `checks` (each check file as `check list` shows
  * it; absent in documents written before checks existed). Unknown
  * frontmatter keys travel in `extra`. Inbox records, reminder latches and
  * the actor registry are not part of a card and are never exported.
@@ -51,6 +51,8 @@ export interface ExportedComment {
   epoch?: number
   session?: string
   next?: string
+  /** `comment --key`: its idempotency key. */
+  key?: string
 }
 
 /** Every comment kind a card may hold: the typed ones, checkpoints and the hooks' linked commits. */
@@ -72,7 +74,7 @@ export function exportedTask(meta: TaskMeta, body: string, comments: readonly Co
   for (const k of TASK_KEYS) if (!(NOT_EXPORTED as readonly string[]).includes(k) && meta[k] !== undefined) out[k] = meta[k]
   if (meta.extra) out.extra = meta.extra
   out.body = body
-  out.comments = comments.map((c) => ({id: c.id, kind: c.kind, author: c.author, created_at: c.created_at, body: c.body, ...(c.epoch !== undefined ? {epoch: c.epoch} : {}), ...(c.session !== undefined ? {session: c.session} : {}), ...(c.next !== undefined ? {next: c.next} : {})}))
+  out.comments = comments.map((c) => ({id: c.id, kind: c.kind, author: c.author, created_at: c.created_at, body: c.body, ...(c.epoch !== undefined ? {epoch: c.epoch} : {}), ...(c.session !== undefined ? {session: c.session} : {}), ...(c.next !== undefined ? {next: c.next} : {}), ...(c.key !== undefined ? {key: c.key} : {})}))
   out.checks = checks.map((c) => ({...c}))
   return out as ExportedTask
 }
@@ -440,7 +442,7 @@ export function importTasks(snap: Snapshot, ctx: OpContext, records: readonly Im
       if (!ALL_COMMENT_KINDS.includes(c.kind)) throw bad(`${r.origin}: comment ${c.id} has kind "${c.kind}"`, {id})
       if (!/^[0-9TZ.]+-[0-9a-z]+$/i.test(String(c.id))) throw bad(`${r.origin}: "${String(c.id)}" is not a comment id`, {id})
       checkImportedComment(r, c, snap.config)
-      const comment: Comment = {id: c.id, task: id, kind: c.kind, author: c.author, created_at: c.created_at, body: c.body, ...(c.epoch !== undefined ? {epoch: c.epoch} : {}), ...(c.session !== undefined ? {session: c.session} : {}), ...(c.next !== undefined ? {next: c.next} : {})}
+      const comment: Comment = {id: c.id, task: id, kind: c.kind, author: c.author, created_at: c.created_at, body: c.body, ...(c.epoch !== undefined ? {epoch: c.epoch} : {}), ...(c.session !== undefined ? {session: c.session} : {}), ...(c.next !== undefined ? {next: c.next} : {}), ...(typeof c.key === 'string' ? {key: c.key} : {})}
       const parsed = parseCommentFile(serialiseComment(comment), id, c.id)
       if (!parsed.ok) throw bad(`${r.origin}: comment ${c.id}: ${parsed.error}`, {id})
       changes.push({kind: 'add-comment', comment})

@@ -14,7 +14,7 @@ import type {Check} from './check'
 import type {Change} from './plan'
 import {compareLeaseRows, type LeaseRow, leaseRowOf, leasesIn, type OpenRow, type OpenRows, type Snapshot, type SnapshotTables, type TaskEntry, compareOpenRows, entryOf, isFinishedStatus, openRowOf, reservationsIn, tablesOf} from './snapshot'
 import {taskFilePath} from './store-layout'
-import type {TaskMeta} from './task'
+import type {Comment, TaskMeta} from './task'
 import {putCheck} from './apply'
 
 function insertSorted(list: string[], id: string): void {
@@ -51,20 +51,29 @@ export class LiveOverlay implements ReadonlyMap<string, TaskEntry>, SnapshotTabl
   private leaseRowsShared = false
   private readonly baseTables: SnapshotTables
   private readonly checks: Map<string, readonly Check[]>
+  /** The comments read for the command (comment --key), as they stand; undefined when none were read. */
+  private readonly comments: Map<string, readonly Comment[]> | undefined
   /** The snapshot ops run on: this overlay as tasks and tables, and the checks as they stand. */
   readonly snapshot: Snapshot
 
   constructor(private readonly base: Snapshot) {
     this.baseTables = tablesOf(base)
     this.checks = new Map(base.checks ?? [])
-    this.snapshot = {list: base.list, commit: base.commit, config: base.config, tasks: this, tables: this, checks: this.checks, ...(base.blockedShards ? {blockedShards: base.blockedShards} : {})}
+    this.comments = base.comments ? new Map(base.comments) : undefined
+    this.snapshot = {list: base.list, commit: base.commit, config: base.config, tasks: this, tables: this, checks: this.checks, ...(this.comments ? {comments: this.comments} : {}), ...(base.blockedShards ? {blockedShards: base.blockedShards} : {})}
   }
 
   /** Apply a plan's changes (in order). */
   apply(changes: readonly Change[]): void {
     for (const c of changes) {
-      if (c.kind === 'put-task') this.set(c.meta.id, entryOf(c.meta, taskFilePath(c.meta.id)))
-      else if (c.kind === 'delete-task') {
+      if (c.kind === 'put-task') {
+        // A task new in this batch has no comments yet.
+        if (this.comments && !this.comments.has(c.meta.id) && !this.has(c.meta.id)) this.comments.set(c.meta.id, [])
+        this.set(c.meta.id, entryOf(c.meta, taskFilePath(c.meta.id)))
+      } else if (c.kind === 'add-comment') {
+        const said = this.comments?.get(c.comment.task)
+        if (said) this.comments!.set(c.comment.task, [...said, c.comment])
+      } else if (c.kind === 'delete-task') {
         this.set(c.id, null)
         this.checks.delete(c.id)
       } else if (c.kind === 'put-check') this.checks.set(c.check.task, putCheck(this.checks.get(c.check.task) ?? [], c.check))

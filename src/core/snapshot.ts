@@ -8,7 +8,7 @@ import type {Check} from './check'
 import {InvalidError} from './errors'
 import {type PrefixSearch, idsWithPrefixIn, resolveId, shardOf} from './ids'
 import {QUEUED, compareForNext} from './order'
-import type {ListConfig, Status, TaskMeta} from './task'
+import type {Comment, ListConfig, Status, TaskMeta} from './task'
 
 /**
  * One task of a snapshot. `status`, `parent` and `depends_on` are copies of
@@ -57,6 +57,11 @@ export interface Snapshot {
    * frontmatter). A task with no entry has no checks the op needs to know.
    */
   checks?: ReadonlyMap<string, readonly Check[]>
+  /**
+   * The comments of the tasks a command is about, read like `checks`
+   * (`comment --key` looks for its key among them).
+   */
+  comments?: ReadonlyMap<string, readonly Comment[]>
 }
 
 const NO_CHECKS: readonly Check[] = Object.freeze([])

@@ -184,6 +184,7 @@ export function parseCommentFile(text: string, task: string, id: string): Parsed
       ...(typeof record.epoch === 'number' ? {epoch: record.epoch} : {}),
       ...(typeof record.session === 'string' ? {session: record.session} : {}),
       ...(typeof record.next === 'string' ? {next: record.next} : {}),
+      ...(typeof record.key === 'string' ? {key: record.key} : {}),
     },
   }
 }
@@ -198,6 +199,7 @@ export function serialiseComment(c: Comment): string {
       ...(c.epoch !== undefined ? [['epoch', c.epoch] as [string, unknown]] : []),
       ...(c.session !== undefined ? [['session', c.session] as [string, unknown]] : []),
       ...(c.next !== undefined ? [['next', c.next] as [string, unknown]] : []),
+      ...(c.key !== undefined ? [['key', c.key] as [string, unknown]] : []),
     ],
     c.body,
   ), `a comment on ${c.task}`)
@@ -228,6 +230,7 @@ export function serialiseConfig(config: ListConfig): string {
   if (known.allowed_signers === '') delete known.allowed_signers
   if (known.allowed_paths?.length === 0) delete known.allowed_paths
   if (known.max_file_bytes === DEFAULT_CONFIG.max_file_bytes) delete known.max_file_bytes
+  if (known.list_limit === DEFAULT_CONFIG.list_limit) delete known.list_limit
   return yaml().stringify({...known, ...extra}, {lineWidth: 0, defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN'})
 }
 

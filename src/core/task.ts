@@ -135,6 +135,8 @@ export interface Comment {
   session?: string
   /** Checkpoint only: the claim's epoch when it was written. */
   epoch?: number
+  /** `comment --key`: the idempotency key; a second comment with it on the same task records nothing. */
+  key?: string
 }
 
 /** Shared settings of one list (config.yaml on the ref). */
@@ -163,6 +165,8 @@ export interface ListConfig {
   allowed_paths: string[]
   /** Read by the server guard only: the largest blob it lets onto the ref, in bytes (the tool's own files are also read only up to MAX_FILE_BYTES). */
   max_file_bytes: number
+  /** The most rows one `list`, `search`, MCP call or board page returns (`--limit 0` on the command line: every row). */
+  list_limit: number
   extra?: Record<string, unknown>
 }
 
@@ -212,6 +216,7 @@ export const DEFAULT_CONFIG: ListConfig = {
   allowed_signers: '',
   allowed_paths: [],
   max_file_bytes: 2 * 1024 * 1024,
+  list_limit: 2000,
 }
 
 /** Keys of config.yaml as `init` writes it (fixed: every clone's root commit is the same). */

@@ -14,7 +14,7 @@ export const add = operation({
   name: 'add',
   summary: 'Add a task.',
   description:
-    'With --key, adding again with the same key returns the same task (idempotent). --acceptance and --test add checks in the same commit: done is refused until each passed with evidence.',
+    'With --key, adding again with the same key returns the same task (idempotent). Without a key, a batch or MCP create whose title an open item under the same parent already has (case and spacing aside) returns that item instead of a new one; the command line creates another but warns, naming it. --acceptance and --test add checks in the same commit: done is refused until each passed with evidence.',
   params: {
     title: p.string('one-line title (at most 500 bytes)', {positional: true}).need(),
     body,
@@ -39,11 +39,13 @@ export const add = operation({
     aliases: ['create'],
     named: true,
     plan: (ops, snap, ctx, a) => {
-      const plan = ops.addTaskWithChecks(snap, ctx, a)
+      // Without a key, the canonical title among open items is the key (a repeated create returns the item).
+      const plan = ops.addTaskWithChecks(snap, ctx, {...a, sameTitle: 'reuse'})
       return {plan, id: plan.result.task.id}
     },
   },
-  run: (e, s, a) => e.cards.add(s, a),
+  // An agent's retried create (MCP) returns the open item of the same title; a person (the command line) is warned.
+  run: (e, s, a, call) => e.cards.add(s, {...a, sameTitle: call.surface === 'mcp' ? 'reuse' : 'warn'}),
 })
 
 export const edit = operation({
@@ -110,21 +112,22 @@ export const comment = operation({
     id: taskId,
     text: p.text('the comment (or --file)', {positional: true, file: {flag: 'file', limit: 'comment'}}),
     kind: p.choice(COMMENT_KINDS, 'Kind of comment.', {char: 'k'}).or('note'),
+    key: p.string('Idempotency key: a retry with the same key on the same task records nothing and returns the comment already there (the same key with another text: exit 4).'),
     ifRevision,
   },
   writes: true,
   result: 'comment',
-  examples: ['<%= config.bin %> comment tsk-k3v9 "Chose CAS over locks" --kind decision', '<%= config.bin %> comment tsk-k3v9 --file - < notes.md'],
+  examples: ['<%= config.bin %> comment tsk-k3v9 "Chose CAS over locks" --kind decision', '<%= config.bin %> comment tsk-k3v9 "Tests pass on CI" --key run-42-ci', '<%= config.bin %> comment tsk-k3v9 --file - < notes.md'],
   check: (a) => {
     if (a.text === undefined) throw new UsageError('a comment needs its text', {field: 'text'})
   },
   batch: {
     plan: (ops, snap, ctx, a) => {
-      const plan = ops.addComment(snap, ctx, {id: a.id, text: a.text!, kind: a.kind})
+      const plan = ops.addComment(snap, ctx, {id: a.id, text: a.text!, kind: a.kind, key: a.key})
       return {plan, id: plan.result.comment.task}
     },
   },
-  run: (e, s, a) => e.cards.comment(s, {id: a.id, text: a.text!, kind: a.kind, ifRevision: a.ifRevision}),
+  run: (e, s, a) => e.cards.comment(s, {id: a.id, text: a.text!, kind: a.kind, ifRevision: a.ifRevision, key: a.key}),
 })
 
 export const rm = operation({

@@ -4,6 +4,7 @@
  */
 import {p} from '../core/params'
 import {UsageError} from '../core/errors'
+import {MCP_PAGE} from './reads'
 import {operation} from './spec'
 import {lease, taskId} from './common'
 
@@ -76,21 +77,22 @@ export const undo = operation({
 
 export const search = operation({
   name: 'search',
-  summary: 'Search titles, descriptions, comments and tags; ranked, with snippets.',
+  summary: 'Search titles, descriptions, comments, tags, and the text and evidence of checks; ranked, with snippets.',
   description:
-    'Every word must match (prefixes and small typos count); when no task has them all, tasks with any of them are shown. An exact title match comes first, then by relevance (title words weigh most). The index is cached under the git directory and updated from the tasks that changed.',
+    "Every word must match (prefixes and small typos count); when no task has them all, tasks with any of them are shown. An exact title match comes first, then by relevance (title words weigh most). Each hit says where it matched (fields: title, body, comments, tags, checks, evidence). One page at a time: next_cursor, passed as --cursor with the same query and filters, gives the next. The index is cached under the git directory and updated from the tasks that changed.",
   params: {
     query: p.text('words to look for', {positional: true}).need(),
     status: p.strings('Only these states (ready, waiting, …, done, cancelled; open, all). Default: all.', {char: 's'}),
     tags: p.strings('Only items with this tag.', {char: 't', aliases: ['tag']}),
     owner: p.string('Only items claimed by this actor (@me: you).'),
-    limit: p.integer('At most N results (default 20).', {char: 'n', min: 1}),
+    limit: p.integer("At most N results (default 20; over MCP 50), never more than the list's list_limit. 0: every hit on the command line; over MCP, list_limit hits.", {char: 'n', min: 0}),
+    cursor: p.string('Continue after a previous page: pass its next_cursor, with the same query and filters (another query is refused, exit 2).'),
   },
   writes: false,
   result: 'search',
   compact: (e, r) => e.compact.compactSearch(r),
-  examples: ['<%= config.bin %> search "claim race"', '<%= config.bin %> search flaky --status open --json', '<%= config.bin %> search lease --tags backend', '<%= config.bin %> search lease --format compact'],
-  run: (e, s, a) => e.search.search(s, a),
+  examples: ['<%= config.bin %> search "claim race"', '<%= config.bin %> search flaky --status open --json', '<%= config.bin %> search flaky --json --cursor CURSOR', '<%= config.bin %> search lease --tags backend', '<%= config.bin %> search lease --format compact'],
+  run: (e, s, a, call) => e.search.search(s, {...a, unbounded: call.surface === 'cli', defaultLimit: call.surface === 'mcp' ? MCP_PAGE : undefined}),
 })
 
 export const GRAPH_FORMATS = ['svg', 'png', 'mermaid', 'dot', 'json'] as const
@@ -123,9 +125,9 @@ export const exportDocument = operation({
   name: 'export',
   summary: 'Write the list (or some cards) as a versioned document: JSON to import elsewhere, or Markdown to read.',
   description:
-    'Every card with its description and comments, ids kept, sorted by id; never the claim fencing tokens (epoch). The JSON document ("format": "git-tasks/export", "version": 1) is what `tasks import` reads. --json is the same as --format json; md answers {format, text} over MCP.',
+    'Every card with its description, comments and checks, ids kept, sorted by id; never the claim fencing tokens (epoch). A card named by ID comes with its sub-items, theirs and so on (the whole subtree), so `tasks import` brings back the parent with its plan. The JSON document ("format": "git-tasks/export", "version": 1) is what `tasks import` reads. --json is the same as --format json; md answers {format, text} over MCP.',
   params: {
-    ids: p.strings('task ids or unique prefixes (default: the whole list)', {positional: true}),
+    ids: p.strings('task ids or unique prefixes, each with its sub-items (default: the whole list)', {positional: true}),
     format: p.choice(['json', 'md'] as const, 'json (for import) or md (for people).').or('json'),
     output: p.string('Write to this file instead of stdout.', {char: 'o', helpValue: 'FILE', only: ['cli']}),
   },

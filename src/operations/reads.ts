@@ -5,6 +5,9 @@ import {p} from '../core/params'
 import {operation} from './spec'
 import {taskId} from './common'
 
+/** The rows of an MCP `list` or `search` page when the call does not ask for a limit. */
+export const MCP_PAGE = 50
+
 export const list = operation({
   name: 'list',
   summary: 'List tasks (open ones by default), sub-items under their parents.',
@@ -20,9 +23,9 @@ export const list = operation({
     ready: p.boolean('Only items you could claim now (stale claims included).'),
     all: p.boolean('Include done and cancelled items.', {char: 'a'}),
     sort: p.string('Order by priority, created, updated, id, title or state (- in front to reverse; default: state, then priority, then age).'),
-    limit: p.integer('Show at most N rows (--json: one page; total says how many match).', {char: 'n', min: 0}),
+    limit: p.integer("Show at most N rows, never more than the list's list_limit (default 2000; over MCP 50 by default). 0: every row on the command line; over MCP, list_limit rows. total says how many match; next_cursor continues.", {char: 'n', min: 0}),
     offset: p.integer('Skip the first N rows (with --limit: the next page).', {min: 0}),
-    after: p.string('Continue after the last row of a previous page: pass its next_cursor (--json). Unlike --offset, rows added or removed meanwhile never make a page repeat or skip one.'),
+    cursor: p.string('Continue after the last row of a previous page: pass its next_cursor (--json). Unlike --offset, rows added or removed meanwhile never make a page repeat or skip one.', {aliases: ['after']}),
   },
   writes: false,
   result: 'list',
@@ -33,10 +36,13 @@ export const list = operation({
     '<%= config.bin %> list --status blocked,stale --tag backend',
     '<%= config.bin %> list --owner @me --all',
     '<%= config.bin %> list --json --limit 50 --offset 50',
-    '<%= config.bin %> list --json --limit 50 --after CURSOR',
+    '<%= config.bin %> list --json --limit 50 --cursor CURSOR',
+    '<%= config.bin %> list --all --json --limit 0    # every row, past list_limit',
   ],
   // JSON is streamed by the command line from a lazy page (views built a batch at a time); text and compact need it whole.
-  run: (e, s, a, call) => e.listing.list(s, {...a, lazy: call.surface === 'cli' && call.output === 'json'}),
+  // The command line's --limit 0 is every row; an MCP call gets a small page unless it asks, and at most list_limit.
+  run: (e, s, {cursor, ...a}, call) =>
+    e.listing.list(s, {...a, after: cursor, lazy: call.surface === 'cli' && call.output === 'json', unbounded: call.surface === 'cli', defaultLimit: call.surface === 'mcp' ? MCP_PAGE : undefined}),
 })
 
 export const show = operation({

@@ -15,9 +15,9 @@
  * - `pairs` (u32): the postings, [document, term frequency] pairs;
  * - `status` (u8, one per document): the card's stored status
  *   (`STORED_STATUS_ORDER`), so a `--status` filter needs no card and no open rows;
- * - `textStart` (u32, three per document and the end), `texts` (UTF-8):
- *   each document's title, description and comments (joined by a blank
- *   line): the exact-title check and the snippets of the hits shown read
+ * - `textStart` (u32, five per document and the end), `texts` (UTF-8):
+ *   each document's title, description, comments, check texts and check
+ *   evidence (each joined by a blank line): the exact-title check and the snippets of the hits shown read
  *   them here, not from the cards or git;
  * - `dirs` (JSON): task id → tree id of its directory when it was indexed
  *   (so the next search after the ref moved re-reads only the tasks whose
@@ -36,7 +36,7 @@ import {createHash} from 'node:crypto'
 import * as zlib from 'node:zlib'
 import {type FlatIndex, type TextIndex, flatIndex, startsOf} from '../core/text-index'
 
-export const SEARCH_CACHE_VERSION = 4
+export const SEARCH_CACHE_VERSION = 5
 
 const SECTIONS = ['termStart', 'termChars', 'fieldLength', 'idStart', 'ids', 'termFields', 'pairs', 'status', 'textStart', 'texts', 'dirs'] as const
 type Section = (typeof SECTIONS)[number]
@@ -69,16 +69,20 @@ export function statusCode(status: string): number {
   return code > 0 ? code : 0
 }
 
-export const TEXTS_PER_DOC = 3
+export const TEXTS_PER_DOC = 5
 export const TEXT_TITLE = 0
 export const TEXT_BODY = 1
 export const TEXT_COMMENTS = 2
+/** The texts of the card's checks, joined by a blank line. */
+export const TEXT_CHECKS = 3
+/** The evidence of the card's checks, joined by a blank line. */
+export const TEXT_EVIDENCE = 4
 
 /** What the index keeps of each document besides its terms, by document number. */
 export interface DocFacts {
   /** The card's stored status (`STORED_STATUS_ORDER`). */
   status: Uint8Array
-  /** `TEXTS_PER_DOC` UTF-8 texts per document (`TEXT_TITLE`, `TEXT_BODY`, `TEXT_COMMENTS`): 3n its title, 3n+1 its description, 3n+2 its comments joined by a blank line. */
+  /** `TEXTS_PER_DOC` UTF-8 texts per document (`TEXT_TITLE`, `TEXT_BODY`, `TEXT_COMMENTS`, `TEXT_CHECKS`, `TEXT_EVIDENCE`): 5n its title, 5n+1 its description, 5n+2 its comments, 5n+3 its checks' texts, 5n+4 their evidence, each joined by a blank line. */
   texts: readonly Uint8Array[]
 }
 

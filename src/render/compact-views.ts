@@ -143,6 +143,7 @@ export function compactList(r: ListResult): string {
   w.scalar('total', r.total)
   if (r.offset) w.scalar('offset', r.offset)
   w.scalar('limit', r.limit)
+  if (r.next_cursor) w.scalar('next_cursor', r.next_cursor)
   w.scalar(
     'by_state',
     Object.entries(r.summary.by_state).map(([k, v]) => `${k}=${v}`),
@@ -232,6 +233,8 @@ export function compactSearch(r: import('../app/search').SearchOutput): string {
   w.scalar('commit', r.commit)
   w.scalar('query', r.query)
   w.scalar('total', r.total)
+  if (r.offset) w.scalar('offset', r.offset)
+  if (r.next_cursor) w.scalar('next_cursor', r.next_cursor)
   w.scalar('index', `${r.index.state} reindexed=${r.index.reindexed} tasks=${r.index.tasks}`)
   type Hit = import('../app/search').SearchHit
   const fields: Array<Field<Hit>> = [

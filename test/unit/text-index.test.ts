@@ -187,9 +187,9 @@ describe('text index: the same ranking as MiniSearch', () => {
           const ms = new MiniSearch<Doc>(MS_OPTIONS)
           ms.addAll(corpus)
           const flat = flatFromPlain(ms.toJSON() as unknown as PlainIndex)
-          // Each document's facts: a status code and three texts (some empty, some not ASCII).
+          // Each document's facts: a status code and five texts (title, body, comments, checks, evidence; some empty, some not ASCII).
           const status = Uint8Array.from(flat.ids, (_, n) => n % 6)
-          const texts = flat.ids.flatMap((id, n) => [Buffer.from(`title ${id}`), Buffer.from(n % 3 ? `body of ${id} — é` : ''), Buffer.from(n % 2 ? '' : `comments of ${id}`)])
+          const texts = flat.ids.flatMap((id, n) => [Buffer.from(`title ${id}`), Buffer.from(n % 3 ? `body of ${id} — é` : ''), Buffer.from(n % 2 ? '' : `comments of ${id}`), Buffer.from(n % 2 ? `check of ${id}` : ''), Buffer.from(n % 4 ? '' : `evidence of ${id} ✓`)])
           writeSearchCache(dir, 'main', 'c0ffee', flat, {status, texts}, {a: 'b'})
           const cache = readSearchCache(dir, 'main')!
           try {
@@ -197,9 +197,9 @@ describe('text index: the same ranking as MiniSearch', () => {
             expect(cache.dirs()).toEqual({a: 'b'})
             expect([...cache.status()]).toEqual([...status])
             flat.ids.forEach((_, n) => {
-              expect(cache.text(n, 0, 3)).toEqual([0, 1, 2].map((x) => texts[3 * n + x]!.toString()))
-              expect(cache.text(n, 1, 3)).toEqual([1, 2].map((x) => texts[3 * n + x]!.toString()))
-              expect(cache.text(n, 0, 1)).toEqual([texts[3 * n]!.toString()])
+              expect(cache.text(n, 0, 5)).toEqual([0, 1, 2, 3, 4].map((x) => texts[5 * n + x]!.toString()))
+              expect(cache.text(n, 1, 5)).toEqual([1, 2, 3, 4].map((x) => texts[5 * n + x]!.toString()))
+              expect(cache.text(n, 0, 1)).toEqual([texts[5 * n]!.toString()])
             })
             const facts = cache.facts()
             expect([...facts.status]).toEqual([...status])

@@ -6,7 +6,7 @@
 import {ConflictError, InvalidError} from '../errors'
 import {idFromSeed, keyedSeed} from '../ids'
 import type {OpContext, Plan} from '../plan'
-import {type Snapshot, resolve, shardBlocked, taskMeta} from '../snapshot'
+import {type Snapshot, openRowColumns, resolve, shardBlocked, tablesOf, taskMeta} from '../snapshot'
 import {checkDependencies} from '../dependency-graph'
 import {DEFAULT_PRIORITY, FINISHED, type TaskMeta} from '../task'
 import {checkActor, checkBody, checkPriority, checkTags, checkTitle} from '../validation'
@@ -20,6 +20,13 @@ export interface AddArgs {
   priority?: string | number
   assignee?: string
   key?: string
+  /**
+   * Without a key, what an open item with the same title (canonically, and
+   * under the same parent) means: `reuse` returns it instead of a new one
+   * (the fallback idempotency key of batch and MCP creates), `warn` creates
+   * anyway and names it in `warnings` (the command line); absent: not looked for.
+   */
+  sameTitle?: 'reuse' | 'warn'
 }
 
 export interface AddResult {
@@ -28,6 +35,30 @@ export interface AddResult {
   created: boolean
   /** With `created: false`: the description asked for, for the caller to compare with the stored one (not in the snapshot). */
   body?: string
+  /** Open items with the same title, said to the caller (`sameTitle`). */
+  warnings?: string[]
+}
+
+/** A title as the fallback idempotency key compares it: case folded, every run of whitespace one space, trimmed. */
+export function canonicalTitle(title: string): string {
+  return title.normalize('NFC').toLowerCase().replace(/\s+/g, ' ').trim()
+}
+
+/**
+ * The open items (todo, in progress, blocked) under `parent` (undefined:
+ * top-level) whose title is canonically `title`, oldest first. It reads
+ * the open rows table and the frontmatter of each open item.
+ */
+export function openItemsTitled(snap: Snapshot, title: string, parent: string | undefined): TaskMeta[] {
+  const want = canonicalTitle(title)
+  const cols = openRowColumns(tablesOf(snap).openRows())
+  const out: TaskMeta[] = []
+  for (let i = 0; i < cols.length; i++) {
+    if (cols.parent(i) !== (parent ?? '')) continue
+    const meta = snap.tasks.get(cols.id(i))?.meta
+    if (meta && !FINISHED.has(meta.status) && canonicalTitle(meta.title) === want) out.push(meta)
+  }
+  return out.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1))
 }
 
 /** Fields of an existing keyed item that differ from what this add asks for. */
@@ -75,6 +106,14 @@ export function addTask(snap: Snapshot, ctx: OpContext, args: AddArgs): Plan<Add
       if (differs.length > 0) throw keyMismatch(existing, key, differs)
       return {op: 'add', subject: {id, title: existing.title}, changes: [], trailers: [], result: {task: existing, created: false, body}}
     }
+  } else if (args.sameTitle === 'reuse') {
+    // The fallback idempotency key: an open item with this title under the same parent is this item.
+    const same = openItemsTitled(snap, title, args.parent === undefined ? undefined : resolve(snap, args.parent))[0]
+    if (same) {
+      const warnings = [`an open item has this title: ${same.id} ("${same.title}") was returned instead of a new one (give a key to create another)`]
+      return {op: 'add', subject: {id: same.id, title: same.title}, changes: [], trailers: [], result: {task: same, created: false, warnings}}
+    }
+    id = idFromSeed(`random\0${ctx.entropy}`, (candidate) => snap.tasks.has(candidate) || shardBlocked(snap, candidate))
   } else {
     id = idFromSeed(`random\0${ctx.entropy}`, (candidate) => snap.tasks.has(candidate) || shardBlocked(snap, candidate))
   }
@@ -117,6 +156,14 @@ export function addTask(snap: Snapshot, ctx: OpContext, args: AddArgs): Plan<Add
     subject: {id, title},
     changes: [{kind: 'put-task', meta, body}],
     trailers: [],
-    result: {task: meta, created: true},
+    result: {task: meta, created: true, ...warnedOf(snap, args, title, parent)},
   }
+}
+
+/** With `sameTitle: 'warn'`: the open items this new one shares its title with, as a warning. */
+function warnedOf(snap: Snapshot, args: AddArgs, title: string, parent: string | undefined): {warnings?: string[]} {
+  if (args.sameTitle !== 'warn' || args.key !== undefined) return {}
+  const same = openItemsTitled(snap, title, parent)
+  if (same.length === 0) return {}
+  return {warnings: [`an open item already has this title: ${same.map((t) => t.id).join(', ')}; created another (tasks rm it if it was a repeat)`]}
 }

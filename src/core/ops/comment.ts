@@ -3,7 +3,7 @@
  * one file per comment so concurrent comments never touch the same path.
  */
 import {createHash} from 'node:crypto'
-import {UsageError} from '../errors'
+import {ConflictError, InvalidError, UsageError} from '../errors'
 import type {OpContext, Plan} from '../plan'
 import {type Snapshot, lookup} from '../snapshot'
 import {COMMENT_KINDS, type Comment, type CommentKind} from '../task'
@@ -15,8 +15,23 @@ export function compactTimestamp(iso: string): string {
   return iso.replace(/[-:]/g, '')
 }
 
-export function addComment(snap: Snapshot, ctx: OpContext, args: {id: string; text: string; kind?: string; ifRevision?: number}): Plan<{comment: Comment}> {
+export function addComment(snap: Snapshot, ctx: OpContext, args: {id: string; text: string; kind?: string; ifRevision?: number; key?: string}): Plan<{comment: Comment; created: boolean}> {
   const meta = lookup(snap, args.id)
+  const key = args.key?.trim()
+  if (args.key !== undefined && !key) throw new InvalidError('empty_key', 'the idempotency key is empty')
+  if (key !== undefined && (key.includes('\n') || Buffer.byteLength(key) > 200)) throw new InvalidError('bad_key', 'an idempotency key is one line of at most 200 bytes', {key})
+  if (key) {
+    // A retry: the comment with this key is already on the task; nothing is written.
+    const read = snap.comments?.get(meta.id)
+    if (!read) throw new Error(`comment --key needs the comments of ${meta.id} read before the op (a Prepare)`)
+    const existing = read.find((c) => c.key === key)
+    if (existing) {
+      if (existing.body !== args.text.replace(/\s+$/, '') || existing.kind !== (args.kind ?? 'note')) {
+        throw new ConflictError('key_mismatch', `key "${key}" already recorded comment ${existing.id} on ${meta.id} with a different ${existing.kind !== (args.kind ?? 'note') ? 'kind' : 'text'}; use another key`, {id: meta.id, comment: existing.id, key})
+      }
+      return {op: 'comment', subject: {id: meta.id, title: meta.title}, changes: [], trailers: [], result: {comment: existing, created: false}}
+    }
+  }
   assertRevision(meta, args.ifRevision)
   const kind = (args.kind ?? 'note') as CommentKind
   if (!(COMMENT_KINDS as readonly string[]).includes(kind)) {
@@ -31,12 +46,13 @@ export function addComment(snap: Snapshot, ctx: OpContext, args: {id: string; te
     author: ctx.actor,
     created_at: ctx.now,
     body,
+    ...(key ? {key} : {}),
   }
   return {
     op: 'comment',
     subject: {id: meta.id, title: meta.title},
     changes: [{kind: 'add-comment', comment}],
     trailers: [['Tasks-Comment-Kind', kind]],
-    result: {comment},
+    result: {comment, created: true},
   }
 }

@@ -33,6 +33,8 @@ const LIST_KEYS: ReadonlySet<string> = new Set(['admins', 'allowed_paths'])
 const BOOLEAN_KEYS: ReadonlySet<string> = new Set(['require_signed'])
 /** Keys holding one line of text (a path): no control characters, at most 4096 bytes; unset is ''. */
 const STRING_KEYS: ReadonlySet<string> = new Set(['allowed_signers'])
+/** Keys holding a count (a plain whole number). */
+const COUNT_KEYS: ReadonlySet<string> = new Set(['list_limit'])
 const TRUE_WORDS = new Set(['true', 'yes', 'on', '1'])
 const FALSE_WORDS = new Set(['false', 'no', 'off', '0'])
 
@@ -118,6 +120,11 @@ export function parseConfigValue(key: ConfigKey, text: string): ConfigValue {
     const seconds = durationSeconds(input)
     if (seconds === null) throw badValue(key, text, expected)
     n = seconds
+    if (!Number.isSafeInteger(n) || n < bounds.minimum || n > bounds.maximum) throw badValue(key, text, expected)
+  } else if (COUNT_KEYS.has(key)) {
+    const expected = `a whole number from ${bounds.minimum} to ${bounds.maximum}`
+    if (!/^\d+$/.test(input)) throw badValue(key, text, expected)
+    n = Number(input)
     if (!Number.isSafeInteger(n) || n < bounds.minimum || n > bounds.maximum) throw badValue(key, text, expected)
   } else {
     const expected = `a size in bytes (or with k or m for KiB, MiB) from ${bounds.minimum} to ${bounds.maximum}`
