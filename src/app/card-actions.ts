@@ -18,10 +18,11 @@ import {mutate} from './transaction'
 import {type BatchResult, type TaskResult, mutateOne, viewer} from './task-results'
 import {explainRevision} from './refusals'
 import {prepareChecks} from './check-reads'
+import {prepareForAdd} from './work-session-actions'
 
 /** `add`: the task, and its acceptance criteria and tests as checks, in one commit. */
 export async function add(session: Session, args: AddWithChecksArgs): Promise<TaskResult & {created: boolean; checks: Check[]}> {
-  const r = await mutateOne(session, (s, c) => addTaskWithChecks(s, c, args))
+  const r = await mutateOne(session, (s, c) => addTaskWithChecks(s, c, args), prepareForAdd(args.session, args.sessionFromEnv))
   if (!r.result.created && r.result.body !== undefined) {
     // The key matched: the description is the one parameter the snapshot does not hold.
     const stored = r.at ? (await session.store.readDetail(r.at, r.task.id)).body : ''

@@ -33,6 +33,7 @@ import {type DocFacts, type SearchCache, STORED_STATUS_ORDER, TEXTS_PER_DOC, TEX
 import type {Loaded} from '../refstore/list-store'
 import type {Session} from './session'
 import {viewer} from './task-results'
+import {resolveSessionFilter} from './work-session-actions'
 
 interface SearchDoc {
   id: string
@@ -57,6 +58,8 @@ export interface SearchArgs {
   status?: string[]
   tags?: string[]
   owner?: string
+  /** Only the tasks of this coordination session (id or prefix). */
+  session?: string
   limit?: number
 }
 
@@ -347,7 +350,8 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
   const snap = loaded.snapshot
   const v = await viewer(session, snap)
   const owner = args.owner === '@me' ? (v.actor ?? '') : args.owner
-  const filtered = states !== null || tags.length > 0 || owner !== undefined
+  const workSession = args.session === undefined ? undefined : await resolveSessionFilter(session, loaded, args.session)
+  const filtered = states !== null || tags.length > 0 || owner !== undefined || workSession !== undefined
   const limit = args.limit ?? 20
   const passes = states ? statusPasses(states) : null
   // Without tags, the open rows of the task index decide the cards whose state depends on more than
@@ -382,13 +386,13 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
       const kept: number[] = []
       // The stored status rules out (or in) most hits with one byte each.
       const codes = passes ? status() : null
-      if (tags.length === 0 && owner === undefined) {
+      if (tags.length === 0 && owner === undefined && workSession === undefined) {
         for (let i = 0; i < ranked.docs.length; i++) {
           const doc = ranked.docs[i]!
           const pass = passes![codes![doc]!]!
           if (pass === 1 || (pass === 2 && openIds!.has(index.docId(doc)))) kept.push(doc)
         }
-      } else if (openIds && ownerFromRows) {
+      } else if (openIds && ownerFromRows && workSession === undefined) {
         for (let i = 0; i < ranked.docs.length; i++) {
           const doc = ranked.docs[i]!
           if (passes![codes![doc]!] !== 0 && openIds.has(index.docId(doc))) kept.push(doc)
@@ -402,6 +406,7 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
           if (!meta) continue
           if (!tags.every((t) => meta.tags.includes(t))) continue
           if (owner !== undefined && (meta.owner ?? null) !== owner) continue
+          if (workSession !== undefined && meta.work_session !== workSession) continue
           if (states && !states.has(v.state(meta).state)) continue
           kept.push(doc)
         }

@@ -4,6 +4,7 @@
  * the list's config, and the files that failed to parse. Ops read snapshots
  * and never change them.
  */
+import type {WorkSession} from './work-session'
 import type {Check} from './check'
 import {InvalidError} from './errors'
 import {type PrefixSearch, idsWithPrefixIn, resolveId, shardOf} from './ids'
@@ -57,6 +58,12 @@ export interface Snapshot {
    * frontmatter). A task with no entry has no checks the op needs to know.
    */
   checks?: ReadonlyMap<string, readonly Check[]>
+  /**
+   * The coordination sessions (sessions/…/session.md) by id, read by the
+   * layer below for the commands that need them (the session commands,
+   * `add --session`); absent: not read.
+   */
+  sessions?: ReadonlyMap<string, WorkSession>
 }
 
 const NO_CHECKS: readonly Check[] = Object.freeze([])

@@ -129,7 +129,8 @@ export function judgeTaskChange(before: TaskMeta | undefined, after: TaskMeta, f
     })
   }
   // \`release --session S\`: the runner of a session gives back what that session holds (Tasks-Session names it).
-  const sessionOk = facts.op === 'release' && !!facts.session && before.session === facts.session && after.status === 'todo'
+  // Only the actor's own claims with that label, unless the commit records an override (judged above).
+  const sessionOk = facts.op === 'release' && !!facts.session && before.session === facts.session && after.status === 'todo' && (before.owner === actor || overrideAllowed)
   // The actor took the card in this very commit (a claim of a lapsed or flagged card, a forced claim, a takeover: the
   // owner becomes the actor and the epoch goes up), and then acts on it as its holder (a batch's claim, then done).
   const mayTake = judgeMove(taskMove('claim', before.status), standing).ok || takeoverOk || flagOk

@@ -84,6 +84,7 @@ export const search = operation({
     status: p.strings('Only these states (ready, waiting, …, done, cancelled; open, all). Default: all.', {char: 's'}),
     tags: p.strings('Only items with this tag.', {char: 't', aliases: ['tag']}),
     owner: p.string('Only items claimed by this actor (@me: you).'),
+    session: p.string('Only the tasks of this coordination session (ses-… id or prefix).'),
     limit: p.integer('At most N results (default 20).', {char: 'n', min: 1}),
   },
   writes: false,

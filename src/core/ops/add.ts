@@ -9,6 +9,7 @@ import type {OpContext, Plan} from '../plan'
 import {type Snapshot, resolve, shardBlocked, taskMeta} from '../snapshot'
 import {checkDependencies} from '../dependency-graph'
 import {DEFAULT_PRIORITY, FINISHED, type TaskMeta} from '../task'
+import {sessionForNewTask} from './work-sessions'
 import {checkActor, checkBody, checkPriority, checkTags, checkTitle} from '../validation'
 
 export interface AddArgs {
@@ -20,6 +21,10 @@ export interface AddArgs {
   priority?: string | number
   assignee?: string
   key?: string
+  /** --session: the coordination session to join (an id or prefix; exit 3 when none). */
+  session?: string
+  /** TASKS_SESSION: joined only when it is the full id of an existing session (else an agent-run label, ignored). */
+  sessionFromEnv?: string
 }
 
 export interface AddResult {
@@ -94,6 +99,7 @@ export function addTask(snap: Snapshot, ctx: OpContext, args: AddArgs): Plan<Add
     }
   }
   const depends_on = checkDependencies(snap, id, args.dependsOn ?? [])
+  const work_session = sessionForNewTask(snap, {explicit: args.session, fromEnv: args.sessionFromEnv, parent: parent === undefined ? undefined : taskMeta(snap, parent)})
 
   const meta: TaskMeta = {
     id,
@@ -102,6 +108,7 @@ export function addTask(snap: Snapshot, ctx: OpContext, args: AddArgs): Plan<Add
     priority,
     tags,
     parent,
+    work_session,
     depends_on,
     assignee,
     epoch: 0,
