@@ -263,7 +263,7 @@ function statesWanted(values: readonly string[] | undefined): Set<string> {
     if (v === 'all') SESSION_STATES.forEach((s) => out.add(s))
     else if (v === 'active') ['open', 'in_progress'].forEach((s) => out.add(s))
     else if ((SESSION_STATES as readonly string[]).includes(v)) out.add(v)
-    else throw new UsageError(`"${v}" is not a session state: use ${SESSION_STATES.join(', ')}, active or all`, {state: v}, 'bad_state')
+    else throw new UsageError(`"${v}" is not a session state: use ${SESSION_STATES.join(', ')}, active or all`, {state: v}, 'bad_status')
   }
   return out.size > 0 ? out : new Set(['open', 'in_progress'])
 }

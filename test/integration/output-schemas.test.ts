@@ -67,6 +67,10 @@ const SCHEMA_OF: Record<string, string> = {
   unflag: 'flag',
   takeover: 'claim',
   'mcp:install': 'mcp-install',
+  ...Object.fromEntries(['create', 'claim', 'revise', 'checkpoint', 'heartbeat', 'release', 'complete', 'cancel', 'takeover'].map((w) => [`session:${w}`, 'session-change'])),
+  'session:show': 'session-show',
+  'session:list': 'session-list',
+  'session:search': 'session-search',
 }
 const exercised = new Set<string>()
 const errorCodes = new Set<string>()
@@ -571,6 +575,33 @@ describe('every --json output matches its schema', () => {
     expect(lines.length).toBeGreaterThan(2)
     for (const line of lines) check('events', JSON.parse(line))
     exercised.add('events')
+  })
+
+  it('coordination sessions: every session command (issue 32)', async () => {
+    const repo = makeRepo()
+    const A = {env: {TASKS_ACTOR: 'alice'}}
+    const B = {env: {TASKS_ACTOR: 'bob'}}
+    await ok(repo, ['init'], A)
+    const sid = (await ok(repo, ['session', 'create', 'Sessions', '--description', 'the demand', '--strategy', 'the plan'], A)).session.id
+    await ok(repo, ['session', 'claim', sid], A)
+    const t = (await ok(repo, ['add', 'Joined', '--session', sid], A)).task
+    expect(t.work_session).toBe(sid)
+    expect((await ok(repo, ['list', '--session', sid], A)).tasks).toHaveLength(1)
+    await ok(repo, ['session', 'revise', sid, '--strategy', 'plan b', '--if-revision', '1', '--reason', 'changed'], A)
+    await ok(repo, ['session', 'checkpoint', sid, '--summary', 'half', '--next', 'rest'], A)
+    await ok(repo, ['session', 'heartbeat', sid], A)
+    await fails(repo, ['session', 'complete', sid, '--summary', 'x'], 4, 'session_tasks_open', A)
+    await fails(repo, ['session', 'show', 'ses-zzzzzzzz'], 3, 'session_not_found', A)
+    await ok(repo, ['session', 'release', sid, '--summary', 'half', '--next', 'rest'], A)
+    await ok(repo, ['session', 'claim', sid], B)
+    await ok(repo, ['session', 'takeover', sid, '--reason', 'bob is away'], A)
+    expect((await ok(repo, ['session', 'show', sid], A)).checkpoints.length).toBe(2)
+    expect((await ok(repo, ['session', 'list', '--state', 'all'], A)).sessions).toHaveLength(1)
+    expect((await ok(repo, ['session', 'search', 'demand'], A)).results).toHaveLength(1)
+    await ok(repo, ['done', t.id], A)
+    await ok(repo, ['session', 'complete', sid, '--summary', 'delivered'], A)
+    const other = (await ok(repo, ['session', 'create', 'Other', '--description', 'd', '--strategy', 's'], A)).session.id
+    await ok(repo, ['session', 'cancel', other, '--reason', 'dropped'], A)
   })
 
   it('exercised every output schema', () => {

@@ -6,7 +6,7 @@
  * core/state-machine.ts), the same predicates the guard uses.
  */
 import {createHash} from 'node:crypto'
-import {ConflictError, NotFoundError, NotPermittedError, UsageError} from '../errors'
+import {ConflictError, InvalidError, NotFoundError, NotPermittedError, UsageError} from '../errors'
 import {recordPath, serialiseRecord} from '../inbox'
 import {recordStem} from '../notify'
 import type {Change, OpContext, Plan} from '../plan'
@@ -149,8 +149,8 @@ export function createSession(snap: Snapshot, ctx: OpContext, args: {title: stri
   const title = checkTitle(args.title, snap.config)
   const description = checkBody(args.description.replace(/\s+$/, ''), snap.config)
   const strategy = checkBody(args.strategy.replace(/\s+$/, ''), snap.config)
-  if (!description.trim()) throw new UsageError('a session needs a description (--description): the user\'s demand, in full', {field: 'description'}, 'empty_description')
-  if (!strategy.trim()) throw new UsageError('a session needs a strategy (--strategy): the approach taken', {field: 'strategy'}, 'empty_strategy')
+  if (!description.trim()) throw new InvalidError('empty_body', 'a session needs a description (--description): the user\'s demand, in full', {field: 'description'})
+  if (!strategy.trim()) throw new InvalidError('empty_body', 'a session needs a strategy (--strategy): the approach taken', {field: 'strategy'})
   const id = newSessionId(ctx.entropy, (c) => sessions.has(c))
   const s: WorkSession = {
     id,
@@ -226,8 +226,8 @@ export function reviseSession(snap: Snapshot, ctx: OpContext, args: {id: string;
   }
   const description = args.description === undefined ? s.description : checkBody(args.description.replace(/\s+$/, ''), snap.config)
   const strategy = args.strategy === undefined ? s.strategy : checkBody(args.strategy.replace(/\s+$/, ''), snap.config)
-  if (!description.trim()) throw new UsageError('the description cannot be empty', {field: 'description'}, 'empty_description')
-  if (!strategy.trim()) throw new UsageError('the strategy cannot be empty', {field: 'strategy'}, 'empty_strategy')
+  if (!description.trim()) throw new InvalidError('empty_body', 'the description cannot be empty', {field: 'description'})
+  if (!strategy.trim()) throw new InvalidError('empty_body', 'the strategy cannot be empty', {field: 'strategy'})
   if (description === s.description && strategy === s.strategy) return sessionPlan('session_revise', s, [], [], {session: s, checkpoint: null})
   const next = touch(s, ctx, {description, strategy, revision: s.revision + 1, revised_at: ctx.now, revised_by: ctx.actor, revise_reason: reason})
   return sessionPlan('session_revise', s, [putSession(next)], [['Tasks-Reason', reason], ['Tasks-Revision', String(next.revision)], ...overrideTrailers(ctx, overridden)], {session: next, checkpoint: null})
@@ -275,7 +275,7 @@ export function cancelSession(snap: Snapshot, ctx: OpContext, args: {id: string;
 export function takeoverSession(snap: Snapshot, ctx: OpContext, args: {id: string; reason: string; leaseSeconds?: number}): Plan<SessionChange> {
   const s = findSession(snap, args.id)
   const reason = checkNote('reason', args.reason, snap.config)
-  if (s.state === 'in_progress' && s.owner === ctx.actor) throw new ConflictError('already_owner', `you already hold session ${s.id}`, {id: s.id})
+  if (s.state === 'in_progress' && s.owner === ctx.actor) throw new ConflictError('already_owned', `you already hold session ${s.id}`, {id: s.id})
   assertSessionMove(snap, s, ctx, 'takeover', 'take over')
   const from = s.owner!
   const live = sessionClaimLive(s, ctx.now, snap.config)
