@@ -356,7 +356,7 @@ describe('every --json output matches its schema', () => {
     await fails(repo, ['done', id], 4, 'flagged', A)
     await ok(repo, ['unflag', id], B)
     await ok(repo, ['takeover', id, '--reason', 'alice is gone'], B)
-    await ok(repo, ['release', '--session', 'run-9'], B)
+    await ok(repo, ['release', '--session', 'run-9', '--force', '--reason', 'run-9 stopped'], B)
     await ok(repo, ['sweep'], A)
     await ok(repo, ['prune', '--older-than', '30d'], A)
     const ops = [{op: 'create', name: 'n', title: 'from a batch'}, {op: 'comment', id: '$n', text: 'hi'}]
