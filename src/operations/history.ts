@@ -76,7 +76,7 @@ export const undo = operation({
 
 export const search = operation({
   name: 'search',
-  summary: 'Search titles, descriptions, comments and tags; ranked, with snippets.',
+  summary: 'Search titles, descriptions, comments and tags; ranked, with snippets. Coordination sessions that match are listed too.',
   description:
     'Every word must match (prefixes and small typos count); when no task has them all, tasks with any of them are shown. An exact title match comes first, then by relevance (title words weigh most). The index is cached under the git directory and updated from the tasks that changed.',
   params: {
@@ -91,7 +91,12 @@ export const search = operation({
   result: 'search',
   compact: (e, r) => e.compact.compactSearch(r),
   examples: ['<%= config.bin %> search "claim race"', '<%= config.bin %> search flaky --status open --json', '<%= config.bin %> search lease --tags backend', '<%= config.bin %> search lease --format compact'],
-  run: (e, s, a) => e.search.search(s, a),
+  // Coordination sessions are searched too (their titles, descriptions, strategies and checkpoints): the few best, beside the tasks.
+  run: async (e, s, a) => {
+    const tasks = await e.search.search(s, a)
+    const sessions = a.session === undefined ? (await e.workSessions.search(s, {query: a.query, limit: 5})).results : []
+    return {...tasks, sessions}
+  },
 })
 
 export const GRAPH_FORMATS = ['svg', 'mermaid', 'dot', 'json'] as const

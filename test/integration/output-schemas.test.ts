@@ -598,6 +598,8 @@ describe('every --json output matches its schema', () => {
     expect((await ok(repo, ['session', 'show', sid], A)).checkpoints.length).toBe(2)
     expect((await ok(repo, ['session', 'list', '--state', 'all'], A)).sessions).toHaveLength(1)
     expect((await ok(repo, ['session', 'search', 'demand'], A)).results).toHaveLength(1)
+    // `tasks search` lists the sessions that match beside the tasks (issue 32, item 11).
+    expect((await ok(repo, ['search', 'demand'], A)).sessions.map((h: {session: {id: string}}) => h.session.id)).toEqual([sid])
     await ok(repo, ['done', t.id], A)
     await ok(repo, ['session', 'complete', sid, '--summary', 'delivered'], A)
     const other = (await ok(repo, ['session', 'create', 'Other', '--description', 'd', '--strategy', 's'], A)).session.id
