@@ -18,10 +18,11 @@ import {mutate} from './transaction'
 import {type BatchResult, type TaskResult, mutateOne, viewer} from './task-results'
 import {explainRevision} from './refusals'
 import {prepareChecks, prepareComments} from './check-reads'
+import {prepareForAdd} from './work-session-actions'
 
 /** `add`: the task, and its acceptance criteria and tests as checks, in one commit. */
 export async function add(session: Session, args: AddWithChecksArgs): Promise<TaskResult & {created: boolean; checks: Check[]; warnings: string[]}> {
-  const r = await mutateOne(session, (s, c) => addTaskWithChecks(s, c, args))
+  const r = await mutateOne(session, (s, c) => addTaskWithChecks(s, c, args), prepareForAdd(args.session, args.sessionFromEnv))
   const warnings = r.result.warnings ?? []
   // Said where a person sees it too (stderr; a JSON line with --json), besides the result's warnings.
   for (const message of warnings) session.warn({kind: r.result.created ? 'same_title' : 'same_title_reused', message, id: r.task.id})

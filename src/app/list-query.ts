@@ -19,6 +19,7 @@ import {type StreamedListing, streamedListing} from './list-stream'
 import type {Session} from './session'
 import {sortChecks} from '../core/check'
 import {viewer} from './task-results'
+import {resolveSessionFilter} from './work-session-actions'
 
 export interface ListFilters {
   /** States or groups (`STATES`, open, all), each value comma-separated too. */
@@ -32,6 +33,8 @@ export interface ListFilters {
   all?: boolean
   /** Only the sub-items of this task. */
   parent?: string
+  /** Only the tasks of this coordination session (id or prefix). */
+  session?: string
   /** Priorities, comma-separated too. */
   priority?: string[]
   /** A sort key (`LIST_SORTS`), `-` in front to reverse. */
@@ -377,7 +380,7 @@ function streamWhole(
 ): StreamedListing | null {
   const file = loaded.index.base
   if (!(file instanceof IndexFile)) return null
-  if (f.sort !== undefined || f.after !== undefined || o.tags.length > 0 || o.parent !== undefined || o.owner !== undefined || o.assignee !== undefined) return null
+  if (f.sort !== undefined || f.after !== undefined || f.session !== undefined || o.tags.length > 0 || o.parent !== undefined || o.owner !== undefined || o.assignee !== undefined) return null
   // Open items only: a whole listing streams too (every open card would be decoded otherwise); a page is
   // cheaper from the open rows table alone than from a pass over the file.
   if (!o.states.has('done') && !o.states.has('cancelled') && (f.limit !== undefined || f.offset !== undefined)) return null
@@ -407,7 +410,7 @@ function streamWhole(
 
 /** Whether a listing is narrowed by a filter (then its summary does not count the finished items it hides). */
 function narrowedListing(f: ListFilters, tags: readonly string[], owner: string | undefined, assignee: string | undefined, parent: string | undefined, priorities: ReadonlySet<number>): boolean {
-  return Boolean(f.status?.length || f.all || f.ready || tags.length || owner !== undefined || assignee !== undefined || parent !== undefined || priorities.size > 0)
+  return Boolean(f.status?.length || f.all || f.ready || f.session !== undefined || tags.length || owner !== undefined || assignee !== undefined || parent !== undefined || priorities.size > 0)
 }
 
 /**
@@ -440,6 +443,7 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
   const priorities = new Set(splitValues(f.priority).map((p) => checkPriority(p)))
   const tags = f.tags?.length ? checkTags(f.tags) : []
   const parent = f.parent === undefined ? undefined : lookup(snap, f.parent).id
+  const workSession = f.session === undefined ? undefined : await resolveSessionFilter(session, loaded, f.session)
   const {key, sign} = sortKey(f.sort)
   const order = (a: ListRow, b: ListRow) => sign * compareKeys(a.key, b.key)
   if (f.after !== undefined && f.offset !== undefined) throw new UsageError('--cursor and --offset cannot be used together: --cursor continues from a cursor, --offset counts rows', {}, 'usage')
@@ -451,6 +455,7 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
     (owner === undefined || t.owner === owner) &&
     (assignee === undefined || t.assignee === assignee) &&
     (parent === undefined || t.parent === parent) &&
+    (workSession === undefined || t.work_session === workSession) &&
     (priorities.size === 0 || priorities.has(t.priority))
   type Placed = {row: ListRow; depth: number; top: ListRow}
   const streamed = f.lazy ? streamWhole(loaded, v, {...f, limit: f.limit === 0 && f.unbounded ? undefined : f.limit}, {states, owner, assignee, tags, parent, priorities}) : null
@@ -479,7 +484,7 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
     return result
   }
   let listing: Listing
-  if (f.sort === undefined && tags.length === 0 && parent === undefined && [...states].every((st) => STATE_RANK[st] < FIRST_FINISHED_RANK)) {
+  if (f.sort === undefined && tags.length === 0 && parent === undefined && workSession === undefined && [...states].every((st) => STATE_RANK[st] < FIRST_FINISHED_RANK)) {
     // The default order over open items: from the open rows table, already in (priority, created, id) order,
     // so taking the rows state by state orders them (state, priority, created, id) without a sort. Rows are
     // read field by field (`OpenRowColumns`); objects are made only for the rows shown.

@@ -77,6 +77,7 @@ const CREATED_BY = bytesOf(',"created_by":')
 const UPDATED_AT = bytesOf(',"updated_at":')
 const UPDATED_BY = bytesOf(',"updated_by":')
 const REVISION = bytesOf(',"revision":')
+const WORK_SESSION = bytesOf(',"work_session":')
 const SHORT_ID = bytesOf(',"short_id":"')
 const TITLE = bytesOf('","title":')
 const STATE = bytesOf(',"state":"')
@@ -160,6 +161,8 @@ const P_REST = program(
   K.updated_by,
   REVISION,
   K.revision,
+  WORK_SESSION,
+  K.work_session,
 )
 const P_READY = [program(READY_FALSE), program(READY_TRUE)]
 const P_WAITING = [program(WAITING_FALSE), program(WAITING_TRUE)]

@@ -46,6 +46,7 @@ import {type DocFacts, type SearchCache, STORED_STATUS_ORDER, TEXTS_PER_DOC, TEX
 import type {Loaded} from '../refstore/list-store'
 import type {Session} from './session'
 import {viewer} from './task-results'
+import {resolveSessionFilter} from './work-session-actions'
 
 interface SearchDoc {
   id: string
@@ -74,6 +75,8 @@ export interface SearchArgs {
   status?: string[]
   tags?: string[]
   owner?: string
+  /** Only the tasks of this coordination session (id or prefix). */
+  session?: string
   /** Hits on a page (default 20, `defaultLimit` when given); never more than the list's `list_limit`; 0: every hit when `unbounded`, else `list_limit`. */
   limit?: number
   defaultLimit?: number
@@ -383,7 +386,7 @@ const BEYOND_TITLE = STORED_TEXT_FIELDS.reduce((m, f) => m | (1 << FIELDS.indexO
 
 /** What a cursor is bound to: the query and the filters, as a short digest. */
 function queryDigest(query: string, args: SearchArgs): string {
-  return createHash('sha256').update(JSON.stringify([query, args.status ?? [], args.tags ?? [], args.owner ?? null])).digest('base64url').slice(0, 12)
+  return createHash('sha256').update(JSON.stringify([query, args.status ?? [], args.tags ?? [], args.owner ?? null, args.session ?? null])).digest('base64url').slice(0, 12)
 }
 
 function encodeSearchCursor(digest: string, offset: number): string {
@@ -413,7 +416,8 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
   const snap = loaded.snapshot
   const v = await viewer(session, snap)
   const owner = args.owner === '@me' ? (v.actor ?? '') : args.owner
-  const filtered = states !== null || tags.length > 0 || owner !== undefined
+  const workSession = args.session === undefined ? undefined : await resolveSessionFilter(session, loaded, args.session)
+  const filtered = states !== null || tags.length > 0 || owner !== undefined || workSession !== undefined
   const digest = queryDigest(query, args)
   const offset = args.cursor === undefined ? 0 : decodeSearchCursor(args.cursor, digest)
   const listLimit = snap.config.list_limit
@@ -453,13 +457,13 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
       const kept: number[] = []
       // The stored status rules out (or in) most hits with one byte each.
       const codes = passes ? status() : null
-      if (tags.length === 0 && owner === undefined) {
+      if (tags.length === 0 && owner === undefined && workSession === undefined) {
         for (let i = 0; i < ranked.docs.length; i++) {
           const doc = ranked.docs[i]!
           const pass = passes![codes![doc]!]!
           if (pass === 1 || (pass === 2 && openIds!.has(index.docId(doc)))) kept.push(doc)
         }
-      } else if (openIds && ownerFromRows) {
+      } else if (openIds && ownerFromRows && workSession === undefined) {
         for (let i = 0; i < ranked.docs.length; i++) {
           const doc = ranked.docs[i]!
           if (passes![codes![doc]!] !== 0 && openIds.has(index.docId(doc))) kept.push(doc)
@@ -473,6 +477,7 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
           if (!meta) continue
           if (!tags.every((t) => meta.tags.includes(t))) continue
           if (owner !== undefined && (meta.owner ?? null) !== owner) continue
+          if (workSession !== undefined && meta.work_session !== workSession) continue
           if (states && !states.has(v.state(meta).state)) continue
           kept.push(doc)
         }

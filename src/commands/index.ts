@@ -42,6 +42,18 @@ import HooksStatus from './hooks/status'
 import HooksUninstall from './hooks/uninstall'
 import Inbox from './inbox/index'
 import InboxAck from './inbox/ack'
+import SessionCreate from './session/create'
+import SessionShow from './session/show'
+import SessionList from './session/list'
+import SessionSearch from './session/search'
+import SessionClaim from './session/claim'
+import SessionRevise from './session/revise'
+import SessionCheckpoint from './session/checkpoint'
+import SessionHeartbeat from './session/heartbeat'
+import SessionRelease from './session/release'
+import SessionComplete from './session/complete'
+import SessionCancel from './session/cancel'
+import SessionTakeover from './session/takeover'
 import Export from './export'
 import Import from './import'
 import Init from './init'
@@ -122,6 +134,18 @@ export const COMMANDS = {
   'hooks:uninstall': HooksUninstall,
   inbox: Inbox,
   'inbox:ack': InboxAck,
+  'session:create': SessionCreate,
+  'session:show': SessionShow,
+  'session:list': SessionList,
+  'session:search': SessionSearch,
+  'session:claim': SessionClaim,
+  'session:revise': SessionRevise,
+  'session:checkpoint': SessionCheckpoint,
+  'session:heartbeat': SessionHeartbeat,
+  'session:release': SessionRelease,
+  'session:complete': SessionComplete,
+  'session:cancel': SessionCancel,
+  'session:takeover': SessionTakeover,
   export: Export,
   import: Import,
   init: Init,

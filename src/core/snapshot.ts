@@ -4,6 +4,7 @@
  * the list's config, and the files that failed to parse. Ops read snapshots
  * and never change them.
  */
+import type {WorkSession} from './work-session'
 import type {Check} from './check'
 import {InvalidError} from './errors'
 import {type PrefixSearch, idsWithPrefixIn, resolveId, shardOf} from './ids'
@@ -62,6 +63,12 @@ export interface Snapshot {
    * (`comment --key` looks for its key among them).
    */
   comments?: ReadonlyMap<string, readonly Comment[]>
+  /**
+   * The coordination sessions (sessions/…/session.md) by id, read by the
+   * layer below for the commands that need them (the session commands,
+   * `add --session`); absent: not read.
+   */
+  sessions?: ReadonlyMap<string, WorkSession>
 }
 
 const NO_CHECKS: readonly Check[] = Object.freeze([])

@@ -9,6 +9,7 @@
 import type {CheckStatus} from './check'
 import {claimIsLive} from './readiness'
 import type {ListConfig, Status, TaskMeta} from './task'
+import {type SessionState, type WorkSession, sessionClaimLive} from './work-session'
 
 // ------------------------------------------------------------------ cards
 
@@ -187,4 +188,59 @@ export function checkMove(move: CheckMoveName, from: CheckStatus | 'new'): Check
 /** The row that takes a check from `from` to `to`, or undefined for a change no move makes. */
 export function checkMoveBetween(from: CheckStatus | 'new', to: CheckStatus): CheckMove | undefined {
   return CHECK_MOVES.find((m) => m.from === from && m.to === to)
+}
+
+// ------------------------------------------------------------------ coordination sessions
+
+/** What is done to a coordination session (docs/model.md, "Coordination sessions"). */
+export type SessionMoveName = 'create' | 'claim' | 'heartbeat' | 'checkpoint' | 'revise' | 'release' | 'complete' | 'cancel' | 'takeover'
+
+export interface SessionMove {
+  move: SessionMoveName
+  from: SessionState | 'new'
+  to: SessionState
+  /** Who may make it without an override, as for cards (Authority). */
+  who: Authority
+}
+
+/**
+ * Every legal move of a session, one row per (move, from state). A session
+ * has its own claim (owner, epoch, lease), independent of task claims: the
+ * owner writes it (checkpoint, revise, heartbeat, release, complete); anyone
+ * claims an open one or one whose claim lapsed; anyone else needs --force,
+ * or `session takeover` (admins when config.yaml names them).
+ */
+export const SESSION_MOVES: readonly SessionMove[] = [
+  {move: 'create', from: 'new', to: 'open', who: 'anyone'},
+  {move: 'claim', from: 'open', to: 'in_progress', who: 'taker'},
+  {move: 'claim', from: 'in_progress', to: 'in_progress', who: 'lapsed'},
+  {move: 'heartbeat', from: 'in_progress', to: 'in_progress', who: 'holder'},
+  {move: 'checkpoint', from: 'in_progress', to: 'in_progress', who: 'holder'},
+  {move: 'revise', from: 'in_progress', to: 'in_progress', who: 'holder'},
+  {move: 'release', from: 'in_progress', to: 'open', who: 'holder'},
+  {move: 'complete', from: 'in_progress', to: 'completed', who: 'holder'},
+  {move: 'cancel', from: 'open', to: 'cancelled', who: 'anyone'},
+  {move: 'cancel', from: 'in_progress', to: 'cancelled', who: 'lapsed'},
+  {move: 'takeover', from: 'in_progress', to: 'in_progress', who: 'admin'},
+]
+
+/** The row of a session move from `from`, or undefined when the state does not allow it. */
+export function sessionMove(move: SessionMoveName, from: SessionState | 'new'): SessionMove | undefined {
+  return SESSION_MOVES.find((m) => m.move === move && m.from === from)
+}
+
+/** The rows that take a session from `from` to `to`. */
+export function sessionMovesBetween(from: SessionState | 'new', to: SessionState): SessionMove[] {
+  return SESSION_MOVES.filter((m) => m.from === from && m.to === to)
+}
+
+/** Where `actor` stands towards a session at `now`: the same Standing the card rules use. */
+export function sessionStandingOf(s: WorkSession, actor: string, now: string, config: ListConfig, override: boolean): Standing {
+  return {actor, owner: s.owner, live: sessionClaimLive(s, now, config), flagged: false, override, admins: config.admins}
+}
+
+/** May the actor, standing as `s`, make the session move `row`? The card rule (judgeMove) over the session's rows. */
+export function judgeSessionMove(row: SessionMove | undefined, s: Standing): Verdict {
+  if (!row) return {ok: false, refusal: 'illegal'}
+  return judgeMove({move: 'claim', from: 'todo', to: 'in_progress', who: row.who}, s)
 }

@@ -48,6 +48,8 @@ export interface TaskView {
   updated_at: string
   updated_by: string
   revision: number
+  /** The coordination session the task belongs to (`ses-…`), or null. Not the agent-run label `session`. */
+  work_session: string | null
 }
 
 /** A related task in a detail view (dependency, dependent, sub-item). */
@@ -147,6 +149,7 @@ export class TaskViewer {
       updated_at: meta.updated_at,
       updated_by: meta.updated_by,
       revision: meta.revision,
+      work_session: meta.work_session ?? null,
     }
   }
 }

@@ -42,6 +42,8 @@ export interface TaskMeta {
   tags: string[]
   /** Parent id for a sub-item (one level deep). */
   parent?: string
+  /** The coordination session (`ses-…`) the task belongs to: set at creation (or inherited from the parent), never changed. */
+  work_session?: string
   depends_on: string[]
   /** Reserved for this actor: nobody else may claim it without --force. */
   assignee?: string
@@ -94,6 +96,7 @@ export const TASK_KEYS = [
   'priority',
   'tags',
   'parent',
+  'work_session',
   'depends_on',
   'assignee',
   'owner',

@@ -13,7 +13,8 @@ import {judgeMove, standingOf, taskMove} from '../core/state-machine'
 import {ENGINE_ACTOR, FORMAT_VERSION, type ListConfig, MAX_FILE_BYTES} from '../core/task'
 import {pathAllowed} from '../core/path-patterns'
 import {parseCommentFile, parseConfig, parseMeta} from '../core/task-file'
-import {type CommitFacts, type FileCheck, type Refusal, ENGINE_OPS, IMPORT_OP, judgeActorChange, judgeCheckChange, judgeDoneChecks, judgeTaskChange} from './rules'
+import {type CommitFacts, type FileCheck, type Refusal, ENGINE_OPS, IMPORT_OP, judgeActorChange, judgeCheckChange, judgeDoneChecks, judgeSessionChange, judgeTaskChange} from './rules'
+import {SESSION_CHECKPOINT_RE, SESSION_FILE_RE, type WorkSession, parseSessionCheckpoint, parseSessionFile, sessionFilePath} from '../core/work-session'
 
 /** What the guard knows of one commit, read once for all its paths. */
 export interface CommitView {
@@ -30,6 +31,9 @@ export interface CommitView {
   undoes: string | null
   /** The checks, as they stand in the commit's tree, of every card the commit finishes. */
   finishing: ReadonlyMap<string, Check[]>
+  /** Paths the commit adds, and every path it changes (coordination sessions: a checkpoint goes with its session's file). */
+  added?: ReadonlySet<string>
+  changed?: ReadonlySet<string>
 }
 
 /** One changed path: its text before and after (null: absent; '' when not read or not UTF-8). */
@@ -238,6 +242,41 @@ export function judgeBlob(b: BlobFacts, config: ListConfig): Refusal[] {
   return out
 }
 
+/** A coordination session's session.md: the rulebook's session moves (judgeSessionChange). */
+export function judgeSessionFile(f: FileFacts): Refusal[] {
+  const id = SESSION_FILE_RE.exec(f.path)?.[1]
+  if (!id) return [{rule: 'schema', message: 'not a session file name (sessions/<xx>/ses-…/session.md)'}]
+  const out: Refusal[] = []
+  const read = (text: string | null, isAfter: boolean): WorkSession | undefined | 'broken' => {
+    if (text === null) return undefined
+    const parsed = parseSessionFile(text, id)
+    if (parsed.ok) return parsed.value
+    if (isAfter) out.push({rule: 'schema', message: `the session does not validate: ${parsed.error}`})
+    return 'broken'
+  }
+  const was = read(f.before, false)
+  const now = read(f.after, true)
+  if (now === 'broken') return out
+  const addsCheckpoint = [...(f.commit.added ?? [])].some((p) => SESSION_CHECKPOINT_RE.exec(p)?.[1] === id)
+  return judgeSessionChange(was === 'broken' ? undefined : was, now, f.commit.facts, f.commit.before.config, addsCheckpoint)
+}
+
+/** A session checkpoint is added by its author with its session's file (the holder's write, judged there), never changed. */
+export function judgeSessionCheckpointFile(f: FileFacts): Refusal[] {
+  const m = SESSION_CHECKPOINT_RE.exec(f.path)
+  if (!m) return [{rule: 'schema', message: 'not a session checkpoint name (sessions/<xx>/ses-…/checkpoints/<ts>-<h>.md)'}]
+  if (f.before !== null) return [{rule: 'comment_rewritten', message: `a session checkpoint, once written, is never ${f.after === null ? 'removed' : 'changed'}`}]
+  const parsed = parseSessionCheckpoint(f.after ?? '', m[1]!, m[2]!)
+  if (!parsed.ok) return [{rule: 'schema', message: `the session checkpoint does not validate: ${parsed.error}`}]
+  const {actor, op} = f.commit.facts
+  const engine = parsed.value.author === ENGINE_ACTOR && ENGINE_OPS.has(op)
+  if (parsed.value.author !== actor && !isImport(f) && !engine) return [{rule: 'forged_actor', message: `the checkpoint says it is by "${parsed.value.author}", but the commit was made by "${actor}"`}]
+  if (!engine && !isImport(f) && f.commit.changed && !f.commit.changed.has(sessionFilePath(m[1]!))) {
+    return [{rule: 'not_owner', message: `a session checkpoint is written with its session (the holder's write renews it); ${sessionFilePath(m[1]!)} is not in the commit`}]
+  }
+  return []
+}
+
 /** The judge of each file kind that is judged. */
 export const JUDGES: Readonly<Record<Exclude<FileCheck, null>, FileJudge>> = {
   meta: judgeMetaFile,
@@ -249,4 +288,6 @@ export const JUDGES: Readonly<Record<Exclude<FileCheck, null>, FileJudge>> = {
   inbox: judgeInboxFile,
   seen: judgeSeenFile,
   reminder: judgeReminderFile,
+  session: judgeSessionFile,
+  'session-checkpoint': judgeSessionCheckpointFile,
 }

@@ -8,11 +8,12 @@
  */
 import {type Check, unmetChecks} from '../core/check'
 import {type ActorEntry} from '../core/inbox'
-import {type CheckMove, TASK_MOVES, checkMoveBetween, judgeMove, mayOverride, movesBetween, standingOf, taskMove} from '../core/state-machine'
+import {type CheckMove, TASK_MOVES, checkMoveBetween, judgeMove, judgeSessionMove, mayOverride, movesBetween, sessionMove, sessionMovesBetween, sessionStandingOf, standingOf, taskMove} from '../core/state-machine'
+import type {WorkSession} from '../core/work-session'
 import {ENGINE_ACTOR, type ListConfig, type Status, type TaskMeta} from '../core/task'
 
 /** How a path is checked. `null`: a kind this version knows of but cannot judge yet (reported, accepted). */
-export type FileCheck = 'meta' | 'config' | 'task' | 'comment' | 'check' | 'actor' | 'inbox' | 'seen' | 'reminder' | null
+export type FileCheck = 'meta' | 'config' | 'task' | 'comment' | 'check' | 'actor' | 'inbox' | 'seen' | 'reminder' | 'session' | 'session-checkpoint' | null
 
 export interface FileKind {
   kind: string
@@ -33,6 +34,8 @@ export const FILE_KINDS: readonly FileKind[] = [
   {kind: 'inbox', pattern: /^inbox\/[^/]+\/[^/]+\.md$/, check: 'inbox'},
   {kind: 'seen', pattern: /^inbox\/[^/]+\/[^/]+\.seen$/, check: 'seen'},
   {kind: 'reminder', pattern: /^reminders\/([^/]+|cards\/[^/]+)\.yaml$/, check: 'reminder'},
+  {kind: 'session', pattern: /^sessions\/[0-9a-f]{2}\/ses-[0-9a-z]+\/session\.md$/, check: 'session'},
+  {kind: 'session-checkpoint', pattern: /^sessions\/[0-9a-f]{2}\/ses-[0-9a-z]+\/checkpoints\/[^/]+\.md$/, check: 'session-checkpoint'},
 ]
 
 export function fileKindOf(path: string): FileKind {
@@ -129,7 +132,8 @@ export function judgeTaskChange(before: TaskMeta | undefined, after: TaskMeta, f
     })
   }
   // \`release --session S\`: the runner of a session gives back what that session holds (Tasks-Session names it).
-  const sessionOk = facts.op === 'release' && !!facts.session && before.session === facts.session && after.status === 'todo'
+  // Only the actor's own claims with that label, unless the commit records an override (judged above).
+  const sessionOk = facts.op === 'release' && !!facts.session && before.session === facts.session && after.status === 'todo' && (before.owner === actor || overrideAllowed)
   // The actor took the card in this very commit (a claim of a lapsed or flagged card, a forced claim, a takeover: the
   // owner becomes the actor and the epoch goes up), and then acts on it as its holder (a batch's claim, then done).
   const mayTake = judgeMove(taskMove('claim', before.status), standing).ok || takeoverOk || flagOk
@@ -296,4 +300,81 @@ export function judgeCommitClock(commitMs: number, parentsMs: readonly number[],
 /** The time a commit's time rules are judged at: its committer time, but never later than the server's now + the skew. */
 export function judgedTime(commitMs: number, nowMs: number, skewSeconds: number): string {
   return new Date(Math.min(commitMs, nowMs + skewSeconds * 1000)).toISOString()
+}
+
+// ------------------------------------------------------------------ coordination sessions
+
+const SESSION_SPEC = ['title', 'description', 'strategy'] as const
+const SESSION_CLAIM = ['owner', 'epoch', 'claimed_at', 'lease_expires'] as const
+
+/**
+ * The refusals for one coordination session's session.md in a one-parent
+ * commit (`before` undefined: created; `after` undefined: removed), by the
+ * rulebook's SESSION_MOVES: only legal state moves; the owner's writes
+ * (heartbeat, checkpoint, revise, release, complete) by its owner unless
+ * the commit records an override; a claim by the actor who becomes the
+ * owner (epoch + 1), of an open session or one whose lease lapsed; a
+ * takeover recorded (Tasks-Takeover, Tasks-Reason, epoch + 1). `addsCheckpoint`:
+ * the commit adds a checkpoint of this session, which is the holder's write.
+ */
+export function judgeSessionChange(before: WorkSession | undefined, after: WorkSession | undefined, facts: CommitFacts, config: ListConfig, addsCheckpoint: boolean): Refusal[] {
+  if (!after) return [{rule: 'session_removed', message: 'a coordination session is never removed (cancel it)'}]
+  if (facts.op === IMPORT_OP) return []
+  const out: Refusal[] = []
+  const actor = facts.actor
+  const engineWrite = after.updated_by === ENGINE_ACTOR && ENGINE_OPS.has(facts.op)
+  if (after.updated_by !== actor && !engineWrite) out.push({rule: 'forged_actor', message: `the session says it was updated by "${after.updated_by}", but the commit was made by "${actor}"`})
+  const overrideAllowed = facts.override !== null && mayOverride(actor, config.admins)
+  if (facts.override !== null && !overrideAllowed) out.push({rule: 'not_admin', message: `the commit records an override, but only the admins (${config.admins.join(', ')}) may force`})
+  if (!before) {
+    if (after.created_by !== actor && !engineWrite) out.push({rule: 'forged_creator', message: `the session says it was created by "${after.created_by}", but the commit was made by "${actor}"`})
+    if (after.state !== 'open' || after.owner !== undefined || after.epoch !== 0 || after.revision !== 1) out.push({rule: 'illegal_transition', message: 'a new session starts open, unclaimed, at epoch 0 and revision 1'})
+    if (addsCheckpoint) out.push({rule: 'not_owner', message: 'a checkpoint is written by the session\'s holder; a new session has none'})
+    return out
+  }
+  if (after.epoch < before.epoch) out.push({rule: 'epoch_decreased', message: `the session's epoch went from ${before.epoch} down to ${after.epoch}; it never decreases`})
+  if (after.revision < before.revision) out.push({rule: 'revision', message: `the session's revision went from ${before.revision} down to ${after.revision}`})
+  const specChanged = SESSION_SPEC.some((k) => before[k] !== after[k])
+  if (specChanged && after.revision !== before.revision + 1) out.push({rule: 'revision', message: `a revision of the session's description or strategy raises its revision by one (${before.revision} → ${before.revision + 1}), not to ${after.revision}`})
+  if (after.created_by !== before.created_by || after.created_at !== before.created_at || after.id !== before.id) out.push({rule: 'forged_creator', message: 'a session\'s id and creation stamp never change'})
+  const standing = sessionStandingOf(before, actor, facts.time, config, facts.override !== null)
+  // Taking the session in this commit: the actor becomes the owner with the epoch raised by one.
+  const takes = after.owner === actor && before.owner !== actor && after.epoch === before.epoch + 1
+  const takeoverOk = takes && facts.op === 'session_takeover' && !!facts.reason && facts.takeover === before.owner && judgeSessionMove(sessionMove('takeover', before.state), standing).ok
+  const claimOk = takes && judgeSessionMove(sessionMove('claim', before.state), standing).ok
+  if (after.owner !== before.owner && after.owner !== undefined) {
+    if (after.owner !== actor && !overrideAllowed) out.push({rule: 'forged_claim', message: `the session is handed to "${after.owner}" by "${actor}"`})
+    else if (after.epoch !== before.epoch + 1) out.push({rule: 'epoch_not_raised', message: `a new claim of the session raises its epoch by one (${before.epoch} → ${before.epoch + 1}), not to ${after.epoch}`})
+    else if (!takeoverOk && !claimOk) {
+      out.push({rule: before.owner && standing.live ? 'not_owner' : 'takeover', message: `the session is held by "${before.owner ?? 'nobody'}" (lease until ${before.lease_expires ?? 'none'}); taking it needs its lease to have run out, an override, or a recorded takeover (Tasks-Takeover, Tasks-Reason)`})
+    }
+  }
+  const asHolder = takes && (takeoverOk || claimOk) ? {...standing, owner: actor} : standing
+  const holderRefusal = (what: string): Refusal => ({
+    rule: 'not_owner',
+    message: `${what}: the session is held by "${before.owner ?? 'nobody'}" (lease until ${before.lease_expires ?? 'none'}), the commit was made by "${actor}", and it records no override`,
+  })
+  if (before.state !== after.state) {
+    const rows = sessionMovesBetween(before.state, after.state)
+    if (rows.length === 0) {
+      out.push({rule: 'illegal_transition', message: `${before.state} → ${after.state} is not a move of a coordination session`})
+      return out
+    }
+    if (!rows.some((r) => judgeSessionMove(r, r.who === 'taker' ? standing : asHolder).ok)) out.push(holderRefusal(`${before.state} → ${after.state}`))
+    if (after.state === 'completed' && !after.summary) out.push({rule: 'schema', message: 'a completed session records its final summary'})
+    if (after.state === 'cancelled' && !after.cancel_reason) out.push({rule: 'schema', message: 'a cancelled session records its cancel_reason'})
+  } else {
+    const claimFieldsChanged = SESSION_CLAIM.some((k) => before[k] !== after[k])
+    const writes = specChanged || addsCheckpoint || (claimFieldsChanged && !takes)
+    if (writes) {
+      const move = specChanged ? 'revise' : addsCheckpoint ? 'checkpoint' : 'heartbeat'
+      const row = sessionMove(move, before.state)
+      if (!row) out.push({rule: 'illegal_transition', message: `a ${move} of a ${before.state} session is not a move of a coordination session`})
+      else if (!judgeSessionMove(row, asHolder).ok) out.push(holderRefusal(`a ${move}`))
+    }
+  }
+  if (addsCheckpoint && before.state !== after.state && !['open', 'completed'].includes(after.state)) {
+    out.push({rule: 'illegal_transition', message: 'a checkpoint goes with a checkpoint, release or complete of the session'})
+  }
+  return out
 }

@@ -253,7 +253,7 @@ async function judgeRange(store: ListStore, cwd: string, oldSha: string | null, 
     for (const p of paths) {
       const check = fileKindOf(p.path).check
       if (p.after && check !== 'task' && check !== null) wanted.push(p.after)
-      if (p.before && (check === 'check' || check === 'actor')) wanted.push(p.before)
+      if (p.before && (check === 'check' || check === 'actor' || check === 'session')) wanted.push(p.before)
     }
     if (paths.some((p) => fileKindOf(p.path).check === 'seen' || fileKindOf(p.path).check === 'actor')) wanted.push(`${c.parents[0]}:actors/${actorSlug(c.facts.actor)}.yaml`)
     const cards = paths.filter((p) => fileKindOf(p.path).check === 'task' && p.after && p.before).map((p) => p.path.slice(0, -'/task.md'.length))
@@ -298,7 +298,8 @@ async function judgeRange(store: ListStore, cwd: string, oldSha: string | null, 
     for (const id of doneChecks.get(c.sha)?.keys() ?? []) {
       if (after.tasks.get(id)?.meta?.status === 'done' && before.tasks.get(id)?.meta?.status !== 'done') finishing.set(id, await checksAt(c, id))
     }
-    const view: CommitView = {facts: c.facts, before, after, canonical: canonicalActor(c, blobs), removed, undoBase, undoes: c.undoes, finishing}
+    const changed = diffs.get(c.sha) ?? []
+    const view: CommitView = {facts: c.facts, before, after, canonical: canonicalActor(c, blobs), removed, undoBase, undoes: c.undoes, finishing, added: new Set(changed.filter((p) => !p.before && p.after).map((p) => p.path)), changed: new Set(changed.map((p) => p.path))}
     judgeCommit({commit: c, view, paths: diffs.get(c.sha) ?? [], blobs, sizes, result, refuse, removed})
     // Older snapshots are not needed again (commits come parents first).
     if (snapshots.size > 8) for (const k of [...snapshots.keys()].slice(0, snapshots.size - 8)) snapshots.delete(k)

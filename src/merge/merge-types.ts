@@ -60,6 +60,8 @@ export type MergeNote =
   | {kind: 'done_with_unmet_check'; task: string; check: string; message: string}
   /** config.yaml: both sides changed a key to different values. */
   | {kind: 'config_conflict'; key: string; kept: unknown; dropped: unknown; message: string}
+  /** A coordination session's session.md changed on both sides (session-merge.ts). */
+  | {kind: 'session_merged'; session: string; message: string}
 
 /** Canonical JSON of a value: object keys sorted, `undefined` as the empty string. */
 export function canon(value: unknown): string {

@@ -58,7 +58,7 @@ const CLAIM_UNIT = ['status', 'owner', 'epoch', 'claim_epochs', 'claimed_at', 'l
 /** A flag's reason, author and time move together. */
 const FLAG_UNIT = ['flag_reason', 'flagged_by', 'flagged_at'] as const
 /** Scalars merged field by field. */
-const SCALAR_FIELDS = ['title', 'priority', 'parent', 'assignee', 'key'] as const
+const SCALAR_FIELDS = ['title', 'priority', 'parent', 'work_session', 'assignee', 'key'] as const
 /** Sets merged by adds and removes. */
 const SET_FIELDS = ['tags', 'depends_on'] as const
 /** Optional sets (roles and per-card notify rules): merged like the sets, absent when empty. */
@@ -283,6 +283,7 @@ export function mergeTask(base: TaskVersion | null, ours: TaskVersion, theirs: T
     priority: out.priority,
     tags: out.tags,
     parent: out.parent,
+    work_session: out.work_session,
     depends_on: out.depends_on,
     assignee: out.assignee,
     owner: out.owner,

@@ -24,6 +24,8 @@ import {RECORD_MAP_RE, parseActor, parseLatch, parseMapping, serialiseActor, ser
 import {MERGE_ACTOR, type MergeContext, type MergeNote, type Side, canon, engineComment, hash8, otherSide, same} from './merge-types'
 import {mergeTask} from './task-merge'
 import {mergeCheck} from './check-merge'
+import {mergeSessionFile} from './session-merge'
+import {SESSION_CHECKPOINT_RE, SESSION_FILE_RE} from '../core/work-session'
 import {parseCheckFile, serialiseCheck} from '../core/check'
 import {type ConflictLabels, type MergeRegion, mergeText, renderConflict, twoWayRegions} from './text-merge'
 
@@ -306,7 +308,16 @@ function mergePath(state: MergeState, path: string, v: Versions): void {
   const both: Both = {base: v.base, ours: v.ours, theirs: v.theirs}
   const task = TASK_FILE_RE.exec(path)
   if (task) return set(mergeTaskFile(state, path, task[1]!, both))
-  if (COMMENT_RE.test(path) || INBOX_RE.test(path)) return set(keepBoth(state, path, both))
+  if (COMMENT_RE.test(path) || INBOX_RE.test(path) || SESSION_CHECKPOINT_RE.test(path)) return set(keepBoth(state, path, both))
+  const session = SESSION_FILE_RE.exec(path)
+  if (session && !state.ctx.markers) {
+    const merged = mergeSessionFile(session[1]!, v.base, v.ours, v.theirs, state.ctx)
+    if (merged !== null) {
+      for (const f of merged.extra) place(state, f.path, f.content)
+      state.notes.push({kind: 'session_merged', session: session[1]!, message: merged.message})
+      return set(merged.text)
+    }
+  }
   const check = CHECK_RE.exec(path)
   if (check) {
     const merged = mergeCheckFile(state, path, check[1]!, check[2]!, both)
@@ -372,7 +383,7 @@ function keepBoth(state: MergeState, path: string, v: Both): string {
 function derivedPath(path: string, content: string, attempt = 0): string {
   const h = hash8(path, content, String(attempt))
   const m = /^(.*\/[^/]*?)(?:-[0-9a-f]{8})?\.md$/.exec(path)
-  if (m && (COMMENT_RE.test(path) || INBOX_RE.test(path))) return `${m[1]}-${h}.md`
+  if (m && (COMMENT_RE.test(path) || INBOX_RE.test(path) || SESSION_CHECKPOINT_RE.test(path))) return `${m[1]}-${h}.md`
   return `${path}.merge-${h}`
 }
 

@@ -24,6 +24,7 @@ export const add = operation({
     priority: p.numberOrString('Priority 0 (most urgent) to 4.', {char: 'p'}).or('2'),
     assignee: p.string('Reserve the task for this actor.'),
     key: p.string('Idempotency key: adding again with the same key returns the same task.'),
+    session: p.string('Join this coordination session (ses-… id or prefix; exit 3 when none). Default: the parent\'s session for a sub-item, else $TASKS_SESSION when it holds a session id. A task never moves between sessions.', {only: ['cli', 'mcp']}),
     acceptance: p.strings('An acceptance criterion (repeatable): a check that must pass, with evidence, before done.'),
     test: p.strings('A test (repeatable): a check that must pass, with evidence, before done.'),
   },
@@ -45,7 +46,8 @@ export const add = operation({
     },
   },
   // An agent's retried create (MCP) returns the open item of the same title; a person (the command line) is warned.
-  run: (e, s, a, call) => e.cards.add(s, {...a, sameTitle: call.surface === 'mcp' ? 'reuse' : 'warn'}),
+  // TASKS_SESSION joins the task to a session only when it holds a session id (else it is an agent-run label).
+  run: (e, s, a, call) => e.cards.add(s, {...a, sameTitle: call.surface === 'mcp' ? 'reuse' : 'warn', sessionFromEnv: a.session === undefined ? s.sessionName() : undefined}),
 })
 
 export const edit = operation({
@@ -59,6 +61,7 @@ export const edit = operation({
     priority: p.numberOrString('New priority, 0 to 4.', {char: 'p'}),
     addTags: p.strings('Add a tag (repeatable).', {char: 't', aliases: ['tag']}),
     removeTags: p.strings('Remove a tag (repeatable).', {aliases: ['untag']}),
+    session: p.string('Refused (exit 4 session_fixed) unless it names the session the task already belongs to: a task never moves between sessions.', {only: ['cli', 'mcp']}),
     ifRevision,
   },
   writes: true,

@@ -117,7 +117,7 @@ export const release = operation({
   params: {
     id: p.ids('task ids or unique prefixes (one or more)', {positional: true}),
     all: p.boolean('Release every item you hold, in one commit.', {only: ['cli', 'mcp']}),
-    session: p.string('Release every item this agent session holds (whoever the owner), in one commit: what a runner calls when its agent stops.', {only: ['cli', 'mcp']}),
+    session: p.string('Release every item you hold under this agent-run label (the --session/TASKS_SESSION a claim recorded), in one commit: what a runner calls when its agent stops. With --force (admins, when the list names them): whoever holds them.', {only: ['cli', 'mcp']}),
     epoch,
     summary: summary.onlyOn(['cli', 'mcp']),
     next: nextStep.onlyOn(['cli', 'mcp']),

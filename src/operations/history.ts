@@ -77,7 +77,7 @@ export const undo = operation({
 
 export const search = operation({
   name: 'search',
-  summary: 'Search titles, descriptions, comments, tags, and the text and evidence of checks; ranked, with snippets.',
+  summary: 'Search titles, descriptions, comments, tags, and the text and evidence of checks; ranked, with snippets. Coordination sessions that match are listed too.',
   description:
     "Every word must match (prefixes and small typos count); when no task has them all, tasks with any of them are shown. An exact title match comes first, then by relevance (title words weigh most). Each hit says where it matched (fields: title, body, comments, tags, checks, evidence). One page at a time: next_cursor, passed as --cursor with the same query and filters, gives the next. The index is cached under the git directory and updated from the tasks that changed.",
   params: {
@@ -85,6 +85,7 @@ export const search = operation({
     status: p.strings('Only these states (ready, waiting, …, done, cancelled; open, all). Default: all.', {char: 's'}),
     tags: p.strings('Only items with this tag.', {char: 't', aliases: ['tag']}),
     owner: p.string('Only items claimed by this actor (@me: you).'),
+    session: p.string('Only the tasks of this coordination session (ses-… id or prefix).'),
     limit: p.integer("At most N results (default 20; over MCP 50), never more than the list's list_limit. 0: every hit on the command line; over MCP, list_limit hits.", {char: 'n', min: 0}),
     cursor: p.string('Continue after a previous page: pass its next_cursor, with the same query and filters (another query is refused, exit 2).'),
   },
@@ -92,7 +93,12 @@ export const search = operation({
   result: 'search',
   compact: (e, r) => e.compact.compactSearch(r),
   examples: ['<%= config.bin %> search "claim race"', '<%= config.bin %> search flaky --status open --json', '<%= config.bin %> search flaky --json --cursor CURSOR', '<%= config.bin %> search lease --tags backend', '<%= config.bin %> search lease --format compact'],
-  run: (e, s, a, call) => e.search.search(s, {...a, unbounded: call.surface === 'cli', defaultLimit: call.surface === 'mcp' ? MCP_PAGE : undefined}),
+  // Coordination sessions are searched too (their titles, descriptions, strategies and checkpoints): the few best, beside the tasks.
+  run: async (e, s, a, call) => {
+    const tasks = await e.search.search(s, {...a, unbounded: call.surface === 'cli', defaultLimit: call.surface === 'mcp' ? MCP_PAGE : undefined})
+    const sessions = a.session === undefined && tasks.offset === 0 ? (await e.workSessions.search(s, {query: a.query, limit: 5})).results : []
+    return {...tasks, sessions}
+  },
 })
 
 export const GRAPH_FORMATS = ['svg', 'png', 'mermaid', 'dot', 'json'] as const

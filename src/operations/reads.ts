@@ -19,6 +19,7 @@ export const list = operation({
     owner: p.string('Only items claimed by this actor (@me: you).'),
     assignee: p.string('Only items reserved for this actor (@me: you).'),
     parent: p.string('Only the sub-items of this task.'),
+    session: p.string('Only the tasks of this coordination session (ses-… id or prefix).'),
     priority: p.strings('Only these priorities (0-4).', {char: 'p'}),
     ready: p.boolean('Only items you could claim now (stale claims included).'),
     all: p.boolean('Include done and cancelled items.', {char: 'a'}),

@@ -145,7 +145,7 @@ describe('the guard judges checks, flags, takeovers, inbox records and actor ent
     const y = (await runJson(c, ['add', 'Session work'], at('alice', t(0)))).task.id as string
     await runJson(c, ['claim', x, '--lease', '60s'], at('bob', t(1)))
     await runJson(c, ['claim', y], at('bob', t(2), {TASKS_SESSION: 'run-7'}))
-    expect(JSON.stringify(await runJson(c, ['release', '--session', 'run-7'], at('runner', t(30))))).toContain(y)
+    expect(JSON.stringify(await runJson(c, ['release', '--session', 'run-7', '--force', '--reason', 'run-7 stopped'], at('runner', t(30))))).toContain(y)
     expect(JSON.stringify(await runJson(c, ['sweep'], at('alice', t(3600))))).toContain(x)
     await runJson(c, ['claim', x], at('alice', t(3601)))
     await runJson(c, ['done', x], at('alice', t(3602)))

@@ -72,6 +72,10 @@ const SCHEMA_OF: Record<string, string> = {
   'mcp:list-tools': 'mcp-list-tools',
   'mcp:doctor': 'mcp-doctor',
   'remind:--install-unit': 'remind-unit',
+  ...Object.fromEntries(['create', 'claim', 'revise', 'checkpoint', 'heartbeat', 'release', 'complete', 'cancel', 'takeover'].map((w) => [`session:${w}`, 'session-change'])),
+  'session:show': 'session-show',
+  'session:list': 'session-list',
+  'session:search': 'session-search',
 }
 const exercised = new Set<string>()
 const errorCodes = new Set<string>()
@@ -364,7 +368,7 @@ describe('every --json output matches its schema', () => {
     await fails(repo, ['done', id], 4, 'flagged', A)
     await ok(repo, ['unflag', id], B)
     await ok(repo, ['takeover', id, '--reason', 'alice is gone'], B)
-    await ok(repo, ['release', '--session', 'run-9'], B)
+    await ok(repo, ['release', '--session', 'run-9', '--force', '--reason', 'run-9 stopped'], B)
     await ok(repo, ['sweep'], A)
     await ok(repo, ['prune', '--older-than', '30d'], A)
     const ops = [{op: 'create', name: 'n', title: 'from a batch'}, {op: 'comment', id: '$n', text: 'hi'}]
@@ -591,6 +595,35 @@ describe('every --json output matches its schema', () => {
     expect(lines.length).toBeGreaterThan(2)
     for (const line of lines) check('events', JSON.parse(line))
     exercised.add('events')
+  })
+
+  it('coordination sessions: every session command (issue 32)', async () => {
+    const repo = makeRepo()
+    const A = {env: {TASKS_ACTOR: 'alice'}}
+    const B = {env: {TASKS_ACTOR: 'bob'}}
+    await ok(repo, ['init'], A)
+    const sid = (await ok(repo, ['session', 'create', 'Sessions', '--description', 'the demand', '--strategy', 'the plan'], A)).session.id
+    await ok(repo, ['session', 'claim', sid], A)
+    const t = (await ok(repo, ['add', 'Joined', '--session', sid], A)).task
+    expect(t.work_session).toBe(sid)
+    expect((await ok(repo, ['list', '--session', sid], A)).tasks).toHaveLength(1)
+    await ok(repo, ['session', 'revise', sid, '--strategy', 'plan b', '--if-revision', '1', '--reason', 'changed'], A)
+    await ok(repo, ['session', 'checkpoint', sid, '--summary', 'half', '--next', 'rest'], A)
+    await ok(repo, ['session', 'heartbeat', sid], A)
+    await fails(repo, ['session', 'complete', sid, '--summary', 'x'], 4, 'session_tasks_open', A)
+    await fails(repo, ['session', 'show', 'ses-zzzzzzzz'], 3, 'session_not_found', A)
+    await ok(repo, ['session', 'release', sid, '--summary', 'half', '--next', 'rest'], A)
+    await ok(repo, ['session', 'claim', sid], B)
+    await ok(repo, ['session', 'takeover', sid, '--reason', 'bob is away'], A)
+    expect((await ok(repo, ['session', 'show', sid], A)).checkpoints.length).toBe(2)
+    expect((await ok(repo, ['session', 'list', '--state', 'all'], A)).sessions).toHaveLength(1)
+    expect((await ok(repo, ['session', 'search', 'demand'], A)).results).toHaveLength(1)
+    // `tasks search` lists the sessions that match beside the tasks (issue 32, item 11).
+    expect((await ok(repo, ['search', 'demand'], A)).sessions.map((h: {session: {id: string}}) => h.session.id)).toEqual([sid])
+    await ok(repo, ['done', t.id], A)
+    await ok(repo, ['session', 'complete', sid, '--summary', 'delivered'], A)
+    const other = (await ok(repo, ['session', 'create', 'Other', '--description', 'd', '--strategy', 's'], A)).session.id
+    await ok(repo, ['session', 'cancel', other, '--reason', 'dropped'], A)
   })
 
   it('exercised every output schema', () => {

@@ -185,10 +185,15 @@ describe('sessions and lease recovery', () => {
     s = after(s, claimTask(s, ctx('bot', T0, {session: 'run-2'}), {id: b.id}))
     s = after(s, claimTask(s, ctx('other', T0, {session: 'run-1'}), {id: c.id}))
     expect(s.tasks.get(a.id)!.meta!.session).toBe('run-1')
-    const rel = releaseSession(s, ctx('runner'), 'run-1')
+    // The label is free text: without --force only the acting actor's own claims with it go back (issue 32).
+    expect(releaseSession(s, ctx('runner'), 'run-1').result.tasks).toEqual([])
+    const own = releaseSession(s, ctx('bot'), 'run-1')
+    expect(own.result.tasks.map((t) => t.id)).toEqual([a.id])
+    const rel = releaseSession(s, ctx('runner', T0, {force: {reason: 'run-1 stopped'}}), 'run-1')
     expect(rel.result.tasks.map((t) => t.id).sort()).toEqual([a.id, c.id].sort())
     expect(rel.result.tasks.every((t) => t.status === 'todo' && t.owner === undefined && t.session === undefined)).toBe(true)
     expect(rel.trailers).toContainEqual(['Tasks-Session', 'run-1'])
+    expect(rel.trailers).toContainEqual(['Tasks-Override', 'run-1 stopped'])
   })
 
   it('sweep reopens expired in-progress items (assignment kept, epoch + 1), not blocked or live ones', () => {

@@ -63,12 +63,15 @@ describe('task rules for flags, takeovers, sweeps and sessions', () => {
     expect(rules({...held, flag_reason: 'x', flagged_by: 'carol', flagged_at: T0}, {...takeover, flag_reason: undefined, flagged_by: undefined, flagged_at: undefined}, facts('alice', 'claim', {takeover: 'bob'}))).toEqual([])
   })
 
-  it('someone else\'s claim goes back to todo only by the sweep of an expired lease (epoch + 1) or a release of its session', () => {
+  it('someone else\'s claim goes back to todo only by the sweep of an expired lease (epoch + 1) or a forced release of its session', () => {
     const sweep = {status: 'todo' as const, owner: undefined, claimed_at: undefined, lease_expires: undefined, session: undefined, epoch: 2}
     expect(rules(held, sweep, facts('alice', 'sweep', {time: MUCH_LATER}))).toEqual([])
     expect(rules(held, {...sweep, epoch: 1}, facts('alice', 'sweep', {time: MUCH_LATER}))).toContain('sweep')
     expect(rules(held, sweep, facts('alice', 'sweep'))).toEqual(expect.arrayContaining(['sweep', 'not_owner']))
-    expect(rules(held, {...sweep, epoch: 1}, facts('runner', 'release', {session: 's-1'}))).toEqual([])
+    // The agent-run label frees only the actor's own claims; someone else's need a recorded override (issue 32).
+    expect(rules(held, {...sweep, epoch: 1}, facts('runner', 'release', {session: 's-1'}))).toContain('not_owner')
+    expect(rules(held, {...sweep, epoch: 1}, facts('runner', 'release', {session: 's-1', override: 'run s-1 stopped'}))).toEqual([])
+    expect(rules(held, {...sweep, epoch: 1}, facts(held.owner!, 'release', {session: 's-1'}))).toEqual([])
     expect(rules(held, {...sweep, epoch: 1}, facts('runner', 'release', {session: 's-2'}))).toContain('not_owner')
     expect(rules(held, {...sweep, epoch: 1}, facts('bob', 'release'))).toEqual([])
   })

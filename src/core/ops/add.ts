@@ -9,6 +9,7 @@ import type {OpContext, Plan} from '../plan'
 import {type Snapshot, openRowColumns, resolve, shardBlocked, tablesOf, taskMeta} from '../snapshot'
 import {checkDependencies} from '../dependency-graph'
 import {DEFAULT_PRIORITY, FINISHED, type TaskMeta} from '../task'
+import {sessionForNewTask} from './work-sessions'
 import {checkActor, checkBody, checkPriority, checkTags, checkTitle} from '../validation'
 
 export interface AddArgs {
@@ -27,6 +28,10 @@ export interface AddArgs {
    * anyway and names it in `warnings` (the command line); absent: not looked for.
    */
   sameTitle?: 'reuse' | 'warn'
+  /** --session: the coordination session to join (an id or prefix; exit 3 when none). */
+  session?: string
+  /** TASKS_SESSION: joined only when it is the full id of an existing session (else an agent-run label, ignored). */
+  sessionFromEnv?: string
 }
 
 export interface AddResult {
@@ -133,6 +138,7 @@ export function addTask(snap: Snapshot, ctx: OpContext, args: AddArgs): Plan<Add
     }
   }
   const depends_on = checkDependencies(snap, id, args.dependsOn ?? [])
+  const work_session = sessionForNewTask(snap, {explicit: args.session, fromEnv: args.sessionFromEnv, parent: parent === undefined ? undefined : taskMeta(snap, parent)})
 
   const meta: TaskMeta = {
     id,
@@ -141,6 +147,7 @@ export function addTask(snap: Snapshot, ctx: OpContext, args: AddArgs): Plan<Add
     priority,
     tags,
     parent,
+    work_session,
     depends_on,
     assignee,
     epoch: 0,

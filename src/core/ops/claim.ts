@@ -6,13 +6,13 @@
  * compare-and-swap, these same checks turn a lost race into
  * "already claimed by X".
  */
-import {ConflictError, NotFoundError} from '../errors'
+import {ConflictError, NotFoundError, NotPermittedError} from '../errors'
 import type {OpContext, Plan} from '../plan'
 import {claimIsLive, compareForNext, isReady, reservationAllows, waitReasons} from '../readiness'
 import {type Snapshot, expiredLeaseIds, lookup, tablesOf, tasksWithStatus} from '../snapshot'
 import type {TaskMeta} from '../task'
 import {assertClaimable, assertMayForce, assertMove, overrideTrailers, standing} from './permission'
-import {TASK_MOVES, judgeMove, taskMove} from '../state-machine'
+import {TASK_MOVES, judgeMove, mayOverride, taskMove} from '../state-machine'
 import {type CheckpointText, checkpointChange, checkpointComment} from './checkpoint'
 import {NO_CLAIM, NO_FLAG, leaseUntil, revise} from './revision'
 import {withChanges} from '../apply'
@@ -310,13 +310,19 @@ export function sweepExpired(snap: Snapshot, ctx: OpContext, skip: (t: TaskMeta)
 
 /** Release every item a session holds (what an agent runner calls when its agent stops), whoever the owner, in one commit. */
 export function releaseSession(snap: Snapshot, ctx: OpContext, session: string): Plan<{tasks: TaskMeta[]}> {
-  const held = tasksWithStatus(snap, HELD).filter((t) => t.session === session)
+  // The agent-run label is free text anyone may reuse: without --force only the acting actor's own claims with that
+  // label go back, so one worker's runner never frees another worker's claims by accident (docs/model.md,
+  // "Coordination sessions"). With --force (admins, when the list names them), every claim with the label.
+  if (ctx.force && !mayOverride(ctx.actor, snap.config.admins)) {
+    throw new NotPermittedError('not_admin', `only the admins listed in config.yaml may release the claims of session ${session} held by others (--force)`, {session, admins: snap.config.admins})
+  }
+  const held = tasksWithStatus(snap, HELD).filter((t) => t.session === session && (ctx.force !== undefined || t.owner === ctx.actor))
   const released = held.map((t) => revise(t, ctx, {...NO_CLAIM, status: 'todo'}))
   return {
     op: 'release',
     summary: `${released.length} task${released.length === 1 ? '' : 's'} of session ${session}`,
     changes: released.map((meta) => ({kind: 'put-task' as const, meta})),
-    trailers: [['Tasks-Session', session], ...held.map((t) => ['Tasks-Released-Owner', `${t.id} ${t.owner ?? '(none)'}`] as [string, string])],
+    trailers: [['Tasks-Session', session], ...(ctx.force && held.some((t) => t.owner !== ctx.actor) ? [['Tasks-Override', ctx.force.reason] as [string, string]] : []), ...held.map((t) => ['Tasks-Released-Owner', `${t.id} ${t.owner ?? '(none)'}`] as [string, string])],
     result: {tasks: released},
   }
 }

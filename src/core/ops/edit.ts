@@ -21,11 +21,14 @@ export interface EditArgs {
   removeTags?: string[]
   /** Apply only while the card is at this revision (`--if-revision`). */
   ifRevision?: number
+  /** A coordination session asked for: refused unless it is the one the task already belongs to (a task never moves). */
+  session?: string
 }
 
 export function editTask(snap: Snapshot, ctx: OpContext, args: EditArgs): Plan<{task: TaskMeta; fields: string[]; checks_reset: string[]}> {
   const meta = lookup(snap, args.id)
   assertRevision(meta, args.ifRevision)
+  if (args.session !== undefined) assertSameSession(meta, args.session)
   const changes: Partial<TaskMeta> = {}
   const fields: string[] = []
   if (args.title !== undefined) {
@@ -47,6 +50,7 @@ export function editTask(snap: Snapshot, ctx: OpContext, args: EditArgs): Plan<{
     fields.push('body')
   }
   if (args.title === undefined && args.priority === undefined && args.body === undefined && !args.addTags?.length && !args.removeTags?.length) {
+    if (args.session !== undefined) return {op: 'edit', subject: {id: meta.id, title: meta.title}, changes: [], trailers: [], result: {task: meta, fields: [], checks_reset: []}}
     throw new UsageError('nothing to edit: pass --title, --body, --body-file, --priority, --tag or --untag')
   }
   if (fields.length === 0) {
@@ -93,4 +97,21 @@ export function setDependencies(snap: Snapshot, ctx: OpContext, args: {id: strin
   if (deps.join(',') === meta.depends_on.join(',')) return {op: 'deps', subject, changes: [], trailers: [], result: {task: meta}}
   const next = revise(meta, ctx, {depends_on: deps})
   return {op: 'deps', subject, changes: [{kind: 'put-task', meta: next}], trailers: [['Tasks-Depends-On', deps.join(' ') || '(none)']], result: {task: next}}
+}
+
+/**
+ * A task never moves between sessions: `edit --session S` is accepted only
+ * when S names the session the task already belongs to (its id or a prefix
+ * of it), else exit 4 `session_fixed`, nothing written.
+ */
+export function assertSameSession(meta: TaskMeta, asked: string): void {
+  const want = asked.trim().toLowerCase()
+  const have = meta.work_session
+  const same = have !== undefined && want.length >= 8 && (have === want || have.startsWith(want.startsWith('ses-') ? want : `ses-${want}`))
+  if (same) return
+  throw new ConflictError('session_fixed', `${meta.id} belongs to ${have ? `session ${have}` : 'no session'}; a task never moves between sessions (asked: ${asked})`, {
+    id: meta.id,
+    session: have ?? null,
+    asked,
+  })
 }
