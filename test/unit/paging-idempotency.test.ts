@@ -123,8 +123,8 @@ describe('the canonical title as the fallback idempotency key', () => {
   it('the operation table: batch and MCP reuse, the command line warns', async () => {
     const seen: unknown[] = []
     const engine = {cards: {add: async (_s: unknown, a: {sameTitle?: string}) => (seen.push(a.sameTitle), {})}} as never
-    await add.run(engine, {} as never, {title: 't'} as never, {surface: 'mcp', output: 'json'})
-    await add.run(engine, {} as never, {title: 't'} as never, {surface: 'cli', output: 'json'})
+    await add.run(engine, {sessionName: () => undefined} as never, {title: 't'} as never, {surface: 'mcp', output: 'json'})
+    await add.run(engine, {sessionName: () => undefined} as never, {title: 't'} as never, {surface: 'cli', output: 'json'})
     expect(seen).toEqual(['reuse', 'warn'])
     const snap = snapshot([open])
     const step = add.batch!.plan(await import('../../src/core/ops/index'), snap, ctx('agent'), {title: 'fix the login'} as never)
