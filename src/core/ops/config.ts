@@ -30,7 +30,9 @@ const SECONDS_KEYS: ReadonlySet<string> = new Set(['lease_seconds', 'clock_skew_
 /** Keys holding a list (comma-separated on the command line; --add/--remove). */
 const LIST_KEYS: ReadonlySet<string> = new Set(['admins', 'allowed_paths'])
 /** Keys holding true or false. */
-const BOOLEAN_KEYS: ReadonlySet<string> = new Set(['require_signed'])
+const BOOLEAN_KEYS: ReadonlySet<string> = new Set(['require_signed', 'require_epoch'])
+/** Keys holding a plain count (0 often meaning "no limit"). */
+const COUNT_KEYS: ReadonlySet<string> = new Set(['max_claims_per_actor'])
 /** Keys holding one line of text (a path): no control characters, at most 4096 bytes; unset is ''. */
 const STRING_KEYS: ReadonlySet<string> = new Set(['allowed_signers'])
 const TRUE_WORDS = new Set(['true', 'yes', 'on', '1'])
@@ -118,6 +120,11 @@ export function parseConfigValue(key: ConfigKey, text: string): ConfigValue {
     const seconds = durationSeconds(input)
     if (seconds === null) throw badValue(key, text, expected)
     n = seconds
+    if (!Number.isSafeInteger(n) || n < bounds.minimum || n > bounds.maximum) throw badValue(key, text, expected)
+  } else if (COUNT_KEYS.has(key)) {
+    const expected = `a whole number from ${bounds.minimum} to ${bounds.maximum}`
+    if (!/^\d+$/.test(input)) throw badValue(key, text, expected)
+    n = Number(input)
     if (!Number.isSafeInteger(n) || n < bounds.minimum || n > bounds.maximum) throw badValue(key, text, expected)
   } else {
     const expected = `a size in bytes (or with k or m for KiB, MiB) from ${bounds.minimum} to ${bounds.maximum}`
