@@ -76,7 +76,8 @@ function errorResult(error: unknown): {content: Array<{type: 'text'; text: strin
 export async function startMcpServer(options: McpOptions, transport: Transport): Promise<RunningServer> {
   const {mcp, types, z} = loadMcp()
   const agent = options.agent ?? null
-  const sessionOptions: SessionOptions = {...options, as: options.as ?? options.agent}
+  // Every call through the MCP server is an agent's (require_epoch applies).
+  const sessionOptions: SessionOptions = {...options, as: options.as ?? options.agent, agentSurface: true}
   const server = new mcp.McpServer(
     {name: SERVER_NAME, version: options.version},
     {

@@ -84,8 +84,8 @@ export async function sweep(session: Session): Promise<{swept: TaskView[]; commi
   return {swept: done.result.tasks.map((t) => v.view(t)), commit: done.commit}
 }
 
-export async function takeover(session: Session, {id, reason, lease}: {id: string; reason: string; lease?: number}): Promise<ClaimOutput> {
-  const done = await mutate(session, (s, c) => takeoverTask(s, c, {id, reason, leaseSeconds: lease}))
+export async function takeover(session: Session, {id, reason, confirm, ifRevision, lease}: {id: string; reason: string; confirm?: string; ifRevision?: number; lease?: number}): Promise<ClaimOutput> {
+  const done = await explainRevision(session, mutate(session, (s, c) => takeoverTask(s, c, {id, reason, confirm, ifRevision, leaseSeconds: lease})))
   const v = await viewer(session, done.after)
   return {task: v.view(done.after.tasks.get(done.result.task.id)?.meta ?? done.result.task), commit: done.commit, took_over_from: done.result.took_over_from ?? null, already_owned: false}
 }

@@ -21,7 +21,7 @@ import {type Snapshot, checksOf, lookup} from '../snapshot'
 import {unmetChecks} from '../check'
 import type {TaskMeta} from '../task'
 import {checkNote} from '../validation'
-import {assertClaimable, assertEpoch, assertMove, describeWaits, openSubItemsError, overrideTrailers} from './permission'
+import {assertClaimLimit, assertClaimable, assertEpoch, assertMove, describeWaits, openSubItemsError, overrideTrailers} from './permission'
 import {taskMove} from '../state-machine'
 import {NO_CLAIM, leaseUntil, revise} from './revision'
 import {assertRevision} from '../revision-guard'
@@ -122,6 +122,7 @@ export function blockTask(snap: Snapshot, ctx: OpContext, args: BlockArgs): Plan
   if (row.who === 'taker') {
     assertEpoch(meta, args.epoch)
     assertClaimable(snap, meta, ctx, 'block')
+    assertClaimLimit(snap, ctx, meta.id, `block ${meta.id}`)
     changes = {status: 'blocked', block_note: note, owner: ctx.actor, epoch: meta.epoch + 1, claimed_at: ctx.now, lease_expires: leaseUntil(ctx.now, snap.config.lease_seconds)}
   } else {
     forced = assertMove(snap, meta, ctx, 'block', 'block', args.epoch).overridden
