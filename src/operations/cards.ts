@@ -6,7 +6,7 @@ import {p} from '../core/params'
 import {UsageError} from '../core/errors'
 import {COMMENT_KINDS} from '../core/task'
 import {operation} from './spec'
-import {idOf, ifRevision, taskId, taskIds} from './common'
+import {idOf, ifRevision, taskId, taskIds, epoch} from './common'
 
 const body = p.text('Markdown description.', {char: 'b', file: {limit: 'body'}})
 
@@ -58,6 +58,7 @@ export const edit = operation({
     addTags: p.strings('Add a tag (repeatable).', {char: 't', aliases: ['tag']}),
     removeTags: p.strings('Remove a tag (repeatable).', {aliases: ['untag']}),
     ifRevision,
+    epoch,
   },
   writes: true,
   result: 'edit',
@@ -94,11 +95,12 @@ export const deps = operation({
     id: taskId,
     dependsOn: p.strings('the tasks it waits for (an empty list clears them)', {positional: true, batchRef: true}).need(),
     ifRevision,
+    epoch,
   },
   writes: true,
   result: 'deps',
   examples: ['<%= config.bin %> deps tsk-pub1 tsk-api2 tsk-ui33', '<%= config.bin %> deps tsk-pub1', '<%= config.bin %> deps tsk-pub1 tsk-api2 --if-revision 3'],
-  batch: {plan: (ops, snap, ctx, a) => idOf(ops.setDependencies(snap, ctx, {id: a.id, deps: a.dependsOn}))},
+  batch: {plan: (ops, snap, ctx, a) => idOf(ops.setDependencies(snap, ctx, {id: a.id, deps: a.dependsOn, epoch: a.epoch}))},
   run: (e, s, a) => e.cards.deps(s, a),
 })
 
@@ -111,6 +113,7 @@ export const comment = operation({
     text: p.text('the comment (or --file)', {positional: true, file: {flag: 'file', limit: 'comment'}}),
     kind: p.choice(COMMENT_KINDS, 'Kind of comment.', {char: 'k'}).or('note'),
     ifRevision,
+    epoch,
   },
   writes: true,
   result: 'comment',
@@ -120,11 +123,11 @@ export const comment = operation({
   },
   batch: {
     plan: (ops, snap, ctx, a) => {
-      const plan = ops.addComment(snap, ctx, {id: a.id, text: a.text!, kind: a.kind})
+      const plan = ops.addComment(snap, ctx, {id: a.id, text: a.text!, kind: a.kind, epoch: a.epoch})
       return {plan, id: plan.result.comment.task}
     },
   },
-  run: (e, s, a) => e.cards.comment(s, {id: a.id, text: a.text!, kind: a.kind, ifRevision: a.ifRevision}),
+  run: (e, s, a) => e.cards.comment(s, {id: a.id, text: a.text!, kind: a.kind, ifRevision: a.ifRevision, epoch: a.epoch}),
 })
 
 export const rm = operation({

@@ -100,13 +100,13 @@ export const reopen = operation({
   name: 'reopen',
   summary: 'Put tasks back to todo and clear their owners.',
   description: 'Several ids are one commit, all or nothing: if one is refused, nothing is written and the error names it.',
-  params: {id: taskIds},
+  params: {id: taskIds, epoch},
   writes: true,
   override: true,
   result: 'reopen',
   examples: ['<%= config.bin %> reopen tsk-k3v9', '<%= config.bin %> reopen tsk-k3v9 tsk-8d2q'],
-  batch: {plan: (ops, snap, ctx, a) => idOf(ops.reopenTask(snap, ctx, {id: a.id[0]!}))},
-  run: (e, s, a) => e.claims.reopen(s, {ids: a.id}),
+  batch: {plan: (ops, snap, ctx, a) => idOf(ops.reopenTask(snap, ctx, {id: a.id[0]!, epoch: a.epoch}))},
+  run: (e, s, a) => e.claims.reopen(s, {ids: a.id, epoch: a.epoch}),
 })
 
 export const release = operation({
@@ -163,13 +163,14 @@ export const cancel = operation({
     id: taskIds,
     // Also the override's reason when --force acts on an item someone else holds.
     reason: p.string('Why it is cancelled.', {char: 'r'}).need(),
+    epoch,
   },
   writes: true,
   override: true,
   result: 'cancel',
   examples: ['<%= config.bin %> cancel tsk-k3v9 --reason "superseded by tsk-8d2q"', '<%= config.bin %> cancel tsk-k3v9 tsk-p0ab -r "out of scope"'],
-  batch: {plan: (ops, snap, ctx, a) => idOf(ops.cancelTask(snap, ctx, {id: a.id[0]!, reason: a.reason}))},
-  run: (e, s, a) => e.claims.cancel(s, {ids: a.id, reason: a.reason}),
+  batch: {plan: (ops, snap, ctx, a) => idOf(ops.cancelTask(snap, ctx, {id: a.id[0]!, reason: a.reason, epoch: a.epoch}))},
+  run: (e, s, a) => e.claims.cancel(s, {ids: a.id, reason: a.reason, epoch: a.epoch}),
 })
 
 export const takeover = operation({

@@ -11,6 +11,7 @@ import {checkActor, checkBody, checkPriority, checkTags, checkTitle} from '../va
 import {revise} from './revision'
 import {assertRevision} from '../revision-guard'
 import {resetChecks} from './checks'
+import {assertFence} from './permission'
 
 export interface EditArgs {
   id: string
@@ -21,11 +22,14 @@ export interface EditArgs {
   removeTags?: string[]
   /** Apply only while the card is at this revision (`--if-revision`). */
   ifRevision?: number
+  /** The fencing token of the actor's claim (`--epoch`). */
+  epoch?: number
 }
 
 export function editTask(snap: Snapshot, ctx: OpContext, args: EditArgs): Plan<{task: TaskMeta; fields: string[]; checks_reset: string[]}> {
   const meta = lookup(snap, args.id)
   assertRevision(meta, args.ifRevision)
+  assertFence(snap, meta, ctx, args.epoch, 'edit')
   const changes: Partial<TaskMeta> = {}
   const fields: string[] = []
   if (args.title !== undefined) {
@@ -76,9 +80,10 @@ export function assignTask(snap: Snapshot, ctx: OpContext, args: {id: string; as
 }
 
 /** Replace an item's dependency set (an empty list clears it). */
-export function setDependencies(snap: Snapshot, ctx: OpContext, args: {id: string; deps: string[]; ifRevision?: number}): Plan<{task: TaskMeta}> {
+export function setDependencies(snap: Snapshot, ctx: OpContext, args: {id: string; deps: string[]; ifRevision?: number; epoch?: number}): Plan<{task: TaskMeta}> {
   const meta = lookup(snap, args.id)
   assertRevision(meta, args.ifRevision)
+  assertFence(snap, meta, ctx, args.epoch, 'change the dependencies of')
   const deps = checkDependencies(snap, meta.id, args.deps)
   const subject = {id: meta.id, title: meta.title}
   if (meta.status === 'done') {

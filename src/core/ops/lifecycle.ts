@@ -139,13 +139,13 @@ export function blockTask(snap: Snapshot, ctx: OpContext, args: BlockArgs): Plan
   }
 }
 
-export function reopenTask(snap: Snapshot, ctx: OpContext, args: {id: string}): Plan<{task: TaskMeta}> {
+export function reopenTask(snap: Snapshot, ctx: OpContext, args: {id: string; epoch?: number}): Plan<{task: TaskMeta}> {
   const meta = lookup(snap, args.id)
   if (meta.status === 'todo') throw new ConflictError('already_open', `${meta.id} is already todo`, {id: meta.id})
   if (meta.status === 'cancelled') {
     throw new ConflictError('terminal', `${meta.id} is cancelled, which is final; add a new task instead`, {id: meta.id})
   }
-  const verdict = assertMove(snap, meta, ctx, 'reopen', 'reopen')
+  const verdict = assertMove(snap, meta, ctx, 'reopen', 'reopen', args.epoch)
   // Someone else's lapsed claim reopened: its former holder is fenced out, as by the sweep.
   const fenced = verdict.lapsed && taskMove('reopen', meta.status)!.fences === true
   const next = revise(meta, ctx, {...NO_CLAIM, status: 'todo', closed_at: undefined, ...(fenced ? {epoch: meta.epoch + 1} : {})})
@@ -161,6 +161,8 @@ export function reopenTask(snap: Snapshot, ctx: OpContext, args: {id: string}): 
 export interface CancelArgs {
   id: string
   reason: string
+  /** The fencing token of the actor's claim on the card (`--epoch`). */
+  epoch?: number
 }
 
 /** Cancel an item (terminal); its unfinished sub-items are cancelled with it. */
@@ -172,7 +174,8 @@ export function cancelTask(snap: Snapshot, ctx: OpContext, args: CancelArgs): Pl
   }
   const affected = [meta, ...openSubItems(snap, meta.id)]
   let forced = false
-  for (const t of affected) if (assertMove(snap, t, ctx, 'cancel', 'cancel').overridden) forced = true
+  // The card's own fencing token; its sub-items go with it (not fenced one by one).
+  for (const t of affected) if (assertMove(snap, t, ctx, 'cancel', 'cancel', t === meta ? args.epoch : null).overridden) forced = true
   const cancelled = affected.map((t) =>
     revise(t, ctx, {status: 'cancelled', cancel_reason: t === meta ? reason : `parent ${meta.id} cancelled: ${reason}`, lease_expires: undefined, block_note: undefined, closed_at: ctx.now}),
   )
