@@ -10,7 +10,9 @@
  * inbox record and refusal telling it the live claim was taken over, and why.
  */
 import {afterAll, describe, expect, it} from 'vitest'
-import {cleanupAll, gitSync, jsonError, makeRepo, run, runJson} from '../helpers/cli'
+import {Client} from '@modelcontextprotocol/sdk/client/index.js'
+import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js'
+import {BIN, TEST_ENV, cleanupAll, gitSync, jsonError, makeRepo, run, runJson} from '../helpers/cli'
 import {putFileOnRef, taskPath} from '../remote/support'
 
 afterAll(() => cleanupAll())
@@ -134,5 +136,36 @@ describe('safe takeover', {timeout: 120_000}, () => {
     expect(jsonError(displaced)).toMatchObject({code: 'claim_taken_over'})
     expect(jsonError(displaced).message).toContain('taken over while your claim was live: host is gone')
     expect(jsonError(displaced).message).not.toContain('lease had expired')
+  })
+})
+
+describe('over MCP', {timeout: 120_000}, () => {
+  it('every MCP call is an agent\'s: require_epoch asks it for the token; heartbeat keeps a longer lease; takeover needs confirm', async () => {
+    const {repo, ids} = await fresh(['agent job', 'bob job'])
+    const [a, b] = ids as [string, string]
+    await runJson(repo, ['config', 'set', 'require_epoch', 'true'], as('alice'))
+    await runJson(repo, ['claim', b], as('bob'))
+    const transport = new StdioClientTransport({command: process.execPath, args: [BIN, 'mcp', '--as', 'alice'], cwd: repo, env: {...TEST_ENV}, stderr: 'pipe'})
+    const client = new Client({name: 'test-agent', version: '1.0.0'})
+    await client.connect(transport)
+    try {
+      const callTool = async (name: string, args: Record<string, unknown>) => {
+        const r = (await client.callTool({name, arguments: args})) as {isError?: boolean; content: Array<{text?: string}>}
+        return {error: r.isError === true, body: JSON.parse(r.content[0]?.text ?? '{}')}
+      }
+      const claimed = await callTool('claim', {id: a, lease: 7200})
+      expect(claimed.error).toBe(false)
+      const before = tip(repo)
+      const refusedComment = await callTool('comment', {id: a, text: 'no token'})
+      expect(refusedComment).toMatchObject({error: true, body: {error: {code: 'epoch_required', exit: 2}}})
+      expect(tip(repo)).toBe(before)
+      expect((await callTool('comment', {id: a, text: 'with token', epoch: claimed.body.task.epoch})).error).toBe(false)
+      const kept = await callTool('heartbeat', {id: a, epoch: claimed.body.task.epoch, lease: 60})
+      expect(kept.body).toMatchObject({lease_kept: true, commit: null})
+      const noConfirm = await callTool('takeover', {id: b, reason: 'bob is gone'})
+      expect(noConfirm).toMatchObject({error: true, body: {error: {code: 'not_confirmed', exit: 2}}})
+    } finally {
+      await client.close()
+    }
   })
 })
