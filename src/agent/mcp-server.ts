@@ -98,7 +98,8 @@ export interface McpCore {
 export function createCore(options: McpOptions, deliver: (record: InboxRecord) => Promise<void>): McpCore {
   const agent = options.agent ?? null
   if (agent !== null) checkAgentName(agent)
-  const sessionOptions: SessionOptions = {...options, as: options.as ?? options.agent}
+  // Every call through the MCP server is an agent's (require_epoch applies).
+  const sessionOptions: SessionOptions = {...options, as: options.as ?? options.agent, agentSurface: true}
   const queue = new Queue()
   let base: Promise<Session> | null = null
   const baseSession = (): Promise<Session> => {

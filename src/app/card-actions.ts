@@ -16,7 +16,7 @@ import {type Comment} from '../core/task'
 import type {Session} from './session'
 import {mutate} from './transaction'
 import {type BatchResult, type TaskResult, mutateOne, viewer} from './task-results'
-import {explainRevision} from './refusals'
+import {explainRevision, explainTakeover} from './refusals'
 import {prepareChecks, prepareComments} from './check-reads'
 import {prepareForAdd} from './work-session-actions'
 
@@ -35,7 +35,7 @@ export async function add(session: Session, args: AddWithChecksArgs): Promise<Ta
 }
 
 export async function edit(session: Session, args: EditArgs): Promise<TaskResult & {fields: string[]; checks_reset: string[]}> {
-  const r = await explainRevision(session, mutateOne(session, (s, c) => editTask(s, c, args), args.title !== undefined || args.body !== undefined ? prepareChecks(session, () => [args.id]) : undefined))
+  const r = await explainRevision(session, explainTakeover(session, mutateOne(session, (s, c) => editTask(s, c, args), args.title !== undefined || args.body !== undefined ? prepareChecks(session, () => [args.id]) : undefined)))
   return {task: r.task, fields: r.result.fields, checks_reset: r.result.checks_reset, commit: r.commit}
 }
 
@@ -44,14 +44,14 @@ async function assignOne(session: Session, id: string, assignee: string | null, 
   return {task, commit}
 }
 
-export async function deps(session: Session, {id, dependsOn, ifRevision}: {id: string; dependsOn: string[]; ifRevision?: number}): Promise<TaskResult> {
-  const {task, commit} = await explainRevision(session, mutateOne(session, (s, c) => setDependencies(s, c, {id, deps: dependsOn, ifRevision})))
+export async function deps(session: Session, {id, dependsOn, ifRevision, epoch}: {id: string; dependsOn: string[]; ifRevision?: number; epoch?: number}): Promise<TaskResult> {
+  const {task, commit} = await explainRevision(session, explainTakeover(session, mutateOne(session, (s, c) => setDependencies(s, c, {id, deps: dependsOn, ifRevision, epoch}))))
   return {task, commit}
 }
 
 /** `comment ID TEXT`; with `key`, a retry (the key already on the task) records nothing and returns that comment. */
-export async function comment(session: Session, {id, text, kind, ifRevision, key}: {id: string; text: string; kind?: string; ifRevision?: number; key?: string}): Promise<{comment: Comment; created: boolean; commit: string | null}> {
-  const done = await explainRevision(session, mutate(session, (s, c) => addComment(s, c, {id, text, kind, ifRevision, key}), key === undefined ? undefined : prepareComments(session, () => [id])))
+export async function comment(session: Session, {id, text, kind, ifRevision, key, epoch}: {id: string; text: string; kind?: string; ifRevision?: number; key?: string; epoch?: number}): Promise<{comment: Comment; created: boolean; commit: string | null}> {
+  const done = await explainRevision(session, explainTakeover(session, mutate(session, (s, c) => addComment(s, c, {id, text, kind, ifRevision, key, epoch}), key === undefined ? undefined : prepareComments(session, () => [id]))))
   return {comment: done.result.comment, created: done.result.created, commit: done.commit}
 }
 

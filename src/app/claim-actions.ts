@@ -67,9 +67,15 @@ export async function next(session: Session, options: {tags?: string[]; lease?: 
   }
 }
 
-export async function beat(session: Session, {id, epoch, lease}: {id: string; epoch?: number; lease?: number}): Promise<TaskResult> {
-  const {task, commit} = await explainTakeover(session, mutateOne(session, (s, c) => heartbeat(s, c, {id, epoch, leaseSeconds: lease})))
-  return {task, commit}
+/** `heartbeat`: the lease renewed, or a longer live lease kept (`lease_kept`, with what was asked): a lease is never shortened. */
+export interface HeartbeatOutput extends TaskResult {
+  lease_kept: boolean
+  lease_asked: string
+}
+
+export async function beat(session: Session, {id, epoch, lease}: {id: string; epoch?: number; lease?: number}): Promise<HeartbeatOutput> {
+  const r = await explainTakeover(session, mutateOne(session, (s, c) => heartbeat(s, c, {id, epoch, leaseSeconds: lease})))
+  return {task: r.task, commit: r.commit, lease_kept: r.result.lease_kept, lease_asked: r.result.lease_asked}
 }
 
 async function finishOne(session: Session, id: string, epoch?: number, checkpoint?: CheckpointText): Promise<TaskResult & {changed: boolean}> {
@@ -94,13 +100,13 @@ export async function block(session: Session, {id, reason, epoch, ifRevision}: {
   return {task, commit}
 }
 
-async function reopenOne(session: Session, id: string): Promise<TaskResult> {
-  const {task, commit} = await mutateOne(session, (s, c) => reopenTask(s, c, {id}))
+async function reopenOne(session: Session, id: string, epoch?: number): Promise<TaskResult> {
+  const {task, commit} = await explainTakeover(session, mutateOne(session, (s, c) => reopenTask(s, c, {id, epoch})))
   return {task, commit}
 }
 
-async function cancelOne(session: Session, id: string, reason: string): Promise<TaskResult & {subitems: TaskView[]}> {
-  const done = await mutate(session, (s, c) => cancelTask(s, c, {id, reason}))
+async function cancelOne(session: Session, id: string, reason: string, epoch?: number): Promise<TaskResult & {subitems: TaskView[]}> {
+  const done = await explainTakeover(session, mutate(session, (s, c) => cancelTask(s, c, {id, reason, epoch})))
   const v = await viewer(session, done.after)
   return {task: v.view(done.result.task), subitems: done.result.subitems.map((t) => v.view(t)), commit: done.commit}
 }
@@ -133,15 +139,17 @@ export async function finish(session: Session, {ids, epoch, checkpoint}: {ids: s
   return {results: done.result.map((i) => ({task: v.view(done.after.tasks.get(i.id)?.meta ?? i.result.task), changed: i.result.changed})), commit: done.commit}
 }
 
-export async function reopen(session: Session, {ids}: {ids: string[]}): Promise<TaskResult | BatchResult<{task: TaskView}>> {
-  if (ids.length === 1) return reopenOne(session, ids[0]!)
+export async function reopen(session: Session, {ids, epoch}: {ids: string[]; epoch?: number}): Promise<TaskResult | BatchResult<{task: TaskView}>> {
+  noEpochWithSeveral(ids, epoch)
+  if (ids.length === 1) return reopenOne(session, ids[0]!, epoch)
   const done = await mutate(session, (s, c) => runBatch(s, c, 'reopen', ids, (snap, ctx, id) => reopenTask(snap, ctx, {id})))
   const v = await viewer(session, done.after)
   return {results: done.result.map((i) => ({task: v.view(done.after.tasks.get(i.id)?.meta ?? i.result.task)})), commit: done.commit}
 }
 
-export async function cancel(session: Session, {ids, reason}: {ids: string[]; reason: string}): Promise<(TaskResult & {subitems: TaskView[]}) | BatchResult<{task: TaskView; subitems: TaskView[]}>> {
-  if (ids.length === 1) return cancelOne(session, ids[0]!, reason)
+export async function cancel(session: Session, {ids, reason, epoch}: {ids: string[]; reason: string; epoch?: number}): Promise<(TaskResult & {subitems: TaskView[]}) | BatchResult<{task: TaskView; subitems: TaskView[]}>> {
+  noEpochWithSeveral(ids, epoch)
+  if (ids.length === 1) return cancelOne(session, ids[0]!, reason, epoch)
   const done = await mutate(session, (s, c) => runBatch(s, c, 'cancel', ids, (snap, ctx, id) => cancelTask(snap, ctx, {id, reason})))
   const v = await viewer(session, done.after)
   return {results: done.result.map((i) => ({task: v.view(i.result.task), subitems: i.result.subitems.map((t) => v.view(t))})), commit: done.commit}

@@ -31,21 +31,21 @@ export interface CheckOutput {
 }
 
 async function checkMutation(session: Session, id: string, op: Parameters<typeof mutate<{task: import('../core/task').TaskMeta; check: Check; changed: boolean}>>[1], ifRevision?: number): Promise<CheckOutput> {
-  const done = await explainRevision(session, mutate(session, guardRevision(id, ifRevision, op), prepareChecks(session, () => [id])))
+  const done = await explainRevision(session, explainTakeover(session, mutate(session, guardRevision(id, ifRevision, op), prepareChecks(session, () => [id]))))
   const v = await viewer(session, done.after)
   return {task: v.view(done.after.tasks.get(done.result.task.id)?.meta ?? done.result.task), check: done.result.check, commit: done.commit}
 }
 
-export function checkAdd(session: Session, {id, kind, text, ifRevision}: {id: string; kind: string; text: string; ifRevision?: number}): Promise<CheckOutput> {
-  return checkMutation(session, id, (s, c) => addCheck(s, c, {id, kind, text}), ifRevision)
+export function checkAdd(session: Session, {id, kind, text, ifRevision, epoch}: {id: string; kind: string; text: string; ifRevision?: number; epoch?: number}): Promise<CheckOutput> {
+  return checkMutation(session, id, (s, c) => addCheck(s, c, {id, kind, text, epoch}), ifRevision)
 }
 
-export function checkRecord(session: Session, {id, check, outcome, evidence, ifRevision}: {id: string; check: string; outcome: 'passed' | 'failed'; evidence: string; ifRevision?: number}): Promise<CheckOutput> {
-  return checkMutation(session, id, (s, c) => recordCheck(s, c, {id, check, outcome, evidence}), ifRevision)
+export function checkRecord(session: Session, {id, check, outcome, evidence, ifRevision, epoch}: {id: string; check: string; outcome: 'passed' | 'failed'; evidence: string; ifRevision?: number; epoch?: number}): Promise<CheckOutput> {
+  return checkMutation(session, id, (s, c) => recordCheck(s, c, {id, check, outcome, evidence, epoch}), ifRevision)
 }
 
-export function checkSupersede(session: Session, {id, check, reason, ifRevision}: {id: string; check: string; reason: string; ifRevision?: number}): Promise<CheckOutput> {
-  return checkMutation(session, id, (s, c) => supersedeCheck(s, c, {id, check, reason}), ifRevision)
+export function checkSupersede(session: Session, {id, check, reason, ifRevision, epoch}: {id: string; check: string; reason: string; ifRevision?: number; epoch?: number}): Promise<CheckOutput> {
+  return checkMutation(session, id, (s, c) => supersedeCheck(s, c, {id, check, reason, epoch}), ifRevision)
 }
 
 export interface CheckListOutput {
@@ -84,8 +84,8 @@ export async function sweep(session: Session): Promise<{swept: TaskView[]; commi
   return {swept: done.result.tasks.map((t) => v.view(t)), commit: done.commit}
 }
 
-export async function takeover(session: Session, {id, reason, lease}: {id: string; reason: string; lease?: number}): Promise<ClaimOutput> {
-  const done = await mutate(session, (s, c) => takeoverTask(s, c, {id, reason, leaseSeconds: lease}))
+export async function takeover(session: Session, {id, reason, confirm, ifRevision, lease}: {id: string; reason: string; confirm?: string; ifRevision?: number; lease?: number}): Promise<ClaimOutput> {
+  const done = await explainRevision(session, mutate(session, (s, c) => takeoverTask(s, c, {id, reason, confirm, ifRevision, leaseSeconds: lease})))
   const v = await viewer(session, done.after)
   return {task: v.view(done.after.tasks.get(done.result.task.id)?.meta ?? done.result.task), commit: done.commit, took_over_from: done.result.took_over_from ?? null, already_owned: false}
 }

@@ -67,7 +67,11 @@ export async function explainTakeover<T>(session: Session, work: Promise<T>): Pr
       if (from !== actor) break
       const epoch = Number(lastClaim.trailers.find(([k]) => k === 'Tasks-Epoch')?.[1] ?? error.data.epoch)
       const override = lastClaim.trailers.find(([k]) => k === 'Tasks-Override')?.[1]
-      const how = override ? `forced: ${override}` : 'your lease had expired'
+      const reason = lastClaim.trailers.find(([k]) => k === 'Tasks-Reason')?.[1]
+      const unflagged = lastClaim.trailers.some(([k]) => k === 'Tasks-Unflagged')
+      // A `takeover` is only ever of a live claim; a claim took it over when the lease had run out, the card was flagged, or by force.
+      const how =
+        lastClaim.op === 'takeover' ? `taken over while your claim was live: ${reason ?? 'no reason recorded'}` : override ? `forced: ${override}` : unflagged ? 'the card was flagged, and anyone may take a flagged card' : 'your lease had expired'
       // --epoch given: the fencing code stays stale_epoch (scripts rely on it); the message tells the story.
       throw new NotPermittedError(
         error.code === 'stale_epoch' ? 'stale_epoch' : 'claim_taken_over',

@@ -29,6 +29,8 @@ export interface SessionOptions {
   json?: boolean
   /** The agent session acting (--session), else TASKS_SESSION; a claim records it. */
   session?: string
+  /** The caller is an agent's surface (`tasks mcp`): require_epoch applies to it (core/ops/lease.ts). */
+  agentSurface?: boolean
 }
 
 export class Session {
@@ -218,6 +220,7 @@ export class Session {
     if (this.options.force) ctx.force = {reason: this.options.reason!.trim()}
     const session = this.sessionName()
     if (session !== undefined) ctx.session = session
+    if (this.options.agentSurface) ctx.agent = true
     return ctx
   }
 

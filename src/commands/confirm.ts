@@ -17,3 +17,18 @@ export async function confirmOnTerminal(question: string): Promise<void> {
   rl.close()
   if (!/^\s*y(es)?\s*$/i.test(answer)) throw new UsageError('not confirmed; nothing was removed (pass --yes to skip the question)', {}, 'not_confirmed')
 }
+
+/**
+ * Ask for a word to be typed back on the terminal (`takeover` asks for the
+ * card's id, as `gh repo delete` asks for the repository's name); returns
+ * what was typed, trimmed. The operation judges it.
+ */
+export async function askOnTerminal(question: string): Promise<string> {
+  const rl = createInterface({input: process.stdin, output: process.stdout})
+  const answer = await new Promise<string>((resolve) => {
+    rl.question(`${question} `, resolve)
+    rl.once('close', () => resolve(''))
+  })
+  rl.close()
+  return answer.trim()
+}

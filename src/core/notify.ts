@@ -193,6 +193,7 @@ const VERBS: Record<string, string> = {
   restore: 'restored',
   undo: 'undid a change to',
   collab: 'changed the collaborators of',
+  takeover: 'took over',
 }
 
 function oneLine(text: string, max: number): string {
@@ -216,6 +217,12 @@ export function renderRecordBody(plan: Plan<unknown>, snap: Snapshot, ctx: OpCon
     if (after && before && after.status !== before.status) details.push(`status: ${before.status} → ${after.status}`)
     if (after && after.assignee !== before?.assignee) details.push(after.assignee ? `assignee: ${after.assignee}` : 'assignee: (none)')
     if (after?.block_note && after.block_note !== before?.block_note) details.push(`note: ${oneLine(after.block_note, 200)}`)
+    if (plan.op === 'takeover' && before?.owner && after?.owner !== before.owner) {
+      // A takeover is only ever of a live claim (ops/claim.ts, takeoverTask): say so, and why, to the displaced owner.
+      const reason = plan.trailers.find(([k]) => k === 'Tasks-Reason')?.[1]
+      details.push(`${before.owner}'s claim was taken over while it was live (lease until ${before.lease_expires ?? 'none'}); epoch ${before.epoch} → ${after?.epoch ?? '?'}: stop working on it, your changes to it will be refused`)
+      if (reason !== undefined) details.push(`reason: ${oneLine(reason, 280)}`)
+    }
     if (first.comment) details.push(`> ${oneLine(first.comment, 280)}`)
   }
   if (details.length > 0) line += `\n\n${details.join('\n')}`

@@ -43,6 +43,8 @@ export interface OpContext {
   force?: {reason: string}
   /** The agent session acting (TASKS_SESSION or --session); a claim records it. */
   session?: string
+  /** The call comes from an agent's surface (`tasks mcp`): require_epoch applies (ops/lease.ts, `actsAsAgent`). */
+  agent?: boolean
   /**
    * Contention hints from the online transaction (docs/scale.md): items with
    * a change pending on the remote, which `next` does not pick, and how many

@@ -3,7 +3,7 @@
  * dependencies an item waits on (WHY BLOCKED), and whether it is ready for a
  * given actor. Everything takes `now` as a value so it is testable.
  */
-import {OPEN_ROW_OPEN_SUBITEMS, OPEN_ROW_WAITING, type OpenRow, type OpenRowColumns, type Snapshot, childIds} from './snapshot'
+import {OPEN_ROW_OPEN_SUBITEMS, OPEN_ROW_WAITING, type OpenRow, type OpenRowColumns, type Snapshot, childIds, tablesOf} from './snapshot'
 import {UsageError} from './errors'
 import {FINISHED, type ListConfig, type TaskMeta} from './task'
 
@@ -39,6 +39,27 @@ export function leaseEndMs(lease: string | null | undefined): number {
 /** `claimLiveAt` of a card's frontmatter at `now` (ISO-8601). */
 export function claimIsLive(meta: TaskMeta, now: string, config: ListConfig): boolean {
   return claimLiveAt(meta.owner, meta.status, leaseEndMs(meta.lease_expires), Date.parse(now), config)
+}
+
+const BLOCKED: ReadonlySet<string> = new Set(['blocked'])
+
+/**
+ * The cards `actor` holds with a live claim at `now` (`claimIsLive`: in
+ * progress or blocked, lease not run out), `except` left out, in id order:
+ * what `max_claims_per_actor` counts (state-machine.ts, `claimLimitAllows`).
+ * In-progress cards come from the claims table (nobody else's are decoded);
+ * blocked ones are few.
+ */
+export function liveClaimsOf(snap: Snapshot, actor: string, now: string, config: ListConfig, except?: string): TaskMeta[] {
+  const tables = tablesOf(snap)
+  const ids = [...(tables.claims().get(actor) ?? []), ...tables.idsWithStatus(BLOCKED)]
+  const out: TaskMeta[] = []
+  for (const id of ids) {
+    if (id === except) continue
+    const meta = snap.tasks.get(id)?.meta
+    if (meta && meta.owner === actor && claimIsLive(meta, now, config)) out.push(meta)
+  }
+  return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
 }
 
 /** Dependencies that are not done yet (missing and unreadable ones included). */

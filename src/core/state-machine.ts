@@ -148,6 +148,20 @@ export function judgeMove(row: TaskMove | undefined, s: Standing): Verdict {
   return mayOverride(s.actor, s.admins) ? {ok: true, overridden: true, lapsed: false} : {ok: false, refusal: 'not_admin'}
 }
 
+// ------------------------------------------------------------------ claims per actor
+
+/**
+ * One more live claim for an actor who already holds `held` other live
+ * claims (`liveClaimsOf` in readiness.ts): allowed while the list's
+ * `max_claims_per_actor` is 0 (no limit) or `held` is below it. The ops ask
+ * it before a claim, `next --another`, a takeover, a batch item or a block
+ * takes a card (ops/permission.ts, `assertClaimLimit`); the guard asks it of
+ * every card a pushed commit hands to its actor (src/hooks/judges.ts).
+ */
+export function claimLimitAllows(held: number, config: Pick<ListConfig, 'max_claims_per_actor'>): boolean {
+  return config.max_claims_per_actor === 0 || held < config.max_claims_per_actor
+}
+
 // ------------------------------------------------------------------ checks
 
 export type CheckMoveName = 'add' | 'pass' | 'fail' | 'reset' | 'supersede'

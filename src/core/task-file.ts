@@ -231,6 +231,8 @@ export function serialiseConfig(config: ListConfig): string {
   if (known.allowed_paths?.length === 0) delete known.allowed_paths
   if (known.max_file_bytes === DEFAULT_CONFIG.max_file_bytes) delete known.max_file_bytes
   if (known.list_limit === DEFAULT_CONFIG.list_limit) delete known.list_limit
+  if (known.max_claims_per_actor === DEFAULT_CONFIG.max_claims_per_actor) delete known.max_claims_per_actor
+  if (known.require_epoch === DEFAULT_CONFIG.require_epoch) delete known.require_epoch
   return yaml().stringify({...known, ...extra}, {lineWidth: 0, defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN'})
 }
 

@@ -170,6 +170,10 @@ export interface ListConfig {
   max_file_bytes: number
   /** The most rows one `list`, `search`, MCP call or board page returns (`--limit 0` on the command line: every row). */
   list_limit: number
+  /** The live claims (in progress or blocked, lease not run out) one actor may hold at once; 0: no limit (docs/model.md, "Claims, leases, epochs"). */
+  max_claims_per_actor: number
+  /** When true, an agent's owner mutations on a card it holds must carry the fencing token (--epoch). */
+  require_epoch: boolean
   extra?: Record<string, unknown>
 }
 
@@ -220,6 +224,8 @@ export const DEFAULT_CONFIG: ListConfig = {
   allowed_paths: [],
   max_file_bytes: 2 * 1024 * 1024,
   list_limit: 2000,
+  max_claims_per_actor: 0,
+  require_epoch: false,
 }
 
 /** Keys of config.yaml as `init` writes it (fixed: every clone's root commit is the same). */
@@ -242,7 +248,7 @@ export function withConfigDefaults(config: Partial<ListConfig> | undefined): Lis
   return {...DEFAULT_CONFIG, ...(config ?? {})} as ListConfig
 }
 
-export type NonNumericConfigKey = 'admins' | 'notify' | 'extra' | 'require_signed' | 'allowed_signers' | 'allowed_paths'
+export type NonNumericConfigKey = 'admins' | 'notify' | 'extra' | 'require_signed' | 'allowed_signers' | 'allowed_paths' | 'require_epoch'
 const configBounds = configSchema.properties as unknown as Record<keyof Omit<ListConfig, NonNumericConfigKey>, Bounded>
 
 /** Inclusive [minimum, maximum] of each numeric config.yaml key. */

@@ -9,8 +9,9 @@
 import {type Check, checkOfPath, parseCheckFile} from '../core/check'
 import {type ActorEntry, RECORD_STEM_RE, actorSlug, parseActor, parseLatch, parseRecord} from '../core/inbox'
 import {type Snapshot, tablesOf} from '../core/snapshot'
-import {judgeMove, standingOf, taskMove} from '../core/state-machine'
-import {ENGINE_ACTOR, FORMAT_VERSION, type ListConfig, MAX_FILE_BYTES} from '../core/task'
+import {claimLimitAllows, judgeMove, standingOf, taskMove} from '../core/state-machine'
+import {claimIsLive, liveClaimsOf} from '../core/readiness'
+import {ENGINE_ACTOR, FORMAT_VERSION, type ListConfig, MAX_FILE_BYTES, type TaskMeta} from '../core/task'
 import {pathAllowed} from '../core/path-patterns'
 import {parseCommentFile, parseConfig, parseMeta} from '../core/task-file'
 import {type CommitFacts, type FileCheck, type Refusal, ENGINE_OPS, IMPORT_OP, judgeActorChange, judgeCheckChange, judgeDoneChecks, judgeSessionChange, judgeTaskChange} from './rules'
@@ -202,10 +203,34 @@ export function judgeTaskFile(f: FileFacts): Refusal[] {
     out.push({rule: 'id_reused', message: `${id} was removed earlier; an id is never reused (\`tasks restore\` brings a card back)`})
   }
   out.push(...judgeTaskChange(was?.meta ?? undefined, now.meta, c.facts, c.before.config))
+  out.push(...judgeClaimLimit(id, was?.meta ?? undefined, now.meta, c))
   // An import's card is done as the document recorded it, checks and all.
   const checks = imported ? undefined : c.finishing.get(id)
   if (checks) out.push(...judgeDoneChecks(checks))
   return out
+}
+
+/**
+ * max_claims_per_actor, by the ops' own predicate (`claimLimitAllows` over
+ * `liveClaimsOf`): a card the commit leaves held by its actor with a live
+ * claim the actor did not hold live before (a claim, a takeover, a block of
+ * a todo card, an expired claim renewed) counts against the actor's other
+ * live claims in the commit's tree, under the list's config before the
+ * commit. A hand-made commit giving an actor a second live claim where the
+ * list allows one is refused (`claim_limit`).
+ */
+function judgeClaimLimit(id: string, before: TaskMeta | undefined, after: TaskMeta, c: CommitView): Refusal[] {
+  const config = c.before.config
+  const {actor, time, op} = c.facts
+  if (config.max_claims_per_actor === 0 || ENGINE_OPS.has(op) || op === IMPORT_OP) return []
+  if (after.owner !== actor || !claimIsLive(after, time, config)) return []
+  if (before && before.owner === actor && claimIsLive(before, time, config)) return []
+  const held = liveClaimsOf(c.after, actor, time, config, id)
+  if (claimLimitAllows(held.length, config)) return []
+  return [{
+    rule: 'claim_limit',
+    message: `${id} was claimed by "${actor}", who already held ${held.map((t) => t.id).join(', ')}; the list allows ${config.max_claims_per_actor} live claim${config.max_claims_per_actor === 1 ? '' : 's'} per actor (max_claims_per_actor)`,
+  }]
 }
 
 /** What the guard knows of one path a commit adds or changes, before it reads the file: git's mode and size. */

@@ -123,12 +123,13 @@ export function judgeTaskChange(before: TaskMeta | undefined, after: TaskMeta, f
   // A batch carries the trailers of all its operations: any Tasks-Takeover of it may name this card's holder.
   const takingOver = after.owner === actor && after.owner !== before.owner && before.owner !== undefined && (facts.takeovers ?? [facts.takeover]).includes(before.owner)
   const epochRaisedByOne = after.epoch === before.epoch + 1
-  const takeoverOk = takingOver && (facts.op === 'takeover' || facts.op === 'batch') && !!facts.reason && epochRaisedByOne && judgeMove(taskMove('takeover', before.status), standing).ok
+  // A takeover is of a live claim only: a lapsed one is claimed normally (ops/claim.ts, takeoverTask).
+  const takeoverOk = takingOver && (facts.op === 'takeover' || facts.op === 'batch') && !!facts.reason && epochRaisedByOne && live && judgeMove(taskMove('takeover', before.status), standing).ok
   const flagOk = takingOver && epochRaisedByOne && standing.flagged && taskMove('claim', before.status)?.flagTakes === true
   if (facts.op === 'takeover' && after.owner !== before.owner && !takeoverOk) {
     out.push({
       rule: 'takeover',
-      message: `a takeover records the old owner (Tasks-Takeover: ${before.owner ?? '(none)'}) and a reason (Tasks-Reason), makes the actor the owner with epoch ${before.epoch + 1}${config.admins.length ? `, and is for the admins (${config.admins.join(', ')})` : ''}`,
+      message: `a takeover is of a live claim (this one ${live ? 'was live' : `had run out at ${before.lease_expires ?? 'none'}: claim it normally`}), records the old owner (Tasks-Takeover: ${before.owner ?? '(none)'}) and a reason (Tasks-Reason), makes the actor the owner with epoch ${before.epoch + 1}${config.admins.length ? `, and is for the admins (${config.admins.join(', ')})` : ''}`,
     })
   }
   // \`release --session S\`: the runner of a session gives back what that session holds (Tasks-Session names it).

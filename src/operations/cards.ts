@@ -6,7 +6,7 @@ import {p} from '../core/params'
 import {UsageError} from '../core/errors'
 import {COMMENT_KINDS} from '../core/task'
 import {operation} from './spec'
-import {idOf, ifRevision, taskId, taskIds} from './common'
+import {idOf, ifRevision, taskId, taskIds, epoch} from './common'
 
 const body = p.text('Markdown description.', {char: 'b', file: {limit: 'body'}})
 
@@ -63,6 +63,7 @@ export const edit = operation({
     removeTags: p.strings('Remove a tag (repeatable).', {aliases: ['untag']}),
     session: p.string('Refused (exit 4 session_fixed) unless it names the session the task already belongs to: a task never moves between sessions.', {only: ['cli', 'mcp']}),
     ifRevision,
+    epoch,
   },
   writes: true,
   result: 'edit',
@@ -99,11 +100,12 @@ export const deps = operation({
     id: taskId,
     dependsOn: p.strings('the tasks it waits for (an empty list clears them)', {positional: true, batchRef: true}).need(),
     ifRevision,
+    epoch,
   },
   writes: true,
   result: 'deps',
   examples: ['<%= config.bin %> deps tsk-pub1 tsk-api2 tsk-ui33', '<%= config.bin %> deps tsk-pub1', '<%= config.bin %> deps tsk-pub1 tsk-api2 --if-revision 3'],
-  batch: {plan: (ops, snap, ctx, a) => idOf(ops.setDependencies(snap, ctx, {id: a.id, deps: a.dependsOn}))},
+  batch: {plan: (ops, snap, ctx, a) => idOf(ops.setDependencies(snap, ctx, {id: a.id, deps: a.dependsOn, epoch: a.epoch}))},
   run: (e, s, a) => e.cards.deps(s, a),
 })
 
@@ -117,6 +119,7 @@ export const comment = operation({
     kind: p.choice(COMMENT_KINDS, 'Kind of comment.', {char: 'k'}).or('note'),
     key: p.string('Idempotency key: a retry with the same key on the same task records nothing and returns the comment already there (the same key with another text: exit 4).'),
     ifRevision,
+    epoch,
   },
   writes: true,
   result: 'comment',
@@ -126,11 +129,11 @@ export const comment = operation({
   },
   batch: {
     plan: (ops, snap, ctx, a) => {
-      const plan = ops.addComment(snap, ctx, {id: a.id, text: a.text!, kind: a.kind, key: a.key})
+      const plan = ops.addComment(snap, ctx, {id: a.id, text: a.text!, kind: a.kind, key: a.key, epoch: a.epoch})
       return {plan, id: plan.result.comment.task}
     },
   },
-  run: (e, s, a) => e.cards.comment(s, {id: a.id, text: a.text!, kind: a.kind, ifRevision: a.ifRevision, key: a.key}),
+  run: (e, s, a) => e.cards.comment(s, {id: a.id, text: a.text!, kind: a.kind, ifRevision: a.ifRevision, key: a.key, epoch: a.epoch}),
 })
 
 export const rm = operation({

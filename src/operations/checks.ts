@@ -7,7 +7,7 @@ import {UsageError} from '../core/errors'
 import type {Plan} from '../core/plan'
 import type {BatchStepOutcome} from '../core/ops/batch-file'
 import {operation} from './spec'
-import {idOf, ifRevision, taskId} from './common'
+import {epoch, idOf, ifRevision, taskId} from './common'
 
 const checkId = p.string('check id (chk-…) or a unique prefix', {positional: true, batchRef: true}).need()
 
@@ -25,6 +25,7 @@ export const checkAdd = operation({
     acceptance: p.string('An acceptance criterion (what must be true).'),
     test: p.string('A test to run (what must pass).'),
     ifRevision,
+    epoch,
   },
   writes: true,
   result: 'check',
@@ -35,41 +36,41 @@ export const checkAdd = operation({
   batch: {
     named: true,
     readsChecks: true,
-    plan: (ops, snap, ctx, a) => checkOutcome(ops.addCheck(snap, ctx, {id: a.id, kind: a.acceptance !== undefined ? 'acceptance' : 'test', text: (a.acceptance ?? a.test)!})),
+    plan: (ops, snap, ctx, a) => checkOutcome(ops.addCheck(snap, ctx, {id: a.id, kind: a.acceptance !== undefined ? 'acceptance' : 'test', text: (a.acceptance ?? a.test)!, epoch: a.epoch})),
   },
-  run: (e, s, a) => e.coordination.checkAdd(s, {id: a.id, kind: a.acceptance !== undefined ? 'acceptance' : 'test', text: (a.acceptance ?? a.test)!, ifRevision: a.ifRevision}),
+  run: (e, s, a) => e.coordination.checkAdd(s, {id: a.id, kind: a.acceptance !== undefined ? 'acceptance' : 'test', text: (a.acceptance ?? a.test)!, ifRevision: a.ifRevision, epoch: a.epoch}),
 })
 
 export const checkPass = operation({
   name: 'check pass',
   summary: 'Record that a check passed, with the evidence.',
-  params: {id: taskId, check: checkId, evidence: p.string('What shows it passed (a test run, a commit, a URL).').need(), ifRevision},
+  params: {id: taskId, check: checkId, evidence: p.string('What shows it passed (a test run, a commit, a URL).').need(), ifRevision, epoch},
   writes: true,
   result: 'check',
   examples: ['<%= config.bin %> check pass tsk-k3v9 chk-4f2a --evidence "CI run 1234 green"'],
-  batch: {readsChecks: true, plan: (ops, snap, ctx, a) => checkOutcome(ops.recordCheck(snap, ctx, {id: a.id, check: a.check, outcome: 'passed', evidence: a.evidence}))},
+  batch: {readsChecks: true, plan: (ops, snap, ctx, a) => checkOutcome(ops.recordCheck(snap, ctx, {id: a.id, check: a.check, outcome: 'passed', evidence: a.evidence, epoch: a.epoch}))},
   run: (e, s, a) => e.coordination.checkRecord(s, {...a, outcome: 'passed'}),
 })
 
 export const checkFail = operation({
   name: 'check fail',
   summary: 'Record that a check failed, with the evidence (kept on the check).',
-  params: {id: taskId, check: checkId, evidence: p.string('What shows it failed.').need(), ifRevision},
+  params: {id: taskId, check: checkId, evidence: p.string('What shows it failed.').need(), ifRevision, epoch},
   writes: true,
   result: 'check',
   examples: ['<%= config.bin %> check fail tsk-k3v9 chk-4f2a --evidence "timeout in test_login"'],
-  batch: {readsChecks: true, plan: (ops, snap, ctx, a) => checkOutcome(ops.recordCheck(snap, ctx, {id: a.id, check: a.check, outcome: 'failed', evidence: a.evidence}))},
+  batch: {readsChecks: true, plan: (ops, snap, ctx, a) => checkOutcome(ops.recordCheck(snap, ctx, {id: a.id, check: a.check, outcome: 'failed', evidence: a.evidence, epoch: a.epoch}))},
   run: (e, s, a) => e.coordination.checkRecord(s, {...a, outcome: 'failed'}),
 })
 
 export const checkSupersede = operation({
   name: 'check supersede',
   summary: 'Take a check out of the active set (it keeps its evidence and history).',
-  params: {id: taskId, check: checkId, reason: p.string('Why the check no longer applies.').need(), ifRevision},
+  params: {id: taskId, check: checkId, reason: p.string('Why the check no longer applies.').need(), ifRevision, epoch},
   writes: true,
   result: 'check',
   examples: ['<%= config.bin %> check supersede tsk-k3v9 chk-4f2a --reason "replaced by chk-9x0b"'],
-  batch: {readsChecks: true, plan: (ops, snap, ctx, a) => checkOutcome(ops.supersedeCheck(snap, ctx, {id: a.id, check: a.check, reason: a.reason}))},
+  batch: {readsChecks: true, plan: (ops, snap, ctx, a) => checkOutcome(ops.supersedeCheck(snap, ctx, {id: a.id, check: a.check, reason: a.reason, epoch: a.epoch}))},
   run: (e, s, a) => e.coordination.checkSupersede(s, a),
 })
 

@@ -100,13 +100,13 @@ export const reopen = operation({
   name: 'reopen',
   summary: 'Put tasks back to todo and clear their owners.',
   description: 'Several ids are one commit, all or nothing: if one is refused, nothing is written and the error names it.',
-  params: {id: taskIds},
+  params: {id: taskIds, epoch},
   writes: true,
   override: true,
   result: 'reopen',
   examples: ['<%= config.bin %> reopen tsk-k3v9', '<%= config.bin %> reopen tsk-k3v9 tsk-8d2q'],
-  batch: {plan: (ops, snap, ctx, a) => idOf(ops.reopenTask(snap, ctx, {id: a.id[0]!}))},
-  run: (e, s, a) => e.claims.reopen(s, {ids: a.id}),
+  batch: {plan: (ops, snap, ctx, a) => idOf(ops.reopenTask(snap, ctx, {id: a.id[0]!, epoch: a.epoch}))},
+  run: (e, s, a) => e.claims.reopen(s, {ids: a.id, epoch: a.epoch}),
 })
 
 export const release = operation({
@@ -163,25 +163,33 @@ export const cancel = operation({
     id: taskIds,
     // Also the override's reason when --force acts on an item someone else holds.
     reason: p.string('Why it is cancelled.', {char: 'r'}).need(),
+    epoch,
   },
   writes: true,
   override: true,
   result: 'cancel',
   examples: ['<%= config.bin %> cancel tsk-k3v9 --reason "superseded by tsk-8d2q"', '<%= config.bin %> cancel tsk-k3v9 tsk-p0ab -r "out of scope"'],
-  batch: {plan: (ops, snap, ctx, a) => idOf(ops.cancelTask(snap, ctx, {id: a.id[0]!, reason: a.reason}))},
-  run: (e, s, a) => e.claims.cancel(s, {ids: a.id, reason: a.reason}),
+  batch: {plan: (ops, snap, ctx, a) => idOf(ops.cancelTask(snap, ctx, {id: a.id[0]!, reason: a.reason, epoch: a.epoch}))},
+  run: (e, s, a) => e.claims.cancel(s, {ids: a.id, reason: a.reason, epoch: a.epoch}),
 })
 
 export const takeover = operation({
   name: 'takeover',
-  summary: 'Take a task over from an owner that will not come back (epoch + 1, recorded).',
-  description: "Works whether or not the lease has run out. The old owner's `done --epoch N` (and block, release, heartbeat) is then refused. Only admins when config.yaml lists them.",
-  params: {id: taskId, reason: p.string('Why (recorded in the history).').need(), lease},
+  summary: "Take over someone else's live claim whose owner will not come back (epoch + 1, recorded).",
+  description:
+    "For a live claim whose process or host is gone for good; an expired claim is claimed normally (exit 4 otherwise). --confirm repeats the card's id exactly (on a terminal without it, tasks asks for it; a wrong one exits 2, nothing written). --if-revision refuses a card changed since you read it; --lease sets your new lease. Refused for your own claim and when you are at max_claims_per_actor. The old owner's inbox record says the live claim was taken over, and why; its `done --epoch N` (and block, release, heartbeat) is then refused. Only admins when config.yaml lists them.",
+  params: {
+    id: taskId,
+    reason: p.string('Why (recorded in the history and told to the old owner).').need(),
+    confirm: p.string("The card's id again, exactly: the takeover is confirmed (on a terminal, asked for when left out)."),
+    ifRevision,
+    lease,
+  },
   writes: true,
   agentSession: true,
   result: 'claim',
-  examples: ['<%= config.bin %> takeover tsk-k3v9 --reason "agent-3 crashed and its host is gone"'],
-  batch: {plan: (ops, snap, ctx, a) => idOf(ops.takeoverTask(snap, ctx, {id: a.id, reason: a.reason, leaseSeconds: a.lease}))},
+  examples: ['<%= config.bin %> takeover tsk-k3v9 --reason "agent-3 crashed and its host is gone" --confirm tsk-k3v9', '<%= config.bin %> takeover tsk-k3v9 --reason "…" --confirm tsk-k3v9 --if-revision 7 --lease 2h --json'],
+  batch: {plan: (ops, snap, ctx, a) => idOf(ops.takeoverTask(snap, ctx, {id: a.id, reason: a.reason, confirm: a.confirm, ifRevision: a.ifRevision, leaseSeconds: a.lease}))},
   run: (e, s, a) => e.coordination.takeover(s, a),
 })
 

@@ -409,10 +409,11 @@ describe('claim and start', () => {
     expect(trailersOf(lastMessage(repo))).toMatchObject({'Tasks-Op': ['claim'], Task: [task.id], Actor: ['alice'], 'Tasks-Epoch': ['1']})
   })
 
-  it('claiming again as the owner renews the lease, same epoch', async () => {
+  it('claiming again as the owner renews the lease, same epoch; a shorter --lease keeps the longer live lease', async () => {
+    // Issue 32: nothing shortens a longer live lease (before it, this claim cut the lease to at(12)).
     const r = await runJson(repo, ['claim', task.id, '--lease', '120'], as('alice', at(10)))
     expect(r.already_owned).toBe(true)
-    expect(r.task).toMatchObject({epoch: 1, lease_expires: at(12)})
+    expect(r.task).toMatchObject({epoch: 1, lease_expires: at(61)})
   })
 
   it('someone else is refused while the claim is live (exit 4, names the holder)', async () => {
@@ -422,19 +423,20 @@ describe('claim and start', () => {
   })
 
   it('an expired lease may be taken over: epoch + 1, took_over_from', async () => {
-    const r = await runJson(repo, ['start', task.id], as('bob', at(30)))
+    // After the hour's lease (at(61)) and the clock-skew margin.
+    const r = await runJson(repo, ['start', task.id], as('bob', at(70)))
     expect(r.took_over_from).toBe('alice')
     expect(r.task).toMatchObject({owner: 'bob', epoch: 2})
     expect(trailersOf(lastMessage(repo))['Tasks-Takeover']).toEqual(['alice'])
     // The old owner is told its claim was taken over, by whom and at which epoch, and to move on.
-    const e = await refused(repo, ['done', task.id], 6, 'claim_taken_over', as('alice', at(31)))
+    const e = await refused(repo, ['done', task.id], 6, 'claim_taken_over', as('alice', at(71)))
     expect(e).toMatchObject({id: task.id, owner: 'bob', epoch: 2, taken_over_by: 'bob', forced: null})
     expect(e.message).toMatch(/your claim on .* was taken over by bob at epoch 2 .*lease had expired.*tasks next/)
     // With its fencing token the code stays stale_epoch, with the same story.
-    const f = await refused(repo, ['release', task.id, '--epoch', '1'], 6, 'stale_epoch', as('alice', at(31)))
+    const f = await refused(repo, ['release', task.id, '--epoch', '1'], 6, 'stale_epoch', as('alice', at(71)))
     expect(f).toMatchObject({your_epoch: 1, epoch: 2, taken_over_by: 'bob'})
     // Someone who never held it is simply not the owner.
-    await refused(repo, ['done', task.id], 6, 'not_owner', as('carol', at(31)))
+    await refused(repo, ['done', task.id], 6, 'not_owner', as('carol', at(71)))
   })
 
   it('start is claim under another name', async () => {
@@ -659,8 +661,11 @@ describe('block, reopen, release, heartbeat', () => {
     const h = await runJson(repo, ['heartbeat', t.id], as('alice', at(30)))
     expect(h.task).toMatchObject({lease_expires: at(90), epoch: 1, revision: claimed.task.revision + 1})
     expect(trailersOf(lastMessage(repo))['Tasks-Op']).toEqual(['heartbeat'])
+    // Issue 32: a shorter --lease keeps the longer live lease, and says so; a longer one is granted.
     const h2 = await runJson(repo, ['heartbeat', t.id, '--lease', '300'], as('alice', at(31)))
-    expect(h2.task.lease_expires).toBe(at(36))
+    expect(h2).toMatchObject({lease_kept: true, lease_asked: at(36), task: {lease_expires: at(90)}})
+    const h3 = await runJson(repo, ['heartbeat', t.id, '--lease', '2h'], as('alice', at(31)))
+    expect(h3).toMatchObject({lease_kept: false, task: {lease_expires: at(151)}})
     await refused(repo, ['heartbeat', t.id], 6, 'not_owner', as('bob', at(32)))
     await refused(repo, ['heartbeat', t.id, '--epoch', '7'], 6, 'stale_epoch', as('alice', at(32)))
   })

@@ -146,7 +146,7 @@ describe('sessions and lease recovery', () => {
     const repo = await fresh()
     const id = await add(repo, 'long job')
     const mine = await runJson(repo, ['claim', id], A)
-    const t = await runJson(repo, ['takeover', id, '--reason', 'host is gone'], B)
+    const t = await runJson(repo, ['takeover', id, '--reason', 'host is gone', '--confirm', id], B)
     expect(t).toMatchObject({took_over_from: 'alice', task: {owner: 'bob', epoch: mine.task.epoch + 1}})
     const msg = gitSync(repo, ['log', '-1', '--format=%B', REF])
     expect(msg).toContain('Tasks-Op: takeover')

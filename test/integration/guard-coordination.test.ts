@@ -67,7 +67,7 @@ describe('the guard judges checks, flags, takeovers, inbox records and actor ent
     await runJson(b, ['inbox', 'ack', '--all'], {env: BOB})
     await runJson(a, ['inbox', 'ack', '--all'], {env: ALICE})
     await runJson(a, ['actor', 'add', 'alice', '--mute', 'watch'], {env: ALICE})
-    await runJson(a, ['takeover', other, '--reason', 'bob is away this week'], {env: ALICE})
+    await runJson(a, ['takeover', other, '--reason', 'bob is away this week', '--confirm', other], {env: ALICE})
     await runJson(a, ['flag', flagged, 'spec is wrong'], {env: ALICE})
     await runJson(a, ['claim', flagged], {env: ALICE}) // anyone may take a flagged card over; the claim clears the flag
     await runJson(a, ['done', id], {env: ALICE})
@@ -158,7 +158,7 @@ describe('the guard judges checks, flags, takeovers, inbox records and actor ent
     await runJson(c, ['claim', held], {env: BOB})
     await runJson(c, ['claim', mine], {env: ALICE})
     await runJson(c, ['flag', mine, 'wrong spec'], {env: ALICE})
-    const ops = [{op: 'takeover', id: held, reason: 'bob is away'}, {op: 'unflag', id: mine}, {op: 'done', id: mine}]
+    const ops = [{op: 'takeover', id: held, reason: 'bob is away', confirm: held}, {op: 'unflag', id: mine}, {op: 'done', id: mine}]
     const batch = await runJson(c, ['batch', '-'], {env: ALICE, input: JSON.stringify(ops)})
     expect(batch.published).toBe(true)
     expect(tipOf(bare)).toBe(batch.commit)

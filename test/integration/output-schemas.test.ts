@@ -367,7 +367,7 @@ describe('every --json output matches its schema', () => {
     expect((await ok(repo, ['flag', id, 'looks wrong'], B)).task.flag.reason).toBe('looks wrong')
     await fails(repo, ['done', id], 4, 'flagged', A)
     await ok(repo, ['unflag', id], B)
-    await ok(repo, ['takeover', id, '--reason', 'alice is gone'], B)
+    await ok(repo, ['takeover', id, '--reason', 'alice is gone', '--confirm', id], B)
     await ok(repo, ['release', '--session', 'run-9', '--force', '--reason', 'run-9 stopped'], B)
     await ok(repo, ['sweep'], A)
     await ok(repo, ['prune', '--older-than', '30d'], A)

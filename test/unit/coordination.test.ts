@@ -226,14 +226,14 @@ describe('sessions and lease recovery', () => {
   it('takeover: epoch + 1 and recorded, even with a live lease; needs a reason; old owner fenced', () => {
     const t = task({status: 'in_progress', owner: 'bob', epoch: 5, lease_expires: later(3600)})
     const s = snapshot([t])
-    expect(() => takeoverTask(s, ctx('carol'), {id: t.id, reason: ' '})).toThrowError(expect.objectContaining({code: 'empty_reason'}))
-    const plan = takeoverTask(s, ctx('carol'), {id: t.id, reason: 'host is gone'})
+    expect(() => takeoverTask(s, ctx('carol'), {id: t.id, reason: ' ', confirm: t.id})).toThrowError(expect.objectContaining({code: 'empty_reason'}))
+    const plan = takeoverTask(s, ctx('carol'), {id: t.id, reason: 'host is gone', confirm: t.id})
     expect(plan.result).toMatchObject({took_over_from: 'bob', task: {owner: 'carol', epoch: 6}})
     expect(plan.trailers).toEqual(expect.arrayContaining([['Tasks-Takeover', 'bob'], ['Tasks-Reason', 'host is gone'], ['Tasks-Epoch', '6']]))
     expect(() => finishTask(after(s, plan), ctx('bob'), {id: t.id, epoch: 5})).toThrowError(expect.objectContaining({code: 'stale_epoch'}))
     expect(() => takeoverTask(snapshot([task()]), ctx('carol'), {id: 'tsk-', reason: 'x'})).toThrow()
     const admins = {...s, config: {...s.config, admins: ['root']}}
-    expect(() => takeoverTask(admins, ctx('carol'), {id: t.id, reason: 'x'})).toThrowError(expect.objectContaining({code: 'not_admin'}))
+    expect(() => takeoverTask(admins, ctx('carol'), {id: t.id, reason: 'x', confirm: t.id})).toThrowError(expect.objectContaining({code: 'not_admin'}))
   })
 })
 

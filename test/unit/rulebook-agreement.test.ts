@@ -82,7 +82,7 @@ const TASK_OPS: Array<{move: TaskMoveName; to: Status | null; run: TaskMoveRun}>
   {move: 'release', to: 'todo', run: (s, c, id) => releaseTask(s, c, {id})},
   {move: 'reopen', to: 'todo', run: (s, c, id) => reopenTask(s, c, {id})},
   {move: 'cancel', to: 'cancelled', run: (s, c, id) => cancelTask(s, c, {id, reason: 'dropped'})},
-  {move: 'takeover', to: 'in_progress', run: (s, c, id) => takeoverTask(s, c, {id, reason: 'hal is away'})},
+  {move: 'takeover', to: 'in_progress', run: (s, c, id) => takeoverTask(s, c, {id, reason: 'hal is away', confirm: id})},
   {move: 'remove', to: null, run: (s, c, id) => removeTask(s, c, {id})},
 ]
 

@@ -14,9 +14,11 @@ import {type Snapshot, lookup} from '../snapshot'
 import {CHECKPOINT_KIND, type Comment, type ListConfig, type TaskMeta} from '../task'
 import {checkText} from '../validation'
 import {compactTimestamp} from './comment'
-import {assertMove} from './permission'
+import {assertClaimLimit, assertMove} from './permission'
+import {renewedLease} from './lease'
+import {claimIsLive} from '../readiness'
 import {taskMove} from '../state-machine'
-import {leaseUntil, revise} from './revision'
+import {revise} from './revision'
 
 /** What an agent says at a checkpoint. `next` is required by `checkpoint` and `release`, absent for `done`. */
 export interface CheckpointText {
@@ -72,7 +74,7 @@ export interface CheckpointArgs extends CheckpointText {
 /**
  * `tasks checkpoint`: only the holder of an in-progress or blocked item
  * (no --force: a checkpoint speaks for the work of whoever holds it). The
- * lease is renewed as by `heartbeat`, in the same commit.
+ * lease is renewed as by `heartbeat` (never shortened), in the same commit.
  */
 export function checkpointTask(snap: Snapshot, ctx: OpContext, args: CheckpointArgs): Plan<{task: TaskMeta; checkpoint: Comment}> {
   const meta = lookup(snap, args.id)
@@ -82,7 +84,9 @@ export function checkpointTask(snap: Snapshot, ctx: OpContext, args: CheckpointA
   assertMove(snap, meta, {...ctx, force: undefined}, 'heartbeat', 'checkpoint', args.epoch)
   if (args.next === undefined) throw new UsageError('a checkpoint needs --next: the next step for whoever picks the item up')
   const comment = checkpointComment(meta, ctx, snap.config, args, meta.epoch)
-  const next = revise(meta, ctx, {lease_expires: leaseUntil(ctx.now, args.leaseSeconds ?? snap.config.lease_seconds)})
+  // The lease is renewed, never shortened (ops/lease.ts); bringing back an expired claim counts against max_claims_per_actor.
+  if (!claimIsLive(meta, ctx.now, snap.config)) assertClaimLimit(snap, ctx, meta.id, `renew your expired claim on ${meta.id}`)
+  const next = revise(meta, ctx, {lease_expires: renewedLease(meta, ctx.now, snap.config, args.leaseSeconds).until})
   const cp = checkpointChange(comment)
   return {
     op: 'checkpoint',

@@ -1,7 +1,8 @@
 /**
  * `tasks check add|pass|fail|supersede`: acceptance criteria and tests of
  * an item, each its own file (core/check.ts). Anyone may add, pass, fail or
- * supersede a check; the history says who. Passing and failing need
+ * supersede a check; the history says who. By the holder of a live claim,
+ * adding, passing or failing a check renews its lease (ops/lease.ts). Passing and failing need
  * evidence, which the file keeps. Which move a check's state allows is the
  * rulebook's (CHECK_MOVES in core/state-machine.ts). The ops read the
  * item's checks from `snap.checks` (read by the layer below before the op
@@ -14,6 +15,8 @@ import {type Snapshot, checksOf, lookup} from '../snapshot'
 import type {TaskMeta} from '../task'
 import {checkText} from '../validation'
 import {checkMove} from '../state-machine'
+import {assertFence} from './permission'
+import {activityRenewal} from './lease'
 
 export interface CheckResult {
   task: TaskMeta
@@ -30,18 +33,21 @@ function openItem(snap: Snapshot, input: string, action: string): TaskMeta {
   return meta
 }
 
-function plan(meta: TaskMeta, check: Check, what: string, changed = true): Plan<CheckResult> {
+function plan(snap: Snapshot, ctx: OpContext, meta: TaskMeta, check: Check, what: string, changed = true): Plan<CheckResult> {
+  // A check update by the holder of a live claim renews its lease (ops/lease.ts), in the same commit.
+  const renewal = changed ? activityRenewal(meta, ctx, snap.config) : null
   return {
     op: 'check',
     subject: {id: meta.id, title: meta.title},
-    changes: changed ? [{kind: 'put-check', check}] : [],
+    changes: changed ? [{kind: 'put-check', check}, ...(renewal ? [renewal.change] : [])] : [],
     trailers: [['Tasks-Check', `${check.id} ${what}`]],
-    result: {task: meta, check, changed},
+    result: {task: renewal?.task ?? meta, check, changed},
   }
 }
 
-export function addCheck(snap: Snapshot, ctx: OpContext, args: {id: string; kind: string; text: string}): Plan<CheckResult> {
+export function addCheck(snap: Snapshot, ctx: OpContext, args: {id: string; kind: string; text: string; epoch?: number}): Plan<CheckResult> {
   const meta = openItem(snap, args.id, 'add to')
+  assertFence(snap, meta, ctx, args.epoch, 'add a check to')
   if (!(CHECK_KINDS as readonly string[]).includes(args.kind)) {
     throw new UsageError(`"${args.kind}" is not a check kind: use ${CHECK_KINDS.join(' or ')}`, {kind: args.kind}, 'bad_check_kind')
   }
@@ -60,18 +66,19 @@ export function addCheck(snap: Snapshot, ctx: OpContext, args: {id: string; kind
     updated_by: ctx.actor,
     updated_at: ctx.now,
   }
-  return plan(meta, check, `added (${check.kind})`)
+  return plan(snap, ctx, meta, check, `added (${check.kind})`)
 }
 
 /** Pass or fail a check, with evidence. Passing a passed check again with the same evidence changes nothing. */
-export function recordCheck(snap: Snapshot, ctx: OpContext, args: {id: string; check: string; outcome: 'passed' | 'failed'; evidence: string}): Plan<CheckResult> {
+export function recordCheck(snap: Snapshot, ctx: OpContext, args: {id: string; check: string; outcome: 'passed' | 'failed'; evidence: string; epoch?: number}): Plan<CheckResult> {
   const meta = openItem(snap, args.id, args.outcome === 'passed' ? 'pass' : 'fail')
+  assertFence(snap, meta, ctx, args.epoch, args.outcome === 'passed' ? 'pass a check of' : 'fail a check of')
   const evidence = checkText('evidence', args.evidence ?? '', snap.config.max_comment_bytes, true).trim()
   const check = findCheck(checksOf(snap, meta.id), meta.id, args.check)
   if (!checkMove(args.outcome === 'passed' ? 'pass' : 'fail', check.status)) {
     throw new ConflictError('check_superseded', `check ${check.id} of ${meta.id} was superseded${check.supersede_reason ? `: ${check.supersede_reason}` : ''}; add a new check instead`, {id: meta.id, check: check.id})
   }
-  if (check.status === args.outcome && check.evidence === evidence) return plan(meta, check, args.outcome, false)
+  if (check.status === args.outcome && check.evidence === evidence) return plan(snap, ctx, meta, check, args.outcome, false)
   const next: Check = {
     ...check,
     status: args.outcome,
@@ -80,18 +87,19 @@ export function recordCheck(snap: Snapshot, ctx: OpContext, args: {id: string; c
     updated_by: ctx.actor,
     updated_at: ctx.now,
   }
-  return plan(meta, next, args.outcome)
+  return plan(snap, ctx, meta, next, args.outcome)
 }
 
 /** Take a check out of the active set; it keeps its evidence and history. */
-export function supersedeCheck(snap: Snapshot, ctx: OpContext, args: {id: string; check: string; reason: string}): Plan<CheckResult> {
+export function supersedeCheck(snap: Snapshot, ctx: OpContext, args: {id: string; check: string; reason: string; epoch?: number}): Plan<CheckResult> {
   const meta = openItem(snap, args.id, 'supersede')
+  assertFence(snap, meta, ctx, args.epoch, 'supersede a check of')
   const reason = checkText('reason', args.reason ?? '', snap.config.max_comment_bytes, true).trim()
   const check = findCheck(checksOf(snap, meta.id), meta.id, args.check)
   // Already superseded: nothing to do (superseded is final, so there is no move from it).
-  if (!checkMove('supersede', check.status)) return plan(meta, check, 'superseded', false)
+  if (!checkMove('supersede', check.status)) return plan(snap, ctx, meta, check, 'superseded', false)
   const next: Check = {...check, status: 'superseded', superseded_by: ctx.actor, superseded_at: ctx.now, supersede_reason: reason, updated_by: ctx.actor, updated_at: ctx.now}
-  return plan(meta, next, 'superseded')
+  return plan(snap, ctx, meta, next, 'superseded')
 }
 
 /**

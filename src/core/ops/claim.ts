@@ -6,16 +6,18 @@
  * compare-and-swap, these same checks turn a lost race into
  * "already claimed by X".
  */
-import {ConflictError, NotFoundError, NotPermittedError} from '../errors'
+import {ConflictError, NotFoundError, NotPermittedError, UsageError} from '../errors'
+import {assertRevision} from '../revision-guard'
 import type {OpContext, Plan} from '../plan'
 import {claimIsLive, compareForNext, isReady, reservationAllows, waitReasons} from '../readiness'
 import {type Snapshot, expiredLeaseIds, lookup, tablesOf, tasksWithStatus} from '../snapshot'
 import type {TaskMeta} from '../task'
-import {assertClaimable, assertMayForce, assertMove, overrideTrailers, standing} from './permission'
+import {assertClaimLimit, assertClaimable, assertMayForce, assertMove, overrideTrailers, standing} from './permission'
 import {TASK_MOVES, judgeMove, mayOverride, taskMove} from '../state-machine'
 import {type CheckpointText, checkpointChange, checkpointComment} from './checkpoint'
 import {NO_CLAIM, NO_FLAG, leaseUntil, revise} from './revision'
 import {withChanges} from '../apply'
+import {renewedLease} from './lease'
 import {checkNote} from '../validation'
 
 const TODO: ReadonlySet<string> = new Set(['todo'])
@@ -95,7 +97,10 @@ export function claimWithoutSweep(snap: Snapshot, ctx: OpContext, args: ClaimArg
   }
   if (row.who !== 'taker' && meta.owner === ctx.actor) {
     // Already ours: renew the lease (and resume a blocked item). Same epoch: same holder.
-    const next = revise(meta, ctx, {status: 'in_progress', block_note: undefined, lease_expires: leaseUntil(ctx.now, lease), session: ctx.session ?? meta.session})
+    // A lease is never shortened (ops/lease.ts); bringing back an expired claim counts against max_claims_per_actor.
+    if (!claimIsLive(meta, ctx.now, snap.config)) assertClaimLimit(snap, ctx, meta.id, `renew your expired claim on ${meta.id}`)
+    const renewal = renewedLease(meta, ctx.now, snap.config, lease)
+    const next = revise(meta, ctx, {status: 'in_progress', block_note: undefined, lease_expires: renewal.until, session: ctx.session ?? meta.session})
     return {op: 'claim', subject, changes: [{kind: 'put-task', meta: next}], trailers: [['Tasks-Epoch', String(next.epoch)], ['Tasks-Renewed', 'yes']], result: {task: next, already_owned: true}}
   }
   let tookOver: string | undefined
@@ -117,6 +122,7 @@ export function claimWithoutSweep(snap: Snapshot, ctx: OpContext, args: ClaimArg
     tookOver = meta.owner
   }
   if (!(flagged && tookOver)) assertClaimable(snap, meta, ctx, 'claim')
+  assertClaimLimit(snap, ctx, meta.id, `claim ${meta.id}`)
   const next = claimed(snap, meta, ctx, lease)
   const trailers: Array<[string, string]> = [['Tasks-Epoch', String(next.epoch)]]
   if (tookOver) trailers.push(['Tasks-Takeover', tookOver])
@@ -169,12 +175,15 @@ export function nextWithoutSweep(snap: Snapshot, ctx: OpContext, args: NextArgs)
     const mine = (tablesOf(snap).claims().get(ctx.actor) ?? [])
       .map((id) => snap.tasks.get(id)!.meta!)
       .filter((t) => t.status === 'in_progress' && t.owner === ctx.actor && fits(t))
-      .sort(compareForNext)
+      // A live claim first: resuming it never counts against max_claims_per_actor, bringing back an expired one may.
+      .sort((a, b) => Number(claimIsLive(b, ctx.now, snap.config)) - Number(claimIsLive(a, ctx.now, snap.config)) || compareForNext(a, b))
     if (mine.length > 0) {
       const plan = claimWithoutSweep(snap, ctx, {id: mine[0]!.id, leaseSeconds: args.leaseSeconds})
       return {...plan, trailers: [...plan.trailers, ['Tasks-Via', 'next']], result: {...plan.result, resumed: true}}
     }
   }
+  // At max_claims_per_actor, taking another is refused before the queue is read (the resume above still answers).
+  assertClaimLimit(snap, ctx, undefined, 'take another item')
   // An item reserved for the actor wins over every other (the first ready one in next order, from
   // the reservations table); otherwise the first ready unreserved item of the queue. Under
   // contention (ctx.spread > 1) the pick spreads over the first `spread` ready unreserved items of
@@ -235,15 +244,32 @@ export interface HeartbeatArgs {
   leaseSeconds?: number
 }
 
-/** Extend the lease of a claim the actor holds. */
-export function heartbeat(snap: Snapshot, ctx: OpContext, args: HeartbeatArgs): Plan<{task: TaskMeta}> {
+export interface HeartbeatResult {
+  task: TaskMeta
+  /** True when the claim's longer live lease was kept: a heartbeat never shortens a lease. */
+  lease_kept: boolean
+  /** What the heartbeat asked for: now + --lease (or lease_seconds). */
+  lease_asked: string
+}
+
+/**
+ * Renew the lease of a claim the actor holds (ops/lease.ts): to now + the
+ * lease asked for, or the longer live lease it already has. Bringing back
+ * the actor's own expired claim counts against max_claims_per_actor.
+ */
+export function heartbeat(snap: Snapshot, ctx: OpContext, args: HeartbeatArgs): Plan<HeartbeatResult> {
   const meta = lookup(snap, args.id)
   if (!taskMove('heartbeat', meta.status)) {
     throw new ConflictError('not_claimed', `${meta.id} is ${meta.status}, not claimed`, {id: meta.id, status: meta.status})
   }
   assertMove(snap, meta, {...ctx, force: undefined}, 'heartbeat', 'heartbeat', args.epoch)
-  const next = revise(meta, ctx, {lease_expires: leaseUntil(ctx.now, args.leaseSeconds ?? snap.config.lease_seconds)})
-  return {op: 'heartbeat', subject: {id: meta.id, title: meta.title}, changes: [{kind: 'put-task', meta: next}], trailers: [['Tasks-Epoch', String(meta.epoch)]], result: {task: next}}
+  if (!claimIsLive(meta, ctx.now, snap.config)) assertClaimLimit(snap, ctx, meta.id, `renew your expired claim on ${meta.id}`)
+  const renewal = renewedLease(meta, ctx.now, snap.config, args.leaseSeconds)
+  const subject = {id: meta.id, title: meta.title}
+  const result = (task: TaskMeta): HeartbeatResult => ({task, lease_kept: renewal.kept, lease_asked: renewal.asked})
+  if (renewal.until === meta.lease_expires) return {op: 'heartbeat', subject, changes: [], trailers: [], result: result(meta)}
+  const next = revise(meta, ctx, {lease_expires: renewal.until})
+  return {op: 'heartbeat', subject, changes: [{kind: 'put-task', meta: next}], trailers: [['Tasks-Epoch', String(meta.epoch)]], result: result(next)}
 }
 
 export interface ReleaseArgs {
@@ -330,28 +356,55 @@ export function releaseSession(snap: Snapshot, ctx: OpContext, session: string):
 export interface TakeoverArgs {
   id: string
   reason: string
+  /** The card's id typed again (`--confirm ID`): a takeover of someone's live claim is never one typo away. */
+  confirm?: string
+  /** Apply only while the card is still at this revision (`--if-revision`). */
+  ifRevision?: number
   leaseSeconds?: number
 }
 
 /**
- * Take an item over from an owner that will not come back, whether or not
- * its lease has run out: epoch + 1 (so the old owner's `--epoch` is
- * refused), recorded with Tasks-Takeover and Tasks-Reason. Only admins when
- * config.yaml lists them.
+ * Take over a live claim from an owner that will not come back (its host or
+ * session confirmed gone), as Graphit's force-takeover does: the card's id
+ * repeated as confirmation, a reason, optionally the revision it was read
+ * at, a replacement lease. epoch + 1 (so the old owner's `--epoch` is
+ * refused), recorded with Tasks-Takeover and Tasks-Reason. Refused: a
+ * wrong or missing confirmation (exit 2), a stale revision, a card nobody
+ * holds, the actor's own claim, a claim no longer live (claim it normally:
+ * a takeover never preempts what an ordinary claim may take), an actor at
+ * max_claims_per_actor (exit 4); only admins when config.yaml lists them.
  */
 export function takeoverTask(snap: Snapshot, ctx: OpContext, args: TakeoverArgs): Plan<ClaimResult> {
   const meta = lookup(snap, args.id)
+  const confirm = args.confirm?.trim()
+  if (confirm === undefined || confirm === '') {
+    throw new UsageError(`a takeover needs --confirm ${meta.id}: the card's id typed again (on a terminal, tasks asks for it); nothing was written`, {id: meta.id}, 'not_confirmed')
+  }
+  if (confirm !== meta.id && confirm !== args.id) {
+    throw new UsageError(`--confirm "${confirm}" is not ${meta.id}: type the id of the card you take over exactly; nothing was written`, {id: meta.id, confirm}, 'not_confirmed')
+  }
   const reason = checkNote('reason', args.reason ?? '', snap.config)
+  assertRevision(meta, args.ifRevision)
   const row = taskMove('takeover', meta.status)
-  if (!row) {
+  if (!row || meta.owner === undefined) {
     throw new ConflictError('not_claimed', `${meta.id} is ${meta.status}, not held by anyone: claim it instead`, {id: meta.id, status: meta.status})
   }
   if (meta.owner === ctx.actor) {
-    throw new ConflictError('already_owned', `${meta.id} is already yours (epoch ${meta.epoch})`, {id: meta.id, epoch: meta.epoch})
+    throw new ConflictError('already_owned', `${meta.id} is already yours (epoch ${meta.epoch}); a takeover is of someone else's claim`, {id: meta.id, epoch: meta.epoch})
+  }
+  if (!claimIsLive(meta, ctx.now, snap.config)) {
+    const how = meta.status === 'blocked' ? `reopen it (\`tasks reopen ${meta.id}\`) and claim it` : `claim it normally (\`tasks claim ${meta.id}\`)`
+    throw new ConflictError('claim_expired', `${meta.owner}'s claim on ${meta.id} is no longer live (lease until ${meta.lease_expires ?? 'none'}); a takeover is for a live claim: ${how}`, {
+      id: meta.id,
+      owner: meta.owner,
+      epoch: meta.epoch,
+      lease_expires: meta.lease_expires ?? null,
+    })
   }
   if (!judgeMove(row, standing(snap, meta, ctx)).ok) assertMayForce(snap, ctx, 'take over', meta.id)
+  assertClaimLimit(snap, ctx, meta.id, `take over ${meta.id}`)
   const next = claimed(snap, meta, ctx, args.leaseSeconds)
-  const trailers: Array<[string, string]> = [['Tasks-Epoch', String(next.epoch)], ['Tasks-Takeover', meta.owner ?? '(none)'], ['Tasks-Reason', reason]]
+  const trailers: Array<[string, string]> = [['Tasks-Epoch', String(next.epoch)], ['Tasks-Takeover', meta.owner], ['Tasks-Reason', reason]]
   if (meta.flag_reason !== undefined) trailers.push(['Tasks-Unflagged', meta.flag_reason])
   if (ctx.session) trailers.push(['Tasks-Session', ctx.session])
   return {op: 'takeover', subject: {id: meta.id, title: meta.title}, changes: [{kind: 'put-task', meta: next}], trailers, result: {task: next, took_over_from: meta.owner, already_owned: false}}

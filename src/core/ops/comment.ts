@@ -9,13 +9,21 @@ import {type Snapshot, lookup} from '../snapshot'
 import {COMMENT_KINDS, type Comment, type CommentKind} from '../task'
 import {checkText} from '../validation'
 import {assertRevision} from '../revision-guard'
+import {assertFence} from './permission'
+import {activityRenewal} from './lease'
 
 /** `2026-11-29T19:13:00.123Z` → `20261129T191300.123Z`: sorts by time, safe in a path. */
 export function compactTimestamp(iso: string): string {
   return iso.replace(/[-:]/g, '')
 }
 
-export function addComment(snap: Snapshot, ctx: OpContext, args: {id: string; text: string; kind?: string; ifRevision?: number; key?: string}): Plan<{comment: Comment; created: boolean}> {
+/**
+ * Add a comment. By the holder of a live claim it also renews the lease
+ * (ops/lease.ts), in the same commit; `epoch` fences it as the other owner
+ * mutations are (and require_epoch asks it of agents on a card they hold).
+ * With `key`, a retry (the key already on the task) records nothing.
+ */
+export function addComment(snap: Snapshot, ctx: OpContext, args: {id: string; text: string; kind?: string; ifRevision?: number; key?: string; epoch?: number}): Plan<{comment: Comment; created: boolean}> {
   const meta = lookup(snap, args.id)
   const key = args.key?.trim()
   if (args.key !== undefined && !key) throw new InvalidError('empty_key', 'the idempotency key is empty')
@@ -33,6 +41,7 @@ export function addComment(snap: Snapshot, ctx: OpContext, args: {id: string; te
     }
   }
   assertRevision(meta, args.ifRevision)
+  assertFence(snap, meta, ctx, args.epoch, 'comment on')
   const kind = (args.kind ?? 'note') as CommentKind
   if (!(COMMENT_KINDS as readonly string[]).includes(kind)) {
     throw new UsageError(`"${args.kind}" is not a comment kind: use one of ${COMMENT_KINDS.join(', ')}`, {kind: args.kind}, 'bad_kind')
@@ -48,10 +57,11 @@ export function addComment(snap: Snapshot, ctx: OpContext, args: {id: string; te
     body,
     ...(key ? {key} : {}),
   }
+  const renewal = activityRenewal(meta, ctx, snap.config)
   return {
     op: 'comment',
     subject: {id: meta.id, title: meta.title},
-    changes: [{kind: 'add-comment', comment}],
+    changes: [{kind: 'add-comment', comment}, ...(renewal ? [renewal.change] : [])],
     trailers: [['Tasks-Comment-Kind', kind]],
     result: {comment, created: true},
   }

@@ -30,11 +30,11 @@ const SECONDS_KEYS: ReadonlySet<string> = new Set(['lease_seconds', 'clock_skew_
 /** Keys holding a list (comma-separated on the command line; --add/--remove). */
 const LIST_KEYS: ReadonlySet<string> = new Set(['admins', 'allowed_paths'])
 /** Keys holding true or false. */
-const BOOLEAN_KEYS: ReadonlySet<string> = new Set(['require_signed'])
+const BOOLEAN_KEYS: ReadonlySet<string> = new Set(['require_signed', 'require_epoch'])
 /** Keys holding one line of text (a path): no control characters, at most 4096 bytes; unset is ''. */
 const STRING_KEYS: ReadonlySet<string> = new Set(['allowed_signers'])
-/** Keys holding a count (a plain whole number). */
-const COUNT_KEYS: ReadonlySet<string> = new Set(['list_limit'])
+/** Keys holding a count (a plain whole number; for max_claims_per_actor 0 means no limit). */
+const COUNT_KEYS: ReadonlySet<string> = new Set(['list_limit', 'max_claims_per_actor'])
 const TRUE_WORDS = new Set(['true', 'yes', 'on', '1'])
 const FALSE_WORDS = new Set(['false', 'no', 'off', '0'])
 

@@ -11,6 +11,7 @@ import {checkActor, checkBody, checkPriority, checkTags, checkTitle} from '../va
 import {revise} from './revision'
 import {assertRevision} from '../revision-guard'
 import {resetChecks} from './checks'
+import {assertFence} from './permission'
 
 export interface EditArgs {
   id: string
@@ -23,12 +24,15 @@ export interface EditArgs {
   ifRevision?: number
   /** A coordination session asked for: refused unless it is the one the task already belongs to (a task never moves). */
   session?: string
+  /** The fencing token of the actor's claim (`--epoch`). */
+  epoch?: number
 }
 
 export function editTask(snap: Snapshot, ctx: OpContext, args: EditArgs): Plan<{task: TaskMeta; fields: string[]; checks_reset: string[]}> {
   const meta = lookup(snap, args.id)
   assertRevision(meta, args.ifRevision)
   if (args.session !== undefined) assertSameSession(meta, args.session)
+  assertFence(snap, meta, ctx, args.epoch, 'edit')
   const changes: Partial<TaskMeta> = {}
   const fields: string[] = []
   if (args.title !== undefined) {
@@ -80,9 +84,10 @@ export function assignTask(snap: Snapshot, ctx: OpContext, args: {id: string; as
 }
 
 /** Replace an item's dependency set (an empty list clears it). */
-export function setDependencies(snap: Snapshot, ctx: OpContext, args: {id: string; deps: string[]; ifRevision?: number}): Plan<{task: TaskMeta}> {
+export function setDependencies(snap: Snapshot, ctx: OpContext, args: {id: string; deps: string[]; ifRevision?: number; epoch?: number}): Plan<{task: TaskMeta}> {
   const meta = lookup(snap, args.id)
   assertRevision(meta, args.ifRevision)
+  assertFence(snap, meta, ctx, args.epoch, 'change the dependencies of')
   const deps = checkDependencies(snap, meta.id, args.deps)
   const subject = {id: meta.id, title: meta.title}
   if (meta.status === 'done') {

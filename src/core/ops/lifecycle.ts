@@ -21,7 +21,7 @@ import {type Snapshot, checksOf, lookup} from '../snapshot'
 import {unmetChecks} from '../check'
 import type {TaskMeta} from '../task'
 import {checkNote} from '../validation'
-import {assertClaimable, assertEpoch, assertMove, describeWaits, openSubItemsError, overrideTrailers} from './permission'
+import {assertClaimLimit, assertClaimable, assertEpoch, assertMove, describeWaits, openSubItemsError, overrideTrailers} from './permission'
 import {taskMove} from '../state-machine'
 import {NO_CLAIM, leaseUntil, revise} from './revision'
 import {assertRevision} from '../revision-guard'
@@ -122,6 +122,7 @@ export function blockTask(snap: Snapshot, ctx: OpContext, args: BlockArgs): Plan
   if (row.who === 'taker') {
     assertEpoch(meta, args.epoch)
     assertClaimable(snap, meta, ctx, 'block')
+    assertClaimLimit(snap, ctx, meta.id, `block ${meta.id}`)
     changes = {status: 'blocked', block_note: note, owner: ctx.actor, epoch: meta.epoch + 1, claimed_at: ctx.now, lease_expires: leaseUntil(ctx.now, snap.config.lease_seconds)}
   } else {
     forced = assertMove(snap, meta, ctx, 'block', 'block', args.epoch).overridden
@@ -138,13 +139,13 @@ export function blockTask(snap: Snapshot, ctx: OpContext, args: BlockArgs): Plan
   }
 }
 
-export function reopenTask(snap: Snapshot, ctx: OpContext, args: {id: string}): Plan<{task: TaskMeta}> {
+export function reopenTask(snap: Snapshot, ctx: OpContext, args: {id: string; epoch?: number}): Plan<{task: TaskMeta}> {
   const meta = lookup(snap, args.id)
   if (meta.status === 'todo') throw new ConflictError('already_open', `${meta.id} is already todo`, {id: meta.id})
   if (meta.status === 'cancelled') {
     throw new ConflictError('terminal', `${meta.id} is cancelled, which is final; add a new task instead`, {id: meta.id})
   }
-  const verdict = assertMove(snap, meta, ctx, 'reopen', 'reopen')
+  const verdict = assertMove(snap, meta, ctx, 'reopen', 'reopen', args.epoch)
   // Someone else's lapsed claim reopened: its former holder is fenced out, as by the sweep.
   const fenced = verdict.lapsed && taskMove('reopen', meta.status)!.fences === true
   const next = revise(meta, ctx, {...NO_CLAIM, status: 'todo', closed_at: undefined, ...(fenced ? {epoch: meta.epoch + 1} : {})})
@@ -160,6 +161,8 @@ export function reopenTask(snap: Snapshot, ctx: OpContext, args: {id: string}): 
 export interface CancelArgs {
   id: string
   reason: string
+  /** The fencing token of the actor's claim on the card (`--epoch`). */
+  epoch?: number
 }
 
 /** Cancel an item (terminal); its unfinished sub-items are cancelled with it. */
@@ -171,7 +174,8 @@ export function cancelTask(snap: Snapshot, ctx: OpContext, args: CancelArgs): Pl
   }
   const affected = [meta, ...openSubItems(snap, meta.id)]
   let forced = false
-  for (const t of affected) if (assertMove(snap, t, ctx, 'cancel', 'cancel').overridden) forced = true
+  // The card's own fencing token; its sub-items go with it (not fenced one by one).
+  for (const t of affected) if (assertMove(snap, t, ctx, 'cancel', 'cancel', t === meta ? args.epoch : null).overridden) forced = true
   const cancelled = affected.map((t) =>
     revise(t, ctx, {status: 'cancelled', cancel_reason: t === meta ? reason : `parent ${meta.id} cancelled: ${reason}`, lease_expires: undefined, block_note: undefined, closed_at: ctx.now}),
   )

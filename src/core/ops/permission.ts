@@ -6,12 +6,12 @@
  * admins, only they may force. Also the fencing check and the readiness
  * checks a claim makes.
  */
-import {ConflictError, NotPermittedError} from '../errors'
-import {claimIsLive, openSubItems, reservationAllows, waitReasons, type WaitReason} from '../readiness'
+import {ConflictError, NotPermittedError, UsageError} from '../errors'
+import {claimIsLive, liveClaimsOf, openSubItems, reservationAllows, waitReasons, type WaitReason} from '../readiness'
 import type {Snapshot} from '../snapshot'
 import type {TaskMeta} from '../task'
 import type {OpContext} from '../plan'
-import {type Standing, type TaskMoveName, type Verdict, judgeMove, mayOverride, standingOf, taskMove} from '../state-machine'
+import {type Standing, type TaskMoveName, type Verdict, claimLimitAllows, judgeMove, mayOverride, standingOf, taskMove} from '../state-machine'
 
 /** Trailers that record an override, or none. */
 export function overrideTrailers(ctx: OpContext): Array<[string, string]> {
@@ -47,6 +47,26 @@ export function assertEpoch(meta: TaskMeta, epoch: number | undefined, actor?: s
   })
 }
 
+/** Whether the actor is an agent for require_epoch: a call through `tasks mcp`, or one made with an agent session (--session, TASKS_SESSION). */
+export function actsAsAgent(ctx: OpContext): boolean {
+  return ctx.agent === true || ctx.session !== undefined
+}
+
+/**
+ * The fencing of an owner mutation on `meta`: `epoch`, when given, must be
+ * the card's current epoch (`assertEpoch`); and when the list sets
+ * require_epoch, an agent acting on a card it holds must give it
+ * (`epoch_required`, exit 2, nothing written). Acting on a card someone
+ * else holds, or nobody, needs no token: there is no claim of the actor's
+ * to fence.
+ */
+export function assertFence(snap: Snapshot, meta: TaskMeta, ctx: OpContext, epoch: number | undefined, action: string): void {
+  assertEpoch(meta, epoch, ctx.actor)
+  if (epoch !== undefined || !snap.config.require_epoch || !actsAsAgent(ctx)) return
+  if (meta.owner !== ctx.actor || (meta.status !== 'in_progress' && meta.status !== 'blocked')) return
+  throw new UsageError(`this list requires the fencing token from agents (require_epoch): ${action} ${meta.id} with --epoch, the epoch your claim returned; nothing was written`, {id: meta.id}, 'epoch_required')
+}
+
 /** Where the op's actor stands towards `meta`: --force is the override it asks for. */
 export function standing(snap: Snapshot, meta: TaskMeta, ctx: OpContext): Standing {
   return standingOf(meta, ctx.actor, ctx.now, snap.config, ctx.force !== undefined)
@@ -56,11 +76,13 @@ export function standing(snap: Snapshot, meta: TaskMeta, ctx: OpContext): Standi
  * Validate `move` on `meta` through the rulebook (core/state-machine.ts)
  * and return the verdict when it is allowed. Someone else's card without
  * an override is `not_owner`, an override by someone who is not an admin
- * `not_admin`. `epoch`, when given, must match the current fencing token
- * (checked first: it says more).
+ * `not_admin`. `epoch`, when given, must match the current fencing token,
+ * and an agent must give it under require_epoch (`assertFence`; checked
+ * first: it says more).
  */
-export function assertMove(snap: Snapshot, meta: TaskMeta, ctx: OpContext, move: TaskMoveName, action: string, epoch?: number): Verdict & {ok: true} {
-  assertEpoch(meta, epoch, ctx.actor)
+export function assertMove(snap: Snapshot, meta: TaskMeta, ctx: OpContext, move: TaskMoveName, action: string, epoch?: number | null): Verdict & {ok: true} {
+  // null: not fenced here (the sub-items a cancel takes with their parent, whose own token was checked).
+  if (epoch !== null) assertFence(snap, meta, ctx, epoch, action)
   const verdict = judgeMove(taskMove(move, meta.status), standing(snap, meta, ctx))
   if (verdict.ok) return verdict
   if (verdict.refusal === 'not_admin') assertMayForce(snap, ctx, action, meta.id)
@@ -117,4 +139,26 @@ export function assertClaimable(snap: Snapshot, meta: TaskMeta, ctx: OpContext, 
       assignee: meta.assignee,
     })
   }
+}
+
+/**
+ * `max_claims_per_actor` (`claimLimitAllows`): before the actor takes `id`
+ * (undefined: whichever card `next` would pick)
+ * (a claim, `next`, a takeover, a block of a todo card, a batch item), the
+ * live claims it holds on other cards must be below the limit. Refused as
+ * `claim_limit` (exit 4) naming what it holds; nothing is read when the list
+ * has no limit (the default).
+ */
+export function assertClaimLimit(snap: Snapshot, ctx: OpContext, id: string | undefined, action: string): void {
+  const limit = snap.config.max_claims_per_actor
+  if (limit === 0) return
+  const held = liveClaimsOf(snap, ctx.actor, ctx.now, snap.config, id)
+  if (claimLimitAllows(held.length, snap.config)) return
+  const named = held.map((t) => `${t.id} (${t.status}, epoch ${t.epoch})`).join(', ')
+  throw new ConflictError('claim_limit', `${ctx.actor} already holds ${named}, and the list allows ${limit} live claim${limit === 1 ? '' : 's'} per actor (max_claims_per_actor); finish or release ${held.length === 1 ? 'it' : 'one'} before you ${action} (\`tasks next\` resumes what you hold)`, {
+    id: id ?? null,
+    actor: ctx.actor,
+    limit,
+    held: held.map((t) => ({id: t.id, status: t.status, epoch: t.epoch, lease_expires: t.lease_expires ?? null})),
+  })
 }
