@@ -228,6 +228,7 @@ export function serialiseConfig(config: ListConfig): string {
   if (known.allowed_signers === '') delete known.allowed_signers
   if (known.allowed_paths?.length === 0) delete known.allowed_paths
   if (known.max_file_bytes === DEFAULT_CONFIG.max_file_bytes) delete known.max_file_bytes
+  if (known.require_checks === false) delete known.require_checks
   return yaml().stringify({...known, ...extra}, {lineWidth: 0, defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN'})
 }
 

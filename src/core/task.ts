@@ -163,6 +163,8 @@ export interface ListConfig {
   allowed_paths: string[]
   /** Read by the server guard only: the largest blob it lets onto the ref, in bytes (the tool's own files are also read only up to MAX_FILE_BYTES). */
   max_file_bytes: number
+  /** Creation gates (docs/model.md, "Checks with evidence"): a task is created with an acceptance check and a test check, and the last active one of either kind cannot be superseded. */
+  require_checks: boolean
   extra?: Record<string, unknown>
 }
 
@@ -212,6 +214,7 @@ export const DEFAULT_CONFIG: ListConfig = {
   allowed_signers: '',
   allowed_paths: [],
   max_file_bytes: 2 * 1024 * 1024,
+  require_checks: false,
 }
 
 /** Keys of config.yaml as `init` writes it (fixed: every clone's root commit is the same). */
@@ -234,7 +237,7 @@ export function withConfigDefaults(config: Partial<ListConfig> | undefined): Lis
   return {...DEFAULT_CONFIG, ...(config ?? {})} as ListConfig
 }
 
-export type NonNumericConfigKey = 'admins' | 'notify' | 'extra' | 'require_signed' | 'allowed_signers' | 'allowed_paths'
+export type NonNumericConfigKey = 'admins' | 'notify' | 'extra' | 'require_signed' | 'allowed_signers' | 'allowed_paths' | 'require_checks'
 const configBounds = configSchema.properties as unknown as Record<keyof Omit<ListConfig, NonNumericConfigKey>, Bounded>
 
 /** Inclusive [minimum, maximum] of each numeric config.yaml key. */

@@ -8,7 +8,8 @@ import {idFromSeed, keyedSeed} from '../ids'
 import type {OpContext, Plan} from '../plan'
 import {type Snapshot, resolve, shardBlocked, taskMeta} from '../snapshot'
 import {checkDependencies} from '../dependency-graph'
-import {DEFAULT_PRIORITY, FINISHED, type TaskMeta} from '../task'
+import {DEFAULT_PRIORITY, type TaskMeta} from '../task'
+import {takesSubItems} from '../state-machine'
 import {checkActor, checkBody, checkPriority, checkTags, checkTitle} from '../validation'
 
 export interface AddArgs {
@@ -89,7 +90,7 @@ export function addTask(snap: Snapshot, ctx: OpContext, args: AddArgs): Plan<Add
         grandparent: p.parent,
       })
     }
-    if (FINISHED.has(p.status)) {
+    if (!takesSubItems(p.status)) {
       throw new ConflictError('parent_finished', `${parent} is ${p.status}; reopen it before adding sub-items`, {parent, status: p.status})
     }
   }
