@@ -14,7 +14,14 @@
  *  4. item done while a dependency is not done, when that is new in the
  *     merged state (the pair is in none of the `before` snapshots: the merge
  *     made it) → reopen it to todo, clearing owner and lease; repeat until
- *     nothing new remains.
+ *     nothing new remains;
+ *  5. item done that breaks a rule `done` itself enforces: flagged, an
+ *     active check not passed with evidence (only for cards whose checks
+ *     the snapshot holds), a sub-item neither done nor cancelled → reopen
+ *     it as in 4. No op reaches these states (done refuses them, a finished
+ *     card takes no flag, check change or open sub-item), so without
+ *     `before` (`tasks doctor --fix`) every one is repaired; with `before`
+ *     (a merge), those new in the merged state.
  *
  * Nothing else: it never edits anything that is not one of these, never
  * reads git or a clock (time comes in as `now`), and every repair is returned
@@ -23,7 +30,8 @@
 import {cmp} from '../core/order'
 import type {Change} from '../core/plan'
 import {NO_CLAIM} from '../core/ops/revision'
-import {type Snapshot, type TaskEntry, tablesOf} from '../core/snapshot'
+import {type Snapshot, type TaskEntry, checksOf, tablesOf} from '../core/snapshot'
+import {unmetChecks} from '../core/check'
 import type {TaskMeta} from '../core/task'
 import {MERGE_ACTOR, cmpTime, engineComment} from './merge-types'
 
@@ -34,6 +42,9 @@ export type RepairKind =
   | 'dangling_dependency'
   | 'dependency_cycle'
   | 'done_with_open_dependency'
+  | 'done_while_flagged'
+  | 'done_with_unmet_checks'
+  | 'done_with_open_subitems'
 
 /** One repair the reconciler made, on one card. */
 export interface Repair {
@@ -162,6 +173,8 @@ interface Scope {
   done(): readonly string[]
   /** The ids to look at again after `reopened` were reopened. */
   afterReopen(reopened: readonly string[]): readonly string[]
+  /** Where a done item breaking a finish rule (flag, checks, sub-items) the merge made can be. */
+  finished(): readonly string[]
 }
 
 function wholeList(snap: Snapshot): Scope {
@@ -173,6 +186,7 @@ function wholeList(snap: Snapshot): Scope {
     depCycles: () => ids(),
     done: ids,
     afterReopen: () => ids(),
+    finished: ids,
   }
 }
 
@@ -224,6 +238,11 @@ function aroundChanges(merged: Snapshot, before: readonly Snapshot[], candidates
     depCycles: (w) => (cycleIn(w.metas, d) ? closure(dependents, d) : null),
     done: () => (nearDependents ??= withNeighbours(dependents, d)),
     afterReopen: (reopened) => [...new Set(reopened.flatMap((id) => dependents(id)))].sort(cmp),
+    // A changed card, or the parent of one (a sub-item reopened on one clone while the other finished the parent).
+    finished: () => [...new Set([...d, ...d.flatMap((id) => {
+      const parent = merged.tasks.get(id)?.parent
+      return parent !== undefined ? [parent] : []
+    })])].sort(cmp),
   }
 }
 
@@ -404,6 +423,64 @@ function repairDone(w: Work, scope: Scope, before: readonly Snapshot[], report: 
 }
 
 // ---------------------------------------------------------------------------
+// Done items that break a rule of `done`: flagged, checks not passed, open sub-items.
+
+interface FinishFault {
+  kind: 'done_while_flagged' | 'done_with_unmet_checks' | 'done_with_open_subitems'
+  related: string[]
+  message: string
+}
+
+/** What `done` would refuse of the done item `id` as the list stands (`w`), each with the ids involved. */
+function finishFaults(w: Work, snap: Snapshot, id: string): FinishFault[] {
+  if (w.metas.status(id) !== 'done') return []
+  const out: FinishFault[] = []
+  const meta = snap.tasks.get(id)?.meta
+  if (meta?.flag_reason !== undefined) {
+    out.push({kind: 'done_while_flagged', related: [], message: `it is flagged by ${meta.flagged_by ?? 'someone'} ("${meta.flag_reason}"), and a flagged item cannot be done`})
+  }
+  const unmet = unmetChecks(checksOf(snap, id))
+  if (unmet.length > 0) {
+    out.push({kind: 'done_with_unmet_checks', related: unmet.map((c) => c.id), message: `its check${unmet.length === 1 ? '' : 's'} ${unmet.map((c) => `${c.id} (${c.status})`).join(', ')} ${unmet.length === 1 ? 'has' : 'have'} not passed with evidence`})
+  }
+  const open = tablesOf(snap).children(id).filter((k) => w.metas.parent(k) === id && w.metas.has(k) && w.metas.status(k) !== 'done' && w.metas.status(k) !== 'cancelled')
+  if (open.length > 0) {
+    out.push({kind: 'done_with_open_subitems', related: open, message: `its sub-item${open.length === 1 ? '' : 's'} ${open.map((k) => `${k} (${w.metas.status(k)})`).join(', ')} ${open.length === 1 ? 'is' : 'are'} not finished`})
+  }
+  return out
+}
+
+/** True when `snap` (a side of the merge) already had this fault of `id`: the merge did not make it. */
+function hadFault(snap: Snapshot, id: string, f: FinishFault): boolean {
+  const meta = snap.tasks.get(id)?.meta
+  if (meta?.status !== 'done') return false
+  if (f.kind === 'done_while_flagged') return meta.flag_reason !== undefined
+  if (f.kind === 'done_with_unmet_checks') {
+    const unmet = new Set(unmetChecks(checksOf(snap, id)).map((c) => c.id))
+    return f.related.every((c) => unmet.has(c))
+  }
+  return f.related.every((k) => {
+    const child = snap.tasks.get(k)?.meta
+    return child?.parent === id && child.status !== 'done' && child.status !== 'cancelled'
+  })
+}
+
+function repairFinished(w: Work, snap: Snapshot, scope: Scope, before: readonly Snapshot[] | null, report: Report): void {
+  // A sub-item reopened here makes its done parent break the sub-item rule in turn: the parent is looked at again.
+  const queue = [...scope.finished()]
+  for (let i = 0; i < queue.length; i++) {
+    const id = queue[i]!
+    const faults = finishFaults(w, snap, id).filter((f) => before === null || !before.some((b) => hadFault(b, id, f)))
+    if (faults.length === 0) continue
+    const meta = w.metas.get(id)!
+    for (const k of [...Object.keys(NO_CLAIM), 'closed_at'] as Array<keyof TaskMeta>) delete meta[k]
+    meta.status = 'todo'
+    for (const f of faults) report(f.kind, id, f.related, `reopened (it was done) because ${f.message}${before === null ? '' : ': it was finished on one clone while this changed on another'}`)
+    if (meta.parent !== undefined && w.metas.status(meta.parent) === 'done') queue.push(meta.parent)
+  }
+}
+
+// ---------------------------------------------------------------------------
 
 /**
  * Check the merged list's invariants and repair them deterministically.
@@ -424,6 +501,8 @@ export function reconcile(merged: Snapshot, ctx: ReconcileContext): ReconcileRes
   repairDangling(w, scope, report)
   repairCycles(w, scope, report)
   repairDone(w, scope, before, report)
+  // A merge (before given) repairs what it made; doctor --fix (no before) every one: no op reaches these states.
+  repairFinished(w, merged, scope, before.length > 0 ? before : null, report)
 
   const changes: Change[] = []
   const touched = [...new Set(repairs.map((r) => r.task))].sort(cmp)
@@ -457,6 +536,9 @@ export function checkInvariants(snap: Snapshot): Violation[] {
   const original = work(snap)
   for (const [id, dep] of doneWithOpen(original.metas, all.done())) {
     out.push({kind: 'done_with_open_dependency', task: id, related: [dep], message: `${id} is done but its dependency ${dep} is ${original.metas.status(dep)}`})
+  }
+  for (const id of all.finished()) {
+    for (const f of finishFaults(original, snap, id)) out.push({kind: f.kind, task: id, related: f.related, message: `${id} is done but ${f.message}`})
   }
   return out.map((v) => (v.message.startsWith(v.task) ? v : {...v, message: `${v.task}: ${v.message}`}))
 }
