@@ -400,11 +400,11 @@ function inSnapshot(snap: Snapshot, id: string, dep: string): boolean {
   return meta?.status === 'done' && meta.depends_on.includes(dep) && d !== undefined && d.status !== 'done'
 }
 
-function repairDone(w: Work, scope: Scope, before: readonly Snapshot[], report: Report): void {
+function repairDone(w: Work, scope: Scope, before: readonly Snapshot[], report: Report, start: readonly string[] = scope.done()): void {
   if (before.length === 0) return
   const isNew = (id: string, dep: string): boolean => !before.some((s) => inSnapshot(s, id, dep))
   // Each round, only the items whose dependency was just reopened can newly break the rule.
-  for (let ids = scope.done(); ; ) {
+  for (let ids = start; ; ) {
     const fresh = doneWithOpen(w.metas, ids).filter(([id, dep]) => isNew(id, dep))
     if (fresh.length === 0) return
     const reopened = new Set<string>()
@@ -443,7 +443,18 @@ function finishFaults(w: Work, snap: Snapshot, id: string): FinishFault[] {
   if (unmet.length > 0) {
     out.push({kind: 'done_with_unmet_checks', related: unmet.map((c) => c.id), message: `its check${unmet.length === 1 ? '' : 's'} ${unmet.map((c) => `${c.id} (${c.status})`).join(', ')} ${unmet.length === 1 ? 'has' : 'have'} not passed with evidence`})
   }
-  const open = tablesOf(snap).children(id).filter((k) => w.metas.parent(k) === id && w.metas.has(k) && w.metas.status(k) !== 'done' && w.metas.status(k) !== 'cancelled')
+  // Its sub-items as the repairs so far left them: a re-parented one (nesting too deep) was a descendant in `snap`.
+  const tables = tablesOf(snap)
+  const seen = new Set<string>([id])
+  const kids: string[] = []
+  for (let todo = [...tables.children(id)]; todo.length > 0; ) {
+    const k = todo.pop()!
+    if (seen.has(k)) continue
+    seen.add(k)
+    if (w.metas.parent(k) === id) kids.push(k)
+    todo.push(...tables.children(k))
+  }
+  const open = kids.sort(cmp).filter((k) => w.metas.has(k) && w.metas.status(k) !== 'done' && w.metas.status(k) !== 'cancelled')
   if (open.length > 0) {
     out.push({kind: 'done_with_open_subitems', related: open, message: `its sub-item${open.length === 1 ? '' : 's'} ${open.map((k) => `${k} (${w.metas.status(k)})`).join(', ')} ${open.length === 1 ? 'is' : 'are'} not finished`})
   }
@@ -465,19 +476,28 @@ function hadFault(snap: Snapshot, id: string, f: FinishFault): boolean {
   })
 }
 
-function repairFinished(w: Work, snap: Snapshot, scope: Scope, before: readonly Snapshot[] | null, report: Report): void {
-  // A sub-item reopened here makes its done parent break the sub-item rule in turn: the parent is looked at again.
-  const queue = [...scope.finished()]
+/** Returns the items it reopened. `first`: look at the scope's ids too (the first round), else only around `repaired`. */
+function repairFinished(w: Work, snap: Snapshot, scope: Scope, before: readonly Snapshot[] | null, repaired: readonly string[], report: Report, first: boolean): string[] {
+  // A card an earlier step reopened or moved may leave its (new) done parent with an open sub-item, and so may a
+  // sub-item reopened here: their parents are looked at too.
+  const parentsOf = (ids: readonly string[]) => ids.flatMap((id) => {
+    const parent = w.metas.parent(id)
+    return parent !== undefined ? [parent] : []
+  })
+  const queue = [...new Set([...(first ? scope.finished() : []), ...parentsOf(repaired)])].sort(cmp)
+  const reopened: string[] = []
   for (let i = 0; i < queue.length; i++) {
     const id = queue[i]!
     const faults = finishFaults(w, snap, id).filter((f) => before === null || !before.some((b) => hadFault(b, id, f)))
     if (faults.length === 0) continue
+    reopened.push(id)
     const meta = w.metas.get(id)!
     for (const k of [...Object.keys(NO_CLAIM), 'closed_at'] as Array<keyof TaskMeta>) delete meta[k]
     meta.status = 'todo'
     for (const f of faults) report(f.kind, id, f.related, `reopened (it was done) because ${f.message}${before === null ? '' : ': it was finished on one clone while this changed on another'}`)
     if (meta.parent !== undefined && w.metas.status(meta.parent) === 'done') queue.push(meta.parent)
   }
+  return reopened
 }
 
 // ---------------------------------------------------------------------------
@@ -502,7 +522,13 @@ export function reconcile(merged: Snapshot, ctx: ReconcileContext): ReconcileRes
   repairCycles(w, scope, report)
   repairDone(w, scope, before, report)
   // A merge (before given) repairs what it made; doctor --fix (no before) every one: no op reaches these states.
-  repairFinished(w, merged, scope, before.length > 0 ? before : null, report)
+  // Each reopening can break the other rule (a reopened dependency, a reopened sub-item): alternate until neither finds more.
+  const sides = before.length > 0 ? before : null
+  for (let reopened = repairFinished(w, merged, scope, sides, [...new Set(repairs.map((r) => r.task))], report, true); reopened.length > 0; ) {
+    const from = repairs.length
+    repairDone(w, scope, before, report, scope.afterReopen([...reopened].sort(cmp)))
+    reopened = repairFinished(w, merged, scope, sides, repairs.slice(from).map((r) => r.task), report, false)
+  }
 
   const changes: Change[] = []
   const touched = [...new Set(repairs.map((r) => r.task))].sort(cmp)
