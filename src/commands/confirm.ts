@@ -8,19 +8,50 @@
 import {createInterface} from 'node:readline'
 import {UsageError} from '../core/errors'
 
-/** One line typed on the terminal after `question` ('' when the input ends). */
-export async function askOnTerminal(question: string): Promise<string> {
-  const rl = createInterface({input: process.stdin, output: process.stdout})
-  const answer = await new Promise<string>((resolve) => {
-    rl.question(question, resolve)
-    rl.once('close', () => resolve(''))
-  })
-  rl.close()
-  return answer
+/** Questions asked one after another on the terminal, each answered by one typed line ('' once the input ends). */
+export interface TerminalQuestions {
+  ask(question: string): Promise<string>
+  close(): void
 }
 
-/** Ask `question` on the terminal; anything but y/yes refuses with `not_confirmed` (exit 2, nothing written). */
-export async function confirmOnTerminal(question: string): Promise<void> {
-  const answer = await askOnTerminal(`${question} [y/N] `)
+/** One reader for several questions: lines typed ahead (or pasted) are kept for the next question, not lost. */
+export function terminalQuestions(): TerminalQuestions {
+  const rl = createInterface({input: process.stdin, output: process.stdout})
+  const typed: string[] = []
+  const waiting: Array<(line: string) => void> = []
+  let ended = false
+  rl.on('line', (line) => {
+    const w = waiting.shift()
+    if (w) w(line)
+    else typed.push(line)
+  })
+  rl.once('close', () => {
+    ended = true
+    for (const w of waiting.splice(0)) w('')
+  })
+  return {
+    ask(question) {
+      process.stdout.write(question)
+      const line = typed.shift()
+      if (line !== undefined) return Promise.resolve(line)
+      if (ended) return Promise.resolve('')
+      return new Promise((resolve) => waiting.push(resolve))
+    },
+    close: () => rl.close(),
+  }
+}
+
+/** Anything but y/yes refuses with `not_confirmed` (exit 2, nothing written). */
+function confirmed(answer: string): void {
   if (!/^\s*y(es)?\s*$/i.test(answer)) throw new UsageError('not confirmed; nothing was removed (pass --yes to skip the question)', {}, 'not_confirmed')
+}
+
+/** Ask `question` on the terminal (`on`: a reader already open, for more questions after this one). */
+export async function confirmOnTerminal(question: string, on?: TerminalQuestions): Promise<void> {
+  const term = on ?? terminalQuestions()
+  try {
+    confirmed(await term.ask(`${question} [y/N] `))
+  } finally {
+    if (!on) term.close()
+  }
 }

@@ -1,6 +1,6 @@
 import {neutralize} from '../core/untrusted-text'
 import {rm} from '../operations/cards'
-import {askOnTerminal, confirmOnTerminal} from './confirm'
+import {confirmOnTerminal, terminalQuestions} from './confirm'
 import {interactive} from './editor'
 import {engine} from './engine-loader'
 import {commandFrom} from './from-spec'
@@ -11,10 +11,17 @@ export default commandFrom<{removed: Array<{id: string; title: string}>; commit:
   execute: async ({args, flags, run}) => {
     const ids = args.id as string[]
     if (args.confirm === undefined && interactive()) {
-      const what = `${neutralize(ids.join(', '))}${args.withSubitems ? ` and ${ids.length === 1 ? 'its' : 'their'} sub-items` : ''}`
-      if (!flags.yes) await confirmOnTerminal(`remove ${what}?`)
+      if (!flags.yes) {
+        const term = terminalQuestions()
+        try {
+          const what = `${neutralize(ids.join(', '))}${args.withSubitems ? ` and ${ids.length === 1 ? 'its' : 'their'} sub-items` : ''}`
+          await confirmOnTerminal(`remove ${what}?`, term)
+          if (args.reason === undefined) args.reason = (await term.ask('why? (recorded in the history) ')).trim() || undefined
+        } finally {
+          term.close()
+        }
+      }
       args.confirm = ids
-      if (args.reason === undefined && !flags.yes) args.reason = (await askOnTerminal('why? (recorded in the history) ')).trim() || undefined
     }
     return run(args)
   },
