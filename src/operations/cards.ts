@@ -135,7 +135,7 @@ export const rm = operation({
     'Without a terminal (scripts, agents, MCP, batch files) the ids must be repeated with --confirm and a --reason given, else exit 2 and nothing is removed; on a terminal it asks instead (--yes: do not ask). The reason is recorded in the commit (Tasks-Reason) and shown by `tasks log`. A task with sub-items is refused unless --with-subitems, which removes them too. Refused while another task depends on one of them: change that dependency first. Several ids are one commit, all or nothing. To retire work and keep it in the list, `cancel` it instead.',
   params: {
     id: taskIds,
-    confirm: p.strings('The ids to remove, repeated (required without a terminal).', {batchRef: true, greedy: true, helpValue: 'ID…'}),
+    confirm: p.strings('The ids to remove, repeated (required without a terminal).', {batchRef: true, greedy: true, helpValue: 'ID'}),
     // Also the override's reason when --force acts on an item someone else holds.
     reason: p.string('Why they are removed (recorded in the commit, shown by `tasks log`; required without a terminal).', {char: 'r'}),
     withSubitems: p.boolean('Remove their sub-items too (a task with sub-items is refused without it).'),
