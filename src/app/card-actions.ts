@@ -55,13 +55,13 @@ export async function comment(session: Session, {id, text, kind, ifRevision, key
   return {comment: done.result.comment, created: done.result.created, commit: done.commit}
 }
 
-/** `rm ID…`: every removed item (each task, then its sub-items), however many ids were given; several are one commit. */
-export async function remove(session: Session, {ids}: {ids: string[]}): Promise<{removed: Array<{id: string; title: string}>; commit: string | null}> {
+/** `rm ID…`: every removed item (each task, then its sub-items when asked), however many ids were given; several are one commit. */
+export async function remove(session: Session, {ids, reason, withSubitems}: {ids: string[]; reason: string; withSubitems?: boolean}): Promise<{removed: Array<{id: string; title: string}>; commit: string | null}> {
   if (ids.length === 1) {
-    const one = await mutate(session, (s, c) => removeTask(s, c, {id: ids[0]!}))
+    const one = await mutate(session, (s, c) => removeTask(s, c, {id: ids[0]!, reason, withSubitems}))
     return {removed: one.result.removed.map((t) => ({id: t.id, title: t.title})), commit: one.commit}
   }
-  const done = await mutate(session, (s, c) => runBatch(s, c, 'rm', ids, (snap, ctx, id) => removeTask(snap, ctx, {id})))
+  const done = await mutate(session, (s, c) => runBatch(s, c, 'rm', ids, (snap, ctx, id) => removeTask(snap, ctx, {id, reason, withSubitems})))
   return {removed: done.result.flatMap((i) => i.result.removed.map((t) => ({id: t.id, title: t.title}))), commit: done.commit}
 }
 

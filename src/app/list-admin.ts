@@ -11,7 +11,7 @@ import {remoteExists} from '../refstore/remote'
 import {writeConfig} from '../refstore/repository'
 import {type SyncAction, sync} from './sync'
 import {remotesWithList} from './sharing'
-import {brokenEntries} from '../core/snapshot'
+import {type Snapshot, brokenEntries, tablesOf} from '../core/snapshot'
 import {ENGINE_ACTOR} from '../core/task'
 import {repairFieldValues} from '../core/task-file'
 import {type RefLock, findRefLocks, removeStaleLocks} from '../refstore/ref-locks'
@@ -141,6 +141,19 @@ async function refreshMergeDriver(session: Session, fix: boolean, cli: string): 
 }
 
 /**
+ * The snapshot with the checks of every done card (the reconciler's check
+ * rule: a done card has every active check passed). Only doctor reads them
+ * all; a card without a checks directory costs one tree read.
+ */
+async function withDoneChecks(session: Session, loaded: Loaded): Promise<Snapshot> {
+  const snap = loaded.snapshot
+  const done = tablesOf(snap).sortedIds().filter((id) => snap.tasks.get(id)?.status === 'done')
+  if (done.length === 0) return snap
+  const {checks} = await session.store.readChecks(loaded.index.commit, done)
+  return {...snap, checks}
+}
+
+/**
  * `tasks doctor [--fix]`: the reconciler's checks on demand, and its repairs
  * with --fix; --fix also rewrites a broken card whose only fault is a field
  * value (repairFieldValues), recording the old values in a comment and the
@@ -152,7 +165,7 @@ export async function doctor(session: Session, {fix, cli}: {fix: boolean; cli?: 
   const found = findRefLocks(session.store.repo.commonDir)
   const locks = fix ? removeStaleLocks(found) : found
   const loaded = await session.store.load()
-  const violations = checkInvariants(loaded.snapshot)
+  const violations = checkInvariants(await withDoneChecks(session, loaded))
   const faults = await fieldValueFaults(session, loaded)
   const broken = brokenFiles(loaded).map((b) =>
     [...faults.keys()].some((id) => b.path.includes(`/${id}/`)) ? {...b, error: `${b.error} (\`tasks doctor --fix\` can rewrite the value)`} : b,
@@ -184,7 +197,7 @@ export async function doctor(session: Session, {fix, cli}: {fix: boolean; cli?: 
       trailers: repairs.map((r) => ['Tasks-Repair', `${r.kind} ${r.task}`] as [string, string]),
       result: repairs,
     }
-  })
+  }, (_store, l) => withDoneChecks(session, l))
   const repaired = new Set(done.result.filter((r) => r.kind === 'field_value').map((r) => r.task))
   const remaining = broken.filter((b) => ![...repaired].some((id) => b.path.includes(`/${id}/`)))
   return {list: session.list, commit: done.commit ?? loaded.index.commit, violations, broken: remaining, repairs: done.result, fixed: done.commit, locks}

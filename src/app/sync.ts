@@ -64,7 +64,10 @@ export async function mergedTree(store: ListStore, ours: string, theirs: string,
   const mergedSnapshot = await mergedSnapshotOf(store, theirsLoaded, tree1, rest, cards, actor, now, ours, theirs)
   // Only around what differs between the merged list and a side: see "The reconciler" in docs/merge.md.
   const changed = changedIds(oursLoaded, theirsLoaded, mergedSnapshot)
-  const rec = reconcile(mergedSnapshot.snapshot, {now, before: [oursLoaded.snapshot, theirsLoaded.snapshot], changed})
+  // The reconciler's check rule: the checks of the cards the merge made done (done here, not on a side), on all three.
+  const madeDone = [...changed].filter((id) => mergedSnapshot.snapshot.tasks.get(id)?.status === 'done' && [oursLoaded, theirsLoaded].some((l) => l.snapshot.tasks.get(id)?.status !== 'done')).sort()
+  const withChecks = async (snap: Snapshot, at: string): Promise<Snapshot> => (madeDone.length === 0 ? snap : {...snap, checks: (await store.readChecks(at, madeDone)).checks})
+  const rec = reconcile(await withChecks(mergedSnapshot.snapshot, tree1), {now, before: [await withChecks(oursLoaded.snapshot, ours), await withChecks(theirsLoaded.snapshot, theirs)], changed})
   const tree = rec.changes.length > 0 ? await store.applyChanges(tree1, rec.changes) : tree1
   return {tree, merged, rec}
 }

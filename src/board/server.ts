@@ -306,6 +306,9 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
           tags: Array.isArray(p.tags) ? p.tags.map((t) => String(t)) : undefined,
           priority: typeof p.priority === 'number' || typeof p.priority === 'string' ? p.priority : undefined,
           parent: optionalText(p, 'parent'),
+          // The creation gate (require_checks) holds here too: the checks come with the card.
+          acceptance: Array.isArray(p.acceptance) ? p.acceptance.map((t) => String(t)) : undefined,
+          test: Array.isArray(p.test) ? p.test.map((t) => String(t)) : undefined,
         }),
       comment: (s, p) => e.cards.comment(s, {id: text(p, 'id'), text: text(p, 'text')}),
       claim: (s, p) => e.claims.claim(s, {id: text(p, 'id')}),

@@ -6,7 +6,9 @@ import {commandFrom} from './from-spec'
 /**
  * Violations --fix repairs. A done item with an unfinished dependency is
  * only reported: ops reach that state (done --force, a dependency reopened
- * afterwards), so only a merge that creates it reopens the item.
+ * afterwards), so only a merge that creates it reopens the item. A done
+ * item that is flagged, has a check not passed or an open sub-item is
+ * reopened: no op reaches those states, only merges and hand-made commits.
  */
 function repairable(r: DoctorResult): DoctorResult['violations'] {
   return r.violations.filter((v) => v.kind !== 'done_with_open_dependency')

@@ -8,7 +8,7 @@
  */
 import type {CheckStatus} from './check'
 import {claimIsLive} from './readiness'
-import type {ListConfig, Status, TaskMeta} from './task'
+import {FINISHED, type ListConfig, type Status, type TaskMeta} from './task'
 import {type SessionState, type WorkSession, sessionClaimLive} from './work-session'
 
 // ------------------------------------------------------------------ cards
@@ -257,4 +257,37 @@ export function sessionStandingOf(s: WorkSession, actor: string, now: string, co
 export function judgeSessionMove(row: SessionMove | undefined, s: Standing): Verdict {
   if (!row) return {ok: false, refusal: 'illegal'}
   return judgeMove({move: 'claim', from: 'todo', to: 'in_progress', who: row.who}, s)
+}
+
+// ------------------------------------------------------------------ creation gates and finished parents
+
+/**
+ * The check kinds a list with `require_checks` wants on every card: at least
+ * one active check of each (docs/model.md, "Creation gates").
+ */
+export const REQUIRED_CHECK_KINDS = ['acceptance', 'test'] as const
+
+/**
+ * The required kinds (REQUIRED_CHECK_KINDS) that have no active check among
+ * `checks`; none when the list does not set `require_checks`. The one answer
+ * to "may this card be created, keep this check superseded, be done" under
+ * the creation gates, for the ops and the guard alike.
+ */
+export function missingCheckKinds(config: Pick<ListConfig, 'require_checks'>, checks: ReadonlyArray<{kind: string; status: CheckStatus}>): string[] {
+  if (!config.require_checks) return []
+  return REQUIRED_CHECK_KINDS.filter((k) => !checks.some((c) => c.kind === k && (ACTIVE as readonly string[]).includes(c.status)))
+}
+
+/**
+ * Would superseding `check` leave the card without an active check of its
+ * kind, on a list with `require_checks`? `checks`: the card's checks before.
+ */
+export function supersedeLeavesKindEmpty(config: Pick<ListConfig, 'require_checks'>, checks: ReadonlyArray<{id: string; kind: string; status: CheckStatus}>, check: {id: string; kind: string}): boolean {
+  if (!config.require_checks || !(REQUIRED_CHECK_KINDS as readonly string[]).includes(check.kind)) return false
+  return !checks.some((c) => c.id !== check.id && c.kind === check.kind && (ACTIVE as readonly string[]).includes(c.status))
+}
+
+/** A parent takes new open sub-items (added, restored, reopened under it) only while it is not finished (done or cancelled). */
+export function takesSubItems(parentStatus: Status): boolean {
+  return !FINISHED.has(parentStatus)
 }

@@ -233,6 +233,7 @@ export function serialiseConfig(config: ListConfig): string {
   if (known.list_limit === DEFAULT_CONFIG.list_limit) delete known.list_limit
   if (known.max_claims_per_actor === DEFAULT_CONFIG.max_claims_per_actor) delete known.max_claims_per_actor
   if (known.require_epoch === DEFAULT_CONFIG.require_epoch) delete known.require_epoch
+  if (known.require_checks === false) delete known.require_checks
   return yaml().stringify({...known, ...extra}, {lineWidth: 0, defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN'})
 }
 

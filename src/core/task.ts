@@ -174,6 +174,8 @@ export interface ListConfig {
   max_claims_per_actor: number
   /** When true, an agent's owner mutations on a card it holds must carry the fencing token (--epoch). */
   require_epoch: boolean
+  /** Creation gates (docs/model.md, "Checks with evidence"): a task is created with an acceptance check and a test check, and the last active one of either kind cannot be superseded. */
+  require_checks: boolean
   extra?: Record<string, unknown>
 }
 
@@ -226,6 +228,7 @@ export const DEFAULT_CONFIG: ListConfig = {
   list_limit: 2000,
   max_claims_per_actor: 0,
   require_epoch: false,
+  require_checks: false,
 }
 
 /** Keys of config.yaml as `init` writes it (fixed: every clone's root commit is the same). */
@@ -248,7 +251,7 @@ export function withConfigDefaults(config: Partial<ListConfig> | undefined): Lis
   return {...DEFAULT_CONFIG, ...(config ?? {})} as ListConfig
 }
 
-export type NonNumericConfigKey = 'admins' | 'notify' | 'extra' | 'require_signed' | 'allowed_signers' | 'allowed_paths' | 'require_epoch'
+export type NonNumericConfigKey = 'admins' | 'notify' | 'extra' | 'require_signed' | 'allowed_signers' | 'allowed_paths' | 'require_epoch' | 'require_checks'
 const configBounds = configSchema.properties as unknown as Record<keyof Omit<ListConfig, NonNumericConfigKey>, Bounded>
 
 /** Inclusive [minimum, maximum] of each numeric config.yaml key. */

@@ -9,7 +9,7 @@
 import {type Check, checkOfPath, parseCheckFile} from '../core/check'
 import {type ActorEntry, RECORD_STEM_RE, actorSlug, parseActor, parseLatch, parseRecord} from '../core/inbox'
 import {type Snapshot, tablesOf} from '../core/snapshot'
-import {claimLimitAllows, judgeMove, standingOf, taskMove} from '../core/state-machine'
+import {claimLimitAllows, judgeMove, missingCheckKinds, standingOf, takesSubItems, taskMove} from '../core/state-machine'
 import {claimIsLive, liveClaimsOf} from '../core/readiness'
 import {ENGINE_ACTOR, FORMAT_VERSION, type ListConfig, MAX_FILE_BYTES, type TaskMeta} from '../core/task'
 import {pathAllowed} from '../core/path-patterns'
@@ -35,6 +35,8 @@ export interface CommitView {
   /** Paths the commit adds, and every path it changes (coordination sessions: a checkpoint goes with its session's file). */
   added?: ReadonlySet<string>
   changed?: ReadonlySet<string>
+  /** With require_checks (the list's before the commit): the checks, in the commit's tree, of every card it adds or whose checks it changes. */
+  gated?: ReadonlyMap<string, Check[]>
 }
 
 /** One changed path: its text before and after (null: absent; '' when not read or not UTF-8). */
@@ -99,7 +101,15 @@ export function judgeCheckFile(f: FileFacts): Refusal[] {
   if (now === 'broken') return out
   const cardGone = !f.commit.after.tasks.has(where.task)
   if (now && cardGone) return [{rule: 'schema', message: `the check belongs to ${where.task}, which is not in the list`}]
-  return judgeCheckChange(was === 'broken' ? undefined : was, now, f.commit.facts, cardGone)
+  out.push(...judgeCheckChange(was === 'broken' ? undefined : was, now, f.commit.facts, cardGone))
+  // The creation gate (require_checks): the last active check of a required kind is not superseded.
+  const config = f.commit.before.config
+  if (now && now.status === 'superseded' && was && was !== 'broken' && was.status !== 'superseded' && !isImport(f)) {
+    if (missingCheckKinds(config, f.commit.gated?.get(where.task) ?? []).includes(now.kind)) {
+      out.push({rule: 'checks_required', message: `${now.id} was the last active ${now.kind} check of ${where.task}, and the list requires one (require_checks)`})
+    }
+  }
+  return out
 }
 
 /** An inbox record is only ever added, lies in its recipient's inbox and is by the actor. */
@@ -207,6 +217,36 @@ export function judgeTaskFile(f: FileFacts): Refusal[] {
   // An import's card is done as the document recorded it, checks and all.
   const checks = imported ? undefined : c.finishing.get(id)
   if (checks) out.push(...judgeDoneChecks(checks))
+  if (!imported && !ENGINE_OPS.has(c.facts.op)) out.push(...judgeGates(id, was?.meta ?? undefined, now.meta, c))
+  return out
+}
+
+/**
+ * The creation gates and the sub-item rule (docs/model.md): with require_checks a card is added with an active
+ * acceptance and test check and finished with them; a finished parent takes no open sub-item (added, moved under it,
+ * or reopened); a parent is not done while a sub-item is open. The same predicates the ops ask.
+ */
+function judgeGates(id: string, was: TaskMeta | undefined, now: TaskMeta, c: CommitView): Refusal[] {
+  const out: Refusal[] = []
+  const config = c.before.config
+  const finishing = now.status === 'done' && was?.status !== 'done'
+  if ((!was && c.facts.op !== 'restore') || finishing) {
+    const missing = missingCheckKinds(config, (finishing ? c.finishing.get(id) : undefined) ?? c.gated?.get(id) ?? [])
+    if (missing.length > 0) out.push({rule: 'checks_required', message: `${id} was ${finishing ? 'finished' : 'added'} without an active ${missing.join(' and ')} check, and the list requires one of each (require_checks)`})
+  }
+  const open = now.status !== 'done' && now.status !== 'cancelled'
+  const newlyUnder = !was || was.parent !== now.parent || was.status === 'done' || was.status === 'cancelled'
+  const parent = now.parent !== undefined ? c.after.tasks.get(now.parent)?.meta : undefined
+  if (open && newlyUnder && parent && !takesSubItems(parent.status)) {
+    out.push({rule: 'parent_finished', message: `${id} is open under ${parent.id}, which is ${parent.status}; a finished parent takes no open sub-item (reopen it first)`})
+  }
+  if (finishing) {
+    const openKids = tablesOf(c.after).children(id).filter((k) => {
+      const s = c.after.tasks.get(k)?.meta?.status
+      return s !== undefined && s !== 'done' && s !== 'cancelled'
+    })
+    if (openKids.length > 0) out.push({rule: 'open_subitems', message: `${id} went to done while its sub-item${openKids.length === 1 ? '' : 's'} ${openKids.join(', ')} ${openKids.length === 1 ? 'is' : 'are'} open`})
+  }
   return out
 }
 

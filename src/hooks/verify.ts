@@ -299,7 +299,17 @@ async function judgeRange(store: ListStore, cwd: string, oldSha: string | null, 
       if (after.tasks.get(id)?.meta?.status === 'done' && before.tasks.get(id)?.meta?.status !== 'done') finishing.set(id, await checksAt(c, id))
     }
     const changed = diffs.get(c.sha) ?? []
-    const view: CommitView = {facts: c.facts, before, after, canonical: canonicalActor(c, blobs), removed, undoBase, undoes: c.undoes, finishing, added: new Set(changed.filter((p) => !p.before && p.after).map((p) => p.path)), changed: new Set(changed.map((p) => p.path))}
+    // With require_checks (the list's before the commit): the checks, in its tree, of every card it adds or whose checks it changes.
+    const gated = new Map<string, Check[]>()
+    if (before.config.require_checks) {
+      for (const p of changed) {
+        const kind = fileKindOf(p.path).check
+        if (!p.after || !((kind === 'task' && !p.before) || kind === 'check')) continue
+        const id = /^tasks\/[^/]+\/([^/]+)\//.exec(p.path)?.[1]
+        if (id && !gated.has(id) && after.tasks.has(id)) gated.set(id, finishing.get(id) ?? (await checksAt(c, id)))
+      }
+    }
+    const view: CommitView = {facts: c.facts, before, after, canonical: canonicalActor(c, blobs), removed, undoBase, undoes: c.undoes, finishing, gated, added: new Set(changed.filter((p) => !p.before && p.after).map((p) => p.path)), changed: new Set(changed.map((p) => p.path))}
     judgeCommit({commit: c, view, paths: diffs.get(c.sha) ?? [], blobs, sizes, result, refuse, removed})
     // Older snapshots are not needed again (commits come parents first).
     if (snapshots.size > 8) for (const k of [...snapshots.keys()].slice(0, snapshots.size - 8)) snapshots.delete(k)

@@ -14,7 +14,14 @@
  *  4. item done while a dependency is not done, when that is new in the
  *     merged state (the pair is in none of the `before` snapshots: the merge
  *     made it) → reopen it to todo, clearing owner and lease; repeat until
- *     nothing new remains.
+ *     nothing new remains;
+ *  5. item done that breaks a rule `done` itself enforces: flagged, an
+ *     active check not passed with evidence (only for cards whose checks
+ *     the snapshot holds), a sub-item neither done nor cancelled → reopen
+ *     it as in 4. No op reaches these states (done refuses them, a finished
+ *     card takes no flag, check change or open sub-item), so without
+ *     `before` (`tasks doctor --fix`) every one is repaired; with `before`
+ *     (a merge), those new in the merged state.
  *
  * Nothing else: it never edits anything that is not one of these, never
  * reads git or a clock (time comes in as `now`), and every repair is returned
@@ -23,7 +30,8 @@
 import {cmp} from '../core/order'
 import type {Change} from '../core/plan'
 import {NO_CLAIM} from '../core/ops/revision'
-import {type Snapshot, type TaskEntry, tablesOf} from '../core/snapshot'
+import {type Snapshot, type TaskEntry, checksOf, tablesOf} from '../core/snapshot'
+import {unmetChecks} from '../core/check'
 import type {TaskMeta} from '../core/task'
 import {MERGE_ACTOR, cmpTime, engineComment} from './merge-types'
 
@@ -34,6 +42,9 @@ export type RepairKind =
   | 'dangling_dependency'
   | 'dependency_cycle'
   | 'done_with_open_dependency'
+  | 'done_while_flagged'
+  | 'done_with_unmet_checks'
+  | 'done_with_open_subitems'
 
 /** One repair the reconciler made, on one card. */
 export interface Repair {
@@ -162,6 +173,8 @@ interface Scope {
   done(): readonly string[]
   /** The ids to look at again after `reopened` were reopened. */
   afterReopen(reopened: readonly string[]): readonly string[]
+  /** Where a done item breaking a finish rule (flag, checks, sub-items) the merge made can be. */
+  finished(): readonly string[]
 }
 
 function wholeList(snap: Snapshot): Scope {
@@ -173,6 +186,7 @@ function wholeList(snap: Snapshot): Scope {
     depCycles: () => ids(),
     done: ids,
     afterReopen: () => ids(),
+    finished: ids,
   }
 }
 
@@ -224,6 +238,11 @@ function aroundChanges(merged: Snapshot, before: readonly Snapshot[], candidates
     depCycles: (w) => (cycleIn(w.metas, d) ? closure(dependents, d) : null),
     done: () => (nearDependents ??= withNeighbours(dependents, d)),
     afterReopen: (reopened) => [...new Set(reopened.flatMap((id) => dependents(id)))].sort(cmp),
+    // A changed card, or the parent of one (a sub-item reopened on one clone while the other finished the parent).
+    finished: () => [...new Set([...d, ...d.flatMap((id) => {
+      const parent = merged.tasks.get(id)?.parent
+      return parent !== undefined ? [parent] : []
+    })])].sort(cmp),
   }
 }
 
@@ -381,11 +400,11 @@ function inSnapshot(snap: Snapshot, id: string, dep: string): boolean {
   return meta?.status === 'done' && meta.depends_on.includes(dep) && d !== undefined && d.status !== 'done'
 }
 
-function repairDone(w: Work, scope: Scope, before: readonly Snapshot[], report: Report): void {
+function repairDone(w: Work, scope: Scope, before: readonly Snapshot[], report: Report, start: readonly string[] = scope.done()): void {
   if (before.length === 0) return
   const isNew = (id: string, dep: string): boolean => !before.some((s) => inSnapshot(s, id, dep))
   // Each round, only the items whose dependency was just reopened can newly break the rule.
-  for (let ids = scope.done(); ; ) {
+  for (let ids = start; ; ) {
     const fresh = doneWithOpen(w.metas, ids).filter(([id, dep]) => isNew(id, dep))
     if (fresh.length === 0) return
     const reopened = new Set<string>()
@@ -401,6 +420,84 @@ function repairDone(w: Work, scope: Scope, before: readonly Snapshot[], report: 
     }
     ids = scope.afterReopen([...reopened].sort(cmp))
   }
+}
+
+// ---------------------------------------------------------------------------
+// Done items that break a rule of `done`: flagged, checks not passed, open sub-items.
+
+interface FinishFault {
+  kind: 'done_while_flagged' | 'done_with_unmet_checks' | 'done_with_open_subitems'
+  related: string[]
+  message: string
+}
+
+/** What `done` would refuse of the done item `id` as the list stands (`w`), each with the ids involved. */
+function finishFaults(w: Work, snap: Snapshot, id: string): FinishFault[] {
+  if (w.metas.status(id) !== 'done') return []
+  const out: FinishFault[] = []
+  const meta = snap.tasks.get(id)?.meta
+  if (meta?.flag_reason !== undefined) {
+    out.push({kind: 'done_while_flagged', related: [], message: `it is flagged by ${meta.flagged_by ?? 'someone'} ("${meta.flag_reason}"), and a flagged item cannot be done`})
+  }
+  const unmet = unmetChecks(checksOf(snap, id))
+  if (unmet.length > 0) {
+    out.push({kind: 'done_with_unmet_checks', related: unmet.map((c) => c.id), message: `its check${unmet.length === 1 ? '' : 's'} ${unmet.map((c) => `${c.id} (${c.status})`).join(', ')} ${unmet.length === 1 ? 'has' : 'have'} not passed with evidence`})
+  }
+  // Its sub-items as the repairs so far left them: a re-parented one (nesting too deep) was a descendant in `snap`.
+  const tables = tablesOf(snap)
+  const seen = new Set<string>([id])
+  const kids: string[] = []
+  for (let todo = [...tables.children(id)]; todo.length > 0; ) {
+    const k = todo.pop()!
+    if (seen.has(k)) continue
+    seen.add(k)
+    if (w.metas.parent(k) === id) kids.push(k)
+    todo.push(...tables.children(k))
+  }
+  const open = kids.sort(cmp).filter((k) => w.metas.has(k) && w.metas.status(k) !== 'done' && w.metas.status(k) !== 'cancelled')
+  if (open.length > 0) {
+    out.push({kind: 'done_with_open_subitems', related: open, message: `its sub-item${open.length === 1 ? '' : 's'} ${open.map((k) => `${k} (${w.metas.status(k)})`).join(', ')} ${open.length === 1 ? 'is' : 'are'} not finished`})
+  }
+  return out
+}
+
+/** True when `snap` (a side of the merge) already had this fault of `id`: the merge did not make it. */
+function hadFault(snap: Snapshot, id: string, f: FinishFault): boolean {
+  const meta = snap.tasks.get(id)?.meta
+  if (meta?.status !== 'done') return false
+  if (f.kind === 'done_while_flagged') return meta.flag_reason !== undefined
+  if (f.kind === 'done_with_unmet_checks') {
+    const unmet = new Set(unmetChecks(checksOf(snap, id)).map((c) => c.id))
+    return f.related.every((c) => unmet.has(c))
+  }
+  return f.related.every((k) => {
+    const child = snap.tasks.get(k)?.meta
+    return child?.parent === id && child.status !== 'done' && child.status !== 'cancelled'
+  })
+}
+
+/** Returns the items it reopened. `first`: look at the scope's ids too (the first round), else only around `repaired`. */
+function repairFinished(w: Work, snap: Snapshot, scope: Scope, before: readonly Snapshot[] | null, repaired: readonly string[], report: Report, first: boolean): string[] {
+  // A card an earlier step reopened or moved may leave its (new) done parent with an open sub-item, and so may a
+  // sub-item reopened here: their parents are looked at too.
+  const parentsOf = (ids: readonly string[]) => ids.flatMap((id) => {
+    const parent = w.metas.parent(id)
+    return parent !== undefined ? [parent] : []
+  })
+  const queue = [...new Set([...(first ? scope.finished() : []), ...parentsOf(repaired)])].sort(cmp)
+  const reopened: string[] = []
+  for (let i = 0; i < queue.length; i++) {
+    const id = queue[i]!
+    const faults = finishFaults(w, snap, id).filter((f) => before === null || !before.some((b) => hadFault(b, id, f)))
+    if (faults.length === 0) continue
+    reopened.push(id)
+    const meta = w.metas.get(id)!
+    for (const k of [...Object.keys(NO_CLAIM), 'closed_at'] as Array<keyof TaskMeta>) delete meta[k]
+    meta.status = 'todo'
+    for (const f of faults) report(f.kind, id, f.related, `reopened (it was done) because ${f.message}${before === null ? '' : ': it was finished on one clone while this changed on another'}`)
+    if (meta.parent !== undefined && w.metas.status(meta.parent) === 'done') queue.push(meta.parent)
+  }
+  return reopened
 }
 
 // ---------------------------------------------------------------------------
@@ -424,6 +521,14 @@ export function reconcile(merged: Snapshot, ctx: ReconcileContext): ReconcileRes
   repairDangling(w, scope, report)
   repairCycles(w, scope, report)
   repairDone(w, scope, before, report)
+  // A merge (before given) repairs what it made; doctor --fix (no before) every one: no op reaches these states.
+  // Each reopening can break the other rule (a reopened dependency, a reopened sub-item): alternate until neither finds more.
+  const sides = before.length > 0 ? before : null
+  for (let reopened = repairFinished(w, merged, scope, sides, [...new Set(repairs.map((r) => r.task))], report, true); reopened.length > 0; ) {
+    const from = repairs.length
+    repairDone(w, scope, before, report, scope.afterReopen([...reopened].sort(cmp)))
+    reopened = repairFinished(w, merged, scope, sides, repairs.slice(from).map((r) => r.task), report, false)
+  }
 
   const changes: Change[] = []
   const touched = [...new Set(repairs.map((r) => r.task))].sort(cmp)
@@ -457,6 +562,9 @@ export function checkInvariants(snap: Snapshot): Violation[] {
   const original = work(snap)
   for (const [id, dep] of doneWithOpen(original.metas, all.done())) {
     out.push({kind: 'done_with_open_dependency', task: id, related: [dep], message: `${id} is done but its dependency ${dep} is ${original.metas.status(dep)}`})
+  }
+  for (const id of all.finished()) {
+    for (const f of finishFaults(original, snap, id)) out.push({kind: f.kind, task: id, related: f.related, message: `${id} is done but ${f.message}`})
   }
   return out.map((v) => (v.message.startsWith(v.task) ? v : {...v, message: `${v.task}: ${v.message}`}))
 }

@@ -34,9 +34,9 @@ export const sync = operation({
 
 export const doctor = operation({
   name: 'doctor',
-  summary: "Check the list's invariants (cycles, dangling edges, nesting, done-before-dependencies) and stale ref locks; --fix repairs.",
+  summary: "Check the list's invariants (cycles, dangling edges, nesting, done-before-dependencies, done items that break done's rules) and stale ref locks; --fix repairs.",
   description:
-    'The same checks and repairs the reconciler runs after every merge. Unreadable files are reported by path. An item done before its dependencies is reported but not repaired (ops reach that state: --force, or a dependency reopened later). Ref lock files left by killed git processes on the task refs, their tracking refs and packed-refs are reported; --fix removes those older than 10 minutes. Exits 0 when healthy or repaired, 5 when problems remain (over MCP: problems are in the result, not a tool error).',
+    'The same checks and repairs the reconciler runs after every merge. Unreadable files are reported by path. An item done before its dependencies is reported but not repaired (ops reach that state: --force, or a dependency reopened later). A done item that is flagged, has an active check not passed with evidence, or has a sub-item neither done nor cancelled (states two clones\' edits can merge into) is reopened by --fix, the reason recorded on the card as a comment and in the commit (Tasks-Repair). Ref lock files left by killed git processes on the task refs, their tracking refs and packed-refs are reported; --fix removes those older than 10 minutes. Exits 0 when healthy or repaired, 5 when problems remain (over MCP: problems are in the result, not a tool error).',
   params: {fix: p.boolean('Repair what is found, in one commit, recording why on each card.')},
   writes: true,
   result: 'doctor',

@@ -5,6 +5,7 @@
 import {p} from '../core/params'
 import {UsageError} from '../core/errors'
 import {COMMENT_KINDS} from '../core/task'
+import {assertRemovalConfirmed} from '../core/removal'
 import {operation} from './spec'
 import {idOf, ifRevision, taskId, taskIds, epoch} from './common'
 
@@ -138,19 +139,31 @@ export const comment = operation({
 
 export const rm = operation({
   name: 'rm',
-  summary: 'Remove tasks and their sub-items (history keeps them: `restore` brings one back).',
+  summary: 'Remove tasks, confirmed and with a reason (history keeps them: `restore` brings one back; `cancel` is the soft path).',
   description:
-    'Refused while another task depends on one of them: change that dependency first. Several ids are one commit, all or nothing. On a terminal it asks first unless --yes; scripts and agents (no terminal) are not asked.',
-  params: {id: taskIds, yes: p.boolean('Do not ask for confirmation on a terminal.', {char: 'y', only: ['cli']})},
+    'Without a terminal (scripts, agents, MCP, batch files) the ids must be repeated with --confirm and a --reason given, else exit 2 and nothing is removed; on a terminal it asks instead (--yes: do not ask). The reason is recorded in the commit (Tasks-Reason) and shown by `tasks log`. A task with sub-items is refused unless --with-subitems, which removes them too. Refused while another task depends on one of them: change that dependency first. Several ids are one commit, all or nothing. To retire work and keep it in the list, `cancel` it instead.',
+  params: {
+    id: taskIds,
+    confirm: p.strings('The ids to remove, repeated (required without a terminal).', {batchRef: true, greedy: true, helpValue: 'ID'}),
+    // Also the override's reason when --force acts on an item someone else holds.
+    reason: p.string('Why they are removed (recorded in the commit, shown by `tasks log`; required without a terminal).', {char: 'r'}),
+    withSubitems: p.boolean('Remove their sub-items too (a task with sub-items is refused without it).'),
+    yes: p.boolean('Do not ask for confirmation on a terminal (--reason is then needed).', {char: 'y', only: ['cli']}),
+  },
   writes: true,
   override: true,
   result: 'rm',
-  examples: ['<%= config.bin %> rm tsk-k3v9', '<%= config.bin %> rm -y tsk-k3v9 tsk-8d2q'],
+  examples: [
+    '<%= config.bin %> rm tsk-k3v9 --confirm tsk-k3v9 --reason "duplicate of tsk-8d2q"',
+    '<%= config.bin %> rm tsk-k3v9 tsk-8d2q --confirm tsk-k3v9 tsk-8d2q -r "created by mistake" --with-subitems',
+    '<%= config.bin %> rm tsk-k3v9    # on a terminal: asks',
+  ],
+  check: (a) => assertRemovalConfirmed(a.id, a.confirm, a.reason),
   batch: {
     plan: (ops, snap, ctx, a) => {
-      const plan = ops.removeTask(snap, ctx, {id: a.id[0]!})
+      const plan = ops.removeTask(snap, ctx, {id: a.id[0]!, reason: a.reason, withSubitems: a.withSubitems})
       return {plan, id: plan.result.removed[0]?.id ?? null}
     },
   },
-  run: (e, s, a) => e.cards.remove(s, {ids: a.id}),
+  run: (e, s, a) => e.cards.remove(s, {ids: a.id, reason: a.reason!, withSubitems: a.withSubitems}),
 })

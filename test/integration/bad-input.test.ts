@@ -134,7 +134,7 @@ describe('bad input on a shared list', () => {
       ['deps', missing],
       ['deps', t.a.id, missing],
       ['comment', missing, 'hi'],
-      ['rm', missing],
+      ['rm', missing, '--confirm', missing, '--reason', 'r'],
       ['log', missing],
       ['add', 'orphan', '--parent', missing],
       ['add', 'dangling', '--depends-on', missing],
@@ -197,7 +197,7 @@ describe('bad input on a shared list', () => {
       expect(e.message).toContain(id)
     }
     await bad(repo, ['claim', '../x'], 2, 'bad_id')
-    await bad(repo, ['rm', '../../x'], 2, 'bad_id')
+    await bad(repo, ['rm', '../../x', '--confirm', '../../x', '--reason', 'r'], 2, 'bad_id')
     await bad(repo, ['deps', t.a.id, '../x'], 2, 'bad_id')
   })
 
@@ -237,18 +237,20 @@ describe('bad input on a shared list', () => {
   })
 
   it('--force without --reason exits 2, whatever the command', async () => {
-    for (const args of [['done', t.held.id, '--force'], ['claim', t.held.id, '--force'], ['release', t.held.id, '--force'], ['rm', t.held.id, '--force']]) {
+    for (const args of [['done', t.held.id, '--force'], ['claim', t.held.id, '--force'], ['release', t.held.id, '--force']]) {
       const e = await bad(repo, args, 2, 'force_without_reason', BOB)
       expect(e.message).toContain('--reason')
     }
     await bad(repo, ['done', t.held.id, '--force', '--reason', '  '], 2, 'force_without_reason', BOB)
+    // rm's --reason is its own and the override's: without it, rm is refused before anything is read.
+    expect((await bad(repo, ['rm', t.held.id, '--force', '--confirm', t.held.id], 2, 'reason_required', BOB)).message).toContain('--reason')
   })
 
   it('conflicts exit 4: unfinished dependencies or sub-items, dependents on rm', async () => {
     await bad(repo, ['done', t.b.id], 4, 'waiting')
     await bad(repo, ['claim', t.c.id], 4, 'waiting')
     await bad(repo, ['done', t.parent.id], 4, 'open_subitems')
-    const e = await bad(repo, ['rm', t.a.id], 4, 'has_dependents')
+    const e = await bad(repo, ['rm', t.a.id, '--confirm', t.a.id, '--reason', 'r'], 4, 'has_dependents')
     expect(e.dependents).toEqual([{id: t.b.id, on: t.a.id}])
   })
 
@@ -328,7 +330,7 @@ describe('ambiguous id prefix', () => {
     expect(y.id).toBe(keyedId(pair[1]))
     const prefix = x.id.slice(0, 8)
     expect(y.id.startsWith(prefix)).toBe(true)
-    for (const args of [['show', prefix], ['claim', prefix], ['done', prefix.toUpperCase()], ['rm', prefix.slice(4)], ['comment', prefix, 'hi']]) {
+    for (const args of [['show', prefix], ['claim', prefix], ['done', prefix.toUpperCase()], ['rm', prefix.slice(4), '--confirm', prefix.slice(4), '--reason', 'r'], ['comment', prefix, 'hi']]) {
       const e = await bad(repo, args, 2, 'ambiguous_id')
       expect([...e.candidates].sort()).toEqual([x.id, y.id].sort())
       expect(e.message).toContain(x.id)

@@ -107,6 +107,24 @@ describe('tasks board over HTTP', () => {
     expect(new Set(log.events.map((e: {actor: string}) => e.actor))).toEqual(new Set(['lead']))
   })
 
+  it('the creation gate holds on the board: an add carries its checks when the list requires them', async () => {
+    const act = async (action: string, body: Record<string, unknown>) => {
+      const r = await http(local.port, `/api/${action}`, {method: 'POST', headers: {Host: `127.0.0.1:${local.port}`, 'X-Board-Token': local.token, 'Content-Type': 'application/json'}, body: JSON.stringify(body)})
+      return {status: r.status, json: JSON.parse(r.body)}
+    }
+    await runJson(repo, ['config', 'set', 'require_checks', 'true'])
+    try {
+      const bare = await act('add', {title: 'No checks'})
+      expect(bare.status).toBe(409)
+      expect(bare.json.error).toMatchObject({code: 'checks_required', missing: ['acceptance', 'test']})
+      const whole = await act('add', {title: 'With checks', acceptance: ['it shows'], test: ['npm test']})
+      expect(whole.status).toBe(200)
+      expect(whole.json.checks.map((c: {kind: string}) => c.kind)).toEqual(['acceptance', 'test'])
+    } finally {
+      await runJson(repo, ['config', 'unset', 'require_checks'])
+    }
+  })
+
   it('a port in use is exit 1 listen_failed', async () => {
     const blocker = createServer()
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))

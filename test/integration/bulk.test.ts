@@ -88,11 +88,11 @@ describe('several ids: one commit, all or nothing', () => {
     const child = await add('Rm child', ['--parent', a])
     await add('Depends', ['--depends-on', dep])
     const before = tip()
-    const refused = await run(repo, ['rm', a, dep, '--json'], ALICE)
+    const refused = await run(repo, ['rm', a, dep, '--confirm', a, dep, '--reason', 'r', '--with-subitems', '--json'], ALICE)
     expect(refused.code).toBe(4)
     expect(jsonError(refused)).toMatchObject({code: 'has_dependents', id: dep, index: 1})
     expect(tip()).toBe(before)
-    const r = await runJson(repo, ['rm', a, child, b], ALICE)
+    const r = await runJson(repo, ['rm', a, child, b, '--confirm', a, child, b, '--reason', 'r', '--with-subitems'], ALICE)
     expect(r.removed.map((t: any) => t.id)).toEqual([a, child, b])
     expect(gitSync(repo, ['rev-parse', `${r.commit}^`]).trim()).toBe(before)
   })
@@ -108,27 +108,37 @@ describe('rm asks on a terminal', () => {
     return {code: r.status ?? -1, output: r.stdout}
   }
 
-  it.runIf(hasScript)('n keeps the task, y removes it, --yes does not ask', async () => {
+  it.runIf(hasScript)('n keeps the task; y and a reason remove it; --yes with --reason does not ask', async () => {
     const a = await add('Keep or remove')
     const no = underPty(['rm', a], 'n\n')
     expect(no.output).toContain('[y/N]')
     expect(no.code, no.output).toBe(2)
     expect(no.output).toContain('not confirmed')
     expect((await runJson(repo, ['show', a], ALICE)).task.id).toBe(a)
-    const yes = underPty(['rm', a], 'y\n')
+    // Yes, then no reason: refused, nothing removed.
+    const noReason = underPty(['rm', a], 'y\n\n')
+    expect(noReason.output).toContain('why?')
+    expect(noReason.code, noReason.output).toBe(2)
+    expect((await runJson(repo, ['show', a], ALICE)).task.id).toBe(a)
+    const yes = underPty(['rm', a], 'y\nmade by mistake\n')
     expect(yes.code, yes.output).toBe(0)
     expect(yes.output).toContain(`removed`)
+    expect((await runJson(repo, ['log', a], ALICE)).events[0].details.reason).toBe('made by mistake')
     const b = await add('Removed without asking')
-    const quiet = underPty(['rm', '-y', b], '')
+    const quiet = underPty(['rm', '-y', b, '--reason', 'sure'], '')
     expect(quiet.code, quiet.output).toBe(0)
     expect(quiet.output).not.toContain('[y/N]')
   })
 
-  it('without a terminal (scripts, agents) rm does not ask', async () => {
+  it('without a terminal (scripts, agents) rm does not ask: it needs --confirm and --reason', async () => {
     const a = await add('Piped')
+    const before = tip()
     const r = await run(repo, ['rm', a], ALICE)
-    expect(r.code, r.stderr).toBe(0)
+    expect(r.code, r.stderr).toBe(2)
     expect(r.stdout).not.toContain('[y/N]')
+    expect(r.stderr).toContain('--confirm')
+    expect(tip()).toBe(before)
+    expect((await run(repo, ['rm', a, '--confirm', a, '--reason', 'piped'], ALICE)).code).toBe(0)
   })
 })
 
@@ -169,7 +179,7 @@ describe('undo', () => {
   it('an rm is undone by bringing the task back with its comments', async () => {
     const t = (await runJson(repo, ['add', 'Removed by mistake'], CAROL)).task.id
     await runJson(repo, ['comment', t, 'keep me'], CAROL)
-    await runJson(repo, ['rm', t], CAROL)
+    await runJson(repo, ['rm', t, '--confirm', t, '--reason', 'by mistake'], CAROL)
     const u = await runJson(repo, ['undo'], CAROL)
     expect(u.restored).toEqual([{id: t, title: 'Removed by mistake'}])
     const s = await runJson(repo, ['show', t], CAROL)

@@ -847,9 +847,9 @@ describe('rm', () => {
     const s = await add(repo, 'Sub', ['--parent', p.id])
     const d = await add(repo, 'Depended on')
     await add(repo, 'Depends', ['-d', d.id])
-    const e = await refused(repo, ['rm', d.id], 4, 'has_dependents')
+    const e = await refused(repo, ['rm', d.id, '--confirm', d.id, '--reason', 'r'], 4, 'has_dependents')
     expect(e.message).toContain(d.id)
-    const r = await runJson(repo, ['rm', p.short_id])
+    const r = await runJson(repo, ['rm', p.short_id, '--confirm', p.short_id, '--reason', 'r', '--with-subitems'])
     expect(r.removed).toEqual([
       {id: p.id, title: 'Parent'},
       {id: s.id, title: 'Sub'},

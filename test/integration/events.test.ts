@@ -53,7 +53,7 @@ describe('tasks events', {timeout: 90_000}, () => {
     const imported = await runJson(c, ['import', file], {env: ALICE})
     const ids = (imported.tasks as Array<{id: string}>).map((t) => t.id)
     await runJson(c, ['edit', ids[3]!, '--title', 'card 3, renamed'], {env: ALICE})
-    await runJson(c, ['rm', ids[5]!, '--yes'], {env: ALICE})
+    await runJson(c, ['rm', ids[5]!, '--confirm', ids[5]!, '--reason', 'gone'], {env: ALICE})
     const r = await run(c, ['events', '--json'], {env: ALICE})
     expect(r.code, r.stderr).toBe(0)
     const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Event)

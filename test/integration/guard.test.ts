@@ -111,7 +111,7 @@ describe('the pre-receive guard', {timeout: 90_000}, () => {
     const gone = (await runJson(c, ['add', 'Removed item'], {env: OFF})).task.id as string
     const gonePath = taskPath(c, gone)
     const goneText = gitSync(c, ['cat-file', '-p', `${REF}:${gonePath}`])
-    await runJson(c, ['rm', gone, '--yes'], {env: OFF})
+    await runJson(c, ['rm', gone, '--confirm', gone, '--reason', 'gone'], {env: OFF})
     // An undo of one's own change is legal, also when it moves a card back (done → in_progress).
     await runJson(c, ['done', held], {env: OFF})
     await runJson(c, ['undo'], {env: OFF})

@@ -81,7 +81,7 @@ async function mutate(dir: string, steps: number, seed: number, ids: string[]): 
         ids.push(plan.result.task.id)
       } else if (op === 2) plan = claimTask(snap, ctx('bob'), {id: pick(live)!})
       else if (op === 3) plan = finishTask(snap, ctx('bob'), {id: pick(live)!})
-      else if (op === 4) plan = removeTask(snap, ctx('alice'), {id: pick(live)!})
+      else if (op === 4) plan = removeTask(snap, ctx('alice'), {id: pick(live)!, withSubitems: true})
       else if (op === 7) plan = assignTask(snap, ctx('alice'), {id: pick(live)!, assignee: pick(['bob', 'carol', null]) ?? null})
       else {
         const id = pick(live)!

@@ -59,7 +59,7 @@ async function mutate(dir: string, steps: number, seed: number, ids: string[] = 
       else if (op === 4) plan = finishTask(snap, c, {id: pick(live)!})
       else if (op === 5) plan = cancelTask(snap, c, {id: pick(live)!, reason: 'not needed "now"'})
       else if (op === 6) plan = blockTask(snap, c, {id: pick(live)!, note: 'waiting on ops'})
-      else if (op === 7) plan = removeTask(snap, c, {id: pick(live)!})
+      else if (op === 7) plan = removeTask(snap, c, {id: pick(live)!, withSubitems: true})
       else if (op === 8) plan = assignTask(snap, c, {id: pick(live)!, assignee: pick(['bob', 'carol', null]) ?? null})
       else if (op === 9) plan = flagTask(snap, c, {id: pick(live)!, reason: 'odd'})
       else if (op === 10) plan = reopenTask(snap, c, {id: pick(live)!})

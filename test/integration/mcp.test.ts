@@ -380,10 +380,16 @@ describe('tasks mcp: the housekeeping and setup tools', () => {
 
       // rm: refused while another task depends on it (nothing written), then removed with its sub-item; restore brings both back.
       const before = gitSync(repo, ['rev-parse', 'refs/tasks/main']).trim()
-      failed(await call(c, 'rm', {id: parent.id}), 'has_dependents', 4)
+      // An MCP client has no terminal: rm needs the ids repeated and a reason (exit 2, nothing written), and a parent --with-subitems.
+      const sure = {confirm: [parent.id], reason: 'superseded by the new plan'}
+      failed(await call(c, 'rm', {id: parent.id}), 'confirm_required', 2)
+      failed(await call(c, 'rm', {id: parent.id, confirm: [other.id], reason: 'x'}), 'confirm_mismatch', 2)
+      failed(await call(c, 'rm', {id: parent.id, confirm: [parent.id]}), 'reason_required', 2)
+      failed(await call(c, 'rm', {id: parent.id, ...sure, with_subitems: true}), 'has_dependents', 4)
       expect(gitSync(repo, ['rev-parse', 'refs/tasks/main']).trim()).toBe(before)
       json(await call(c, 'deps', {id: other.id, depends_on: []}))
-      const removed = valid(await call(c, 'rm', {id: parent.id}), 'rm')
+      failed(await call(c, 'rm', {id: parent.id, ...sure}), 'has_subitems', 4)
+      const removed = valid(await call(c, 'rm', {id: parent.id, ...sure, with_subitems: true}), 'rm')
       expect(removed.removed.map((t: any) => t.id).sort()).toEqual([parent.id, child.id].sort())
       failed(await call(c, 'show', {id: child.id}), 'task_not_found', 3)
       const restored = valid(await call(c, 'restore', {id: parent.id}), 'restore')

@@ -329,7 +329,7 @@ describe('every --json output matches its schema', () => {
   it('cancel (with sub-items) and rm', async () => {
     const c = await ok(repo, ['cancel', ids.parent!, '--reason', 'no longer needed'], A)
     expect(c.subitems).toHaveLength(2)
-    const r = await ok(repo, ['rm', ids.reserved!], A)
+    const r = await ok(repo, ['rm', ids.reserved!, '--confirm', ids.reserved!, '--reason', 'not needed'], A)
     expect(r.removed).toEqual([{id: ids.reserved, title: 'Reserved for bob'}])
   })
 
@@ -345,7 +345,7 @@ describe('every --json output matches its schema', () => {
     const refused = await fails(repo, ['reopen', x, y], 4, 'already_open', A)
     expect(refused).toMatchObject({id: x, index: 0})
     expect((await ok(repo, ['cancel', x, y, '--reason', 'batch'], A)).results).toHaveLength(2)
-    expect((await ok(repo, ['rm', x, y], A)).removed).toHaveLength(2)
+    expect((await ok(repo, ['rm', x, y, '--confirm', x, y, '--reason', 'batch'], A)).removed).toHaveLength(2)
     // undo brings both back; undo again removes them (redo).
     expect((await ok(repo, ['undo'], A)).restored.map((t: {id: string}) => t.id).sort()).toEqual([x, y].sort())
     expect((await ok(repo, ['undo'], A)).removed.map((t: {id: string}) => t.id).sort()).toEqual([x, y].sort())
@@ -464,7 +464,7 @@ describe('every --json output matches its schema', () => {
     await fails(repo, ['done', ids.waiter!, '--force'], 2, 'force_without_reason', B)
     await fails(repo, ['next', '--tag', 'no-such-tag'], 3, 'nothing_ready', B)
     await fails(repo, ['comment', ids.waiter!, 'x', '--kind', 'rant'], 2)
-    await fails(repo, ['rm', ids.waiter!], 4, 'has_dependents', A)
+    await fails(repo, ['rm', ids.waiter!, '--confirm', ids.waiter!, '--reason', 'r'], 4, 'has_dependents', A)
     const bare = makeRepo()
     await fails(bare, ['list'], 1, 'not_initialised')
     await fails(tempDir('nogit-'), ['list'], 1, 'not_a_repository')

@@ -144,7 +144,7 @@ describe('task index cache', () => {
           ids.push(plan.result.task.id)
         } else if (op === 1) plan = claimTask(snap, ctx('bob'), {id: pick(live) ?? 'tsk-0000'})
         else if (op === 2) plan = finishTask(snap, ctx('bob'), {id: pick(live) ?? 'tsk-0000'})
-        else if (op === 3) plan = removeTask(snap, ctx('alice'), {id: pick(live) ?? 'tsk-0000'})
+        else if (op === 3) plan = removeTask(snap, ctx('alice'), {id: pick(live) ?? 'tsk-0000', withSubitems: true})
         else {
           const id = pick(live) ?? 'tsk-0000'
           plan = setDependencies(snap, ctx('alice'), {id, deps: live.filter((d) => d !== id && rand(6) === 0)})

@@ -65,7 +65,7 @@ describe('search', () => {
     expect(mine.results.map((h: any) => h.task.id)).toEqual([ids[0]])
 
     // A removed task leaves the index.
-    await runJson(repo, ['rm', ids[2]!], {env})
+    await runJson(repo, ['rm', ids[2]!, '--confirm', ids[2]!, '--reason', 'gone'], {env})
     expect((await runJson(repo, ['search', 'quokka'], {env})).results).toEqual([])
   })
 

@@ -317,7 +317,7 @@ describe('batch', () => {
       {op: 'create', name: 'b', title: 'B'},
       {op: 'check', action: 'add', id: '$b', test: 't'},
       {op: 'comment', id: '$b', text: 'gone with b'},
-      {op: 'rm', id: '$b'},
+      {op: 'rm', id: '$b', confirm: ['$b'], reason: 'made by mistake'},
     ], 'atomic', batchOperations())
     const a = plan.result.results[0]!.id!
     const b = plan.result.results[4]!.id!

@@ -329,14 +329,15 @@ describe('edit, assign, deps, comment, rm', () => {
     expect(() => addComment(snapshot([t]), ctx(), {id: t.id, text: 'x'.repeat(16385)})).toThrowError(expect.objectContaining({code: 'comment_too_long', exitCode: 5}))
   })
 
-  it('rm removes sub-items and refuses while others depend on it', () => {
+  it('rm removes sub-items when asked and refuses while others depend on it', () => {
     const parent = task()
     const child = task({parent: parent.id})
     const other = task({depends_on: [child.id]})
     const s = snapshot([parent, child, other])
-    expect(() => removeTask(s, ctx(), {id: parent.id})).toThrowError(expect.objectContaining({code: 'has_dependents', exitCode: 4}))
+    expect(() => removeTask(s, ctx(), {id: parent.id, withSubitems: true})).toThrowError(expect.objectContaining({code: 'has_dependents', exitCode: 4}))
     const s2 = after(s, setDependencies(s, ctx(), {id: other.id, deps: []}))
-    expect(removeTask(s2, ctx(), {id: parent.id}).changes).toEqual([
+    expect(() => removeTask(s2, ctx(), {id: parent.id})).toThrowError(expect.objectContaining({code: 'has_subitems', exitCode: 4}))
+    expect(removeTask(s2, ctx(), {id: parent.id, withSubitems: true}).changes).toEqual([
       {kind: 'delete-task', id: parent.id},
       {kind: 'delete-task', id: child.id},
     ])

@@ -6,6 +6,8 @@
  */
 import {withChanges} from '../apply'
 import type {Check} from '../check'
+import {ConflictError} from '../errors'
+import {missingCheckKinds} from '../state-machine'
 import type {OpContext, Plan} from '../plan'
 import type {Snapshot} from '../snapshot'
 import {type AddArgs, type AddResult, addTask} from './add'
@@ -21,7 +23,17 @@ export interface AddWithChecksArgs extends AddArgs {
 export function addTaskWithChecks(snap: Snapshot, ctx: OpContext, args: AddWithChecksArgs): Plan<AddResult & {checks: Check[]}> {
   const plan = addTask(snap, ctx, args)
   const wanted = [...(args.acceptance ?? []).map((text) => ({kind: 'acceptance', text})), ...(args.test ?? []).map((text) => ({kind: 'test', text}))]
-  if (!plan.result.created || wanted.length === 0) return {...plan, result: {...plan.result, checks: []}}
+  if (!plan.result.created) return {...plan, result: {...plan.result, checks: []}}
+  // The creation gate (require_checks): the task is created with an acceptance check and a test check, or not at all.
+  const missing = missingCheckKinds(snap.config, wanted.map((w) => ({kind: w.kind, status: 'pending' as const})))
+  if (missing.length > 0) {
+    throw new ConflictError(
+      'checks_required',
+      `this list requires every task to be created with at least one acceptance check and one test check (require_checks); missing: ${missing.join(', ')}. Add ${missing.map((k) => `--${k} TEXT`).join(' and ')}`,
+      {missing},
+    )
+  }
+  if (wanted.length === 0) return {...plan, result: {...plan.result, checks: []}}
   const changes = [...plan.changes]
   const trailers = [...plan.trailers]
   const checks: Check[] = []

@@ -10,6 +10,7 @@ import {type Snapshot, openRowColumns, resolve, shardBlocked, tablesOf, taskMeta
 import {checkDependencies} from '../dependency-graph'
 import {DEFAULT_PRIORITY, FINISHED, type TaskMeta} from '../task'
 import {sessionForNewTask} from './work-sessions'
+import {takesSubItems} from '../state-machine'
 import {checkActor, checkBody, checkPriority, checkTags, checkTitle} from '../validation'
 
 export interface AddArgs {
@@ -133,7 +134,7 @@ export function addTask(snap: Snapshot, ctx: OpContext, args: AddArgs): Plan<Add
         grandparent: p.parent,
       })
     }
-    if (FINISHED.has(p.status)) {
+    if (!takesSubItems(p.status)) {
       throw new ConflictError('parent_finished', `${parent} is ${p.status}; reopen it before adding sub-items`, {parent, status: p.status})
     }
   }

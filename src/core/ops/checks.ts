@@ -14,7 +14,7 @@ import type {Change, OpContext, Plan} from '../plan'
 import {type Snapshot, checksOf, lookup} from '../snapshot'
 import type {TaskMeta} from '../task'
 import {checkText} from '../validation'
-import {checkMove} from '../state-machine'
+import {checkMove, supersedeLeavesKindEmpty} from '../state-machine'
 import {assertFence} from './permission'
 import {activityRenewal} from './lease'
 
@@ -95,9 +95,18 @@ export function supersedeCheck(snap: Snapshot, ctx: OpContext, args: {id: string
   const meta = openItem(snap, args.id, 'supersede')
   assertFence(snap, meta, ctx, args.epoch, 'supersede a check of')
   const reason = checkText('reason', args.reason ?? '', snap.config.max_comment_bytes, true).trim()
-  const check = findCheck(checksOf(snap, meta.id), meta.id, args.check)
+  const all = checksOf(snap, meta.id)
+  const check = findCheck(all, meta.id, args.check)
   // Already superseded: nothing to do (superseded is final, so there is no move from it).
   if (!checkMove('supersede', check.status)) return plan(snap, ctx, meta, check, 'superseded', false)
+  // The creation gate (require_checks): the last active check of a required kind stays; add its replacement first.
+  if (supersedeLeavesKindEmpty(snap.config, all, check)) {
+    throw new ConflictError(
+      'checks_required',
+      `check ${check.id} is the last active ${check.kind} check of ${meta.id}, and this list requires one (require_checks); add its replacement first (\`tasks check add ${meta.id} --${check.kind} TEXT\`), then supersede it`,
+      {id: meta.id, check: check.id, kind: check.kind},
+    )
+  }
   const next: Check = {...check, status: 'superseded', superseded_by: ctx.actor, superseded_at: ctx.now, supersede_reason: reason, updated_by: ctx.actor, updated_at: ctx.now}
   return plan(snap, ctx, meta, next, 'superseded')
 }

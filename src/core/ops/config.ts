@@ -30,7 +30,7 @@ const SECONDS_KEYS: ReadonlySet<string> = new Set(['lease_seconds', 'clock_skew_
 /** Keys holding a list (comma-separated on the command line; --add/--remove). */
 const LIST_KEYS: ReadonlySet<string> = new Set(['admins', 'allowed_paths'])
 /** Keys holding true or false. */
-const BOOLEAN_KEYS: ReadonlySet<string> = new Set(['require_signed', 'require_epoch'])
+const BOOLEAN_KEYS: ReadonlySet<string> = new Set(['require_signed', 'require_epoch', 'require_checks'])
 /** Keys holding one line of text (a path): no control characters, at most 4096 bytes; unset is ''. */
 const STRING_KEYS: ReadonlySet<string> = new Set(['allowed_signers'])
 /** Keys holding a count (a plain whole number; for max_claims_per_actor 0 means no limit). */

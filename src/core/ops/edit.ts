@@ -62,7 +62,9 @@ export function editTask(snap: Snapshot, ctx: OpContext, args: EditArgs): Plan<{
   }
   const next = revise(meta, ctx, changes)
   // A new title or description is a new spec revision: checks that passed or failed go back to pending, in this commit.
-  const reset = fields.includes('title') || fields.includes('body') ? resetChecks(snap, ctx, next) : {changes: [], reset: []}
+  // Not on a finished card, whose checks no longer change (a done card stays done with its checks passed: doctor).
+  const open = next.status !== 'done' && next.status !== 'cancelled'
+  const reset = open && (fields.includes('title') || fields.includes('body')) ? resetChecks(snap, ctx, next) : {changes: [], reset: []}
   return {
     op: 'edit',
     subject: {id: meta.id, title: next.title},

@@ -22,7 +22,7 @@ import {unmetChecks} from '../check'
 import type {TaskMeta} from '../task'
 import {checkNote} from '../validation'
 import {assertClaimLimit, assertClaimable, assertEpoch, assertMove, describeWaits, openSubItemsError, overrideTrailers} from './permission'
-import {taskMove} from '../state-machine'
+import {missingCheckKinds, takesSubItems, taskMove} from '../state-machine'
 import {NO_CLAIM, leaseUntil, revise} from './revision'
 import {assertRevision} from '../revision-guard'
 import {type CheckpointText, checkpointChange, checkpointComment} from './checkpoint'
@@ -77,7 +77,16 @@ export function finishTask(snap: Snapshot, ctx: OpContext, args: FinishArgs): Pl
       flagged_by: meta.flagged_by ?? null,
     })
   }
-  const unmet = unmetChecks(checksOf(snap, meta.id))
+  const checks = checksOf(snap, meta.id)
+  // The creation gate (require_checks) holds to the end: a card finishes with an active acceptance and test check.
+  const missing = missingCheckKinds(snap.config, checks)
+  if (missing.length > 0) {
+    throw new ConflictError('checks_required', `${meta.id} has no active ${missing.join(' or ')} check, and this list requires one of each (require_checks); add ${missing.length === 1 ? 'it' : 'them'} with \`tasks check add ${meta.id} --${missing[0]} TEXT\`, pass ${missing.length === 1 ? 'it' : 'them'}, then finish`, {
+      id: meta.id,
+      missing,
+    })
+  }
+  const unmet = unmetChecks(checks)
   if (unmet.length > 0) {
     throw new ConflictError('checks_pending', `${meta.id} has checks that have not passed with evidence: ${unmet.map((c) => `${c.id} (${c.status}: ${c.text.length > 60 ? `${c.text.slice(0, 59)}…` : c.text})`).join(', ')}; pass them with \`tasks check pass ${meta.id} CHECK --evidence "…"\` or supersede them`, {
       id: meta.id,
@@ -144,6 +153,11 @@ export function reopenTask(snap: Snapshot, ctx: OpContext, args: {id: string; ep
   if (meta.status === 'todo') throw new ConflictError('already_open', `${meta.id} is already todo`, {id: meta.id})
   if (meta.status === 'cancelled') {
     throw new ConflictError('terminal', `${meta.id} is cancelled, which is final; add a new task instead`, {id: meta.id})
+  }
+  // A finished parent takes no open sub-item, a reopened one included: reopen the parent first.
+  const parent = meta.parent !== undefined ? snap.tasks.get(meta.parent)?.meta : undefined
+  if (parent && !takesSubItems(parent.status)) {
+    throw new ConflictError('parent_finished', `${meta.id} is a sub-item of ${parent.id}, which is ${parent.status}; reopen ${parent.id} first`, {id: meta.id, parent: parent.id, status: parent.status})
   }
   const verdict = assertMove(snap, meta, ctx, 'reopen', 'reopen', args.epoch)
   // Someone else's lapsed claim reopened: its former holder is fenced out, as by the sweep.

@@ -9,6 +9,7 @@
  * the parent first). A dependency on an item that is gone is dropped and
  * reported: the restored item would otherwise point at nothing.
  */
+import {takesSubItems} from '../state-machine'
 import {ConflictError} from '../errors'
 import type {Change, OpContext, Plan} from '../plan'
 import type {Snapshot} from '../snapshot'
@@ -52,7 +53,7 @@ export function restoreTask(snap: Snapshot, ctx: OpContext, args: RestoreArgs): 
     }
     const p = parent.meta
     const open = root.status !== 'done' && root.status !== 'cancelled'
-    if (p && open && (p.status === 'done' || p.status === 'cancelled')) {
+    if (p && open && !takesSubItems(p.status)) {
       throw new ConflictError('parent_finished', `${root.parent} is ${p.status}; reopen it before restoring its sub-item ${root.id}`, {id: root.id, parent: root.parent, status: p.status})
     }
   }

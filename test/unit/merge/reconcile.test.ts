@@ -150,6 +150,8 @@ describe('reconcile', () => {
         ['dangling_dependency', id(1)],
         ['dependency_cycle', a.updated_at === b.updated_at ? id(2) : id(1)],
         ['done_with_open_dependency', id(1)],
+        // Done while its sub-item d is open.
+        ['done_with_open_subitems', id(1)],
       ].sort(),
     )
     for (const x of v) expect(x.message.startsWith(x.task)).toBe(true)
@@ -214,8 +216,13 @@ describe('reconcile: properties', () => {
         if (r.repairs.length > 0) repaired++
         if (r.repairs.some((x) => x.kind === 'done_with_open_dependency')) reopened++
         const after = withChanges(snap, r.changes)
-        const left = checkInvariants(after).filter((v) => v.kind !== 'done_with_open_dependency')
+        const finishKinds = ['done_with_open_dependency', 'done_with_open_subitems', 'done_while_flagged', 'done_with_unmet_checks']
+        const left = checkInvariants(after).filter((v) => !finishKinds.includes(v.kind))
         expect(left).toEqual([])
+        // A done parent left with an open sub-item had it on some side already (the merge did not make it).
+        for (const v of checkInvariants(after).filter((x) => x.kind === 'done_with_open_subitems')) {
+          expect(before.some((b) => b.tasks.get(v.task)?.meta?.status === 'done' && v.related.every((k) => b.tasks.get(k)?.meta?.parent === v.task && !['done', 'cancelled'].includes(b.tasks.get(k)!.meta!.status)))).toBe(true)
+        }
         // Idempotent: the reconciled list needs nothing more (same `before`).
         expect(reconcile(after, {now: NOW, before})).toEqual({changes: [], repairs: []})
         // Every changed card got revision + 1 and the merge's time and actor, and a comment per repair.
@@ -314,7 +321,7 @@ describe('reconcile: around the changes only', () => {
       {numRuns: 1500},
     )
     expect(repaired).toBeGreaterThan(300)
-    expect([...kinds].sort()).toEqual(['dangling_dependency', 'dangling_parent', 'dependency_cycle', 'done_with_open_dependency', 'nesting_too_deep', 'parent_cycle'])
+    expect([...kinds].sort()).toEqual(['dangling_dependency', 'dangling_parent', 'dependency_cycle', 'done_with_open_dependency', 'done_with_open_subitems', 'nesting_too_deep', 'parent_cycle'])
   })
 
   it('looks only at the changed tasks and their neighbours, leaving a violation both sides had', () => {
