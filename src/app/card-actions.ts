@@ -31,7 +31,7 @@ export async function add(session: Session, args: AddWithChecksArgs): Promise<Ta
 }
 
 export async function edit(session: Session, args: EditArgs): Promise<TaskResult & {fields: string[]; checks_reset: string[]}> {
-  const r = await explainRevision(session, mutateOne(session, (s, c) => editTask(s, c, args), args.title !== undefined || args.body !== undefined ? prepareChecks(session, () => [args.id]) : undefined))
+  const r = await explainRevision(session, mutateOne(session, (s, c) => editTask(s, c, args), args.title !== undefined || args.body !== undefined || args.type !== undefined ? prepareChecks(session, () => [args.id]) : undefined))
   return {task: r.task, fields: r.result.fields, checks_reset: r.result.checks_reset, commit: r.commit}
 }
 
@@ -40,8 +40,8 @@ async function assignOne(session: Session, id: string, assignee: string | null, 
   return {task, commit}
 }
 
-export async function deps(session: Session, {id, dependsOn, ifRevision}: {id: string; dependsOn: string[]; ifRevision?: number}): Promise<TaskResult> {
-  const {task, commit} = await explainRevision(session, mutateOne(session, (s, c) => setDependencies(s, c, {id, deps: dependsOn, ifRevision})))
+export async function deps(session: Session, {id, dependsOn, reason, ifRevision}: {id: string; dependsOn: string[]; reason?: string; ifRevision?: number}): Promise<TaskResult> {
+  const {task, commit} = await explainRevision(session, mutateOne(session, (s, c) => setDependencies(s, c, {id, deps: dependsOn, reason, ifRevision})))
   return {task, commit}
 }
 

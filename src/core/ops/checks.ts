@@ -14,6 +14,7 @@ import {type Snapshot, checksOf, lookup} from '../snapshot'
 import type {TaskMeta} from '../task'
 import {checkText} from '../validation'
 import {checkMove} from '../state-machine'
+import {assertMayRevise, reasonTrailers} from './permission'
 
 export interface CheckResult {
   task: TaskMeta
@@ -30,22 +31,25 @@ function openItem(snap: Snapshot, input: string, action: string): TaskMeta {
   return meta
 }
 
-function plan(meta: TaskMeta, check: Check, what: string, changed = true): Plan<CheckResult> {
+function plan(meta: TaskMeta, check: Check, what: string, changed = true, more: Array<[string, string]> = []): Plan<CheckResult> {
   return {
     op: 'check',
     subject: {id: meta.id, title: meta.title},
     changes: changed ? [{kind: 'put-check', check}] : [],
-    trailers: [['Tasks-Check', `${check.id} ${what}`]],
+    trailers: [['Tasks-Check', `${check.id} ${what}`], ...(changed ? more : [])],
     result: {task: meta, check, changed},
   }
 }
 
-export function addCheck(snap: Snapshot, ctx: OpContext, args: {id: string; kind: string; text: string}): Plan<CheckResult> {
+export function addCheck(snap: Snapshot, ctx: OpContext, args: {id: string; kind: string; text: string; reason?: string}): Plan<CheckResult> {
   const meta = openItem(snap, args.id, 'add to')
   if (!(CHECK_KINDS as readonly string[]).includes(args.kind)) {
     throw new UsageError(`"${args.kind}" is not a check kind: use ${CHECK_KINDS.join(' or ')}`, {kind: args.kind}, 'bad_check_kind')
   }
   const text = checkText('check', args.text, snap.config.max_comment_bytes, true).trim()
+  const reason = args.reason?.trim() ? checkText('reason', args.reason, snap.config.max_comment_bytes, true).trim() : undefined
+  // A check is part of the spec: adding one to an item someone else holds live needs --force --reason.
+  const forced = assertMayRevise(snap, meta, ctx, 'add a check to')
   const existing = checksOf(snap, meta.id)
   const id = newCheckId(meta.id, ctx.actor, ctx.now, text, ctx.entropy, (c) => existing.some((e) => e.id === c))
   const check: Check = {
@@ -60,7 +64,7 @@ export function addCheck(snap: Snapshot, ctx: OpContext, args: {id: string; kind
     updated_by: ctx.actor,
     updated_at: ctx.now,
   }
-  return plan(meta, check, `added (${check.kind})`)
+  return plan(meta, check, `added (${check.kind})`, true, reasonTrailers(ctx, reason, forced))
 }
 
 /** Pass or fail a check, with evidence. Passing a passed check again with the same evidence changes nothing. */
@@ -90,8 +94,10 @@ export function supersedeCheck(snap: Snapshot, ctx: OpContext, args: {id: string
   const check = findCheck(checksOf(snap, meta.id), meta.id, args.check)
   // Already superseded: nothing to do (superseded is final, so there is no move from it).
   if (!checkMove('supersede', check.status)) return plan(meta, check, 'superseded', false)
+  // Taking a check out of the spec is the holder's too: someone else's live claim needs --force.
+  const forced = assertMayRevise(snap, meta, ctx, 'supersede a check of')
   const next: Check = {...check, status: 'superseded', superseded_by: ctx.actor, superseded_at: ctx.now, supersede_reason: reason, updated_by: ctx.actor, updated_at: ctx.now}
-  return plan(meta, next, 'superseded')
+  return plan(meta, next, 'superseded', true, reasonTrailers(ctx, reason, forced))
 }
 
 /**
