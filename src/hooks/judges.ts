@@ -9,11 +9,12 @@
 import {type Check, checkOfPath, parseCheckFile} from '../core/check'
 import {type ActorEntry, RECORD_STEM_RE, actorSlug, parseActor, parseLatch, parseRecord} from '../core/inbox'
 import {type Snapshot, tablesOf} from '../core/snapshot'
-import {judgeMove, standingOf, taskMove} from '../core/state-machine'
+import {judgeMove, mayOverride, standingOf, taskMove} from '../core/state-machine'
 import {ENGINE_ACTOR, FORMAT_VERSION, type ListConfig, MAX_FILE_BYTES} from '../core/task'
 import {pathAllowed} from '../core/path-patterns'
-import {parseCommentFile, parseConfig, parseMeta} from '../core/task-file'
-import {type CommitFacts, type FileCheck, type Refusal, ENGINE_OPS, IMPORT_OP, judgeActorChange, judgeCheckChange, judgeDoneChecks, judgeTaskChange} from './rules'
+import {parseCommentFile, parseConfig, parseMeta, taskBody} from '../core/task-file'
+import {ancestorsOf, depthOf} from '../core/nesting'
+import {type CommitFacts, type FileCheck, type Refusal, ENGINE_OPS, IMPORT_OP, judgeActorChange, judgeCheckChange, judgeDoneChecks, judgeSpecRevision, judgeTaskChange} from './rules'
 
 /** What the guard knows of one commit, read once for all its paths. */
 export interface CommitView {
@@ -94,7 +95,23 @@ export function judgeCheckFile(f: FileFacts): Refusal[] {
   if (now === 'broken') return out
   const cardGone = !f.commit.after.tasks.has(where.task)
   if (now && cardGone) return [{rule: 'schema', message: `the check belongs to ${where.task}, which is not in the list`}]
-  return judgeCheckChange(was === 'broken' ? undefined : was, now, f.commit.facts, cardGone)
+  out.push(...judgeCheckChange(was === 'broken' ? undefined : was, now, f.commit.facts, cardGone))
+  // Adding or superseding a check changes the card's spec: someone else's live claim needs an override.
+  const before = was === 'broken' ? undefined : was
+  const revises = now && (!before ? now.status === 'pending' : now.status === 'superseded' && before.status !== 'superseded')
+  const card = f.commit.before.tasks.get(where.task)?.meta
+  if (revises && card && f.commit.facts.op !== IMPORT_OP && !ENGINE_OPS.has(f.commit.facts.op)) {
+    const {facts, before: snap, after} = f.commit
+    const standing = standingOf(card, facts.actor, facts.time, snap.config, facts.override !== null)
+    // A card the actor took in this very commit (a batch's claim, then a check) is theirs.
+    const taken = after.tasks.get(where.task)?.meta
+    const holder = taken && taken.owner === facts.actor && taken.epoch > card.epoch ? {...standing, owner: facts.actor} : standing
+    const overrideAllowed = facts.override !== null && mayOverride(facts.actor, snap.config.admins)
+    const refusal = judgeSpecRevision(card, holder, !before ? 'adding a check' : 'superseding a check', overrideAllowed)
+    if (refusal) out.push(refusal)
+    if (facts.override !== null && !overrideAllowed) out.push({rule: 'not_admin', message: `the commit records an override, but only the admins (${snap.config.admins.join(', ')}) may force`})
+  }
+  return out
 }
 
 /** An inbox record is only ever added, lies in its recipient's inbox and is by the actor. */
@@ -197,7 +214,14 @@ export function judgeTaskFile(f: FileFacts): Refusal[] {
   if (!was && c.removed.has(id) && c.facts.op !== 'restore' && !imported) {
     out.push({rule: 'id_reused', message: `${id} was removed earlier; an id is never reused (\`tasks restore\` brings a card back)`})
   }
-  out.push(...judgeTaskChange(was?.meta ?? undefined, now.meta, c.facts, c.before.config))
+  // The description is the body of task.md: changed when both texts were read and differ.
+  const bodyChanged = !!was?.meta && !!f.before && !!f.after && taskBody(f.before) !== taskBody(f.after)
+  out.push(...judgeTaskChange(was?.meta ?? undefined, now.meta, c.facts, c.before.config, {bodyChanged}))
+  // Sub-items nest at most max_depth levels (a new card, or one given another parent).
+  if (now.meta.parent !== undefined && now.meta.parent !== was?.meta?.parent && !ENGINE_OPS.has(c.facts.op)) {
+    const depth = depthOf(c.after, id)
+    if (depth > c.before.config.max_depth) out.push({rule: 'nesting_too_deep', message: `${id} is nested ${depth} levels deep (under ${ancestorsOf(c.after, id).join(' → ')}); the list nests sub-items at most ${c.before.config.max_depth} deep (max_depth)`})
+  }
   // An import's card is done as the document recorded it, checks and all.
   const checks = imported ? undefined : c.finishing.get(id)
   if (checks) out.push(...judgeDoneChecks(checks))
