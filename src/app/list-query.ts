@@ -571,7 +571,7 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
   return result
 }
 
-export type ShowResult = TaskDetail & {history?: import('../refstore/history').HistoryEvent[]}
+export type ShowResult = TaskDetail & {history?: import('../refstore/history').HistoryEvent[]; revisions?: import('../core/spec-revisions').SpecRevision[]}
 
 export async function show(session: Session, {id}: {id: string}): Promise<ShowResult> {
   // The card's files are read through the batch reader: start it while the index is read.

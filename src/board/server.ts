@@ -302,6 +302,7 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
           tags: Array.isArray(p.tags) ? p.tags.map((t) => String(t)) : undefined,
           priority: typeof p.priority === 'number' || typeof p.priority === 'string' ? p.priority : undefined,
           parent: optionalText(p, 'parent'),
+          type: optionalText(p, 'type'),
         }),
       comment: (s, p) => e.cards.comment(s, {id: text(p, 'id'), text: text(p, 'text')}),
       claim: (s, p) => e.claims.claim(s, {id: text(p, 'id')}),
@@ -324,6 +325,9 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
           title: title !== undefined && title !== t.title ? title : undefined,
           body: body !== undefined && body.replace(/\r\n/g, '\n').trimEnd() !== current.body.trimEnd() ? body.replace(/\r\n/g, '\n') : undefined,
           priority: priority !== undefined && priority !== t.priority ? priority : undefined,
+          // The spec of an item someone else holds is theirs: the op refuses it (not_owner), the board has no --force.
+          type: optionalText(p, 'type') !== undefined && optionalText(p, 'type') !== t.type ? optionalText(p, 'type') : undefined,
+          reason: optionalText(p, 'reason'),
         })
       },
     } satisfies Record<string, Action>),

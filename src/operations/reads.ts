@@ -45,16 +45,21 @@ export const show = operation({
   name: 'show',
   summary: 'Show one task: fields, description, comments, dependencies, dependents and sub-items.',
   description: 'The newest checkpoint comes first; checks say which stand in the way of done.',
-  params: {id: taskId, history: p.boolean("Also show who did what when to this card, from the ref's history (claims, merges, repairs, linked commits).")},
+  params: {
+    id: taskId,
+    history: p.boolean("Also show who did what when to this card, from the ref's history (claims, merges, repairs, linked commits)."),
+    revisions: p.boolean('Also list every spec revision (title, description, type, dependencies, checks added or superseded): what changed, before and after, who, when, why, which commit.'),
+  },
   writes: false,
   result: 'show',
   compact: (e, r) => e.compact.compactShow(r),
-  examples: ['<%= config.bin %> show tsk-k3v9', '<%= config.bin %> show k3v9 --format compact', '<%= config.bin %> show tsk-k3v9 --history --json'],
+  examples: ['<%= config.bin %> show tsk-k3v9', '<%= config.bin %> show k3v9 --format compact', '<%= config.bin %> show tsk-k3v9 --history --json', '<%= config.bin %> show tsk-k3v9 --revisions'],
   run: async (e, s, a) => {
     const shown = await e.listing.show(s, a)
-    if (!a.history) return shown
     // The same events as `tasks log ID`: one source for a card's history.
-    const log = await e.history.log(s, {id: shown.task.id})
-    return {...shown, history: log.events}
+    const history = a.history ? {history: (await e.history.log(s, {id: shown.task.id})).events} : {}
+    // Spec revisions, derived from the same commits (never stored twice).
+    const revisions = a.revisions ? {revisions: (await e.history.revisions(s, {id: shown.task.id})).revisions} : {}
+    return {...shown, ...history, ...revisions}
   },
 })
