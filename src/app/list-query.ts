@@ -4,7 +4,7 @@
  * columns of the index or streamed whole from the index file
  * (list-stream.ts); and one card in full.
  */
-import {UsageError} from '../core/errors'
+import {InvalidError, UsageError} from '../core/errors'
 import {warnTrackingState} from './sharing'
 import {partitionPoint} from '../core/order'
 import {latestCheckpoint} from '../core/ops/checkpoint'
@@ -415,7 +415,7 @@ const MAX_LISTED_DEPTH = 4
 /** A type for `list --type`: any of TASK_TYPES (the list may allow fewer, but may hold cards of others from before). */
 function checkListedType(value: string): string {
   const type = value.trim().toLowerCase()
-  if (!(TASK_TYPES as readonly string[]).includes(type)) throw new UsageError(`"${value}" is not a task type: use ${TASK_TYPES.join(', ')}`, {type: value}, 'bad_type')
+  if (!(TASK_TYPES as readonly string[]).includes(type)) throw new InvalidError('bad_type', `"${value}" is not a task type: use ${TASK_TYPES.join(', ')}`, {type: value, allowed: [...TASK_TYPES]})
   return type
 }
 
