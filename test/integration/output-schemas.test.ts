@@ -561,6 +561,12 @@ describe('every --json output matches its schema', () => {
     await ok(repo, ['hooks', 'uninstall'])
     expect((await ok(repo, ['branch', id], A)).created).toBe(true)
     expect((await ok(repo, ['show', id, '--history'], A)).history.length).toBeGreaterThan(1)
+    // Spec revisions: a typed edit with a reason, a check added; the creation is revision 1.
+    await ok(repo, ['edit', id, '--title', 'Hooked up', '--type', 'feature', '--reason', 'scope grew'], A)
+    await ok(repo, ['check', 'add', id, '--test', 'npm test'], A)
+    const revisions = (await ok(repo, ['show', id, '--revisions', '--history'], A)).revisions
+    expect(revisions.map((r: {revision: number}) => r.revision)).toEqual([1, 2, 3])
+    expect(revisions[1]).toMatchObject({reason: 'scope grew', forced: false, changes: [{field: 'title', before: 'Hooked', after: 'Hooked up'}, {field: 'type', before: 'task', after: 'feature'}]})
     const tip = gitSync(repo, ['rev-parse', 'refs/tasks/main']).trim()
     expect((await ok(repo, ['verify', '0'.repeat(40), tip])).ok).toBe(true)
     await fails(repo, ['verify', 'HEAD', tip], 2, 'bad_revision')
