@@ -610,7 +610,7 @@ describe('a change of shape fails validation', () => {
     const list = {list: 'main', commit: add.commit, tasks: [row], broken: [], warnings: [], total: 1, offset: 0, limit: null, next_cursor: null, summary: {total: 1, by_state: {ready: 1}, hidden_finished: 0}}
     expect(isValid('list', list)).toBe(true)
     expect(isValid('list', {...list, tasks: [add.task]})).toBe(false)
-    expect(isValid('list', {...list, tasks: [{...row, depth: 2}]})).toBe(false)
+    expect(isValid('list', {...list, tasks: [{...row, depth: 5}]})).toBe(false)
     expect(isValid('list', {...list, tasks: [{...row, state: 'sleeping'}]})).toBe(false)
     expect(isValid('list', {...list, summary: {...list.summary, by_state: {sleeping: 1}}})).toBe(false)
     expect(isValid('error', {error: {code: 'task_not_found', message: 'm', exit: 3, extra: 'data is allowed'}})).toBe(true)
