@@ -1,7 +1,8 @@
 /**
  * `tasks check add|pass|fail|supersede`: acceptance criteria and tests of
- * an item, each its own file (core/check.ts). Anyone may add, pass, fail or
- * supersede a check; the history says who. Passing and failing need
+ * an item, each its own file (core/check.ts). Anyone may pass or fail a
+ * check; adding or superseding one changes the spec, which is the holder's
+ * while the claim is live (`assertMayRevise`). Passing and failing need
  * evidence, which the file keeps. Which move a check's state allows is the
  * rulebook's (CHECK_MOVES in core/state-machine.ts). The ops read the
  * item's checks from `snap.checks` (read by the layer below before the op
