@@ -20,6 +20,7 @@ import {DEFAULT_CONFIG, type ListConfig, type TaskMeta} from '../../src/core/tas
 import type {Snapshot} from '../../src/core/snapshot'
 import {specRevisions, type CardCommit} from '../../src/core/spec-revisions'
 import {reconcile} from '../../src/merge/reconcile'
+import {mergeTask} from '../../src/merge/task-merge'
 import {type CommitView, judgeTaskFile} from '../../src/hooks/judges'
 import {type CommitFacts, judgeTaskChange} from '../../src/hooks/rules'
 import {taskFilePath} from '../../src/core/store-layout'
@@ -135,6 +136,18 @@ describe('task types', () => {
     const plan = editTask(withChecks(snapshot([t]), t.id, [c]), ctx(), {id: t.id, type: 'feature'})
     expect(plan.result).toMatchObject({fields: ['type'], checks_reset: [c.id]})
     expect(editTask(snapshot([t]), ctx(), {id: t.id, type: 'task'}).result.task.type).toBeUndefined()
+  })
+
+  it('merges as a scalar: one side\'s change is kept; both sides changed it, the later change wins', () => {
+    const base = task({id: 'tsk-0000000099'})
+    const mctx = {now: DAY_LATER, published: 'theirs' as const}
+    const v = (m: TaskMeta) => ({meta: m, body: ''})
+    const ours = {...base, type: 'bug', revision: 2, updated_at: LATER}
+    expect(mergeTask(v(base), v(ours), v({...base, priority: 0, revision: 2}), mctx).meta).toMatchObject({type: 'bug', priority: 0})
+    const theirs = {...base, type: 'epic', revision: 2, updated_at: DAY_LATER}
+    const both = mergeTask(v(base), v(ours), v(theirs), mctx)
+    expect(both.meta.type).toBe('epic')
+    expect(both.notes.map((n) => n.kind)).toContain('field_conflict')
   })
 
   it('types and max_depth are list settings: parsed, bounded, written only when not the default', () => {
