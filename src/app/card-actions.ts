@@ -35,7 +35,7 @@ export async function add(session: Session, args: AddWithChecksArgs): Promise<Ta
 }
 
 export async function edit(session: Session, args: EditArgs): Promise<TaskResult & {fields: string[]; checks_reset: string[]}> {
-  const r = await explainRevision(session, explainTakeover(session, mutateOne(session, (s, c) => editTask(s, c, args), args.title !== undefined || args.body !== undefined ? prepareChecks(session, () => [args.id]) : undefined)))
+  const r = await explainRevision(session, explainTakeover(session, mutateOne(session, (s, c) => editTask(s, c, args), args.title !== undefined || args.body !== undefined || args.type !== undefined ? prepareChecks(session, () => [args.id]) : undefined)))
   return {task: r.task, fields: r.result.fields, checks_reset: r.result.checks_reset, commit: r.commit}
 }
 
@@ -44,8 +44,8 @@ async function assignOne(session: Session, id: string, assignee: string | null, 
   return {task, commit}
 }
 
-export async function deps(session: Session, {id, dependsOn, ifRevision, epoch}: {id: string; dependsOn: string[]; ifRevision?: number; epoch?: number}): Promise<TaskResult> {
-  const {task, commit} = await explainRevision(session, explainTakeover(session, mutateOne(session, (s, c) => setDependencies(s, c, {id, deps: dependsOn, ifRevision, epoch}))))
+export async function deps(session: Session, {id, dependsOn, reason, ifRevision, epoch}: {id: string; dependsOn: string[]; reason?: string; ifRevision?: number; epoch?: number}): Promise<TaskResult> {
+  const {task, commit} = await explainRevision(session, explainTakeover(session, mutateOne(session, (s, c) => setDependencies(s, c, {id, deps: dependsOn, reason, ifRevision, epoch}))))
   return {task, commit}
 }
 

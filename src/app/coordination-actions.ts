@@ -36,8 +36,8 @@ async function checkMutation(session: Session, id: string, op: Parameters<typeof
   return {task: v.view(done.after.tasks.get(done.result.task.id)?.meta ?? done.result.task), check: done.result.check, commit: done.commit}
 }
 
-export function checkAdd(session: Session, {id, kind, text, ifRevision, epoch}: {id: string; kind: string; text: string; ifRevision?: number; epoch?: number}): Promise<CheckOutput> {
-  return checkMutation(session, id, (s, c) => addCheck(s, c, {id, kind, text, epoch}), ifRevision)
+export function checkAdd(session: Session, {id, kind, text, reason, ifRevision, epoch}: {id: string; kind: string; text: string; reason?: string; ifRevision?: number; epoch?: number}): Promise<CheckOutput> {
+  return checkMutation(session, id, (s, c) => addCheck(s, c, {id, kind, text, reason, epoch}), ifRevision)
 }
 
 export function checkRecord(session: Session, {id, check, outcome, evidence, ifRevision, epoch}: {id: string; check: string; outcome: 'passed' | 'failed'; evidence: string; ifRevision?: number; epoch?: number}): Promise<CheckOutput> {

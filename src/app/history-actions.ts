@@ -14,7 +14,8 @@ import {checkPath} from '../core/check'
 import {childIds, lookup, type Snapshot} from '../core/snapshot'
 import {taskFilePath} from '../core/store-layout'
 import {TaskViewer, type TaskView} from '../core/task-view'
-import {type HistoryEvent, idsInHistory, readHistory, removalCommit} from '../refstore/history'
+import {type HistoryEvent, idsInHistory, readCardCommits, readHistory, removalCommit} from '../refstore/history'
+import {type SpecRevision, specRevisions} from '../core/spec-revisions'
 import {refreshCommitGraph} from '../refstore/housekeeping'
 import type {Session} from './session'
 import {mutate} from './transaction'
@@ -102,6 +103,20 @@ export async function log(session: Session, {id, ...f}: LogFilters & {id?: strin
   // A card's history reads fast on a long list only with changed-path filters: keep the commit-graph current, in the background.
   if (task) refreshCommitGraph(session.store.repo, loaded.index.commit)
   return {list: session.list, task, removed, events}
+}
+
+/**
+ * `show ID --revisions`: every change to the item's spec (title,
+ * description, type, dependencies, checks added or superseded), oldest
+ * first, read from the commits that touched its directory: nothing about
+ * them is stored twice.
+ */
+export async function revisions(session: Session, {id: input}: {id: string}): Promise<{task: string; revisions: SpecRevision[]}> {
+  const loaded = await session.store.load()
+  const {id} = await resolveInHistory(session, loaded.snapshot, input)
+  if (!loaded.index.commit) return {task: id, revisions: []}
+  const commits = await readCardCommits(session.store.repo.cwd, loaded.index.commit, taskDir(id))
+  return {task: id, revisions: specRevisions(id, commits)}
 }
 
 export interface RestoreOutput {

@@ -4,12 +4,12 @@
  * columns of the index or streamed whole from the index file
  * (list-stream.ts); and one card in full.
  */
-import {UsageError} from '../core/errors'
+import {InvalidError, UsageError} from '../core/errors'
 import {warnTrackingState} from './sharing'
 import {partitionPoint} from '../core/order'
 import {latestCheckpoint} from '../core/ops/checkpoint'
 import {OPEN_ROW_OPEN_SUBITEMS, type OpenRowColumns, brokenEntries, childIds, childrenOf, dependentsOf, lookup, openRowColumns, tablesOf} from '../core/snapshot'
-import {type ListConfig, type Status, type TaskMeta} from '../core/task'
+import {DEFAULT_TASK_TYPE, type ListConfig, type Status, TASK_TYPES, type TaskMeta} from '../core/task'
 import {type TaskDetail, TaskViewer, type TaskView} from '../core/task-view'
 import {cmp, openRowStateAt, STATE_GROUPS, STATES, type State, statesNamed} from '../core/readiness'
 import {checkPriority, checkTags} from '../core/validation'
@@ -37,6 +37,8 @@ export interface ListFilters {
   session?: string
   /** Priorities, comma-separated too. */
   priority?: string[]
+  /** Task types (TASK_TYPES), comma-separated too. */
+  type?: string[]
   /** A sort key (`LIST_SORTS`), `-` in front to reverse. */
   sort?: string
   /** Rows asked for; capped at the list's `list_limit`. 0: every row when `unbounded`, else `list_limit` rows. */
@@ -376,11 +378,13 @@ function streamWhole(
   loaded: Loaded,
   v: TaskViewer,
   f: ListFilters,
-  o: {states: ReadonlySet<State>; owner: string | undefined; assignee: string | undefined; tags: readonly string[]; parent: string | undefined; priorities: ReadonlySet<number>},
+  o: {states: ReadonlySet<State>; owner: string | undefined; assignee: string | undefined; tags: readonly string[]; parent: string | undefined; priorities: ReadonlySet<number>; types: ReadonlySet<string>},
 ): StreamedListing | null {
   const file = loaded.index.base
   if (!(file instanceof IndexFile)) return null
-  if (f.sort !== undefined || f.after !== undefined || f.session !== undefined || o.tags.length > 0 || o.parent !== undefined || o.owner !== undefined || o.assignee !== undefined) return null
+  if (f.sort !== undefined || f.after !== undefined || f.session !== undefined || o.tags.length > 0 || o.parent !== undefined || o.owner !== undefined || o.assignee !== undefined || o.types.size > 0) return null
+  // The streamed listing nests one level (a sub-item's own sub-items are not placed): deeper lists are listed card by card.
+  if (loaded.snapshot.config.max_depth > 1) return null
   // Open items only: a whole listing streams too (every open card would be decoded otherwise); a page is
   // cheaper from the open rows table alone than from a pass over the file.
   if (!o.states.has('done') && !o.states.has('cancelled') && (f.limit !== undefined || f.offset !== undefined)) return null
@@ -410,7 +414,7 @@ function streamWhole(
 
 /** Whether a listing is narrowed by a filter (then its summary does not count the finished items it hides). */
 function narrowedListing(f: ListFilters, tags: readonly string[], owner: string | undefined, assignee: string | undefined, parent: string | undefined, priorities: ReadonlySet<number>): boolean {
-  return Boolean(f.status?.length || f.all || f.ready || f.session !== undefined || tags.length || owner !== undefined || assignee !== undefined || parent !== undefined || priorities.size > 0)
+  return Boolean(f.status?.length || f.all || f.ready || f.session !== undefined || tags.length || f.type?.length || owner !== undefined || assignee !== undefined || parent !== undefined || priorities.size > 0)
 }
 
 /**
@@ -421,6 +425,16 @@ function narrowedListing(f: ListFilters, tags: readonly string[], owner: string 
 export function pageLimit(f: {limit?: number; defaultLimit?: number; unbounded?: boolean}, listLimit: number): number | undefined {
   if (f.limit === 0) return f.unbounded ? undefined : listLimit
   return Math.min(f.limit ?? f.defaultLimit ?? listLimit, listLimit)
+}
+
+/** The deepest a row is listed (the largest max_depth). */
+const MAX_LISTED_DEPTH = 4
+
+/** A type for `list --type`: any of TASK_TYPES (the list may allow fewer, but may hold cards of others from before). */
+function checkListedType(value: string): string {
+  const type = value.trim().toLowerCase()
+  if (!(TASK_TYPES as readonly string[]).includes(type)) throw new InvalidError('bad_type', `"${value}" is not a task type: use ${TASK_TYPES.join(', ')}`, {type: value, allowed: [...TASK_TYPES]})
+  return type
 }
 
 /** Views built at once beyond which every short id is worked out in one pass instead of one search each. */
@@ -442,6 +456,7 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
   const states = wantedStates(f.status, f.all)
   const priorities = new Set(splitValues(f.priority).map((p) => checkPriority(p)))
   const tags = f.tags?.length ? checkTags(f.tags) : []
+  const types = new Set(splitValues(f.type).map((t) => checkListedType(t)))
   const parent = f.parent === undefined ? undefined : lookup(snap, f.parent).id
   const workSession = f.session === undefined ? undefined : await resolveSessionFilter(session, loaded, f.session)
   const {key, sign} = sortKey(f.sort)
@@ -456,9 +471,10 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
     (assignee === undefined || t.assignee === assignee) &&
     (parent === undefined || t.parent === parent) &&
     (workSession === undefined || t.work_session === workSession) &&
-    (priorities.size === 0 || priorities.has(t.priority))
+    (priorities.size === 0 || priorities.has(t.priority)) &&
+    (types.size === 0 || types.has(t.type ?? DEFAULT_TASK_TYPE))
   type Placed = {row: ListRow; depth: number; top: ListRow}
-  const streamed = f.lazy ? streamWhole(loaded, v, {...f, limit: f.limit === 0 && f.unbounded ? undefined : f.limit}, {states, owner, assignee, tags, parent, priorities}) : null
+  const streamed = f.lazy ? streamWhole(loaded, v, {...f, limit: f.limit === 0 && f.unbounded ? undefined : f.limit}, {states, owner, assignee, tags, parent, priorities, types}) : null
   if (streamed) {
     // A whole listing with finished items, written from the index file a batch at a time (list-stream.ts).
     const offset = f.offset ?? 0
@@ -484,7 +500,8 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
     return result
   }
   let listing: Listing
-  if (f.sort === undefined && tags.length === 0 && parent === undefined && workSession === undefined && [...states].every((st) => STATE_RANK[st] < FIRST_FINISHED_RANK)) {
+  // The open rows table nests one level and holds no types: a type filter, or a list whose sub-items nest deeper, is listed card by card.
+  if (f.sort === undefined && tags.length === 0 && types.size === 0 && snap.config.max_depth <= 1 && parent === undefined && workSession === undefined && [...states].every((st) => STATE_RANK[st] < FIRST_FINISHED_RANK)) {
     // The default order over open items: from the open rows table, already in (priority, created, id) order,
     // so taking the rows state by state orders them (state, priority, created, id) without a sort. Rows are
     // read field by field (`OpenRowColumns`); objects are made only for the rows shown.
@@ -506,11 +523,17 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
       if (states.has(state) && (!f.ready || ready)) matching.set(meta.id, {id: meta.id, meta, parent: meta.parent ?? '', state, ready, key: key(meta, state)})
     }
     const tops = [...matching.values()].filter((t) => !(t.parent && matching.has(t.parent))).sort(order)
-    for (const t of tops) {
-      rows.push({row: t, depth: 0, top: t})
+    // Each top-level row, then its sub-items, each followed by its own (as deep as max_depth lets them nest).
+    const placed = new Set<string>()
+    const place = (t: ListRow, depth: number, top: ListRow): void => {
+      if (placed.has(t.id)) return
+      placed.add(t.id)
+      rows.push({row: t, depth, top})
+      if (depth >= MAX_LISTED_DEPTH) return
       const kids = childIds(snap, t.id).flatMap((c) => matching.get(c) ?? [])
-      for (const c of kids.sort(order)) rows.push({row: c, depth: 1, top: t})
+      for (const c of kids.sort(order)) place(c, depth + 1, top)
     }
+    for (const t of tops) place(t, 0, t)
     /** Rows after the cursor: a later top-level row, or a later sub-item of the cursor's own top-level row. */
     const afterCursor = (r: Placed, c: Cursor): boolean => {
       const d = sign * compareKeys(r.top.key, c.top)
@@ -524,6 +547,13 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
       total: rows.length,
       byState,
       firstAfter: (c) => {
+        // Nested deeper than one level, a top-level row's sub-items are in tree order, not key order: the row the
+        // cursor names, where it still is, is the place to continue from.
+        if (c.child !== null) {
+          const child = c.child
+          const exact = rows.findIndex((r) => r.depth > 0 && compareKeys(r.top.key, c.top) === 0 && compareKeys(r.row.key, child) === 0)
+          if (exact !== -1) return exact + 1
+        }
         const at = rows.findIndex((r) => afterCursor(r, c))
         return at === -1 ? rows.length : at
       },
@@ -562,7 +592,7 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
   return result
 }
 
-export type ShowResult = TaskDetail & {history?: import('../refstore/history').HistoryEvent[]}
+export type ShowResult = TaskDetail & {history?: import('../refstore/history').HistoryEvent[]; revisions?: import('../core/spec-revisions').SpecRevision[]}
 
 export async function show(session: Session, {id}: {id: string}): Promise<ShowResult> {
   // The card's files are read through the batch reader: start it while the index is read.

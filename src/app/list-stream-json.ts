@@ -81,15 +81,18 @@ const WORK_SESSION = bytesOf(',"work_session":')
 const SHORT_ID = bytesOf(',"short_id":"')
 const TITLE = bytesOf('","title":')
 const STATE = bytesOf(',"state":"')
-const PRIORITY = bytesOf('","priority":')
+/** The type (after the state): `task` when the card has none. */
+const TYPE_DEFAULT = bytesOf('","type":"task","priority":')
+const TYPE_KEY = bytesOf('","type":')
+const PRIORITY_AFTER_TYPE = bytesOf(',"priority":')
 const READY_TRUE = bytesOf('],"ready":true')
 const READY_FALSE = bytesOf('],"ready":false')
 const WAITING_TRUE = bytesOf(',"waiting":true,"assignee":')
 const WAITING_FALSE = bytesOf(',"waiting":false,"assignee":')
 const LIVE_TRUE = bytesOf(',"claim_live":true,"session":')
 const LIVE_FALSE = bytesOf(',"claim_live":false,"session":')
-const DEPTH_0 = bytesOf(',"depth":0}')
-const DEPTH_1 = bytesOf(',"depth":1}')
+/** The depth of a row, 0 (top level) to 4 (the deepest max_depth). */
+const DEPTHS = [0, 1, 2, 3, 4].map((d) => bytesOf(`,"depth":${d}}`))
 
 /** Values a view always writes as they are: when one is null, the row is viewed the ordinary way. */
 const REQUIRED = Int32Array.from((['id', 'title', 'status', 'priority', 'tags', 'depends_on', 'epoch', 'created_at', 'created_by', 'updated_at', 'updated_by', 'revision'] as const).map((k) => K[k]))
@@ -135,7 +138,7 @@ function program(...steps: Array<Uint8Array | number>): Int32Array {
 }
 const P_ID = program(OPEN_ID, K.id, SHORT_ID)
 const P_TITLE = program(TITLE, K.title, STATUS, K.status, STATE)
-const P_PRIORITY = program(PRIORITY, K.priority, TAGS, K.tags, PARENT, K.parent, SUBITEMS)
+const P_PRIORITY = [program(TYPE_DEFAULT, K.priority, TAGS, K.tags, PARENT, K.parent, SUBITEMS), program(TYPE_KEY, K.type, PRIORITY_AFTER_TYPE, K.priority, TAGS, K.tags, PARENT, K.parent, SUBITEMS)]
 const P_DEPENDS = program(DEPENDS_ON, K.depends_on, BLOCKED_BY)
 const P_OWNER = program(K.assignee, OWNER, K.owner, EPOCH, K.epoch, CLAIMED_AT, K.claimed_at, LEASE_EXPIRES, K.lease_expires)
 const P_SESSION = program(K.session, FLAG)
@@ -167,7 +170,7 @@ const P_REST = program(
 const P_READY = [program(READY_FALSE), program(READY_TRUE)]
 const P_WAITING = [program(WAITING_FALSE), program(WAITING_TRUE)]
 const P_LIVE = [program(LIVE_FALSE), program(LIVE_TRUE)]
-const P_DEPTH = [program(DEPTH_0), program(DEPTH_1)]
+const P_DEPTH = DEPTHS.map((d) => program(d))
 const P_ID_SEPARATOR = program(ID_SEPARATOR)
 /** The text `[]`, for a list value that is null. */
 const EMPTY_AT = ~program(EMPTY_LIST)[0]!
@@ -453,6 +456,7 @@ export class RowWriter {
   private writeRow(l: number, src: Buffer, sv: DataView, ls: number, le: number, depth: number): boolean {
     const at = this.fields
     const bounds = this.bounds
+    if (depth >= P_DEPTH.length) return false
     // The line's fields, then its frontmatter's values, found in place (no call a field).
     if (findTabs(src, ls, le, at, sv) !== LINE_FIELDS) return false
     const count = splitArray(src, at[LINE_FIELDS - 1]! + 1, le, bounds, sv)
@@ -491,7 +495,7 @@ export class RowWriter {
     for (let c = ls; c < ls + short; c++) o[p++] = s[c]!
     p = emit(o, od, p, s, sd, v, P_TITLE)
     p = putAscii(o, p, state)
-    p = emit(o, od, p, s, sd, v, P_PRIORITY)
+    p = emit(o, od, p, s, sd, v, P_PRIORITY[isNullAt(s, v, K.type) ? 0 : 1]!)
     if (at[F_SUBITEMS]! > at[F_DEPS]! + 1) {
       o[p++] = QUOTE
       for (let c = at[F_DEPS]! + 1; c < at[F_SUBITEMS]!; c++) {
@@ -509,7 +513,7 @@ export class RowWriter {
     p = emit(o, od, p, s, sd, v, P_SESSION)
     p = emit(o, od, p, s, sd, v, isNullAt(s, v, K.flag_reason) ? P_NULL : P_FLAG)
     p = emit(o, od, p, s, sd, v, P_REST)
-    p = emit(o, od, p, s, sd, v, P_DEPTH[depth === 0 ? 0 : 1]!)
+    p = emit(o, od, p, s, sd, v, P_DEPTH[depth]!)
     this.w = p
     return true
   }

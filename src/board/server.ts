@@ -309,6 +309,7 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
           // The creation gate (require_checks) holds here too: the checks come with the card.
           acceptance: Array.isArray(p.acceptance) ? p.acceptance.map((t) => String(t)) : undefined,
           test: Array.isArray(p.test) ? p.test.map((t) => String(t)) : undefined,
+          type: optionalText(p, 'type'),
         }),
       comment: (s, p) => e.cards.comment(s, {id: text(p, 'id'), text: text(p, 'text')}),
       claim: (s, p) => e.claims.claim(s, {id: text(p, 'id')}),
@@ -331,6 +332,9 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
           title: title !== undefined && title !== t.title ? title : undefined,
           body: body !== undefined && body.replace(/\r\n/g, '\n').trimEnd() !== current.body.trimEnd() ? body.replace(/\r\n/g, '\n') : undefined,
           priority: priority !== undefined && priority !== t.priority ? priority : undefined,
+          // The spec of an item someone else holds is theirs: the op refuses it (not_owner), the board has no --force.
+          type: optionalText(p, 'type') !== undefined && optionalText(p, 'type') !== t.type ? optionalText(p, 'type') : undefined,
+          reason: optionalText(p, 'reason'),
         })
       },
       // Several selected cards, one action (claim, assign, tag, done): one batch, so one commit or none.

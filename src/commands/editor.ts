@@ -41,7 +41,7 @@ export function editInEditor(template: string, name: string): string {
 }
 
 /** `tasks edit ID` on a terminal: the title and description in the editor; only what changed is written. */
-export async function editTaskInEditor(session: Session, id: string, ifRevision?: number): Promise<TaskResult & {fields: string[]}> {
+export async function editTaskInEditor(session: Session, id: string, ifRevision?: number, reason?: string): Promise<TaskResult & {fields: string[]}> {
   const current = await engine().listing.show(session, {id})
   const template = editTemplate(current.task.id, current.task.title, current.body ?? '')
   const edited = parseEditTemplate(editInEditor(template, `${current.task.id}.md`), template)
@@ -51,7 +51,7 @@ export async function editTaskInEditor(session: Session, id: string, ifRevision?
   const body = edited.body.trimEnd() !== (current.body ?? '').trimEnd() ? edited.body : undefined
   if (title === undefined && body === undefined) return {task: current.task, fields: [], commit: null}
   const saved = `${edited.title}\n\n${edited.body}`
-  return keepTextOnFailure(saved, current.task.id, () => engine().cards.edit(session, {id: current.task.id, title, body, ifRevision}))
+  return keepTextOnFailure(saved, current.task.id, () => engine().cards.edit(session, {id: current.task.id, title, body, ifRevision, reason}))
 }
 
 /**

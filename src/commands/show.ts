@@ -5,8 +5,9 @@ import {commandFrom} from './from-spec'
 
 export default commandFrom<ShowResult>(show, {
   render: (r, term) => {
-    const detail = engine().render.renderTaskDetail(term, r)
-    if (!r.history) return detail
-    return `${detail}\nHistory:\n${engine().renderHistory.renderLog(term, {list: '', task: r.task.id, removed: false, events: r.history})}`
+    let out = engine().render.renderTaskDetail(term, r)
+    if (r.revisions) out += `\nRevisions:\n${engine().renderHistory.renderRevisions(term, r.revisions)}`
+    if (r.history) out += `\nHistory:\n${engine().renderHistory.renderLog(term, {list: '', task: r.task.id, removed: false, events: r.history})}`
+    return out
   },
 })

@@ -18,7 +18,7 @@ export interface EventDetails {
   via?: string
   /** Tasks-Note: the note of a block. */
   note?: string
-  /** Tasks-Reason: the reason of a cancel. */
+  /** Tasks-Reason: why (a cancel, a takeover, a spec change given --reason). */
   reason?: string
   /** Tasks-Assignee: who the item was reserved for; null when the reservation was lifted. */
   assignee?: string | null

@@ -29,10 +29,11 @@ import type {OpContext, Plan, Change} from './plan'
 import {type Snapshot, shardBlocked} from './snapshot'
 import {CHECKPOINT_KIND, COMMENT_KINDS, STATUSES, TOOL_COMMENT_KINDS, TASK_KEYS, type Comment, type CommentKind, type ListConfig, type Status, type TaskMeta} from './task'
 import {parseCommentFile, parseTaskFile, serialiseComment, serialiseTask} from './task-file'
-import {byteLength, checkActor, checkBody, checkPriority, checkTags, checkText, checkTitle} from './validation'
+import {byteLength, checkActor, checkBody, checkPriority, checkTags, checkText, checkTitle, checkType} from './validation'
 import {compactTimestamp} from './ops/comment'
 import {withChanges} from './apply'
 import {type Check, parseCheckFile, serialiseCheck} from './check'
+import {ancestorsOf, depthOf} from './nesting'
 
 export const EXPORT_FORMAT = 'git-tasks/export'
 export const EXPORT_VERSION = 1
@@ -364,11 +365,13 @@ export function checkImportedCard(r: ImportRecord, config: ListConfig): ImportRe
     return checkTags(given)
   })
   asAdd(r, 'priority', () => checkPriority(m.priority as number))
+  must('type', m.type === undefined || typeof m.type === 'string', 'text')
+  const type = m.type === undefined ? undefined : asAdd(r, 'type', () => checkType(m.type as string, config))
   if (m.assignee !== undefined) asAdd(r, 'assignee', () => checkActor(m.assignee as string, 'assignee'))
   if (m.key !== undefined && !(m.key as string).trim()) asAdd(r, 'key', () => {
     throw new InvalidError('empty_key', 'the idempotency key is empty')
   })
-  return {...r.meta, title, tags}
+  return {...r.meta, title, tags, type}
 }
 
 /** add's limits on a comment and a check of a record (the kinds people write: notes, checkpoints, checks). */
@@ -470,10 +473,10 @@ export function importTasks(snap: Snapshot, ctx: OpContext, records: readonly Im
   for (const r of records) {
     const refs = [...(r.meta.depends_on ?? []), ...(r.meta.parent ? [r.meta.parent] : [])]
     for (const ref of refs) if (!after.tasks.get(ref)?.meta) throw bad(`${r.origin}: refers to ${ref}, which is neither in the file nor in the list`, {id: r.meta.id, missing: ref})
-    // Sub-items are one level deep, as add keeps them.
-    const grandparent = r.meta.parent ? after.tasks.get(r.meta.parent)?.meta?.parent : undefined
-    if (grandparent) {
-      throw new InvalidError('nesting_too_deep', `${r.origin}: its parent ${r.meta.parent} is itself a sub-item of ${grandparent}; sub-items are one level deep`, {id: r.meta.id, parent: r.meta.parent, grandparent, origin: r.origin})
+    // Sub-items nest at most max_depth levels, as add keeps them.
+    if (r.meta.parent && depthOf(after, r.meta.id) > snap.config.max_depth) {
+      const chain = ancestorsOf(after, r.meta.id)
+      throw new InvalidError('nesting_too_deep', `${r.origin}: it would be nested ${chain.length} levels deep (under ${chain.join(' → ')}); this list nests sub-items at most ${snap.config.max_depth} deep (max_depth)`, {id: r.meta.id, parent: r.meta.parent, grandparent: chain[1] ?? null, origin: r.origin})
     }
   }
   checkNoCycle(after, records)

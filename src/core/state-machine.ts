@@ -14,7 +14,7 @@ import {type SessionState, type WorkSession, sessionClaimLive} from './work-sess
 // ------------------------------------------------------------------ cards
 
 /** What a person or an agent does to a card. */
-export type TaskMoveName = 'claim' | 'heartbeat' | 'done' | 'block' | 'release' | 'reopen' | 'cancel' | 'takeover' | 'sweep' | 'remove'
+export type TaskMoveName = 'claim' | 'heartbeat' | 'done' | 'block' | 'release' | 'reopen' | 'cancel' | 'takeover' | 'sweep' | 'remove' | 'revise'
 
 /**
  * Who may make a move without an override:
@@ -80,7 +80,17 @@ export const TASK_MOVES: readonly TaskMove[] = [
   {move: 'remove', from: 'blocked', to: null, who: 'lapsed'},
   {move: 'remove', from: 'done', to: null, who: 'anyone'},
   {move: 'remove', from: 'cancelled', to: null, who: 'anyone'},
+  // Changing the spec (title, description, type, dependencies; adding or superseding a check): the holder of a live
+  // claim, else anyone; someone else's live claim needs an override (docs/model.md, "Spec ownership").
+  {move: 'revise', from: 'todo', to: 'todo', who: 'anyone'},
+  {move: 'revise', from: 'in_progress', to: 'in_progress', who: 'lapsed'},
+  {move: 'revise', from: 'blocked', to: 'blocked', who: 'lapsed'},
+  {move: 'revise', from: 'done', to: 'done', who: 'anyone'},
+  {move: 'revise', from: 'cancelled', to: 'cancelled', who: 'anyone'},
 ]
+
+/** The frontmatter fields that make up an item's spec, with its description (the body) and its checks. */
+export const SPEC_FIELDS = ['title', 'type', 'depends_on'] as const
 
 /** The row of `move` from `from`, or undefined when the move is not one the status allows. */
 export function taskMove(move: TaskMoveName, from: Status): TaskMove | undefined {

@@ -212,7 +212,7 @@ export function parseConfig(text: string): Parsed<ListConfig> {
   const value = parsed.value ?? {}
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return {ok: false, error: 'not a mapping'}
   if (!validateConfig(value)) return {ok: false, error: schemaError(validateConfig)}
-  const config: ListConfig = {...DEFAULT_CONFIG, admins: [...DEFAULT_CONFIG.admins], allowed_paths: [...DEFAULT_CONFIG.allowed_paths]}
+  const config: ListConfig = {...DEFAULT_CONFIG, admins: [...DEFAULT_CONFIG.admins], allowed_paths: [...DEFAULT_CONFIG.allowed_paths], types: [...DEFAULT_CONFIG.types]}
   const extra: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(value)) {
     if (Object.hasOwn(DEFAULT_CONFIG, k)) (config as unknown as Record<string, unknown>)[k] = v
@@ -234,6 +234,8 @@ export function serialiseConfig(config: ListConfig): string {
   if (known.max_claims_per_actor === DEFAULT_CONFIG.max_claims_per_actor) delete known.max_claims_per_actor
   if (known.require_epoch === DEFAULT_CONFIG.require_epoch) delete known.require_epoch
   if (known.require_checks === false) delete known.require_checks
+  if (known.types?.length === 0) delete known.types
+  if (known.max_depth === DEFAULT_CONFIG.max_depth) delete known.max_depth
   return yaml().stringify({...known, ...extra}, {lineWidth: 0, defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN'})
 }
 

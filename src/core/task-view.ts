@@ -8,7 +8,7 @@ import {claimIsLive, derivedState, isReady, isWaiting, stateOf, waitReasons, typ
 import {type Snapshot, childIds, tablesOf} from './snapshot'
 import {shortIdOf, shortIdsOf} from './ids'
 import type {Check} from './check'
-import type {Comment, Status, TaskMeta} from './task'
+import {type Comment, DEFAULT_TASK_TYPE, type Status, type TaskMeta} from './task'
 
 export interface TaskView {
   id: string
@@ -17,6 +17,8 @@ export interface TaskView {
   status: Status
   /** What a person sees in the STATUS column and filters by: the status refined (ready, waiting, reserved, stale…). */
   state: State
+  /** What kind of work (TASK_TYPES): `task` unless set. */
+  type: string
   priority: number
   tags: string[]
   parent: string | null
@@ -120,6 +122,7 @@ export class TaskViewer {
       title: meta.title,
       status: meta.status,
       state: stateOf(meta, {ready, waiting, claimLive}, this.actor),
+      type: meta.type ?? DEFAULT_TASK_TYPE,
       priority: meta.priority,
       tags: meta.tags,
       parent: meta.parent ?? null,

@@ -25,6 +25,20 @@ export const CHECKPOINT_KIND = 'checkpoint'
 export const TOOL_COMMENT_KINDS = ['commit'] as const
 export type CommentKind = (typeof COMMENT_KINDS)[number] | typeof CHECKPOINT_KIND | (typeof TOOL_COMMENT_KINDS)[number]
 
+/**
+ * What kind of work an item is (`--type`): `task` unless said otherwise
+ * (absent from task.md then). A list may allow fewer (`types` in
+ * config.yaml); the guard refuses a type the list does not allow.
+ */
+export const TASK_TYPES = ['task', 'epic', 'feature', 'milestone', 'bug', 'chore', 'compute', 'goal'] as const
+export type TaskType = (typeof TASK_TYPES)[number]
+export const DEFAULT_TASK_TYPE: TaskType = 'task'
+
+/** The type of a card: its `type`, else `task`. */
+export function typeOf(meta: Pick<TaskMeta, 'type'>): string {
+  return meta.type ?? DEFAULT_TASK_TYPE
+}
+
 export const MIN_PRIORITY = 0
 export const MAX_PRIORITY = 4
 export const DEFAULT_PRIORITY = 2
@@ -37,10 +51,12 @@ export interface TaskMeta {
   id: string
   title: string
   status: Status
+  /** What kind of work it is (TASK_TYPES); absent: `task`. Part of the spec: changing it is a new spec revision. */
+  type?: string
   /** 0 (most urgent) … 4. */
   priority: number
   tags: string[]
-  /** Parent id for a sub-item (one level deep). */
+  /** Parent id for a sub-item (nested at most `max_depth` levels, one by default). */
   parent?: string
   /** The coordination session (`ses-…`) the task belongs to: set at creation (or inherited from the parent), never changed. */
   work_session?: string
@@ -93,6 +109,7 @@ export const TASK_KEYS = [
   'id',
   'title',
   'status',
+  'type',
   'priority',
   'tags',
   'parent',
@@ -176,6 +193,10 @@ export interface ListConfig {
   require_epoch: boolean
   /** Creation gates (docs/model.md, "Checks with evidence"): a task is created with an acceptance check and a test check, and the last active one of either kind cannot be superseded. */
   require_checks: boolean
+  /** The task types this list allows (a subset of TASK_TYPES); empty: all of them. */
+  types: string[]
+  /** How deep sub-items nest: 1 = sub-items have no sub-items of their own; up to 4 (docs/model.md, "Sub-items"). */
+  max_depth: number
   extra?: Record<string, unknown>
 }
 
@@ -229,6 +250,8 @@ export const DEFAULT_CONFIG: ListConfig = {
   max_claims_per_actor: 0,
   require_epoch: false,
   require_checks: false,
+  types: [],
+  max_depth: 1,
 }
 
 /** Keys of config.yaml as `init` writes it (fixed: every clone's root commit is the same). */
@@ -251,11 +274,16 @@ export function withConfigDefaults(config: Partial<ListConfig> | undefined): Lis
   return {...DEFAULT_CONFIG, ...(config ?? {})} as ListConfig
 }
 
-export type NonNumericConfigKey = 'admins' | 'notify' | 'extra' | 'require_signed' | 'allowed_signers' | 'allowed_paths' | 'require_epoch' | 'require_checks'
+export type NonNumericConfigKey = 'admins' | 'notify' | 'extra' | 'require_signed' | 'allowed_signers' | 'allowed_paths' | 'require_epoch' | 'require_checks' | 'types'
 const configBounds = configSchema.properties as unknown as Record<keyof Omit<ListConfig, NonNumericConfigKey>, Bounded>
 
 /** Inclusive [minimum, maximum] of each numeric config.yaml key. */
 export const CONFIG_BOUNDS: Readonly<Record<keyof Omit<ListConfig, NonNumericConfigKey>, Readonly<Bounded>>> = configBounds
+
+/** The types a list allows: its `types`, else every one of TASK_TYPES. */
+export function allowedTypes(config: Pick<ListConfig, 'types'>): readonly string[] {
+  return config.types && config.types.length > 0 ? config.types : TASK_TYPES
+}
 
 /** The longest lease a claim may take (`--lease`, `lease_seconds`): 365 days. */
 export const MAX_LEASE_SECONDS = configBounds.lease_seconds.maximum

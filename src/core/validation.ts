@@ -6,7 +6,7 @@
  */
 import {InvalidError, UsageError} from './errors'
 import {conflictMarkerLine} from './frontmatter'
-import {ENGINE_ACTOR, type ListConfig, MAX_LEASE_SECONDS, MAX_PRIORITY, MAX_TIME_MS, MIN_PRIORITY, MIN_TIME_MS} from './task'
+import {DEFAULT_TASK_TYPE, ENGINE_ACTOR, type ListConfig, MAX_LEASE_SECONDS, MAX_PRIORITY, MAX_TIME_MS, MIN_PRIORITY, MIN_TIME_MS, TASK_TYPES, allowedTypes} from './task'
 import {dangerousCharacter} from './untrusted-text'
 
 const TAG_RE = /^[A-Za-z0-9][A-Za-z0-9._:/+-]{0,63}$/
@@ -103,6 +103,24 @@ export function checkTags(tags: readonly string[]): string[] {
     }
   }
   return [...out].sort()
+}
+
+/**
+ * A task type (`--type`): one of TASK_TYPES that the list allows (`types`
+ * in config.yaml, all of them when empty). Returns what task.md stores:
+ * undefined for the default `task`, which is left out of the file.
+ */
+export function checkType(value: string, config: Pick<ListConfig, 'types'>): string | undefined {
+  const type = value.trim().toLowerCase()
+  const allowed = allowedTypes(config)
+  if (!allowed.includes(type)) {
+    const known = (TASK_TYPES as readonly string[]).includes(type)
+    throw new InvalidError('bad_type', known ? `this list does not use the type "${type}": it allows ${allowed.join(', ')} (config types)` : `"${value}" is not a task type: use ${allowed.join(', ')}`, {
+      type: value,
+      allowed: [...allowed],
+    })
+  }
+  return type === DEFAULT_TASK_TYPE ? undefined : type
 }
 
 export function checkPriority(value: string | number): number {

@@ -9,12 +9,13 @@
 import {type Check, checkOfPath, parseCheckFile} from '../core/check'
 import {type ActorEntry, RECORD_STEM_RE, actorSlug, parseActor, parseLatch, parseRecord} from '../core/inbox'
 import {type Snapshot, tablesOf} from '../core/snapshot'
-import {claimLimitAllows, judgeMove, missingCheckKinds, standingOf, takesSubItems, taskMove} from '../core/state-machine'
+import {claimLimitAllows, judgeMove, mayOverride, missingCheckKinds, standingOf, takesSubItems, taskMove} from '../core/state-machine'
 import {claimIsLive, liveClaimsOf} from '../core/readiness'
 import {ENGINE_ACTOR, FORMAT_VERSION, type ListConfig, MAX_FILE_BYTES, type TaskMeta} from '../core/task'
 import {pathAllowed} from '../core/path-patterns'
-import {parseCommentFile, parseConfig, parseMeta} from '../core/task-file'
-import {type CommitFacts, type FileCheck, type Refusal, ENGINE_OPS, IMPORT_OP, judgeActorChange, judgeCheckChange, judgeDoneChecks, judgeSessionChange, judgeTaskChange} from './rules'
+import {parseCommentFile, parseConfig, parseMeta, taskBody} from '../core/task-file'
+import {ancestorsOf, depthOf} from '../core/nesting'
+import {type CommitFacts, type FileCheck, type Refusal, ENGINE_OPS, IMPORT_OP, judgeActorChange, judgeCheckChange, judgeDoneChecks, judgeSessionChange, judgeSpecRevision, judgeTaskChange} from './rules'
 import {SESSION_CHECKPOINT_RE, SESSION_FILE_RE, type WorkSession, parseSessionCheckpoint, parseSessionFile, sessionFilePath} from '../core/work-session'
 
 /** What the guard knows of one commit, read once for all its paths. */
@@ -108,6 +109,21 @@ export function judgeCheckFile(f: FileFacts): Refusal[] {
     if (missingCheckKinds(config, f.commit.gated?.get(where.task) ?? []).includes(now.kind)) {
       out.push({rule: 'checks_required', message: `${now.id} was the last active ${now.kind} check of ${where.task}, and the list requires one (require_checks)`})
     }
+  }
+  // Adding or superseding a check changes the card's spec: someone else's live claim needs an override.
+  const before = was === 'broken' ? undefined : was
+  const revises = now && (!before ? now.status === 'pending' : now.status === 'superseded' && before.status !== 'superseded')
+  const card = f.commit.before.tasks.get(where.task)?.meta
+  if (revises && card && f.commit.facts.op !== IMPORT_OP && !ENGINE_OPS.has(f.commit.facts.op)) {
+    const {facts, before: snap, after} = f.commit
+    const standing = standingOf(card, facts.actor, facts.time, snap.config, facts.override !== null)
+    // A card the actor took in this very commit (a batch's claim, then a check) is theirs.
+    const taken = after.tasks.get(where.task)?.meta
+    const holder = taken && taken.owner === facts.actor && taken.epoch > card.epoch ? {...standing, owner: facts.actor} : standing
+    const overrideAllowed = facts.override !== null && mayOverride(facts.actor, snap.config.admins)
+    const refusal = judgeSpecRevision(card, holder, !before ? 'adding a check' : 'superseding a check', overrideAllowed)
+    if (refusal) out.push(refusal)
+    if (facts.override !== null && !overrideAllowed) out.push({rule: 'not_admin', message: `the commit records an override, but only the admins (${snap.config.admins.join(', ')}) may force`})
   }
   return out
 }
@@ -212,8 +228,15 @@ export function judgeTaskFile(f: FileFacts): Refusal[] {
   if (!was && c.removed.has(id) && c.facts.op !== 'restore' && !imported) {
     out.push({rule: 'id_reused', message: `${id} was removed earlier; an id is never reused (\`tasks restore\` brings a card back)`})
   }
-  out.push(...judgeTaskChange(was?.meta ?? undefined, now.meta, c.facts, c.before.config))
+  // The description is the body of task.md: changed when both texts were read and differ.
+  const bodyChanged = !!was?.meta && !!f.before && !!f.after && taskBody(f.before) !== taskBody(f.after)
+  out.push(...judgeTaskChange(was?.meta ?? undefined, now.meta, c.facts, c.before.config, {bodyChanged}))
   out.push(...judgeClaimLimit(id, was?.meta ?? undefined, now.meta, c))
+  // Sub-items nest at most max_depth levels (a new card, or one given another parent).
+  if (now.meta.parent !== undefined && now.meta.parent !== was?.meta?.parent && !ENGINE_OPS.has(c.facts.op)) {
+    const depth = depthOf(c.after, id)
+    if (depth > c.before.config.max_depth) out.push({rule: 'nesting_too_deep', message: `${id} is nested ${depth} levels deep (under ${ancestorsOf(c.after, id).join(' → ')}); the list nests sub-items at most ${c.before.config.max_depth} deep (max_depth)`})
+  }
   // An import's card is done as the document recorded it, checks and all.
   const checks = imported ? undefined : c.finishing.get(id)
   if (checks) out.push(...judgeDoneChecks(checks))

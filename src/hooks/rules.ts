@@ -10,7 +10,8 @@ import {type Check, unmetChecks} from '../core/check'
 import {type ActorEntry} from '../core/inbox'
 import {type CheckMove, TASK_MOVES, checkMoveBetween, judgeMove, judgeSessionMove, mayOverride, movesBetween, sessionMove, sessionMovesBetween, sessionStandingOf, standingOf, taskMove} from '../core/state-machine'
 import type {WorkSession} from '../core/work-session'
-import {ENGINE_ACTOR, type ListConfig, type Status, type TaskMeta} from '../core/task'
+import {ENGINE_ACTOR, type ListConfig, type Status, type TaskMeta, allowedTypes, typeOf} from '../core/task'
+import {type Standing, SPEC_FIELDS} from '../core/state-machine'
 
 /** How a path is checked. `null`: a kind this version knows of but cannot judge yet (reported, accepted). */
 export type FileCheck = 'meta' | 'config' | 'task' | 'comment' | 'check' | 'actor' | 'inbox' | 'seen' | 'reminder' | 'session' | 'session-checkpoint' | null
@@ -92,9 +93,13 @@ export const IMPORT_OP = 'import'
  * undefined is a creation, `after` undefined a removal (judged elsewhere).
  * `config` is the list's config before the commit.
  */
-export function judgeTaskChange(before: TaskMeta | undefined, after: TaskMeta, facts: CommitFacts, config: ListConfig): Refusal[] {
+export function judgeTaskChange(before: TaskMeta | undefined, after: TaskMeta, facts: CommitFacts, config: ListConfig, text: {bodyChanged: boolean} = {bodyChanged: false}): Refusal[] {
   if (facts.op === IMPORT_OP) return judgeImportedCard(before, after)
   const out: Refusal[] = []
+  // The type is one the list allows (a new card's, or a changed one).
+  if ((!before || typeOf(before) !== typeOf(after)) && !allowedTypes(config).includes(typeOf(after)) && !ENGINE_OPS.has(facts.op)) {
+    out.push({rule: 'bad_type', message: `the card's type "${typeOf(after)}" is not one the list allows (${allowedTypes(config).join(', ')})`})
+  }
   const actor = facts.actor
   const engineWrite = after.updated_by === ENGINE_ACTOR && ENGINE_OPS.has(facts.op)
   if (after.updated_by !== actor && !engineWrite) {
@@ -140,6 +145,14 @@ export function judgeTaskChange(before: TaskMeta | undefined, after: TaskMeta, f
   const mayTake = judgeMove(taskMove('claim', before.status), standing).ok || takeoverOk || flagOk
   const tookIt = after.owner === actor && before.owner !== actor && after.epoch > before.epoch && mayTake
   const asHolder = tookIt || sessionOk ? {...standing, owner: actor} : standing
+  // The spec (title, type, dependencies, description) of a card someone else holds live is theirs: changing it needs
+  // an override, as the ops ask it (the rulebook's revise move).
+  const specChanged: string[] = SPEC_FIELDS.filter((k) => !same(before[k], after[k]))
+  if (text.bodyChanged) specChanged.push('description')
+  if (specChanged.length > 0 && !ENGINE_OPS.has(facts.op)) {
+    const refusal = judgeSpecRevision(before, asHolder, `a change to the ${specChanged.join(', ')}`, overrideAllowed)
+    if (refusal) out.push(refusal)
+  }
   if (after.flag_reason !== undefined && (after.flag_reason !== before.flag_reason || after.flagged_by !== before.flagged_by) && after.flagged_by !== actor) {
     out.push({rule: 'forged_actor', message: `the flag says it was raised by "${after.flagged_by ?? 'nobody'}", but the commit was made by "${actor}"`})
   }
@@ -184,6 +197,20 @@ export function judgeTaskChange(before: TaskMeta | undefined, after: TaskMeta, f
     } else if (!judgeMove(taskMove('heartbeat', before.status), asHolder).ok) out.push(holderRefusal('a change to the claim'))
   }
   return out
+}
+
+/**
+ * Spec ownership, as the ops judge it (`assertMayRevise`): may the actor,
+ * standing as `s` towards the card as it was, change its spec (title,
+ * description, type, dependencies; add or supersede a check)? Null when it
+ * may; a `not_owner` refusal when it is someone else's live claim and the
+ * commit records no override (a recorded override by a non-admin is refused
+ * once for the commit as `not_admin`).
+ */
+export function judgeSpecRevision(card: TaskMeta, s: Standing, what: string, overrideAllowed: boolean): Refusal | null {
+  const verdict = judgeMove(taskMove('revise', card.status), s)
+  if (verdict.ok || (verdict.refusal === 'not_admin' && !overrideAllowed)) return null
+  return {rule: 'not_owner', message: `${what} of ${card.id}: the card is held by "${card.owner ?? 'nobody'}" (lease until ${card.lease_expires ?? 'none'}), the commit was made by "${s.actor}", and it records no override`}
 }
 
 /**

@@ -254,6 +254,8 @@ async function judgeRange(store: ListStore, cwd: string, oldSha: string | null, 
       const check = fileKindOf(p.path).check
       if (p.after && check !== 'task' && check !== null) wanted.push(p.after)
       if (p.before && (check === 'check' || check === 'actor' || check === 'session')) wanted.push(p.before)
+      // A changed card's text before and after: its description is part of the spec (spec ownership).
+      if (check === 'task' && p.before && p.after) wanted.push(p.before, p.after)
     }
     if (paths.some((p) => fileKindOf(p.path).check === 'seen' || fileKindOf(p.path).check === 'actor')) wanted.push(`${c.parents[0]}:actors/${actorSlug(c.facts.actor)}.yaml`)
     const cards = paths.filter((p) => fileKindOf(p.path).check === 'task' && p.after && p.before).map((p) => p.path.slice(0, -'/task.md'.length))

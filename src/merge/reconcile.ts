@@ -6,7 +6,8 @@
  *  1. dangling parent (parent not in the list) → clear the parent;
  *     parent links forming a loop → clear the parent of the loop member with
  *     the latest updated_at (ties: the greatest id);
- *     sub-item nested too deep → re-parent it to its top-level ancestor;
+ *     sub-item nested deeper than max_depth → re-parent it to its ancestor
+ *     at depth max_depth - 1 (its top-level ancestor by default);
  *  2. dangling dependency → remove the edge;
  *  3. dependency cycle → remove the edge from the cycle member with the
  *     latest updated_at (ties: the greatest id) to its successor in the
@@ -280,7 +281,7 @@ function findParentLoop(w: Work, ids: readonly string[]): string[] | null {
   return null
 }
 
-function repairParents(w: Work, scope: Scope, report: Report): void {
+function repairParents(w: Work, scope: Scope, report: Report, maxDepth: number): void {
   for (const id of scope.parents()) {
     const parent = w.metas.parent(id)
     if (!parent || w.exists(parent)) continue
@@ -295,24 +296,22 @@ function repairParents(w: Work, scope: Scope, report: Report): void {
     delete meta.parent
     report('parent_cycle', id, [...loop], `cleared the parent ${parent}: parent links formed a loop (${[...loop, loop[0]].join(' → ')})`)
   }
-  // Roots are computed before any re-parenting; re-parenting to a root never changes a root.
-  const rootOf = (id: string): string => {
-    let cur = id
-    for (;;) {
-      const parent = w.metas.parent(cur)
-      if (parent === undefined) return cur
-      cur = parent
-    }
+  // Ancestors (nearest first) are read before any re-parenting: an item nested deeper than max_depth moves under its
+  // ancestor at depth max_depth - 1 (its top-level ancestor when max_depth is 1), which no move changes.
+  const ancestors = (id: string): string[] => {
+    const out: string[] = []
+    for (let cur = w.metas.parent(id); cur !== undefined && cur !== id && !out.includes(cur) && out.length < 64; cur = w.metas.parent(cur)) out.push(cur)
+    return out
   }
   const moves: Array<{id: string; from: string; to: string}> = []
   for (const id of scope.parents()) {
-    const parent = w.metas.parent(id)
-    if (parent === undefined || w.metas.parent(parent) === undefined) continue
-    moves.push({id, from: parent, to: rootOf(parent)})
+    const chain = ancestors(id)
+    if (chain.length <= maxDepth) continue
+    moves.push({id, from: chain[0]!, to: chain[chain.length - maxDepth]!})
   }
   for (const {id, from, to} of moves) {
     w.metas.get(id)!.parent = to
-    report('nesting_too_deep', id, [from, to], `moved under ${to}: its parent ${from} is itself a sub-item, and sub-items are one level deep`)
+    report('nesting_too_deep', id, [from, to], `moved under ${to}: under its parent ${from} it was nested deeper than this list allows (max_depth ${maxDepth})`)
   }
 }
 
@@ -517,7 +516,7 @@ export function reconcile(merged: Snapshot, ctx: ReconcileContext): ReconcileRes
   const scope = ctx.changed !== undefined && before.length > 0 ? aroundChanges(merged, before, ctx.changed) : wholeList(merged)
   const repairs: Repair[] = []
   const report: Report = (kind, task, _related, message) => repairs.push({kind, task, message})
-  repairParents(w, scope, report)
+  repairParents(w, scope, report, merged.config.max_depth ?? 1)
   repairDangling(w, scope, report)
   repairCycles(w, scope, report)
   repairDone(w, scope, before, report)
@@ -556,7 +555,7 @@ export function checkInvariants(snap: Snapshot): Violation[] {
   const out: Violation[] = []
   const report: Report = (kind, task, related, message) => out.push({kind, task, related, message})
   // Repairing a copy finds loops and cycles the way reconcile would, one at a time.
-  repairParents(w, all, report)
+  repairParents(w, all, report, snap.config.max_depth ?? 1)
   repairDangling(w, all, report)
   repairCycles(w, all, report)
   const original = work(snap)

@@ -9,7 +9,7 @@
  *    and a superseded claim's token is never accepted again: when it was not
  *    below the winner's, the epoch moves past both and the winner's owner
  *    keeps its old number through `claim_epochs`.
- *  - scalars (title, priority, parent, assignee, key) and unknown keys: 3-way
+ *  - scalars (title, type, priority, parent, assignee, key) and unknown keys: 3-way
  *    per field; both changed → the later side (updated_at, revision,
  *    updated_by, then the values themselves), never the position.
  *  - sets (tags, depends_on): base ∪ added − removed, sorted.
@@ -58,7 +58,7 @@ const CLAIM_UNIT = ['status', 'owner', 'epoch', 'claim_epochs', 'claimed_at', 'l
 /** A flag's reason, author and time move together. */
 const FLAG_UNIT = ['flag_reason', 'flagged_by', 'flagged_at'] as const
 /** Scalars merged field by field. */
-const SCALAR_FIELDS = ['title', 'priority', 'parent', 'work_session', 'assignee', 'key'] as const
+const SCALAR_FIELDS = ['title', 'type', 'priority', 'parent', 'work_session', 'assignee', 'key'] as const
 /** Sets merged by adds and removes. */
 const SET_FIELDS = ['tags', 'depends_on'] as const
 /** Optional sets (roles and per-card notify rules): merged like the sets, absent when empty. */
@@ -280,6 +280,7 @@ export function mergeTask(base: TaskVersion | null, ours: TaskVersion, theirs: T
     id,
     title: out.title,
     status: out.status,
+    type: out.type,
     priority: out.priority,
     tags: out.tags,
     parent: out.parent,

@@ -4,12 +4,15 @@
  */
 import {p} from '../core/params'
 import {UsageError} from '../core/errors'
-import {COMMENT_KINDS} from '../core/task'
+import {COMMENT_KINDS, TASK_TYPES} from '../core/task'
 import {assertRemovalConfirmed} from '../core/removal'
 import {operation} from './spec'
 import {idOf, ifRevision, taskId, taskIds, epoch} from './common'
 
 const body = p.text('Markdown description.', {char: 'b', file: {limit: 'body'}})
+const typeHelp = `Task type: ${TASK_TYPES.join(', ')} (default task; config types may allow fewer).`
+/** Why a spec change is made: recorded in the commit (Tasks-Reason), shown by `show --revisions`; with --force, the override's reason too. */
+const specReason = p.string('Why (recorded in the commit; `show --revisions` shows it). With --force: the override\'s reason.')
 
 export const add = operation({
   name: 'add',
@@ -20,7 +23,8 @@ export const add = operation({
     title: p.string('one-line title (at most 500 bytes)', {positional: true}).need(),
     body,
     tags: p.strings('Tag (repeatable, or comma-separated).', {char: 't', aliases: ['tag']}),
-    parent: p.id('Make this a sub-item of PARENT (one level deep).'),
+    parent: p.id('Make this a sub-item of PARENT (nested at most max_depth levels, 1 by default).'),
+    type: p.string(typeHelp),
     dependsOn: p.strings('Wait for this task (repeatable).', {char: 'd', batchRef: true}),
     priority: p.numberOrString('Priority 0 (most urgent) to 4.', {char: 'p'}).or('2'),
     assignee: p.string('Reserve the task for this actor.'),
@@ -53,20 +57,24 @@ export const add = operation({
 
 export const edit = operation({
   name: 'edit',
-  summary: "Change a task's title, description, priority or tags.",
-  description: 'With no flags on a terminal, opens $VISUAL or $EDITOR (else vi) on the title and description.',
+  summary: "Change a task's title, description, type, priority or tags.",
+  description:
+    'With no flags on a terminal, opens $VISUAL or $EDITOR (else vi) on the title and description. The title, description and type are the spec: on an item someone else holds (a live claim) changing them needs --force --reason (exit 6 not_owner otherwise). `show ID --revisions` lists every spec change.',
   params: {
     id: taskId,
     title: p.string('New title.'),
     body: p.text('New description (replaces the old one).', {char: 'b', file: {limit: 'body'}}),
+    type: p.string(typeHelp),
     priority: p.numberOrString('New priority, 0 to 4.', {char: 'p'}),
     addTags: p.strings('Add a tag (repeatable).', {char: 't', aliases: ['tag']}),
     removeTags: p.strings('Remove a tag (repeatable).', {aliases: ['untag']}),
     session: p.string('Refused (exit 4 session_fixed) unless it names the session the task already belongs to: a task never moves between sessions.', {only: ['cli', 'mcp']}),
+    reason: specReason,
     ifRevision,
     epoch,
   },
   writes: true,
+  override: true,
   result: 'edit',
   examples: ['<%= config.bin %> edit tsk-k3v9 --title "Wire the claim CAS" -p 1', '<%= config.bin %> edit tsk-k3v9 --body-file notes.md --remove-tags draft', '<%= config.bin %> edit tsk-k3v9    # in $EDITOR'],
   batch: {readsChecks: true, plan: (ops, snap, ctx, a) => idOf(ops.editTask(snap, ctx, a))},
@@ -96,17 +104,20 @@ export const assign = operation({
 export const deps = operation({
   name: 'deps',
   summary: "Replace a task's dependencies (none given: clear them).",
-  description: 'Missing ids, self-dependencies, cycles and other lists are rejected; duplicates fold into one edge.',
+  description:
+    'Missing ids, self-dependencies, cycles and other lists are rejected; duplicates fold into one edge. The dependencies are part of the spec: on an item someone else holds (a live claim) changing them needs --force --reason.',
   params: {
     id: taskId,
     dependsOn: p.strings('the tasks it waits for (an empty list clears them)', {positional: true, batchRef: true}).need(),
+    reason: specReason,
     ifRevision,
     epoch,
   },
   writes: true,
+  override: true,
   result: 'deps',
   examples: ['<%= config.bin %> deps tsk-pub1 tsk-api2 tsk-ui33', '<%= config.bin %> deps tsk-pub1', '<%= config.bin %> deps tsk-pub1 tsk-api2 --if-revision 3'],
-  batch: {plan: (ops, snap, ctx, a) => idOf(ops.setDependencies(snap, ctx, {id: a.id, deps: a.dependsOn, epoch: a.epoch}))},
+  batch: {plan: (ops, snap, ctx, a) => idOf(ops.setDependencies(snap, ctx, {id: a.id, deps: a.dependsOn, reason: a.reason, epoch: a.epoch}))},
   run: (e, s, a) => e.cards.deps(s, a),
 })
 

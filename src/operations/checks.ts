@@ -19,15 +19,18 @@ function checkOutcome(plan: Plan<{task: {id: string}; check: {id: string}}>): Ba
 export const checkAdd = operation({
   name: 'check add',
   summary: 'Add an acceptance criterion or a test to a task; it starts pending.',
-  description: 'The task cannot be done while an active check has not passed with evidence. Give exactly one of --acceptance or --test (`add` takes several of each).',
+  description:
+    'The task cannot be done while an active check has not passed with evidence. Give exactly one of --acceptance or --test (`add` takes several of each). Checks are part of the spec: on an item someone else holds (a live claim) adding one needs --force --reason.',
   params: {
     id: taskId,
     acceptance: p.string('An acceptance criterion (what must be true).'),
     test: p.string('A test to run (what must pass).'),
+    reason: p.string('Why (recorded in the commit; `show --revisions` shows it). With --force: the override\'s reason.'),
     ifRevision,
     epoch,
   },
   writes: true,
+  override: true,
   result: 'check',
   examples: ['<%= config.bin %> check add tsk-k3v9 --acceptance "login works with SSO"', '<%= config.bin %> check add tsk-k3v9 --test "npm test -- auth" --json'],
   check: (a) => {
@@ -36,9 +39,9 @@ export const checkAdd = operation({
   batch: {
     named: true,
     readsChecks: true,
-    plan: (ops, snap, ctx, a) => checkOutcome(ops.addCheck(snap, ctx, {id: a.id, kind: a.acceptance !== undefined ? 'acceptance' : 'test', text: (a.acceptance ?? a.test)!, epoch: a.epoch})),
+    plan: (ops, snap, ctx, a) => checkOutcome(ops.addCheck(snap, ctx, {id: a.id, kind: a.acceptance !== undefined ? 'acceptance' : 'test', text: (a.acceptance ?? a.test)!, reason: a.reason, epoch: a.epoch})),
   },
-  run: (e, s, a) => e.coordination.checkAdd(s, {id: a.id, kind: a.acceptance !== undefined ? 'acceptance' : 'test', text: (a.acceptance ?? a.test)!, ifRevision: a.ifRevision, epoch: a.epoch}),
+  run: (e, s, a) => e.coordination.checkAdd(s, {id: a.id, kind: a.acceptance !== undefined ? 'acceptance' : 'test', text: (a.acceptance ?? a.test)!, reason: a.reason, ifRevision: a.ifRevision, epoch: a.epoch}),
 })
 
 export const checkPass = operation({
@@ -66,8 +69,10 @@ export const checkFail = operation({
 export const checkSupersede = operation({
   name: 'check supersede',
   summary: 'Take a check out of the active set (it keeps its evidence and history).',
+  description: 'On an item someone else holds (a live claim) it needs --force (the --reason is also the override\'s).',
   params: {id: taskId, check: checkId, reason: p.string('Why the check no longer applies.').need(), ifRevision, epoch},
   writes: true,
+  override: true,
   result: 'check',
   examples: ['<%= config.bin %> check supersede tsk-k3v9 chk-4f2a --reason "replaced by chk-9x0b"'],
   batch: {readsChecks: true, plan: (ops, snap, ctx, a) => checkOutcome(ops.supersedeCheck(snap, ctx, {id: a.id, check: a.check, reason: a.reason, epoch: a.epoch}))},

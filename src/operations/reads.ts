@@ -21,6 +21,7 @@ export const list = operation({
     parent: p.string('Only the sub-items of this task.'),
     session: p.string('Only the tasks of this coordination session (ses-… id or prefix).'),
     priority: p.strings('Only these priorities (0-4).', {char: 'p'}),
+    type: p.strings('Only these task types (task, epic, feature, milestone, bug, chore, compute, goal).'),
     ready: p.boolean('Only items you could claim now (stale claims included).'),
     all: p.boolean('Include done and cancelled items.', {char: 'a'}),
     sort: p.string('Order by priority, created, updated, id, title or state (- in front to reverse; default: state, then priority, then age).'),
@@ -36,6 +37,7 @@ export const list = operation({
     '<%= config.bin %> list --ready --json',
     '<%= config.bin %> list --status blocked,stale --tag backend',
     '<%= config.bin %> list --owner @me --all',
+    '<%= config.bin %> list --type epic,milestone --all',
     '<%= config.bin %> list --json --limit 50 --offset 50',
     '<%= config.bin %> list --json --limit 50 --cursor CURSOR',
     '<%= config.bin %> list --all --json --limit 0    # every row, past list_limit',
@@ -50,16 +52,21 @@ export const show = operation({
   name: 'show',
   summary: 'Show one task: fields, description, comments, dependencies, dependents and sub-items.',
   description: 'The newest checkpoint comes first; checks say which stand in the way of done.',
-  params: {id: taskId, history: p.boolean("Also show who did what when to this card, from the ref's history (claims, merges, repairs, linked commits).")},
+  params: {
+    id: taskId,
+    history: p.boolean("Also show who did what when to this card, from the ref's history (claims, merges, repairs, linked commits)."),
+    revisions: p.boolean('Also list every spec revision (title, description, type, dependencies, checks added or superseded): what changed, before and after, who, when, why, which commit.'),
+  },
   writes: false,
   result: 'show',
   compact: (e, r) => e.compact.compactShow(r),
-  examples: ['<%= config.bin %> show tsk-k3v9', '<%= config.bin %> show k3v9 --format compact', '<%= config.bin %> show tsk-k3v9 --history --json'],
+  examples: ['<%= config.bin %> show tsk-k3v9', '<%= config.bin %> show k3v9 --format compact', '<%= config.bin %> show tsk-k3v9 --history --json', '<%= config.bin %> show tsk-k3v9 --revisions'],
   run: async (e, s, a) => {
     const shown = await e.listing.show(s, a)
-    if (!a.history) return shown
     // The same events as `tasks log ID`: one source for a card's history.
-    const log = await e.history.log(s, {id: shown.task.id})
-    return {...shown, history: log.events}
+    const history = a.history ? {history: (await e.history.log(s, {id: shown.task.id})).events} : {}
+    // Spec revisions, derived from the same commits (never stored twice).
+    const revisions = a.revisions ? {revisions: (await e.history.revisions(s, {id: shown.task.id})).revisions} : {}
+    return {...shown, ...history, ...revisions}
   },
 })

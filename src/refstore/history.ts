@@ -7,6 +7,8 @@
 import {git} from './git-process'
 import {INIT_COMMIT} from '../core/store-layout'
 import {type EventDetails, detailsOf} from '../core/history-event'
+import type {CardCommit} from '../core/spec-revisions'
+import {readBlobs} from './blobs'
 
 export interface HistoryEvent {
   commit: string
@@ -114,4 +116,52 @@ export async function removalCommit(cwd: string, ref: string, taskFile: string):
   if (r.code !== 0) return null
   const [commit, parent] = r.stdout.trim().split(' ')
   return commit && parent ? {commit, parent} : null
+}
+
+const NO_BLOB = /^0+$/
+
+/**
+ * The commits on `ref` that changed files under a card's directory, oldest
+ * first, each with task.md and the changed check files as they were at its
+ * parent and at the commit (core/spec-revisions.ts makes the card's spec
+ * revisions of them). One `git log --raw` and one `git cat-file --batch`.
+ */
+export async function readCardCommits(cwd: string, ref: string, dir: string): Promise<CardCommit[]> {
+  const r = await git(['log', '--reverse', '--no-renames', '--raw', '--no-abbrev', `--format=${RECORD}%H${FIELD}%an${FIELD}%aI${FIELD}%B${FIELD}`, '--no-color', ref, '--', `${dir}/`], {cwd})
+  if (r.code !== 0) return []
+  type Raw = {commit: string; actor: string; date: string; op: string; trailers: Array<[string, string]>; files: Array<{path: string; before: string | null; after: string | null}>}
+  const raws: Raw[] = []
+  for (const record of r.stdout.split(RECORD)) {
+    if (!record.trim()) continue
+    const [commit, author, date, message, rest] = record.split(FIELD) as [string, string, string, string, string]
+    const trailers = parseTrailers(message)
+    const value = (k: string) => trailers.find(([key]) => key === k)?.[1]
+    const files: Raw['files'] = []
+    for (const line of (rest ?? '').split('\n')) {
+      const m = /^:\d+ \d+ ([0-9a-f]+) ([0-9a-f]+) [A-Z]\d*\t(.+)$/.exec(line)
+      if (!m) continue
+      files.push({path: m[3]!, before: NO_BLOB.test(m[1]!) ? null : m[1]!, after: NO_BLOB.test(m[2]!) ? null : m[2]!})
+    }
+    raws.push({commit, actor: value('Actor') ?? author, date, op: value('Tasks-Op') ?? message.split(/[:\s]/)[0] ?? '', trailers, files})
+  }
+  const wanted = raws.flatMap((c) => c.files.flatMap((f) => [f.before, f.after].filter((b): b is string => b !== null)))
+  const blobs = await readBlobs(cwd, wanted)
+  const text = (blob: string | null): string | null => (blob === null ? null : (blobs.get(blob)?.toString('utf8') ?? null))
+  const taskPath = `${dir}/task.md`
+  return raws.map((c) => {
+    const task = c.files.find((f) => f.path === taskPath)
+    return {
+      commit: c.commit,
+      actor: c.actor,
+      date: c.date,
+      op: c.op,
+      trailers: c.trailers,
+      // An unchanged task.md: the same text before and after (the spec did not change there).
+      task: task ? {before: text(task.before), after: text(task.after)} : {before: null, after: null},
+      checks: c.files.flatMap((f) => {
+        const m = /\/checks\/([^/]+)\.md$/.exec(f.path)
+        return m && f.path.startsWith(`${dir}/checks/`) ? [{id: m[1]!, before: text(f.before), after: text(f.after)}] : []
+      }),
+    }
+  })
 }

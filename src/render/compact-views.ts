@@ -48,6 +48,8 @@ function taskFields(ids: IdWriter): Array<Field<TaskView>> {
   return [
     ['id', (t) => ids.ref(t.id)],
     ['state', (t) => t.state],
+    // Empty for the default type, so a list of plain tasks has no type column.
+    ['type', (t) => (t.type === 'task' ? undefined : t.type)],
     ['priority', (t) => t.priority],
     ['title', (t) => t.title],
     ['tags', (t) => t.tags],

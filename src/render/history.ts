@@ -6,6 +6,7 @@
 import type {LogResult, RestoreOutput} from '../app/history-actions'
 import type {ConfigChangeResult, ConfigListResult, ConfigSetting} from '../app/config-actions'
 import {describeDetails} from '../core/history-event'
+import type {SpecRevision} from '../core/spec-revisions'
 import {renderTable} from './table'
 import {type Terminal, paint} from './terminal'
 
@@ -40,6 +41,25 @@ export function renderLog(term: Terminal, r: LogResult): string {
       r.events,
     )
   )
+}
+
+/** `show --revisions`: each spec revision, oldest first, with what changed from what to what. */
+export function renderRevisions(term: Terminal, revisions: readonly SpecRevision[]): string {
+  if (revisions.length === 0) return '  none\n'
+  const shown = (v: unknown): string => {
+    if (v === null || v === undefined) return '(none)'
+    if (typeof v === 'string') return JSON.stringify(v.length > 80 ? `${v.slice(0, 79)}…` : v)
+    if (Array.isArray(v)) return v.length ? v.join(' ') : '(none)'
+    const c = v as {kind?: string; text?: string; status?: string; reason?: string | null}
+    return `${c.status ?? ''} ${c.kind ?? ''} ${JSON.stringify(c.text ?? '')}${c.reason ? ` (${c.reason})` : ''}`.trim()
+  }
+  const lines: string[] = []
+  for (const r of revisions) {
+    const why = r.reason ? `  ${r.forced ? 'override' : 'reason'}: ${r.reason}` : ''
+    lines.push(`  ${paint(term, 'bold', `r${r.revision}`)}  ${localTime(r.date)}  ${r.actor}  ${r.op}  ${paint(term, 'yellow', r.commit.slice(0, 10))}${why}`)
+    for (const c of r.changes) lines.push(`      ${c.field}${c.check ? ` ${c.check}` : ''}: ${shown(c.before)} → ${shown(c.after)}`)
+  }
+  return `${lines.join('\n')}\n`
 }
 
 function eventText(e: Event): string {

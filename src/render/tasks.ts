@@ -59,11 +59,12 @@ export function renderTaskList(term: Terminal, rows: ListRow[], shortOf: (id: st
   return renderTable<ListRow>(
     term,
     [
-      {header: 'ID', cell: (r) => (r.depth > 0 ? `└ ${r.view.short_id}` : r.view.short_id), style: () => 'yellow'},
+      // The table folds runs of spaces: a deeper sub-item is marked by one more └.
+      {header: 'ID', cell: (r) => (r.depth > 0 ? `${'└'.repeat(r.depth)} ${r.view.short_id}` : r.view.short_id), style: () => 'yellow'},
       {header: 'P', cell: (r) => String(r.view.priority)},
       {header: 'STATUS', cell: (r) => displayStatus(r.view), style: (r) => statusStyle(r.view)},
       ...(anyOwner ? [{header: 'OWNER', cell: (r: ListRow) => (r.view.owner ? shortActor(r.view.owner) : r.view.assignee ? `→${shortActor(r.view.assignee)}` : ''), shrink: 2, min: 6}] : []),
-      {header: 'TITLE', cell: (r) => (r.depth > 0 ? `  ${r.view.title}` : r.view.title) + (r.view.tags.length ? `  #${r.view.tags.join(' #')}` : ''), flex: true, min: 24},
+      {header: 'TITLE', cell: (r) => (r.depth > 0 ? `  ${r.view.title}` : r.view.title) + (r.view.type !== 'task' ? `  [${r.view.type}]` : '') + (r.view.tags.length ? `  #${r.view.tags.join(' #')}` : ''), flex: true, min: 24},
       ...(anyBlocked ? [{header: 'WHY BLOCKED', cell: (r: ListRow) => whyBlocked(r.view, shortOf, titleOf), style: () => 'magenta' as Style, shrink: 1, min: 12}] : []),
     ],
     rows,
@@ -104,6 +105,7 @@ export function renderTaskDetail(term: Terminal, d: TaskDetail): string {
     if (value) lines.push(`${paint(term, 'dim', `${name}:`.padEnd(12))}${value}`)
   }
   field('status', `${displayStatus(t)}${t.status !== displayStatus(t) ? ` (${t.status})` : ''}`)
+  field('type', t.type)
   field('priority', String(t.priority))
   field('tags', t.tags.join(', '))
   field('parent', t.parent)

@@ -125,6 +125,20 @@ describe('tasks board over HTTP', () => {
     }
   })
 
+  it('a spec edit of an item someone else holds is refused (the board cannot force); a priority change is not the spec', async () => {
+    const act = async (action: string, body: Record<string, unknown>) => {
+      const r = await http(local.port, `/api/${action}`, {method: 'POST', headers: {Host: `127.0.0.1:${local.port}`, 'X-Board-Token': local.token, 'Content-Type': 'application/json'}, body: JSON.stringify(body)})
+      return {status: r.status, json: JSON.parse(r.body)}
+    }
+    const id = (await runJson(repo, ['add', 'Held elsewhere'], {env: {TASKS_ACTOR: 'agent-9'}})).task.id as string
+    await runJson(repo, ['claim', id], {env: {TASKS_ACTOR: 'agent-9'}})
+    const refused = await act('edit', {id, title: 'Renamed by the lead', type: 'bug'})
+    expect(refused.json.error.code).toBe('not_owner')
+    expect(refused.status).toBeGreaterThanOrEqual(400)
+    expect((await runJson(repo, ['show', id])).task).toMatchObject({title: 'Held elsewhere', type: 'task'})
+    expect((await act('edit', {id, priority: 0})).json.task.priority).toBe(0)
+  })
+
   it('a port in use is exit 1 listen_failed', async () => {
     const blocker = createServer()
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))

@@ -204,6 +204,8 @@ function taskFromCompact(r: Row, full: (s: string | undefined) => string | null)
     title: r.title,
     status,
     state,
+    // An empty type cell is the default type.
+    type: r.type ?? 'task',
     priority: num(r.priority),
     tags: list(r.tags),
     parent: full(r.parent),

@@ -53,7 +53,9 @@ async function mutate(dir: string, steps: number, seed: number, ids: string[] = 
         // Parents at any depth (grandchildren are not listed under anyone), and finished parents too.
         const parent = rand(3) === 0 ? pick(live) : undefined
         const assignee = rand(4) === 0 ? pick(['bob', 'carol']) : undefined
-        plan = addTask(snap, c, {title: `${pick(TITLES)} ${step}`, parent, priority: rand(5), dependsOn: live.filter(() => rand(8) === 0), assignee, tags: rand(2) ? ['x'] : []})
+        // Typed and untyped cards: the streamed row writes the default type (task) for a card without one.
+        const type = rand(3) === 0 ? pick(['bug', 'epic', 'milestone']) : undefined
+        plan = addTask(snap, c, {title: `${pick(TITLES)} ${step}`, parent, priority: rand(5), dependsOn: live.filter(() => rand(8) === 0), assignee, tags: rand(2) ? ['x'] : [], type})
         ids.push(plan.result.task.id)
       } else if (op === 3) plan = claimTask(snap, c, {id: pick(live)!})
       else if (op === 4) plan = finishTask(snap, c, {id: pick(live)!})

@@ -585,6 +585,12 @@ describe('every --json output matches its schema', () => {
     await ok(repo, ['hooks', 'uninstall'])
     expect((await ok(repo, ['branch', id], A)).created).toBe(true)
     expect((await ok(repo, ['show', id, '--history'], A)).history.length).toBeGreaterThan(1)
+    // Spec revisions: a typed edit with a reason, a check added; the creation is revision 1.
+    await ok(repo, ['edit', id, '--title', 'Hooked up', '--type', 'feature', '--reason', 'scope grew'], A)
+    await ok(repo, ['check', 'add', id, '--test', 'npm test'], A)
+    const revisions = (await ok(repo, ['show', id, '--revisions', '--history'], A)).revisions
+    expect(revisions.map((r: {revision: number}) => r.revision)).toEqual([1, 2, 3])
+    expect(revisions[1]).toMatchObject({reason: 'scope grew', forced: false, changes: [{field: 'title', before: 'Hooked', after: 'Hooked up'}, {field: 'type', before: 'task', after: 'feature'}]})
     const tip = gitSync(repo, ['rev-parse', 'refs/tasks/main']).trim()
     expect((await ok(repo, ['verify', '0'.repeat(40), tip])).ok).toBe(true)
     await fails(repo, ['verify', 'HEAD', tip], 2, 'bad_revision')
@@ -657,7 +663,7 @@ describe('a change of shape fails validation', () => {
     const list = {list: 'main', commit: add.commit, tasks: [row], broken: [], warnings: [], total: 1, offset: 0, limit: null, next_cursor: null, summary: {total: 1, by_state: {ready: 1}, hidden_finished: 0}}
     expect(isValid('list', list)).toBe(true)
     expect(isValid('list', {...list, tasks: [add.task]})).toBe(false)
-    expect(isValid('list', {...list, tasks: [{...row, depth: 2}]})).toBe(false)
+    expect(isValid('list', {...list, tasks: [{...row, depth: 5}]})).toBe(false)
     expect(isValid('list', {...list, tasks: [{...row, state: 'sleeping'}]})).toBe(false)
     expect(isValid('list', {...list, summary: {...list.summary, by_state: {sleeping: 1}}})).toBe(false)
     expect(isValid('error', {error: {code: 'task_not_found', message: 'm', exit: 3, extra: 'data is allowed'}})).toBe(true)

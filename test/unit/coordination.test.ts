@@ -37,7 +37,9 @@ describe('checks', () => {
   it('done is refused while an active check has not passed with evidence, and allowed once it has', () => {
     const t = task({status: 'in_progress', owner: 'bob', epoch: 1, lease_expires: later(3600)})
     const s0 = withChecks(snapshot([t]), t.id, [])
-    const added = addCheck(s0, ctx('alice'), {id: t.id, kind: 'test', text: 'npm test passes'})
+    // Someone else may not change the spec of bob's live claim; bob may.
+    expect(() => addCheck(s0, ctx('alice'), {id: t.id, kind: 'test', text: 'npm test passes'})).toThrowError(expect.objectContaining({code: 'not_owner', exitCode: 6}))
+    const added = addCheck(s0, ctx('bob'), {id: t.id, kind: 'test', text: 'npm test passes'})
     expect(added.changes[0]).toMatchObject({kind: 'put-check', check: {status: 'pending', kind: 'test', spec_revision: 1}})
     const s1 = after(s0, added)
     const c = added.result.check
@@ -59,8 +61,10 @@ describe('checks', () => {
     const t = task({status: 'in_progress', owner: 'bob', epoch: 1, lease_expires: later(3600)})
     const c = check(t.id, {status: 'failed', evidence: 'red'})
     const s = withChecks(snapshot([t]), t.id, [c])
-    const sup = supersedeCheck(s, ctx('carol'), {id: t.id, check: c.id, reason: 'replaced'})
+    expect(() => supersedeCheck(s, ctx('carol'), {id: t.id, check: c.id, reason: 'replaced'})).toThrowError(expect.objectContaining({code: 'not_owner', exitCode: 6}))
+    const sup = supersedeCheck(s, {...ctx('carol'), force: {reason: 'replaced'}}, {id: t.id, check: c.id, reason: 'replaced'})
     expect(sup.result.check).toMatchObject({status: 'superseded', evidence: 'red', supersede_reason: 'replaced', superseded_by: 'carol'})
+    expect(sup.trailers).toEqual(expect.arrayContaining([['Tasks-Reason', 'replaced'], ['Tasks-Override', 'replaced']]))
     const s2 = after(s, sup)
     expect(finishTask(s2, ctx('bob'), {id: t.id}).result.task.status).toBe('done')
     expect(() => recordCheck(s2, ctx('bob'), {id: t.id, check: c.id, outcome: 'passed', evidence: 'x'})).toThrowError(expect.objectContaining({code: 'check_superseded'}))

@@ -22,10 +22,12 @@ import {taskFilePath} from '../../src/core/store-layout'
 import {claimTask, heartbeat, releaseTask, takeoverTask} from '../../src/core/ops/claim'
 import {blockTask, cancelTask, finishTask, reopenTask} from '../../src/core/ops/lifecycle'
 import {removeTask} from '../../src/core/ops/remove'
-import {recordCheck, supersedeCheck} from '../../src/core/ops/checks'
+import {editTask} from '../../src/core/ops/edit'
+import {addCheck, recordCheck, supersedeCheck} from '../../src/core/ops/checks'
+import {checkPath, serialiseCheck} from '../../src/core/check'
 import {NO_CLAIM} from '../../src/core/ops/revision'
-import {type CommitView, judgeTaskFile} from '../../src/hooks/judges'
-import {type CommitFacts, judgeCheckChange} from '../../src/hooks/rules'
+import {type CommitView, judgeCheckFile, judgeTaskFile} from '../../src/hooks/judges'
+import {type CommitFacts} from '../../src/hooks/rules'
 import {T0, after, snapshot, task} from '../helpers/snapshot'
 
 const at = (ms: number) => new Date(Date.parse(T0) + ms).toISOString()
@@ -84,6 +86,9 @@ const TASK_OPS: Array<{move: TaskMoveName; to: Status | null; run: TaskMoveRun}>
   {move: 'cancel', to: 'cancelled', run: (s, c, id) => cancelTask(s, c, {id, reason: 'dropped'})},
   {move: 'takeover', to: 'in_progress', run: (s, c, id) => takeoverTask(s, c, {id, reason: 'hal is away', confirm: id})},
   {move: 'remove', to: null, run: (s, c, id) => removeTask(s, c, {id})},
+  // Spec ownership: a new title, a new type (the holder's while the claim is live).
+  {move: 'revise', to: null, run: (s, c, id) => editTask(s, c, {id, title: 'A sharper title'})},
+  {move: 'revise', to: null, run: (s, c, id) => editTask(s, c, {id, type: 'bug', reason: 'it is a defect'})},
 ]
 
 const configOf = (admins: string[]): ListConfig => ({...DEFAULT_CONFIG, admins})
@@ -223,6 +228,19 @@ const CHECK_OPS: Array<{move: 'pass' | 'fail' | 'supersede'; run: CheckRun; forg
   {move: 'supersede', run: (s, c, id) => supersedeCheck(s, c, {id, check: 'chk-abcdefgh', reason: 'replaced'}), forge: (c, a, t) => ({...c, status: 'superseded', superseded_by: a, superseded_at: t, supersede_reason: 'replaced', updated_by: a, updated_at: t})},
 ]
 
+/** The guard's refusals of one check file's change (judgeCheckFile: the check's own move, and spec ownership of its card). */
+function checkRefusals(snap: Snapshot, plan: Plan<unknown> | null, before: Check | undefined, afterCheck: Check, facts: CommitFacts): string[] {
+  const afterSnap = plan ? after(snap, plan) : snap
+  const view: CommitView = {facts, before: snap, after: afterSnap, canonical: facts.actor, removed: new Set(), undoBase: null, undoes: null, finishing: new Map()}
+  return judgeCheckFile({path: checkPath(afterCheck.task, afterCheck.id), before: before ? serialiseCheck(before) : null, after: serialiseCheck(afterCheck), commit: view}).map((r) => r.rule)
+}
+
+/** The facts of the check's commit: the override the op recorded, or (refused) the one the role would have pushed. */
+function checkFacts(plan: Plan<unknown> | null, role: Role): CommitFacts {
+  const override = plan ? (plan.trailers.find(([k]) => k === 'Tasks-Override')?.[1] ?? null) : role.force ? 'on call' : null
+  return {actor: role.actor, op: 'check', time: role.now, override}
+}
+
 describe('the ops and the guard judge every check move alike', () => {
   for (const status of ['pending', 'passed', 'failed', 'superseded'] as const) {
     for (const entry of CHECK_OPS) {
@@ -232,14 +250,30 @@ describe('the ops and the guard judge every check move alike', () => {
           const check = checkIn(status, meta.id)
           const snap = snapOf(meta, role.admins, [check])
           const plan = attempt(() => entry.run(snap, ctxOf(role.actor, role.now, role.force), meta.id))
-          const facts: CommitFacts = {actor: role.actor, op: 'check', time: role.now, override: null}
+          const facts = checkFacts(plan, role)
           const written = plan?.changes.find((c) => c.kind === 'put-check')
           if (plan && !written) return // already as asked: nothing written, nothing to judge
           const afterCheck = written && written.kind === 'put-check' ? written.check : entry.forge(check, role.actor, role.now)
-          const refusals = judgeCheckChange(check, afterCheck, facts, false).map((r) => r.rule)
+          const refusals = checkRefusals(snap, plan, check, afterCheck, facts)
           expect(refusals.length === 0 ? 'allow' : 'refuse', `op ${plan ? 'allows' : 'refuses'}; guard: ${refusals.join(', ')}`).toBe(plan ? 'allow' : 'refuse')
         })
       }
+    }
+  }
+  // Adding a check is a spec change: the holder's while the claim is live.
+  for (const status of ['todo', 'in_progress', 'blocked'] as const) {
+    for (const role of ROLES) {
+      it(`${status} / check add / ${role.name}`, () => {
+        const meta = card(status, role.flagged === true)
+        const snap = snapOf(meta, role.admins, [])
+        const plan = attempt(() => addCheck(snap, ctxOf(role.actor, role.now, role.force), {id: meta.id, kind: 'test', text: 'npm test'}))
+        const facts = checkFacts(plan, role)
+        const written = plan?.changes.find((c) => c.kind === 'put-check')
+        const forged: Check = {id: 'chk-zzzzzzzz', task: meta.id, kind: 'test', text: 'npm test', status: 'pending', spec_revision: meta.revision, added_by: role.actor, added_at: role.now, updated_by: role.actor, updated_at: role.now}
+        const afterCheck = written && written.kind === 'put-check' ? written.check : forged
+        const refusals = checkRefusals(snap, plan, undefined, afterCheck, facts)
+        expect(refusals.length === 0 ? 'allow' : 'refuse', `op ${plan ? 'allows' : 'refuses'}; guard: ${refusals.join(', ')}`).toBe(plan ? 'allow' : 'refuse')
+      })
     }
   }
 })

@@ -8,10 +8,11 @@ import {idFromSeed, keyedSeed} from '../ids'
 import type {OpContext, Plan} from '../plan'
 import {type Snapshot, openRowColumns, resolve, shardBlocked, tablesOf, taskMeta} from '../snapshot'
 import {checkDependencies} from '../dependency-graph'
-import {DEFAULT_PRIORITY, FINISHED, type TaskMeta} from '../task'
+import {DEFAULT_PRIORITY, DEFAULT_TASK_TYPE, FINISHED, type TaskMeta} from '../task'
 import {sessionForNewTask} from './work-sessions'
 import {takesSubItems} from '../state-machine'
-import {checkActor, checkBody, checkPriority, checkTags, checkTitle} from '../validation'
+import {checkActor, checkBody, checkPriority, checkTags, checkTitle, checkType} from '../validation'
+import {nestingError} from '../nesting'
 
 export interface AddArgs {
   title: string
@@ -33,6 +34,8 @@ export interface AddArgs {
   session?: string
   /** TASKS_SESSION: joined only when it is the full id of an existing session (else an agent-run label, ignored). */
   sessionFromEnv?: string
+  /** The task type (TASK_TYPES, as the list allows); default `task`. */
+  type?: string
 }
 
 export interface AddResult {
@@ -68,10 +71,11 @@ export function openItemsTitled(snap: Snapshot, title: string, parent: string | 
 }
 
 /** Fields of an existing keyed item that differ from what this add asks for. */
-function keyDifferences(snap: Snapshot, existing: TaskMeta, want: {title: string; tags: string[]; priority: number; assignee?: string; parent?: string; dependsOn: string[]}): string[] {
+function keyDifferences(snap: Snapshot, existing: TaskMeta, want: {title: string; type?: string; tags: string[]; priority: number; assignee?: string; parent?: string; dependsOn: string[]}): string[] {
   const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i])
   const out: string[] = []
   if (existing.title !== want.title) out.push('title')
+  if (existing.type !== want.type) out.push('type')
   if (!sameSet(existing.tags, want.tags)) out.push('tags')
   if (existing.priority !== want.priority) out.push('priority')
   if ((existing.assignee ?? undefined) !== want.assignee) out.push('assignee')
@@ -96,6 +100,8 @@ export function addTask(snap: Snapshot, ctx: OpContext, args: AddArgs): Plan<Add
   const tags = checkTags(args.tags ?? [])
   const priority = args.priority === undefined ? DEFAULT_PRIORITY : checkPriority(args.priority)
   const assignee = args.assignee === undefined ? undefined : checkActor(args.assignee, 'assignee')
+  // The default type is checked too: a list whose `types` leaves out `task` wants every item typed.
+  const type = checkType(args.type ?? DEFAULT_TASK_TYPE, snap.config)
   const key = args.key?.trim()
   if (args.key !== undefined && !key) throw new InvalidError('empty_key', 'the idempotency key is empty')
 
@@ -108,7 +114,7 @@ export function addTask(snap: Snapshot, ctx: OpContext, args: AddArgs): Plan<Add
     const existing = snap.tasks.get(id)?.meta
     if (existing) {
       // A retry with the same parameters gets the item back; the same key for something else is a conflict.
-      const differs = keyDifferences(snap, existing, {title, tags, priority, assignee, parent: args.parent, dependsOn: args.dependsOn ?? []})
+      const differs = keyDifferences(snap, existing, {title, type, tags, priority, assignee, parent: args.parent, dependsOn: args.dependsOn ?? []})
       if (differs.length > 0) throw keyMismatch(existing, key, differs)
       return {op: 'add', subject: {id, title: existing.title}, changes: [], trailers: [], result: {task: existing, created: false, body}}
     }
@@ -128,12 +134,8 @@ export function addTask(snap: Snapshot, ctx: OpContext, args: AddArgs): Plan<Add
   if (args.parent !== undefined) {
     parent = resolve(snap, args.parent)
     const p = taskMeta(snap, parent)
-    if (p.parent) {
-      throw new InvalidError('nesting_too_deep', `${parent} is itself a sub-item of ${p.parent}; sub-items are one level deep`, {
-        parent,
-        grandparent: p.parent,
-      })
-    }
+    const tooDeep = nestingError(snap, parent, snap.config)
+    if (tooDeep) throw tooDeep
     if (!takesSubItems(p.status)) {
       throw new ConflictError('parent_finished', `${parent} is ${p.status}; reopen it before adding sub-items`, {parent, status: p.status})
     }
@@ -145,6 +147,7 @@ export function addTask(snap: Snapshot, ctx: OpContext, args: AddArgs): Plan<Add
     id,
     title,
     status: 'todo',
+    type,
     priority,
     tags,
     parent,

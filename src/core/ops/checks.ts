@@ -1,8 +1,9 @@
 /**
  * `tasks check add|pass|fail|supersede`: acceptance criteria and tests of
- * an item, each its own file (core/check.ts). Anyone may add, pass, fail or
- * supersede a check; the history says who. By the holder of a live claim,
- * adding, passing or failing a check renews its lease (ops/lease.ts). Passing and failing need
+ * an item, each its own file (core/check.ts). Anyone may pass or fail a
+ * check; adding or superseding one changes the spec, which is the holder's
+ * while the claim is live (`assertMayRevise`). By the holder of a live
+ * claim, adding, passing or failing a check renews its lease (ops/lease.ts). Passing and failing need
  * evidence, which the file keeps. Which move a check's state allows is the
  * rulebook's (CHECK_MOVES in core/state-machine.ts). The ops read the
  * item's checks from `snap.checks` (read by the layer below before the op
@@ -15,7 +16,7 @@ import {type Snapshot, checksOf, lookup} from '../snapshot'
 import type {TaskMeta} from '../task'
 import {checkText} from '../validation'
 import {checkMove, supersedeLeavesKindEmpty} from '../state-machine'
-import {assertFence} from './permission'
+import {assertFence, assertMayRevise, reasonTrailers} from './permission'
 import {activityRenewal} from './lease'
 
 export interface CheckResult {
@@ -33,25 +34,28 @@ function openItem(snap: Snapshot, input: string, action: string): TaskMeta {
   return meta
 }
 
-function plan(snap: Snapshot, ctx: OpContext, meta: TaskMeta, check: Check, what: string, changed = true): Plan<CheckResult> {
+function plan(snap: Snapshot, ctx: OpContext, meta: TaskMeta, check: Check, what: string, changed = true, more: Array<[string, string]> = []): Plan<CheckResult> {
   // A check update by the holder of a live claim renews its lease (ops/lease.ts), in the same commit.
   const renewal = changed ? activityRenewal(meta, ctx, snap.config) : null
   return {
     op: 'check',
     subject: {id: meta.id, title: meta.title},
     changes: changed ? [{kind: 'put-check', check}, ...(renewal ? [renewal.change] : [])] : [],
-    trailers: [['Tasks-Check', `${check.id} ${what}`]],
+    trailers: [['Tasks-Check', `${check.id} ${what}`], ...(changed ? more : [])],
     result: {task: renewal?.task ?? meta, check, changed},
   }
 }
 
-export function addCheck(snap: Snapshot, ctx: OpContext, args: {id: string; kind: string; text: string; epoch?: number}): Plan<CheckResult> {
+export function addCheck(snap: Snapshot, ctx: OpContext, args: {id: string; kind: string; text: string; reason?: string; epoch?: number}): Plan<CheckResult> {
   const meta = openItem(snap, args.id, 'add to')
   assertFence(snap, meta, ctx, args.epoch, 'add a check to')
   if (!(CHECK_KINDS as readonly string[]).includes(args.kind)) {
     throw new UsageError(`"${args.kind}" is not a check kind: use ${CHECK_KINDS.join(' or ')}`, {kind: args.kind}, 'bad_check_kind')
   }
   const text = checkText('check', args.text, snap.config.max_comment_bytes, true).trim()
+  const reason = args.reason?.trim() ? checkText('reason', args.reason, snap.config.max_comment_bytes, true).trim() : undefined
+  // A check is part of the spec: adding one to an item someone else holds live needs --force --reason.
+  const forced = assertMayRevise(snap, meta, ctx, 'add a check to')
   const existing = checksOf(snap, meta.id)
   const id = newCheckId(meta.id, ctx.actor, ctx.now, text, ctx.entropy, (c) => existing.some((e) => e.id === c))
   const check: Check = {
@@ -66,7 +70,7 @@ export function addCheck(snap: Snapshot, ctx: OpContext, args: {id: string; kind
     updated_by: ctx.actor,
     updated_at: ctx.now,
   }
-  return plan(snap, ctx, meta, check, `added (${check.kind})`)
+  return plan(snap, ctx, meta, check, `added (${check.kind})`, true, reasonTrailers(ctx, reason, forced))
 }
 
 /** Pass or fail a check, with evidence. Passing a passed check again with the same evidence changes nothing. */
@@ -99,6 +103,8 @@ export function supersedeCheck(snap: Snapshot, ctx: OpContext, args: {id: string
   const check = findCheck(all, meta.id, args.check)
   // Already superseded: nothing to do (superseded is final, so there is no move from it).
   if (!checkMove('supersede', check.status)) return plan(snap, ctx, meta, check, 'superseded', false)
+  // Taking a check out of the spec is the holder's too: someone else's live claim needs --force.
+  const forced = assertMayRevise(snap, meta, ctx, 'supersede a check of')
   // The creation gate (require_checks): the last active check of a required kind stays; add its replacement first.
   if (supersedeLeavesKindEmpty(snap.config, all, check)) {
     throw new ConflictError(
@@ -108,7 +114,7 @@ export function supersedeCheck(snap: Snapshot, ctx: OpContext, args: {id: string
     )
   }
   const next: Check = {...check, status: 'superseded', superseded_by: ctx.actor, superseded_at: ctx.now, supersede_reason: reason, updated_by: ctx.actor, updated_at: ctx.now}
-  return plan(snap, ctx, meta, next, 'superseded')
+  return plan(snap, ctx, meta, next, 'superseded', true, reasonTrailers(ctx, reason, forced))
 }
 
 /**

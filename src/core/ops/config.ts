@@ -13,7 +13,7 @@ import {durationSeconds} from '../duration-flag'
 import {InvalidError, NotPermittedError, UsageError} from '../errors'
 import type {OpContext, Plan} from '../plan'
 import type {Snapshot} from '../snapshot'
-import {CONFIG_BOUNDS, DEFAULT_CONFIG, type ListConfig, type NonNumericConfigKey, NOTIFY_DEFAULTS, NOTIFY_ROLES} from '../task'
+import {CONFIG_BOUNDS, DEFAULT_CONFIG, type ListConfig, type NonNumericConfigKey, NOTIFY_DEFAULTS, NOTIFY_ROLES, TASK_TYPES} from '../task'
 import {MAX_PATH_PATTERNS, pathPatternProblem} from '../path-patterns'
 import {parseConfig, serialiseConfig} from '../task-file'
 import {CONFIG_PATH} from '../store-layout'
@@ -28,13 +28,13 @@ export const CONFIG_KEYS = Object.keys(DEFAULT_CONFIG) as ConfigKey[]
 /** Keys holding a number of seconds: they accept durations (`90s`, `30m`, `1h`, `2d`). */
 const SECONDS_KEYS: ReadonlySet<string> = new Set(['lease_seconds', 'clock_skew_seconds', 'stale_after_seconds', 'remind_every_seconds', 'escalate_after_seconds', 'retention_seconds'])
 /** Keys holding a list (comma-separated on the command line; --add/--remove). */
-const LIST_KEYS: ReadonlySet<string> = new Set(['admins', 'allowed_paths'])
+const LIST_KEYS: ReadonlySet<string> = new Set(['admins', 'allowed_paths', 'types'])
 /** Keys holding true or false. */
 const BOOLEAN_KEYS: ReadonlySet<string> = new Set(['require_signed', 'require_epoch', 'require_checks'])
 /** Keys holding one line of text (a path): no control characters, at most 4096 bytes; unset is ''. */
 const STRING_KEYS: ReadonlySet<string> = new Set(['allowed_signers'])
-/** Keys holding a count (a plain whole number; for max_claims_per_actor 0 means no limit). */
-const COUNT_KEYS: ReadonlySet<string> = new Set(['list_limit', 'max_claims_per_actor'])
+/** Keys holding a plain whole number: a count or a depth (for max_claims_per_actor 0 means no limit). */
+const COUNT_KEYS: ReadonlySet<string> = new Set(['list_limit', 'max_claims_per_actor', 'max_depth'])
 const TRUE_WORDS = new Set(['true', 'yes', 'on', '1'])
 const FALSE_WORDS = new Set(['false', 'no', 'off', '0'])
 
@@ -83,6 +83,10 @@ function badValue(key: string, text: string, expected: string): InvalidError {
 
 /** One item of a list setting, checked: an actor for admins, a path pattern for allowed_paths. */
 function listItem(key: ConfigKey, text: string): string {
+  if (key === 'types') {
+    if (!(TASK_TYPES as readonly string[]).includes(text)) throw badValue(key, text, `task types among ${TASK_TYPES.join(', ')}`)
+    return text
+  }
   if (key !== 'allowed_paths') return checkActor(text, 'admin')
   const problem = pathPatternProblem(text)
   if (problem !== null) throw badValue(key, text, `path patterns (* and ? within a segment, ** for any segments, a trailing / for a whole directory): ${problem}`)
@@ -115,7 +119,12 @@ export function parseConfigValue(key: ConfigKey, text: string): ConfigValue {
   const input = text.trim().toLowerCase()
   const bounds = CONFIG_BOUNDS[key as Exclude<ConfigKey, NonNumericConfigKey>]
   let n: number
-  if (SECONDS_KEYS.has(key)) {
+  if (COUNT_KEYS.has(key)) {
+    const expected = `a whole number from ${bounds.minimum} to ${bounds.maximum}`
+    if (!/^\d+$/.test(input)) throw badValue(key, text, expected)
+    n = Number(input)
+    if (!Number.isSafeInteger(n) || n < bounds.minimum || n > bounds.maximum) throw badValue(key, text, expected)
+  } else if (SECONDS_KEYS.has(key)) {
     const expected = `a duration such as 90s, 30m, 1h or 2d (a plain number is seconds) from ${bounds.minimum} to ${bounds.maximum} seconds`
     const seconds = durationSeconds(input)
     if (seconds === null) throw badValue(key, text, expected)

@@ -1,13 +1,16 @@
 /**
  * Changing what a task says rather than where it is in its life: `edit`
- * (title, body, priority, tags), `assign` and `deps`.
+ * (title, body, type, priority, tags), `assign` and `deps`. The spec
+ * (title, body, type, dependencies) of an item someone else holds live is
+ * theirs: changing it needs --force --reason (`assertMayRevise`).
  */
 import {ConflictError, UsageError} from '../errors'
 import type {OpContext, Plan} from '../plan'
 import {checkDependencies} from '../dependency-graph'
 import {type Snapshot, lookup} from '../snapshot'
 import type {TaskMeta} from '../task'
-import {checkActor, checkBody, checkPriority, checkTags, checkTitle} from '../validation'
+import {checkActor, checkBody, checkNote, checkPriority, checkTags, checkTitle, checkType} from '../validation'
+import {assertMayRevise, reasonTrailers} from './permission'
 import {revise} from './revision'
 import {assertRevision} from '../revision-guard'
 import {resetChecks} from './checks'
@@ -20,12 +23,25 @@ export interface EditArgs {
   priority?: string | number
   addTags?: string[]
   removeTags?: string[]
+  /** The task type (TASK_TYPES, as the list allows). */
+  type?: string
+  /** Why (recorded in the commit as Tasks-Reason; `show --revisions` shows it). */
+  reason?: string
   /** Apply only while the card is at this revision (`--if-revision`). */
   ifRevision?: number
   /** A coordination session asked for: refused unless it is the one the task already belongs to (a task never moves). */
   session?: string
   /** The fencing token of the actor's claim (`--epoch`). */
   epoch?: number
+}
+
+/** The spec fields among `fields` (what `edit` changed): those the holder of a live claim owns. */
+const SPEC_EDIT_FIELDS: ReadonlySet<string> = new Set(['title', 'body', 'type'])
+
+/** A reason, checked like a note (empty: none). */
+function reasonOf(reason: string | undefined, snap: Snapshot): string | undefined {
+  if (reason === undefined || reason.trim() === '') return undefined
+  return checkNote('reason', reason, snap.config)
 }
 
 export function editTask(snap: Snapshot, ctx: OpContext, args: EditArgs): Plan<{task: TaskMeta; fields: string[]; checks_reset: string[]}> {
@@ -38,6 +54,10 @@ export function editTask(snap: Snapshot, ctx: OpContext, args: EditArgs): Plan<{
   if (args.title !== undefined) {
     const title = checkTitle(args.title, snap.config)
     if (title !== meta.title) (changes.title = title), fields.push('title')
+  }
+  if (args.type !== undefined) {
+    const type = checkType(args.type, snap.config)
+    if (type !== meta.type) (changes.type = type), fields.push('type')
   }
   if (args.priority !== undefined) {
     const priority = checkPriority(args.priority)
@@ -53,23 +73,27 @@ export function editTask(snap: Snapshot, ctx: OpContext, args: EditArgs): Plan<{
     body = checkBody(args.body, snap.config)
     fields.push('body')
   }
-  if (args.title === undefined && args.priority === undefined && args.body === undefined && !args.addTags?.length && !args.removeTags?.length) {
+  if (args.title === undefined && args.priority === undefined && args.body === undefined && args.type === undefined && !args.addTags?.length && !args.removeTags?.length) {
     if (args.session !== undefined) return {op: 'edit', subject: {id: meta.id, title: meta.title}, changes: [], trailers: [], result: {task: meta, fields: [], checks_reset: []}}
-    throw new UsageError('nothing to edit: pass --title, --body, --body-file, --priority, --tag or --untag')
+    throw new UsageError('nothing to edit: pass --title, --body, --body-file, --type, --priority, --tag or --untag')
   }
+  const reason = reasonOf(args.reason, snap)
+  // The spec is the holder's: checked before anything else is decided, so a refusal writes nothing.
+  const spec = fields.some((f) => SPEC_EDIT_FIELDS.has(f))
+  const forced = spec ? assertMayRevise(snap, meta, ctx, 'edit') : false
   if (fields.length === 0) {
     return {op: 'edit', subject: {id: meta.id, title: meta.title}, changes: [], trailers: [], result: {task: meta, fields, checks_reset: []}}
   }
   const next = revise(meta, ctx, changes)
-  // A new title or description is a new spec revision: checks that passed or failed go back to pending, in this commit.
+  // A new title, description or type is a new spec revision: checks that passed or failed go back to pending, in this commit.
   // Not on a finished card, whose checks no longer change (a done card stays done with its checks passed: doctor).
   const open = next.status !== 'done' && next.status !== 'cancelled'
-  const reset = open && (fields.includes('title') || fields.includes('body')) ? resetChecks(snap, ctx, next) : {changes: [], reset: []}
+  const reset = open && (fields.includes('title') || fields.includes('body') || fields.includes('type')) ? resetChecks(snap, ctx, next) : {changes: [], reset: []}
   return {
     op: 'edit',
     subject: {id: meta.id, title: next.title},
     changes: [{kind: 'put-task', meta: next, body}, ...reset.changes],
-    trailers: [['Tasks-Fields', fields.join(', ')], ...(reset.reset.length ? [['Tasks-Checks-Reset', reset.reset.join(' ')] as [string, string]] : [])],
+    trailers: [['Tasks-Fields', fields.join(', ')], ...(reset.reset.length ? [['Tasks-Checks-Reset', reset.reset.join(' ')] as [string, string]] : []), ...reasonTrailers(ctx, reason, forced)],
     result: {task: next, fields, checks_reset: reset.reset},
   }
 }
@@ -86,11 +110,15 @@ export function assignTask(snap: Snapshot, ctx: OpContext, args: {id: string; as
 }
 
 /** Replace an item's dependency set (an empty list clears it). */
-export function setDependencies(snap: Snapshot, ctx: OpContext, args: {id: string; deps: string[]; ifRevision?: number; epoch?: number}): Plan<{task: TaskMeta}> {
+export function setDependencies(snap: Snapshot, ctx: OpContext, args: {id: string; deps: string[]; reason?: string; ifRevision?: number; epoch?: number}): Plan<{task: TaskMeta}> {
   const meta = lookup(snap, args.id)
   assertRevision(meta, args.ifRevision)
   assertFence(snap, meta, ctx, args.epoch, 'change the dependencies of')
+  const reason = reasonOf(args.reason, snap)
   const deps = checkDependencies(snap, meta.id, args.deps)
+  const changing = deps.join(',') !== meta.depends_on.join(',')
+  // The dependencies are part of the spec: someone else's live claim needs --force --reason (nothing is written otherwise).
+  const forced = changing ? assertMayRevise(snap, meta, ctx, 'change the dependencies of') : false
   const subject = {id: meta.id, title: meta.title}
   if (meta.status === 'done') {
     const open = deps.filter((d) => snap.tasks.get(d)?.status !== 'done')
@@ -101,9 +129,9 @@ export function setDependencies(snap: Snapshot, ctx: OpContext, args: {id: strin
       })
     }
   }
-  if (deps.join(',') === meta.depends_on.join(',')) return {op: 'deps', subject, changes: [], trailers: [], result: {task: meta}}
+  if (!changing) return {op: 'deps', subject, changes: [], trailers: [], result: {task: meta}}
   const next = revise(meta, ctx, {depends_on: deps})
-  return {op: 'deps', subject, changes: [{kind: 'put-task', meta: next}], trailers: [['Tasks-Depends-On', deps.join(' ') || '(none)']], result: {task: next}}
+  return {op: 'deps', subject, changes: [{kind: 'put-task', meta: next}], trailers: [['Tasks-Depends-On', deps.join(' ') || '(none)'], ...reasonTrailers(ctx, reason, forced)], result: {task: next}}
 }
 
 /**

@@ -16,7 +16,8 @@
  */
 import {ConflictError} from '../errors'
 import type {OpContext, Plan} from '../plan'
-import {openSubItems, waitReasons} from '../readiness'
+import {waitReasons} from '../readiness'
+import {openDescendants} from '../nesting'
 import {type Snapshot, checksOf, lookup} from '../snapshot'
 import {unmetChecks} from '../check'
 import type {TaskMeta} from '../task'
@@ -179,19 +180,20 @@ export interface CancelArgs {
   epoch?: number
 }
 
-/** Cancel an item (terminal); its unfinished sub-items are cancelled with it. */
+/** Cancel an item (terminal); its unfinished sub-items (and theirs) are cancelled with it. */
 export function cancelTask(snap: Snapshot, ctx: OpContext, args: CancelArgs): Plan<{task: TaskMeta; subitems: TaskMeta[]}> {
   const meta = lookup(snap, args.id)
   const reason = checkNote('reason', args.reason, snap.config)
   if (meta.status === 'done' || meta.status === 'cancelled') {
     throw new ConflictError('not_open', `${meta.id} is already ${meta.status}`, {id: meta.id, status: meta.status})
   }
-  const affected = [meta, ...openSubItems(snap, meta.id)]
+  // Every unfinished descendant goes with it (sub-items of sub-items too, when max_depth allows them).
+  const affected = [meta, ...openDescendants(snap, meta.id)]
   let forced = false
   // The card's own fencing token; its sub-items go with it (not fenced one by one).
   for (const t of affected) if (assertMove(snap, t, ctx, 'cancel', 'cancel', t === meta ? args.epoch : null).overridden) forced = true
   const cancelled = affected.map((t) =>
-    revise(t, ctx, {status: 'cancelled', cancel_reason: t === meta ? reason : `parent ${meta.id} cancelled: ${reason}`, lease_expires: undefined, block_note: undefined, closed_at: ctx.now}),
+    revise(t, ctx, {status: 'cancelled', cancel_reason: t === meta ? reason : `${t.parent === meta.id ? 'parent' : 'ancestor'} ${meta.id} cancelled: ${reason}`, lease_expires: undefined, block_note: undefined, closed_at: ctx.now}),
   )
   return {
     op: 'cancel',

@@ -9,6 +9,7 @@
 import {ConflictError, NotPermittedError, UsageError} from '../errors'
 import {claimIsLive, liveClaimsOf, openSubItems, reservationAllows, waitReasons, type WaitReason} from '../readiness'
 import type {Snapshot} from '../snapshot'
+import {openDescendants} from '../nesting'
 import type {TaskMeta} from '../task'
 import type {OpContext} from '../plan'
 import {type Standing, type TaskMoveName, type Verdict, claimLimitAllows, judgeMove, mayOverride, standingOf, taskMove} from '../state-machine'
@@ -97,6 +98,27 @@ export function assertMove(snap: Snapshot, meta: TaskMeta, ctx: OpContext, move:
   })
 }
 
+/**
+ * Spec ownership: changing what an item is (title, description, type,
+ * dependencies; adding or superseding a check) is the holder's while its
+ * claim is live; anyone else needs --force with a reason (`not_owner`, 6;
+ * `not_admin` when config.yaml lists admins). The rulebook's `revise` move,
+ * which the guard asks too. Returns whether only the override allowed it.
+ */
+export function assertMayRevise(snap: Snapshot, meta: TaskMeta, ctx: OpContext, action: string): boolean {
+  return assertMove(snap, meta, ctx, 'revise', action).overridden
+}
+
+/**
+ * The trailers of a spec change: the reason given (`--reason`, recorded as
+ * Tasks-Reason, shown by `show --revisions`) and the override when only it
+ * allowed the change.
+ */
+export function reasonTrailers(ctx: OpContext, reason: string | undefined, overridden: boolean): Array<[string, string]> {
+  const given = reason?.trim() || (overridden ? ctx.force?.reason : undefined)
+  return [...(given ? [['Tasks-Reason', given] as [string, string]] : []), ...(overridden ? overrideTrailers(ctx) : [])]
+}
+
 /** "tsk-a (todo), tsk-b (in_progress, a dependency of its parent tsk-p)". */
 export function describeWaits(reasons: readonly WaitReason[]): string {
   return reasons.map((w) => `${w.id} (${w.status}${w.via ? `, a dependency of its parent ${w.via}` : ''})`).join(', ')
@@ -104,7 +126,8 @@ export function describeWaits(reasons: readonly WaitReason[]): string {
 
 /** The conflict of finishing or claiming a parent whose sub-items are still open. */
 export function openSubItemsError(snap: Snapshot, meta: TaskMeta, action: string): ConflictError | null {
-  const open = openSubItems(snap, meta.id)
+  // Finishing waits for every descendant (sub-items of sub-items too, when max_depth allows them); claiming, for the sub-items.
+  const open = action === 'finish' ? openDescendants(snap, meta.id) : openSubItems(snap, meta.id)
   if (open.length === 0) return null
   return new ConflictError('open_subitems', `${meta.id} has unfinished sub-items: ${open.map((c) => `${c.id} (${c.status})`).join(', ')}; ${action === 'finish' ? 'finish or cancel them first' : 'they are the work: claim one of them instead'}`, {
     id: meta.id,
