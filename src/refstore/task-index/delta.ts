@@ -39,7 +39,7 @@ export function readCachedIndex(commonDir: string, list: string): TaskIndex | nu
  * reached), so the next command starts from that commit instead of
  * replaying the same commits again (rewriting the whole file for a few
  * changes would cost far more). Format (text):
- *   git-tasks index 9 delta <commit of the cache file it continues>
+ *   git-tasks index 10 delta <commit of the cache file it continues>
  *   {JSON: IndexHeader of the commit reached, `removed` ids, `absent`: the changed ids the cache file has no line for (optional), `count` and `bytes` of the lines, `sum`: SHA-1 of the lines}
  *   <one line per changed task, as in the cache file, with sub-items and dependents left empty>
  * Keyed by the cache file's commit: every version of the cache file for one

@@ -30,7 +30,7 @@ const TASKS_PER_SEARCH_BEFORE_DECODING_ALL = 20
 /**
  * The cache file, searched in place. Format (text, fields split by TAB, JSON
  * text never holds a raw TAB or newline):
- *   git-tasks index 9
+ *   git-tasks index 10
  *   {JSON header: IndexHeader (strays included) + count and byte length of the task lines, byte lengths of the queue and reservations lines}
  *   <ids of the next queue, space-separated, in next order>
  *   <reservations: JSON object, assignee → ids of the queue reserved for them, in next order>
