@@ -251,7 +251,7 @@ describe('list --json with finished items, streamed from the index file', () => 
     expect(JSON.parse(expected).tasks.length).toBeGreaterThan(5)
     const good = readFileSync(file)
     // Another format version, older or newer: ignored and rebuilt.
-    for (const version of [7, 8, 10]) {
+    for (const version of [8, 9, 11]) {
       writeFileSync(file, Buffer.concat([Buffer.from(`git-tasks index ${version}`), good.subarray(good.indexOf(0x0a))]))
       expect((await run(dir, ['list', '--all', '--json'], {env: {TASKS_NOW: NOW}})).stdout).toBe(expected)
       expect(readFileSync(file).subarray(0, 18).toString()).toBe('git-tasks index 10')
