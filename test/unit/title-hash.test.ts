@@ -11,6 +11,7 @@ import {addTask, openItemsTitled} from '../../src/core/ops/add'
 import {editTask} from '../../src/core/ops/edit'
 import {MergedOpenRows} from '../../src/core/merged-open-rows'
 import {overlaySnapshot} from '../../src/core/overlay'
+import {LiveOverlay} from '../../src/core/live-overlay'
 import {type OpenRows, ScannedTables, type Snapshot, type TaskEntry, entryOf, openRowColumns, tablesOf} from '../../src/core/snapshot'
 import {taskFilePath} from '../../src/core/store-layout'
 import {DEFAULT_CONFIG, type TaskMeta} from '../../src/core/task'
@@ -129,6 +130,25 @@ describe('the title hash', () => {
     const over2 = overlaySnapshot(over, c2, 'c3')
     expect(openItemsTitled(over2, 'delta', undefined).map((t) => t.id)).toEqual([a.id])
     expect(openItemsTitled(over2, 'beta', undefined)).toEqual([])
+  })
+
+  it('in a batch (LiveOverlay), a create finds the items made or retitled by earlier steps, and its rows are a scan\'s', () => {
+    const base = entries([task({id: 'tsk-abab000001', title: 'Alpha'}), task({id: 'tsk-abab000002', title: 'Done one', status: 'done'})])
+    const live = new LiveOverlay(packedSnap(base))
+    const step = (plan: {changes: Parameters<LiveOverlay['apply']>[0]}) => live.apply(plan.changes)
+    const first = addTask(live.snapshot, ctx('agent'), {title: 'Make the thing', sameTitle: 'reuse'})
+    expect(first.result.created).toBe(true)
+    step(first)
+    const again = addTask(live.snapshot, ctx('agent'), {title: 'make  THE thing', sameTitle: 'reuse'})
+    expect(again.result).toMatchObject({created: false, task: {id: first.result.task.id}})
+    step(editTask(live.snapshot, ctx('agent'), {id: 'tsk-abab000001', title: 'Beta'}))
+    expect(addTask(live.snapshot, ctx('agent'), {title: 'beta', sameTitle: 'reuse'}).result).toMatchObject({created: false, task: {id: 'tsk-abab000001'}})
+    expect(addTask(live.snapshot, ctx('agent'), {title: 'alpha', sameTitle: 'reuse'}).result.created).toBe(true)
+    // The rows, read through the base's packed columns, are those of a scan of the same tasks.
+    const scanned = new ScannedTables(new Map(live.entries())).openRows()
+    const open = live.openRows()
+    expect(JSON.stringify(encodeOpenRows(open))).toBe(JSON.stringify(encodeOpenRows(scanned)))
+    expect([...open.rows]).toEqual([...scanned.rows])
   })
 
   it('a plain snapshot (no stored tables) finds titles the same way', () => {
