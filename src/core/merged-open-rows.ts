@@ -22,7 +22,7 @@ function compareBaseRow(cols: OpenRowColumns, i: number, row: OpenRow): number {
  * such row.
  */
 export function baseOpenRowOf(cols: OpenRowColumns, id: string, priority: number, created: string): number {
-  const probe: OpenRow = [id, '', priority, created, '', '', '', '', 0]
+  const probe: OpenRow = [id, '', priority, created, '', '', '', '', 0, 0]
   const at = partitionPoint(0, cols.length, (i) => compareBaseRow(cols, i, probe) < 0)
   if (at < cols.length && cols.id(at) === id) return at
   for (let i = 0; i < cols.length; i++) if (cols.id(i) === id) return i
@@ -198,5 +198,10 @@ export class MergedOpenRows implements OpenRows, OpenRowColumns {
   leaseText(i: number): string {
     const a = this.at[i]!
     return a >= 0 ? this.cols.leaseText(a) : this.redoneCols.leaseText(~a)
+  }
+
+  titleHash(i: number): number {
+    const a = this.at[i]!
+    return a >= 0 ? this.cols.titleHash(a) : this.redoneCols.titleHash(~a)
   }
 }

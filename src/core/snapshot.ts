@@ -10,6 +10,7 @@ import {InvalidError} from './errors'
 import {type PrefixSearch, idsWithPrefixIn, resolveId, shardOf} from './ids'
 import {QUEUED, compareForNext} from './order'
 import type {Comment, ListConfig, Status, TaskMeta} from './task'
+import {titleHash} from './title'
 
 /**
  * One task of a snapshot. `status`, `parent` and `depends_on` are copies of
@@ -174,11 +175,13 @@ export function expiredLeaseIds(tables: SnapshotTables, now: string, config: Lis
 /**
  * An open item's stored fields and graph facts, never anything that
  * depends on the clock or the caller: [id, status, priority, created_at,
- * parent, owner, assignee, lease_expires, flags], '' for an absent field;
- * flags: OPEN_ROW_WAITING (it or its parent has a dependency not done) |
- * OPEN_ROW_OPEN_SUBITEMS (a sub-item neither done nor cancelled).
+ * parent, owner, assignee, lease_expires, flags, title hash], '' for an
+ * absent field; flags: OPEN_ROW_WAITING (it or its parent has a dependency
+ * not done) | OPEN_ROW_OPEN_SUBITEMS (a sub-item neither done nor
+ * cancelled); the title hash: `titleHash` of its title (core/title.ts), what
+ * the same-title check of `add` compares before reading any frontmatter.
  */
-export type OpenRow = readonly [string, string, number, string, string, string, string, string, number]
+export type OpenRow = readonly [string, string, number, string, string, string, string, string, number, number]
 export const OPEN_ROW_WAITING = 1
 export const OPEN_ROW_OPEN_SUBITEMS = 2
 
@@ -218,6 +221,8 @@ export interface OpenRowColumns {
   parent(i: number): string
   /** The lease as stored ('' for none; writing the cache file reads it). */
   leaseText(i: number): string
+  /** `titleHash` of the item's title (core/title.ts): equal hashes are candidates for the same title, to be confirmed from the frontmatter. */
+  titleHash(i: number): number
 }
 
 /** The columns of a set of open rows: its own, or its tuples read through. */
@@ -278,6 +283,10 @@ class RowColumns implements OpenRowColumns {
   leaseText(i: number): string {
     return this.rows[i]![7]
   }
+
+  titleHash(i: number): number {
+    return this.rows[i]![9]
+  }
 }
 
 /** For each row, the position of its parent's row (-1: none, or the parent is not open). */
@@ -310,7 +319,7 @@ export function openRowOf(tasks: ReadonlyMap<string, TaskEntry>, tables: Pick<Sn
   let flags = 0
   if (notDone(meta.depends_on) || (meta.parent !== undefined && notDone(tasks.get(meta.parent)?.depends_on))) flags |= OPEN_ROW_WAITING
   if (tables.children(meta.id).some((c) => isOpenStatus(tasks.get(c)?.status))) flags |= OPEN_ROW_OPEN_SUBITEMS
-  return [meta.id, meta.status, meta.priority, meta.created_at, meta.parent ?? '', meta.owner ?? '', meta.assignee ?? '', meta.lease_expires ?? '', flags]
+  return [meta.id, meta.status, meta.priority, meta.created_at, meta.parent ?? '', meta.owner ?? '', meta.assignee ?? '', meta.lease_expires ?? '', flags, titleHash(meta.title)]
 }
 
 /** The order of open rows: priority, creation time, id. */

@@ -14,7 +14,7 @@ import {type OpenRowColumns, type OpenRows, type Snapshot, openRowColumns, table
 import {TasksError} from '../../src/core/errors'
 import {finishTask} from '../../src/core/ops/lifecycle'
 import {removeTask} from '../../src/core/ops/remove'
-import {assignTask, setDependencies} from '../../src/core/ops/edit'
+import {assignTask, editTask, setDependencies} from '../../src/core/ops/edit'
 import {addTask} from '../../src/core/ops/add'
 import {claimTask} from '../../src/core/ops/claim'
 import {gitSync, makeRepo, run} from '../helpers/cli'
@@ -28,7 +28,7 @@ function openRowsOf(o: OpenRows) {
 
 /** Every field of every open row read through the columns, as `list` reads them. */
 function columnsOf(c: OpenRowColumns) {
-  return Array.from({length: c.length}, (_, i) => [c.id(i), c.status(i), c.priority(i), c.created(i), c.owner(i), c.assignee(i), c.leaseEnd(i), c.flags(i), c.parentRow(i), c.parent(i), c.leaseText(i)])
+  return Array.from({length: c.length}, (_, i) => [c.id(i), c.status(i), c.priority(i), c.created(i), c.owner(i), c.assignee(i), c.leaseEnd(i), c.flags(i), c.parentRow(i), c.parent(i), c.leaseText(i), c.titleHash(i)])
 }
 
 /** Everything the core can ask an index, in a comparable form. */
@@ -63,7 +63,7 @@ function leaseLimits(rows: readonly (readonly [string, number])[]): number[] {
   return [Number.NEGATIVE_INFINITY, 0, ...ends.slice(0, 10).flatMap((ms) => [ms, ms + 1]), ...ends.slice(-3), Number.POSITIVE_INFINITY, Number.NaN]
 }
 
-/** Random single-op commits (add with parents, dependencies and assignees, claim, done, rm, deps, assign), as separate processes would make them. */
+/** Random single-op commits (add with parents, dependencies and assignees, claim, done, rm, deps, assign, retitle), as separate processes would make them. */
 async function mutate(dir: string, steps: number, seed: number, ids: string[]): Promise<void> {
   const {rand, pick} = seededRandom(seed)
   const store = await ListStore.open(dir, 'main')
@@ -83,6 +83,8 @@ async function mutate(dir: string, steps: number, seed: number, ids: string[]): 
       else if (op === 3) plan = finishTask(snap, ctx('bob'), {id: pick(live)!})
       else if (op === 4) plan = removeTask(snap, ctx('alice'), {id: pick(live)!, withSubitems: true})
       else if (op === 7) plan = assignTask(snap, ctx('alice'), {id: pick(live)!, assignee: pick(['bob', 'carol', null]) ?? null})
+      // A retitle: the row's title hash must follow it through a catch-up as through a cold build.
+      else if (op === 6 && rand(2) === 0) plan = editTask(snap, ctx('alice'), {id: pick(live)!, title: `retitled ${seed}-${step}`})
       else {
         const id = pick(live)!
         plan = setDependencies(snap, ctx('alice'), {id, deps: live.filter((d) => d !== id && rand(8) === 0)})

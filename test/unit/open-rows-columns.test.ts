@@ -37,11 +37,12 @@ const rowsArb = fc.array(
     assignee: personArb,
     lease: leaseArb,
     flags: fc.integer({min: 0, max: 3}),
+    titleHash: fc.integer({min: -(2 ** 31), max: 2 ** 31 - 1}),
   }),
   {maxLength: 60},
 )
 
-type Raw = {id: string; status: string; priority: number; created: string; parent: number; hasParent: number; owner: string; assignee: string; lease: string; flags: number}
+type Raw = {id: string; status: string; priority: number; created: string; parent: number; hasParent: number; owner: string; assignee: string; lease: string; flags: number; titleHash: number}
 
 function toOpenRows(rs: Raw[]): OpenRows {
   // Unique ids; a parent is another row (open) or an id not among the rows (a finished parent).
@@ -49,7 +50,7 @@ function toOpenRows(rs: Raw[]): OpenRows {
   const unique = rs.filter((r) => !seen.has(r.id) && seen.add(r.id))
   const rows: OpenRow[] = unique.map((r) => {
     const parent = r.hasParent === 0 ? '' : r.hasParent === 1 ? 'tsk-notopen000' : (unique[r.parent % unique.length]!.id === r.id ? '' : unique[r.parent % unique.length]!.id)
-    return [r.id, r.status, r.priority, r.created, parent, r.owner, r.assignee, r.lease, r.flags] as OpenRow
+    return [r.id, r.status, r.priority, r.created, parent, r.owner, r.assignee, r.lease, r.flags, r.titleHash] as OpenRow
   })
   return {rows, finished: unique.length, broken: ['tsk-broken0000']}
 }
@@ -68,7 +69,7 @@ describe('open rows packed in the cache file', () => {
         expect(got.length).toBe(want.length)
         const out = [false]
         for (let i = 0; i < want.length; i++) {
-          const fields = (c: typeof want) => [c.id(i), c.status(i), c.priority(i), c.created(i), c.owner(i), c.assignee(i), c.leaseEnd(i), c.flags(i), c.parentRow(i), c.parent(i), c.leaseText(i)]
+          const fields = (c: typeof want) => [c.id(i), c.status(i), c.priority(i), c.created(i), c.owner(i), c.assignee(i), c.leaseEnd(i), c.flags(i), c.parentRow(i), c.parent(i), c.leaseText(i), c.titleHash(i)]
           expect(fields(got)).toEqual(fields(want))
           const state = openRowStateAt(got, i, actor || undefined, nowMs, DEFAULT_CONFIG, out)
           expect({state, ready: out[0]}).toEqual(openRowState(open.rows[i]!, actor || undefined, nowMs, DEFAULT_CONFIG))
@@ -81,10 +82,23 @@ describe('open rows packed in the cache file', () => {
   })
 
   it('a line that does not fit its counts is damage, not a wrong answer', () => {
-    const good = encodeOpenRows(toOpenRows([{id: 'tsk-aaaaaaaaaa', status: 'todo', priority: 1, created: '2026-01-01T00:00:00.000Z', parent: 0, hasParent: 0, owner: '', assignee: '', lease: '', flags: 0}]))
+    const good = encodeOpenRows(toOpenRows([{id: 'tsk-aaaaaaaaaa', status: 'todo', priority: 1, created: '2026-01-01T00:00:00.000Z', parent: 0, hasParent: 0, owner: '', assignee: '', lease: '', flags: 0, titleHash: -5}]))
     expect(() => new ColumnOpenRows({...good, packed: good.packed.slice(4)})).toThrow(/damaged/)
     expect(() => new ColumnOpenRows({...good, people: []})).toThrow(/damaged/)
     expect(() => new ColumnOpenRows({...good, n: 2})).toThrow(/damaged/)
     expect(() => new ColumnOpenRows({...good, ids: 'tsk-aaaaaaaaa'})).toThrow(/damaged/)
+    // A line of format 9 (four words a row, no title hash) does not fit the counts either.
+    const bytes = Buffer.from(good.packed, 'base64')
+    expect(bytes.length).toBe(4 + 5 * 4)
+    expect(() => new ColumnOpenRows({...good, packed: bytes.subarray(0, 4 + 4 * 4).toString('base64')})).toThrow(/damaged/)
+  })
+
+  it('a row costs 4 bytes more in `packed` for its title hash, and keeps it', () => {
+    const rows = (k: number) => toOpenRows(Array.from({length: k}, (_, i) => ({id: `tsk-${String(i).padStart(10, '0')}`, status: 'todo', priority: 1, created: '2026-01-01T00:00:00.000Z', parent: 0, hasParent: 0, owner: '', assignee: '', lease: '', flags: 0, titleHash: Math.imul(i, 0x9e3779b1)})))
+    const bytesOf = (k: number) => Buffer.from(encodeOpenRows(rows(k)).packed, 'base64').length
+    // Per row: the status byte and five 32-bit words (priority, owner, assignee, parent row, title hash).
+    expect(bytesOf(400) - bytesOf(200)).toBe(200 * 21)
+    const read = new ColumnOpenRows(JSON.parse(JSON.stringify(encodeOpenRows(rows(50)))))
+    for (let i = 0; i < 50; i++) expect(read.titleHash(i)).toBe(Math.imul(i, 0x9e3779b1))
   })
 })

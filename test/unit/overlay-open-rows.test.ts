@@ -4,7 +4,7 @@
  * field of every row, the parent positions included, and the rows as
  * tuples, and the cache file's line written from them, are what the tuple
  * path (a base without columns) and a scan of the same tasks give, whatever was added, removed, closed, reopened,
- * moved under another parent or made to depend on something.
+ * moved under another parent, made to depend on something or retitled.
  */
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
@@ -20,6 +20,8 @@ const POOL = Array.from({length: 24}, (_, i) => `tsk-${(i * 7919).toString(36).p
 const STATUSES: Status[] = ['todo', 'todo', 'in_progress', 'blocked', 'done', 'cancelled']
 // Few creation times and priorities, so that rows tie on them and the id decides.
 const TIMES = ['2026-01-01T00:00:00.000Z', '2026-01-01T00:00:01.000Z', '2026-02-01T00:00:00.000Z']
+// Titles that are canonically the same or not: the rows' title hashes must follow a retitle.
+const TITLES = ['Fix the login', 'fix  THE login', 'Ship it', 'Write tests']
 
 const fieldsArb = fc.record({
   status: fc.constantFrom(...STATUSES),
@@ -30,11 +32,12 @@ const fieldsArb = fc.record({
   owner: fc.option(fc.constantFrom('bob', 'carol'), {nil: undefined}),
   assignee: fc.option(fc.constantFrom('bob', 'carol'), {nil: undefined}),
   lease: fc.option(fc.constantFrom('2026-01-01T00:00:00.000Z', '2026-03-01T12:00:00.000Z', 'soon'), {nil: undefined}),
+  title: fc.constantFrom(...TITLES),
 })
 type Fields = typeof fieldsArb extends fc.Arbitrary<infer F> ? F : never
 
 function entry(id: string, f: Fields): TaskEntry {
-  return entryOf(task({id, status: f.status, priority: f.priority, created_at: f.created, parent: f.parent === id ? undefined : f.parent, depends_on: f.deps.filter((d) => d !== id), owner: f.owner, assignee: f.assignee, lease_expires: f.lease}), taskFilePath(id))
+  return entryOf(task({id, title: f.title, status: f.status, priority: f.priority, created_at: f.created, parent: f.parent === id ? undefined : f.parent, depends_on: f.deps.filter((d) => d !== id), owner: f.owner, assignee: f.assignee, lease_expires: f.lease}), taskFilePath(id))
 }
 
 const entryArb = (id: string): fc.Arbitrary<TaskEntry> =>
@@ -55,6 +58,7 @@ function changeArb(base: ReadonlyMap<string, TaskEntry>, id: string): fc.Arbitra
     tweak(fc.record({parent: fc.option(fc.constantFrom(...POOL.filter((p) => p !== id)), {nil: undefined})})),
     tweak(fc.record({depends_on: fc.subarray(POOL.filter((p) => p !== id), {maxLength: 3})})),
     tweak(fc.record({priority: fc.integer({min: 0, max: 2}), created_at: fc.constantFrom(...TIMES)})),
+    tweak(fc.record({title: fc.constantFrom(...TITLES)})),
   )
 }
 
@@ -77,7 +81,7 @@ class PackedTables extends ScannedTables {
 const snap = (tasks: ReadonlyMap<string, TaskEntry>, tables: ScannedTables): Snapshot => ({list: 'main', commit: 'c', config: DEFAULT_CONFIG, tasks, tables})
 
 function columnsOf(c: OpenRowColumns) {
-  return Array.from({length: c.length}, (_, i) => [c.id(i), c.status(i), c.priority(i), c.created(i), c.owner(i), c.assignee(i), c.leaseEnd(i), c.flags(i), c.parentRow(i), c.parent(i), c.leaseText(i)])
+  return Array.from({length: c.length}, (_, i) => [c.id(i), c.status(i), c.priority(i), c.created(i), c.owner(i), c.assignee(i), c.leaseEnd(i), c.flags(i), c.parentRow(i), c.parent(i), c.leaseText(i), c.titleHash(i)])
 }
 
 describe('open rows of an overlay over columns', () => {
@@ -105,13 +109,13 @@ describe('open rows of an overlay over columns', () => {
   })
 
   it('make no tuple per row for a listing or for writing the cache file, only when rows are asked for', () => {
-    const base = new Map(POOL.map((id, i) => [id, entry(id, {status: 'todo', priority: i % 3, created: TIMES[i % 3]!, parent: i > 3 ? POOL[i % 4] : undefined, deps: [], owner: undefined, assignee: undefined, lease: undefined})]))
+    const base = new Map(POOL.map((id, i) => [id, entry(id, {status: 'todo', priority: i % 3, created: TIMES[i % 3]!, parent: i > 3 ? POOL[i % 4] : undefined, deps: [], owner: undefined, assignee: undefined, lease: undefined, title: TITLES[i % 4]!})]))
     const tables = new PackedTables(base)
     const packed = tables.openRows() as ColumnOpenRows
     let asked = 0
     const rows = Object.getOwnPropertyDescriptor(ColumnOpenRows.prototype, 'rows')!.get!
     Object.defineProperty(packed, 'rows', {get: () => (asked++, rows.call(packed))})
-    const changes = new Map([[POOL[5]!, entry(POOL[5]!, {status: 'done', priority: 0, created: TIMES[0]!, parent: POOL[1], deps: [], owner: undefined, assignee: undefined, lease: undefined})]])
+    const changes = new Map([[POOL[5]!, entry(POOL[5]!, {status: 'done', priority: 0, created: TIMES[0]!, parent: POOL[1], deps: [], owner: undefined, assignee: undefined, lease: undefined, title: TITLES[0]!})]])
     const merged = tablesOf(overlaySnapshot(snap(base, tables), changes, 'c')).openRows()
     columnsOf(openRowColumns(merged))
     const written = JSON.stringify(encodeOpenRows(merged))

@@ -9,6 +9,7 @@ import type {OpContext, Plan} from '../plan'
 import {type Snapshot, openRowColumns, resolve, shardBlocked, tablesOf, taskMeta} from '../snapshot'
 import {checkDependencies} from '../dependency-graph'
 import {DEFAULT_PRIORITY, DEFAULT_TASK_TYPE, FINISHED, type TaskMeta} from '../task'
+import {canonicalTitle, hashOfCanonical} from '../title'
 import {sessionForNewTask} from './work-sessions'
 import {takesSubItems} from '../state-machine'
 import {checkActor, checkBody, checkPriority, checkTags, checkTitle, checkType} from '../validation'
@@ -48,22 +49,20 @@ export interface AddResult {
   warnings?: string[]
 }
 
-/** A title as the fallback idempotency key compares it: case folded, every run of whitespace one space, trimmed. */
-export function canonicalTitle(title: string): string {
-  return title.normalize('NFC').toLowerCase().replace(/\s+/g, ' ').trim()
-}
-
 /**
  * The open items (todo, in progress, blocked) under `parent` (undefined:
  * top-level) whose title is canonically `title`, oldest first. It reads
- * the open rows table and the frontmatter of each open item.
+ * the open rows table, and the frontmatter only of the rows whose title
+ * hash (`OpenRow`, core/title.ts) is the wanted title's: the titles of
+ * those are compared, since different titles can share a hash.
  */
 export function openItemsTitled(snap: Snapshot, title: string, parent: string | undefined): TaskMeta[] {
   const want = canonicalTitle(title)
+  const hash = hashOfCanonical(want)
   const cols = openRowColumns(tablesOf(snap).openRows())
   const out: TaskMeta[] = []
   for (let i = 0; i < cols.length; i++) {
-    if (cols.parent(i) !== (parent ?? '')) continue
+    if (cols.titleHash(i) !== hash || cols.parent(i) !== (parent ?? '')) continue
     const meta = snap.tasks.get(cols.id(i))?.meta
     if (meta && !FINISHED.has(meta.status) && canonicalTitle(meta.title) === want) out.push(meta)
   }

@@ -236,6 +236,10 @@ export class OpenRecords implements OpenRowColumns {
   leaseText(): string {
     return ''
   }
+  /** Not in the section's records (like the id and the creation text): a listing never asks; the open rows line has it. */
+  titleHash(): number {
+    return 0
+  }
 }
 
 /** A window of the section's finished records, [first, length), in listing order. */

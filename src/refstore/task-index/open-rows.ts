@@ -11,9 +11,11 @@ import {LITTLE_ENDIAN, damaged, indexIn} from './format'
  * The open rows line of the file, made to be read without an object per
  * row: the small fields of every row as binary columns in one base64
  * string (`packed`, little-endian: per row a byte of status and flags,
- * then 32-bit positions in `priorities`, in `people` ('' first) for the
- * owner and the assignee, and the position of the parent's row, -1 when it
- * has none or the parent is not open); ids and creation times concatenated
+ * then 32-bit words: positions in `priorities`, in `people` ('' first) for
+ * the owner and the assignee, the position of the parent's row (-1 when it
+ * has none or the parent is not open), and the title's hash (`titleHash`,
+ * core/title.ts: what the same-title check of `add` compares before it reads
+ * any frontmatter), since cache format 12); ids and creation times concatenated
  * when they all have one length (the usual case), else as lists; the
  * parents of rows that have one, and the lease ends as [row, ms] pairs for
  * the canonical ISO form (`leaseText` keeps any other text, parsed when
@@ -36,8 +38,8 @@ export interface EncodedOpenRows {
   leaseText: Record<string, string>
 }
 
-/** Bytes of a row in `packed` after the status bytes: priority, owner, assignee, parent row (4 each). */
-const ROW_WORDS = 4
+/** 32-bit words of a row in `packed` after the status bytes: priority, owner, assignee, parent row, title hash. */
+const ROW_WORDS = 5
 
 /** One length shared by every string, or -1. */
 function widthOf(values: readonly string[]): number {
@@ -78,6 +80,7 @@ export function encodeOpenRows(open: OpenRows): EncodedOpenRows {
     bytes.writeUInt32LE(indexIn(people, personAt, cols.owner(i)), w + 4)
     bytes.writeUInt32LE(indexIn(people, personAt, cols.assignee(i)), w + 8)
     bytes.writeInt32LE(cols.parentRow(i), w + 12)
+    bytes.writeInt32LE(cols.titleHash(i), w + 16)
     const parent = cols.parent(i)
     if (parent !== '') parents[String(i)] = parent
     const lease = cols.leaseText(i)
@@ -116,7 +119,7 @@ export class ColumnOpenRows implements OpenRows, OpenRowColumns {
   readonly finished: number
   readonly broken: readonly string[]
   private readonly head: Uint8Array
-  /** Per row: priority, owner, assignee, parent row. */
+  /** Per row: priority, owner, assignee, parent row, title hash. */
   private readonly words: Int32Array
   private readonly leaseEnds: Float64Array
   private tuples: OpenRow[] | undefined
@@ -168,7 +171,7 @@ export class ColumnOpenRows implements OpenRows, OpenRowColumns {
     if (!this.tuples) {
       const out: OpenRow[] = []
       for (let i = 0; i < this.length; i++) {
-        out.push([this.id(i), this.status(i), this.priority(i), this.created(i), this.parent(i), this.owner(i), this.assignee(i), this.leaseText(i), this.flags(i)])
+        out.push([this.id(i), this.status(i), this.priority(i), this.created(i), this.parent(i), this.owner(i), this.assignee(i), this.leaseText(i), this.flags(i), this.titleHash(i)])
       }
       this.tuples = out
     }
@@ -215,6 +218,10 @@ export class ColumnOpenRows implements OpenRows, OpenRowColumns {
 
   parent(i: number): string {
     return this.e.parents[String(i)] ?? ''
+  }
+
+  titleHash(i: number): number {
+    return this.words[i * ROW_WORDS + 4]!
   }
 
   leaseText(i: number): string {
