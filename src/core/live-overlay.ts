@@ -12,11 +12,12 @@ import {lowerBound} from './ids'
 import {QUEUED, cmp, compareForNext, mergeSorted, partitionPoint} from './order'
 import type {Check} from './check'
 import type {Change} from './plan'
-import {compareLeaseRows, type LeaseRow, leaseRowOf, leasesIn, type OpenRows, type Snapshot, type SnapshotTables, type TaskEntry, entryOf, reservationsIn, tablesOf} from './snapshot'
+import {compareLeaseRows, type LeaseRow, leaseRowOf, leasesIn, type OpenRows, type Snapshot, type SnapshotTables, type TaskEntry, entryOf, openRowColumns, reservationsIn, tablesOf} from './snapshot'
 import {taskFilePath} from './store-layout'
 import type {Comment, TaskMeta} from './task'
 import {putCheck} from './apply'
 import {overlaySnapshot} from './overlay'
+import {titleHash} from './title'
 
 function insertSorted(list: string[], id: string): void {
   const at = lowerBound(list, id)
@@ -48,6 +49,10 @@ export class LiveOverlay implements ReadonlyMap<string, TaskEntry>, SnapshotTabl
   private reservedCache: ReadonlyMap<string, readonly string[]> | undefined
   private claimedCache: ReadonlyMap<string, readonly string[]> | undefined
   private openCache: OpenRows | undefined
+  /** The base's open items by title hash, built at the first same-title question (one pass over the base's open rows). */
+  private baseTitles: Map<number, string[]> | undefined
+  /** The open items this batch wrote, by title hash, kept up to date by each change. */
+  private readonly ownTitles = new Map<number, Set<string>>()
   /** The lease order, once asked for (then updated in place by each change). */
   private leaseRows: LeaseRow[] | undefined
   private leaseRowsShared = false
@@ -89,7 +94,9 @@ export class LiveOverlay implements ReadonlyMap<string, TaskEntry>, SnapshotTabl
       if (prev.parent) index(this.childIdx, prev.parent, id, false)
       for (const d of prev.depends_on ?? []) index(this.depIdx, d, id, false)
     }
+    this.indexTitle(prev, id, false)
     this.changes.set(id, entry)
+    this.indexTitle(entry, id, true)
     if (entry?.status) {
       if (entry.parent) index(this.childIdx, entry.parent, id, true)
       for (const d of entry.depends_on ?? []) index(this.depIdx, d, id, true)
@@ -260,6 +267,39 @@ export class LiveOverlay implements ReadonlyMap<string, TaskEntry>, SnapshotTabl
   openRows(): OpenRows {
     this.openCache ??= tablesOf(overlaySnapshot(this.base, new Map(this.changes), this.base.commit)).openRows()
     return this.openCache
+  }
+
+  /**
+   * Open items whose title hashes to `hash`: the base's (from an index
+   * built once, less the ids this batch changed) and this batch's own (kept
+   * up to date by each change), so a batch of N creates asks N cheap
+   * questions instead of redoing the open rows N times.
+   */
+  *openTitled(hash: number): Iterable<string> {
+    if (!this.baseTitles) {
+      this.baseTitles = new Map()
+      const cols = openRowColumns(this.baseTables.openRows())
+      for (let i = 0; i < cols.length; i++) {
+        const h = cols.titleHash(i)
+        const id = cols.id(i)
+        const list = this.baseTitles.get(h)
+        if (list) list.push(id)
+        else this.baseTitles.set(h, [id])
+      }
+    }
+    for (const id of this.baseTitles.get(hash) ?? []) if (!this.changes.has(id)) yield id
+    yield* this.ownTitles.get(hash) ?? []
+  }
+
+  private indexTitle(entry: TaskEntry | null | undefined, id: string, add: boolean): void {
+    const meta = entry?.meta
+    if (!meta || meta.status === 'done' || meta.status === 'cancelled') return
+    const h = titleHash(meta.title)
+    let set = this.ownTitles.get(h)
+    if (add) {
+      if (!set) this.ownTitles.set(h, (set = new Set()))
+      set.add(id)
+    } else set?.delete(id)
   }
 }
 

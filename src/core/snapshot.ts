@@ -125,6 +125,13 @@ export interface SnapshotTables extends PrefixSearch {
    */
   openRows(): OpenRows
   /**
+   * The ids of the open items whose canonical title hashes to `hash`
+   * (core/title.ts), when this table answers it without a pass over every
+   * open row: a batch's snapshot (live-overlay.ts), where every create asks
+   * the same-title question. Candidates only: the caller compares the titles.
+   */
+  openTitled?(hash: number): Iterable<string>
+  /**
    * Items in progress whose claim can run out, in the order they run out
    * (`LeaseRow`): the sweep of expired leases reads the front of it instead
    * of decoding every claim.

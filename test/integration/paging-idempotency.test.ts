@@ -105,7 +105,7 @@ describe('limits, paging, idempotency, subtree export', () => {
     expect(made.created).toBe(true)
     expect(made.warnings).toEqual([expect.stringContaining(parent)])
     expect(dup.stderr).toContain('same_title')
-    await runJson(dir, ['rm', made.task.id, '--yes'])
+    await runJson(dir, ['rm', made.task.id, '--confirm', made.task.id, '--reason', 'made again below'])
 
     const out = join(tempDir('export-'), 'sub.json')
     await run(dir, ['export', parent, '-o', out])

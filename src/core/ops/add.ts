@@ -59,14 +59,27 @@ export interface AddResult {
 export function openItemsTitled(snap: Snapshot, title: string, parent: string | undefined): TaskMeta[] {
   const want = canonicalTitle(title)
   const hash = hashOfCanonical(want)
-  const cols = openRowColumns(tablesOf(snap).openRows())
   const out: TaskMeta[] = []
+  const tables = tablesOf(snap)
+  const candidates = tables.openTitled?.(hash)
+  if (candidates) {
+    for (const id of candidates) {
+      const meta = snap.tasks.get(id)?.meta
+      if (meta && (meta.parent ?? '') === (parent ?? '') && !FINISHED.has(meta.status) && canonicalTitle(meta.title) === want) out.push(meta)
+    }
+    return out.sort(byCreation)
+  }
+  const cols = openRowColumns(tables.openRows())
   for (let i = 0; i < cols.length; i++) {
     if (cols.titleHash(i) !== hash || cols.parent(i) !== (parent ?? '')) continue
     const meta = snap.tasks.get(cols.id(i))?.meta
     if (meta && !FINISHED.has(meta.status) && canonicalTitle(meta.title) === want) out.push(meta)
   }
-  return out.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1))
+  return out.sort(byCreation)
+}
+
+function byCreation(a: TaskMeta, b: TaskMeta): number {
+  return a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1
 }
 
 /** Fields of an existing keyed item that differ from what this add asks for. */
