@@ -34,6 +34,9 @@ import {dirOf} from './search'
 import type {Session} from './session'
 import {readCapped} from './bounded-read'
 import {mutate} from './transaction'
+import {readCardCommits, readHistory} from '../refstore/history'
+import {specRevisions} from '../core/spec-revisions'
+import {taskDir} from '../core/ids'
 
 const READ_WINDOW = 256
 
@@ -69,6 +72,18 @@ export async function exportDocument(session: Session, {ids}: {ids: string[]}): 
     const details = await Promise.all(part.map((m) => session.store.readDetail(loaded.index.commit, m.id, dirs.get(m.id))))
     const {checks} = await session.store.readChecks(loaded.index.commit, part.map((m) => m.id), dirs)
     part.forEach((m, j) => tasks.push(exportedTask(m, details[j]!.body, details[j]!.comments, sortChecks(checks.get(m.id) ?? []))))
+  }
+  // Cards named (and their subtrees) travel with their history: spec revisions and events, read from the ref.
+  if (ids.length && loaded.index.commit) {
+    const commit = loaded.index.commit
+    const cwd = session.store.repo.cwd
+    for (const t of tasks) {
+      const [cardCommits, events] = await Promise.all([readCardCommits(cwd, commit, taskDir(t.id)), readHistory(cwd, commit, {path: taskDir(t.id)})])
+      t.revisions = specRevisions(t.id, cardCommits)
+      t.events = events
+        .map((e) => ({commit: e.commit, actor: e.actor, date: e.date, op: e.op, subject: e.subject}))
+        .reverse()
+    }
   }
   return {format: EXPORT_FORMAT, version: EXPORT_VERSION, list: session.list, commit: loaded.index.commit, exported_at: session.now(), tasks}
 }

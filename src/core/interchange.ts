@@ -59,7 +59,24 @@ export interface ExportedComment {
 /** Every comment kind a card may hold: the typed ones, checkpoints and the hooks' linked commits. */
 const ALL_COMMENT_KINDS: readonly string[] = [...COMMENT_KINDS, CHECKPOINT_KIND, ...TOOL_COMMENT_KINDS]
 
-export type ExportedTask = Omit<TaskMeta, 'epoch' | 'claim_epochs'> & {body: string; comments: ExportedComment[]; checks?: Check[]}
+/** One commit of a card's history, as `export ID` carries it (informational: import does not replay history). */
+export interface ExportedEvent {
+  commit: string
+  actor: string
+  date: string
+  op: string
+  subject: string
+}
+
+export type ExportedTask = Omit<TaskMeta, 'epoch' | 'claim_epochs'> & {
+  body: string
+  comments: ExportedComment[]
+  checks?: Check[]
+  /** `export ID`: every spec revision (show --revisions), read from the ref's history. */
+  revisions?: unknown[]
+  /** `export ID`: every commit that touched the card, oldest first. */
+  events?: ExportedEvent[]
+}
 
 export interface ExportDocument {
   format: typeof EXPORT_FORMAT
@@ -116,7 +133,8 @@ export function recordsOfDocument(doc: unknown): ImportRecord[] {
   if (!Array.isArray(d.tasks)) throw bad('the document has no "tasks" array')
   return d.tasks.map((t, i) => {
     if (!t || typeof t !== 'object') throw bad(`tasks[${i}] is not an object`, {index: i})
-    const {body, comments, checks, ...meta} = t as ExportedTask
+    // revisions and events are the exporting list's history: read, never replayed (the import is a change of its own).
+    const {body, comments, checks, revisions: _revisions, events: _events, ...meta} = t as ExportedTask
     const origin = `tasks[${i}] (${String((meta as {id?: unknown}).id)})`
     // A field of the wrong type is refused, never read as something else.
     if (body !== undefined && typeof body !== 'string') throw wrongType(origin, 'body', 'text', body, {index: i})
