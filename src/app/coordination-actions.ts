@@ -20,6 +20,7 @@ import {type TaskResult, viewer} from './task-results'
 import type {ClaimOutput} from './claim-actions'
 import {explainRevision, explainTakeover} from './refusals'
 import {prepareChecks, prepareComments} from './check-reads'
+import {prepareSessions} from './work-session-actions'
 import {guardRevision} from '../core/revision-guard'
 import {mutate} from './transaction'
 
@@ -138,7 +139,10 @@ export async function batchFile(session: Session, {operations, each, table}: {op
   const keyed = ops.filter((o): o is {id?: unknown} => o !== null && typeof o === 'object' && (o as {op?: unknown}).op === 'comment' && (o as {key?: unknown}).key !== undefined)
   // A task the batch itself creates ($name) has no comments yet: the overlay gives it an empty list.
   const keyedComments = (): string[] => keyed.flatMap((o) => (typeof o.id === 'string' && !o.id.startsWith('$') ? [o.id] : []))
-  const prepare = keyed.length > 0 ? prepareComments(session, keyedComments, prepareChecks(session, referenced)) : prepareChecks(session, referenced)
+  const checked = keyed.length > 0 ? prepareComments(session, keyedComments, prepareChecks(session, referenced)) : prepareChecks(session, referenced)
+  // A create that joins a coordination session: the session records are read too (the op checks the session exists and is open).
+  const joins = ops.some((o) => o !== null && typeof o === 'object' && (o as {session?: unknown}).session !== undefined)
+  const prepare = joins ? prepareSessions(checked) : checked
   const done = await mutate(session, (s, c) => runBatchFile(s, c, ops, each ? 'each' : 'atomic', table), prepare)
   return {...done.result, commit: done.commit}
 }

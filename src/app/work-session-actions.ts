@@ -128,8 +128,11 @@ export async function readCheckpoints(store: ListStore, rootTree: string, id: st
 }
 
 /** A Prepare that hands the op the snapshot with the sessions of the tree it is about to run on. */
-export function prepareSessions(): Prepare {
-  return async (store: ListStore, loaded: Loaded) => ({...loaded.snapshot, sessions: (await readSessions(store, loaded.index.rootTree)).sessions})
+export function prepareSessions(before?: Prepare): Prepare {
+  return async (store: ListStore, loaded: Loaded) => {
+    const snap = (before ? await before(store, loaded) : undefined) ?? loaded.snapshot
+    return {...snap, sessions: (await readSessions(store, loaded.index.rootTree)).sessions}
+  }
 }
 
 export interface SessionChangeResult {

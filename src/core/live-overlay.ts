@@ -67,7 +67,7 @@ export class LiveOverlay implements ReadonlyMap<string, TaskEntry>, SnapshotTabl
     this.baseTables = tablesOf(base)
     this.checks = new Map(base.checks ?? [])
     this.comments = base.comments ? new Map(base.comments) : undefined
-    this.snapshot = {list: base.list, commit: base.commit, config: base.config, tasks: this, tables: this, checks: this.checks, ...(this.comments ? {comments: this.comments} : {}), ...(base.blockedShards ? {blockedShards: base.blockedShards} : {})}
+    this.snapshot = {list: base.list, commit: base.commit, config: base.config, tasks: this, tables: this, checks: this.checks, ...(this.comments ? {comments: this.comments} : {}), ...(base.blockedShards ? {blockedShards: base.blockedShards} : {}), ...(base.sessions ? {sessions: base.sessions} : {})}
   }
 
   /** Apply a plan's changes (in order). */

@@ -29,7 +29,7 @@ export const add = operation({
     priority: p.numberOrString('Priority 0 (most urgent) to 4.', {char: 'p'}).or('2'),
     assignee: p.string('Reserve the task for this actor.'),
     key: p.string('Idempotency key: adding again with the same key returns the same task.'),
-    session: p.string('Join this coordination session (ses-… id or prefix; exit 3 when none). Default: the parent\'s session for a sub-item, else $TASKS_SESSION when it holds a session id. A task never moves between sessions.', {only: ['cli', 'mcp']}),
+    session: p.string('Join this coordination session (ses-… id or prefix; exit 3 when none). Default: the parent\'s session for a sub-item, else $TASKS_SESSION when it holds a session id. A task never moves between sessions. In a batch file, the field session joins it (TASKS_SESSION does not).'),
     acceptance: p.strings('An acceptance criterion (repeatable): a check that must pass, with evidence, before done.'),
     test: p.strings('A test (repeatable): a check that must pass, with evidence, before done.'),
   },

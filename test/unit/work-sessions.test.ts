@@ -116,6 +116,16 @@ describe('session merge', () => {
   const base: WorkSession = {id: 'ses-0123456789', title: 'S', state: 'in_progress', strategy: 'one\ntwo\nthree', owner: 'alice', epoch: 1, claimed_at: T0, lease_expires: LATER, revision: 1, created_at: T0, created_by: 'alice', updated_at: T0, updated_by: 'alice', description: 'a\nb\nc'}
   const ctxM = {now: LATER, published: 'ours' as const}
 
+  it('a batch create joins by its session field, and its sub-items follow; an unknown session refuses the batch', async () => {
+    const {runBatchFile} = await import('../../src/core/ops/batch-file')
+    const {batchOperations} = await import('../../src/operations/table')
+    const {snap, id} = started([])
+    const plan = runBatchFile(snap, ctx('alice'), [{op: 'create', name: 'a', title: 'joined', session: id}, {op: 'create', title: 'child', parent: '$a'}], 'atomic', batchOperations())
+    const metas = plan.changes.flatMap((c) => (c.kind === 'put-task' ? [c.meta] : []))
+    expect(metas.map((m) => [m.title, m.work_session])).toEqual([['joined', id], ['child', id]])
+    expect(() => runBatchFile(snap, ctx('alice'), [{op: 'create', title: 'x', session: 'ses-zzzzzzzz'}], 'atomic', batchOperations())).toThrow(/no coordination session/)
+  })
+
   it('both sides revised different lines: merged, revision past both; the claim from the higher epoch', () => {
     const ours = {...base, strategy: 'ONE\ntwo\nthree', revision: 2, revised_at: '2026-11-29T12:01:00.000Z', updated_at: '2026-11-29T12:01:00.000Z'}
     const theirs = {...base, strategy: 'one\ntwo\nTHREE', revision: 2, owner: 'bob', epoch: 2, revised_at: '2026-11-29T12:02:00.000Z', updated_at: '2026-11-29T12:02:00.000Z', updated_by: 'bob'}
