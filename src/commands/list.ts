@@ -24,7 +24,8 @@ let limitAsked = false
 
 /** The line that says how to go on when a page stops before the end. */
 function moreHint(r: ListResult): string {
-  return `more: ${r.total - r.offset - (r.limit ?? 0)} more rows; pass --cursor ${r.next_cursor} for the next page${limitAsked ? '' : `, or --limit 0 for every row (this list shows at most ${r.limit} at once: list_limit)`}`
+  const left = r.total - r.offset - (r.limit ?? 0)
+  return `more: ${left} more row${left === 1 ? '' : 's'}; pass --cursor ${r.next_cursor} for the next page${limitAsked ? '' : `, or --limit 0 for every row (this list shows at most ${r.limit} at once: list_limit)`}`
 }
 
 export default class List extends Generated {
