@@ -36,6 +36,8 @@ export interface EventDetails {
   merge?: string[]
   /** Tasks-Repair: what the reconciler or doctor repaired (`kind id`). */
   repairs?: string[]
+  /** Tasks-Unblocked: the items whose last open dependency the commit finished (core/unblock.ts). */
+  unblocked?: string[]
 }
 
 const list = (v: string) => v.split(/[\s,]+/).filter(Boolean)
@@ -43,7 +45,7 @@ const list = (v: string) => v.split(/[\s,]+/).filter(Boolean)
 /** The structured meaning of an event's trailers. Unknown trailers are left to the raw `trailers` list. */
 export function detailsOf(_op: string, trailers: ReadonlyArray<readonly [string, string]>): EventDetails {
   const d: EventDetails = {}
-  const push = (key: 'merge' | 'repairs' | 'config', value: string) => (d[key] ??= []).push(value)
+  const push = (key: 'merge' | 'repairs' | 'config' | 'unblocked', value: string) => (d[key] ??= []).push(value)
   for (const [k, v] of trailers) {
     switch (k) {
       case 'Tasks-Epoch': {
@@ -93,6 +95,9 @@ export function detailsOf(_op: string, trailers: ReadonlyArray<readonly [string,
       case 'Tasks-Repair':
         push('repairs', v)
         break
+      case 'Tasks-Unblocked':
+        push('unblocked', v)
+        break
     }
   }
   return d
@@ -116,6 +121,7 @@ export function describeDetails(d: EventDetails): string {
   if (d.config) parts.push(d.config.join(', '))
   if (d.merge) parts.push(`merge: ${d.merge.join(', ')}`)
   if (d.repairs) parts.push(`repaired: ${d.repairs.join(', ')}`)
+  if (d.unblocked) parts.push(`unblocked ${d.unblocked.join(', ')}`)
   return parts.join('; ')
 }
 

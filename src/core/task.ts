@@ -197,8 +197,19 @@ export interface ListConfig {
   types: string[]
   /** How deep sub-items nest: 1 = sub-items have no sub-items of their own; up to 4 (docs/model.md, "Sub-items"). */
   max_depth: number
+  // Issue 33 (unblocked events, parked cards):
+  /** `tasks events`: `all` prints the events derived from commits (`unblocked`) after each commit's own; `off` only the commits' (docs/model.md, "Events"). */
+  emit_events: EmitEvents
+  /** The list's operator: `remind` escalates high-priority work still stale after `escalate_after_digests` digests to them; '' for none. */
+  operator: string
+  /** `tasks remind`: how many digests a priority 0–1 card may sit in, still stale, before it goes to the operator. */
+  escalate_after_digests: number
   extra?: Record<string, unknown>
 }
+
+/** The values of `emit_events`. */
+export const EMIT_EVENTS = ['all', 'off'] as const
+export type EmitEvents = (typeof EMIT_EVENTS)[number]
 
 /**
  * Built-in notify rules: who gets an inbox record for each event (the op
@@ -252,6 +263,9 @@ export const DEFAULT_CONFIG: ListConfig = {
   require_checks: false,
   types: [],
   max_depth: 1,
+  emit_events: 'all',
+  operator: '',
+  escalate_after_digests: 3,
 }
 
 /** Keys of config.yaml as `init` writes it (fixed: every clone's root commit is the same). */
@@ -274,7 +288,7 @@ export function withConfigDefaults(config: Partial<ListConfig> | undefined): Lis
   return {...DEFAULT_CONFIG, ...(config ?? {})} as ListConfig
 }
 
-export type NonNumericConfigKey = 'admins' | 'notify' | 'extra' | 'require_signed' | 'allowed_signers' | 'allowed_paths' | 'require_epoch' | 'require_checks' | 'types'
+export type NonNumericConfigKey = 'admins' | 'notify' | 'extra' | 'require_signed' | 'allowed_signers' | 'allowed_paths' | 'require_epoch' | 'require_checks' | 'types' | 'emit_events' | 'operator'
 const configBounds = configSchema.properties as unknown as Record<keyof Omit<ListConfig, NonNumericConfigKey>, Bounded>
 
 /** Inclusive [minimum, maximum] of each numeric config.yaml key. */
