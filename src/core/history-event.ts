@@ -36,6 +36,8 @@ export interface EventDetails {
   merge?: string[]
   /** Tasks-Repair: what the reconciler or doctor repaired (`kind id`). */
   repairs?: string[]
+  /** Tasks-Blocked-On: who a block made the card wait on (`block --on`). */
+  blocked_on?: string
   /** Tasks-Unblocked: the items whose last open dependency the commit finished (core/unblock.ts). */
   unblocked?: string[]
 }
@@ -95,6 +97,9 @@ export function detailsOf(_op: string, trailers: ReadonlyArray<readonly [string,
       case 'Tasks-Repair':
         push('repairs', v)
         break
+      case 'Tasks-Blocked-On':
+        d.blocked_on = v
+        break
       case 'Tasks-Unblocked':
         push('unblocked', v)
         break
@@ -112,6 +117,7 @@ export function describeDetails(d: EventDetails): string {
   if (d.via) parts.push(`via ${d.via}`)
   if (d.override_reason) parts.push(`forced: ${d.override_reason}`)
   if (d.note) parts.push(`note: ${d.note}`)
+  if (d.blocked_on) parts.push(`waits on ${d.blocked_on}`)
   if (d.reason) parts.push(`reason: ${d.reason}`)
   if (d.assignee !== undefined) parts.push(d.assignee === null ? 'unassigned' : `assigned to ${d.assignee}`)
   if (d.fields) parts.push(`changed ${d.fields.join(', ')}`)

@@ -79,6 +79,8 @@ export interface TaskMeta {
   /** The agent session (TASKS_SESSION / --session) the claim was made in; part of the claim, cleared with it. */
   session?: string
   block_note?: string
+  /** `block --on ACTOR`: who the blocked card waits on (it is "parked" on them); part of the claim, cleared with it. */
+  blocked_on?: string
   cancel_reason?: string
   /** Set while the item is flagged (`tasks flag`): why, by whom, when. A flagged item cannot be finished. */
   flag_reason?: string
@@ -123,6 +125,7 @@ export const TASK_KEYS = [
   'lease_expires',
   'session',
   'block_note',
+  'blocked_on',
   'cancel_reason',
   'flag_reason',
   'flagged_by',
