@@ -55,7 +55,7 @@ function touchedCards(plan: Plan<unknown>, snap: Snapshot): Touched[] {
     return t
   }
   // An item only bumped because the plan finished its last dependency (core/unblock.ts) is not what the op did to anyone.
-  const bumped = new Set(unblockedIn(plan.trailers))
+  const bumped = new Set(unblockedIn(plan.trailers ?? []))
   for (const c of plan.changes) {
     if (c.kind === 'put-task' && bumped.has(c.meta.id) && !byId.has(c.meta.id)) continue
     if (c.kind === 'put-task') get(c.meta.id).after = c.meta
