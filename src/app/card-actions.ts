@@ -10,7 +10,8 @@ import type {Check} from '../core/check'
 import {UsageError} from '../core/errors'
 import type {TaskView} from '../core/task-view'
 import {addComment} from '../core/ops/comment'
-import {assignTask, editTask, type EditArgs, setDependencies} from '../core/ops/edit'
+import {assignTask, editTask, type EditArgs} from '../core/ops/edit'
+import {setDependenciesAndBlocks} from '../core/ops/blocks'
 import {removeTask} from '../core/ops/remove'
 import {type Comment} from '../core/task'
 import type {Session} from './session'
@@ -44,8 +45,8 @@ async function assignOne(session: Session, id: string, assignee: string | null, 
   return {task, commit}
 }
 
-export async function deps(session: Session, {id, dependsOn, reason, ifRevision, epoch}: {id: string; dependsOn: string[]; reason?: string; ifRevision?: number; epoch?: number}): Promise<TaskResult> {
-  const {task, commit} = await explainRevision(session, explainTakeover(session, mutateOne(session, (s, c) => setDependencies(s, c, {id, deps: dependsOn, reason, ifRevision, epoch}))))
+export async function deps(session: Session, {id, dependsOn, blocks, reason, ifRevision, epoch}: {id: string; dependsOn: string[]; blocks?: string[]; reason?: string; ifRevision?: number; epoch?: number}): Promise<TaskResult> {
+  const {task, commit} = await explainRevision(session, explainTakeover(session, mutateOne(session, (s, c) => setDependenciesAndBlocks(s, c, {id, deps: dependsOn, blocks, reason, ifRevision, epoch}))))
   return {task, commit}
 }
 

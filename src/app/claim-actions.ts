@@ -95,8 +95,8 @@ export async function checkpoint(session: Session, {id, lease, ...options}: Chec
   return {checkpoint: r.result.checkpoint, task: r.task, commit: r.commit}
 }
 
-export async function block(session: Session, {id, reason, epoch, ifRevision}: {id: string; reason: string; epoch?: number; ifRevision?: number}): Promise<TaskResult> {
-  const {task, commit} = await explainRevision(session, explainTakeover(session, mutateOne(session, (s, c) => blockTask(s, c, {id, note: reason, epoch, ifRevision}))))
+export async function block(session: Session, {id, reason, epoch, ifRevision, on}: {id: string; reason: string; epoch?: number; ifRevision?: number; on?: string}): Promise<TaskResult> {
+  const {task, commit} = await explainRevision(session, explainTakeover(session, mutateOne(session, (s, c) => blockTask(s, c, {id, note: reason, epoch, ifRevision, on}))))
   return {task, commit}
 }
 

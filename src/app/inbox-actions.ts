@@ -272,10 +272,10 @@ export async function remindOwners(session: Session, {olderThan}: {olderThan?: n
   const prepare = async (store: ListStore, loaded: Loaded): Promise<void> => {
     const older = olderThan ?? loaded.snapshot.config.stale_after_seconds
     const groups = staleGroups(loaded.snapshot, session.now(), older)
-    const registry = await readRegistry(store, loaded.index.rootTree, [...remindNames(groups), actor])
+    const registry = await readRegistry(store, loaded.index.rootTree, [...remindNames(groups, loaded.snapshot.config), actor])
     const latches = new Map<string, ReminderLatch>()
     const byDir = new Map<string, string[]>()
-    for (const p of remindLatchPaths(groups, registry)) {
+    for (const p of remindLatchPaths(groups, registry, loaded.snapshot.config)) {
       const dir = p.slice(0, p.lastIndexOf('/'))
       byDir.set(dir, [...(byDir.get(dir) ?? []), p.slice(p.lastIndexOf('/') + 1)])
     }

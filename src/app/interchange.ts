@@ -109,6 +109,7 @@ export function exportMarkdown(doc: ExportDocument): string {
       ['notify', t.notify_roles?.join(', ')],
       ['muted', t.notify_mute?.join(', ')],
       ['blocked', t.block_note],
+      ['waits on', t.blocked_on],
       ['cancelled', t.cancel_reason],
       ['closed', t.closed_at],
       ['key', t.key],

@@ -29,6 +29,8 @@ export interface ListFilters {
   owner?: string
   /** An actor, or @me. */
   assignee?: string
+  /** Only blocked cards parked on this actor (`block --on`), or @me: their decision queue. */
+  blockedOn?: string
   ready?: boolean
   all?: boolean
   /** Only the sub-items of this task. */
@@ -414,7 +416,7 @@ function streamWhole(
 
 /** Whether a listing is narrowed by a filter (then its summary does not count the finished items it hides). */
 function narrowedListing(f: ListFilters, tags: readonly string[], owner: string | undefined, assignee: string | undefined, parent: string | undefined, priorities: ReadonlySet<number>): boolean {
-  return Boolean(f.status?.length || f.all || f.ready || f.session !== undefined || tags.length || f.type?.length || owner !== undefined || assignee !== undefined || parent !== undefined || priorities.size > 0)
+  return Boolean(f.status?.length || f.all || f.ready || f.session !== undefined || f.blockedOn !== undefined || tags.length || f.type?.length || owner !== undefined || assignee !== undefined || parent !== undefined || priorities.size > 0)
 }
 
 /**
@@ -453,6 +455,7 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
   const me = (who: string | undefined) => (who === '@me' ? (actor ?? '') : who)
   const owner = me(f.owner)
   const assignee = me(f.assignee)
+  const blockedOn = me(f.blockedOn)
   const states = wantedStates(f.status, f.all)
   const priorities = new Set(splitValues(f.priority).map((p) => checkPriority(p)))
   const tags = f.tags?.length ? checkTags(f.tags) : []
@@ -469,12 +472,14 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
     tags.every((tag) => t.tags.includes(tag)) &&
     (owner === undefined || t.owner === owner) &&
     (assignee === undefined || t.assignee === assignee) &&
+    (blockedOn === undefined || t.blocked_on === blockedOn) &&
     (parent === undefined || t.parent === parent) &&
     (workSession === undefined || t.work_session === workSession) &&
     (priorities.size === 0 || priorities.has(t.priority)) &&
     (types.size === 0 || types.has(t.type ?? DEFAULT_TASK_TYPE))
   type Placed = {row: ListRow; depth: number; top: ListRow}
-  const streamed = f.lazy ? streamWhole(loaded, v, {...f, limit: f.limit === 0 && f.unbounded ? undefined : f.limit}, {states, owner, assignee, tags, parent, priorities, types}) : null
+  // Parked cards are found card by card (the tables hold no blocker): never streamed, never from the open rows alone.
+  const streamed = f.lazy && blockedOn === undefined ? streamWhole(loaded, v, {...f, limit: f.limit === 0 && f.unbounded ? undefined : f.limit}, {states, owner, assignee, tags, parent, priorities, types}) : null
   if (streamed) {
     // A whole listing with finished items, written from the index file a batch at a time (list-stream.ts).
     const offset = f.offset ?? 0
@@ -501,7 +506,7 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
   }
   let listing: Listing
   // The open rows table nests one level and holds no types: a type filter, or a list whose sub-items nest deeper, is listed card by card.
-  if (f.sort === undefined && tags.length === 0 && types.size === 0 && snap.config.max_depth <= 1 && parent === undefined && workSession === undefined && [...states].every((st) => STATE_RANK[st] < FIRST_FINISHED_RANK)) {
+  if (f.sort === undefined && tags.length === 0 && types.size === 0 && blockedOn === undefined && snap.config.max_depth <= 1 && parent === undefined && workSession === undefined && [...states].every((st) => STATE_RANK[st] < FIRST_FINISHED_RANK)) {
     // The default order over open items: from the open rows table, already in (priority, created, id) order,
     // so taking the rows state by state orders them (state, priority, created, id) without a sort. Rows are
     // read field by field (`OpenRowColumns`); objects are made only for the rows shown.

@@ -68,6 +68,7 @@ const FLAG_BY = bytesOf(',"by":')
 const FLAG_AT = bytesOf(',"at":')
 const CLOSE_OBJECT = bytesOf('}')
 const BLOCK_NOTE = bytesOf(',"block_note":')
+const BLOCKED_ON = bytesOf(',"blocked_on":')
 const CANCEL_REASON = bytesOf(',"cancel_reason":')
 const CLOSED_AT = bytesOf(',"closed_at":')
 const KEY = bytesOf(',"key":')
@@ -147,6 +148,8 @@ const P_NULL = program(NULL)
 const P_REST = program(
   BLOCK_NOTE,
   K.block_note,
+  BLOCKED_ON,
+  K.blocked_on,
   CANCEL_REASON,
   K.cancel_reason,
   CLOSED_AT,

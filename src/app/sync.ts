@@ -8,6 +8,9 @@
 import {ConflictError, EnvironmentError} from '../core/errors'
 import {type FilesMergeResult, type MergeNote, type ReconcileResult, type Repair, mergeFiles, reconcile} from '../merge/index'
 import {overlaySnapshot} from '../core/overlay'
+import {withChanges} from '../core/apply'
+import type {Change} from '../core/plan'
+import {UNBLOCKED_TRAILER, newlyUnblocked, unblockBump, unblockCandidates} from '../core/unblock'
 import type {Snapshot, TaskEntry} from '../core/snapshot'
 import {TASKS_DIR} from '../core/store-layout'
 import type {ListStore, Loaded} from '../refstore/list-store'
@@ -37,10 +40,12 @@ export async function mergeTips(session: Session, ours: string, theirs: string, 
   const store = session.store
   const actor = await session.actor()
   const now = session.now()
-  const {tree: tree2, merged, rec} = await mergedTree(store, ours, theirs, base, now, actor)
+  const {tree: tree2, merged, rec, unblocked} = await mergedTree(store, ours, theirs, base, now, actor)
   const trailers: string[] = ['Tasks-Op: sync', `Actor: ${actor}`]
   for (const n of merged.notes) trailers.push(`Tasks-Merge: ${n.kind} ${'task' in n && n.task ? n.task : 'path' in n ? n.path : ''}`.trimEnd())
   for (const r of rec.repairs) trailers.push(`Tasks-Repair: ${r.kind} ${r.task}`)
+  // \`tasks events\` reads the unblocked items of the merge from these (a Task trailer each, as an op's commit has).
+  for (const id of unblocked) trailers.push(`Task: ${id}`, `${UNBLOCKED_TRAILER}: ${id}`)
   const summary = merged.notes.length + rec.repairs.length === 0 ? 'clean' : `${merged.notes.length} merge note(s), ${rec.repairs.length} repair(s)`
   const lines = [...merged.notes.map((n) => `- ${n.message}`), ...rec.repairs.map((r) => `- repaired: ${r.message}`)]
   const message = `sync: merge ${remoteName}/tasks/${session.list} (${summary})\n\n${lines.length ? `${lines.join('\n')}\n\n` : ''}${trailers.join('\n')}\n`
@@ -53,7 +58,7 @@ export async function mergeTips(session: Session, ours: string, theirs: string, 
  * time `now`: the pure file merge, then the reconciler. Objects are written,
  * no ref moves. `tasks verify` replays it to recognise a merge sync made.
  */
-export async function mergedTree(store: ListStore, ours: string, theirs: string, base: string | null, now: string, actor: string): Promise<{tree: string; merged: FilesMergeResult; rec: ReconcileResult}> {
+export async function mergedTree(store: ListStore, ours: string, theirs: string, base: string | null, now: string, actor: string): Promise<{tree: string; merged: FilesMergeResult; rec: ReconcileResult; unblocked: string[]}> {
   const {files, theirsPaths} = await store.threeWay(base, ours, theirs)
   const oursLoaded = await store.loadCommit(ours, false)
   const theirsLoaded = await store.loadCommit(theirs, false)
@@ -68,8 +73,22 @@ export async function mergedTree(store: ListStore, ours: string, theirs: string,
   const madeDone = [...changed].filter((id) => mergedSnapshot.snapshot.tasks.get(id)?.status === 'done' && [oursLoaded, theirsLoaded].some((l) => l.snapshot.tasks.get(id)?.status !== 'done')).sort()
   const withChecks = async (snap: Snapshot, at: string): Promise<Snapshot> => (madeDone.length === 0 ? snap : {...snap, checks: (await store.readChecks(at, madeDone)).checks})
   const rec = reconcile(await withChecks(mergedSnapshot.snapshot, tree1), {now, before: [await withChecks(oursLoaded.snapshot, ours), await withChecks(theirsLoaded.snapshot, theirs)], changed})
-  const tree = rec.changes.length > 0 ? await store.applyChanges(tree1, rec.changes) : tree1
-  return {tree, merged, rec}
+  // Items neither side had unblocked that the merged list unblocks (each side finished one of their last
+  // dependencies): the merge makes the transition, once (core/unblock.ts).
+  const unblocked = mergeUnblocked(mergedSnapshot.snapshot, rec, [oursLoaded.snapshot, theirsLoaded.snapshot], changed)
+  const all = [...rec.changes, ...unblocked.changes]
+  const tree = all.length > 0 ? await store.applyChanges(tree1, all) : tree1
+  return {tree, merged, rec, unblocked: unblocked.ids}
+}
+
+/** The bumps of the items the merge unblocks: on the list as the reconciler left it, judged against both sides. */
+function mergeUnblocked(merged: Snapshot, rec: ReconcileResult, sides: readonly Snapshot[], changed: Iterable<string>): {ids: string[]; changes: Change[]} {
+  const after = rec.changes.length > 0 ? withChanges(merged, rec.changes) : merged
+  // Only what the merge finished (done here, not on every side) can unblock anything here.
+  const finished = [...changed].filter((id) => after.tasks.get(id)?.status === 'done' && sides.some((s) => s.tasks.get(id)?.status !== 'done'))
+  if (finished.length === 0) return {ids: [], changes: []}
+  const ids = newlyUnblocked(sides, after, unblockCandidates(after, finished))
+  return {ids, changes: ids.map((id) => ({kind: 'put-task' as const, meta: unblockBump(after.tasks.get(id)!.meta!)}))}
 }
 
 /** A card directory the merge takes whole from ours: its path and ours' entry for it. */

@@ -14,6 +14,7 @@ import type {Snapshot} from '../core/snapshot'
 import {withChanges} from '../core/apply'
 import {followPublished} from './published'
 import {withInbox} from './inbox-hook'
+import {withUnblocked} from '../core/unblock'
 import type {Session} from './session'
 import {type ListStore, type Loaded, persistAfterChanges} from '../refstore/list-store'
 import type {GitObject} from '../refstore/object-reader'
@@ -117,7 +118,8 @@ async function mutateLocal<R>(session: Session, op: Op<R>, prepare?: Prepare): P
       const loaded = await store.load()
       const snap = (prepare ? await prepare(store, loaded) : undefined) ?? loaded.snapshot
       const ctx = await session.opContext()
-      const planned = op(snap, ctx)
+      // Finishing the last open dependency of an item bumps it in the same commit (core/unblock.ts).
+      const planned = withUnblocked(snap, op(snap, ctx))
       if (planned.changes.length === 0) return {result: planned.result, plan: planned, commit: null, tries: attempt, after: snap}
       prefetchPlan(store, loaded, planned.changes)
       const plan = await withInbox(store, loaded, planned, ctx)

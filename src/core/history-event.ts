@@ -36,6 +36,10 @@ export interface EventDetails {
   merge?: string[]
   /** Tasks-Repair: what the reconciler or doctor repaired (`kind id`). */
   repairs?: string[]
+  /** Tasks-Blocked-On: who a block made the card wait on (`block --on`). */
+  blocked_on?: string
+  /** Tasks-Unblocked: the items whose last open dependency the commit finished (core/unblock.ts). */
+  unblocked?: string[]
 }
 
 const list = (v: string) => v.split(/[\s,]+/).filter(Boolean)
@@ -43,7 +47,7 @@ const list = (v: string) => v.split(/[\s,]+/).filter(Boolean)
 /** The structured meaning of an event's trailers. Unknown trailers are left to the raw `trailers` list. */
 export function detailsOf(_op: string, trailers: ReadonlyArray<readonly [string, string]>): EventDetails {
   const d: EventDetails = {}
-  const push = (key: 'merge' | 'repairs' | 'config', value: string) => (d[key] ??= []).push(value)
+  const push = (key: 'merge' | 'repairs' | 'config' | 'unblocked', value: string) => (d[key] ??= []).push(value)
   for (const [k, v] of trailers) {
     switch (k) {
       case 'Tasks-Epoch': {
@@ -93,6 +97,12 @@ export function detailsOf(_op: string, trailers: ReadonlyArray<readonly [string,
       case 'Tasks-Repair':
         push('repairs', v)
         break
+      case 'Tasks-Blocked-On':
+        d.blocked_on = v
+        break
+      case 'Tasks-Unblocked':
+        push('unblocked', v)
+        break
     }
   }
   return d
@@ -107,6 +117,7 @@ export function describeDetails(d: EventDetails): string {
   if (d.via) parts.push(`via ${d.via}`)
   if (d.override_reason) parts.push(`forced: ${d.override_reason}`)
   if (d.note) parts.push(`note: ${d.note}`)
+  if (d.blocked_on) parts.push(`waits on ${d.blocked_on}`)
   if (d.reason) parts.push(`reason: ${d.reason}`)
   if (d.assignee !== undefined) parts.push(d.assignee === null ? 'unassigned' : `assigned to ${d.assignee}`)
   if (d.fields) parts.push(`changed ${d.fields.join(', ')}`)
@@ -116,6 +127,7 @@ export function describeDetails(d: EventDetails): string {
   if (d.config) parts.push(d.config.join(', '))
   if (d.merge) parts.push(`merge: ${d.merge.join(', ')}`)
   if (d.repairs) parts.push(`repaired: ${d.repairs.join(', ')}`)
+  if (d.unblocked) parts.push(`unblocked ${d.unblocked.join(', ')}`)
   return parts.join('; ')
 }
 

@@ -152,11 +152,16 @@ export interface ReminderLatch {
   task?: string
   streak?: string
   escalated_at?: string
+  /** Card latch: when digests that listed the card were sent (those of its current stale streak; merged as a set). */
+  digests?: string[]
+  /** Card latch: the stale streak (the time it counts from) the card was escalated to the operator for, and when. */
+  operator_streak?: string
+  operator_escalated_at?: string
 }
 
 export function serialiseLatch(l: ReminderLatch): string {
   const out: Record<string, unknown> = {}
-  for (const k of ['owner', 'last_digest', 'task', 'streak', 'escalated_at'] as const) if (l[k] !== undefined) out[k] = l[k]
+  for (const k of ['owner', 'last_digest', 'task', 'streak', 'escalated_at', 'digests', 'operator_streak', 'operator_escalated_at'] as const) if (l[k] !== undefined) out[k] = l[k]
   return dump(out)
 }
 

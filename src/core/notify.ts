@@ -22,6 +22,7 @@ import {createHash} from 'node:crypto'
 import {compactTimestamp} from './ops/comment'
 import type {Change, OpContext, Plan} from './plan'
 import type {Snapshot} from './snapshot'
+import {unblockedIn} from './unblock'
 import {ENGINE_ACTOR, NOTIFY_DEFAULTS, type ListConfig, type TaskMeta} from './task'
 import {type ActorEntry, type InboxRecord, actorPath, recordPath, serialiseActor, serialiseRecord} from './inbox'
 
@@ -53,7 +54,10 @@ function touchedCards(plan: Plan<unknown>, snap: Snapshot): Touched[] {
     }
     return t
   }
+  // An item only bumped because the plan finished its last dependency (core/unblock.ts) is not what the op did to anyone.
+  const bumped = new Set(unblockedIn(plan.trailers ?? []))
   for (const c of plan.changes) {
+    if (c.kind === 'put-task' && bumped.has(c.meta.id) && !byId.has(c.meta.id)) continue
     if (c.kind === 'put-task') get(c.meta.id).after = c.meta
     else if (c.kind === 'delete-task') get(c.id).after = undefined
     else if (c.kind === 'add-comment') get(c.comment.task).comment ??= c.comment.body

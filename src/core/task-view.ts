@@ -38,6 +38,8 @@ export interface TaskView {
   /** Set while the item is flagged: it cannot be finished, and anyone may take it over. */
   flag: {reason: string; by: string | null; at: string | null} | null
   block_note: string | null
+  /** `block --on`: who the blocked card waits on (parked), else null. */
+  blocked_on: string | null
   cancel_reason: string | null
   closed_at: string | null
   key: string | null
@@ -140,6 +142,7 @@ export class TaskViewer {
       session: meta.session ?? null,
       flag: meta.flag_reason === undefined ? null : {reason: meta.flag_reason, by: meta.flagged_by ?? null, at: meta.flagged_at ?? null},
       block_note: meta.block_note ?? null,
+      blocked_on: meta.blocked_on ?? null,
       cancel_reason: meta.cancel_reason ?? null,
       closed_at: meta.closed_at ?? null,
       key: meta.key ?? null,

@@ -79,6 +79,8 @@ export interface TaskMeta {
   /** The agent session (TASKS_SESSION / --session) the claim was made in; part of the claim, cleared with it. */
   session?: string
   block_note?: string
+  /** `block --on ACTOR`: who the blocked card waits on (it is "parked" on them); part of the claim, cleared with it. */
+  blocked_on?: string
   cancel_reason?: string
   /** Set while the item is flagged (`tasks flag`): why, by whom, when. A flagged item cannot be finished. */
   flag_reason?: string
@@ -123,6 +125,7 @@ export const TASK_KEYS = [
   'lease_expires',
   'session',
   'block_note',
+  'blocked_on',
   'cancel_reason',
   'flag_reason',
   'flagged_by',
@@ -197,8 +200,19 @@ export interface ListConfig {
   types: string[]
   /** How deep sub-items nest: 1 = sub-items have no sub-items of their own; up to 4 (docs/model.md, "Sub-items"). */
   max_depth: number
+  // Issue 33 (unblocked events, parked cards):
+  /** `tasks events`: `all` prints the events derived from commits (`unblocked`) after each commit's own; `off` only the commits' (docs/model.md, "Events"). */
+  emit_events: EmitEvents
+  /** The list's operator: `remind` escalates high-priority work still stale after `escalate_after_digests` digests to them; '' for none. */
+  operator: string
+  /** `tasks remind`: how many digests a priority 0–1 card may sit in, still stale, before it goes to the operator. */
+  escalate_after_digests: number
   extra?: Record<string, unknown>
 }
+
+/** The values of `emit_events`. */
+export const EMIT_EVENTS = ['all', 'off'] as const
+export type EmitEvents = (typeof EMIT_EVENTS)[number]
 
 /**
  * Built-in notify rules: who gets an inbox record for each event (the op
@@ -252,6 +266,9 @@ export const DEFAULT_CONFIG: ListConfig = {
   require_checks: false,
   types: [],
   max_depth: 1,
+  emit_events: 'all',
+  operator: '',
+  escalate_after_digests: 3,
 }
 
 /** Keys of config.yaml as `init` writes it (fixed: every clone's root commit is the same). */
@@ -274,7 +291,7 @@ export function withConfigDefaults(config: Partial<ListConfig> | undefined): Lis
   return {...DEFAULT_CONFIG, ...(config ?? {})} as ListConfig
 }
 
-export type NonNumericConfigKey = 'admins' | 'notify' | 'extra' | 'require_signed' | 'allowed_signers' | 'allowed_paths' | 'require_epoch' | 'require_checks' | 'types'
+export type NonNumericConfigKey = 'admins' | 'notify' | 'extra' | 'require_signed' | 'allowed_signers' | 'allowed_paths' | 'require_epoch' | 'require_checks' | 'types' | 'emit_events' | 'operator'
 const configBounds = configSchema.properties as unknown as Record<keyof Omit<ListConfig, NonNumericConfigKey>, Bounded>
 
 /** Inclusive [minimum, maximum] of each numeric config.yaml key. */

@@ -10,6 +10,7 @@
  */
 import {UsageError} from '../core/errors'
 import {messageTrailers} from '../core/commit-link'
+import {unblockedIn} from '../core/unblock'
 import type {Session} from '../app/session'
 import {git} from '../refstore/git-process'
 import {fetchList, networkLimits, recordFetch, MUTATION_TIMEOUT_MS} from '../refstore/remote'
@@ -30,6 +31,46 @@ export interface TaskEvent {
   subject: string
 }
 
+/**
+ * A derived event (graith's shape, plus where it came from): the commit
+ * finished the last open dependency of `id`, which is now todo with nothing
+ * to wait on, at `revision` (core/unblock.ts). Printed right after its
+ * commit's event; not with `emit_events: off`.
+ */
+export interface UnblockedEvent {
+  event: 'unblocked'
+  id: string
+  status: 'todo'
+  revision: number | null
+  list: string
+  commit: string
+  time: string
+}
+
+/** One line of `tasks events`: a commit's event, or an event derived from it. */
+export type EventLine = TaskEvent | UnblockedEvent
+
+export function isDerivedEvent(e: EventLine): e is UnblockedEvent {
+  return 'event' in e
+}
+
+/** Commit events, each followed by the events derived from it (with `derived`), as `tasks events` prints them. */
+export function withDerived(events: readonly TaskEvent[], list: string, derived: boolean): EventLine[] {
+  const out: EventLine[] = []
+  for (const e of events) {
+    out.push(e)
+    if (!derived) continue
+    for (const id of UNBLOCKED.get(e) ?? []) {
+      const revision = e.tasks.find((t) => t.id === id)?.revision ?? null
+      out.push({event: 'unblocked', id, status: 'todo', revision, list, commit: e.commit, time: e.time})
+    }
+  }
+  return out
+}
+
+/** The ids each event's commit names in Tasks-Unblocked trailers (kept beside the event, not in its printed shape). */
+const UNBLOCKED = new WeakMap<TaskEvent, string[]>()
+
 /** Events of the commits reachable from `tips` and not from `seen`, oldest first. */
 export async function eventsBetween(cwd: string, tips: readonly string[], seen: readonly string[]): Promise<TaskEvent[]> {
   if (tips.length === 0) return []
@@ -43,15 +84,18 @@ export async function eventsBetween(cwd: string, tips: readonly string[], seen: 
     const trailers = messageTrailers(message)
     const value = (k: string) => trailers.find(([key]) => key === k)?.[1]
     const ids = trailers.filter(([k]) => k === 'Task').map(([, v]) => v)
+    const unblocked = unblockedIn(trailers).filter((id) => ids.includes(id))
     const initial = parents.trim() === '' && author === INIT_COMMIT.author
-    events.push({
+    const event: TaskEvent = {
       op: value('Tasks-Op') ?? message.split(/[:\s]/)[0] ?? '',
       tasks: ids.map((id) => ({id, revision: null})),
       actor: value('Actor') ?? author,
       time: initial ? new Date(INIT_COMMIT.time * 1000).toISOString() : new Date(Date.parse(date)).toISOString(),
       commit,
       subject: message.split('\n')[0] ?? '',
-    })
+    }
+    if (unblocked.length > 0) UNBLOCKED.set(event, unblocked)
+    events.push(event)
   }
   await fillRevisions(cwd, events)
   return events
@@ -123,7 +167,7 @@ export interface FollowOptions {
   follow: boolean
   /** Seconds between looks at the ref (and fetches, online). */
   intervalSeconds?: number
-  emit: (e: TaskEvent) => void
+  emit: (e: EventLine) => void
   /** Resolves when the command should stop (SIGINT). */
   stopped: Promise<void>
 }
@@ -132,6 +176,18 @@ async function resolveRev(cwd: string, rev: string): Promise<string> {
   const r = await git(['rev-parse', '--verify', '-q', `${rev}^{commit}`], {cwd})
   if (r.code !== 0) throw new UsageError(`--since expects a revision of the tasks ref (a commit id), not "${rev}"`, {since: rev}, 'bad_revision')
   return r.stdout.trim()
+}
+
+/** Unblocked events remembered for leaving out a repeat (first in, first out). */
+const KEPT_UNBLOCKED = 65536
+
+/** Whether the list emits derived events (`emit_events`, read from the list at its local tip). */
+async function derivedEventsOn(session: Session): Promise<boolean> {
+  try {
+    return (await session.store.load()).snapshot.config.emit_events !== 'off'
+  } catch {
+    return true
+  }
 }
 
 /** Print events, then (with follow) keep printing new ones until stopped. Returns how many were printed. */
@@ -157,8 +213,20 @@ export async function streamEvents(session: Session, options: FollowOptions): Pr
   let current = await tips(false)
   if (current.length === 0 && !options.follow) await store.load() // not initialised: say so
   let count = 0
+  // One transition, one event: two clones that finished the same last dependency both bumped the item to the
+  // same revision, and both their commits name it; the second is left out.
+  const unblockedSeen = new Set<string>()
   const emitAll = async (list: string[]) => {
-    for (const e of await eventsBetween(cwd, list, seen)) {
+    const commits = await eventsBetween(cwd, list, seen)
+    // emit_events (the list's setting, read at the local tip each time): `off` prints the commits' events only.
+    const derived = commits.length > 0 && (await derivedEventsOn(session))
+    for (const e of withDerived(commits, session.list, derived)) {
+      if (isDerivedEvent(e)) {
+        const key = `${e.id}@${e.revision}`
+        if (unblockedSeen.has(key)) continue
+        unblockedSeen.add(key)
+        if (unblockedSeen.size > KEPT_UNBLOCKED) unblockedSeen.delete(unblockedSeen.values().next().value!)
+      }
       options.emit(e)
       count++
     }

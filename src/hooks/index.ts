@@ -2,6 +2,6 @@
 export {install, uninstall, status, installServerHook, type HooksResult, type ServerHookResult} from './install'
 export {runQueue, type RunResult} from './runner'
 export {verify, type VerifyResult} from './verify'
-export {streamEvents, type TaskEvent} from './events'
+export {streamEvents, type TaskEvent, type EventLine, type UnblockedEvent} from './events'
 export {branchForTask, type BranchOutput} from './branch'
 export {renderHooks, renderVerify, renderEvent, renderServerHook} from './render'

@@ -15,6 +15,7 @@ import {ENGINE_ACTOR, FORMAT_VERSION, type ListConfig, MAX_FILE_BYTES, type Task
 import {pathAllowed} from '../core/path-patterns'
 import {parseCommentFile, parseConfig, parseMeta, taskBody} from '../core/task-file'
 import {ancestorsOf, depthOf} from '../core/nesting'
+import {isBumpOnly, newlyUnblocked} from '../core/unblock'
 import {type CommitFacts, type FileCheck, type Refusal, ENGINE_OPS, IMPORT_OP, judgeActorChange, judgeCheckChange, judgeDoneChecks, judgeSessionChange, judgeSpecRevision, judgeTaskChange} from './rules'
 import {SESSION_CHECKPOINT_RE, SESSION_FILE_RE, type WorkSession, parseSessionCheckpoint, parseSessionFile, sessionFilePath} from '../core/work-session'
 
@@ -223,6 +224,9 @@ export function judgeTaskFile(f: FileFacts): Refusal[] {
     }
     return []
   }
+  // An unblock bump (core/unblock.ts): only the revision raised by one, on an item the commit unblocked (it
+  // finished the item's last open dependency). Who and when stay the last real edit's, so the actor differs.
+  if (was?.meta && isBumpOnly(was.meta, now.meta) && newlyUnblocked([c.before], c.after, [id]).length === 1) return []
   const out: Refusal[] = []
   const imported = c.facts.op === IMPORT_OP
   if (!was && c.removed.has(id) && c.facts.op !== 'restore' && !imported) {

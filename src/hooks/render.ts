@@ -1,7 +1,7 @@
 /** Text for people from the hooks layer's results (strings arrive neutralized by base-command). */
 import type {HooksResult, ServerHookResult} from './install'
 import type {VerifyResult} from './verify'
-import type {TaskEvent} from './events'
+import type {EventLine} from './events'
 
 export function renderHooks(r: HooksResult, verb: string): string {
   const lines = [`hooks directory: ${r.hooks_dir}${r.hooks_path_config ? ' (core.hooksPath)' : ''}`]
@@ -36,7 +36,8 @@ export function renderVerify(r: VerifyResult): string {
   return `${lines.join('\n')}\n`
 }
 
-export function renderEvent(e: TaskEvent): string {
+export function renderEvent(e: EventLine): string {
+  if ('event' in e) return `${e.time} ${e.commit.slice(0, 10)} ${e.event} ${e.revision === null ? e.id : `${e.id}@${e.revision}`} (${e.status})\n`
   const tasks = e.tasks.map((t) => (t.revision === null ? t.id : `${t.id}@${t.revision}`)).join(' ')
   return `${e.time} ${e.commit.slice(0, 10)} ${e.op} ${tasks} by ${e.actor}\n`
 }

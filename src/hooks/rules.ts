@@ -54,7 +54,7 @@ export const TRANSITIONS: readonly Transition[] = TASK_MOVES.flatMap((m) => (m.t
 )
 
 /** Fields that make up a claim: changing them without a status change is the holder's (heartbeat, a new block note) or a takeover. */
-const CLAIM_FIELDS = ['owner', 'epoch', 'claimed_at', 'lease_expires', 'claim_epochs', 'block_note'] as const
+const CLAIM_FIELDS = ['owner', 'epoch', 'claimed_at', 'lease_expires', 'claim_epochs', 'block_note', 'blocked_on'] as const
 
 export interface CommitFacts {
   /** The acting identity: the Actor trailer, else the author name. */

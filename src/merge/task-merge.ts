@@ -3,7 +3,7 @@
  * one documented rule per field (docs/merge.md):
  *
  *  - claim/lifecycle unit (status, owner, epoch, claim_epochs, claimed_at, lease_expires,
- *    block_note, cancel_reason, closed_at) moves as one: one side changed →
+ *    block_note, blocked_on, cancel_reason, closed_at) moves as one: one side changed →
  *    that side; both changed differently → the published side, and the
  *    losing claim is reported (note + comment). The epoch never goes back,
  *    and a superseded claim's token is never accepted again: when it was not
@@ -54,7 +54,7 @@ export interface TaskMergeResult {
 }
 
 /** Fields that change together when an item is claimed, blocked, finished, released or cancelled. */
-const CLAIM_UNIT = ['status', 'owner', 'epoch', 'claim_epochs', 'claimed_at', 'lease_expires', 'session', 'block_note', 'cancel_reason', 'closed_at'] as const
+const CLAIM_UNIT = ['status', 'owner', 'epoch', 'claim_epochs', 'claimed_at', 'lease_expires', 'session', 'block_note', 'blocked_on', 'cancel_reason', 'closed_at'] as const
 /** A flag's reason, author and time move together. */
 const FLAG_UNIT = ['flag_reason', 'flagged_by', 'flagged_at'] as const
 /** Scalars merged field by field. */
@@ -294,6 +294,7 @@ export function mergeTask(base: TaskVersion | null, ours: TaskVersion, theirs: T
     lease_expires: out.lease_expires,
     session: out.session,
     block_note: out.block_note,
+    blocked_on: out.blocked_on,
     cancel_reason: out.cancel_reason,
     flag_reason: out.flag_reason,
     flagged_by: out.flagged_by,

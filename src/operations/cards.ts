@@ -26,6 +26,7 @@ export const add = operation({
     parent: p.id('Make this a sub-item of PARENT (nested at most max_depth levels, 1 by default).'),
     type: p.string(typeHelp),
     dependsOn: p.strings('Wait for this task (repeatable).', {char: 'd', batchRef: true}),
+    blocks: p.strings('This task blocks that one (repeatable): it gets this task as a dependency, with the checks of `deps` on it (cycles, other lists, its holder\'s spec).', {batchRef: true}),
     priority: p.numberOrString('Priority 0 (most urgent) to 4.', {char: 'p'}).or('2'),
     assignee: p.string('Reserve the task for this actor.'),
     key: p.string('Idempotency key: adding again with the same key returns the same task.'),
@@ -34,11 +35,14 @@ export const add = operation({
     test: p.strings('A test (repeatable): a check that must pass, with evidence, before done.'),
   },
   writes: true,
+  // --blocks changes another item's dependencies: on someone else's live claim that needs --force --reason.
+  override: true,
   result: 'add',
   examples: [
     '<%= config.bin %> add "Wire the claim CAS" --tags backend -p 1',
     '<%= config.bin %> add "Write the regression test" --parent tsk-k3v9',
     '<%= config.bin %> add "Publish" --depends-on tsk-k3v9 --depends-on tsk-8d2q',
+    '<%= config.bin %> add "Decide the schema" --blocks tsk-k3v9',
     '<%= config.bin %> add "Parse dates" --acceptance "ISO and RFC 2822 parse" --test "npm test -- dates"',
   ],
   batch: {
@@ -103,12 +107,13 @@ export const assign = operation({
 
 export const deps = operation({
   name: 'deps',
-  summary: "Replace a task's dependencies (none given: clear them).",
+  summary: "Replace a task's dependencies (none given: clear them); --blocks adds the inverse edge.",
   description:
-    'Missing ids, self-dependencies, cycles and other lists are rejected; duplicates fold into one edge. The dependencies are part of the spec: on an item someone else holds (a live claim) changing them needs --force --reason.',
+    'Missing ids, self-dependencies, cycles and other lists are rejected; duplicates fold into one edge. The dependencies are part of the spec: on an item someone else holds (a live claim) changing them needs --force --reason. --blocks X makes X depend on this task (the same checks, on X: it is X\'s spec that changes); with --blocks and no dependencies listed, the task\'s own dependencies stay as they are.',
   params: {
     id: taskId,
-    dependsOn: p.strings('the tasks it waits for (an empty list clears them)', {positional: true, batchRef: true}).need(),
+    dependsOn: p.strings('the tasks it waits for (an empty list clears them, unless --blocks is given)', {positional: true, batchRef: true}).need(),
+    blocks: p.strings('Make that task depend on this one (repeatable): the inverse edge.', {batchRef: true}),
     reason: specReason,
     ifRevision,
     epoch,
@@ -116,8 +121,8 @@ export const deps = operation({
   writes: true,
   override: true,
   result: 'deps',
-  examples: ['<%= config.bin %> deps tsk-pub1 tsk-api2 tsk-ui33', '<%= config.bin %> deps tsk-pub1', '<%= config.bin %> deps tsk-pub1 tsk-api2 --if-revision 3'],
-  batch: {plan: (ops, snap, ctx, a) => idOf(ops.setDependencies(snap, ctx, {id: a.id, deps: a.dependsOn, reason: a.reason, epoch: a.epoch}))},
+  examples: ['<%= config.bin %> deps tsk-pub1 tsk-api2 tsk-ui33', '<%= config.bin %> deps tsk-pub1', '<%= config.bin %> deps tsk-pub1 tsk-api2 --if-revision 3', '<%= config.bin %> deps tsk-api2 --blocks tsk-pub1'],
+  batch: {plan: (ops, snap, ctx, a) => idOf(ops.setDependenciesAndBlocks(snap, ctx, {id: a.id, deps: a.dependsOn, blocks: a.blocks, reason: a.reason, epoch: a.epoch}))},
   run: (e, s, a) => e.cards.deps(s, a),
 })
 

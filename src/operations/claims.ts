@@ -85,14 +85,20 @@ export const done = operation({
 
 export const block = operation({
   name: 'block',
-  summary: 'Mark a task you hold as blocked, with a note saying on what.',
-  description: 'A blocked item can be finished directly once the blocker clears, resumed with claim, or reopened.',
-  params: {id: taskId, reason: p.string('what it is waiting on', {positional: true, aliases: ['note']}).need(), epoch, ifRevision},
+  summary: 'Mark a task you hold as blocked, with a note saying on what (--on: on whom).',
+  description: 'A blocked item can be finished directly once the blocker clears, resumed with claim, or reopened. With --on ACTOR the card is parked on that person (`blocked_on`): `stale` and `remind` leave it alone, and `list --blocked-on ACTOR` is their decision queue; a block without --on is not parked. Claiming, finishing, reopening or cancelling the card clears it.',
+  params: {
+    id: taskId,
+    reason: p.string('what it is waiting on', {positional: true, aliases: ['note']}).need(),
+    on: p.string('Who it waits on (an actor; @me: you): the card is parked on them.'),
+    epoch,
+    ifRevision,
+  },
   writes: true,
   override: true,
   result: 'block',
-  examples: ['<%= config.bin %> block tsk-k3v9 "waiting on API review"'],
-  batch: {plan: (ops, snap, ctx, a) => idOf(ops.blockTask(snap, ctx, {id: a.id, note: a.reason, epoch: a.epoch}))},
+  examples: ['<%= config.bin %> block tsk-k3v9 "waiting on API review"', '<%= config.bin %> block tsk-k3v9 "which schema version?" --on carol'],
+  batch: {plan: (ops, snap, ctx, a) => idOf(ops.blockTask(snap, ctx, {id: a.id, note: a.reason, epoch: a.epoch, on: a.on}))},
   run: (e, s, a) => e.claims.block(s, a),
 })
 

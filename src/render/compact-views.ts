@@ -72,6 +72,7 @@ function taskFields(ids: IdWriter): Array<Field<TaskView>> {
     ['flagged_by', (t) => t.flag?.by],
     ['flagged_at', (t) => t.flag?.at],
     ['block_note', (t) => t.block_note],
+    ['blocked_on', (t) => t.blocked_on],
     ['cancel_reason', (t) => t.cancel_reason],
     ['closed_at', (t) => t.closed_at],
     ['key', (t) => t.key],

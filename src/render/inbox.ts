@@ -57,6 +57,7 @@ export function renderRemind(_term: Terminal, r: RemindOutput): string {
   const out = [
     ...r.digests.map((d) => `digest to ${d.to}: ${d.tasks.length} item${d.tasks.length === 1 ? '' : 's'}`),
     ...r.escalations.map((e) => `escalated ${e.task} to ${e.to}: ${e.owner} not seen since ${e.last_seen}`),
+    ...(r.operator_escalations ?? []).map((e) => `escalated ${e.task} (priority ${e.priority}) to the operator ${e.to}: still stale after ${e.digests} digest${e.digests === 1 ? '' : 's'}`),
     ...r.skipped.map((s) => `${s.to}: already reminded at ${s.last_digest}`),
   ]
   if (out.length === 0) out.push('nobody to remind')

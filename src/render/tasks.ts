@@ -33,7 +33,7 @@ export function whyBlocked(v: TaskView, short: (id: string) => string, title: (i
     const head = `${short(first.id)} ${first.status}${first.via ? ` (parent ${short(first.via)})` : ''}`
     parts.push(rest.length > 0 ? `${head} +${rest.length} more` : name ? `${head}: ${name}` : head)
   }
-  if (v.status === 'blocked' && v.block_note) parts.push(v.block_note)
+  if (v.status === 'blocked' && v.block_note) parts.push(v.blocked_on ? `${v.block_note} (on ${v.blocked_on})` : v.block_note)
   return parts.join('; ')
 }
 
@@ -114,6 +114,7 @@ export function renderTaskDetail(term: Terminal, d: TaskDetail): string {
   field('session', t.session)
   field('flagged', t.flag ? `${t.flag.reason}${t.flag.by ? ` (by ${t.flag.by}${t.flag.at ? `, ${t.flag.at}` : ''})` : ''}` : null)
   field('blocked', t.block_note)
+  field('waits on', t.blocked_on)
   field('cancelled', t.cancel_reason)
   field('created', `${t.created_at} by ${t.created_by}`)
   field('updated', `${t.updated_at} by ${t.updated_by} (revision ${t.revision})`)

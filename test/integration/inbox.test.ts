@@ -122,12 +122,13 @@ describe('stale and remind', () => {
     for (const k of ['held', 'open', 'blocked', 'dep']) ids[k] = (await runJson(repo, ['add', `Item ${k}`], as('carol', T0))).task.id
     await runJson(repo, ['deps', ids.dep!, ids.open!], as('carol', T0))
     await runJson(repo, ['claim', ids.held!], as('olga', T0))
-    await runJson(repo, ['block', ids.blocked!, 'waits on the vendor'], as('olga', T0))
+    // Parked on someone (block --on): stale and remind leave it alone (a block naming nobody would be stale).
+    await runJson(repo, ['block', ids.blocked!, 'waits on the vendor', '--on', 'vendor'], as('olga', T0))
     await runJson(repo, ['config', 'set', 'escalate_after_seconds', '4h'], as('carol', T0))
     await runJson(repo, ['config', 'set', 'remind_every_seconds', '6h'], as('carol', T0))
   })
 
-  it('stale groups by owner and leaves out blocked and waiting items', async () => {
+  it('stale groups by owner and leaves out parked and waiting items', async () => {
     expect((await runJson(repo, ['stale'], as('carol', at(1)))).total).toBe(0)
     const s = await runJson(repo, ['stale', '--older-than', '2h'], as('carol', at(3)))
     expect(s.groups.map((g: any) => [g.owner, g.items.map((i: any) => i.id)])).toEqual([

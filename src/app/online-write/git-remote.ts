@@ -23,6 +23,7 @@ import {
 } from '../../refstore/claim-refs'
 import type {ListStore, Loaded} from '../../refstore/list-store'
 import {withInbox} from '../inbox-hook'
+import {withUnblocked} from '../../core/unblock'
 import {mergeTips} from '../sync'
 import type {Session} from '../session'
 import type {OnlineRemote, Pending} from './types'
@@ -108,7 +109,8 @@ export async function gitRemote<R>(
       let planned: Plan<R>
       try {
         snapshot = (prepare ? await prepare(store, loaded) : undefined) ?? loaded.snapshot
-        planned = op(snapshot, ctx)
+        // Finishing the last open dependency of an item bumps it in the same commit (core/unblock.ts).
+        planned = withUnblocked(snapshot, op(snapshot, ctx))
       } catch (error) {
         return {kind: 'refused', error}
       }

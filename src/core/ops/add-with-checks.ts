@@ -12,15 +12,25 @@ import type {OpContext, Plan} from '../plan'
 import type {Snapshot} from '../snapshot'
 import {type AddArgs, type AddResult, addTask} from './add'
 import {addCheck} from './checks'
+import {withInverseEdges} from './blocks'
 
 export interface AddWithChecksArgs extends AddArgs {
   /** Acceptance criteria, each a pending check. */
   acceptance?: readonly string[]
   /** Tests, each a pending check. */
   test?: readonly string[]
+  /** `--blocks`: items that get the new task as a dependency (ops/blocks.ts), in the same commit. */
+  blocks?: readonly string[]
 }
 
 export function addTaskWithChecks(snap: Snapshot, ctx: OpContext, args: AddWithChecksArgs): Plan<AddResult & {checks: Check[]}> {
+  const plan = addChecks(snap, ctx, args)
+  // The inverse edges last, on the list as the task and its checks left it (an idempotent retry adds none: they were written the first time).
+  if (!plan.result.created || !args.blocks?.length) return plan
+  return withInverseEdges(snap, ctx, plan, {id: plan.result.task.id, blocks: args.blocks})
+}
+
+function addChecks(snap: Snapshot, ctx: OpContext, args: AddWithChecksArgs): Plan<AddResult & {checks: Check[]}> {
   const plan = addTask(snap, ctx, args)
   const wanted = [...(args.acceptance ?? []).map((text) => ({kind: 'acceptance', text})), ...(args.test ?? []).map((text) => ({kind: 'test', text}))]
   if (!plan.result.created) return {...plan, result: {...plan.result, checks: []}}

@@ -100,7 +100,7 @@ export function claimWithoutSweep(snap: Snapshot, ctx: OpContext, args: ClaimArg
     // A lease is never shortened (ops/lease.ts); bringing back an expired claim counts against max_claims_per_actor.
     if (!claimIsLive(meta, ctx.now, snap.config)) assertClaimLimit(snap, ctx, meta.id, `renew your expired claim on ${meta.id}`)
     const renewal = renewedLease(meta, ctx.now, snap.config, lease)
-    const next = revise(meta, ctx, {status: 'in_progress', block_note: undefined, lease_expires: renewal.until, session: ctx.session ?? meta.session})
+    const next = revise(meta, ctx, {status: 'in_progress', block_note: undefined, blocked_on: undefined, lease_expires: renewal.until, session: ctx.session ?? meta.session})
     return {op: 'claim', subject, changes: [{kind: 'put-task', meta: next}], trailers: [['Tasks-Epoch', String(next.epoch)], ['Tasks-Renewed', 'yes']], result: {task: next, already_owned: true}}
   }
   let tookOver: string | undefined

@@ -13,7 +13,7 @@ import {durationSeconds} from '../duration-flag'
 import {InvalidError, NotPermittedError, UsageError} from '../errors'
 import type {OpContext, Plan} from '../plan'
 import type {Snapshot} from '../snapshot'
-import {CONFIG_BOUNDS, DEFAULT_CONFIG, type ListConfig, type NonNumericConfigKey, NOTIFY_DEFAULTS, NOTIFY_ROLES, TASK_TYPES} from '../task'
+import {CONFIG_BOUNDS, DEFAULT_CONFIG, EMIT_EVENTS, type ListConfig, type NonNumericConfigKey, NOTIFY_DEFAULTS, NOTIFY_ROLES, TASK_TYPES} from '../task'
 import {MAX_PATH_PATTERNS, pathPatternProblem} from '../path-patterns'
 import {parseConfig, serialiseConfig} from '../task-file'
 import {CONFIG_PATH} from '../store-layout'
@@ -34,7 +34,11 @@ const BOOLEAN_KEYS: ReadonlySet<string> = new Set(['require_signed', 'require_ep
 /** Keys holding one line of text (a path): no control characters, at most 4096 bytes; unset is ''. */
 const STRING_KEYS: ReadonlySet<string> = new Set(['allowed_signers'])
 /** Keys holding a plain whole number: a count or a depth (for max_claims_per_actor 0 means no limit). */
-const COUNT_KEYS: ReadonlySet<string> = new Set(['list_limit', 'max_claims_per_actor', 'max_depth'])
+const COUNT_KEYS: ReadonlySet<string> = new Set(['list_limit', 'max_claims_per_actor', 'max_depth', 'escalate_after_digests'])
+/** Keys holding one of a few words. */
+const CHOICE_KEYS: Readonly<Record<string, readonly string[]>> = {emit_events: EMIT_EVENTS}
+/** Keys holding one actor; unset is '' (nobody). */
+const ACTOR_KEYS: ReadonlySet<string> = new Set(['operator'])
 const TRUE_WORDS = new Set(['true', 'yes', 'on', '1'])
 const FALSE_WORDS = new Set(['false', 'no', 'off', '0'])
 
@@ -109,6 +113,19 @@ export function parseConfigValue(key: ConfigKey, text: string): ConfigValue {
     if (TRUE_WORDS.has(word)) return true
     if (FALSE_WORDS.has(word)) return false
     throw badValue(key, text, 'true or false (also yes/no, on/off, 1/0)')
+  }
+  const choices = CHOICE_KEYS[key]
+  if (choices) {
+    const word = text.trim().toLowerCase()
+    if (!choices.includes(word)) throw badValue(key, text, `one of ${choices.join(', ')}`)
+    return word
+  }
+  if (ACTOR_KEYS.has(key)) {
+    try {
+      return checkActor(text, key)
+    } catch (error) {
+      throw badValue(key, text, `an actor (at most 200 characters, no < or >, no control characters); \`tasks config unset ${key}\` for nobody`)
+    }
   }
   if (STRING_KEYS.has(key)) {
     const value = text.trim()

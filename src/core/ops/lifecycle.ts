@@ -21,7 +21,7 @@ import {openDescendants} from '../nesting'
 import {type Snapshot, checksOf, lookup} from '../snapshot'
 import {unmetChecks} from '../check'
 import type {TaskMeta} from '../task'
-import {checkNote} from '../validation'
+import {checkActor, checkNote} from '../validation'
 import {assertClaimLimit, assertClaimable, assertEpoch, assertMove, describeWaits, openSubItemsError, overrideTrailers} from './permission'
 import {missingCheckKinds, takesSubItems, taskMove} from '../state-machine'
 import {NO_CLAIM, leaseUntil, revise} from './revision'
@@ -117,12 +117,21 @@ export interface BlockArgs {
   epoch?: number
   /** Apply only while the card is at this revision (`--if-revision`). */
   ifRevision?: number
+  /** `--on ACTOR` (`@me`: the actor): who the card waits on; the card is parked on them (`blocked_on`). Absent: not parked. */
+  on?: string
+}
+
+/** The actor a `--on` names (`@me`: the acting one), checked; undefined when none was given. */
+function blockerOf(on: string | undefined, ctx: OpContext): string | undefined {
+  if (on === undefined) return undefined
+  return on.trim() === '@me' ? ctx.actor : checkActor(on, 'blocker (--on)')
 }
 
 export function blockTask(snap: Snapshot, ctx: OpContext, args: BlockArgs): Plan<{task: TaskMeta}> {
   const meta = lookup(snap, args.id)
   assertRevision(meta, args.ifRevision)
   const note = checkNote('note', args.note, snap.config)
+  const on = blockerOf(args.on, ctx)
   const row = taskMove('block', meta.status)
   if (!row) {
     throw new ConflictError('not_open', `${meta.id} is ${meta.status}; only open items can be blocked`, {id: meta.id, status: meta.status})
@@ -133,10 +142,10 @@ export function blockTask(snap: Snapshot, ctx: OpContext, args: BlockArgs): Plan
     assertEpoch(meta, args.epoch)
     assertClaimable(snap, meta, ctx, 'block')
     assertClaimLimit(snap, ctx, meta.id, `block ${meta.id}`)
-    changes = {status: 'blocked', block_note: note, owner: ctx.actor, epoch: meta.epoch + 1, claimed_at: ctx.now, lease_expires: leaseUntil(ctx.now, snap.config.lease_seconds)}
+    changes = {status: 'blocked', block_note: note, blocked_on: on, owner: ctx.actor, epoch: meta.epoch + 1, claimed_at: ctx.now, lease_expires: leaseUntil(ctx.now, snap.config.lease_seconds)}
   } else {
     forced = assertMove(snap, meta, ctx, 'block', 'block', args.epoch).overridden
-    changes = {status: 'blocked', block_note: note}
+    changes = {status: 'blocked', block_note: note, blocked_on: on}
   }
   const next = revise(meta, ctx, changes)
   return {
@@ -144,7 +153,7 @@ export function blockTask(snap: Snapshot, ctx: OpContext, args: BlockArgs): Plan
     subject: {id: meta.id, title: meta.title},
     changes: [{kind: 'put-task', meta: next}],
     // Taking a todo card with --force (past its readiness) records the override, as claim and done do.
-    trailers: [['Tasks-Epoch', String(next.epoch)], ['Tasks-Note', note], ...(forced || row.who === 'taker' ? overrideTrailers(ctx) : [])],
+    trailers: [['Tasks-Epoch', String(next.epoch)], ['Tasks-Note', note], ...(on !== undefined ? [['Tasks-Blocked-On', on] as [string, string]] : []), ...(forced || row.who === 'taker' ? overrideTrailers(ctx) : [])],
     result: {task: next},
   }
 }
@@ -193,7 +202,7 @@ export function cancelTask(snap: Snapshot, ctx: OpContext, args: CancelArgs): Pl
   // The card's own fencing token; its sub-items go with it (not fenced one by one).
   for (const t of affected) if (assertMove(snap, t, ctx, 'cancel', 'cancel', t === meta ? args.epoch : null).overridden) forced = true
   const cancelled = affected.map((t) =>
-    revise(t, ctx, {status: 'cancelled', cancel_reason: t === meta ? reason : `${t.parent === meta.id ? 'parent' : 'ancestor'} ${meta.id} cancelled: ${reason}`, lease_expires: undefined, block_note: undefined, closed_at: ctx.now}),
+    revise(t, ctx, {status: 'cancelled', cancel_reason: t === meta ? reason : `${t.parent === meta.id ? 'parent' : 'ancestor'} ${meta.id} cancelled: ${reason}`, lease_expires: undefined, block_note: undefined, blocked_on: undefined, closed_at: ctx.now}),
   )
   return {
     op: 'cancel',

@@ -24,6 +24,7 @@ export const NO_CLAIM: Partial<TaskMeta> = {
   lease_expires: undefined,
   session: undefined,
   block_note: undefined,
+  blocked_on: undefined,
 }
 
 /** The flag fields cleared, as a partial to spread into revise(). */
