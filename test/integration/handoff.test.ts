@@ -71,6 +71,8 @@ describe('--if-revision', () => {
     const comment = await runJson(repo, ['comment', id, 'still current', '--if-revision', String(revision), '--as', 'carol'])
     expect(comment.comment.body).toBe('still current')
     await runJson(repo, ['done', other, '--as', 'carol'])
+    // Its last dependency finished: the card became ready, which bumps its revision in that commit (an unblocked event).
+    revision += 1
     const blocked = await runJson(repo, ['block', id, 'needs a decision', '--if-revision', String(revision), '--as', 'carol'])
     expect(blocked.task).toMatchObject({status: 'blocked', revision: revision + 1})
     const r = await run(repo, ['edit', id, '--title', 'late', '--if-revision', String(revision), '--json', '--as', 'carol'])
