@@ -256,7 +256,7 @@ export function scenarioStatus(snap: Snapshot, file: ScenarioFile, now: string):
       state: memberState(snap, seed, metas, complete, m.name, now),
       complete,
       tracked: mine.total > 0,
-      waiting_on: seed ? waitingOn(snap, seed, seedOwner) : [],
+      waiting_on: seed ? waitingOn(snap, seed, seedOwner, members) : [],
     }
   })
   const tracked = rows.filter((r) => r.tracked)
@@ -270,14 +270,15 @@ function memberState(snap: Snapshot, seed: TaskMeta | undefined, metas: readonly
   return metas.some((t) => t.status === 'in_progress') ? 'in_progress' : metas.some((t) => t.status === 'blocked') ? 'blocked' : 'todo'
 }
 
-/** Who the seed waits for: the member of each unfinished item it waits on (its seed's member, else its assignee if a member), else the item's id. */
-function waitingOn(snap: Snapshot, seed: TaskMeta, seedOwner: ReadonlyMap<string, string>): string[] {
+/** Who the seed waits for, sorted: the member of each unfinished item it waits on (the member whose seed, or whose seed's sub-item, it is; else the member it is assigned to), else the item's id. */
+function waitingOn(snap: Snapshot, seed: TaskMeta, seedOwner: ReadonlyMap<string, string>, members: ReadonlySet<string>): string[] {
   const out: string[] = []
   for (const r of waitReasons(snap, seed)) {
-    const who = seedOwner.get(r.id) ?? ownerOfItem(snap, r.id, seedOwner) ?? r.id
+    const assignee = snap.tasks.get(r.id)?.meta?.assignee
+    const who = ownerOfItem(snap, r.id, seedOwner) ?? (assignee !== undefined && members.has(assignee) ? assignee : r.id)
     if (!out.includes(who)) out.push(who)
   }
-  return out
+  return out.sort()
 }
 
 /** The member whose seed `id` is under (a sub-item of a member's seed). */
