@@ -195,6 +195,9 @@ export const BOARD_JS = String.raw`(() => {
       payload.title = data.title
       payload.tags = String(data.tags || '').split(',').map((s) => s.trim()).filter(Boolean)
       payload.priority = Number(data.priority)
+      // Checks written with the card (a list with require_checks wants one of each).
+      if (String(data.acceptance || '').trim()) payload.acceptance = [String(data.acceptance).trim()]
+      if (String(data.test || '').trim()) payload.test = [String(data.test).trim()]
     } else if (kind === 'comment') {
       payload.text = data.text
     } else if (kind === 'edit') {
@@ -275,6 +278,7 @@ form textarea, form input { font:inherit; }
 .task form textarea, .task form input { width:100%; max-width:900px; }
 .toolbar form { display:flex; flex-wrap:wrap; gap:.3rem; align-items:center; }
 .toolbar input[name="title"] { width:22rem; }
+.toolbar input[name="acceptance"], .toolbar input[name="test"] { width:12rem; }
 form[data-form="comment"], details { margin:.6rem 0; }
 .actions.big button { font-size:13px; }
 .history, .timeline { list-style:none; padding:0; }

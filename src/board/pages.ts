@@ -184,7 +184,7 @@ export function boardPage(ctx: PageContext, list: ListResult, cols: Columns, f: 
 <input name="q" placeholder="text" value="${esc(f.q ?? '')}"><input name="tag" placeholder="tag" value="${esc(f.tag ?? '')}"><input name="owner" placeholder="owner" value="${esc(f.owner ?? '')}">
 <button type="submit">Filter</button>${f.q || f.tag || f.owner ? ' <a href="/">clear</a>' : ''}</form>`
   const add = ctx.token
-    ? `<form class="add" data-form="add"><input name="title" placeholder="New item title" required maxlength="500"><input name="tags" placeholder="tags (comma)"><select name="priority"><option>0</option><option>1</option><option selected>2</option><option>3</option><option>4</option></select><button type="submit">Add</button></form>`
+    ? `<form class="add" data-form="add"><input name="title" placeholder="New item title" required maxlength="500"><input name="tags" placeholder="tags (comma)"><select name="priority"><option>0</option><option>1</option><option selected>2</option><option>3</option><option>4</option></select><input name="acceptance" placeholder="acceptance check (optional)" maxlength="16384"><input name="test" placeholder="test check (optional)" maxlength="16384"><button type="submit">Add</button></form>`
     : ''
   const columns = COLUMNS.map((c) => {
     const cards = cols.get(c.key)!

@@ -66,6 +66,8 @@ function taskFields(ids: IdWriter): Array<Field<TaskView>> {
     ['lease_expires', (t) => t.lease_expires],
     ['claim_live', (t) => t.claim_live],
     ['session', (t) => t.session],
+    // The coordination session the task belongs to (a ses-… id, written whole: it is not a task id).
+    ['work_session', (t) => t.work_session],
     ['flag', (t) => t.flag?.reason],
     ['flagged_by', (t) => t.flag?.by],
     ['flagged_at', (t) => t.flag?.at],

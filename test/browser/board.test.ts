@@ -112,6 +112,26 @@ describe('tasks board in Chromium', () => {
     await page.close()
   })
 
+  it('the add form writes the card with its acceptance and test checks, as a list with require_checks wants', async () => {
+    await runJson(repo, ['config', 'set', 'require_checks', 'true'])
+    try {
+      const page = await browser.newPage()
+      await page.goto(board.url)
+      const form = page.locator('form[data-form="add"]')
+      await form.locator('input[name="title"]').fill('Gated from the page')
+      await form.locator('input[name="acceptance"]').fill('the page shows it')
+      await form.locator('input[name="test"]').fill('npm test -- board')
+      await form.locator('button[type="submit"]').click()
+      await page.locator('.card', {hasText: 'Gated from the page'}).waitFor({timeout: 10_000})
+      const made = (await runJson(repo, ['list', '--json'])).tasks.find((t: {title: string}) => t.title === 'Gated from the page')
+      const checks = (await runJson(repo, ['check', 'list', made.id, '--json'])).checks as Array<{kind: string; text: string}>
+      expect(checks.map((c) => [c.kind, c.text]).sort()).toEqual([['acceptance', 'the page shows it'], ['test', 'npm test -- board']])
+      await page.close()
+    } finally {
+      await runJson(repo, ['config', 'unset', 'require_checks'])
+    }
+  })
+
   it('a conflicting claim is shown to the person, and nothing is written', async () => {
     const page = await browser.newPage()
     // This page does not follow the list, so it still offers the claim after another process won it.

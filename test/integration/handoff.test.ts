@@ -224,6 +224,7 @@ function taskFromCompact(r: Row, full: (s: string | undefined) => string | null)
     lease_expires: r.lease_expires ?? null,
     claim_live: bool(r.claim_live),
     session: r.session ?? null,
+    work_session: r.work_session ?? null,
     flag: r.flag === undefined ? null : {reason: r.flag, by: r.flagged_by ?? null, at: r.flagged_at ?? null},
     block_note: r.block_note ?? null,
     cancel_reason: r.cancel_reason ?? null,

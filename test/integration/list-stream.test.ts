@@ -253,10 +253,10 @@ describe('list --json with finished items, streamed from the index file', () => 
     expect(JSON.parse(expected).tasks.length).toBeGreaterThan(5)
     const good = readFileSync(file)
     // Another format version, older or newer: ignored and rebuilt.
-    for (const version of [8, 9, 11]) {
+    for (const version of [8, 10, 11, 13]) {
       writeFileSync(file, Buffer.concat([Buffer.from(`git-tasks index ${version}`), good.subarray(good.indexOf(0x0a))]))
       expect((await run(dir, ['list', '--all', '--json'], {env: {TASKS_NOW: NOW}})).stdout).toBe(expected)
-      expect(readFileSync(file).subarray(0, 18).toString()).toBe('git-tasks index 10')
+      expect(readFileSync(file).subarray(0, 18).toString()).toBe('git-tasks index 12')
     }
     // A byte of the list section changed (its records, its line part): the section's CRC-32 does not match, so
     // the rows come from the lines the ordinary way, never in a wrong order or with a wrong state.
