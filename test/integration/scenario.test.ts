@@ -7,7 +7,9 @@
  * parent's progress in `list` and `show`, JSON and text.
  */
 import {afterAll, describe, expect, it} from 'vitest'
-import {cleanupAll, gitSync, jsonError, makeBareRepo, makeRepo, run, runJson, tempDir} from '../helpers/cli'
+import {Client} from '@modelcontextprotocol/sdk/client/index.js'
+import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js'
+import {BIN, TEST_ENV, cleanupAll, gitSync, jsonError, makeBareRepo, makeRepo, run, runJson, tempDir} from '../helpers/cli'
 
 afterAll(() => cleanupAll())
 
@@ -95,6 +97,33 @@ describe('tasks scenario', () => {
     const refused = await run(two, ['scenario', 'start', 'strath', '--member', 'api=Build the API', '--json'], as('other'))
     expect(refused.code).toBe(4)
     expect(commits(bare)).toBe('2')
+  })
+
+  it('over MCP: scenario_start (and its retry), scenario_status, scenario_list from one long-lived server', async () => {
+    const repo = makeRepo()
+    await runJson(repo, ['init'], as('lead'))
+    const transport = new StdioClientTransport({command: process.execPath, args: [BIN, 'mcp', '--as', 'lead'], cwd: repo, env: TEST_ENV, stderr: 'pipe'})
+    const client = new Client({name: 'test-agent', version: '1.0.0'})
+    await client.connect(transport)
+    try {
+      const call = async (name: string, args: Record<string, unknown>) => {
+        const r = (await client.callTool({name, arguments: args})) as {isError?: boolean; content: Array<{text?: string}>}
+        return {error: r.isError === true, body: JSON.parse(r.content[0]!.text!)}
+      }
+      const args = {name: 'mcp-run', member: ['api=Build the API', 'ui=Build the UI'], depends: ['ui:api']}
+      const first = await call('scenario_start', args)
+      expect(first).toMatchObject({error: false, body: {created: true, published: false}})
+      expect((await call('scenario_start', args)).body).toMatchObject({created: false, commit: null})
+      expect((await call('scenario_start', {...args, depends: []})).body.error).toMatchObject({code: 'scenario_mismatch', exit: 4})
+      const status = await call('scenario_status', {name: 'mcp-run', format: 'json'})
+      expect(status.body.members.map((m: any) => [m.member, m.state, m.waiting_on])).toEqual([['api', 'ready', []], ['ui', 'waiting', ['api']]])
+      expect((await call('scenario_list', {format: 'json'})).body.scenarios.map((x: any) => x.scenario)).toEqual(['mcp-run'])
+    } finally {
+      await client.close()
+    }
+    expect(commits(repo, 'refs/tasks/mcp-run')).toBe('2')
+    // The server's own list is untouched.
+    expect(commits(repo, 'refs/tasks/main')).toBe('1')
   })
 
   it('parents show done/total of their sub-items in list and show, JSON and text', async () => {
