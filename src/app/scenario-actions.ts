@@ -12,6 +12,7 @@ import {type MemberStatus, type ScenarioFile, SCENARIO_PATH, parseScenario, scen
 import type {TaskView} from '../core/task-view'
 import {isValidListName, listRef} from '../core/store-layout'
 import {UsageError} from '../core/errors'
+import {installMergeDriver} from '../refstore/merge-driver-setup'
 import {listRefs} from '../refstore/remote'
 import type {ListStore, Loaded} from '../refstore/list-store'
 import type {Session} from './session'
@@ -81,11 +82,15 @@ async function onList<R>(session: Session, name: string, body: (s: Session) => P
  * the list wins, since the root is the same everywhere), then the seeds
  * and the marker are one mutation.
  */
-export async function start(session: Session, args: {name: string; member: string[]; depends?: string[]}): Promise<ScenarioStartResult> {
+export async function start(session: Session, args: {name: string; member: string[]; depends?: string[]; cli: string}): Promise<ScenarioStartResult> {
   const name = checkName(args.name)
   const members = scenarioMembers(args.member, args.depends ?? [])
   return onList(session, name, async (s) => {
-    if (!s.store.tip) await s.store.init()
+    if (!s.store.tip) {
+      // As `init --list NAME`: the merge driver registered (for a person who merges the ref with plain git), the fixed root.
+      await installMergeDriver(s.store.repo.cwd, s.store.repo.commonDir, args.cli)
+      await s.store.init()
+    }
     let existing: StartScenarioArgs['existing'] = null
     const done = await mutate(
       s,

@@ -24,7 +24,7 @@ export const scenarioStart = operation({
     '<%= config.bin %> scenario start strath --member api="Build the API" --member ui="Build the UI" --member docs="Write the docs" --depends ui:api --depends docs:api,ui',
     '<%= config.bin %> scenario start strath --member api="Build the API" --json',
   ],
-  run: (e, s, a) => e.scenarios.start(s, {name: a.name, member: a.member, depends: a.depends}),
+  run: (e, s, a) => e.scenarios.start(s, {name: a.name, member: a.member, depends: a.depends, cli: process.argv[1] ?? 'tasks'}),
 })
 
 export const scenarioStatus = operation({
