@@ -11,7 +11,7 @@ import type {State} from '../core/readiness'
 import type {Snapshot, TaskEntry} from '../core/snapshot'
 import {TASK_KEYS} from '../core/task'
 import type {TaskViewer} from '../core/task-view'
-import {BROKEN, DONE, NONE, STATUS_TEXT} from '../refstore/list-section'
+import {BROKEN, CANCELLED, DONE, NONE, STATUS_TEXT} from '../refstore/list-section'
 import {F_DEPS, F_ID, F_PARENT, F_SUBITEMS, LINE_FIELDS, type LineBatch, type ListSectionReader, findTabs, splitArray, viewOf} from '../refstore/task-index'
 
 /** What the writer asks of the listing's rows (list-stream.ts's ListingRows). */
@@ -55,7 +55,9 @@ const TAGS = bytesOf(',"tags":')
 const PARENT = bytesOf(',"parent":')
 const SUBITEMS = bytesOf(',"subitems":[')
 const ID_SEPARATOR = bytesOf('","')
-const DEPENDS_ON = bytesOf('],"depends_on":')
+/** After the sub-items: the parent's progress (issue 33), then the dependencies. */
+const PROGRESS = bytesOf('],"progress":')
+const DEPENDS_ON = bytesOf(',"depends_on":')
 const BLOCKED_BY = bytesOf(',"blocked_by":[')
 const OWNER = bytesOf(',"owner":')
 const EPOCH = bytesOf(',"epoch":')
@@ -140,6 +142,7 @@ function program(...steps: Array<Uint8Array | number>): Int32Array {
 const P_ID = program(OPEN_ID, K.id, SHORT_ID)
 const P_TITLE = program(TITLE, K.title, STATUS, K.status, STATE)
 const P_PRIORITY = [program(TYPE_DEFAULT, K.priority, TAGS, K.tags, PARENT, K.parent, SUBITEMS), program(TYPE_KEY, K.type, PRIORITY_AFTER_TYPE, K.priority, TAGS, K.tags, PARENT, K.parent, SUBITEMS)]
+const P_PROGRESS = program(PROGRESS)
 const P_DEPENDS = program(DEPENDS_ON, K.depends_on, BLOCKED_BY)
 const P_OWNER = program(K.assignee, OWNER, K.owner, EPOCH, K.epoch, CLAIMED_AT, K.claimed_at, LEASE_EXPIRES, K.lease_expires)
 const P_SESSION = program(K.session, FLAG)
@@ -453,6 +456,33 @@ export class RowWriter {
   }
 
   /**
+   * The progress of line l's sub-items as the view writes it
+   * (`{"done":D,"total":T}`: done of those not cancelled, core/task-view.ts
+   * progressOf), from the section's sub-item lines and their status codes;
+   * null when the section does not list the `listed` sub-items of the line
+   * (the row is then viewed the ordinary way). A row written from its line
+   * has no changed sub-item: a change marks its parent's row to be viewed.
+   */
+  private progressAt(l: number, listed: number): string | null {
+    const section = this.section
+    const count = section.subItemCount(l)
+    if (count !== listed) return null
+    const status = this.rows.status
+    let done = 0
+    let total = 0
+    for (let k = 0; k < count; k++) {
+      const c = section.subItemLine(l, k)
+      if (c === NONE || c >= this.rows.n) return null
+      const code = status[c]!
+      if (code === CANCELLED) continue
+      if (code === BROKEN || code === MISSING) return null
+      total++
+      if (code === DONE) done++
+    }
+    return `{"done":${done},"total":${total}}`
+  }
+
+  /**
    * The usual row written to the output from its line at src[ls, le) (sv: a
    * DataView over src); false (nothing written) when it has another shape.
    */
@@ -499,14 +529,22 @@ export class RowWriter {
     p = emit(o, od, p, s, sd, v, P_TITLE)
     p = putAscii(o, p, state)
     p = emit(o, od, p, s, sd, v, P_PRIORITY[isNullAt(s, v, K.type) ? 0 : 1]!)
+    let progress: string | null = null
     if (at[F_SUBITEMS]! > at[F_DEPS]! + 1) {
       o[p++] = QUOTE
+      let listed = 1
       for (let c = at[F_DEPS]! + 1; c < at[F_SUBITEMS]!; c++) {
-        if (s[c] === 0x20) p = emit(o, od, p, s, sd, v, P_ID_SEPARATOR)
-        else o[p++] = s[c]!
+        if (s[c] === 0x20) {
+          p = emit(o, od, p, s, sd, v, P_ID_SEPARATOR)
+          listed++
+        } else o[p++] = s[c]!
       }
       o[p++] = QUOTE
+      progress = this.progressAt(l, listed)
+      if (progress === null) return false
     }
+    p = emit(o, od, p, s, sd, v, P_PROGRESS)
+    p = progress === null ? emit(o, od, p, s, sd, v, P_NULL) : putAscii(o, p, progress)
     p = emit(o, od, p, s, sd, v, P_DEPENDS)
     if (reasonBytes > 0) p += o.write(reasons, p, 'utf8')
     p = emit(o, od, p, s, sd, v, P_READY[ready ? 1 : 0]!)

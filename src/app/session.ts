@@ -81,6 +81,20 @@ export class Session {
     return call
   }
 
+  /**
+   * The same repository, actor and options on another list (`scenario
+   * start NAME` works on the list NAME, whatever --list says): its own
+   * store, which the caller closes. What it publishes is the caller's to
+   * report (copy `wrote` back).
+   */
+  async forList(list: string): Promise<Session> {
+    if (list === this.list) return this
+    const other = await Session.open({...this.options, list})
+    other.actorCache = this.actorCache
+    other.configCache = this.configCache
+    return other
+  }
+
   /** Set by keepAlive(): what a long-lived process keeps between calls. */
   private kept: {limits: Map<number, NetworkLimits>} | null = null
 

@@ -134,7 +134,8 @@ export function card(t: TaskView, ctx: PageContext): string {
   if (t.state === 'stale') badges.push('<span class="badge warn">stale</span>')
   if (t.blocked_by.length) badges.push(`<span class="badge deps" title="waits on ${esc(t.blocked_by.map((r) => r.id).join(', '))}">waits on ${t.blocked_by.length}</span>`)
   else if (t.depends_on.length) badges.push(`<span class="badge" title="dependencies (all done)">${t.depends_on.length} dep${t.depends_on.length === 1 ? '' : 's'} done</span>`)
-  if (t.subitems.length) badges.push(`<span class="badge" title="sub-items">${t.subitems.length} sub-item${t.subitems.length === 1 ? '' : 's'}</span>`)
+  // A parent's progress (issue 33): its sub-items done, of those not cancelled.
+  if (t.subitems.length) badges.push(`<span class="badge" title="sub-items done, of those not cancelled">${t.progress ? `${t.progress.done}/${t.progress.total}` : t.subitems.length} sub-item${t.subitems.length === 1 ? '' : 's'}${t.progress ? ' done' : ''}</span>`)
   const owner = t.owner ? `<span class="owner">${esc(t.owner)}${t.status === 'in_progress' && leaseLeft(t.lease_expires, ctx.now) ? ` · ${esc(leaseLeft(t.lease_expires, ctx.now))}` : ''}</span>` : ''
   const note = t.status === 'blocked' && t.block_note ? `<div class="note">${esc(t.block_note)}</div>` : ''
   // With the token the card can be selected for a bulk action (the toolbar above the columns).

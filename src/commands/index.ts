@@ -54,6 +54,9 @@ import SessionRelease from './session/release'
 import SessionComplete from './session/complete'
 import SessionCancel from './session/cancel'
 import SessionTakeover from './session/takeover'
+import ScenarioStart from './scenario/start'
+import ScenarioStatus from './scenario/status'
+import ScenarioList from './scenario/list'
 import Export from './export'
 import Import from './import'
 import Init from './init'
@@ -135,6 +138,9 @@ export const COMMANDS = {
   inbox: Inbox,
   'inbox:ack': InboxAck,
   'session:create': SessionCreate,
+  'scenario:start': ScenarioStart,
+  'scenario:status': ScenarioStatus,
+  'scenario:list': ScenarioList,
   'session:show': SessionShow,
   'session:list': SessionList,
   'session:search': SessionSearch,

@@ -23,6 +23,8 @@ export interface TaskView {
   tags: string[]
   parent: string | null
   subitems: string[]
+  /** Of the sub-items: how many are done, of those not cancelled (issue 33); null without sub-items. */
+  progress: Progress | null
   depends_on: string[]
   blocked_by: WaitReason[]
   ready: boolean
@@ -54,6 +56,31 @@ export interface TaskView {
   revision: number
   /** The coordination session the task belongs to (`ses-…`), or null. Not the agent-run label `session`. */
   work_session: string | null
+}
+
+/** A parent's sub-items done, of its sub-items not cancelled (`[2/5]` in text). */
+export interface Progress {
+  done: number
+  total: number
+}
+
+/**
+ * The progress of an item whose sub-items are `kids`: done ones of those not
+ * cancelled, read from each entry's status (no frontmatter decoded); null
+ * when it has none. A cancelled sub-item is no longer work, as it does not
+ * hold its parent open either (core/nesting.ts).
+ */
+export function progressOf(snap: Snapshot, kids: readonly string[]): Progress | null {
+  if (kids.length === 0) return null
+  let done = 0
+  let total = 0
+  for (const c of kids) {
+    const status = snap.tasks.get(c)?.status
+    if (status === 'cancelled') continue
+    total++
+    if (status === 'done') done++
+  }
+  return {done, total}
 }
 
 /** A related task in a detail view (dependency, dependent, sub-item). */
@@ -118,6 +145,7 @@ export class TaskViewer {
     const ready = isReady(snap, meta, this.actor, this.now, blockedBy)
     const waiting = isWaiting(snap, meta, blockedBy)
     const claimLive = claimIsLive(meta, this.now, snap.config)
+    const kids = childIds(snap, meta.id)
     return {
       id: meta.id,
       short_id: this.shortId(meta.id),
@@ -128,7 +156,8 @@ export class TaskViewer {
       priority: meta.priority,
       tags: meta.tags,
       parent: meta.parent ?? null,
-      subitems: [...childIds(snap, meta.id)],
+      subitems: [...kids],
+      progress: progressOf(snap, kids),
       depends_on: meta.depends_on,
       blocked_by: blockedBy,
       ready,

@@ -17,6 +17,7 @@ import {parseCommentFile, parseConfig, parseMeta, taskBody} from '../core/task-f
 import {ancestorsOf, depthOf} from '../core/nesting'
 import {isBumpOnly, newlyUnblocked} from '../core/unblock'
 import {type CommitFacts, type FileCheck, type Refusal, ENGINE_OPS, IMPORT_OP, judgeActorChange, judgeCheckChange, judgeDoneChecks, judgeSessionChange, judgeSpecRevision, judgeTaskChange} from './rules'
+import {SCENARIO_PATH, parseScenario} from '../core/scenario'
 import {SESSION_CHECKPOINT_RE, SESSION_FILE_RE, type WorkSession, parseSessionCheckpoint, parseSessionFile, sessionFilePath} from '../core/work-session'
 
 /** What the guard knows of one commit, read once for all its paths. */
@@ -370,6 +371,26 @@ export function judgeSessionCheckpointFile(f: FileFacts): Refusal[] {
 }
 
 /** The judge of each file kind that is judged. */
+/**
+ * scenario.yaml (issue 33): written once, when `scenario start` seeds the
+ * list; it names the list it is on, and every member's seed is on the list
+ * after the commit. Never changed or removed afterwards: a scenario's
+ * members are fixed when it starts (its items change as any item does).
+ */
+export function judgeScenarioFile(f: FileFacts): Refusal[] {
+  if (f.before !== null) {
+    return [{rule: 'scenario_rewritten', message: `${SCENARIO_PATH}, once written, is never ${f.after === null ? 'removed' : 'changed'}: a scenario's members are fixed when it starts`}]
+  }
+  if (f.after === null) return []
+  const parsed = parseScenario(f.after)
+  if (!parsed.ok) return [{rule: 'schema', message: `${SCENARIO_PATH} does not validate: ${parsed.error}`}]
+  const list = f.commit.after.list
+  if (parsed.value.scenario !== list) return [{rule: 'schema', message: `${SCENARIO_PATH} names the scenario "${parsed.value.scenario}", but it is on the list "${list}"`}]
+  const missing = parsed.value.members.filter((m) => !f.commit.after.tasks.has(m.item))
+  if (missing.length > 0) return [{rule: 'schema', message: `${SCENARIO_PATH} names seed items that are not on the list: ${missing.map((m) => `${m.item} (${m.name})`).join(', ')}`}]
+  return []
+}
+
 export const JUDGES: Readonly<Record<Exclude<FileCheck, null>, FileJudge>> = {
   meta: judgeMetaFile,
   config: judgeConfigFile,
@@ -382,4 +403,5 @@ export const JUDGES: Readonly<Record<Exclude<FileCheck, null>, FileJudge>> = {
   reminder: judgeReminderFile,
   session: judgeSessionFile,
   'session-checkpoint': judgeSessionCheckpointFile,
+  scenario: judgeScenarioFile,
 }

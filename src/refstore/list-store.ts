@@ -16,7 +16,7 @@ import {COMMENTS_DIR, INIT_COMMIT, TASKS_DIR, TASK_FILE, commentPath, initialFil
 import type {Comment} from '../core/task'
 import {MAX_FILE_BYTES} from '../core/task'
 import {fileText, parseCommentFile, serialiseComment, serialiseTask, taskBody} from '../core/task-file'
-import {FILE_MODE, LooseObjectWriter, TREE_MODE, type TreeEntry, decodeTree, encodeCommit, fsyncsLooseObjects, zeroOid} from './git-objects'
+import {FILE_MODE, LooseObjectWriter, TREE_MODE, type TreeEntry, decodeCommit, decodeTree, encodeCommit, fsyncsLooseObjects, zeroOid} from './git-objects'
 import {earlyRefUpdater} from './early-git'
 import {autoMaintenance} from './housekeeping'
 import {ObjectReader} from './object-reader'
@@ -713,6 +713,28 @@ export class ListStore {
     if (this.treeCache.size > 64) this.treeCache.clear()
     this.treeCache.set(oid, entries)
     return entries
+  }
+
+  /**
+   * A file at the root of a list's tree (`scenario.yaml`), at `rootTree` or
+   * at the root of commit `commit`: its text, null when there is no such
+   * file, or why it cannot be read (not a file, too large, not UTF-8).
+   */
+  async readRootFile(at: {rootTree: string} | {commit: string}, name: string): Promise<{text: string} | {error: string} | null> {
+    let rootTree: string
+    if ('rootTree' in at) rootTree = at.rootTree
+    else {
+      const c = await this.reader.read(at.commit)
+      if (!c || c.type !== 'commit') return null
+      rootTree = decodeCommit(c.content).tree
+    }
+    const entry = (await this.treeAt(rootTree, ''))?.find((e) => e.name === name)
+    if (!entry) return null
+    if (!isFileMode(entry.mode)) return {error: `${name} is not a file (mode ${entry.mode})`}
+    const obj = await this.reader.read(entry.oid, MAX_FILE_BYTES)
+    if (!obj || obj.type !== 'blob') return {error: `${name}: the object is missing from the repository`}
+    const text = fileText(obj)
+    return text.ok ? {text: text.value} : {error: `${name}: ${text.error}`}
   }
 
   /** Texts of the named files of one directory (missing, non-file or unreadable ones left out). */

@@ -43,6 +43,11 @@ export function shortActor(actor: string): string {
   return at > 0 ? actor.slice(0, at) : actor
 }
 
+/** A parent's sub-items done of total, `  [2/5]` after its title; '' for an item without sub-items. */
+export function progressText(v: Pick<TaskView, 'progress'>): string {
+  return v.progress ? `  [${v.progress.done}/${v.progress.total}]` : ''
+}
+
 export interface ListRow {
   view: TaskView
   depth: number
@@ -64,7 +69,7 @@ export function renderTaskList(term: Terminal, rows: ListRow[], shortOf: (id: st
       {header: 'P', cell: (r) => String(r.view.priority)},
       {header: 'STATUS', cell: (r) => displayStatus(r.view), style: (r) => statusStyle(r.view)},
       ...(anyOwner ? [{header: 'OWNER', cell: (r: ListRow) => (r.view.owner ? shortActor(r.view.owner) : r.view.assignee ? `→${shortActor(r.view.assignee)}` : ''), shrink: 2, min: 6}] : []),
-      {header: 'TITLE', cell: (r) => (r.depth > 0 ? `  ${r.view.title}` : r.view.title) + (r.view.type !== 'task' ? `  [${r.view.type}]` : '') + (r.view.tags.length ? `  #${r.view.tags.join(' #')}` : ''), flex: true, min: 24},
+      {header: 'TITLE', cell: (r) => (r.depth > 0 ? `  ${r.view.title}` : r.view.title) + progressText(r.view) + (r.view.type !== 'task' ? `  [${r.view.type}]` : '') + (r.view.tags.length ? `  #${r.view.tags.join(' #')}` : ''), flex: true, min: 24},
       ...(anyBlocked ? [{header: 'WHY BLOCKED', cell: (r: ListRow) => whyBlocked(r.view, shortOf, titleOf), style: () => 'magenta' as Style, shrink: 1, min: 12}] : []),
     ],
     rows,
@@ -109,6 +114,7 @@ export function renderTaskDetail(term: Terminal, d: TaskDetail): string {
   field('priority', String(t.priority))
   field('tags', t.tags.join(', '))
   field('parent', t.parent)
+  if (t.progress) field('progress', `${t.progress.done}/${t.progress.total} sub-items done`)
   field('assignee', t.assignee)
   if (t.owner) field('owner', `${t.owner} (epoch ${t.epoch}${t.lease_expires ? `, lease until ${t.lease_expires}${t.claim_live ? '' : ', expired'}` : ''})`)
   field('session', t.session)
@@ -133,7 +139,7 @@ export function renderTaskDetail(term: Terminal, d: TaskDetail): string {
   }
   related('Depends on', d.dependencies)
   related('Needed by', d.dependents)
-  related('Sub-items', d.subitems)
+  related(`Sub-items${progressText(t)}`, d.subitems)
   if (d.body.trim()) lines.push('', d.body.trimEnd())
   if (d.checks.length > 0) {
     lines.push('', paint(term, 'bold', `Checks (${d.checks.length})`))

@@ -76,6 +76,9 @@ const SCHEMA_OF: Record<string, string> = {
   'session:show': 'session-show',
   'session:list': 'session-list',
   'session:search': 'session-search',
+  'scenario:start': 'scenario-start',
+  'scenario:status': 'scenario-status',
+  'scenario:list': 'scenario-list',
 }
 const exercised = new Set<string>()
 const errorCodes = new Set<string>()
@@ -630,6 +633,24 @@ describe('every --json output matches its schema', () => {
     await ok(repo, ['session', 'complete', sid, '--summary', 'delivered'], A)
     const other = (await ok(repo, ['session', 'create', 'Other', '--description', 'd', '--strategy', 's'], A)).session.id
     await ok(repo, ['session', 'cancel', other, '--reason', 'dropped'], A)
+  })
+
+  it('scenarios: start, status, list, and their refusals (issue 33)', async () => {
+    const repo = makeRepo()
+    const A = {env: {TASKS_ACTOR: 'lead'}}
+    const args = ['scenario', 'start', 'strath', '--member', 'api=Build the API', '--member', 'ui=Build the UI', '--depends', 'ui:api']
+    expect((await ok(repo, args, A)).created).toBe(true)
+    expect((await ok(repo, args, A)).created).toBe(false)
+    await fails(repo, ['scenario', 'start', 'strath', '--member', 'api=Other'], 4, 'scenario_mismatch', A)
+    await fails(repo, ['scenario', 'start', 'x', '--member', 'api=A', '--depends', 'api:nobody'], 2, 'unknown_member', A)
+    await fails(repo, ['scenario', 'start', 'x', '--member', 'api=A', '--member', 'api=B'], 2, 'duplicate_member', A)
+    await fails(repo, ['scenario', 'start', 'x', '--member', 'api'], 2, 'bad_member', A)
+    await ok(repo, ['init'], A)
+    await ok(repo, ['add', 'busy'], A)
+    await fails(repo, ['scenario', 'start', 'main', '--member', 'api=A'], 4, 'list_in_use', A)
+    await fails(repo, ['scenario', 'status', 'main'], 3, 'scenario_not_found', A)
+    expect((await ok(repo, ['scenario', 'status', 'strath'], A)).members.find((m: {member: string}) => m.member === 'ui').waiting_on).toEqual(['api'])
+    expect((await ok(repo, ['scenario', 'list'], A)).scenarios.map((s: {scenario: string}) => s.scenario)).toEqual(['strath'])
   })
 
   it('exercised every output schema', () => {

@@ -68,3 +68,12 @@ describe('board pages', () => {
     expect(html).toContain('href="https://example.com" rel="noopener noreferrer nofollow"')
   })
 })
+
+describe('a parent card on the board (issue 33)', () => {
+  it('shows its sub-items done, of those not cancelled', () => {
+    const parent = task({title: 'parent'})
+    const kids = [task({parent: parent.id, status: 'done', closed_at: T0}), task({parent: parent.id}), task({parent: parent.id, status: 'cancelled', cancel_reason: 'no', closed_at: T0})]
+    const html = card(views([parent, ...kids])[0]!, ctx)
+    expect(html).toContain('1/2 sub-items done')
+  })
+})
