@@ -52,6 +52,8 @@ export interface TaskView {
   revision: number
   /** The coordination session the task belongs to (`ses-…`), or null. Not the agent-run label `session`. */
   work_session: string | null
+  /** Issue 33: the card's custom fields (key → text, number or boolean); {} when none. */
+  fields: Record<string, string | number | boolean>
 }
 
 /** A related task in a detail view (dependency, dependent, sub-item). */
@@ -153,6 +155,7 @@ export class TaskViewer {
       updated_by: meta.updated_by,
       revision: meta.revision,
       work_session: meta.work_session ?? null,
+      fields: meta.fields ?? {},
     }
   }
 }

@@ -100,6 +100,12 @@ export interface TaskMeta {
   updated_by: string
   /** +1 on every change to the file. */
   revision: number
+  /**
+   * Custom fields (issue 33, `--field KEY=VALUE`): lowercase keys (FIELD_KEY_RE in core/fields.ts) to
+   * one-line text, or a number or boolean when the list declares the key's type (`config set field.KEY TYPE`).
+   * Absent when empty. Not part of the spec: an external writer (a CI watcher) may set them on a held card.
+   */
+  fields?: Record<string, string | number | boolean>
   /** Frontmatter keys this version does not know; kept verbatim so nothing typed is lost. */
   extra?: Record<string, unknown>
 }
@@ -138,6 +144,8 @@ export const TASK_KEYS = [
   'updated_at',
   'updated_by',
   'revision',
+  // Issue 33: custom fields, after the bookkeeping (appended: the index line keeps the earlier positions).
+  'fields',
 ] as const
 
 export interface Comment {
@@ -197,6 +205,8 @@ export interface ListConfig {
   types: string[]
   /** How deep sub-items nest: 1 = sub-items have no sub-items of their own; up to 4 (docs/model.md, "Sub-items"). */
   max_depth: number
+  /** Issue 33: declared types of custom fields (`config set field.KEY TYPE`): string, integer, number, boolean, date or enum(a|b); undeclared keys hold text. */
+  fields: Record<string, string>
   extra?: Record<string, unknown>
 }
 
@@ -252,6 +262,7 @@ export const DEFAULT_CONFIG: ListConfig = {
   require_checks: false,
   types: [],
   max_depth: 1,
+  fields: {},
 }
 
 /** Keys of config.yaml as `init` writes it (fixed: every clone's root commit is the same). */
@@ -274,7 +285,7 @@ export function withConfigDefaults(config: Partial<ListConfig> | undefined): Lis
   return {...DEFAULT_CONFIG, ...(config ?? {})} as ListConfig
 }
 
-export type NonNumericConfigKey = 'admins' | 'notify' | 'extra' | 'require_signed' | 'allowed_signers' | 'allowed_paths' | 'require_epoch' | 'require_checks' | 'types'
+export type NonNumericConfigKey = 'admins' | 'notify' | 'extra' | 'require_signed' | 'allowed_signers' | 'allowed_paths' | 'require_epoch' | 'require_checks' | 'types' | 'fields'
 const configBounds = configSchema.properties as unknown as Record<keyof Omit<ListConfig, NonNumericConfigKey>, Bounded>
 
 /** Inclusive [minimum, maximum] of each numeric config.yaml key. */
