@@ -18,6 +18,8 @@ import {type CommitFacts, judgeTaskChange} from '../../src/hooks/rules'
 import {checkImportedCard} from '../../src/core/interchange'
 import {exportedTask} from '../../src/core/interchange'
 import {T0, ctx, snapshot, task} from '../helpers/snapshot'
+import {TaskViewer} from '../../src/core/task-view'
+import {compactShow} from '../../src/render/compact-views'
 
 const typed = (fields: Record<string, string>): Pick<ListConfig, 'fields'> => ({fields})
 const withConfig = (snap: Snapshot, config: Partial<ListConfig>): Snapshot => ({...snap, config: {...DEFAULT_CONFIG, ...config}})
@@ -180,7 +182,7 @@ describe('merge, field by field', () => {
   it('the same field set differently: the later side wins, the other value is kept as a comment and a note, whichever side is ours', () => {
     const ours = side('alice', T0, {host: 'gpu-01'})
     const theirs = side('bob', LATER, {host: 'gpu-02'})
-    for (const [o, t] of [[ours, theirs], [theirs, ours]]) {
+    for (const [o, t] of [[ours, theirs], [theirs, ours]] as const) {
       const r = mergeTask({meta: base, body: ''}, o, t, {now: LATER, published: 'theirs'})
       expect(r.meta.fields).toEqual({host: 'gpu-02'})
       expect(r.notes).toEqual([expect.objectContaining({kind: 'field_conflict', field: 'fields.host', kept: 'gpu-02', dropped: 'gpu-01'})])
@@ -231,5 +233,16 @@ describe('list --field, export and import', () => {
     expect(checkImportedCard(record, {...DEFAULT_CONFIG, fields: {estimate: 'integer'}}).fields).toEqual({estimate: 3, host: 'gpu-01'})
     expect(() => checkImportedCard(record, {...DEFAULT_CONFIG, fields: {host: 'enum(cpu|gpu)'}})).toThrowError(invalid('bad_field_value'))
     expect(() => checkImportedCard({...record, meta: {...doc, fields: {Bad: 'x'}} as never}, DEFAULT_CONFIG)).toThrowError(invalid('bad_field'))
+  })
+})
+
+describe('compact show (the MCP default)', () => {
+  it('writes the fields as a text block, one KEY=VALUE a line, left out when none', () => {
+    const t = task({fields: {host: 'a|b', cmd: 'x, y'}})
+    const snap = snapshot([t])
+    const v = new TaskViewer(snap, 'alice', T0)
+    const detail = (meta: TaskMeta) => ({checkpoint: null, task: v.view(meta), body: '', comments: [], dependencies: [], dependents: [], subitems: [], checks: [], broken: []})
+    expect(compactShow(detail(t))).toMatch(/\nfields\[2\]:\ncmd=x, y\nhost=a\|b\n/)
+    expect(compactShow(detail({...t, fields: undefined}))).not.toMatch(/fields/)
   })
 })
