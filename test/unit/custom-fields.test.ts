@@ -20,6 +20,7 @@ import {exportedTask} from '../../src/core/interchange'
 import {T0, ctx, snapshot, task} from '../helpers/snapshot'
 import {TaskViewer} from '../../src/core/task-view'
 import {compactShow} from '../../src/render/compact-views'
+import {taskPage} from '../../src/board/pages'
 
 const typed = (fields: Record<string, string>): Pick<ListConfig, 'fields'> => ({fields})
 const withConfig = (snap: Snapshot, config: Partial<ListConfig>): Snapshot => ({...snap, config: {...DEFAULT_CONFIG, ...config}})
@@ -244,5 +245,15 @@ describe('compact show (the MCP default)', () => {
     const detail = (meta: TaskMeta) => ({checkpoint: null, task: v.view(meta), body: '', comments: [], dependencies: [], dependents: [], subitems: [], checks: [], broken: []})
     expect(compactShow(detail(t))).toMatch(/\nfields\[2\]:\ncmd=x, y\nhost=a\|b\n/)
     expect(compactShow(detail({...t, fields: undefined}))).not.toMatch(/fields/)
+  })
+})
+
+describe('the board', () => {
+  it('shows the custom fields on the card page, values escaped', () => {
+    const t = task({fields: {host: '<b>gpu</b>', job_id: '8812'}})
+    const v = new TaskViewer(snapshot([t]), 'alice', T0)
+    const page = taskPage({list: 'main', actor: 'alice', commit: 'c0', now: T0, token: null}, {checkpoint: null, task: v.view(t), body: '', comments: [], dependencies: [], dependents: [], subitems: [], checks: [], broken: []}, {list: 'main', task: t.id, removed: false, events: []} as never, (x) => x)
+    expect(page).toContain('<dt>host</dt><dd>&lt;b&gt;gpu&lt;/b&gt;</dd>')
+    expect(page).toContain('<dt>job_id</dt><dd>8812</dd>')
   })
 })
