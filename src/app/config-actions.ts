@@ -4,7 +4,7 @@
  * op (src/core/ops/config.ts) through the transaction.
  */
 import {UsageError} from '../core/errors'
-import {CONFIG_KEYS, type ConfigChange, type ConfigKey, type ConfigValue, changeConfig, checkConfigKey, isDefault, isListKey, notifyEventOf, notifyWith, parseConfigValue, parseNotifyRoles} from '../core/ops/config'
+import {CONFIG_KEYS, type ConfigChange, type ConfigKey, type ConfigValue, changeConfig, checkConfigKey, fieldKeyOf, fieldTypesWith, isDefault, isListKey, notifyEventOf, notifyWith, parseConfigValue, parseNotifyRoles} from '../core/ops/config'
 import {DEFAULT_CONFIG} from '../core/task'
 import type {Session} from './session'
 import {mutate} from './transaction'
@@ -68,6 +68,13 @@ export async function configSet(session: Session, args: ConfigSetArgs): Promise<
     const roles = args.unset ? null : parseNotifyRoles(event, args.value!)
     const done = await mutate(session, (snap, ctx) => changeConfig(snap, ctx, {kind: 'set', key: 'notify', value: notifyWith(snap.config.notify, event, roles)}))
     return {list: session.list, ...setting('notify', done.result.value), previous: done.result.previous, commit: done.commit}
+  }
+  const field = fieldKeyOf(args.key)
+  if (field !== null) {
+    // Issue 33: one custom field's declared type, `field.KEY TYPE` (unset: the key holds text again).
+    if (!args.unset && (args.value === undefined || args.add !== undefined || args.remove !== undefined)) throw new UsageError(`pass the type for ${args.key}: string, integer, number, boolean, date or enum(a|b)`, {key: args.key}, 'usage')
+    const done = await mutate(session, (snap, ctx) => changeConfig(snap, ctx, {kind: 'set', key: 'fields', value: fieldTypesWith(snap.config.fields ?? {}, field, args.unset ? null : args.value!)}))
+    return {list: session.list, ...setting('fields', done.result.value), previous: done.result.previous, commit: done.commit}
   }
   const key = checkConfigKey(args.key)
   const given = [args.value !== undefined, args.add !== undefined, args.remove !== undefined].filter(Boolean).length

@@ -113,6 +113,8 @@ export function exportMarkdown(doc: ExportDocument): string {
       ['cancelled', t.cancel_reason],
       ['closed', t.closed_at],
       ['key', t.key],
+      // Issue 33: custom fields, KEY=VALUE, keys in order.
+      ['fields', t.fields ? Object.keys(t.fields).sort().map((k) => `${k}=${String(t.fields![k])}`).join(', ') : undefined],
       ['created', `${t.created_at} by ${t.created_by}`],
       ['updated', `${t.updated_at} by ${t.updated_by} (revision ${t.revision})`],
     ]

@@ -20,6 +20,7 @@ import type {Session} from './session'
 import {sortChecks} from '../core/check'
 import {viewer} from './task-results'
 import {resolveSessionFilter} from './work-session-actions'
+import {fieldsMatch, parseFieldFilters} from '../core/fields'
 
 export interface ListFilters {
   /** States or groups (`STATES`, open, all), each value comma-separated too. */
@@ -41,6 +42,8 @@ export interface ListFilters {
   priority?: string[]
   /** Task types (TASK_TYPES), comma-separated too. */
   type?: string[]
+  /** Issue 33: custom field filters, KEY=VALUE each (all must match). */
+  field?: string[]
   /** A sort key (`LIST_SORTS`), `-` in front to reverse. */
   sort?: string
   /** Rows asked for; capped at the list's `list_limit`. 0: every row when `unbounded`, else `list_limit` rows. */
@@ -416,7 +419,7 @@ function streamWhole(
 
 /** Whether a listing is narrowed by a filter (then its summary does not count the finished items it hides). */
 function narrowedListing(f: ListFilters, tags: readonly string[], owner: string | undefined, assignee: string | undefined, parent: string | undefined, priorities: ReadonlySet<number>): boolean {
-  return Boolean(f.status?.length || f.all || f.ready || f.session !== undefined || f.blockedOn !== undefined || tags.length || f.type?.length || owner !== undefined || assignee !== undefined || parent !== undefined || priorities.size > 0)
+  return Boolean(f.status?.length || f.all || f.ready || f.session !== undefined || f.blockedOn !== undefined || tags.length || f.type?.length || f.field?.length || owner !== undefined || assignee !== undefined || parent !== undefined || priorities.size > 0)
 }
 
 /**
@@ -460,6 +463,8 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
   const priorities = new Set(splitValues(f.priority).map((p) => checkPriority(p)))
   const tags = f.tags?.length ? checkTags(f.tags) : []
   const types = new Set(splitValues(f.type).map((t) => checkListedType(t)))
+  // Custom fields are in the cards' frontmatter only: a field filter lists card by card, the default listing never reads them.
+  const fieldFilters = f.field?.length ? parseFieldFilters(f.field, snap.config) : []
   const parent = f.parent === undefined ? undefined : lookup(snap, f.parent).id
   const workSession = f.session === undefined ? undefined : await resolveSessionFilter(session, loaded, f.session)
   const {key, sign} = sortKey(f.sort)
@@ -476,10 +481,11 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
     (parent === undefined || t.parent === parent) &&
     (workSession === undefined || t.work_session === workSession) &&
     (priorities.size === 0 || priorities.has(t.priority)) &&
-    (types.size === 0 || types.has(t.type ?? DEFAULT_TASK_TYPE))
+    (types.size === 0 || types.has(t.type ?? DEFAULT_TASK_TYPE)) &&
+    (fieldFilters.length === 0 || fieldsMatch(t.fields, fieldFilters))
   type Placed = {row: ListRow; depth: number; top: ListRow}
-  // Parked cards are found card by card (the tables hold no blocker): never streamed, never from the open rows alone.
-  const streamed = f.lazy && blockedOn === undefined ? streamWhole(loaded, v, {...f, limit: f.limit === 0 && f.unbounded ? undefined : f.limit}, {states, owner, assignee, tags, parent, priorities, types}) : null
+  // Parked cards and custom fields are found card by card (the tables hold neither): never streamed, never from the open rows alone.
+  const streamed = f.lazy && blockedOn === undefined && fieldFilters.length === 0 ? streamWhole(loaded, v, {...f, limit: f.limit === 0 && f.unbounded ? undefined : f.limit}, {states, owner, assignee, tags, parent, priorities, types}) : null
   if (streamed) {
     // A whole listing with finished items, written from the index file a batch at a time (list-stream.ts).
     const offset = f.offset ?? 0
@@ -506,7 +512,7 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
   }
   let listing: Listing
   // The open rows table nests one level and holds no types: a type filter, or a list whose sub-items nest deeper, is listed card by card.
-  if (f.sort === undefined && tags.length === 0 && types.size === 0 && blockedOn === undefined && snap.config.max_depth <= 1 && parent === undefined && workSession === undefined && [...states].every((st) => STATE_RANK[st] < FIRST_FINISHED_RANK)) {
+  if (f.sort === undefined && tags.length === 0 && types.size === 0 && blockedOn === undefined && fieldFilters.length === 0 && snap.config.max_depth <= 1 && parent === undefined && workSession === undefined && [...states].every((st) => STATE_RANK[st] < FIRST_FINISHED_RANK)) {
     // The default order over open items: from the open rows table, already in (priority, created, id) order,
     // so taking the rows state by state orders them (state, priority, created, id) without a sort. Rows are
     // read field by field (`OpenRowColumns`); objects are made only for the rows shown.

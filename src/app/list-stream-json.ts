@@ -81,6 +81,9 @@ const UPDATED_AT = bytesOf(',"updated_at":')
 const UPDATED_BY = bytesOf(',"updated_by":')
 const REVISION = bytesOf(',"revision":')
 const WORK_SESSION = bytesOf(',"work_session":')
+/** Issue 33: the custom fields, `{}` when the card has none. */
+const FIELDS = bytesOf(',"fields":')
+const EMPTY_OBJECT = bytesOf('{}')
 const SHORT_ID = bytesOf(',"short_id":"')
 const TITLE = bytesOf('","title":')
 const STATE = bytesOf(',"state":"')
@@ -130,6 +133,8 @@ function isNullAt(s: Buffer, v: Int32Array, k: number): boolean {
  * below zero copies fixed text ~step of TEXT.
  */
 const LIST_OR_EMPTY = 1000
+/** OBJECT_OR_EMPTY + k copies value k or `{}` when it is null (the custom fields). */
+const OBJECT_OR_EMPTY = 2000
 const textParts: Uint8Array[] = []
 /** Program of a sequence of fixed texts (Uint8Array) and value steps (numbers). */
 function program(...steps: Array<Uint8Array | number>): Int32Array {
@@ -172,6 +177,8 @@ const P_REST = program(
   K.revision,
   WORK_SESSION,
   K.work_session,
+  FIELDS,
+  OBJECT_OR_EMPTY + K.fields,
 )
 const P_READY = [program(READY_FALSE), program(READY_TRUE)]
 const P_WAITING = [program(WAITING_FALSE), program(WAITING_TRUE)]
@@ -180,6 +187,8 @@ const P_DEPTH = DEPTHS.map((d) => program(d))
 const P_ID_SEPARATOR = program(ID_SEPARATOR)
 /** The text `[]`, for a list value that is null. */
 const EMPTY_AT = ~program(EMPTY_LIST)[0]!
+/** The text `{}`, for custom fields that are null. */
+const EMPTY_OBJECT_AT = ~program(EMPTY_OBJECT)[0]!
 /** All fixed texts end to end, and where each starts (TEXT_AT[i] to TEXT_AT[i + 1]). */
 const TEXT = new Uint8Array(textParts.reduce((n, t) => n + t.length, 0))
 const TEXT_AT = new Int32Array(textParts.length + 1)
@@ -217,10 +226,11 @@ function emit(o: Uint8Array, od: DataView, p: number, s: Uint8Array, sd: DataVie
       continue
     }
     if (step >= LIST_OR_EMPTY) {
-      step -= LIST_OR_EMPTY
+      const empty = step >= OBJECT_OR_EMPTY ? EMPTY_OBJECT_AT : EMPTY_AT
+      step -= step >= OBJECT_OR_EMPTY ? OBJECT_OR_EMPTY : LIST_OR_EMPTY
       const a = v[2 * step]!
       if (v[2 * step + 1]! - a === 4 && s[a] === 0x6e) {
-        p = copyBytes(o, od, p, TEXT, TEXT_VIEW, TEXT_AT[EMPTY_AT]!, TEXT_AT[EMPTY_AT + 1]!)
+        p = copyBytes(o, od, p, TEXT, TEXT_VIEW, TEXT_AT[empty]!, TEXT_AT[empty + 1]!)
         continue
       }
     }

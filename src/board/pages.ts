@@ -236,6 +236,8 @@ export function taskPage(ctx: PageContext, d: ShowResult, history: LogResult, ma
     ['updated', `${timeOf(t.updated_at)} by ${t.updated_by}`],
   ]
   if (t.block_note) fields.push(['blocked', t.block_note])
+  // Issue 33: custom fields (keys are lowercase identifiers, checked by the schema; values escaped like every field).
+  for (const k of Object.keys(t.fields ?? {}).sort()) fields.push([k, String(t.fields[k])])
   const comments = d.comments.length
     ? d.comments.map((c) => `<div class="comment kind-${esc(c.kind)}"><div class="muted">${esc(c.author)} · ${esc(c.kind)} · ${esc(timeOf(c.created_at))}</div><div class="md">${markdown(c.body)}</div></div>`).join('')
     : '<p class="muted">no comments</p>'

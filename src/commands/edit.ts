@@ -9,9 +9,9 @@ type Output = TaskResult & {fields: string[]; checks_reset?: string[]}
 
 export default commandFrom<Output>(edit, {
   execute: async ({args, run, session}) => {
-    const given = ['title', 'body', 'type', 'priority', 'addTags', 'removeTags', 'session'].some((k) => args[k] !== undefined)
+    const given = ['title', 'body', 'type', 'priority', 'addTags', 'removeTags', 'session', 'field', 'unsetField'].some((k) => args[k] !== undefined)
     if (!given && interactive()) return editTaskInEditor(await session(), args.id, args.ifRevision, args.reason)
-    if (!given) throw new UsageError('nothing to edit: pass --title, --body, --body-file, --type, --priority, --add-tags or --remove-tags (on a terminal, `tasks edit ID` alone opens $EDITOR)')
+    if (!given) throw new UsageError('nothing to edit: pass --title, --body, --body-file, --type, --priority, --add-tags, --remove-tags, --field or --unset-field (on a terminal, `tasks edit ID` alone opens $EDITOR)')
     return run(args)
   },
   render: (r, term) => engine().render.renderTaskLine(term, r.fields.length ? 'edited' : 'unchanged', r.task, r.fields.join(', ')),

@@ -34,6 +34,7 @@ import {compactTimestamp} from './ops/comment'
 import {withChanges} from './apply'
 import {type Check, parseCheckFile, serialiseCheck} from './check'
 import {ancestorsOf, depthOf} from './nesting'
+import {MAX_FIELDS, checkFieldKey, fieldTypeOf, fieldValueProblem} from './fields'
 
 export const EXPORT_FORMAT = 'git-tasks/export'
 export const EXPORT_VERSION = 1
@@ -385,11 +386,28 @@ export function checkImportedCard(r: ImportRecord, config: ListConfig): ImportRe
   asAdd(r, 'priority', () => checkPriority(m.priority as number))
   must('type', m.type === undefined || typeof m.type === 'string', 'text')
   const type = m.type === undefined ? undefined : asAdd(r, 'type', () => checkType(m.type as string, config))
+  // Issue 33: custom fields as stored, each judged by the predicate add, edit and the guard use.
+  const fields = m.fields === undefined ? undefined : asAdd(r, 'fields', () => checkStoredFields(m.fields, config))
   if (m.assignee !== undefined) asAdd(r, 'assignee', () => checkActor(m.assignee as string, 'assignee'))
   if (m.key !== undefined && !(m.key as string).trim()) asAdd(r, 'key', () => {
     throw new InvalidError('empty_key', 'the idempotency key is empty')
   })
-  return {...r.meta, title, tags, type}
+  return {...r.meta, title, tags, type, fields}
+}
+
+/** A document's `fields` (issue 33): an object of field names to values that fit the list's declared types; sorted, undefined when empty. */
+function checkStoredFields(value: unknown, config: ListConfig): TaskMeta['fields'] {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new InvalidError('bad_field', '"fields" is an object of field names to values', {})
+  const entries = Object.entries(value as Record<string, unknown>)
+  if (entries.length > MAX_FIELDS) throw new InvalidError('bad_field', `a card holds at most ${MAX_FIELDS} fields, not ${entries.length}`, {count: entries.length, limit: MAX_FIELDS})
+  for (const [key, v] of entries) {
+    checkFieldKey(key)
+    const type = fieldTypeOf(config, key)
+    const problem = fieldValueProblem(v, type)
+    if (problem) throw new InvalidError('bad_field_value', `field ${key}${type ? ` (${type})` : ''} ${problem}`, {key, ...(type ? {type} : {})})
+  }
+  if (entries.length === 0) return undefined
+  return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) as TaskMeta['fields']
 }
 
 /** add's limits on a comment and a check of a record (the kinds people write: notes, checkpoints, checks). */

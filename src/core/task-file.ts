@@ -152,9 +152,16 @@ export function repairFieldValues(text: string, id: string, now: string): {meta:
 
 /** Serialise a task: known keys in schema order, then unknown keys sorted. */
 export function serialiseTask(meta: TaskMeta, body: string): string {
-  const fields: Array<[string, unknown]> = TASK_KEYS.map((k) => [k, meta[k]])
+  const fields: Array<[string, unknown]> = TASK_KEYS.map((k) => [k, k === 'fields' ? sortedFields(meta.fields) : meta[k]])
   if (meta.extra) for (const k of Object.keys(meta.extra).sort()) fields.push([k, meta.extra[k]])
   return checkWritable(serialiseFrontmatter(fields, body), `the task file of ${meta.id}`)
+}
+
+/** Custom fields as written: keys sorted, absent when there are none (issue 33). */
+function sortedFields(fields: TaskMeta['fields']): TaskMeta['fields'] {
+  if (!fields) return undefined
+  const keys = Object.keys(fields).sort()
+  return keys.length === 0 ? undefined : Object.fromEntries(keys.map((k) => [k, fields[k]!]))
 }
 
 /** Only the body of a task file (used when rewriting frontmatter and keeping the text). */
@@ -212,7 +219,7 @@ export function parseConfig(text: string): Parsed<ListConfig> {
   const value = parsed.value ?? {}
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return {ok: false, error: 'not a mapping'}
   if (!validateConfig(value)) return {ok: false, error: schemaError(validateConfig)}
-  const config: ListConfig = {...DEFAULT_CONFIG, admins: [...DEFAULT_CONFIG.admins], allowed_paths: [...DEFAULT_CONFIG.allowed_paths], types: [...DEFAULT_CONFIG.types]}
+  const config: ListConfig = {...DEFAULT_CONFIG, admins: [...DEFAULT_CONFIG.admins], allowed_paths: [...DEFAULT_CONFIG.allowed_paths], types: [...DEFAULT_CONFIG.types], fields: {}}
   const extra: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(value)) {
     if (Object.hasOwn(DEFAULT_CONFIG, k)) (config as unknown as Record<string, unknown>)[k] = v
@@ -236,6 +243,7 @@ export function serialiseConfig(config: ListConfig): string {
   if (known.require_checks === false) delete known.require_checks
   if (known.types?.length === 0) delete known.types
   if (known.max_depth === DEFAULT_CONFIG.max_depth) delete known.max_depth
+  if (known.fields && Object.keys(known.fields).length === 0) delete known.fields
   return yaml().stringify({...known, ...extra}, {lineWidth: 0, defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN'})
 }
 

@@ -56,6 +56,8 @@ export interface TaskView {
   revision: number
   /** The coordination session the task belongs to (`ses-…`), or null. Not the agent-run label `session`. */
   work_session: string | null
+  /** Issue 33: the card's custom fields (key → text, number or boolean); {} when none. */
+  fields: Record<string, string | number | boolean>
 }
 
 /** A parent's sub-items done, of its sub-items not cancelled (`[2/5]` in text). */
@@ -185,6 +187,7 @@ export class TaskViewer {
       updated_by: meta.updated_by,
       revision: meta.revision,
       work_session: meta.work_session ?? null,
+      fields: meta.fields ?? {},
     }
   }
 }

@@ -102,6 +102,12 @@ export interface TaskMeta {
   updated_by: string
   /** +1 on every change to the file. */
   revision: number
+  /**
+   * Custom fields (issue 33, `--field KEY=VALUE`): lowercase keys (FIELD_KEY_RE in core/fields.ts) to
+   * one-line text, or a number or boolean when the list declares the key's type (`config set field.KEY TYPE`).
+   * Absent when empty. Not part of the spec: an external writer (a CI watcher) may set them on a held card.
+   */
+  fields?: Record<string, string | number | boolean>
   /** Frontmatter keys this version does not know; kept verbatim so nothing typed is lost. */
   extra?: Record<string, unknown>
 }
@@ -141,6 +147,8 @@ export const TASK_KEYS = [
   'updated_at',
   'updated_by',
   'revision',
+  // Issue 33: custom fields, after the bookkeeping (appended: the index line keeps the earlier positions).
+  'fields',
 ] as const
 
 export interface Comment {
@@ -207,6 +215,8 @@ export interface ListConfig {
   operator: string
   /** `tasks remind`: how many digests a priority 0–1 card may sit in, still stale, before it goes to the operator. */
   escalate_after_digests: number
+  /** Issue 33: declared types of custom fields (`config set field.KEY TYPE`): string, integer, number, boolean, date or enum(a|b); undeclared keys hold text. */
+  fields: Record<string, string>
   extra?: Record<string, unknown>
 }
 
@@ -269,6 +279,7 @@ export const DEFAULT_CONFIG: ListConfig = {
   emit_events: 'all',
   operator: '',
   escalate_after_digests: 3,
+  fields: {},
 }
 
 /** Keys of config.yaml as `init` writes it (fixed: every clone's root commit is the same). */
@@ -291,7 +302,7 @@ export function withConfigDefaults(config: Partial<ListConfig> | undefined): Lis
   return {...DEFAULT_CONFIG, ...(config ?? {})} as ListConfig
 }
 
-export type NonNumericConfigKey = 'admins' | 'notify' | 'extra' | 'require_signed' | 'allowed_signers' | 'allowed_paths' | 'require_epoch' | 'require_checks' | 'types' | 'emit_events' | 'operator'
+export type NonNumericConfigKey = 'admins' | 'notify' | 'extra' | 'require_signed' | 'allowed_signers' | 'allowed_paths' | 'require_epoch' | 'require_checks' | 'types' | 'emit_events' | 'operator' | 'fields'
 const configBounds = configSchema.properties as unknown as Record<keyof Omit<ListConfig, NonNumericConfigKey>, Bounded>
 
 /** Inclusive [minimum, maximum] of each numeric config.yaml key. */

@@ -10,6 +10,7 @@ import {type Check, unmetChecks} from '../core/check'
 import {type ActorEntry} from '../core/inbox'
 import {type CheckMove, TASK_MOVES, checkMoveBetween, judgeMove, judgeSessionMove, mayOverride, movesBetween, sessionMove, sessionMovesBetween, sessionStandingOf, standingOf, taskMove} from '../core/state-machine'
 import type {WorkSession} from '../core/work-session'
+import {fieldProblems} from '../core/fields'
 import {ENGINE_ACTOR, type ListConfig, type Status, type TaskMeta, allowedTypes, typeOf} from '../core/task'
 import {type Standing, SPEC_FIELDS} from '../core/state-machine'
 
@@ -96,8 +97,10 @@ export const IMPORT_OP = 'import'
  * `config` is the list's config before the commit.
  */
 export function judgeTaskChange(before: TaskMeta | undefined, after: TaskMeta, facts: CommitFacts, config: ListConfig, text: {bodyChanged: boolean} = {bodyChanged: false}): Refusal[] {
-  if (facts.op === IMPORT_OP) return judgeImportedCard(before, after)
-  const out: Refusal[] = []
+  // Issue 33: each custom field the card changed fits its declared type (core/fields.ts, the predicate the ops use); imports too.
+  const badFields: Refusal[] = ENGINE_OPS.has(facts.op) ? [] : fieldProblems(before, after, config).map((message) => ({rule: 'bad_field', message}))
+  if (facts.op === IMPORT_OP) return [...badFields, ...judgeImportedCard(before, after)]
+  const out: Refusal[] = [...badFields]
   // The type is one the list allows (a new card's, or a changed one).
   if ((!before || typeOf(before) !== typeOf(after)) && !allowedTypes(config).includes(typeOf(after)) && !ENGINE_OPS.has(facts.op)) {
     out.push({rule: 'bad_type', message: `the card's type "${typeOf(after)}" is not one the list allows (${allowedTypes(config).join(', ')})`})

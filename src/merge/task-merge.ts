@@ -13,6 +13,7 @@
  *    per field; both changed → the later side (updated_at, revision,
  *    updated_by, then the values themselves), never the position.
  *  - sets (tags, depends_on): base ∪ added − removed, sorted.
+ *  - custom fields (issue 33): 3-way per key, like scalars; a losing value is kept as a comment.
  *  - body: 3-way text merge; a conflict keeps the winning side and files the
  *    other text as a comment.
  *
@@ -250,6 +251,32 @@ export function mergeTask(base: TaskVersion | null, ours: TaskVersion, theirs: T
     if (value !== undefined) extra[k] = value
   }
 
+  // Issue 33: custom fields, 3-way per key like scalars; both changed → the later side, the other value kept as a comment.
+  const customKeys = [...new Set([...Object.keys(b?.fields ?? {}), ...Object.keys(o.fields ?? {}), ...Object.keys(t.fields ?? {})])].sort(cmp)
+  const customFields: Record<string, string | number | boolean> = {}
+  const customVariants: Record<Side, Record<string, unknown>> = {ours: {}, theirs: {}}
+  for (const k of customKeys) {
+    const bv = b?.fields?.[k]
+    const ov = o.fields?.[k]
+    const tv = t.fields?.[k]
+    const r = pick3(bv, ov, tv)
+    let value: string | number | boolean | undefined
+    if (!r.conflict) value = r.value
+    else {
+      const w = winnerOf(o, t, ov, tv)
+      const winner = side(w)
+      const loser = side(otherSide(w))
+      value = w === 'ours' ? ov : tv
+      const dropped = w === 'ours' ? tv : ov
+      customVariants.ours[k] = ov
+      customVariants.theirs[k] = tv
+      notes.push({kind: 'field_conflict', task: id, field: `fields.${k}`, kept: value ?? null, dropped: dropped ?? null, message: `${id}: both sides changed field ${k}; kept ${quote(value)} (${winner.updated_by}), dropped ${quote(dropped)} (${loser.updated_by})`})
+      const said = dropped === undefined ? 'removed it' : `set it to ${JSON.stringify(dropped)}`
+      comments.push(engineComment(id, 'note', loser.updated_by, `Concurrent change of field ${k} not kept on merge: ${loser.updated_by} ${said} (${value === undefined ? 'its removal' : JSON.stringify(value)} by ${winner.updated_by} was kept).`, ctx.now))
+    }
+    if (value !== undefined) customFields[k] = value
+  }
+
   // Body: 3-way text merge; a conflict keeps the later side and files the other.
   let body: string
   let bodyRegions: MergeRegion[] | undefined
@@ -310,6 +337,7 @@ export function mergeTask(base: TaskVersion | null, ours: TaskVersion, theirs: T
     updated_by: later.updated_by,
     revision: Math.max(o.revision, t.revision) + 1,
   } as TaskMeta
+  if (Object.keys(customFields).length > 0) meta.fields = customFields
   if (Object.keys(extra).length > 0) meta.extra = extra
   const merged = dropUndefined(meta)
   const result: TaskMergeResult = {meta: merged, body, comments, notes}
@@ -322,9 +350,17 @@ export function mergeTask(base: TaskVersion | null, ours: TaskVersion, theirs: T
     }
     if (Object.keys(extras).length > 0) v.extra = extras
     else delete v.extra
+    // Each side's value of a custom field both changed differently (issue 33).
+    const custom: Record<string, unknown> = {...merged.fields}
+    for (const [k, x] of Object.entries(customVariants[s])) {
+      if (x === undefined) delete custom[k]
+      else custom[k] = x
+    }
+    if (Object.keys(custom).length > 0) v.fields = Object.fromEntries(Object.keys(custom).sort(cmp).map((k) => [k, custom[k]])) as TaskMeta['fields']
+    else delete v.fields
     return dropUndefined(v)
   }
-  if (bodyRegions || claimVariants || Object.keys(textFields.ours).length > 0 || Object.keys(extraFields.ours).length > 0) {
+  if (bodyRegions || claimVariants || Object.keys(textFields.ours).length > 0 || Object.keys(extraFields.ours).length > 0 || Object.keys(customVariants.ours).length > 0) {
     result.conflict = {body: bodyRegions, ours: variant('ours'), theirs: variant('theirs')}
   }
   return result

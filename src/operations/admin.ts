@@ -117,7 +117,7 @@ export const configSet = operation({
   name: 'config set',
   summary: "Change one of the list's shared settings, as a commit on the ref (published like any change).",
   description:
-    'lease_seconds, clock_skew_seconds and retention_seconds take durations (90s, 30m, 1h, 2d; a plain number is seconds); max_*_bytes take sizes (bytes, or 64k, 1m); admins and allowed_paths take a comma list, or --add/--remove; require_signed and require_epoch take true or false; max_claims_per_actor a whole number (0: no limit); allowed_signers a path on the server; allowed_paths path patterns (junk/**, docs/*.md) and max_file_bytes a size (both for the guard, docs/verify.md). Values outside the bounds the reader enforces are refused (exit 5). When admins are listed, only they may change settings (exit 6).',
+    'lease_seconds, clock_skew_seconds and retention_seconds take durations (90s, 30m, 1h, 2d; a plain number is seconds); max_*_bytes take sizes (bytes, or 64k, 1m); admins and allowed_paths take a comma list, or --add/--remove; require_signed and require_epoch take true or false; max_claims_per_actor a whole number (0: no limit); allowed_signers a path on the server; allowed_paths path patterns (junk/**, docs/*.md) and max_file_bytes a size (both for the guard, docs/verify.md); field.KEY declares the type of a custom field (string, integer, number, boolean, date, enum(a|b)), checked on every write. Values outside the bounds the reader enforces are refused (exit 5). When admins are listed, only they may change settings (exit 6).',
   params: {
     key,
     value: p.string('the new value', {positional: true}),
@@ -126,7 +126,7 @@ export const configSet = operation({
   },
   writes: true,
   result: 'config-change',
-  examples: ['<%= config.bin %> config set lease_seconds 2h', '<%= config.bin %> config set admins alice,bob', '<%= config.bin %> config set admins --add carol', '<%= config.bin %> config set require_signed true'],
+  examples: ['<%= config.bin %> config set lease_seconds 2h', '<%= config.bin %> config set admins alice,bob', '<%= config.bin %> config set admins --add carol', '<%= config.bin %> config set require_signed true', '<%= config.bin %> config set field.estimate integer'],
   run: (e, s, a) => e.config.configSet(s, a),
 })
 

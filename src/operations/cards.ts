@@ -11,6 +11,11 @@ import {idOf, ifRevision, taskId, taskIds, epoch} from './common'
 
 const body = p.text('Markdown description.', {char: 'b', file: {limit: 'body'}})
 const typeHelp = `Task type: ${TASK_TYPES.join(', ')} (default task; config types may allow fewer).`
+/** Issue 33: custom fields, declared once here for add and edit: `--field KEY=VALUE` on the command line, a `fields` object over MCP and in batch files. */
+const fieldHelp = 'A custom field, KEY=VALUE (repeatable): KEY a lowercase name (a-z, 0-9, _; at most 64), VALUE one line (at most 4096 bytes), read by its declared type (config set field.KEY TYPE; exit 5 when it does not fit).'
+const field = p.strings(fieldHelp, {only: ['cli'], helpValue: 'KEY=VALUE'})
+const fields = p.json<Record<string, string | number | boolean | null>>('Custom fields: an object of lowercase names to values (text, a number or true/false, read by the declared type; null removes one).', {only: ['mcp', 'batch']})
+
 /** Why a spec change is made: recorded in the commit (Tasks-Reason), shown by `show --revisions`; with --force, the override's reason too. */
 const specReason = p.string('Why (recorded in the commit; `show --revisions` shows it). With --force: the override\'s reason.')
 
@@ -33,6 +38,8 @@ export const add = operation({
     session: p.string('Join this coordination session (ses-… id or prefix; exit 3 when none). Default: the parent\'s session for a sub-item, else $TASKS_SESSION when it holds a session id. A task never moves between sessions. In a batch file, the field session joins it (TASKS_SESSION does not).'),
     acceptance: p.strings('An acceptance criterion (repeatable): a check that must pass, with evidence, before done.'),
     test: p.strings('A test (repeatable): a check that must pass, with evidence, before done.'),
+    field,
+    fields,
   },
   writes: true,
   // --blocks changes another item's dependencies: on someone else's live claim that needs --force --reason.
@@ -44,6 +51,7 @@ export const add = operation({
     '<%= config.bin %> add "Publish" --depends-on tsk-k3v9 --depends-on tsk-8d2q',
     '<%= config.bin %> add "Decide the schema" --blocks tsk-k3v9',
     '<%= config.bin %> add "Parse dates" --acceptance "ISO and RFC 2822 parse" --test "npm test -- dates"',
+    '<%= config.bin %> add "Train model v3" --type compute --field command="python train.py" --field estimate=3',
   ],
   batch: {
     aliases: ['create'],
@@ -61,7 +69,7 @@ export const add = operation({
 
 export const edit = operation({
   name: 'edit',
-  summary: "Change a task's title, description, type, priority or tags.",
+  summary: "Change a task's title, description, type, priority, tags or custom fields.",
   description:
     'With no flags on a terminal, opens $VISUAL or $EDITOR (else vi) on the title and description. The title, description and type are the spec: on an item someone else holds (a live claim) changing them needs --force --reason (exit 6 not_owner otherwise). `show ID --revisions` lists every spec change.',
   params: {
@@ -73,6 +81,9 @@ export const edit = operation({
     addTags: p.strings('Add a tag (repeatable).', {char: 't', aliases: ['tag']}),
     removeTags: p.strings('Remove a tag (repeatable).', {aliases: ['untag']}),
     session: p.string('Refused (exit 4 session_fixed) unless it names the session the task already belongs to: a task never moves between sessions.', {only: ['cli', 'mcp']}),
+    field,
+    fields,
+    unsetField: p.strings('Remove a custom field (repeatable).', {helpValue: 'KEY'}),
     reason: specReason,
     ifRevision,
     epoch,
@@ -80,7 +91,7 @@ export const edit = operation({
   writes: true,
   override: true,
   result: 'edit',
-  examples: ['<%= config.bin %> edit tsk-k3v9 --title "Wire the claim CAS" -p 1', '<%= config.bin %> edit tsk-k3v9 --body-file notes.md --remove-tags draft', '<%= config.bin %> edit tsk-k3v9    # in $EDITOR'],
+  examples: ['<%= config.bin %> edit tsk-k3v9 --title "Wire the claim CAS" -p 1', '<%= config.bin %> edit tsk-k3v9 --body-file notes.md --remove-tags draft', '<%= config.bin %> edit tsk-k3v9 --field job_id=8812 --field host=gpu-01 --unset-field queue', '<%= config.bin %> edit tsk-k3v9    # in $EDITOR'],
   batch: {readsChecks: true, plan: (ops, snap, ctx, a) => idOf(ops.editTask(snap, ctx, a))},
   run: (e, s, a) => e.cards.edit(s, a),
 })

@@ -160,6 +160,12 @@ export function compactList(r: ListResult): string {
   return w.toString()
 }
 
+/** Issue 33: a card's custom fields as a text block, one `KEY=VALUE` a line (a value may hold `,` and `|`, which a cell's list may not). */
+function fieldsText(w: CompactWriter, t: TaskView): void {
+  const fields = t.fields ?? {}
+  w.text('fields', Object.keys(fields).sort().map((k) => `${k}=${String(fields[k])}`).join('\n'))
+}
+
 function detailSections(w: CompactWriter, ids: IdWriter, body: string, comments: readonly Comment[]): void {
   w.text('body', body)
   w.table('comments', commentFields(), comments)
@@ -174,6 +180,7 @@ export function compactShow(r: TaskDetail): string {
   header(w, 'show')
   w.table('checkpoint', commentFields(), r.checkpoint ? [r.checkpoint] : [])
   taskScalars(w, ids, r.task)
+  fieldsText(w, r.task)
   detailSections(w, ids, r.body, r.comments)
   w.table('checks', checkFields(), r.checks ?? [])
   w.table('dependencies', briefFields(ids), r.dependencies)
@@ -197,6 +204,7 @@ export function compactNext(r: NextOutput & {published?: boolean}): string {
   w.scalar('published', r.published)
   w.scalar('comment_count', r.comment_count)
   taskScalars(w, ids, r.task)
+  fieldsText(w, r.task)
   detailSections(w, ids, r.body, r.comments)
   w.table('checks', checkFields(), r.checks ?? [])
   return w.toString()

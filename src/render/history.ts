@@ -75,11 +75,17 @@ export function renderRestore(term: Terminal, r: RestoreOutput): string {
   return `${lines.join('\n')}\n`
 }
 
+/** A notify rule's roles or a declared field's type, as text. */
+function textOf(v: string | string[] | undefined): string {
+  return v === undefined ? '' : typeof v === 'string' ? v : v.join(',')
+}
+
 function valueText(v: ConfigSetting['value']): string {
   // notify: one `event: roles` pair per event, `*` last.
   if (typeof v === 'object' && !Array.isArray(v)) {
     const events = Object.keys(v).sort((a, b) => (a === '*' ? 1 : b === '*' ? -1 : a < b ? -1 : 1))
-    return events.map((e) => `${e}: ${v[e]!.join(',') || 'none'}`).join('; ')
+    // fields (issue 33): `key: type` per declared field.
+    return events.map((e) => `${e}: ${textOf(v[e]) || 'none'}`).join('; ') || '(none)'
   }
   return Array.isArray(v) ? v.join(',') || '(none)' : String(v)
 }
@@ -97,11 +103,13 @@ export function renderConfigGet(_term: Terminal, r: ConfigSetting): string {
 export function renderConfigChange(term: Terminal, r: ConfigChangeResult): string {
   if (typeof r.value === 'object' && !Array.isArray(r.value)) {
     // notify: only the events that changed.
-    const before = (typeof r.previous === 'object' && !Array.isArray(r.previous) ? r.previous : {}) as Record<string, string[]>
-    const after = r.value
-    const changed = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((e) => (before[e] ?? []).join() !== (after[e] ?? []).join()).sort()
+    // notify (and fields, issue 33: field.KEY = TYPE): only the entries that changed.
+    const before = (typeof r.previous === 'object' && !Array.isArray(r.previous) ? r.previous : {}) as Record<string, string | string[]>
+    const after = r.value as Record<string, string | string[]>
+    const prefix = r.key === 'fields' ? 'field' : r.key
+    const changed = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((e) => textOf(before[e]) !== textOf(after[e])).sort()
     if (r.commit === null || changed.length === 0) return `${r.key} unchanged  ${paint(term, 'dim', '(unchanged)')}\n`
-    return changed.map((e) => `${r.key}.${e} = ${(after[e] ?? []).join(',') || 'none'}  ${paint(term, 'dim', `(was ${(before[e] ?? []).join(',') || 'none'})`)}`).join('\n') + '\n'
+    return changed.map((e) => `${prefix}.${e} = ${textOf(after[e]) || 'none'}  ${paint(term, 'dim', `(was ${textOf(before[e]) || 'none'})`)}`).join('\n') + '\n'
   }
   const now = `${r.key} = ${valueText(r.value)}${r.default ? ' (default)' : ''}`
   if (r.commit === null) return `${now}  ${paint(term, 'dim', '(unchanged)')}\n`

@@ -125,6 +125,11 @@ export function renderTaskDetail(term: Terminal, d: TaskDetail): string {
   field('created', `${t.created_at} by ${t.created_by}`)
   field('updated', `${t.updated_at} by ${t.updated_by} (revision ${t.revision})`)
   field('closed', t.closed_at)
+  // Issue 33: custom fields, one KEY=VALUE a line, keys in order.
+  Object.keys(t.fields ?? {}).sort().forEach((k, i) => {
+    const v = t.fields[k]!
+    lines.push(`${paint(term, 'dim', (i === 0 ? 'fields:' : '').padEnd(12))}${k}=${typeof v === 'string' ? v : String(v)}`)
+  })
   if (d.checkpoint) {
     // Where the last holder stopped: before the graph and the text, as a resuming agent or person needs it first.
     const c = d.checkpoint

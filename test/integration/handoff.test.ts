@@ -197,7 +197,13 @@ function resolver(ids: readonly string[]): (short: string | undefined) => string
 }
 
 /** The TaskView a compact row (or a show's scalars) stands for. */
-function taskFromCompact(r: Row, full: (s: string | undefined) => string | null): Record<string, unknown> {
+/** Custom fields (issue 33) from show's `fields` text block, one KEY=VALUE a line; a list row has none ({}). */
+function fieldsFromCompact(text: string | undefined): Record<string, string> {
+  if (!text) return {}
+  return Object.fromEntries(text.split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]))
+}
+
+function taskFromCompact(r: Row, full: (s: string | undefined) => string | null, fieldsText?: string): Record<string, unknown> {
   const state = r.state!
   const status = ['ready', 'waiting', 'reserved', 'todo'].includes(state) ? 'todo' : state === 'stale' ? 'in_progress' : state
   return {
@@ -242,6 +248,7 @@ function taskFromCompact(r: Row, full: (s: string | undefined) => string | null)
     updated_at: r.updated_at,
     updated_by: r.updated_by,
     revision: num(r.revision),
+    fields: fieldsFromCompact(fieldsText),
   }
 }
 
@@ -289,6 +296,8 @@ describe('--format compact', () => {
     await runJson(repo, ['collab', 'add', ids.waits!, 'bob'], {env})
     await runJson(repo, ['watch', ids.waits!, '--as', 'carol'], {env})
     await runJson(repo, ['cancel', ids.cancelled!, '--reason', 'dup of base'], {env})
+    // Custom fields (issue 33), with the characters a compact cell or list would have to escape.
+    await runJson(repo, ['edit', ids.base!, '--field', 'cmd=a, b | c', '--field', 'host=gpu-01'], {env})
   })
 
   it('list: the compact rows parse back into every task of list --json, and are at most 40% of its size', async () => {
@@ -304,8 +313,10 @@ describe('--format compact', () => {
     const rows = doc.tables.tasks!
     expect(rows).toHaveLength(data.tasks.length)
     rows.forEach((row, i) => {
-      const {depth, ...view} = data.tasks[i]
-      expect(taskFromCompact(row, full)).toEqual(view)
+      // A list row leaves the custom fields out (show and next have them as a text block).
+      const {depth, fields: _fields, ...view} = data.tasks[i]
+      const {fields: _none, ...back} = taskFromCompact(row, full)
+      expect(back).toEqual(view)
       // depth: a row under a parent shown in the same table.
       expect(depth).toBe(view.parent && data.tasks.some((t: {id: string}) => t.id === view.parent) ? 1 : 0)
     })
@@ -328,7 +339,7 @@ describe('--format compact', () => {
       const full = resolver([...new Set<string>(known)])
       const back = {
         checkpoint: doc.tables.checkpoint ? commentFromCompact(doc.tables.checkpoint[0]!, data.task.id) : null,
-        task: taskFromCompact(doc.scalars, full),
+        task: taskFromCompact(doc.scalars, full, doc.texts.fields),
         body: doc.texts.body ?? '',
         comments: (doc.tables.comments ?? []).map((c) => commentFromCompact(c, data.task.id)),
         checks: (doc.tables.checks ?? []).map((c) => ({...c, task: data.task.id, spec_revision: Number(c.spec_revision)})),

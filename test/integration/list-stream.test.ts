@@ -17,6 +17,7 @@ import type {Plan} from '../../src/core/plan'
 import type {Snapshot} from '../../src/core/snapshot'
 import type {TaskMeta} from '../../src/core/task'
 import {cachePath} from '../../src/refstore/task-index'
+import {CACHE_VERSION} from '../../src/refstore/task-index/format'
 import {Session} from '../../src/app/session'
 import {type ListFilters, lazyPageOf, list} from '../../src/app/list-query'
 import {TasksError} from '../../src/core/errors'
@@ -55,7 +56,9 @@ async function mutate(dir: string, steps: number, seed: number, ids: string[] = 
         const assignee = rand(4) === 0 ? pick(['bob', 'carol']) : undefined
         // Typed and untyped cards: the streamed row writes the default type (task) for a card without one.
         const type = rand(3) === 0 ? pick(['bug', 'epic', 'milestone']) : undefined
-        plan = addTask(snap, c, {title: `${pick(TITLES)} ${step}`, parent, priority: rand(5), dependsOn: live.filter(() => rand(8) === 0), assignee, tags: rand(2) ? ['x'] : [], type})
+        // Custom fields on some cards (issue 33): the streamed row copies them from the line, {} when none.
+        const field = rand(3) === 0 ? [`host=gpu "${step}" é`, 'stage=a,b [c]'] : undefined
+        plan = addTask(snap, c, {title: `${pick(TITLES)} ${step}`, parent, priority: rand(5), dependsOn: live.filter(() => rand(8) === 0), assignee, tags: rand(2) ? ['x'] : [], type, field})
         ids.push(plan.result.task.id)
       } else if (op === 3) plan = claimTask(snap, c, {id: pick(live)!})
       else if (op === 4) plan = finishTask(snap, c, {id: pick(live)!})
@@ -70,7 +73,7 @@ async function mutate(dir: string, steps: number, seed: number, ids: string[] = 
         // unreadable card, and a frontmatter key this version does not know.
         const meta = snap.tasks.get(pick(live)!)!.meta
         const broken = [...snap.tasks.values()].find((t) => !t.meta)?.id
-        if (meta) plan = {op: 'edit', changes: [{kind: 'put-task' as const, meta: {...meta, depends_on: [...meta.depends_on, 'tsk-zzzzzzzzzz', ...(broken ? [broken] : [])], extra: {custom: 'kept "as is"'}}}], trailers: [], result: {task: meta}}
+        if (meta) plan = {op: 'edit', changes: [{kind: 'put-task' as const, meta: {...meta, depends_on: [...meta.depends_on, 'tsk-zzzzzzzzzz', ...(broken ? [broken] : [])], extra: {custom: 'kept "as is"'}, fields: {...meta.fields, estimate: 3, ok: true, note: 'q "x"'}}}], trailers: [], result: {task: meta}}
       } else if (op === 13) {
         // An unreadable card.
         const id = `tsk-${String(seed + step).padStart(10, '0').slice(-10)}`
@@ -253,10 +256,10 @@ describe('list --json with finished items, streamed from the index file', () => 
     expect(JSON.parse(expected).tasks.length).toBeGreaterThan(5)
     const good = readFileSync(file)
     // Another format version, older or newer: ignored and rebuilt.
-    for (const version of [8, 11, 12, 14]) {
+    for (const version of [8, 9, CACHE_VERSION - 1]) {
       writeFileSync(file, Buffer.concat([Buffer.from(`git-tasks index ${version}`), good.subarray(good.indexOf(0x0a))]))
       expect((await run(dir, ['list', '--all', '--json'], {env: {TASKS_NOW: NOW}})).stdout).toBe(expected)
-      expect(readFileSync(file).subarray(0, 18).toString()).toBe('git-tasks index 13')
+      expect(readFileSync(file).subarray(0, 18).toString()).toBe(`git-tasks index ${CACHE_VERSION}`)
     }
     // A byte of the list section changed (its records, its line part): the section's CRC-32 does not match, so
     // the rows come from the lines the ordinary way, never in a wrong order or with a wrong state.

@@ -284,6 +284,11 @@ describe('every --json output matches its schema', () => {
     const guarded = await ok(repo, ['edit', ids.solo!, '-p', '2', '--if-revision', String(e.task.revision)], A)
     const stale = await fails(repo, ['edit', ids.solo!, '-p', '1', '--if-revision', String(e.task.revision)], 4, 'revision_mismatch', A)
     expect(stale).toMatchObject({revision: guarded.task.revision, expected: e.task.revision})
+    // Custom fields (issue 33): the edit names them, every task view carries them, list --field filters.
+    const f = await ok(repo, ['edit', ids.solo!, '--field', 'job_id=8812', '--field', 'host=gpu-01'], A)
+    expect(f.fields).toEqual(['fields'])
+    expect(f.task.fields).toEqual({host: 'gpu-01', job_id: '8812'})
+    expect((await ok(repo, ['list', '--field', 'host=gpu-01'], A)).tasks.map((t: {id: string}) => t.id)).toEqual([ids.solo])
   })
 
   it('assign, assign --none, deps (set, clear)', async () => {
@@ -411,6 +416,11 @@ describe('every --json output matches its schema', () => {
     expect(unset).toMatchObject({value: 3600, default: true})
     await fails(repo, ['config', 'set', 'lease_seconds', '0'], 5, 'bad_config_value', A)
     await fails(repo, ['config', 'get', 'nope'], 2, 'unknown_config_key', A)
+    // A custom field's declared type (issue 33): the fields setting, a map of key to type.
+    expect(await ok(repo, ['config', 'set', 'field.estimate', 'enum(s|m|l)'], A)).toMatchObject({key: 'fields', value: {estimate: 'enum(s|m|l)'}, previous: {}, default: false})
+    expect(await ok(repo, ['config', 'get', 'fields'], A)).toMatchObject({value: {estimate: 'enum(s|m|l)'}})
+    expect(await ok(repo, ['config', 'unset', 'field.estimate'], A)).toMatchObject({value: {}, default: true})
+    await fails(repo, ['config', 'set', 'field.estimate', 'list'], 5, 'bad_config_value', A)
   })
 
   it('search, prime, prime --write, export, import, mcp install; the poll_inbox result of mcp', async () => {

@@ -41,14 +41,18 @@ describe('frontmatter arrays read from their bytes', () => {
 
   it('finishedKey reads the priority and creation time, or declines (never a wrong answer)', () => {
     fc.assert(
-      fc.property(fc.array(text, {minLength: TASK_KEYS.length, maxLength: TASK_KEYS.length}), fc.integer({min: 0, max: 9}), fc.nat(), fc.option(fc.dictionary(text, text), {nil: undefined}), (strings, priority, revision, extra) => {
+      fc.property(fc.array(text, {minLength: TASK_KEYS.length, maxLength: TASK_KEYS.length}), fc.integer({min: 0, max: 9}), fc.nat(), fc.option(fc.dictionary(text, text), {nil: undefined}), fc.option(fc.dictionary(text, text), {nil: undefined}), (strings, priority, revision, extra, fields) => {
         const values: unknown[] = [...strings]
         values[3] = priority
-        values[TASK_KEYS.length - 1] = revision
+        const at = TASK_KEYS.indexOf('revision')
+        values[at] = revision
+        // The keys after the revision (custom fields) are null unless the card has them.
+        for (let k = at + 1; k < TASK_KEYS.length; k++) values[k] = null
+        if (fields) values[TASK_KEYS.indexOf('fields')] = fields
         if (extra) values.push(extra)
         const buf = Buffer.from(`x\t${JSON.stringify(values)}`)
         const key = finishedKey(buf, 2, buf.length)
-        if (key === null) expect(extra).toBeDefined()
+        if (key === null) expect(extra !== undefined || fields !== undefined).toBe(true)
         else expect(key).toEqual({priority, created: values[TASK_KEYS.indexOf('created_at')]})
       }),
       {numRuns: 2000},

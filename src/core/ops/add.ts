@@ -14,8 +14,9 @@ import {sessionForNewTask} from './work-sessions'
 import {takesSubItems} from '../state-machine'
 import {checkActor, checkBody, checkPriority, checkTags, checkTitle, checkType} from '../validation'
 import {nestingError} from '../nesting'
+import {type FieldArgs, applyFieldEdits} from '../fields'
 
-export interface AddArgs {
+export interface AddArgs extends FieldArgs {
   title: string
   body?: string
   tags?: string[]
@@ -83,7 +84,7 @@ function byCreation(a: TaskMeta, b: TaskMeta): number {
 }
 
 /** Fields of an existing keyed item that differ from what this add asks for. */
-function keyDifferences(snap: Snapshot, existing: TaskMeta, want: {title: string; type?: string; tags: string[]; priority: number; assignee?: string; parent?: string; dependsOn: string[]}): string[] {
+function keyDifferences(snap: Snapshot, existing: TaskMeta, want: {title: string; type?: string; tags: string[]; priority: number; assignee?: string; parent?: string; dependsOn: string[]; fields?: TaskMeta['fields']}): string[] {
   const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i])
   const out: string[] = []
   if (existing.title !== want.title) out.push('title')
@@ -94,6 +95,8 @@ function keyDifferences(snap: Snapshot, existing: TaskMeta, want: {title: string
   const parent = want.parent === undefined ? undefined : resolve(snap, want.parent)
   if ((existing.parent ?? undefined) !== parent) out.push('parent')
   if (!sameSet(existing.depends_on, want.dependsOn.map((d) => resolve(snap, d)))) out.push('depends_on')
+  // Fields given with the retry must be the card's (a watcher may have set others since: those are not compared).
+  if (want.fields && Object.entries(want.fields).some(([k, v]) => existing.fields?.[k] !== v)) out.push('fields')
   return out
 }
 
@@ -114,6 +117,8 @@ export function addTask(snap: Snapshot, ctx: OpContext, args: AddArgs): Plan<Add
   const assignee = args.assignee === undefined ? undefined : checkActor(args.assignee, 'assignee')
   // The default type is checked too: a list whose `types` leaves out `task` wants every item typed.
   const type = checkType(args.type ?? DEFAULT_TASK_TYPE, snap.config)
+  // Issue 33: custom fields, each read by its declared type (bad_field, bad_field_value: nothing written).
+  const fields = applyFieldEdits(undefined, {field: args.field, fields: args.fields}, snap.config).fields
   const key = args.key?.trim()
   if (args.key !== undefined && !key) throw new InvalidError('empty_key', 'the idempotency key is empty')
 
@@ -126,7 +131,7 @@ export function addTask(snap: Snapshot, ctx: OpContext, args: AddArgs): Plan<Add
     const existing = snap.tasks.get(id)?.meta
     if (existing) {
       // A retry with the same parameters gets the item back; the same key for something else is a conflict.
-      const differs = keyDifferences(snap, existing, {title, type, tags, priority, assignee, parent: args.parent, dependsOn: args.dependsOn ?? []})
+      const differs = keyDifferences(snap, existing, {title, type, tags, priority, assignee, parent: args.parent, dependsOn: args.dependsOn ?? [], fields})
       if (differs.length > 0) throw keyMismatch(existing, key, differs)
       return {op: 'add', subject: {id, title: existing.title}, changes: [], trailers: [], result: {task: existing, created: false, body}}
     }
@@ -173,6 +178,7 @@ export function addTask(snap: Snapshot, ctx: OpContext, args: AddArgs): Plan<Add
     updated_at: ctx.now,
     updated_by: ctx.actor,
     revision: 1,
+    fields,
   }
   return {
     op: 'add',

@@ -18,9 +18,10 @@ import {MAX_PATH_PATTERNS, pathPatternProblem} from '../path-patterns'
 import {parseConfig, serialiseConfig} from '../task-file'
 import {CONFIG_PATH} from '../store-layout'
 import {checkActor} from '../validation'
+import {FIELD_KEY_RE, MAX_FIELDS, fieldTypeProblem} from '../fields'
 
 export type ConfigKey = keyof Omit<ListConfig, 'extra'>
-export type ConfigValue = number | boolean | string | string[] | Record<string, string[]>
+export type ConfigValue = number | boolean | string | string[] | Record<string, string[]> | Record<string, string>
 
 /** The keys `tasks config` knows, in the order `config list` shows them. */
 export const CONFIG_KEYS = Object.keys(DEFAULT_CONFIG) as ConfigKey[]
@@ -54,6 +55,29 @@ export function notifyEventOf(key: string): string | null {
   const event = key.slice('notify.'.length)
   if (!EVENT_RE.test(event)) throw new UsageError(`"${event}" is not an event name: use an op name such as comment or done, or * for every other op`, {key}, 'unknown_config_key')
   return event
+}
+
+/** Issue 33: `field.KEY`, the declared type of a custom field: the key it names, or null for any other setting. */
+export function fieldKeyOf(key: string): string | null {
+  if (!key.startsWith('field.')) return null
+  const name = key.slice('field.'.length)
+  if (!FIELD_KEY_RE.test(name)) throw new UsageError(`"${name}" is not a field name: a lowercase letter, then lowercase letters, digits or _ (at most 64)`, {key}, 'unknown_config_key')
+  return name
+}
+
+/** The declared types with `key` set to `type` (null: declared no more), sorted by key; at most MAX_FIELDS. */
+export function fieldTypesWith(current: Readonly<Record<string, string>>, key: string, text: string | null): Record<string, string> {
+  const out: Record<string, string> = {...current}
+  if (text === null) delete out[key]
+  else {
+    const type = text.trim()
+    const problem = fieldTypeProblem(type)
+    if (problem !== null) throw badValue(`field.${key}`, text, `a field type: ${problem}`)
+    out[key] = type
+  }
+  const keys = Object.keys(out).sort()
+  if (keys.length > MAX_FIELDS) throw badValue(`field.${key}`, text ?? '', `at most ${MAX_FIELDS} declared fields`)
+  return Object.fromEntries(keys.map((k) => [k, out[k]!]))
 }
 
 /** Roles for one notify rule, from a comma list (empty: nobody). */
@@ -107,6 +131,7 @@ function listValue(key: ConfigKey, items: string[]): string[] {
 /** Parse what a person typed for `key`: a duration for seconds keys, a size for byte keys, a comma list for admins and allowed_paths. */
 export function parseConfigValue(key: ConfigKey, text: string): ConfigValue {
   if (key === 'notify') throw new UsageError('set one event at a time: `tasks config set notify.EVENT ROLES` (e.g. notify.comment owner,subscribers)', {key}, 'usage')
+  if (key === 'fields') throw new UsageError('declare one field at a time: `tasks config set field.KEY TYPE` (e.g. field.estimate integer)', {key}, 'usage')
   if (LIST_KEYS.has(key)) return listValue(key, text.split(',').map((s) => s.trim()).filter(Boolean))
   if (BOOLEAN_KEYS.has(key)) {
     const word = text.trim().toLowerCase()
@@ -226,7 +251,7 @@ export function changeConfig(snap: Snapshot, ctx: OpContext, change: ConfigChang
 }
 
 function show(value: ConfigValue): string {
-  if (typeof value === 'object' && !Array.isArray(value)) return Object.entries(value).map(([k, v]) => `${k}:${v.join('+') || 'none'}`).join(',')
+  if (typeof value === 'object' && !Array.isArray(value)) return Object.entries(value).map(([k, v]) => `${k}:${typeof v === 'string' ? v : v.join('+') || 'none'}`).join(',') || '(none)'
   if (value === '') return '(none)'
   return Array.isArray(value) ? value.join(',') || '(none)' : String(value)
 }

@@ -15,8 +15,9 @@ import {revise} from './revision'
 import {assertRevision} from '../revision-guard'
 import {resetChecks} from './checks'
 import {assertFence} from './permission'
+import {type FieldArgs, applyFieldEdits, asksFieldEdits} from '../fields'
 
-export interface EditArgs {
+export interface EditArgs extends FieldArgs {
   id: string
   title?: string
   body?: string
@@ -68,14 +69,20 @@ export function editTask(snap: Snapshot, ctx: OpContext, args: EditArgs): Plan<{
     const tags = checkTags([...meta.tags.filter((t) => !remove.has(t)), ...(args.addTags ?? [])])
     if (tags.join(',') !== meta.tags.join(',')) (changes.tags = tags), fields.push('tags')
   }
+  // Issue 33: custom fields (not the spec: anyone may keep them up to date, as a CI watcher does).
+  const fieldEdits = asksFieldEdits(args)
+  if (fieldEdits) {
+    const custom = applyFieldEdits(meta.fields, args, snap.config)
+    if (custom.changed.length > 0) (changes.fields = custom.fields), fields.push('fields')
+  }
   let body: string | undefined
   if (args.body !== undefined) {
     body = checkBody(args.body, snap.config)
     fields.push('body')
   }
-  if (args.title === undefined && args.priority === undefined && args.body === undefined && args.type === undefined && !args.addTags?.length && !args.removeTags?.length) {
+  if (args.title === undefined && args.priority === undefined && args.body === undefined && args.type === undefined && !args.addTags?.length && !args.removeTags?.length && !fieldEdits) {
     if (args.session !== undefined) return {op: 'edit', subject: {id: meta.id, title: meta.title}, changes: [], trailers: [], result: {task: meta, fields: [], checks_reset: []}}
-    throw new UsageError('nothing to edit: pass --title, --body, --body-file, --type, --priority, --tag or --untag')
+    throw new UsageError('nothing to edit: pass --title, --body, --body-file, --type, --priority, --tag, --untag, --field or --unset-field')
   }
   const reason = reasonOf(args.reason, snap)
   // The spec is the holder's: checked before anything else is decided, so a refusal writes nothing.

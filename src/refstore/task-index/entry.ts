@@ -24,7 +24,9 @@ export function encodeMeta(m: TaskMeta): string {
     m.claimed_at ?? null, m.lease_expires ?? null, m.session ?? null, m.block_note ?? null, m.blocked_on ?? null, m.cancel_reason ?? null,
     m.flag_reason ?? null, m.flagged_by ?? null, m.flagged_at ?? null, m.closed_at ?? null, m.key ?? null,
     m.collaborators ?? null, m.subscribers ?? null, m.notify_roles ?? null, m.notify_mute ?? null,
-    m.created_at ?? null, m.created_by ?? null, m.updated_at ?? null, m.updated_by ?? null, m.revision ?? null
+    m.created_at ?? null, m.created_by ?? null, m.updated_at ?? null, m.updated_by ?? null, m.revision ?? null,
+    // Issue 33: custom fields (cache format 14).
+    m.fields ?? null
   ]
   if (m.extra) values.push(m.extra)
   return JSON.stringify(values)

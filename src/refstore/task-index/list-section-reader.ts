@@ -29,6 +29,9 @@ export const F_SUBITEMS = 6
 /** Places of priority and created_at in the frontmatter array (TASK_KEYS order). */
 const PRIORITY_AT = TASK_KEYS.indexOf('priority')
 const CREATED_AT_AT = TASK_KEYS.indexOf('created_at')
+/** Keys after the revision (issue 33's custom fields, appended): finishedKey reads them as null or declines. */
+const AFTER_REVISION = TASK_KEYS.length - 1 - TASK_KEYS.indexOf('revision')
+const NULL_TAIL = Buffer.from(',null')
 /** Open or finished records read from the section at once. */
 const WINDOW_ROWS = 1024
 /** Lines read together when they lie this close in the file (one read instead of two). */
@@ -70,9 +73,10 @@ function stringStart(buf: Buffer, close: number, floor: number): number {
 /**
  * Priority and creation time of a finished item from the bytes of its
  * frontmatter array [from, to) (TASK_KEYS order: id, title, status,
- * priority, …, created_at, created_by, updated_at, updated_by, revision);
- * null when the array does not have that usual shape (an `extra` object at
- * the end, a value missing), and the caller decodes it.
+ * priority, …, created_at, created_by, updated_at, updated_by, revision,
+ * fields); null when the array does not have that usual shape (custom
+ * fields or an `extra` object at the end, a value missing), and the
+ * caller decodes it.
  */
 export function finishedKey(buf: Buffer, from: number, to: number): {priority: number; created: string} | null {
   if (buf[from] !== 0x5b || buf[to - 1] !== 0x5d) return null
@@ -86,10 +90,16 @@ export function finishedKey(buf: Buffer, from: number, to: number): {priority: n
   const pc = buf.indexOf(COMMA, p)
   if (pc === -1 || pc >= to) return null
   const priority = Number(buf.toString('latin1', p, pc))
-  // From the end: the revision (digits), then four strings back to created_at.
-  const c = buf.lastIndexOf(COMMA, to - 2)
-  if (c <= pc || c + 1 >= to - 1) return null
-  for (let i = c + 1; i < to - 1; i++) if (buf[i]! < 0x30 || buf[i]! > 0x39) return null
+  // From the end: the keys after the revision, each null (a card with custom fields is decoded instead),
+  let end = to - 1
+  for (let k = 0; k < AFTER_REVISION; k++) {
+    if (end - NULL_TAIL.length <= pc || buf.compare(NULL_TAIL, 0, NULL_TAIL.length, end - NULL_TAIL.length, end) !== 0) return null
+    end -= NULL_TAIL.length
+  }
+  // then the revision (digits), then four strings back to created_at.
+  const c = buf.lastIndexOf(COMMA, end - 1)
+  if (c <= pc || c + 1 >= end) return null
+  for (let i = c + 1; i < end; i++) if (buf[i]! < 0x30 || buf[i]! > 0x39) return null
   let close = c - 1
   let open = -1
   for (let k = 0; k < 4; k++) {

@@ -34,6 +34,7 @@ export function baseTask(id = 'tsk-0123456789'): TaskMeta {
     updated_at: BASE_TIME,
     updated_by: 'alice',
     revision: 3,
+    fields: {host: 'a'},
   }
 }
 
@@ -84,6 +85,8 @@ export function sideArb(base: TaskVersion): fc.Arbitrary<TaskVersion> {
       lifecycle: lifecycleArb(b),
       body: fc.option(editedLines(baseLines, lineArb, 3), {freq: 2}),
       extra: fc.option(fc.dictionary(fc.constantFrom('x-estimate', 'x-link'), fc.oneof(fc.integer({min: 0, max: 3}), fc.constantFrom('u', 'v'))), {freq: 2}),
+      // Custom fields (issue 33): set (text, a number, a boolean) or removed (null), key by key.
+      fields: fc.option(fc.dictionary(fc.constantFrom('host', 'job_id', 'stage'), fc.oneof(fc.constantFrom('a', 'b', 3, true), fc.constant(null))), {freq: 2}),
       updatedAt: fc.integer({min: 1, max: 4}),
       revisionBump: fc.integer({min: 1, max: 3}),
       actor: fc.constantFrom(...ACTORS),
@@ -107,6 +110,15 @@ export function sideArb(base: TaskVersion): fc.Arbitrary<TaskVersion> {
         Object.assign(meta, e.lifecycle)
       }
       if (e.extra !== null && Object.keys(e.extra).length > 0) meta.extra = e.extra
+      if (e.fields !== null) {
+        const fields: Record<string, string | number | boolean> = {...b.fields}
+        for (const [k, v] of Object.entries(e.fields)) {
+          if (v === null) delete fields[k]
+          else fields[k] = v
+        }
+        if (Object.keys(fields).length > 0) meta.fields = fields
+        else delete meta.fields
+      }
       const body = e.body === null ? base.body : e.body.map((l) => `${l}\n`).join('')
       const changed = JSON.stringify(meta) !== JSON.stringify(b) || body !== base.body
       if (changed) {

@@ -310,7 +310,7 @@ describe('mergeTask: properties', () => {
     )
   })
 
-  it('loses nothing typed: titles, notes, reasons and added description lines survive in the card or its comments', () => {
+  it('loses nothing typed: titles, notes, reasons, custom field values and added description lines survive in the card or its comments', () => {
     fc.assert(
       fc.property(taskTripleArb, fc.constantFrom<Side>('ours', 'theirs'), ([b, o, t], published) => {
         const r = mergeTask(b, o, t, {now: NOW, published})
@@ -321,6 +321,10 @@ describe('mergeTask: properties', () => {
           for (const k of ['block_note', 'cancel_reason'] as const) {
             const text = side.meta[k]
             if (text !== undefined && text !== b.meta[k]) expect(everything).toContain(text)
+          }
+          // Custom fields (issue 33): a value a side set is in the card or, when it lost, in a comment.
+          for (const [k, value] of Object.entries(side.meta.fields ?? {})) {
+            if (b.meta.fields?.[k] !== value) expect(`${JSON.stringify(r.meta.fields ?? {})}\n${commentText}`, k).toContain(JSON.stringify(value))
           }
           const baseLines = new Set(b.body.split('\n'))
           for (const line of side.body.split('\n')) {
