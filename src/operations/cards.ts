@@ -14,6 +14,11 @@ const typeHelp = `Task type: ${TASK_TYPES.join(', ')} (default task; config type
 /** Why a spec change is made: recorded in the commit (Tasks-Reason), shown by `show --revisions`; with --force, the override's reason too. */
 const specReason = p.string('Why (recorded in the commit; `show --revisions` shows it). With --force: the override\'s reason.')
 
+// Issue 33: dates and repeats on add and edit (core/dates.ts; docs/model.md, "Dates and repeats").
+const dueParam = p.string('Due date: YYYY-MM-DD (due by the end of that day, UTC), a timestamp with a zone, today, tomorrow or +N[hdwmy] (+3d).')
+const scheduledParam = p.string('Scheduled date: not handed out by next (nor claimable without --force) before it. Same forms as --due.')
+const everyParam = p.string('Repeat every N days, weeks, months or years (1d, 1w, 1m, 1y): done creates the next instance with its dates moved on.')
+
 export const add = operation({
   name: 'add',
   summary: 'Add a task.',
@@ -32,6 +37,9 @@ export const add = operation({
     session: p.string('Join this coordination session (ses-… id or prefix; exit 3 when none). Default: the parent\'s session for a sub-item, else $TASKS_SESSION when it holds a session id. A task never moves between sessions.', {only: ['cli', 'mcp']}),
     acceptance: p.strings('An acceptance criterion (repeatable): a check that must pass, with evidence, before done.'),
     test: p.strings('A test (repeatable): a check that must pass, with evidence, before done.'),
+    due: dueParam,
+    scheduled: scheduledParam,
+    every: everyParam,
   },
   writes: true,
   result: 'add',
@@ -40,6 +48,7 @@ export const add = operation({
     '<%= config.bin %> add "Write the regression test" --parent tsk-k3v9',
     '<%= config.bin %> add "Publish" --depends-on tsk-k3v9 --depends-on tsk-8d2q',
     '<%= config.bin %> add "Parse dates" --acceptance "ISO and RFC 2822 parse" --test "npm test -- dates"',
+    '<%= config.bin %> add "Weekly report" --due 2026-12-11 --every 1w',
   ],
   batch: {
     aliases: ['create'],
@@ -72,6 +81,9 @@ export const edit = operation({
     reason: specReason,
     ifRevision,
     epoch,
+    due: p.string('New due date (none: clear it). YYYY-MM-DD, a timestamp with a zone, today, tomorrow or +N[hdwmy].'),
+    scheduled: p.string('New scheduled date (none: clear it): not handed out by next before it.'),
+    every: p.string('New repeat interval, 1d, 1w, 1m, 1y … (none: stop repeating).'),
   },
   writes: true,
   override: true,

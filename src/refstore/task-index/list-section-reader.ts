@@ -9,6 +9,7 @@
  * batch at a time in file order and split into fields and values in place.
  * Nothing here depends on the clock or on who asks.
  */
+import {ColumnOpenRows} from './open-rows'
 import type {OpenRowColumns} from '../../core/snapshot'
 import {TASK_KEYS} from '../../core/task'
 import {CANCELLED, FINISHED_RECORD, NONE, OPEN_RECORD, STATUS_TEXT, type ListSectionMeta, sectionCrc, sectionLayout} from '../list-section'
@@ -240,6 +241,10 @@ export class OpenRecords implements OpenRowColumns {
   titleHash(): number {
     return 0
   }
+  /** Issue 33: not in the records either; a section is read only when no open row has one (`ListSectionReader.open`). */
+  wake(): number {
+    return Number.NEGATIVE_INFINITY
+  }
 }
 
 /** A window of the section's finished records, [first, length), in listing order. */
@@ -321,6 +326,9 @@ export class ListSectionReader {
     if (m.n !== file.size || !LITTLE_ENDIAN) return null
     const reader = new ListSectionReader(file, m)
     for (let l = 0; l < reader.lines; l++) if (reader.statuses[l]! > CANCELLED) return null
+    // Issue 33: the records carry no wake time (deferred, scheduled): a list with one is listed card by card.
+    const open = file.openRows()
+    if (open instanceof ColumnOpenRows && open.hasWakes) return null
     return reader
   }
 
