@@ -95,6 +95,12 @@ export function exportMarkdown(doc: ExportDocument): string {
       ['muted', t.notify_mute?.join(', ')],
       ['blocked', t.block_note],
       ['cancelled', t.cancel_reason],
+      // Issue 33: states and dates.
+      ['deferred', t.defer_reason !== undefined || t.defer_until !== undefined ? [t.defer_until ? `until ${t.defer_until}` : '', t.defer_reason ?? ''].filter(Boolean).join(': ') : undefined],
+      ['failed', t.fail_reason],
+      ['due', t.due],
+      ['scheduled', t.scheduled],
+      ['repeats', t.every ? `every ${t.every}${t.previous ? ` (after ${t.previous})` : ''}` : undefined],
       ['closed', t.closed_at],
       ['key', t.key],
       ['created', `${t.created_at} by ${t.created_by}`],

@@ -236,6 +236,8 @@ export const NOTIFY_DEFAULTS: Readonly<Record<string, readonly string[]>> = {
   comment: ['owner', 'assignee', 'collaborators', 'subscribers'],
   done: ['creator', 'collaborators', 'subscribers'],
   cancel: ['creator', 'owner', 'assignee', 'collaborators', 'subscribers'],
+  // Issue 33: a failure is news for the creator, like a cancellation.
+  fail: ['creator', 'owner', 'assignee', 'collaborators', 'subscribers'],
   assign: ['assignee'],
   claim: ['owner', 'assignee', 'subscribers'],
   collab: ['collaborators'],

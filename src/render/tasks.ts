@@ -8,7 +8,7 @@ import {renderTable} from './table'
 import {type Style, type Terminal, paint, truncate, visible} from './terminal'
 import {STATES} from '../core/readiness'
 
-const STATUS_STYLE: Record<string, Style> = {todo: 'cyan', in_progress: 'yellow', blocked: 'red', done: 'green', cancelled: 'dim'}
+const STATUS_STYLE: Record<string, Style> = {todo: 'cyan', in_progress: 'yellow', blocked: 'red', done: 'green', cancelled: 'dim', deferred: 'dim', failed: 'red'}
 
 /** The status a person sees: the state (ready, waiting, reserved, stale… refine the stored status). */
 export function displayStatus(v: TaskView): string {
@@ -34,6 +34,9 @@ export function whyBlocked(v: TaskView, short: (id: string) => string, title: (i
     parts.push(rest.length > 0 ? `${head} +${rest.length} more` : name ? `${head}: ${name}` : head)
   }
   if (v.status === 'blocked' && v.block_note) parts.push(v.block_note)
+  // Issue 33: a deferral's date and reason; a missed due date.
+  if (v.state === 'deferred') parts.push(`deferred${v.defer_until ? ` until ${v.defer_until}` : ''}${v.defer_reason ? `: ${v.defer_reason}` : ''}`)
+  if (v.overdue) parts.push(`overdue (due ${v.due})`)
   return parts.join('; ')
 }
 
@@ -78,7 +81,7 @@ export function listSummary(r: ListResult): string {
   const counts = STATES.filter((st) => (r.summary.by_state[st] ?? 0) > 0).map((st) => `${r.summary.by_state[st]} ${STATE_WORDS[st] ?? st}`)
   const what = r.summary.hidden_finished === null ? 'shown' : 'open'
   let line = `${r.total} ${what}${counts.length ? `: ${counts.join(', ')}` : ''}`
-  if (r.summary.hidden_finished) line += `; ${r.summary.hidden_finished} done or cancelled hidden, --all to show`
+  if (r.summary.hidden_finished) line += `; ${r.summary.hidden_finished} done, cancelled or failed hidden, --all to show`
   if (r.tasks.length < r.total) {
     line += `; rows ${r.tasks.length ? `${r.offset + 1}–${r.offset + r.tasks.length}` : 'none'} of ${r.total}`
     if (r.offset + r.tasks.length < r.total) line += `, --offset ${r.offset + r.tasks.length} for more`
@@ -115,6 +118,13 @@ export function renderTaskDetail(term: Terminal, d: TaskDetail): string {
   field('flagged', t.flag ? `${t.flag.reason}${t.flag.by ? ` (by ${t.flag.by}${t.flag.at ? `, ${t.flag.at}` : ''})` : ''}` : null)
   field('blocked', t.block_note)
   field('cancelled', t.cancel_reason)
+  // Issue 33: states and dates.
+  field('deferred', t.defer_reason || t.defer_until ? [t.defer_until ? `until ${t.defer_until}` : '', t.defer_reason ?? ''].filter(Boolean).join(': ') : null)
+  field('failed', t.fail_reason)
+  field('due', t.due ? `${t.due}${t.overdue ? ' (overdue)' : ''}` : null)
+  field('scheduled', t.scheduled)
+  field('repeats', t.every ? `every ${t.every}` : null)
+  field('previous', t.previous)
   field('created', `${t.created_at} by ${t.created_by}`)
   field('updated', `${t.updated_at} by ${t.updated_by} (revision ${t.revision})`)
   field('closed', t.closed_at)

@@ -16,6 +16,7 @@
  * running `remind`: the latch is written only with the record. The latches are files on the ref,
  * merged by the later value, so clones that sync agree on what was sent.
  */
+import {isOverdue, notYetScheduled, wokenStatus} from '../dates'
 import {type ActorEntry, type InboxRecord, type ReminderLatch, cardLatchPath, ownerLatchPath, recordPath, serialiseLatch, serialiseRecord} from '../inbox'
 import {canonicalActor, recordStem} from '../notify'
 import type {Change, OpContext, Plan} from '../plan'
@@ -24,7 +25,8 @@ import {type Snapshot, tasksWithStatus} from '../snapshot'
 import {ENGINE_ACTOR, type TaskMeta} from '../task'
 
 const IN_PROGRESS: ReadonlySet<string> = new Set(['in_progress'])
-const TODO: ReadonlySet<string> = new Set(['todo'])
+const TODO: ReadonlySet<string> = new Set(['todo', 'deferred'])
+const BLOCKED: ReadonlySet<string> = new Set(['blocked'])
 
 export interface StaleItem {
   id: string
@@ -36,6 +38,9 @@ export interface StaleItem {
   updated_at: string
   /** Seconds since the card last changed. */
   idle_seconds: number
+  /** Issue 33: its due date (null: none), and whether it has passed (an overdue item is listed however recently it changed). */
+  due: string | null
+  overdue: boolean
 }
 
 export interface StaleGroup {
@@ -58,6 +63,8 @@ function item(meta: TaskMeta, now: string): StaleItem {
     created_by: meta.created_by,
     updated_at: meta.updated_at,
     idle_seconds: idle(meta, now),
+    due: meta.due ?? null,
+    overdue: isOverdue(meta, Date.parse(now)),
   }
 }
 
@@ -69,9 +76,14 @@ export function staleGroups(snap: Snapshot, now: string, olderThanSeconds: numbe
     list.push(item(meta, now))
     groups.set(key, list)
   }
-  for (const t of tasksWithStatus(snap, IN_PROGRESS)) if (idle(t, now) >= olderThanSeconds) add(t.owner ?? null, t)
+  // Issue 33: overdue work is listed whatever its idle time (a blocked item too); a deferred item is not stale, nor a
+  // todo one before its scheduled date; a deferral whose time has come is todo again (dates.ts).
+  const nowMs = Date.parse(now)
+  for (const t of tasksWithStatus(snap, IN_PROGRESS)) if (idle(t, now) >= olderThanSeconds || isOverdue(t, nowMs)) add(t.owner ?? null, t)
+  for (const t of tasksWithStatus(snap, BLOCKED)) if (isOverdue(t, nowMs)) add(t.owner ?? null, t)
   for (const t of tasksWithStatus(snap, TODO)) {
-    if (idle(t, now) < olderThanSeconds || waitReasons(snap, t).length > 0) continue
+    if (wokenStatus(t, nowMs) !== 'todo') continue
+    if (!isOverdue(t, nowMs) && (idle(t, now) < olderThanSeconds || waitReasons(snap, t).length > 0 || notYetScheduled(t, nowMs))) continue
     add(t.assignee ?? null, t)
   }
   const keys = [...groups.keys()].sort((a, b) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1))
@@ -145,8 +157,9 @@ export function remind(snap: Snapshot, ctx: OpContext, input: RemindInput): Plan
       result.skipped.push({to, last_digest: latch.last_digest})
       continue
     }
-    const lines = items.map((i) => `- ${i.id} "${i.title.replace(/\s+/g, ' ').slice(0, 120)}" (${i.status}, no change for ${hours(i.idle_seconds)})`)
-    record(to, 'digest', items.map((i) => i.id), `${items.length} item${items.length === 1 ? '' : 's'} of yours ${items.length === 1 ? 'has' : 'have'} not moved:\n\n${lines.join('\n')}`)
+    const lines = items.map((i) => `- ${i.id} "${i.title.replace(/\s+/g, ' ').slice(0, 120)}" (${i.status}, ${i.overdue ? `OVERDUE: due ${i.due}, ` : ''}no change for ${hours(i.idle_seconds)})`)
+    const overdue = items.filter((i) => i.overdue).length
+    record(to, 'digest', items.map((i) => i.id), `${items.length} item${items.length === 1 ? '' : 's'} of yours ${items.length === 1 ? 'has' : 'have'} not moved${overdue ? ` or ${overdue === 1 ? 'is' : 'are'} overdue (${overdue} overdue)` : ''}:\n\n${lines.join('\n')}`)
     changes.push({kind: 'put-file', path, content: serialiseLatch({...latch, owner: to, last_digest: ctx.now})})
     result.digests.push({to, tasks: items.map((i) => i.id)})
   }
