@@ -197,3 +197,29 @@ describe('repeats', () => {
     }
   })
 })
+
+describe('batch and MCP carry the same parameters', () => {
+  it('a batch adds a dated repeating item, defers one and fails another in one commit', async () => {
+    const repo = await initRepo()
+    const other = (await runJson(repo, ['add', 'Doomed'], A)).task.id
+    const before = commits(repo)
+    const ops = [
+      {op: 'add', name: 'a', title: 'Backup check', due: '2026-03-15', every: '1w'},
+      {op: 'add', name: 'b', title: 'Later', scheduled: '2026-04-01'},
+      {op: 'defer', id: '$b', until: '2026-05-01', reason: 'not this quarter'},
+      {op: 'fail', id: other, reason: 'out of budget'},
+    ]
+    const r = await runJson(repo, ['batch', '-'], {...A, input: JSON.stringify(ops)})
+    expect(commits(repo)).toBe(before + 1)
+    const all = await runJson(repo, ['list', '--all'], A)
+    const by = Object.fromEntries(all.tasks.map((t: {title: string}) => [t.title, t]))
+    expect(by['Backup check']).toMatchObject({due: '2026-03-15', every: '1w', status: 'todo'})
+    expect(by.Later).toMatchObject({status: 'deferred', scheduled: '2026-04-01', defer_until: '2026-05-01'})
+    expect(by.Doomed).toMatchObject({status: 'failed', fail_reason: 'out of budget'})
+    expect(r.commit).toBeTruthy()
+    // A refused step (a date that is not one) writes nothing.
+    const bad = await run(repo, ['batch', '-', '--json'], {...A, input: JSON.stringify([{op: 'add', title: 'x'}, {op: 'defer', id: other, until: 'whenever', reason: 'x'}])})
+    expect(bad.code).not.toBe(0)
+    expect(commits(repo)).toBe(before + 1)
+  })
+})
