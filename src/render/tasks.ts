@@ -76,12 +76,12 @@ export function renderTaskList(term: Terminal, rows: ListRow[], shortOf: (id: st
 
 const STATE_WORDS: Record<string, string> = {in_progress: 'in progress'}
 
-/** "31 open: 12 ready, 9 waiting, 10 in progress; 40 done or cancelled hidden, --all to show". */
+/** "31 open: 12 ready, 9 waiting, 10 in progress; 40 finished (done, cancelled or failed) hidden, --all to show". */
 export function listSummary(r: ListResult): string {
   const counts = STATES.filter((st) => (r.summary.by_state[st] ?? 0) > 0).map((st) => `${r.summary.by_state[st]} ${STATE_WORDS[st] ?? st}`)
   const what = r.summary.hidden_finished === null ? 'shown' : 'open'
   let line = `${r.total} ${what}${counts.length ? `: ${counts.join(', ')}` : ''}`
-  if (r.summary.hidden_finished) line += `; ${r.summary.hidden_finished} done, cancelled or failed hidden, --all to show`
+  if (r.summary.hidden_finished) line += `; ${r.summary.hidden_finished} finished hidden, --all to show`
   if (r.tasks.length < r.total) {
     line += `; rows ${r.tasks.length ? `${r.offset + 1}–${r.offset + r.tasks.length}` : 'none'} of ${r.total}`
     if (r.offset + r.tasks.length < r.total) line += `, --offset ${r.offset + r.tasks.length} for more`
