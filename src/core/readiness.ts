@@ -6,7 +6,12 @@
 import {OPEN_ROW_OPEN_SUBITEMS, OPEN_ROW_WAITING, type OpenRow, type OpenRowColumns, type Snapshot, childIds, tablesOf} from './snapshot'
 import {UsageError} from './errors'
 import {FINISHED, type ListConfig, type TaskMeta} from './task'
-import {wakeMsOf, wokenStatus} from './dates'
+import {startMs, wokenStatus} from './dates'
+
+/** Issue 33: a scheduled date still to come (a woken deferral's own date has come: `wokenStatus`). No allocation: `next` asks it of every candidate. */
+function scheduledLater(meta: TaskMeta, nowMs: number): boolean {
+  return meta.scheduled !== undefined && startMs(meta.scheduled) > nowMs
+}
 
 /** Reasons an item is not workable yet, in the order they are shown. */
 export interface WaitReason {
@@ -127,7 +132,7 @@ export function isReady(snap: Snapshot, meta: TaskMeta, actor: string | undefine
   // Issue 33: a deferral whose time has come reads as todo; a deferred or scheduled item is not handed out before its time (dates.ts).
   const nowMs = Date.parse(now)
   const status = wokenStatus(meta, nowMs)
-  const open = (status === 'todo' || (status === 'in_progress' && !claimIsLive(meta, now, snap.config))) && wakeMsOf({...meta, status}) <= nowMs
+  const open = (status === 'todo' || (status === 'in_progress' && !claimIsLive(meta, now, snap.config))) && !scheduledLater(meta, nowMs)
   return open && reservationAllows(meta, actor) && (reasons ?? waitReasons(snap, meta)).length === 0 && !hasOpenSubItems(snap, meta.id)
 }
 
@@ -194,7 +199,7 @@ export function derivedState(snap: Snapshot, meta: TaskMeta, actor: string | und
   const status = wokenStatus(meta, nowMs)
   const waiting = !FINISHED.has(meta.status) && status !== 'deferred' && waits
   const claimLive = claimIsLive(meta, now, snap.config)
-  const open = (status === 'todo' || (status === 'in_progress' && !claimLive)) && wakeMsOf({...meta, status}) <= nowMs
+  const open = (status === 'todo' || (status === 'in_progress' && !claimLive)) && !scheduledLater(meta, nowMs)
   const ready = open && reservationAllows(meta, actor) && !waits && !hasOpenSubItems(snap, meta.id)
   return {state: stateOf(meta, {ready, waiting, claimLive}, actor, nowMs), ready}
 }

@@ -223,3 +223,31 @@ describe('batch and MCP carry the same parameters', () => {
     expect(commits(repo)).toBe(before + 1)
   })
 })
+
+describe('list --json', () => {
+  it('gives each row as show views it, streamed from the cache or card by card, with dated, deferred and failed cards', async () => {
+    const repo = await initRepo()
+    const plain = (await runJson(repo, ['add', 'Plain'], A)).task.id
+    await runJson(repo, ['add', 'Due', '--due', '2026-03-01'], A)
+    const done = (await runJson(repo, ['add', 'Done'], A)).task.id
+    await runJson(repo, ['done', done], A)
+    const check = async (): Promise<void> => {
+      for (let pass = 0; pass < 2; pass++) {
+        const listed = await runJson(repo, ['list', '--all'], A)
+        for (const row of listed.tasks) {
+          const {depth, ...view} = row
+          expect(depth).toBe(0)
+          expect(view).toEqual((await runJson(repo, ['show', row.id], A)).task)
+        }
+      }
+    }
+    await check()
+    const sched = (await runJson(repo, ['add', 'Scheduled', '--scheduled', '2026-04-01'], A)).task.id
+    await check()
+    await runJson(repo, ['defer', plain, '--until', '2026-03-11', '--reason', 'tomorrow'], A)
+    await runJson(repo, ['fail', sched, '--reason', 'no'], A)
+    await check()
+    const states = (await runJson(repo, ['list', '--all'], LATER)).tasks.map((t: {title: string; state: string}) => `${t.title}:${t.state}`)
+    expect(states.sort()).toEqual(['Done:done', 'Due:ready', 'Plain:ready', 'Scheduled:failed'])
+  })
+})

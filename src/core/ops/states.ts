@@ -17,7 +17,7 @@ import {type Snapshot, lookup, shardBlocked} from '../snapshot'
 import {FINISHED, type TaskMeta} from '../task'
 import {checkNote} from '../validation'
 import {openDescendants} from '../nesting'
-import {isDay, parseDateInput, shiftDate, startMs, wokenMeta} from '../dates'
+import {parseDateInput, shiftDate, startMs, wokenMeta} from '../dates'
 import {takesSubItems, taskMove} from '../state-machine'
 import {assertMove, overrideTrailers} from './permission'
 import {NO_CLAIM, revise} from './revision'
@@ -155,6 +155,3 @@ export function nextInstance(snap: Snapshot, ctx: OpContext, meta: TaskMeta): Ta
 export function instanceBody(meta: TaskMeta): string {
   return `Repeats ${meta.id} (every ${meta.every}).\n`
 }
-
-/** True when a stored date is a day (for rendering). */
-export {isDay}

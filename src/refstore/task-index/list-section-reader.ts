@@ -9,7 +9,6 @@
  * batch at a time in file order and split into fields and values in place.
  * Nothing here depends on the clock or on who asks.
  */
-import {ColumnOpenRows} from './open-rows'
 import type {OpenRowColumns} from '../../core/snapshot'
 import {TASK_KEYS} from '../../core/task'
 import {CANCELLED, FINISHED_RECORD, NONE, OPEN_RECORD, STATUS_TEXT, type ListSectionMeta, sectionCrc, sectionLayout} from '../list-section'
@@ -325,10 +324,8 @@ export class ListSectionReader {
     const m = file.listMeta
     if (m.n !== file.size || !LITTLE_ENDIAN) return null
     const reader = new ListSectionReader(file, m)
+    // Issue 33: a deferred or failed card, or an open one with a wake time, has no code (the writer marks it 255).
     for (let l = 0; l < reader.lines; l++) if (reader.statuses[l]! > CANCELLED) return null
-    // Issue 33: the records carry no wake time (deferred, scheduled): a list with one is listed card by card.
-    const open = file.openRows()
-    if (open instanceof ColumnOpenRows && open.hasWakes) return null
     return reader
   }
 

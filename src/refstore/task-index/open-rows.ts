@@ -176,11 +176,6 @@ export class ColumnOpenRows implements OpenRows, OpenRowColumns {
     }
   }
 
-  /** True when some row has a wake time (a deferred or scheduled item): the list section does not carry them. */
-  get hasWakes(): boolean {
-    return this.e.wakes.length > 0
-  }
-
   wake(i: number): number {
     return this.wakes[i]!
   }
