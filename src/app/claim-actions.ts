@@ -9,7 +9,8 @@ import {runBatch} from '../core/ops/batch'
 import {claimNext, claimTask, heartbeat, releaseAll, releaseTask} from '../core/ops/claim'
 import {type CheckpointText, checkpointTask, latestCheckpoint} from '../core/ops/checkpoint'
 import {blockTask, cancelTask, finishTask, reopenTask} from '../core/ops/lifecycle'
-import {type Comment} from '../core/task'
+import {deferTask, failTask} from '../core/ops/states'
+import {type Comment, type TaskMeta} from '../core/task'
 import {type TaskView} from '../core/task-view'
 import {checkTags} from '../core/validation'
 import type {Session} from './session'
@@ -78,9 +79,26 @@ export async function beat(session: Session, {id, epoch, lease}: {id: string; ep
   return {task: r.task, commit: r.commit, lease_kept: r.result.lease_kept, lease_asked: r.result.lease_asked}
 }
 
-async function finishOne(session: Session, id: string, epoch?: number, checkpoint?: CheckpointText): Promise<TaskResult & {changed: boolean}> {
-  const r = await explainTakeover(session, mutateOne(session, (s, c) => finishTask(s, c, {id, epoch, checkpoint}), prepareChecks(session, () => [id])))
-  return {task: r.task, commit: r.commit, changed: r.result.changed}
+async function finishOne(session: Session, id: string, epoch?: number, checkpoint?: CheckpointText): Promise<TaskResult & {changed: boolean; next_instance?: TaskView}> {
+  const done = await explainTakeover(session, mutate(session, (s, c) => finishTask(s, c, {id, epoch, checkpoint}), prepareChecks(session, () => [id])))
+  const v = await viewer(session, done.after)
+  const view = (t: TaskMeta) => v.view(done.after.tasks.get(t.id)?.meta ?? t)
+  // Issue 33: a repeating item's next instance, made in the same commit.
+  const instance = done.result.next_instance
+  return {task: view(done.result.task), commit: done.commit, changed: done.result.changed, ...(instance ? {next_instance: view(instance)} : {})}
+}
+
+/** Issue 33: `tasks defer ID [--until DATE] --reason R` (core/ops/states.ts). */
+export async function defer(session: Session, {id, reason, until, epoch, ifRevision}: {id: string; reason: string; until?: string; epoch?: number; ifRevision?: number}): Promise<TaskResult> {
+  const {task, commit} = await explainRevision(session, explainTakeover(session, mutateOne(session, (s, c) => deferTask(s, c, {id, reason, until, epoch, ifRevision}))))
+  return {task, commit}
+}
+
+/** Issue 33: `tasks fail ID --reason R` (core/ops/states.ts); open sub-items are cancelled with it. */
+export async function fail(session: Session, {id, reason, epoch}: {id: string; reason: string; epoch?: number}): Promise<TaskResult & {subitems: TaskView[]}> {
+  const done = await explainTakeover(session, mutate(session, (s, c) => failTask(s, c, {id, reason, epoch})))
+  const v = await viewer(session, done.after)
+  return {task: v.view(done.result.task), subitems: done.result.subitems.map((t) => v.view(t)), commit: done.commit}
 }
 
 export interface CheckpointOptions extends CheckpointText {

@@ -111,6 +111,12 @@ export function exportMarkdown(doc: ExportDocument): string {
       ['blocked', t.block_note],
       ['waits on', t.blocked_on],
       ['cancelled', t.cancel_reason],
+      // Issue 33: states and dates.
+      ['deferred', t.defer_reason !== undefined || t.defer_until !== undefined ? [t.defer_until ? `until ${t.defer_until}` : '', t.defer_reason ?? ''].filter(Boolean).join(': ') : undefined],
+      ['failed', t.fail_reason],
+      ['due', t.due],
+      ['scheduled', t.scheduled],
+      ['repeats', t.every ? `every ${t.every}${t.previous ? ` (after ${t.previous})` : ''}` : undefined],
       ['closed', t.closed_at],
       ['key', t.key],
       // Issue 33: custom fields, KEY=VALUE, keys in order.

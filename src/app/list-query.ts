@@ -4,6 +4,7 @@
  * columns of the index or streamed whole from the index file
  * (list-stream.ts); and one card in full.
  */
+import {dueBefore, isOverdue, parseDateInput, startMs} from '../core/dates'
 import {InvalidError, UsageError} from '../core/errors'
 import {warnTrackingState} from './sharing'
 import {partitionPoint} from '../core/order'
@@ -61,6 +62,10 @@ export interface ListFilters {
    * whole list this way, so its views never all exist at once).
    */
   lazy?: boolean
+  /** Issue 33: only open items past their due date (`isOverdue`, core/dates.ts). */
+  overdue?: boolean
+  /** Issue 33: only items due before this date (YYYY-MM-DD, a timestamp, today, +3d …). */
+  dueBefore?: string
 }
 
 /** The page of a lazy `list` (ListFilters.lazy): its length and its views, built on demand for [from, to). */
@@ -107,12 +112,12 @@ export interface ListResult {
 }
 
 /** The stored statuses an item in each state has. */
-const STORED: Record<State, Status> = {ready: 'todo', waiting: 'todo', reserved: 'todo', todo: 'todo', in_progress: 'in_progress', stale: 'in_progress', blocked: 'blocked', done: 'done', cancelled: 'cancelled'}
+const STORED: Record<State, Status> = {ready: 'todo', waiting: 'todo', reserved: 'todo', todo: 'todo', in_progress: 'in_progress', stale: 'in_progress', blocked: 'blocked', done: 'done', cancelled: 'cancelled', deferred: 'deferred', failed: 'failed'}
 
 export const LIST_SORTS = ['priority', 'created', 'updated', 'id', 'title', 'state'] as const
-const STATE_RANK: Record<State, number> = {in_progress: 0, stale: 1, blocked: 2, ready: 3, waiting: 4, reserved: 5, todo: 6, done: 7, cancelled: 8}
+const STATE_RANK: Record<State, number> = {in_progress: 0, stale: 1, blocked: 2, ready: 3, waiting: 4, reserved: 5, todo: 6, deferred: 7, done: 8, cancelled: 9, failed: 10}
 /** Ranks below this are the open states (the open rows table holds every item in them). */
-const FIRST_FINISHED_RANK = 7
+const FIRST_FINISHED_RANK = 8
 const STATES_BY_RANK: readonly State[] = (Object.keys(STATE_RANK) as State[]).sort((a, b) => STATE_RANK[a] - STATE_RANK[b])
 
 /** One parser for every list-valued flag: repeatable and comma-separated, trimmed. */
@@ -419,7 +424,7 @@ function streamWhole(
 
 /** Whether a listing is narrowed by a filter (then its summary does not count the finished items it hides). */
 function narrowedListing(f: ListFilters, tags: readonly string[], owner: string | undefined, assignee: string | undefined, parent: string | undefined, priorities: ReadonlySet<number>): boolean {
-  return Boolean(f.status?.length || f.all || f.ready || f.session !== undefined || f.blockedOn !== undefined || tags.length || f.type?.length || f.field?.length || owner !== undefined || assignee !== undefined || parent !== undefined || priorities.size > 0)
+  return Boolean(f.status?.length || f.all || f.ready || f.overdue || f.dueBefore !== undefined || f.session !== undefined || f.blockedOn !== undefined || tags.length || f.type?.length || f.field?.length || owner !== undefined || assignee !== undefined || parent !== undefined || priorities.size > 0)
 }
 
 /**
@@ -473,7 +478,13 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
   const cursor = f.after === undefined ? undefined : decodeCursor(f.after, f.sort)
   const limit = pageLimit(f, snap.config.list_limit)
   const scan = new Set<string>([...states].map((st) => STORED[st]))
+  // Issue 33: the date filters read the cards' due dates, so they list card by card (below).
+  const nowMs = Date.parse(v.now)
+  const dueLimit = f.dueBefore === undefined ? undefined : startMs(parseDateInput(f.dueBefore, v.now, '--due-before'))
+  const byDate = f.overdue === true || dueLimit !== undefined
   const matches = (t: TaskMeta): boolean =>
+    (f.overdue !== true || isOverdue(t, nowMs)) &&
+    (dueLimit === undefined || dueBefore(t, dueLimit)) &&
     tags.every((tag) => t.tags.includes(tag)) &&
     (owner === undefined || t.owner === owner) &&
     (assignee === undefined || t.assignee === assignee) &&
@@ -484,8 +495,8 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
     (types.size === 0 || types.has(t.type ?? DEFAULT_TASK_TYPE)) &&
     (fieldFilters.length === 0 || fieldsMatch(t.fields, fieldFilters))
   type Placed = {row: ListRow; depth: number; top: ListRow}
-  // Parked cards and custom fields are found card by card (the tables hold neither): never streamed, never from the open rows alone.
-  const streamed = f.lazy && blockedOn === undefined && fieldFilters.length === 0 ? streamWhole(loaded, v, {...f, limit: f.limit === 0 && f.unbounded ? undefined : f.limit}, {states, owner, assignee, tags, parent, priorities, types}) : null
+  // Parked cards, custom fields and dates are found card by card (the tables hold none of them): never streamed, never from the open rows alone.
+  const streamed = f.lazy && !byDate && blockedOn === undefined && fieldFilters.length === 0 ? streamWhole(loaded, v, {...f, limit: f.limit === 0 && f.unbounded ? undefined : f.limit}, {states, owner, assignee, tags, parent, priorities, types}) : null
   if (streamed) {
     // A whole listing with finished items, written from the index file a batch at a time (list-stream.ts).
     const offset = f.offset ?? 0
@@ -512,7 +523,7 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
   }
   let listing: Listing
   // The open rows table nests one level and holds no types: a type filter, or a list whose sub-items nest deeper, is listed card by card.
-  if (f.sort === undefined && tags.length === 0 && types.size === 0 && blockedOn === undefined && fieldFilters.length === 0 && snap.config.max_depth <= 1 && parent === undefined && workSession === undefined && [...states].every((st) => STATE_RANK[st] < FIRST_FINISHED_RANK)) {
+  if (f.sort === undefined && !byDate && tags.length === 0 && types.size === 0 && blockedOn === undefined && fieldFilters.length === 0 && snap.config.max_depth <= 1 && parent === undefined && workSession === undefined && [...states].every((st) => STATE_RANK[st] < FIRST_FINISHED_RANK)) {
     // The default order over open items: from the open rows table, already in (priority, created, id) order,
     // so taking the rows state by state orders them (state, priority, created, id) without a sort. Rows are
     // read field by field (`OpenRowColumns`); objects are made only for the rows shown.

@@ -81,6 +81,15 @@ const UPDATED_AT = bytesOf(',"updated_at":')
 const UPDATED_BY = bytesOf(',"updated_by":')
 const REVISION = bytesOf(',"revision":')
 const WORK_SESSION = bytesOf(',"work_session":')
+// Issue 33: the states-and-dates keys after work_session (TaskView order); a row with a due date is viewed the ordinary way (overdue depends on the clock).
+const DEFER_REASON = bytesOf(',"defer_reason":')
+const DEFER_UNTIL = bytesOf(',"defer_until":')
+const FAIL_REASON = bytesOf(',"fail_reason":')
+const DUE = bytesOf(',"due":')
+const SCHEDULED = bytesOf(',"scheduled":')
+const EVERY = bytesOf(',"every":')
+const PREVIOUS = bytesOf(',"previous":')
+const NOT_OVERDUE = bytesOf(',"overdue":false')
 /** Issue 33: the custom fields, `{}` when the card has none. */
 const FIELDS = bytesOf(',"fields":')
 const EMPTY_OBJECT = bytesOf('{}')
@@ -177,6 +186,21 @@ const P_REST = program(
   K.revision,
   WORK_SESSION,
   K.work_session,
+  DEFER_REASON,
+  K.defer_reason,
+  DEFER_UNTIL,
+  K.defer_until,
+  FAIL_REASON,
+  K.fail_reason,
+  DUE,
+  K.due,
+  SCHEDULED,
+  K.scheduled,
+  EVERY,
+  K.every,
+  PREVIOUS,
+  K.previous,
+  NOT_OVERDUE,
   FIELDS,
   OBJECT_OR_EMPTY + K.fields,
 )
@@ -505,6 +529,8 @@ export class RowWriter {
     const count = splitArray(src, at[LINE_FIELDS - 1]! + 1, le, bounds, sv)
     if (count < TASK_KEYS.length) return false
     for (let r = 0; r < REQUIRED.length; r++) if (isNullAt(src, bounds, REQUIRED[r]!)) return false
+    // Issue 33: whether a due date has passed depends on the clock: such a row is viewed the ordinary way.
+    if (!isNullAt(src, bounds, K.due)) return false
     // The id as the pass read it is the line's first field: its length from the line, not the string.
     const idLength = at[F_ID]! - ls
     const rows = this.rows

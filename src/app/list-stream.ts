@@ -238,7 +238,8 @@ class ListingRows implements ListedRows {
       if (base !== -1) this.replaced.set(base, row)
       const meta = entry.meta
       const code = meta ? statusCodeOf(meta.status) : BROKEN
-      if (code < 0 || (meta && code === BROKEN)) return false
+      // Issue 33: a deferred or failed card has no code in the section; a scheduled one a wake time it does not carry.
+      if (code < 0 || (meta && code === BROKEN) || meta?.scheduled !== undefined) return false
       status[row] = code
       if (base !== -1) status[base] = code
       viaView[row] = 1

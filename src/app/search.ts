@@ -369,6 +369,8 @@ export function exactFirst(ranked: Ranked, exact: ReadonlySet<number>): number[]
 const STATES_OF_STATUS: ReadonlyArray<readonly State[]> = STORED_STATUS_ORDER.map((status) => {
   if (status === 'todo') return ['ready', 'waiting', 'reserved', 'todo']
   if (status === 'in_progress') return ['in_progress', 'stale']
+  // Issue 33: a deferred card whose time has come is todo again (its state is worked out from its open row).
+  if (status === 'deferred') return ['deferred', 'ready', 'waiting', 'reserved', 'todo']
   return (STATES as readonly string[]).includes(status) ? [status as State] : []
 })
 
@@ -428,7 +430,7 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
   // their status (todo or in progress, when only some of their states are wanted), or every open
   // card when an owner is asked for too: ids of the rows that pass.
   let openIds: Set<string> | null = null
-  const ownerFromRows = owner !== undefined && states !== null && [...states].every((st) => st !== 'done' && st !== 'cancelled')
+  const ownerFromRows = owner !== undefined && states !== null && [...states].every((st) => st !== 'done' && st !== 'cancelled' && st !== 'failed')
   if (passes && tags.length === 0 && (owner === undefined ? passes.includes(2) : ownerFromRows)) {
     openIds = new Set()
     const nowMs = Date.parse(v.now)

@@ -8,7 +8,7 @@
  */
 import {UsageError} from '../core/errors'
 import type {Snapshot} from '../core/snapshot'
-import type {Status, TaskMeta} from '../core/task'
+import {FINISHED, type Status, type TaskMeta} from '../core/task'
 import * as ops from '../core/ops/work-sessions'
 import {
   SESSIONS_DIR,
@@ -180,10 +180,10 @@ export interface SessionTaskBrief {
 export type SessionCounts = Record<Status, number> & {total: number; open: number}
 
 function countsOf(tasks: readonly TaskMeta[]): SessionCounts {
-  const c: SessionCounts = {todo: 0, in_progress: 0, blocked: 0, done: 0, cancelled: 0, total: tasks.length, open: 0}
+  const c: SessionCounts = {todo: 0, in_progress: 0, blocked: 0, done: 0, cancelled: 0, deferred: 0, failed: 0, total: tasks.length, open: 0}
   for (const t of tasks) {
     c[t.status]++
-    if (t.status !== 'done' && t.status !== 'cancelled') c.open++
+    if (!FINISHED.has(t.status)) c.open++
   }
   return c
 }

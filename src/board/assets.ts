@@ -251,7 +251,7 @@ a { color:#1a5fb4; }
 .card { background:var(--card); border:1px solid var(--line); border-left:4px solid #9aa3ad; border-radius:5px; padding:.45rem .55rem; margin-bottom:.5rem; }
 .card.state-ready { border-left-color:#2f9e44; } .card.state-in_progress { border-left-color:#1c7ed6; }
 .card.state-blocked { border-left-color:#e03131; } .card.state-stale { border-left-color:#f08c00; }
-.card.state-done { border-left-color:#8ce99a; opacity:.85; } .card.state-reserved { border-left-color:#9775fa; }
+.card.state-done { border-left-color:#8ce99a; opacity:.85; } .card.state-deferred { border-left-color:#ffca28; border-style:dashed; } .card.state-failed { border-left-color:#ff8787; } .card.state-reserved { border-left-color:#9775fa; }
 .card .head { display:flex; justify-content:space-between; font-size:12px; }
 .card .sid { font-family:ui-monospace, monospace; font-weight:bold; text-decoration:none; }
 .card .owner { color:var(--muted); }

@@ -25,10 +25,11 @@ export function esc(text: unknown): string {
 /** The kanban's columns and the states each one holds. */
 export const COLUMNS: ReadonlyArray<{key: string; title: string; states: readonly State[]}> = [
   {key: 'ready', title: 'Ready', states: ['ready', 'reserved']},
-  {key: 'waiting', title: 'Waiting', states: ['waiting', 'todo']},
+  // Issue 33: deferred cards wait with the waiting ones; failed ones end with the done ones (marked).
+  {key: 'waiting', title: 'Waiting', states: ['waiting', 'todo', 'deferred']},
   {key: 'in_progress', title: 'In progress', states: ['in_progress', 'stale']},
   {key: 'blocked', title: 'Blocked', states: ['blocked']},
-  {key: 'done', title: 'Done', states: ['done']},
+  {key: 'done', title: 'Done', states: ['done', 'failed']},
 ]
 
 /** Cards a column shows at first; the rest come a page at a time ("more"). */
@@ -120,7 +121,7 @@ function actions(t: TaskView, ctx: PageContext): string {
   if (t.state === 'ready' || t.state === 'stale') out.push(b('claim', 'Claim'))
   if (t.status === 'in_progress' || t.status === 'blocked') out.push(b('done', 'Done'))
   if (t.status === 'in_progress') out.push(b('block', 'Block'))
-  if (t.status === 'done' || t.status === 'blocked') out.push(b('reopen', 'Reopen'))
+  if (t.status === 'done' || t.status === 'blocked' || t.status === 'failed' || t.status === 'deferred') out.push(b('reopen', 'Reopen'))
   return out.length ? `<div class="actions">${out.join('')}</div>` : ''
 }
 
@@ -132,6 +133,11 @@ export function card(t: TaskView, ctx: PageContext): string {
   if (t.state === 'reserved' && t.assignee) badges.push(`<span class="badge">reserved for ${esc(t.assignee)}</span>`)
   else if (t.assignee) badges.push(`<span class="badge">→ ${esc(t.assignee)}</span>`)
   if (t.state === 'stale') badges.push('<span class="badge warn">stale</span>')
+  // Issue 33: due dates on cards (overdue ones marked), a deferral's date, a repeat, a failure.
+  if (t.due) badges.push(`<span class="badge${t.overdue ? ' warn' : ''} due" title="due${t.overdue ? ', overdue' : ''}">${t.overdue ? 'overdue' : 'due'} ${esc(t.due.slice(0, 16).replace('T', ' '))}</span>`)
+  if (t.state === 'deferred') badges.push(`<span class="badge" title="${esc(t.defer_reason ?? '')}">deferred${t.defer_until ? ` until ${esc(t.defer_until.slice(0, 16).replace('T', ' '))}` : ''}</span>`)
+  if (t.every) badges.push(`<span class="badge" title="repeats">every ${esc(t.every)}</span>`)
+  if (t.status === 'failed') badges.push(`<span class="badge flag" title="${esc(t.fail_reason ?? '')}">failed</span>`)
   if (t.blocked_by.length) badges.push(`<span class="badge deps" title="waits on ${esc(t.blocked_by.map((r) => r.id).join(', '))}">waits on ${t.blocked_by.length}</span>`)
   else if (t.depends_on.length) badges.push(`<span class="badge" title="dependencies (all done)">${t.depends_on.length} dep${t.depends_on.length === 1 ? '' : 's'} done</span>`)
   // A parent's progress (issue 33): its sub-items done, of those not cancelled.
@@ -236,6 +242,12 @@ export function taskPage(ctx: PageContext, d: ShowResult, history: LogResult, ma
     ['updated', `${timeOf(t.updated_at)} by ${t.updated_by}`],
   ]
   if (t.block_note) fields.push(['blocked', t.block_note])
+  // Issue 33: dates, deferral, failure, repeat.
+  if (t.due) fields.push(['due', `${t.due}${t.overdue ? ' (overdue)' : ''}`])
+  if (t.scheduled) fields.push(['scheduled', t.scheduled])
+  if (t.defer_reason || t.defer_until) fields.push(['deferred', [t.defer_until ? `until ${t.defer_until}` : '', t.defer_reason ?? ''].filter(Boolean).join(': ')])
+  if (t.fail_reason) fields.push(['failed', t.fail_reason])
+  if (t.every) fields.push(['repeats', `every ${t.every}${t.previous ? `, after ${t.previous}` : ''}`])
   // Issue 33: custom fields (keys are lowercase identifiers, checked by the schema; values escaped like every field).
   for (const k of Object.keys(t.fields ?? {}).sort()) fields.push([k, String(t.fields[k])])
   const comments = d.comments.length

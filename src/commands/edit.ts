@@ -9,9 +9,10 @@ type Output = TaskResult & {fields: string[]; checks_reset?: string[]}
 
 export default commandFrom<Output>(edit, {
   execute: async ({args, run, session}) => {
-    const given = ['title', 'body', 'type', 'priority', 'addTags', 'removeTags', 'session', 'field', 'unsetField'].some((k) => args[k] !== undefined)
+    // Issue 33: the dates, the repeat interval and custom fields are edits too.
+    const given = ['title', 'body', 'type', 'priority', 'addTags', 'removeTags', 'session', 'due', 'scheduled', 'every', 'field', 'unsetField'].some((k) => args[k] !== undefined)
     if (!given && interactive()) return editTaskInEditor(await session(), args.id, args.ifRevision, args.reason)
-    if (!given) throw new UsageError('nothing to edit: pass --title, --body, --body-file, --type, --priority, --add-tags, --remove-tags, --field or --unset-field (on a terminal, `tasks edit ID` alone opens $EDITOR)')
+    if (!given) throw new UsageError('nothing to edit: pass --title, --body, --body-file, --type, --priority, --add-tags, --remove-tags, --due, --scheduled, --every, --field or --unset-field (on a terminal, `tasks edit ID` alone opens $EDITOR)')
     return run(args)
   },
   render: (r, term) => engine().render.renderTaskLine(term, r.fields.length ? 'edited' : 'unchanged', r.task, r.fields.join(', ')),

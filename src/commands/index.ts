@@ -14,6 +14,8 @@ import BoardStatus from './board-status'
 import BoardStop from './board-stop'
 import Branch from './branch'
 import Cancel from './cancel'
+import Defer from './defer'
+import Fail from './fail'
 import CheckAdd from './check/add'
 import CheckFail from './check/fail'
 import CheckList from './check/list'
@@ -109,6 +111,8 @@ export const COMMANDS = {
   branch: Branch,
   batch: Batch,
   cancel: Cancel,
+  defer: Defer,
+  fail: Fail,
   'check:add': CheckAdd,
   'check:fail': CheckFail,
   'check:list': CheckList,

@@ -165,6 +165,10 @@ interface TwTask {
   tags?: string[]
   depends?: string | string[]
   annotations?: TwAnnotation[]
+  due?: string
+  scheduled?: string
+  wait?: string
+  recur?: string
 }
 
 const TW_TIMES = ['entry', 'modified', 'end', 'start', 'due', 'wait', 'scheduled', 'until'] as const
@@ -216,6 +220,16 @@ export function taskwarriorTime(value: string | undefined, fallback: string): st
 
 const TW_STATUS: Record<string, Status> = {pending: 'todo', waiting: 'todo', recurring: 'todo', completed: 'done', deleted: 'cancelled'}
 const TW_PRIORITY: Record<string, number> = {H: 1, M: 2, L: 3}
+
+/** Issue 33: a Taskwarrior `recur` (daily, weekly, monthly, yearly, 2weeks, 3d …) as `every`, or undefined for one it has no interval for. */
+function twEvery(recur: string | undefined): string | undefined {
+  const m = /^(\d{1,3})?\s*([a-z]+)$/i.exec(recur?.trim() ?? '')
+  if (!m) return undefined
+  const unit: Record<string, string> = {d: 'd', day: 'd', days: 'd', daily: 'd', w: 'w', wk: 'w', wks: 'w', week: 'w', weeks: 'w', weekly: 'w', mo: 'm', mos: 'm', month: 'm', months: 'm', monthly: 'm', y: 'y', yr: 'y', yrs: 'y', year: 'y', years: 'y', yearly: 'y', annual: 'y'}
+  const u = unit[m[2]!.toLowerCase()]
+  const n = m[1] ? Number(m[1]) : 1
+  return u && n > 0 ? `${n}${u}` : undefined
+}
 
 function twTag(raw: string): string | null {
   // Tags are ASCII letters, digits and ._:/+- (schemas/task.schema.json), at most 64, starting with a letter or digit.
@@ -307,6 +321,16 @@ export function recordsOfTaskwarrior(items: unknown[], snap: Snapshot, ctx: OpCo
     }
     if (status === 'done' || status === 'cancelled') meta.closed_at = taskwarriorTime(t.end, updated)
     if (status === 'cancelled') meta.cancel_reason = 'deleted in Taskwarrior'
+    // Issue 33: Taskwarrior's due and scheduled dates; a waiting task (hidden until its wait date) is deferred until it.
+    if (t.due) meta.due = taskwarriorTime(t.due, updated)
+    if (t.scheduled) meta.scheduled = taskwarriorTime(t.scheduled, updated)
+    if (t.status === 'waiting' && t.wait) {
+      meta.status = 'deferred'
+      meta.defer_until = taskwarriorTime(t.wait, updated)
+      meta.defer_reason = 'waiting in Taskwarrior'
+    }
+    const every = twEvery(t.recur)
+    if (every) meta.every = every
     const comments: ExportedComment[] = (t.annotations ?? [])
       .filter((a) => a.description!.trim())
       .map((a) => {

@@ -14,7 +14,7 @@ import type {Check} from './check'
 import type {Change} from './plan'
 import {compareLeaseRows, type LeaseRow, leaseRowOf, leasesIn, type OpenRows, type Snapshot, type SnapshotTables, type TaskEntry, entryOf, openRowColumns, reservationsIn, tablesOf} from './snapshot'
 import {taskFilePath} from './store-layout'
-import type {Comment, TaskMeta} from './task'
+import {type Comment, FINISHED, type TaskMeta} from './task'
 import {putCheck} from './apply'
 import {overlaySnapshot} from './overlay'
 import {titleHash} from './title'
@@ -293,7 +293,7 @@ export class LiveOverlay implements ReadonlyMap<string, TaskEntry>, SnapshotTabl
 
   private indexTitle(entry: TaskEntry | null | undefined, id: string, add: boolean): void {
     const meta = entry?.meta
-    if (!meta || meta.status === 'done' || meta.status === 'cancelled') return
+    if (!meta || FINISHED.has(meta.status)) return
     const h = titleHash(meta.title)
     let set = this.ownTitles.get(h)
     if (add) {

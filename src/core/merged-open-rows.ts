@@ -22,7 +22,7 @@ function compareBaseRow(cols: OpenRowColumns, i: number, row: OpenRow): number {
  * such row.
  */
 export function baseOpenRowOf(cols: OpenRowColumns, id: string, priority: number, created: string): number {
-  const probe: OpenRow = [id, '', priority, created, '', '', '', '', 0, 0]
+  const probe: OpenRow = [id, '', priority, created, '', '', '', '', 0, 0, Number.NEGATIVE_INFINITY]
   const at = partitionPoint(0, cols.length, (i) => compareBaseRow(cols, i, probe) < 0)
   if (at < cols.length && cols.id(at) === id) return at
   for (let i = 0; i < cols.length; i++) if (cols.id(i) === id) return i
@@ -203,5 +203,10 @@ export class MergedOpenRows implements OpenRows, OpenRowColumns {
   titleHash(i: number): number {
     const a = this.at[i]!
     return a >= 0 ? this.cols.titleHash(a) : this.redoneCols.titleHash(~a)
+  }
+
+  wake(i: number): number {
+    const a = this.at[i]!
+    return a >= 0 ? this.cols.wake(a) : this.redoneCols.wake(~a)
   }
 }

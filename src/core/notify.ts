@@ -198,6 +198,9 @@ const VERBS: Record<string, string> = {
   undo: 'undid a change to',
   collab: 'changed the collaborators of',
   takeover: 'took over',
+  // issue 33
+  defer: 'deferred',
+  fail: 'marked as failed',
 }
 
 function oneLine(text: string, max: number): string {

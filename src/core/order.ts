@@ -43,4 +43,5 @@ export function partitionPoint(lo: number, hi: number, before: (i: number) => bo
 }
 
 /** Statuses `next` may hand out: todo, and in progress with an expired lease. */
-export const QUEUED: ReadonlySet<string> = new Set(['todo', 'in_progress'])
+// Issue 33: deferred items are queued too, so one whose deferral ran out is found (isReady judges it by its wake time).
+export const QUEUED: ReadonlySet<string> = new Set(['todo', 'in_progress', 'deferred'])

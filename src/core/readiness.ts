@@ -6,6 +6,12 @@
 import {OPEN_ROW_OPEN_SUBITEMS, OPEN_ROW_WAITING, type OpenRow, type OpenRowColumns, type Snapshot, childIds, tablesOf} from './snapshot'
 import {UsageError} from './errors'
 import {FINISHED, type ListConfig, type TaskMeta} from './task'
+import {startMs, wokenStatus} from './dates'
+
+/** Issue 33: a scheduled date still to come (a woken deferral's own date has come: `wokenStatus`). No allocation: `next` asks it of every candidate. */
+function scheduledLater(meta: TaskMeta, nowMs: number): boolean {
+  return meta.scheduled !== undefined && startMs(meta.scheduled) > nowMs
+}
 
 /** Reasons an item is not workable yet, in the order they are shown. */
 export interface WaitReason {
@@ -123,7 +129,10 @@ export function reservationAllows(meta: TaskMeta, actor: string | undefined): bo
  * item's wait reasons when the caller has them already.
  */
 export function isReady(snap: Snapshot, meta: TaskMeta, actor: string | undefined, now: string, reasons?: readonly WaitReason[]): boolean {
-  const open = meta.status === 'todo' || (meta.status === 'in_progress' && !claimIsLive(meta, now, snap.config))
+  // Issue 33: a deferral whose time has come reads as todo; a deferred or scheduled item is not handed out before its time (dates.ts).
+  const nowMs = Date.parse(now)
+  const status = wokenStatus(meta, nowMs)
+  const open = (status === 'todo' || (status === 'in_progress' && !claimIsLive(meta, now, snap.config))) && !scheduledLater(meta, nowMs)
   return open && reservationAllows(meta, actor) && (reasons ?? waitReasons(snap, meta)).length === 0 && !hasOpenSubItems(snap, meta.id)
 }
 
@@ -139,7 +148,7 @@ export function isWaiting(snap: Snapshot, meta: TaskMeta, reasons?: readonly Wai
  * plain todo (a parent whose sub-items are the work); in_progress is
  * in_progress or stale (lease expired).
  */
-export const STATES = ['ready', 'waiting', 'reserved', 'todo', 'in_progress', 'stale', 'blocked', 'done', 'cancelled'] as const
+export const STATES = ['ready', 'waiting', 'reserved', 'todo', 'in_progress', 'stale', 'blocked', 'done', 'cancelled', 'deferred', 'failed'] as const
 export type State = (typeof STATES)[number]
 
 /**
@@ -148,15 +157,20 @@ export type State = (typeof STATES)[number]
  * several states refine (todo, in_progress).
  */
 export const STATE_GROUPS: Readonly<Record<string, readonly State[]>> = {
-  open: ['ready', 'waiting', 'reserved', 'todo', 'in_progress', 'stale', 'blocked'],
+  open: ['ready', 'waiting', 'reserved', 'todo', 'in_progress', 'stale', 'blocked', 'deferred'],
   all: STATES,
   todo: ['ready', 'waiting', 'reserved', 'todo'],
   in_progress: ['in_progress', 'stale'],
 }
 
-/** The state of an item from its status and what was derived for it. */
-export function stateOf(meta: TaskMeta, derived: {ready: boolean; waiting: boolean; claimLive: boolean}, actor: string | undefined): State {
-  if (meta.status === 'todo') return derived.waiting ? 'waiting' : derived.ready ? 'ready' : !reservationAllows(meta, actor) ? 'reserved' : 'todo'
+/**
+ * The state of an item from its status and what was derived for it.
+ * `nowMs`: a deferred item whose time has come is todo again (dates.ts,
+ * `wokenStatus`); without it the stored status is taken as it is.
+ */
+export function stateOf(meta: TaskMeta, derived: {ready: boolean; waiting: boolean; claimLive: boolean}, actor: string | undefined, nowMs?: number): State {
+  const status = nowMs === undefined ? meta.status : wokenStatus(meta, nowMs)
+  if (status === 'todo') return derived.waiting ? 'waiting' : derived.ready ? 'ready' : !reservationAllows(meta, actor) ? 'reserved' : 'todo'
   if (meta.status === 'in_progress') return derived.claimLive ? 'in_progress' : 'stale'
   return meta.status
 }
@@ -181,11 +195,13 @@ function hasUnfinishedDependency(snap: Snapshot, deps: readonly string[]): boole
  */
 export function derivedState(snap: Snapshot, meta: TaskMeta, actor: string | undefined, now: string): {state: State; ready: boolean} {
   const waits = hasWaitReasons(snap, meta)
-  const waiting = !FINISHED.has(meta.status) && waits
+  const nowMs = Date.parse(now)
+  const status = wokenStatus(meta, nowMs)
+  const waiting = !FINISHED.has(meta.status) && status !== 'deferred' && waits
   const claimLive = claimIsLive(meta, now, snap.config)
-  const open = meta.status === 'todo' || (meta.status === 'in_progress' && !claimLive)
+  const open = (status === 'todo' || (status === 'in_progress' && !claimLive)) && !scheduledLater(meta, nowMs)
   const ready = open && reservationAllows(meta, actor) && !waits && !hasOpenSubItems(snap, meta.id)
-  return {state: stateOf(meta, {ready, waiting, claimLive}, actor), ready}
+  return {state: stateOf(meta, {ready, waiting, claimLive}, actor, nowMs), ready}
 }
 
 /**
@@ -194,15 +210,17 @@ export function derivedState(snap: Snapshot, meta: TaskMeta, actor: string | und
  * without the item's frontmatter or its neighbours. `nowMs`: `Date.parse(now)`.
  */
 export function openRowState(row: OpenRow, actor: string | undefined, nowMs: number, config: ListConfig): {state: State; ready: boolean} {
-  const status = row[1]
   const owner = row[5]
   const assignee = row[6]
   const lease = row[7]
   const flags = row[8]
+  // Issue 33: the row's wake time (dates.ts, `wakeMsOf`): a deferred row whose time has come is todo.
+  const wake = row[10]
+  const status = row[1] === 'deferred' && wake <= nowMs ? 'todo' : row[1]
   const waits = (flags & OPEN_ROW_WAITING) !== 0
   const claimLive = claimLiveAt(owner, status, leaseEndMs(lease), nowMs, config)
   const allows = assignee === '' || assignee === actor
-  const open = status === 'todo' || (status === 'in_progress' && !claimLive)
+  const open = (status === 'todo' || (status === 'in_progress' && !claimLive)) && wake <= nowMs
   const ready = open && allows && !waits && (flags & OPEN_ROW_OPEN_SUBITEMS) === 0
   const state: State = status === 'todo' ? (waits ? 'waiting' : ready ? 'ready' : !allows ? 'reserved' : 'todo') : status === 'in_progress' ? (claimLive ? 'in_progress' : 'stale') : (status as State)
   return {state, ready}
@@ -215,10 +233,13 @@ export function openRowState(row: OpenRow, actor: string | undefined, nowMs: num
  */
 export function openRowStateAt(cols: OpenRowColumns, i: number, actor: string | undefined, nowMs: number, config: ListConfig, readyOut: boolean[]): State {
   // openRowState, reading only the fields the row's status needs.
-  const status = cols.status(i)
+  let status = cols.status(i)
   const flags = cols.flags(i)
   const waits = (flags & OPEN_ROW_WAITING) !== 0
-  const free = !waits && (flags & OPEN_ROW_OPEN_SUBITEMS) === 0
+  // Issue 33: the row's wake time (dates.ts, `wakeMsOf`): deferred until it, or scheduled for it.
+  const wake = cols.wake(i)
+  if (status === 'deferred' && wake <= nowMs) status = 'todo'
+  const free = !waits && (flags & OPEN_ROW_OPEN_SUBITEMS) === 0 && wake <= nowMs
   if (status === 'todo') {
     const assignee = cols.assignee(i)
     const allows = assignee === '' || assignee === actor
@@ -236,7 +257,7 @@ export function openRowStateAt(cols: OpenRowColumns, i: number, actor: string | 
     readyOut[0] = (assignee === '' || assignee === actor) && free
     return 'stale'
   }
-  // Blocked (or any other stored status): never ready, its state is its status.
+  // Blocked, deferred (or any other stored status): never ready, its state is its status.
   readyOut[0] = false
   return status as State
 }

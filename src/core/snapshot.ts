@@ -9,7 +9,8 @@ import type {Check} from './check'
 import {InvalidError} from './errors'
 import {type PrefixSearch, idsWithPrefixIn, resolveId, shardOf} from './ids'
 import {QUEUED, compareForNext} from './order'
-import type {Comment, ListConfig, Status, TaskMeta} from './task'
+import {type Comment, FINISHED, type ListConfig, type Status, type TaskMeta} from './task'
+import {wakeMsOf} from './dates'
 import {titleHash} from './title'
 
 /**
@@ -186,9 +187,11 @@ export function expiredLeaseIds(tables: SnapshotTables, now: string, config: Lis
  * absent field; flags: OPEN_ROW_WAITING (it or its parent has a dependency
  * not done) | OPEN_ROW_OPEN_SUBITEMS (a sub-item neither done nor
  * cancelled); the title hash: `titleHash` of its title (core/title.ts), what
- * the same-title check of `add` compares before reading any frontmatter.
+ * the same-title check of `add` compares before reading any frontmatter;
+ * the wake time (issue 33, `wakeMsOf` in dates.ts): when a deferred item
+ * comes back or a scheduled one may be handed out (ms; ±Infinity for none).
  */
-export type OpenRow = readonly [string, string, number, string, string, string, string, string, number, number]
+export type OpenRow = readonly [string, string, number, string, string, string, string, string, number, number, number]
 export const OPEN_ROW_WAITING = 1
 export const OPEN_ROW_OPEN_SUBITEMS = 2
 
@@ -230,6 +233,8 @@ export interface OpenRowColumns {
   leaseText(i: number): string
   /** `titleHash` of the item's title (core/title.ts): equal hashes are candidates for the same title, to be confirmed from the frontmatter. */
   titleHash(i: number): number
+  /** Issue 33: when the item may be handed out (`wakeMsOf`, dates.ts): -Infinity for no date, +Infinity for deferred without one. */
+  wake(i: number): number
 }
 
 /** The columns of a set of open rows: its own, or its tuples read through. */
@@ -294,6 +299,10 @@ class RowColumns implements OpenRowColumns {
   titleHash(i: number): number {
     return this.rows[i]![9]
   }
+
+  wake(i: number): number {
+    return this.rows[i]![10]
+  }
 }
 
 /** For each row, the position of its parent's row (-1: none, or the parent is not open). */
@@ -307,8 +316,8 @@ export function parentRowsOf(rows: readonly OpenRow[]): Int32Array {
   return out
 }
 
-const OPEN_STATUSES: ReadonlySet<string> = new Set(['todo', 'in_progress', 'blocked'])
-const FINISHED_STATUSES: ReadonlySet<string> = new Set(['done', 'cancelled'])
+const OPEN_STATUSES: ReadonlySet<string> = new Set(['todo', 'in_progress', 'blocked', 'deferred'])
+const FINISHED_STATUSES: ReadonlySet<string> = new Set(FINISHED)
 
 export function isOpenStatus(status: string | undefined): boolean {
   return status !== undefined && OPEN_STATUSES.has(status)
@@ -326,7 +335,7 @@ export function openRowOf(tasks: ReadonlyMap<string, TaskEntry>, tables: Pick<Sn
   let flags = 0
   if (notDone(meta.depends_on) || (meta.parent !== undefined && notDone(tasks.get(meta.parent)?.depends_on))) flags |= OPEN_ROW_WAITING
   if (tables.children(meta.id).some((c) => isOpenStatus(tasks.get(c)?.status))) flags |= OPEN_ROW_OPEN_SUBITEMS
-  return [meta.id, meta.status, meta.priority, meta.created_at, meta.parent ?? '', meta.owner ?? '', meta.assignee ?? '', meta.lease_expires ?? '', flags, titleHash(meta.title)]
+  return [meta.id, meta.status, meta.priority, meta.created_at, meta.parent ?? '', meta.owner ?? '', meta.assignee ?? '', meta.lease_expires ?? '', flags, titleHash(meta.title), wakeMsOf(meta)]
 }
 
 /** The order of open rows: priority, creation time, id. */

@@ -14,7 +14,7 @@ import {type SessionState, type WorkSession, sessionClaimLive} from './work-sess
 // ------------------------------------------------------------------ cards
 
 /** What a person or an agent does to a card. */
-export type TaskMoveName = 'claim' | 'heartbeat' | 'done' | 'block' | 'release' | 'reopen' | 'cancel' | 'takeover' | 'sweep' | 'remove' | 'revise'
+export type TaskMoveName = 'claim' | 'heartbeat' | 'done' | 'block' | 'release' | 'reopen' | 'cancel' | 'takeover' | 'sweep' | 'remove' | 'revise' | 'defer' | 'fail'
 
 /**
  * Who may make a move without an override:
@@ -87,6 +87,25 @@ export const TASK_MOVES: readonly TaskMove[] = [
   {move: 'revise', from: 'blocked', to: 'blocked', who: 'lapsed'},
   {move: 'revise', from: 'done', to: 'done', who: 'anyone'},
   {move: 'revise', from: 'cancelled', to: 'cancelled', who: 'anyone'},
+  // Issue 33: deferred and failed (docs/model.md, "Deferred and failed"). A deferred card is parked: anyone defers
+  // an open card nobody holds live (someone else's lapsed claim is fenced out, as by a reopen) or changes a
+  // deferral; it comes back by `reopen`, or by itself once its --until has come (dates.ts `wokenStatus`: the ops and
+  // the guard judge a woken card as todo). `failed` is terminal like cancelled, but reopen brings it back.
+  {move: 'defer', from: 'todo', to: 'deferred', who: 'anyone'},
+  {move: 'defer', from: 'in_progress', to: 'deferred', who: 'lapsed', fences: true},
+  {move: 'defer', from: 'blocked', to: 'deferred', who: 'lapsed', fences: true},
+  {move: 'defer', from: 'deferred', to: 'deferred', who: 'anyone'},
+  {move: 'reopen', from: 'deferred', to: 'todo', who: 'anyone'},
+  {move: 'cancel', from: 'deferred', to: 'cancelled', who: 'anyone'},
+  {move: 'fail', from: 'todo', to: 'failed', who: 'anyone'},
+  {move: 'fail', from: 'in_progress', to: 'failed', who: 'lapsed'},
+  {move: 'fail', from: 'blocked', to: 'failed', who: 'lapsed'},
+  {move: 'fail', from: 'deferred', to: 'failed', who: 'anyone'},
+  {move: 'reopen', from: 'failed', to: 'todo', who: 'anyone'},
+  {move: 'remove', from: 'deferred', to: null, who: 'anyone'},
+  {move: 'remove', from: 'failed', to: null, who: 'anyone'},
+  {move: 'revise', from: 'deferred', to: 'deferred', who: 'anyone'},
+  {move: 'revise', from: 'failed', to: 'failed', who: 'anyone'},
 ]
 
 /** The frontmatter fields that make up an item's spec, with its description (the body) and its checks. */

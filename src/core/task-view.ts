@@ -8,6 +8,7 @@ import {claimIsLive, derivedState, isReady, isWaiting, stateOf, waitReasons, typ
 import {type Snapshot, childIds, tablesOf} from './snapshot'
 import {shortIdOf, shortIdsOf} from './ids'
 import type {Check} from './check'
+import {isOverdue} from './dates'
 import {type Comment, DEFAULT_TASK_TYPE, type Status, type TaskMeta} from './task'
 
 export interface TaskView {
@@ -56,6 +57,16 @@ export interface TaskView {
   revision: number
   /** The coordination session the task belongs to (`ses-…`), or null. Not the agent-run label `session`. */
   work_session: string | null
+  // issue 33: states and dates (docs/model.md, "Deferred and failed", "Dates and repeats")
+  defer_reason: string | null
+  defer_until: string | null
+  fail_reason: string | null
+  due: string | null
+  scheduled: string | null
+  every: string | null
+  previous: string | null
+  /** Open and past its due date at the time of the read. */
+  overdue: boolean
   /** Issue 33: the card's custom fields (key → text, number or boolean); {} when none. */
   fields: Record<string, string | number | boolean>
 }
@@ -153,7 +164,7 @@ export class TaskViewer {
       short_id: this.shortId(meta.id),
       title: meta.title,
       status: meta.status,
-      state: stateOf(meta, {ready, waiting, claimLive}, this.actor),
+      state: stateOf(meta, {ready, waiting, claimLive}, this.actor, Date.parse(this.now)),
       type: meta.type ?? DEFAULT_TASK_TYPE,
       priority: meta.priority,
       tags: meta.tags,
@@ -187,7 +198,22 @@ export class TaskViewer {
       updated_by: meta.updated_by,
       revision: meta.revision,
       work_session: meta.work_session ?? null,
+      ...datesView(meta, Date.parse(this.now)),
       fields: meta.fields ?? {},
     }
+  }
+}
+
+/** The issue-33 fields of a view (states and dates), null when unset. */
+export function datesView(meta: TaskMeta, nowMs: number): Pick<TaskView, 'defer_reason' | 'defer_until' | 'fail_reason' | 'due' | 'scheduled' | 'every' | 'previous' | 'overdue'> {
+  return {
+    defer_reason: meta.defer_reason ?? null,
+    defer_until: meta.defer_until ?? null,
+    fail_reason: meta.fail_reason ?? null,
+    due: meta.due ?? null,
+    scheduled: meta.scheduled ?? null,
+    every: meta.every ?? null,
+    previous: meta.previous ?? null,
+    overdue: isOverdue(meta, nowMs),
   }
 }

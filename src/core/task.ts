@@ -6,11 +6,11 @@
 import configSchema from '../../schemas/config.schema.json'
 import taskSchema from '../../schemas/task.schema.json'
 
-export const STATUSES = ['todo', 'in_progress', 'blocked', 'done', 'cancelled'] as const
+export const STATUSES = ['todo', 'in_progress', 'blocked', 'done', 'cancelled', 'deferred', 'failed'] as const
 export type Status = (typeof STATUSES)[number]
 
-/** Statuses after which an item counts as finished for its parent. */
-export const FINISHED: ReadonlySet<Status> = new Set(['done', 'cancelled'])
+/** Statuses after which an item counts as finished for its parent (`failed`: issue 33, terminal like cancelled). */
+export const FINISHED: ReadonlySet<Status> = new Set(['done', 'cancelled', 'failed'])
 
 /** The kinds a person or agent picks for `tasks comment`. */
 export const COMMENT_KINDS = ['note', 'decision', 'problem', 'lesson', 'knowledge'] as const
@@ -82,6 +82,21 @@ export interface TaskMeta {
   /** `block --on ACTOR`: who the blocked card waits on (it is "parked" on them); part of the claim, cleared with it. */
   blocked_on?: string
   cancel_reason?: string
+  // -- issue 33, states and dates (docs/model.md, "Deferred and failed", "Dates and repeats") --
+  /** `tasks defer --reason`: why the item is deferred (status deferred). */
+  defer_reason?: string
+  /** `tasks defer --until`: when a deferred item comes back as todo (derived at read time, `wokenStatus`); absent: deferred until reopened. */
+  defer_until?: string
+  /** `tasks fail --reason`: why the item failed (status failed). */
+  fail_reason?: string
+  /** When the item is due (`--due`): a day `YYYY-MM-DD` (due by its end, UTC) or a timestamp. */
+  due?: string
+  /** Not handed out by `next` before this (`--scheduled`): a day (from its start, UTC) or a timestamp. */
+  scheduled?: string
+  /** Repeats (`--every 1d|2w|1m|1y`): finishing it creates the next instance with its dates moved on. */
+  every?: string
+  /** The instance of a repeating item this one follows (set on the instance `done` created). */
+  previous?: string
   /** Set while the item is flagged (`tasks flag`): why, by whom, when. A flagged item cannot be finished. */
   flag_reason?: string
   flagged_by?: string
@@ -133,6 +148,14 @@ export const TASK_KEYS = [
   'block_note',
   'blocked_on',
   'cancel_reason',
+  // issue 33, states and dates
+  'defer_reason',
+  'defer_until',
+  'fail_reason',
+  'due',
+  'scheduled',
+  'every',
+  'previous',
   'flag_reason',
   'flagged_by',
   'flagged_at',
@@ -237,6 +260,8 @@ export const NOTIFY_DEFAULTS: Readonly<Record<string, readonly string[]>> = {
   comment: ['owner', 'assignee', 'collaborators', 'subscribers'],
   done: ['creator', 'collaborators', 'subscribers'],
   cancel: ['creator', 'owner', 'assignee', 'collaborators', 'subscribers'],
+  // Issue 33: a failure is news for the creator, like a cancellation.
+  fail: ['creator', 'owner', 'assignee', 'collaborators', 'subscribers'],
   assign: ['assignee'],
   claim: ['owner', 'assignee', 'subscribers'],
   collab: ['collaborators'],

@@ -6,12 +6,13 @@
  * The card and check rules themselves are in ./rules.ts, over the
  * rulebook of src/core/state-machine.ts.
  */
+import {wokenStatus} from '../core/dates'
 import {type Check, checkOfPath, parseCheckFile} from '../core/check'
 import {type ActorEntry, RECORD_STEM_RE, actorSlug, parseActor, parseLatch, parseRecord} from '../core/inbox'
 import {type Snapshot, tablesOf} from '../core/snapshot'
 import {claimLimitAllows, judgeMove, mayOverride, missingCheckKinds, standingOf, takesSubItems, taskMove} from '../core/state-machine'
 import {claimIsLive, liveClaimsOf} from '../core/readiness'
-import {ENGINE_ACTOR, FORMAT_VERSION, type ListConfig, MAX_FILE_BYTES, type TaskMeta} from '../core/task'
+import {ENGINE_ACTOR, FINISHED, FORMAT_VERSION, type ListConfig, MAX_FILE_BYTES, type TaskMeta} from '../core/task'
 import {pathAllowed} from '../core/path-patterns'
 import {parseCommentFile, parseConfig, parseMeta, taskBody} from '../core/task-file'
 import {ancestorsOf, depthOf} from '../core/nesting'
@@ -189,7 +190,8 @@ function judgeRemovedCard(id: string, c: CommitView): Refusal[] {
   if (dependents.length > 0) out.push({rule: 'has_dependents', message: `${id} was removed while ${dependents.join(', ')} depend${dependents.length === 1 ? 's' : ''} on it`})
   const old = before.tasks.get(id)?.meta
   if (old && !ENGINE_OPS.has(facts.op)) {
-    const verdict = judgeMove(taskMove('remove', old.status), standingOf(old, facts.actor, facts.time, before.config, facts.override !== null))
+    // Issue 33: a deferral whose time had come is judged as todo (dates.ts).
+    const verdict = judgeMove(taskMove('remove', wokenStatus(old, Date.parse(facts.time))), standingOf(old, facts.actor, facts.time, before.config, facts.override !== null))
     if (!verdict.ok && verdict.refusal === 'not_admin') {
       out.push({rule: 'not_admin', message: `the commit records an override, but only the admins (${before.config.admins.join(', ')}) may force`})
     } else if (!verdict.ok) {
@@ -199,7 +201,7 @@ function judgeRemovedCard(id: string, c: CommitView): Refusal[] {
   if (facts.op === 'prune') {
     const cutoff = facts.pruneBefore ?? ''
     const closed = old ? (old.closed_at ?? old.updated_at) : ''
-    if (!old || (old.status !== 'done' && old.status !== 'cancelled') || !cutoff || cutoff > facts.time || !(closed < cutoff)) {
+    if (!old || !FINISHED.has(old.status) || !cutoff || cutoff > facts.time || !(closed < cutoff)) {
       out.push({rule: 'prune', message: `prune removes only finished cards closed before its cutoff (Tasks-Prune-Before ${cutoff || 'missing'}, not after the commit); ${id} is ${old?.status ?? 'unreadable'}, closed ${closed || 'never'}`})
     }
     const children = tablesOf(after).children(id).filter((d) => after.tasks.has(d))
@@ -262,8 +264,8 @@ function judgeGates(id: string, was: TaskMeta | undefined, now: TaskMeta, c: Com
     const missing = missingCheckKinds(config, (finishing ? c.finishing.get(id) : undefined) ?? c.gated?.get(id) ?? [])
     if (missing.length > 0) out.push({rule: 'checks_required', message: `${id} was ${finishing ? 'finished' : 'added'} without an active ${missing.join(' and ')} check, and the list requires one of each (require_checks)`})
   }
-  const open = now.status !== 'done' && now.status !== 'cancelled'
-  const newlyUnder = !was || was.parent !== now.parent || was.status === 'done' || was.status === 'cancelled'
+  const open = !FINISHED.has(now.status)
+  const newlyUnder = !was || was.parent !== now.parent || FINISHED.has(was.status)
   const parent = now.parent !== undefined ? c.after.tasks.get(now.parent)?.meta : undefined
   if (open && newlyUnder && parent && !takesSubItems(parent.status)) {
     out.push({rule: 'parent_finished', message: `${id} is open under ${parent.id}, which is ${parent.status}; a finished parent takes no open sub-item (reopen it first)`})
@@ -271,7 +273,7 @@ function judgeGates(id: string, was: TaskMeta | undefined, now: TaskMeta, c: Com
   if (finishing) {
     const openKids = tablesOf(c.after).children(id).filter((k) => {
       const s = c.after.tasks.get(k)?.meta?.status
-      return s !== undefined && s !== 'done' && s !== 'cancelled'
+      return s !== undefined && !FINISHED.has(s)
     })
     if (openKids.length > 0) out.push({rule: 'open_subitems', message: `${id} went to done while its sub-item${openKids.length === 1 ? '' : 's'} ${openKids.join(', ')} ${openKids.length === 1 ? 'is' : 'are'} open`})
   }

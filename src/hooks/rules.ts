@@ -6,6 +6,7 @@
  * before they write. docs/verify.md explains the rules; to teach the guard
  * a new file kind, add a row to FILE_KINDS and a judge (./judges.ts).
  */
+import {wokenMeta} from '../core/dates'
 import {type Check, unmetChecks} from '../core/check'
 import {type ActorEntry} from '../core/inbox'
 import {type CheckMove, TASK_MOVES, checkMoveBetween, judgeMove, judgeSessionMove, mayOverride, movesBetween, sessionMove, sessionMovesBetween, sessionStandingOf, standingOf, taskMove} from '../core/state-machine'
@@ -123,6 +124,8 @@ export function judgeTaskChange(before: TaskMeta | undefined, after: TaskMeta, f
     }
     return out
   }
+  // Issue 33: a deferral whose time had come at the commit is judged as the todo card it had become (dates.ts).
+  before = wokenMeta(before, facts.time)
   if (after.epoch < before.epoch) out.push({rule: 'epoch_decreased', message: `the epoch went from ${before.epoch} down to ${after.epoch}; it never decreases`})
   if (after.revision <= before.revision) out.push({rule: 'revision', message: `the revision went from ${before.revision} to ${after.revision}; every change raises it`})
   // Where the actor stands, as the ops see it: the recorded override is the --force they were given.

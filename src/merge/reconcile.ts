@@ -33,7 +33,7 @@ import type {Change} from '../core/plan'
 import {NO_CLAIM} from '../core/ops/revision'
 import {type Snapshot, type TaskEntry, checksOf, tablesOf} from '../core/snapshot'
 import {unmetChecks} from '../core/check'
-import type {TaskMeta} from '../core/task'
+import {FINISHED, type Status, type TaskMeta} from '../core/task'
 import {MERGE_ACTOR, cmpTime, engineComment} from './merge-types'
 
 export type RepairKind =
@@ -453,7 +453,7 @@ function finishFaults(w: Work, snap: Snapshot, id: string): FinishFault[] {
     if (w.metas.parent(k) === id) kids.push(k)
     todo.push(...tables.children(k))
   }
-  const open = kids.sort(cmp).filter((k) => w.metas.has(k) && w.metas.status(k) !== 'done' && w.metas.status(k) !== 'cancelled')
+  const open = kids.sort(cmp).filter((k) => w.metas.has(k) && !FINISHED.has(w.metas.status(k) as Status))
   if (open.length > 0) {
     out.push({kind: 'done_with_open_subitems', related: open, message: `its sub-item${open.length === 1 ? '' : 's'} ${open.map((k) => `${k} (${w.metas.status(k)})`).join(', ')} ${open.length === 1 ? 'is' : 'are'} not finished`})
   }
@@ -471,7 +471,7 @@ function hadFault(snap: Snapshot, id: string, f: FinishFault): boolean {
   }
   return f.related.every((k) => {
     const child = snap.tasks.get(k)?.meta
-    return child?.parent === id && child.status !== 'done' && child.status !== 'cancelled'
+    return child?.parent === id && !FINISHED.has(child.status)
   })
 }
 

@@ -55,11 +55,13 @@ export interface TaskMergeResult {
 }
 
 /** Fields that change together when an item is claimed, blocked, finished, released or cancelled. */
-const CLAIM_UNIT = ['status', 'owner', 'epoch', 'claim_epochs', 'claimed_at', 'lease_expires', 'session', 'block_note', 'blocked_on', 'cancel_reason', 'closed_at'] as const
+// Issue 33: a deferral's date and reason and a failure's reason move with the status (they say why it is so).
+const CLAIM_UNIT = ['status', 'owner', 'epoch', 'claim_epochs', 'claimed_at', 'lease_expires', 'session', 'block_note', 'blocked_on', 'cancel_reason', 'closed_at', 'defer_reason', 'defer_until', 'fail_reason'] as const
 /** A flag's reason, author and time move together. */
 const FLAG_UNIT = ['flag_reason', 'flagged_by', 'flagged_at'] as const
 /** Scalars merged field by field. */
-const SCALAR_FIELDS = ['title', 'type', 'priority', 'parent', 'work_session', 'assignee', 'key'] as const
+// Issue 33: dates, the repeat interval and the instance followed are scalars like the others.
+const SCALAR_FIELDS = ['title', 'type', 'priority', 'parent', 'work_session', 'assignee', 'key', 'due', 'scheduled', 'every', 'previous'] as const
 /** Sets merged by adds and removes. */
 const SET_FIELDS = ['tags', 'depends_on'] as const
 /** Optional sets (roles and per-card notify rules): merged like the sets, absent when empty. */
@@ -323,6 +325,13 @@ export function mergeTask(base: TaskVersion | null, ours: TaskVersion, theirs: T
     block_note: out.block_note,
     blocked_on: out.blocked_on,
     cancel_reason: out.cancel_reason,
+    defer_reason: out.defer_reason,
+    defer_until: out.defer_until,
+    fail_reason: out.fail_reason,
+    due: out.due,
+    scheduled: out.scheduled,
+    every: out.every,
+    previous: out.previous,
     flag_reason: out.flag_reason,
     flagged_by: out.flagged_by,
     flagged_at: out.flagged_at,

@@ -19,6 +19,11 @@ const fields = p.json<Record<string, string | number | boolean | null>>('Custom 
 /** Why a spec change is made: recorded in the commit (Tasks-Reason), shown by `show --revisions`; with --force, the override's reason too. */
 const specReason = p.string('Why (recorded in the commit; `show --revisions` shows it). With --force: the override\'s reason.')
 
+// Issue 33: dates and repeats on add and edit (core/dates.ts; docs/model.md, "Dates and repeats").
+const dueParam = p.string('Due date: YYYY-MM-DD (due by the end of that day, UTC), a timestamp with a zone, today, tomorrow or +N[hdwmy] (+3d).')
+const scheduledParam = p.string('Scheduled date: not handed out by next (nor claimable without --force) before it. Same forms as --due.')
+const everyParam = p.string('Repeat every N days, weeks, months or years (1d, 1w, 1m, 1y): done creates the next instance with its dates moved on.')
+
 export const add = operation({
   name: 'add',
   summary: 'Add a task.',
@@ -40,6 +45,9 @@ export const add = operation({
     test: p.strings('A test (repeatable): a check that must pass, with evidence, before done.'),
     field,
     fields,
+    due: dueParam,
+    scheduled: scheduledParam,
+    every: everyParam,
   },
   writes: true,
   // --blocks changes another item's dependencies: on someone else's live claim that needs --force --reason.
@@ -52,6 +60,7 @@ export const add = operation({
     '<%= config.bin %> add "Decide the schema" --blocks tsk-k3v9',
     '<%= config.bin %> add "Parse dates" --acceptance "ISO and RFC 2822 parse" --test "npm test -- dates"',
     '<%= config.bin %> add "Train model v3" --type compute --field command="python train.py" --field estimate=3',
+    '<%= config.bin %> add "Weekly report" --due 2026-12-11 --every 1w',
   ],
   batch: {
     aliases: ['create'],
@@ -87,6 +96,9 @@ export const edit = operation({
     reason: specReason,
     ifRevision,
     epoch,
+    due: p.string('New due date (none: clear it). YYYY-MM-DD, a timestamp with a zone, today, tomorrow or +N[hdwmy].'),
+    scheduled: p.string('New scheduled date (none: clear it): not handed out by next before it.'),
+    every: p.string('New repeat interval, 1d, 1w, 1m, 1y … (none: stop repeating).'),
   },
   writes: true,
   override: true,

@@ -179,6 +179,44 @@ export const cancel = operation({
   run: (e, s, a) => e.claims.cancel(s, {ids: a.id, reason: a.reason, epoch: a.epoch}),
 })
 
+// Issue 33: deferred and failed (core/ops/states.ts; docs/model.md, "Deferred and failed").
+export const defer = operation({
+  name: 'defer',
+  summary: 'Defer a task: not handed out by next, not stale, back to todo after --until (or on reopen).',
+  description:
+    "Anyone may defer an open item nobody holds live (a lapsed claim is fenced out, epoch + 1); the holder may defer their own. Deferring a deferred item again changes its date and reason. Without --until it stays deferred until `tasks reopen`. The deferral runs out by itself: nothing has to run.",
+  params: {
+    id: taskId,
+    until: p.string('Bring it back as todo from this date: YYYY-MM-DD (from the start of that day, UTC), a timestamp with a zone, today, tomorrow or +N[hdwmy] (+3d).'),
+    reason: p.string('Why it is deferred.', {char: 'r'}).need(),
+    epoch,
+    ifRevision,
+  },
+  writes: true,
+  override: true,
+  result: 'defer',
+  examples: ['<%= config.bin %> defer tsk-k3v9 --until 2027-01-04 --reason "after the freeze"', '<%= config.bin %> defer tsk-k3v9 --until +2w -r "waiting for the next quarter"', '<%= config.bin %> defer tsk-k3v9 -r "someday"'],
+  batch: {plan: (ops, snap, ctx, a) => idOf(ops.deferTask(snap, ctx, {id: a.id, reason: a.reason, until: a.until, epoch: a.epoch, ifRevision: a.ifRevision}))},
+  run: (e, s, a) => e.claims.defer(s, a),
+})
+
+export const fail = operation({
+  name: 'fail',
+  summary: 'Record that a task failed (terminal, unlike cancel it can be reopened), with a reason.',
+  description: 'Its open sub-items are cancelled with it. Dependents keep waiting on a failed item, as on a cancelled one: reopen it, or change their dependencies. A parent counts it as finished.',
+  params: {
+    id: taskId,
+    reason: p.string('Why it failed.', {char: 'r'}).need(),
+    epoch,
+  },
+  writes: true,
+  override: true,
+  result: 'fail',
+  examples: ['<%= config.bin %> fail tsk-k3v9 --reason "the vendor API was shut down"'],
+  batch: {plan: (ops, snap, ctx, a) => idOf(ops.failTask(snap, ctx, {id: a.id, reason: a.reason, epoch: a.epoch}))},
+  run: (e, s, a) => e.claims.fail(s, a),
+})
+
 export const takeover = operation({
   name: 'takeover',
   summary: "Take over someone else's live claim whose owner will not come back (epoch + 1, recorded).",

@@ -36,7 +36,7 @@ import {createHash} from 'node:crypto'
 import * as zlib from 'node:zlib'
 import {type FlatIndex, type TextIndex, flatIndex, startsOf} from '../core/text-index'
 
-export const SEARCH_CACHE_VERSION = 5
+export const SEARCH_CACHE_VERSION = 6
 
 const SECTIONS = ['termStart', 'termChars', 'fieldLength', 'idStart', 'ids', 'termFields', 'pairs', 'status', 'textStart', 'texts', 'dirs'] as const
 type Section = (typeof SECTIONS)[number]
@@ -62,7 +62,8 @@ export function searchCachePath(commonDir: string, list: string): string {
 }
 
 /** The stored statuses, by code (`DocFacts.status`); 0 is any other value. */
-export const STORED_STATUS_ORDER = ['', 'todo', 'in_progress', 'blocked', 'done', 'cancelled'] as const
+// Issue 33: deferred and failed appended (search cache format 6).
+export const STORED_STATUS_ORDER = ['', 'todo', 'in_progress', 'blocked', 'done', 'cancelled', 'deferred', 'failed'] as const
 
 export function statusCode(status: string): number {
   const code = (STORED_STATUS_ORDER as readonly string[]).indexOf(status)

@@ -85,6 +85,15 @@ function taskFields(ids: IdWriter): Array<Field<TaskView>> {
     ['updated_at', (t) => t.updated_at],
     ['updated_by', (t) => t.updated_by],
     ['revision', (t) => t.revision],
+    // Issue 33: states and dates (empty columns drop out of a table).
+    ['defer_reason', (t) => t.defer_reason],
+    ['defer_until', (t) => t.defer_until],
+    ['fail_reason', (t) => t.fail_reason],
+    ['due', (t) => t.due],
+    ['scheduled', (t) => t.scheduled],
+    ['every', (t) => t.every],
+    ['previous', (t) => ids.ref(t.previous)],
+    ['overdue', (t) => (t.overdue ? true : undefined)],
   ]
 }
 

@@ -18,6 +18,9 @@ export const STATE_FILL: Record<State, string> = {
   blocked: '#f8c8c8',
   done: '#d8ecd8',
   cancelled: '#ececec',
+  // issue 33 (scitex's palette: deferred amber, failed red)
+  deferred: '#ffca28',
+  failed: '#ffcdd2',
 }
 export const CRITICAL_STROKE = '#c0392b'
 export const FRONTIER_STROKE = '#1e8449'

@@ -47,7 +47,7 @@ export function renderStale(term: Terminal, r: StaleResult): string {
   const out: string[] = []
   for (const g of r.groups) {
     out.push(paint(term, 'bold', g.owner ?? '(nobody)'))
-    for (const i of g.items) out.push(`  ${paint(term, 'yellow', i.id)}  ${i.status.padEnd(11)} ${paint(term, 'dim', `${ago(i.idle_seconds)} idle`)}  ${truncate(i.title, Math.max(20, term.width - 40))}`)
+    for (const i of g.items) out.push(`  ${paint(term, 'yellow', i.id)}  ${i.status.padEnd(11)} ${paint(term, 'dim', `${ago(i.idle_seconds)} idle`)}${i.overdue ? `  ${paint(term, 'red', `OVERDUE (due ${i.due})`)}` : ''}  ${truncate(i.title, Math.max(20, term.width - 40))}`)
   }
   out.push(`${r.total} stale item${r.total === 1 ? '' : 's'} (no change for ${ago(r.older_than_seconds)} or more)`)
   return `${out.join('\n')}\n`

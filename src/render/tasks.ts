@@ -8,7 +8,7 @@ import {renderTable} from './table'
 import {type Style, type Terminal, paint, truncate, visible} from './terminal'
 import {STATES} from '../core/readiness'
 
-const STATUS_STYLE: Record<string, Style> = {todo: 'cyan', in_progress: 'yellow', blocked: 'red', done: 'green', cancelled: 'dim'}
+const STATUS_STYLE: Record<string, Style> = {todo: 'cyan', in_progress: 'yellow', blocked: 'red', done: 'green', cancelled: 'dim', deferred: 'dim', failed: 'red'}
 
 /** The status a person sees: the state (ready, waiting, reserved, stale… refine the stored status). */
 export function displayStatus(v: TaskView): string {
@@ -34,6 +34,9 @@ export function whyBlocked(v: TaskView, short: (id: string) => string, title: (i
     parts.push(rest.length > 0 ? `${head} +${rest.length} more` : name ? `${head}: ${name}` : head)
   }
   if (v.status === 'blocked' && v.block_note) parts.push(v.blocked_on ? `${v.block_note} (on ${v.blocked_on})` : v.block_note)
+  // Issue 33: a deferral's date and reason; a missed due date.
+  if (v.state === 'deferred') parts.push(`deferred${v.defer_until ? ` until ${v.defer_until}` : ''}${v.defer_reason ? `: ${v.defer_reason}` : ''}`)
+  if (v.overdue) parts.push(`overdue (due ${v.due})`)
   return parts.join('; ')
 }
 
@@ -78,12 +81,12 @@ export function renderTaskList(term: Terminal, rows: ListRow[], shortOf: (id: st
 
 const STATE_WORDS: Record<string, string> = {in_progress: 'in progress'}
 
-/** "31 open: 12 ready, 9 waiting, 10 in progress; 40 done or cancelled hidden, --all to show". */
+/** "31 open: 12 ready, 9 waiting, 10 in progress; 40 finished (done, cancelled or failed) hidden, --all to show". */
 export function listSummary(r: ListResult): string {
   const counts = STATES.filter((st) => (r.summary.by_state[st] ?? 0) > 0).map((st) => `${r.summary.by_state[st]} ${STATE_WORDS[st] ?? st}`)
   const what = r.summary.hidden_finished === null ? 'shown' : 'open'
   let line = `${r.total} ${what}${counts.length ? `: ${counts.join(', ')}` : ''}`
-  if (r.summary.hidden_finished) line += `; ${r.summary.hidden_finished} done or cancelled hidden, --all to show`
+  if (r.summary.hidden_finished) line += `; ${r.summary.hidden_finished} finished hidden, --all to show`
   if (r.tasks.length < r.total) {
     line += `; rows ${r.tasks.length ? `${r.offset + 1}–${r.offset + r.tasks.length}` : 'none'} of ${r.total}`
     if (r.offset + r.tasks.length < r.total) line += `, --offset ${r.offset + r.tasks.length} for more`
@@ -122,6 +125,13 @@ export function renderTaskDetail(term: Terminal, d: TaskDetail): string {
   field('blocked', t.block_note)
   field('waits on', t.blocked_on)
   field('cancelled', t.cancel_reason)
+  // Issue 33: states and dates.
+  field('deferred', t.defer_reason || t.defer_until ? [t.defer_until ? `until ${t.defer_until}` : '', t.defer_reason ?? ''].filter(Boolean).join(': ') : null)
+  field('failed', t.fail_reason)
+  field('due', t.due ? `${t.due}${t.overdue ? ' (overdue)' : ''}` : null)
+  field('scheduled', t.scheduled)
+  field('repeats', t.every ? `every ${t.every}` : null)
+  field('previous', t.previous)
   field('created', `${t.created_at} by ${t.created_by}`)
   field('updated', `${t.updated_at} by ${t.updated_by} (revision ${t.revision})`)
   field('closed', t.closed_at)

@@ -1087,7 +1087,7 @@ describe('list: a table that keeps the title, filters that agree, a summary, pag
     expect(r.summary).toMatchObject({total: r.tasks.length, hidden_finished: 1})
     expect(r.summary.by_state).toMatchObject({waiting: 1, reserved: 1, stale: 1})
     const human = await run(repo, ['list'], as('alice@example.com', at(30), {env: {COLUMNS: '100'}}))
-    expect(human.stdout).toMatch(new RegExp(`\\n${r.total} open: .*1 waiting.*; 1 done or cancelled hidden, --all to show\\n$`))
+    expect(human.stdout).toMatch(new RegExp(`\\n${r.total} open: .*1 waiting.*; 1 finished hidden, --all to show\\n$`))
     const page = await run(repo, ['list', '--limit', '2'], as('alice@example.com', at(30)))
     expect(page.stdout).toMatch(/rows 1–2 of \d+, --offset 2 for more/)
   })

@@ -248,6 +248,15 @@ function taskFromCompact(r: Row, full: (s: string | undefined) => string | null,
     updated_at: r.updated_at,
     updated_by: r.updated_by,
     revision: num(r.revision),
+    // Issue 33.
+    defer_reason: r.defer_reason ?? null,
+    defer_until: r.defer_until ?? null,
+    fail_reason: r.fail_reason ?? null,
+    due: r.due ?? null,
+    scheduled: r.scheduled ?? null,
+    every: r.every ?? null,
+    previous: full(r.previous),
+    overdue: bool(r.overdue),
     fields: fieldsFromCompact(fieldsText),
   }
 }

@@ -9,6 +9,7 @@
  * and a cache that is old, behind or damaged still gives the right answer
  * (or the documented error), never a wrong one.
  */
+import {CACHE_VERSION, MAGIC} from '../../src/refstore/task-index/format'
 import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import fc from 'fast-check'
@@ -17,7 +18,6 @@ import type {Plan} from '../../src/core/plan'
 import type {Snapshot} from '../../src/core/snapshot'
 import type {TaskMeta} from '../../src/core/task'
 import {cachePath} from '../../src/refstore/task-index'
-import {CACHE_VERSION} from '../../src/refstore/task-index/format'
 import {Session} from '../../src/app/session'
 import {type ListFilters, lazyPageOf, list} from '../../src/app/list-query'
 import {TasksError} from '../../src/core/errors'
@@ -256,10 +256,10 @@ describe('list --json with finished items, streamed from the index file', () => 
     expect(JSON.parse(expected).tasks.length).toBeGreaterThan(5)
     const good = readFileSync(file)
     // Another format version, older or newer: ignored and rebuilt.
-    for (const version of [8, 9, CACHE_VERSION - 1]) {
+    for (const version of [8, 9, 11, 12, CACHE_VERSION + 1]) {
       writeFileSync(file, Buffer.concat([Buffer.from(`git-tasks index ${version}`), good.subarray(good.indexOf(0x0a))]))
       expect((await run(dir, ['list', '--all', '--json'], {env: {TASKS_NOW: NOW}})).stdout).toBe(expected)
-      expect(readFileSync(file).subarray(0, 18).toString()).toBe(`git-tasks index ${CACHE_VERSION}`)
+      expect(readFileSync(file).subarray(0, MAGIC.length).toString()).toBe(MAGIC)
     }
     // A byte of the list section changed (its records, its line part): the section's CRC-32 does not match, so
     // the rows come from the lines the ordinary way, never in a wrong order or with a wrong state.

@@ -341,6 +341,20 @@ describe('every --json output matches its schema', () => {
     expect(r.removed).toEqual([{id: ids.reserved, title: 'Reserved for bob'}])
   })
 
+  it('issue 33: defer, fail, a repeating done (next_instance), dated rows in list and stale', async () => {
+    const [x, y] = [(await ok(repo, ['add', 'Defer me', '--scheduled', '2029-01-01'], A)).task.id, (await ok(repo, ['add', 'Fail me', '--due', '2020-01-01'], A)).task.id]
+    expect((await ok(repo, ['defer', x, '--until', '2030-01-01', '--reason', 'later'], A)).task.status).toBe('deferred')
+    expect((await ok(repo, ['list', '--overdue'], A)).tasks.map((t: {id: string}) => t.id)).toContain(y)
+    await ok(repo, ['stale'], A)
+    expect((await ok(repo, ['fail', y, '--reason', 'broke'], A)).task.status).toBe('failed')
+    await ok(repo, ['list', '--all'], A)
+    await ok(repo, ['list', '--due-before', '+1y', '--all'], A)
+    const r = (await ok(repo, ['add', 'Repeat me', '--due', '2026-01-05', '--every', '1w'], A)).task.id
+    expect((await ok(repo, ['done', r], A)).next_instance.previous).toBe(r)
+    await ok(repo, ['reopen', x], A)
+    await ok(repo, ['reopen', y], A)
+  })
+
   it('several ids: done, reopen, assign, cancel, release and rm as one batch; undo', async () => {
     const [x, y] = [(await ok(repo, ['add', 'Batch X'], A)).task.id, (await ok(repo, ['add', 'Batch Y'], A)).task.id]
     expect((await ok(repo, ['assign', x, y, 'carol'], A)).results).toHaveLength(2)

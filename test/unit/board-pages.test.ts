@@ -35,6 +35,21 @@ describe('board pages', () => {
     expect([...columnsOf(views([a, b, c]), {owner: 'x'}).values()].flat().map((t) => t.title)).toEqual(['held'])
   })
 
+  it('issue 33: cards show due dates (overdue marked); deferred cards wait, failed ones end in Done', () => {
+    const due = task({title: 'due soon', due: '2026-12-05'})
+    const late = task({title: 'late', due: '2026-11-01'})
+    const parked = task({title: 'parked', status: 'deferred', defer_until: '2027-01-01', defer_reason: 'freeze'})
+    const broke = task({title: 'broke', status: 'failed', fail_reason: 'vendor', closed_at: T0})
+    const [vd, vl, vp, vb] = views([due, late, parked, broke])
+    expect(card(vd!, ctx)).toContain('due 2026-12-05')
+    expect(card(vl!, ctx)).toMatch(/badge warn due[^>]*>overdue 2026-11-01/)
+    expect(card(vp!, ctx)).toContain('deferred until 2027-01-01')
+    expect(card(vp!, ctx)).toContain('data-action="reopen"')
+    const cols = columnsOf([vd!, vl!, vp!, vb!], {})
+    expect(cols.get('waiting')!.map((t) => t.title)).toEqual(['parked'])
+    expect(cols.get('done')!.map((t) => t.title)).toEqual(['broke'])
+  })
+
   it('a card escapes every string from the store and offers only the actions that can work', () => {
     const hostile = task({title: '<img src=x onerror=alert(1)> "quoted"', tags: ['x']})
     const html = card(views([hostile])[0]!, ctx)

@@ -42,7 +42,7 @@ const rowsArb = fc.array(
   {maxLength: 60},
 )
 
-type Raw = {id: string; status: string; priority: number; created: string; parent: number; hasParent: number; owner: string; assignee: string; lease: string; flags: number; titleHash: number}
+type Raw = {id: string; status: string; priority: number; created: string; parent: number; hasParent: number; owner: string; assignee: string; lease: string; flags: number; titleHash: number; wake?: number}
 
 function toOpenRows(rs: Raw[]): OpenRows {
   // Unique ids; a parent is another row (open) or an id not among the rows (a finished parent).
@@ -50,7 +50,7 @@ function toOpenRows(rs: Raw[]): OpenRows {
   const unique = rs.filter((r) => !seen.has(r.id) && seen.add(r.id))
   const rows: OpenRow[] = unique.map((r) => {
     const parent = r.hasParent === 0 ? '' : r.hasParent === 1 ? 'tsk-notopen000' : (unique[r.parent % unique.length]!.id === r.id ? '' : unique[r.parent % unique.length]!.id)
-    return [r.id, r.status, r.priority, r.created, parent, r.owner, r.assignee, r.lease, r.flags, r.titleHash] as OpenRow
+    return [r.id, r.status, r.priority, r.created, parent, r.owner, r.assignee, r.lease, r.flags, r.titleHash, r.wake ?? Number.NEGATIVE_INFINITY] as OpenRow
   })
   return {rows, finished: unique.length, broken: ['tsk-broken0000']}
 }

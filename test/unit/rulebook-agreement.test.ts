@@ -21,6 +21,7 @@ import {DEFAULT_CONFIG, STATUSES, type ListConfig, type Status, type TaskMeta} f
 import {taskFilePath} from '../../src/core/store-layout'
 import {claimTask, heartbeat, releaseTask, takeoverTask} from '../../src/core/ops/claim'
 import {blockTask, cancelTask, finishTask, reopenTask} from '../../src/core/ops/lifecycle'
+import {deferTask, failTask} from '../../src/core/ops/states'
 import {removeTask} from '../../src/core/ops/remove'
 import {editTask} from '../../src/core/ops/edit'
 import {addCheck, recordCheck, supersedeCheck} from '../../src/core/ops/checks'
@@ -69,6 +70,11 @@ function card(status: Status, flagged: boolean): TaskMeta {
       return {...base, ...claim, block_note: 'waiting on the vendor', ...flag}
     case 'done':
       return {...base, owner: 'hal', closed_at: at(-MINUTE)}
+    // Issue 33: deferred (its date still to come) and failed.
+    case 'deferred':
+      return {...base, defer_reason: 'after the freeze', defer_until: at(24 * 60 * MINUTE), ...flag}
+    case 'failed':
+      return {...base, fail_reason: 'vendor gone', closed_at: at(-MINUTE)}
     default:
       return {...base, cancel_reason: 'not needed', closed_at: at(-MINUTE)}
   }
@@ -84,6 +90,9 @@ const TASK_OPS: Array<{move: TaskMoveName; to: Status | null; run: TaskMoveRun}>
   {move: 'release', to: 'todo', run: (s, c, id) => releaseTask(s, c, {id})},
   {move: 'reopen', to: 'todo', run: (s, c, id) => reopenTask(s, c, {id})},
   {move: 'cancel', to: 'cancelled', run: (s, c, id) => cancelTask(s, c, {id, reason: 'dropped'})},
+  // Issue 33.
+  {move: 'defer', to: 'deferred', run: (s, c, id) => deferTask(s, c, {id, reason: 'later', until: '2099-01-01'})},
+  {move: 'fail', to: 'failed', run: (s, c, id) => failTask(s, c, {id, reason: 'it broke'})},
   {move: 'takeover', to: 'in_progress', run: (s, c, id) => takeoverTask(s, c, {id, reason: 'hal is away', confirm: id})},
   {move: 'remove', to: null, run: (s, c, id) => removeTask(s, c, {id})},
   // Spec ownership: a new title, a new type (the holder's while the claim is live).

@@ -3,6 +3,7 @@
  * priority and an assignee). With an idempotency key the id is derived from
  * the key, and adding again with the same key returns the existing task.
  */
+import {parseDateInput, parseEvery} from '../dates'
 import {ConflictError, InvalidError} from '../errors'
 import {idFromSeed, keyedSeed} from '../ids'
 import type {OpContext, Plan} from '../plan'
@@ -38,6 +39,10 @@ export interface AddArgs extends FieldArgs {
   sessionFromEnv?: string
   /** The task type (TASK_TYPES, as the list allows); default `task`. */
   type?: string
+  /** Issue 33: `--due`, `--scheduled` (dates as typed: core/dates.ts) and `--every` (a repeat interval). */
+  due?: string
+  scheduled?: string
+  every?: string
 }
 
 export interface AddResult {
@@ -121,6 +126,7 @@ export function addTask(snap: Snapshot, ctx: OpContext, args: AddArgs): Plan<Add
   const fields = applyFieldEdits(undefined, {field: args.field, fields: args.fields}, snap.config).fields
   const key = args.key?.trim()
   if (args.key !== undefined && !key) throw new InvalidError('empty_key', 'the idempotency key is empty')
+  const dates = datesOf(args, ctx.now)
 
   let id: string
   if (key) {
@@ -171,6 +177,7 @@ export function addTask(snap: Snapshot, ctx: OpContext, args: AddArgs): Plan<Add
     work_session,
     depends_on,
     assignee,
+    ...dates,
     epoch: 0,
     key,
     created_at: ctx.now,
@@ -187,6 +194,15 @@ export function addTask(snap: Snapshot, ctx: OpContext, args: AddArgs): Plan<Add
     trailers: [],
     result: {task: meta, created: true, ...warnedOf(snap, args, title, parent)},
   }
+}
+
+/** Issue 33: the dates an add asks for, as stored (absent ones left out); `bad_date`/`bad_every` (exit 2) for text that is not one. */
+export function datesOf(args: {due?: string; scheduled?: string; every?: string}, now: string): Pick<TaskMeta, 'due' | 'scheduled' | 'every'> {
+  const out: Pick<TaskMeta, 'due' | 'scheduled' | 'every'> = {}
+  if (args.due !== undefined) out.due = parseDateInput(args.due, now, '--due')
+  if (args.scheduled !== undefined) out.scheduled = parseDateInput(args.scheduled, now, '--scheduled')
+  if (args.every !== undefined) out.every = parseEvery(args.every)
+  return out
 }
 
 /** With `sameTitle: 'warn'`: the open items this new one shares its title with, as a warning. */

@@ -13,7 +13,7 @@ import {type Check, type CheckKind, CHECK_KINDS, findCheck, newCheckId, sortChec
 import {ConflictError, UsageError} from '../errors'
 import type {Change, OpContext, Plan} from '../plan'
 import {type Snapshot, checksOf, lookup} from '../snapshot'
-import type {TaskMeta} from '../task'
+import {FINISHED, type TaskMeta} from '../task'
 import {checkText} from '../validation'
 import {checkMove, supersedeLeavesKindEmpty} from '../state-machine'
 import {assertFence, assertMayRevise, reasonTrailers} from './permission'
@@ -28,7 +28,7 @@ export interface CheckResult {
 
 function openItem(snap: Snapshot, input: string, action: string): TaskMeta {
   const meta = lookup(snap, input)
-  if (meta.status === 'done' || meta.status === 'cancelled') {
+  if (FINISHED.has(meta.status)) {
     throw new ConflictError('not_open', `${meta.id} is ${meta.status}; reopen it to ${action} its checks`, {id: meta.id, status: meta.status})
   }
   return meta

@@ -6,6 +6,7 @@
  * compare-and-swap, these same checks turn a lost race into
  * "already claimed by X".
  */
+import {wokenMeta} from '../dates'
 import {ConflictError, NotFoundError, NotPermittedError, UsageError} from '../errors'
 import {assertRevision} from '../revision-guard'
 import type {OpContext, Plan} from '../plan'
@@ -87,7 +88,8 @@ function withSweep<R>(plan: Plan<R>, sweep: Plan<{tasks: TaskMeta[]}>): Plan<R> 
 
 /** Claim one item by id (without the sweep). */
 export function claimWithoutSweep(snap: Snapshot, ctx: OpContext, args: ClaimArgs): Plan<ClaimResult> {
-  const meta = lookup(snap, args.id)
+  // Issue 33: a deferral whose time has come is todo (dates.ts).
+  const meta = wokenMeta(lookup(snap, args.id), ctx.now)
   const lease = args.leaseSeconds ?? snap.config.lease_seconds
   const subject = {id: meta.id, title: meta.title}
 

@@ -8,7 +8,8 @@ import {ConflictError, UsageError} from '../errors'
 import type {OpContext, Plan} from '../plan'
 import {checkDependencies} from '../dependency-graph'
 import {type Snapshot, lookup} from '../snapshot'
-import type {TaskMeta} from '../task'
+import {FINISHED, type TaskMeta} from '../task'
+import {parseDateInput, parseEvery} from '../dates'
 import {checkActor, checkBody, checkNote, checkPriority, checkTags, checkTitle, checkType} from '../validation'
 import {assertMayRevise, reasonTrailers} from './permission'
 import {revise} from './revision'
@@ -34,6 +35,10 @@ export interface EditArgs extends FieldArgs {
   session?: string
   /** The fencing token of the actor's claim (`--epoch`). */
   epoch?: number
+  /** Issue 33: new dates (core/dates.ts) or repeat interval; `none` clears one. */
+  due?: string
+  scheduled?: string
+  every?: string
 }
 
 /** The spec fields among `fields` (what `edit` changed): those the holder of a live claim owns. */
@@ -75,14 +80,21 @@ export function editTask(snap: Snapshot, ctx: OpContext, args: EditArgs): Plan<{
     const custom = applyFieldEdits(meta.fields, args, snap.config)
     if (custom.changed.length > 0) (changes.fields = custom.fields), fields.push('fields')
   }
+  // Issue 33: dates and the repeat interval (`none` clears one); not part of the spec.
+  for (const k of ['due', 'scheduled', 'every'] as const) {
+    const given = args[k]
+    if (given === undefined) continue
+    const value = given.trim() === 'none' ? undefined : k === 'every' ? parseEvery(given) : parseDateInput(given, ctx.now, `--${k}`)
+    if (value !== meta[k]) (changes[k] = value), fields.push(k)
+  }
   let body: string | undefined
   if (args.body !== undefined) {
     body = checkBody(args.body, snap.config)
     fields.push('body')
   }
-  if (args.title === undefined && args.priority === undefined && args.body === undefined && args.type === undefined && !args.addTags?.length && !args.removeTags?.length && !fieldEdits) {
+  if (args.title === undefined && args.priority === undefined && args.body === undefined && args.type === undefined && !args.addTags?.length && !args.removeTags?.length && args.due === undefined && args.scheduled === undefined && args.every === undefined && !fieldEdits) {
     if (args.session !== undefined) return {op: 'edit', subject: {id: meta.id, title: meta.title}, changes: [], trailers: [], result: {task: meta, fields: [], checks_reset: []}}
-    throw new UsageError('nothing to edit: pass --title, --body, --body-file, --type, --priority, --tag, --untag, --field or --unset-field')
+    throw new UsageError('nothing to edit: pass --title, --body, --body-file, --type, --priority, --tag, --untag, --due, --scheduled, --every, --field or --unset-field')
   }
   const reason = reasonOf(args.reason, snap)
   // The spec is the holder's: checked before anything else is decided, so a refusal writes nothing.
@@ -94,7 +106,7 @@ export function editTask(snap: Snapshot, ctx: OpContext, args: EditArgs): Plan<{
   const next = revise(meta, ctx, changes)
   // A new title, description or type is a new spec revision: checks that passed or failed go back to pending, in this commit.
   // Not on a finished card, whose checks no longer change (a done card stays done with its checks passed: doctor).
-  const open = next.status !== 'done' && next.status !== 'cancelled'
+  const open = !FINISHED.has(next.status)
   const reset = open && (fields.includes('title') || fields.includes('body') || fields.includes('type')) ? resetChecks(snap, ctx, next) : {changes: [], reset: []}
   return {
     op: 'edit',

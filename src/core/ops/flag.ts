@@ -7,7 +7,7 @@
 import {ConflictError} from '../errors'
 import type {OpContext, Plan} from '../plan'
 import {type Snapshot, lookup} from '../snapshot'
-import type {TaskMeta} from '../task'
+import {FINISHED, type TaskMeta} from '../task'
 import {checkNote} from '../validation'
 import {NO_FLAG, revise} from './revision'
 
@@ -15,7 +15,7 @@ export function flagTask(snap: Snapshot, ctx: OpContext, args: {id: string; reas
   const meta = lookup(snap, args.id)
   const reason = checkNote('reason', args.reason ?? '', snap.config)
   const subject = {id: meta.id, title: meta.title}
-  if (meta.status === 'done' || meta.status === 'cancelled') {
+  if (FINISHED.has(meta.status)) {
     throw new ConflictError('not_open', `${meta.id} is ${meta.status}; only open items can be flagged`, {id: meta.id, status: meta.status})
   }
   if (meta.flag_reason === reason) return {op: 'flag', subject, changes: [], trailers: [], result: {task: meta, changed: false}}

@@ -7,6 +7,7 @@
  *                    ▼      │
  *                   blocked ──done──▶ done
  *   todo | in_progress | blocked ──cancel──▶ cancelled (terminal)
+ *   deferred and failed (issue 33): ops/states.ts
  *
  * `done` and `block` on a todo item claim it for the actor in the same
  * commit (with the same checks as `claim`), so a person can close an item in
@@ -20,7 +21,9 @@ import {waitReasons} from '../readiness'
 import {openDescendants} from '../nesting'
 import {type Snapshot, checksOf, lookup} from '../snapshot'
 import {unmetChecks} from '../check'
-import type {TaskMeta} from '../task'
+import {FINISHED, type TaskMeta} from '../task'
+import {wokenMeta} from '../dates'
+import {instanceBody, nextInstance} from './states'
 import {checkActor, checkNote} from '../validation'
 import {assertClaimLimit, assertClaimable, assertEpoch, assertMove, describeWaits, openSubItemsError, overrideTrailers} from './permission'
 import {missingCheckKinds, takesSubItems, taskMove} from '../state-machine'
@@ -35,8 +38,9 @@ export interface FinishArgs {
   checkpoint?: CheckpointText
 }
 
-export function finishTask(snap: Snapshot, ctx: OpContext, args: FinishArgs): Plan<{task: TaskMeta; changed: boolean}> {
-  const meta = lookup(snap, args.id)
+export function finishTask(snap: Snapshot, ctx: OpContext, args: FinishArgs): Plan<{task: TaskMeta; changed: boolean; next_instance?: TaskMeta}> {
+  // Issue 33: a deferral whose time has come is todo (dates.ts).
+  const meta = wokenMeta(lookup(snap, args.id), ctx.now)
   const subject = {id: meta.id, title: meta.title}
   if (meta.status === 'done') {
     if (meta.owner === ctx.actor) {
@@ -49,7 +53,10 @@ export function finishTask(snap: Snapshot, ctx: OpContext, args: FinishArgs): Pl
   }
   const row = taskMove('done', meta.status)
   if (!row) {
-    throw new ConflictError('cancelled', `${meta.id} is cancelled: ${meta.cancel_reason ?? ''}`.trimEnd(), {id: meta.id})
+    if (meta.status === 'cancelled') throw new ConflictError('cancelled', `${meta.id} is cancelled: ${meta.cancel_reason ?? ''}`.trimEnd(), {id: meta.id})
+    // Issue 33: deferred (its time not come) or failed: reopen it first.
+    const why = meta.status === 'failed' ? meta.fail_reason : meta.defer_reason
+    throw new ConflictError('not_open', `${meta.id} is ${meta.status}${why ? ` (${why})` : ''}${meta.status === 'deferred' && meta.defer_until ? ` until ${meta.defer_until}` : ''}; \`tasks reopen ${meta.id}\` first`, {id: meta.id, status: meta.status})
   }
   let epoch = meta.epoch
   let forced = false
@@ -102,12 +109,14 @@ export function finishTask(snap: Snapshot, ctx: OpContext, args: FinishArgs): Pl
     closed_at: ctx.now,
   })
   const cp = args.checkpoint ? checkpointChange(checkpointComment(meta, ctx, snap.config, args.checkpoint, epoch)) : null
+  // Issue 33: a repeating item's next instance, in the same commit (ops/states.ts).
+  const instance = nextInstance(snap, ctx, meta)
   return {
     op: 'done',
     subject,
-    changes: [{kind: 'put-task', meta: next}, ...(cp ? [cp.change] : [])],
-    trailers: [['Tasks-Epoch', String(epoch)], ...(cp ? [cp.trailer] : []), ...(forced || row.who === 'taker' ? overrideTrailers(ctx) : [])],
-    result: {task: next, changed: true},
+    changes: [{kind: 'put-task', meta: next}, ...(cp ? [cp.change] : []), ...(instance ? [{kind: 'put-task' as const, meta: instance, body: instanceBody(meta)}] : [])],
+    trailers: [['Tasks-Epoch', String(epoch)], ...(cp ? [cp.trailer] : []), ...(instance ? [['Tasks-Repeat', instance.id] as [string, string]] : []), ...(forced || row.who === 'taker' ? overrideTrailers(ctx) : [])],
+    result: {task: next, changed: true, ...(instance ? {next_instance: instance} : {})},
   }
 }
 
@@ -128,7 +137,7 @@ function blockerOf(on: string | undefined, ctx: OpContext): string | undefined {
 }
 
 export function blockTask(snap: Snapshot, ctx: OpContext, args: BlockArgs): Plan<{task: TaskMeta}> {
-  const meta = lookup(snap, args.id)
+  const meta = wokenMeta(lookup(snap, args.id), ctx.now)
   assertRevision(meta, args.ifRevision)
   const note = checkNote('note', args.note, snap.config)
   const on = blockerOf(args.on, ctx)
@@ -159,7 +168,7 @@ export function blockTask(snap: Snapshot, ctx: OpContext, args: BlockArgs): Plan
 }
 
 export function reopenTask(snap: Snapshot, ctx: OpContext, args: {id: string; epoch?: number}): Plan<{task: TaskMeta}> {
-  const meta = lookup(snap, args.id)
+  const meta = wokenMeta(lookup(snap, args.id), ctx.now)
   if (meta.status === 'todo') throw new ConflictError('already_open', `${meta.id} is already todo`, {id: meta.id})
   if (meta.status === 'cancelled') {
     throw new ConflictError('terminal', `${meta.id} is cancelled, which is final; add a new task instead`, {id: meta.id})
@@ -172,7 +181,8 @@ export function reopenTask(snap: Snapshot, ctx: OpContext, args: {id: string; ep
   const verdict = assertMove(snap, meta, ctx, 'reopen', 'reopen', args.epoch)
   // Someone else's lapsed claim reopened: its former holder is fenced out, as by the sweep.
   const fenced = verdict.lapsed && taskMove('reopen', meta.status)!.fences === true
-  const next = revise(meta, ctx, {...NO_CLAIM, status: 'todo', closed_at: undefined, ...(fenced ? {epoch: meta.epoch + 1} : {})})
+  // Issue 33: reopening a failed or deferred item clears why it was so.
+  const next = revise(meta, ctx, {...NO_CLAIM, status: 'todo', closed_at: undefined, fail_reason: undefined, defer_reason: undefined, defer_until: undefined, ...(fenced ? {epoch: meta.epoch + 1} : {})})
   return {
     op: 'reopen',
     subject: {id: meta.id, title: meta.title},
@@ -191,9 +201,9 @@ export interface CancelArgs {
 
 /** Cancel an item (terminal); its unfinished sub-items (and theirs) are cancelled with it. */
 export function cancelTask(snap: Snapshot, ctx: OpContext, args: CancelArgs): Plan<{task: TaskMeta; subitems: TaskMeta[]}> {
-  const meta = lookup(snap, args.id)
+  const meta = wokenMeta(lookup(snap, args.id), ctx.now)
   const reason = checkNote('reason', args.reason, snap.config)
-  if (meta.status === 'done' || meta.status === 'cancelled') {
+  if (FINISHED.has(meta.status)) {
     throw new ConflictError('not_open', `${meta.id} is already ${meta.status}`, {id: meta.id, status: meta.status})
   }
   // Every unfinished descendant goes with it (sub-items of sub-items too, when max_depth allows them).

@@ -6,6 +6,7 @@
  * admins, only they may force. Also the fencing check and the readiness
  * checks a claim makes.
  */
+import {notYetScheduled} from '../dates'
 import {ConflictError, NotPermittedError, UsageError} from '../errors'
 import {claimIsLive, liveClaimsOf, openSubItems, reservationAllows, waitReasons, type WaitReason} from '../readiness'
 import type {Snapshot} from '../snapshot'
@@ -156,6 +157,10 @@ export function assertClaimable(snap: Snapshot, meta: TaskMeta, ctx: OpContext, 
   }
   const parentWork = openSubItemsError(snap, meta, action)
   if (parentWork) throw parentWork
+  // Issue 33: not before its scheduled date (the same wake time `isReady` asks of; dates.ts).
+  if (notYetScheduled(meta, Date.parse(ctx.now))) {
+    throw new ConflictError('not_scheduled', `${meta.id} is scheduled for ${meta.scheduled}; it is not handed out before then (or use --force --reason "…")`, {id: meta.id, scheduled: meta.scheduled ?? null})
+  }
   if (!reservationAllows(meta, ctx.actor)) {
     throw new ConflictError('reserved', `${meta.id} is assigned to ${meta.assignee}; only they may ${action} it (or use --force --reason "…")`, {
       id: meta.id,

@@ -26,6 +26,7 @@
  * from; latch: reminders/cards/<id>.yaml `digests`, the times of those
  * digests, merged as a set, and `operator_streak`).
  */
+import {isOverdue, notYetScheduled, wokenStatus} from '../dates'
 import {type ActorEntry, type InboxRecord, type ReminderLatch, cardLatchPath, ownerLatchPath, recordPath, serialiseLatch, serialiseRecord} from '../inbox'
 import {canonicalActor, recordStem} from '../notify'
 import type {Change, OpContext, Plan} from '../plan'
@@ -34,7 +35,7 @@ import {type Snapshot, tasksWithStatus} from '../snapshot'
 import {ENGINE_ACTOR, type ListConfig, type TaskMeta} from '../task'
 
 const IN_PROGRESS: ReadonlySet<string> = new Set(['in_progress'])
-const TODO: ReadonlySet<string> = new Set(['todo'])
+const TODO: ReadonlySet<string> = new Set(['todo', 'deferred'])
 const BLOCKED: ReadonlySet<string> = new Set(['blocked'])
 /** Priorities at or below this are escalated to the operator (0 and 1). */
 export const OPERATOR_PRIORITY = 1
@@ -50,6 +51,9 @@ export interface StaleItem {
   /** Seconds since the card last changed (a todo card: since it became ready, when that is later). */
   idle_seconds: number
   priority: number
+  /** Issue 33: its due date (null: none), and whether it has passed (an overdue item is listed however recently it changed). */
+  due: string | null
+  overdue: boolean
 }
 
 export interface StaleGroup {
@@ -89,6 +93,8 @@ function item(snap: Snapshot, meta: TaskMeta, now: string): StaleItem {
     updated_at: meta.updated_at,
     idle_seconds: idle(snap, meta, now),
     priority: meta.priority,
+    due: meta.due ?? null,
+    overdue: isOverdue(meta, Date.parse(now)),
   }
 }
 
@@ -105,11 +111,16 @@ export function staleGroups(snap: Snapshot, now: string, olderThanSeconds: numbe
     list.push(item(snap, meta, now))
     groups.set(key, list)
   }
-  for (const t of tasksWithStatus(snap, IN_PROGRESS)) if (idle(snap, t, now) >= olderThanSeconds) add(t.owner ?? null, t)
+  // Issue 33: overdue work is listed whatever its idle time (a blocked item too, unless parked on someone: their
+  // decision queue is theirs); a deferred item is not stale, nor a todo one before its scheduled date; a deferral
+  // whose time has come is todo again (dates.ts).
+  const nowMs = Date.parse(now)
+  for (const t of tasksWithStatus(snap, IN_PROGRESS)) if (idle(snap, t, now) >= olderThanSeconds || isOverdue(t, nowMs)) add(t.owner ?? null, t)
   // Blocked without naming whom it waits on: its owner is the one to move it. Parked cards are not.
-  for (const t of tasksWithStatus(snap, BLOCKED)) if (!isParked(t) && idle(snap, t, now) >= olderThanSeconds) add(t.owner ?? null, t)
+  for (const t of tasksWithStatus(snap, BLOCKED)) if (!isParked(t) && (idle(snap, t, now) >= olderThanSeconds || isOverdue(t, nowMs))) add(t.owner ?? null, t)
   for (const t of tasksWithStatus(snap, TODO)) {
-    if (idle(snap, t, now) < olderThanSeconds || waitReasons(snap, t).length > 0) continue
+    if (wokenStatus(t, nowMs) !== 'todo') continue
+    if (!isOverdue(t, nowMs) && (idle(snap, t, now) < olderThanSeconds || waitReasons(snap, t).length > 0 || notYetScheduled(t, nowMs))) continue
     add(t.assignee ?? null, t)
   }
   const keys = [...groups.keys()].sort((a, b) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1))
@@ -209,8 +220,9 @@ export function remind(snap: Snapshot, ctx: OpContext, input: RemindInput): Plan
       result.skipped.push({to, last_digest: latch.last_digest})
       continue
     }
-    const lines = items.map((i) => `- ${i.id} "${i.title.replace(/\s+/g, ' ').slice(0, 120)}" (${i.status}, no change for ${hours(i.idle_seconds)})`)
-    record(to, 'digest', items.map((i) => i.id), `${items.length} item${items.length === 1 ? '' : 's'} of yours ${items.length === 1 ? 'has' : 'have'} not moved:\n\n${lines.join('\n')}`)
+    const lines = items.map((i) => `- ${i.id} "${i.title.replace(/\s+/g, ' ').slice(0, 120)}" (${i.status}, ${i.overdue ? `OVERDUE: due ${i.due}, ` : ''}no change for ${hours(i.idle_seconds)})`)
+    const overdue = items.filter((i) => i.overdue).length
+    record(to, 'digest', items.map((i) => i.id), `${items.length} item${items.length === 1 ? '' : 's'} of yours ${items.length === 1 ? 'has' : 'have'} not moved${overdue ? ` or ${overdue === 1 ? 'is' : 'are'} overdue (${overdue} overdue)` : ''}:\n\n${lines.join('\n')}`)
     changes.push({kind: 'put-file', path, content: serialiseLatch({...latch, owner: to, last_digest: ctx.now})})
     result.digests.push({to, tasks: items.map((i) => i.id)})
     // Count the digest for each high-priority card in it (the streak's earlier ones kept, older ones dropped).

@@ -14,7 +14,7 @@ import {ConflictError} from '../errors'
 import type {Change, OpContext, Plan} from '../plan'
 import type {Snapshot} from '../snapshot'
 import type {Check} from '../check'
-import type {Comment, TaskMeta} from '../task'
+import {type Comment, FINISHED, type TaskMeta} from '../task'
 import {revise} from './revision'
 
 export interface RemovedItem {
@@ -52,7 +52,7 @@ export function restoreTask(snap: Snapshot, ctx: OpContext, args: RestoreArgs): 
       throw new ConflictError('parent_missing', `${root.id} was a sub-item of ${root.parent}, which is gone: restore ${root.parent} first`, {id: root.id, parent: root.parent})
     }
     const p = parent.meta
-    const open = root.status !== 'done' && root.status !== 'cancelled'
+    const open = !FINISHED.has(root.status)
     if (p && open && !takesSubItems(p.status)) {
       throw new ConflictError('parent_finished', `${root.parent} is ${p.status}; reopen it before restoring its sub-item ${root.id}`, {id: root.id, parent: root.parent, status: p.status})
     }

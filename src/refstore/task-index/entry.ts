@@ -22,6 +22,7 @@ export function encodeMeta(m: TaskMeta): string {
     m.id ?? null, m.title ?? null, m.status ?? null, m.type ?? null, m.priority ?? null, m.tags ?? null, m.parent ?? null, m.work_session ?? null,
     m.depends_on ?? null, m.assignee ?? null, m.owner ?? null, m.epoch ?? null, m.claim_epochs ?? null,
     m.claimed_at ?? null, m.lease_expires ?? null, m.session ?? null, m.block_note ?? null, m.blocked_on ?? null, m.cancel_reason ?? null,
+    m.defer_reason ?? null, m.defer_until ?? null, m.fail_reason ?? null, m.due ?? null, m.scheduled ?? null, m.every ?? null, m.previous ?? null,
     m.flag_reason ?? null, m.flagged_by ?? null, m.flagged_at ?? null, m.closed_at ?? null, m.key ?? null,
     m.collaborators ?? null, m.subscribers ?? null, m.notify_roles ?? null, m.notify_mute ?? null,
     m.created_at ?? null, m.created_by ?? null, m.updated_at ?? null, m.updated_by ?? null, m.revision ?? null,

@@ -8,7 +8,7 @@ import {join} from 'node:path'
 import {EnvironmentError} from '../../core/errors'
 import {ID_PREFIX, MIN_PREFIX} from '../../core/ids'
 
-export const CACHE_VERSION = 14
+export const CACHE_VERSION = 15
 /** First line of the file; it names the format version, so another version is simply not read. */
 export const MAGIC = `git-tasks index ${CACHE_VERSION}`
 export const NO_IDS: readonly string[] = Object.freeze([])

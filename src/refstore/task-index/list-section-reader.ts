@@ -250,6 +250,10 @@ export class OpenRecords implements OpenRowColumns {
   titleHash(): number {
     return 0
   }
+  /** Issue 33: not in the records either; a section is read only when no open row has one (`ListSectionReader.open`). */
+  wake(): number {
+    return Number.NEGATIVE_INFINITY
+  }
 }
 
 /** A window of the section's finished records, [first, length), in listing order. */
@@ -330,6 +334,7 @@ export class ListSectionReader {
     const m = file.listMeta
     if (m.n !== file.size || !LITTLE_ENDIAN) return null
     const reader = new ListSectionReader(file, m)
+    // Issue 33: a deferred or failed card, or an open one with a wake time, has no code (the writer marks it 255).
     for (let l = 0; l < reader.lines; l++) if (reader.statuses[l]! > CANCELLED) return null
     return reader
   }

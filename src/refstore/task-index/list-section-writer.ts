@@ -99,6 +99,9 @@ export function encodeListSection(
   const subs = subItemsOf(edges)
   const cols = openRowColumns(open)
   const places = openRowPlaces(cols, open, old, prev, changed, lineOr)
+  // Issue 33: the records carry no wake time (a deferred or scheduled item): such a line gets no status code, so the
+  // reader declines the section (ListSectionReader.open) and the list is listed card by card.
+  for (let i = 0; i < cols.length; i++) if (cols.wake(i) !== Number.NEGATIVE_INFINITY) edges.status[places.openLine[i]!] = 255
   /** Each line's static position: its place among the open rows, or the open count plus its place among the finished. */
   const position = new Uint32Array(n).fill(NONE)
   for (let i = 0; i < cols.length; i++) position[places.openLine[i]!] = i

@@ -36,6 +36,8 @@ export interface EncodedOpenRows {
   parents: Record<string, string>
   leases: number[]
   leaseText: Record<string, string>
+  /** Issue 33 (cache format 13): [row, ms] pairs of rows whose wake time (`wakeMsOf`) is not -Infinity; null for +Infinity. */
+  wakes: Array<number | null>
 }
 
 /** 32-bit words of a row in `packed` after the status bytes: priority, owner, assignee, parent row, title hash. */
@@ -67,6 +69,7 @@ export function encodeOpenRows(open: OpenRows): EncodedOpenRows {
   const parents: Record<string, string> = {}
   const leases: number[] = []
   const leaseText: Record<string, string> = {}
+  const wakes: Array<number | null> = []
   const ids: string[] = new Array(n)
   const created: string[] = new Array(n)
   for (let i = 0; i < n; i++) {
@@ -90,6 +93,8 @@ export function encodeOpenRows(open: OpenRows): EncodedOpenRows {
       if (Number.isFinite(ms) && ms >= 0 && new Date(ms).toISOString() === lease) leases.push(i, ms)
       else leaseText[String(i)] = lease
     }
+    const wake = cols.wake(i)
+    if (wake !== Number.NEGATIVE_INFINITY) wakes.push(i, Number.isFinite(wake) ? wake : null)
     ids[i] = cols.id(i)
     created[i] = cols.created(i)
   }
@@ -110,6 +115,7 @@ export function encodeOpenRows(open: OpenRows): EncodedOpenRows {
     parents,
     leases,
     leaseText,
+    wakes,
   }
 }
 
@@ -122,6 +128,7 @@ export class ColumnOpenRows implements OpenRows, OpenRowColumns {
   /** Per row: priority, owner, assignee, parent row, title hash. */
   private readonly words: Int32Array
   private readonly leaseEnds: Float64Array
+  private readonly wakes: Float64Array
   private tuples: OpenRow[] | undefined
   private leaseTexts: Map<number, string> | undefined
 
@@ -135,7 +142,7 @@ export class ColumnOpenRows implements OpenRows, OpenRowColumns {
       bytes.length !== start + n * ROW_WORDS * 4 ||
       !fits(e.ids, e.idWidth) ||
       !fits(e.created, e.createdWidth) ||
-      ![e.broken, e.statuses, e.priorities, e.people, e.leases].every(Array.isArray) ||
+      ![e.broken, e.statuses, e.priorities, e.people, e.leases, e.wakes].every(Array.isArray) ||
       typeof e.parents !== 'object' ||
       typeof e.leaseText !== 'object'
     )
@@ -161,6 +168,16 @@ export class ColumnOpenRows implements OpenRows, OpenRowColumns {
     this.leaseEnds = new Float64Array(n).fill(Number.POSITIVE_INFINITY)
     for (let k = 0; k + 1 < e.leases.length; k += 2) this.leaseEnds[e.leases[k]!] = e.leases[k + 1]!
     for (const [i, text] of Object.entries(e.leaseText)) this.leaseEnds[Number(i)] = Date.parse(text)
+    this.wakes = new Float64Array(n).fill(Number.NEGATIVE_INFINITY)
+    for (let k = 0; k + 1 < e.wakes.length; k += 2) {
+      const at = e.wakes[k]
+      if (typeof at !== 'number' || at < 0 || at >= n) throw damaged('the open rows line')
+      this.wakes[at] = e.wakes[k + 1] ?? Number.POSITIVE_INFINITY
+    }
+  }
+
+  wake(i: number): number {
+    return this.wakes[i]!
   }
 
   get columns(): OpenRowColumns {
@@ -171,7 +188,7 @@ export class ColumnOpenRows implements OpenRows, OpenRowColumns {
     if (!this.tuples) {
       const out: OpenRow[] = []
       for (let i = 0; i < this.length; i++) {
-        out.push([this.id(i), this.status(i), this.priority(i), this.created(i), this.parent(i), this.owner(i), this.assignee(i), this.leaseText(i), this.flags(i), this.titleHash(i)])
+        out.push([this.id(i), this.status(i), this.priority(i), this.created(i), this.parent(i), this.owner(i), this.assignee(i), this.leaseText(i), this.flags(i), this.titleHash(i), this.wake(i)])
       }
       this.tuples = out
     }
