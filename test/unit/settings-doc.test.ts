@@ -25,7 +25,7 @@ describe('docs/model.md, "List settings"', () => {
     for (const [key, value] of Object.entries(DEFAULT_CONFIG)) {
       if (key === 'notify') continue
       const shown = rows.get(key)
-      const want = Array.isArray(value) ? JSON.stringify(value) : typeof value === 'string' ? `'${value}'` : String(value)
+      const want = Array.isArray(value) || (typeof value === 'object' && value !== null) ? JSON.stringify(value) : typeof value === 'string' ? `'${value}'` : String(value)
       expect(shown, key).toBe(want)
     }
   })
