@@ -55,6 +55,8 @@ function taskFields(ids: IdWriter): Array<Field<TaskView>> {
     ['tags', (t) => t.tags],
     ['parent', (t) => ids.ref(t.parent)],
     ['subitems', (t) => ids.refs(t.subitems)],
+    // A parent's done/total of its sub-items not cancelled (`2/5`); empty for an item without sub-items.
+    ['progress', (t) => (t.progress ? `${t.progress.done}/${t.progress.total}` : undefined)],
     ['depends_on', (t) => ids.refs(t.depends_on)],
     ['blocked_by', (t) => t.blocked_by.map((w) => waitCell(ids, w))],
     ['ready', (t) => t.ready],

@@ -218,6 +218,7 @@ function taskFromCompact(r: Row, full: (s: string | undefined) => string | null,
     tags: list(r.tags),
     parent: full(r.parent),
     subitems: list(r.subitems).map((s) => full(s)),
+    progress: r.progress ? {done: Number(r.progress.split('/')[0]), total: Number(r.progress.split('/')[1])} : null,
     depends_on: list(r.depends_on).map((s) => full(s)),
     blocked_by: list(r.blocked_by).map((w) => {
       const m = /^([^:]+):([a-z_]+)(?:@(.+))?$/.exec(w)!
