@@ -97,7 +97,10 @@ export async function runJson<T = any>(cwd: string, args: string[], options: Run
 
 /** Parse the JSON error object a failing --json command printed on stderr. */
 export function jsonError(r: RunResult): {code: string; message: string; exit: number; [k: string]: unknown} {
-  return (JSON.parse(r.stderr) as {error: any}).error
+  // With --json a warning is a JSON line on stderr too (a pending ref the host refused, a merge note): the error is the line that has one.
+  const lines = r.stderr.split('\n').filter((l) => l.trim())
+  const line = lines.length > 1 ? (lines.filter((l) => l.startsWith('{"error"')).at(-1) ?? r.stderr) : r.stderr
+  return (JSON.parse(line) as {error: any}).error
 }
 
 export function cleanupAll(): void {
