@@ -4,12 +4,15 @@
  * nothing and say nothing): A must be a name (not blank, a valid actor id),
  * and when the list has an actor registry (`tasks actor list`: everyone who
  * wrote on the list or was added), A must be in it, by id or alias. A list
- * without a registry yet (or not initialised yet) takes any valid name.
+ * without a registry yet (or not initialised yet) takes any valid name, and
+ * so does a list with open work assigned to or held by A (a scenario's
+ * members are assigned their items before they ever write).
  */
 import {TasksError, UsageError} from '../core/errors'
 import {checkActor} from '../core/validation'
 import {actorList} from '../app/inbox-actions'
 import type {Session} from '../app/session'
+import {tablesOf} from '../core/snapshot'
 
 export interface AgentCheck {
   /** The name as given, trimmed. */
@@ -41,6 +44,8 @@ export async function checkAgent(session: Session, agent: string): Promise<Agent
   }
   if (actors.length === 0) return {agent: name, actor: name, registry: false}
   const found = actors.find((a) => a.id === name || a.aliases.includes(name))
+  // Work waiting for a name makes it known too: a scenario's member, or anyone assigned an item, before they ever wrote.
+  if (!found && (await hasWorkFor(session, name))) return {agent: name, actor: name, registry: true}
   if (!found) {
     const known = actors.map((a) => a.id)
     const shown = known.length > 8 ? `${known.slice(0, 8).join(', ')}, … (${known.length} in all)` : known.join(', ')
@@ -51,4 +56,10 @@ export async function checkAgent(session: Session, agent: string): Promise<Agent
     )
   }
   return {agent: name, actor: found.id, registry: true}
+}
+
+/** Whether an open item of the list is reserved for `name` or held by it (the index's tables: no card decoded). */
+async function hasWorkFor(session: Session, name: string): Promise<boolean> {
+  const tables = tablesOf((await session.store.load()).snapshot)
+  return (tables.reservations().get(name)?.length ?? 0) > 0 || (tables.claims().get(name)?.length ?? 0) > 0
 }

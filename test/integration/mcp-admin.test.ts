@@ -41,6 +41,10 @@ describe('tasks mcp set-up', () => {
     expect(unknown.error.known).toEqual(expect.arrayContaining(['agent-1', 'agent-2', 'lead']))
     // A registered name, or its alias, starts (and ends when the client goes away: stdin closed).
     expect((await run(repo, ['mcp', '--agent', 'a1'], lead)).code).toBe(0)
+    // A name with work assigned to it is known too: a scenario's members before they ever wrote.
+    await runJson(repo, ['scenario', 'start', 'rel', '--member', 'ui=Build the UI'], lead)
+    expect((await run(repo, ['mcp', '--agent', 'ui', '--list', 'rel'], lead)).code).toBe(0)
+    expect((await runJson(repo, ['mcp', '--agent', 'qa', '--list', 'rel'], {...lead, expect: 2})).error.code).toBe('unknown_agent')
     // A list with no registry yet takes any valid name.
     const fresh = makeRepo()
     expect((await run(fresh, ['mcp', '--agent', 'anyone'], lead)).code).toBe(0)
