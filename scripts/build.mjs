@@ -43,9 +43,23 @@ const lazyPackages = {
   },
 }
 
+// In the bundles, `require('@modelcontextprotocol/sdk/…')` and `require('zod')` become a require of the
+// same module from dist/mcp.js, loaded on first use (the libraries' modules then load one by one as asked for).
+const MCP_MODULES = ['@modelcontextprotocol/sdk/server/mcp.js', '@modelcontextprotocol/sdk/types.js', '@modelcontextprotocol/sdk/client/index.js', '@modelcontextprotocol/sdk/inMemory.js', '@modelcontextprotocol/sdk/server/streamableHttp.js', 'zod']
+const mcpBundle = {
+  name: 'mcp-bundle',
+  setup(b) {
+    b.onResolve({filter: /^(@modelcontextprotocol\/sdk(\/.*)?|zod)$/}, (args) => {
+      if (!MCP_MODULES.includes(args.path)) return {errors: [{text: `${args.path} is not in dist/mcp.js: add it to MCP_MODULES in scripts/build.mjs`}]}
+      return {path: args.path, namespace: 'mcp-bundle'}
+    })
+    b.onLoad({filter: /.*/, namespace: 'mcp-bundle'}, (args) => ({contents: `module.exports = require('./mcp.js')[${JSON.stringify(args.path)}]`, loader: 'js'}))
+  },
+}
+
 const common = {
   bundle: true,
-  plugins: [lazyPackages],
+  plugins: [lazyPackages, mcpBundle],
   platform: 'node',
   target: 'node20',
   format: 'cjs',
@@ -58,7 +72,10 @@ const common = {
   // only for `graph --out FILE.png`). The bundles
   // engine.js, graph-svg.js and board.js are required by path at run time (src/commands/engine-loader.ts);
   // they are listed too so that a literal require of one stays a run-time require, never a second copy.
-  external: ['typescript', './engine.js', './graph-svg.js', './board.js', '@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', 'zod', 'cli-progress', '@resvg/resvg-js'],
+  // The MCP SDK and zod are bundled too, into dist/mcp.js (below), which the other bundles require only
+  // where the source requires one of them (all lazily, src/app/lazy-libs.ts): an install needs neither
+  // package nor their dependencies (~20 MB installed).
+  external: ['typescript', './engine.js', './graph-svg.js', './board.js', './mcp.js', 'cli-progress', '@resvg/resvg-js'],
   logLevel: 'warning',
   // oclif checks the Node version against package.json with semver each time
   // it loads (~4 ms of every start-up); bin/ checks the major version instead.
@@ -67,7 +84,7 @@ const common = {
 // Two bundles: the commands (oclif + flag definitions; all that --version and
 // help load) and the engine they require on first use.
 // Stale V8 code caches (bin/compile-cache.js) would only be rejected; drop them.
-for (const f of ['tasks.js.v8cache', 'engine.js.v8cache', 'graph-svg.js.v8cache', 'board.js.v8cache', 'minisearch.js.v8cache']) rmSync(join(root, 'dist', f), {force: true})
+for (const f of ['tasks.js.v8cache', 'engine.js.v8cache', 'graph-svg.js.v8cache', 'board.js.v8cache', 'mcp.js.v8cache', 'minisearch.js.v8cache']) rmSync(join(root, 'dist', f), {force: true})
 // An earlier build's MiniSearch bundle (search no longer loads it).
 for (const f of ['minisearch.js', 'minisearch.js.map']) rmSync(join(root, 'dist', f), {force: true})
 await build({...common, entryPoints: [join(root, 'src', 'main.ts')], outfile: join(root, 'dist', 'tasks.js')})
@@ -75,6 +92,13 @@ await build({...common, entryPoints: [join(root, 'src', 'engine.ts')], outfile: 
 // Loaded on demand only: the SVG layout (d3-dag) and the web board (its server, pages and markdown-it).
 await build({...common, entryPoints: [join(root, 'src', 'render', 'graph-svg.ts')], outfile: join(root, 'dist', 'graph-svg.js')})
 await build({...common, entryPoints: [join(root, 'src', 'board', 'index.ts')], outfile: join(root, 'dist', 'board.js')})
+// The MCP SDK and zod: each module is evaluated on first access (`tasks mcp` over stdio never loads the HTTP transport).
+await build({
+  ...common,
+  plugins: [lazyPackages],
+  stdin: {contents: `module.exports = {${MCP_MODULES.map((m) => `get ${JSON.stringify(m)}() { return require(${JSON.stringify(m)}) }`).join(',\n')}}`, resolveDir: root, loader: 'js'},
+  outfile: join(root, 'dist', 'mcp.js'),
+})
 
 // The manifest: what `oclif manifest` writes, computed from the bundle itself.
 const require = (await import('node:module')).createRequire(import.meta.url)
