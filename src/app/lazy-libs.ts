@@ -1,8 +1,9 @@
 /**
  * The third-party libraries only some commands need, loaded on first use:
  * `tasks mcp` (the MCP SDK's server and types, and zod; the stdio transport is our own, agent/stdio-transport.ts) and `import` (cli-progress). They
- * stay outside the command and engine bundles (external in
- * scripts/build.mjs) and are required from node_modules at run time, so
+ * stay outside the command and engine bundles: the MCP SDK and zod are in
+ * their own bundle, dist/mcp.js, which scripts/build.mjs puts behind each
+ * require of them; cli-progress is required from node_modules. So
  * `tasks show` or `claim` never load or compile them. (`search` needs no
  * library: core/text-index.ts computes MiniSearch's ranking itself.)
  * `graph --out FILE.png` loads @resvg/resvg-js (native, an optional
