@@ -191,14 +191,18 @@ describe('bad input on a shared list', () => {
     await bad(repo, ['edit', t.a.id, '--priority', '9'], 5, 'bad_priority')
   })
 
-  it('a path-like or malformed id exits 2 (bad_id), before anything is looked up', async () => {
-    for (const id of ['../x', 'tsk-../../etc/passwd', 'a/b', 'tsk-ab cd', 'tsk', 'tsk-ilou']) {
-      const e = await bad(repo, ['show', id], 2, 'bad_id')
-      expect(e.message).toContain(id)
+  it('a path-like or malformed id is not found (exit 3, bad_id), as an unknown id is, before anything is looked up', async () => {
+    for (const id of ['../x', 'tsk-../../etc/passwd', 'a/b', 'tsk-ab cd', 'tsk-ilou', 'foo']) {
+      const e = await bad(repo, ['show', id], 3, 'bad_id')
+      expect(e.message).toContain(`no task matches "${id}"`)
     }
-    await bad(repo, ['claim', '../x'], 2, 'bad_id')
-    await bad(repo, ['rm', '../../x', '--confirm', '../../x', '--reason', 'r'], 2, 'bad_id')
-    await bad(repo, ['deps', t.a.id, '../x'], 2, 'bad_id')
+    await bad(repo, ['show', 'tsk-zzzzzzzz'], 3, 'task_not_found')
+    await bad(repo, ['claim', '../x'], 3, 'bad_id')
+    await bad(repo, ['done', 'foo'], 3, 'bad_id')
+    await bad(repo, ['rm', '../../x', '--confirm', '../../x', '--reason', 'r'], 3, 'bad_id')
+    await bad(repo, ['deps', t.a.id, '../x'], 3, 'bad_id')
+    // A prefix too short to look up is a usage error: type more of it.
+    for (const id of ['tsk-a', 'tsk']) await bad(repo, ['show', id], 2, 'id_too_short')
   })
 
   it('an unknown flag, an unknown command or a missing argument exits 2', async () => {
