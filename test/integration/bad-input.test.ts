@@ -575,3 +575,20 @@ describe('doctor --fix rewrites a card whose only fault is a field value', () =>
     expect((await run(repo, ['doctor', '--json'], ALICE)).code).toBe(0)
   })
 })
+
+describe('ids in messages', () => {
+  it('a human error names an item by its short id, as result lines do; JSON keeps the full id', async () => {
+    const repo = await newList()
+    const t = await add(repo, 'Held by bob')
+    await runJson(repo, ['claim', t.id], BOB)
+    const e = await bad(repo, ['claim', t.id], 4, 'already_claimed')
+    expect(e.message).toContain(t.id)
+    expect(e.id).toBe(t.id)
+    const before = tip(repo)
+    const human = await run(repo, ['claim', t.id], ALICE)
+    expect(human.code).toBe(4)
+    expect(human.stderr).toBe(`error: ${e.message.replace(t.id, t.short_id)}\n`)
+    expect(human.stderr).not.toContain(t.id)
+    expect(tip(repo)).toBe(before)
+  })
+})
