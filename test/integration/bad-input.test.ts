@@ -592,3 +592,19 @@ describe('ids in messages', () => {
     expect(tip(repo)).toBe(before)
   })
 })
+
+describe('block of a todo item', () => {
+  it('says out loud that the blocker now holds it, and how to give it back', async () => {
+    const repo = await newList()
+    const t = await add(repo, 'Nobody holds me')
+    const r = await run(repo, ['block', t.id, 'waiting on the vendor'], BOB)
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toContain(`blocked ${t.short_id}`)
+    expect(r.stdout).toContain(`held by bob (epoch 1); \`tasks release ${t.short_id}\` gives it back`)
+    const shown = (await runJson(repo, ['show', t.id])).task
+    expect(shown).toMatchObject({status: 'blocked', owner: 'bob', block_note: 'waiting on the vendor'})
+    // And it is given back as the line says.
+    await runJson(repo, ['release', t.short_id], BOB)
+    expect((await runJson(repo, ['show', t.id])).task).toMatchObject({status: 'todo', owner: null})
+  })
+})
