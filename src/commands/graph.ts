@@ -4,7 +4,7 @@ import {EnvironmentError, UsageError} from '../core/errors'
 import {graph} from '../operations/history'
 import {engine, graphSvg} from './engine-loader'
 import {commandFrom} from './from-spec'
-import {printsOutline} from '../render/graph-outline'
+import {printsOutline} from './graph-tty'
 
 type GraphFormat = 'svg' | 'png' | 'mermaid' | 'dot'
 

@@ -60,12 +60,3 @@ export function renderGraphOutline(term: Terminal, g: TaskGraph, title: string):
   out.push(paint(term, 'dim', 'a drawing: tasks graph --out graph.svg (or .png, .dot, .mmd), --format svg|dot|mermaid for a pipe, or tasks board'))
   return `${out.join('\n')}\n`
 }
-
-/**
- * On a terminal with no --format and no --out, `tasks graph` prints the graph
- * as readable text (layers, critical path, ready items), never raw SVG; a
- * pipe or a file still gets the SVG.
- */
-export function printsOutline(format: string | undefined, out: string | undefined, stdoutIsTTY: boolean): boolean {
-  return format === undefined && !out && stdoutIsTTY
-}

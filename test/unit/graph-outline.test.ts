@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import type {TaskGraph} from '../../src/core/task-graph'
-import {printsOutline, renderGraphOutline} from '../../src/render/graph-outline'
+import {printsOutline} from '../../src/commands/graph-tty'
+import {renderGraphOutline} from '../../src/render/graph-outline'
 
 const plain = {color: false, width: 100}
 const node = (id: string, title: string, extra: Partial<TaskGraph['nodes'][number]> = {}) => ({
