@@ -264,7 +264,8 @@ describe('bad input on a shared list', () => {
       const r = await run(repo, args, ALICE)
       expect(r.code).toBe(exit)
       expect(r.stdout).toBe('')
-      expect(r.stderr).toBe(`error: ${json.message}\n`)
+      // The same message, items named by their short id in text (the JSON keeps the full id).
+      expect(r.stderr).toBe(`error: ${json.message.replaceAll(t.a.id, t.a.short_id)}\n`)
     }
   })
 
