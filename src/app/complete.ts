@@ -9,8 +9,11 @@ import {Session} from './session'
 
 const MAX = 200
 
-/** Ids (the short form when it still starts with `typed`) that start with `typed`, with title and status. */
-export async function completeIds(where: {cwd: string; list: string}, typed: string): Promise<Array<{value: string; description: string}>> {
+/**
+ * Ids (the short form when it still starts with `typed`) that start with `typed`, with title and
+ * status; only of `statuses` when given (`done`, `claim`, `block` … offer open items only).
+ */
+export async function completeIds(where: {cwd: string; list: string}, typed: string, statuses?: readonly string[]): Promise<Array<{value: string; description: string}>> {
   let session: Session | undefined
   try {
     session = await Session.open({cwd: where.cwd, list: where.list})
@@ -20,8 +23,11 @@ export async function completeIds(where: {cwd: string; list: string}, typed: str
     const bare = typed !== '' && !'tsk-'.startsWith(typed) && !typed.startsWith('tsk-')
     const prefix = bare ? `tsk-${typed}` : typed
     const out: Array<{value: string; description: string}> = []
-    for (const id of tables.idsWithPrefix(prefix, MAX)) {
+    // With a status filter, look further than MAX ids so that finished ones do not crowd out open ones.
+    for (const id of tables.idsWithPrefix(prefix, statuses ? Number.MAX_SAFE_INTEGER : MAX)) {
+      if (out.length >= MAX) break
       const entry = snap.tasks.get(id)
+      if (statuses && !(entry?.meta && statuses.includes(entry.meta.status))) continue
       const short = shortIdOf(tables, id)
       let value = short.length >= prefix.length ? short : id
       if (bare) value = value.slice(4)

@@ -156,15 +156,18 @@ export abstract class TasksCommand<R> extends Command {
   }
 
   protected override async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}; code?: string}): Promise<void> {
-    this.session?.close()
     // oclif's parse errors need no engine: they become our own one-line usage errors.
     let error = usageFromParseError(err, this.id, this.ctor as unknown as CommandInfo) ?? engine().toTasksError(err)
     // The list is not here: say so better when a remote has it (looked up only on this path).
     if (error.code === 'not_initialised' && this.session) error = await engine().sharing.explainMissingList(this.session, error)
     if (this.jsonMode()) {
+      this.session?.close()
       process.stderr.write(`${JSON.stringify(error.toJSON())}\n`)
     } else {
-      process.stderr.write(`error: ${neutralize(error.message)}\n`)
+      // Text names items by their short id, as every result line does; JSON keeps the full id.
+      const message = this.session ? await engine().withShortIds(this.session, error.message) : error.message
+      this.session?.close()
+      process.stderr.write(`error: ${neutralize(message)}\n`)
       if (error.code === 'internal' && process.env.TASKS_DEBUG) process.stderr.write(`${err.stack}\n`)
     }
     process.exitCode = error.exitCode

@@ -11,6 +11,12 @@ import {engine} from './engine-loader'
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const
 
+/** Commands that act on open work: their ids complete only todo, in-progress and blocked items. */
+const OPEN_ID_COMMANDS = new Set(['claim', 'done', 'block', 'release', 'heartbeat', 'checkpoint', 'cancel', 'takeover'])
+export const OPEN_STATUSES: readonly string[] = ['todo', 'in_progress', 'blocked']
+/** What `--status` of list and log takes (readiness.ts STATES, then open and all), comma-separated. */
+const STATUS_VALUES = ['ready', 'waiting', 'reserved', 'todo', 'in_progress', 'stale', 'blocked', 'deferred', 'done', 'cancelled', 'failed', 'open', 'all']
+
 /** Flags whose value is a task id. */
 const ID_FLAGS = new Set(['--parent', '--depends-on', '-d'])
 const GLOBAL_VALUE_FLAGS = new Set(['--list', '--as', '-C'])
@@ -27,8 +33,15 @@ export interface Candidate {
   description: string
 }
 
-/** Candidates for the last of `words`; `ids(prefix)` lists task ids (and titles) that start with prefix. */
-export async function completeWords(words: string[], table: CommandTable, ids: (prefix: string, list: string) => Promise<Candidate[]>): Promise<Candidate[]> {
+/**
+ * Candidates for the last of `words`; `ids(prefix, list, statuses)` lists task ids (and titles)
+ * that start with prefix, only of those statuses when given.
+ */
+export async function completeWords(
+  words: string[],
+  table: CommandTable,
+  ids: (prefix: string, list: string, statuses?: readonly string[]) => Promise<Candidate[]>,
+): Promise<Candidate[]> {
   const cur = words.at(-1) ?? ''
   const before = words.slice(0, -1)
   let list = process.env.TASKS_LIST || 'main'
@@ -84,6 +97,12 @@ export async function completeWords(words: string[], table: CommandTable, ids: (
     if (ID_FLAGS.has(prev)) return ids(cur, list)
     const flag = Object.entries(flags).find(([n, f]) => `--${n}` === prev || `-${f.char}` === prev)?.[1]
     if (prev === '--list') return []
+    if (prev === '--status' || (prev === '-s' && flags.status?.char === 's')) {
+      // A comma-separated list: complete its last value, keep the ones typed before it.
+      const done = cur.slice(0, cur.lastIndexOf(',') + 1)
+      const typed = done === '' ? [] : done.split(',')
+      return STATUS_VALUES.filter((v) => !typed.includes(v)).map((v) => ({value: done + v, description: ''})).filter((c) => c.value.startsWith(cur))
+    }
     return prefixed((flag?.options ?? []).map((value) => ({value, description: ''})))
   }
   if (cur.startsWith('-')) {
@@ -95,12 +114,12 @@ export async function completeWords(words: string[], table: CommandTable, ids: (
     )
   }
   const takesIds = Object.keys(info.args ?? {}).some((a) => a === 'id') || id === 'deps'
-  return takesIds ? ids(cur, list) : []
+  return takesIds ? ids(cur, list, OPEN_ID_COMMANDS.has(id) ? OPEN_STATUSES : undefined) : []
 }
 
 /** Task ids starting with `prefix` in `list` of the repository here, through the engine. */
-export async function idCandidates(prefix: string, list: string): Promise<Candidate[]> {
-  return engine().completeIds({cwd: process.cwd(), list}, prefix)
+export async function idCandidates(prefix: string, list: string, statuses?: readonly string[]): Promise<Candidate[]> {
+  return engine().completeIds({cwd: process.cwd(), list}, prefix, statuses)
 }
 
 /** The script for `shell` that completes `tasks` (and, in bash, `git tasks`). */

@@ -4,6 +4,7 @@ import {EnvironmentError, UsageError} from '../core/errors'
 import {graph} from '../operations/history'
 import {engine, graphSvg} from './engine-loader'
 import {commandFrom} from './from-spec'
+import {printsOutline} from './graph-tty'
 
 type GraphFormat = 'svg' | 'png' | 'mermaid' | 'dot'
 
@@ -24,6 +25,7 @@ function formatOfPath(path: string): GraphFormat | null {
 }
 
 let drawing = ''
+let outlineTitle: string | null = null
 
 /** The command line draws the graph (SVG through d3-dag, or Mermaid/DOT text) to stdout or --out; --json is the graph itself. */
 export default commandFrom<GraphOutput>(graph, {
@@ -37,6 +39,7 @@ export default commandFrom<GraphOutput>(graph, {
         throw new UsageError(`cannot tell the format from the name "${args.out}": end it in .svg, .png, .dot, .gv, .mmd, .mermaid or .md, or pass --format`, {path: args.out})
       }
     }
+    const outline = output === 'text' && printsOutline(format, args.out, process.stdout.isTTY === true)
     format ??= 'svg'
     // A PNG is bytes for a file, not text for a terminal or a pipe.
     if (format === 'png' && !args.out) throw new UsageError('--format png writes a file: pass --out FILE.png', {flag: 'format'})
@@ -45,6 +48,8 @@ export default commandFrom<GraphOutput>(graph, {
     // --json without --out is the graph itself: nothing to draw.
     if (output !== 'text' && !args.out) return result
     const title = `${g.list}: ${g.nodes.length} items`
+    outlineTitle = outline ? title : null
+    if (outline) return result
     drawing = format === 'svg' || format === 'png' ? graphSvg().renderSvg(g, title) : format === 'dot' ? engine().renderDot(g) : engine().renderMermaid(g)
     // The PNG is the SVG rendered at its own size (@resvg/resvg-js, loaded only now).
     const bytes: string | Buffer = format === 'png' ? engine().graph.svgToPng(drawing) : drawing
@@ -57,6 +62,9 @@ export default commandFrom<GraphOutput>(graph, {
     }
     return result
   },
-  render: (r) =>
-    r.out === null ? drawing : `wrote ${r.out} (${r.format}): ${r.nodes.length} items, ${r.edges.length} edges, critical path ${r.critical_path.length}, ${r.frontier.length} ready\n`,
+  render: (r, term) =>
+    outlineTitle !== null
+      ? engine().renderGraphOutline(term, r, outlineTitle)
+      : r.out === null
+        ? drawing : `wrote ${r.out} (${r.format}): ${r.nodes.length} items, ${r.edges.length} edges, critical path ${r.critical_path.length}, ${r.frontier.length} ready\n`,
 })

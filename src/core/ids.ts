@@ -95,19 +95,19 @@ export function taskDir(id: string): string {
 
 /**
  * Normalise what a user typed into an id body prefix. Accepts `tsk-abcd`,
- * `TSK-ABCD` and `abcd`. Anything else (paths, spaces, other letters) is a
- * usage error: it can never name a task, so nothing is looked up.
+ * `TSK-ABCD` and `abcd`. Anything else (paths, spaces, other letters) can
+ * never name a task: it is not found (exit 3, code `bad_id`, as an unknown
+ * id is), and nothing is looked up. A prefix too short to look up is a
+ * usage error (exit 2, `id_too_short`): type more of it.
  */
 export function normaliseIdInput(input: string): string {
   const trimmed = input.trim().toLowerCase()
   const body = trimmed.startsWith(ID_PREFIX) ? trimmed.slice(ID_PREFIX.length) : trimmed
   if (body.length === 0 || body.length > 26 || !BODY_RE.test(body)) {
-    throw new UsageError(`"${input}" is not a task id: ids look like ${ID_PREFIX}k3v9 (letters and digits of base32)`, {
-      input,
-    }, 'bad_id')
+    throw new NotFoundError('bad_id', `no task matches "${input}": it is not a task id (ids look like ${ID_PREFIX}k3v9, letters and digits of base32)`, {input})
   }
   if (body.length < MIN_PREFIX) {
-    throw new UsageError(`"${input}" is too short: type at least ${MIN_PREFIX} characters of an id`, {input}, 'bad_id')
+    throw new UsageError(`"${input}" is too short: type at least ${MIN_PREFIX} characters of an id`, {input}, 'id_too_short')
   }
   return ID_PREFIX + body
 }

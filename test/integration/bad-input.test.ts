@@ -191,14 +191,18 @@ describe('bad input on a shared list', () => {
     await bad(repo, ['edit', t.a.id, '--priority', '9'], 5, 'bad_priority')
   })
 
-  it('a path-like or malformed id exits 2 (bad_id), before anything is looked up', async () => {
-    for (const id of ['../x', 'tsk-../../etc/passwd', 'a/b', 'tsk-ab cd', 'tsk', 'tsk-ilou']) {
-      const e = await bad(repo, ['show', id], 2, 'bad_id')
-      expect(e.message).toContain(id)
+  it('a path-like or malformed id is not found (exit 3, bad_id), as an unknown id is, before anything is looked up', async () => {
+    for (const id of ['../x', 'tsk-../../etc/passwd', 'a/b', 'tsk-ab cd', 'tsk-ilou', 'foo']) {
+      const e = await bad(repo, ['show', id], 3, 'bad_id')
+      expect(e.message).toContain(`no task matches "${id}"`)
     }
-    await bad(repo, ['claim', '../x'], 2, 'bad_id')
-    await bad(repo, ['rm', '../../x', '--confirm', '../../x', '--reason', 'r'], 2, 'bad_id')
-    await bad(repo, ['deps', t.a.id, '../x'], 2, 'bad_id')
+    await bad(repo, ['show', 'tsk-zzzzzzzz'], 3, 'task_not_found')
+    await bad(repo, ['claim', '../x'], 3, 'bad_id')
+    await bad(repo, ['done', 'foo'], 3, 'bad_id')
+    await bad(repo, ['rm', '../../x', '--confirm', '../../x', '--reason', 'r'], 3, 'bad_id')
+    await bad(repo, ['deps', t.a.id, '../x'], 3, 'bad_id')
+    // A prefix too short to look up is a usage error: type more of it.
+    for (const id of ['tsk-a', 'tsk']) await bad(repo, ['show', id], 2, 'id_too_short')
   })
 
   it('an unknown flag, an unknown command or a missing argument exits 2', async () => {
@@ -260,7 +264,8 @@ describe('bad input on a shared list', () => {
       const r = await run(repo, args, ALICE)
       expect(r.code).toBe(exit)
       expect(r.stdout).toBe('')
-      expect(r.stderr).toBe(`error: ${json.message}\n`)
+      // The same message, items named by their short id in text (the JSON keeps the full id).
+      expect(r.stderr).toBe(`error: ${json.message.replaceAll(t.a.id, t.a.short_id)}\n`)
     }
   })
 
@@ -569,5 +574,38 @@ describe('doctor --fix rewrites a card whose only fault is a field value', () =>
     expect(shown.comments).toEqual([expect.objectContaining({kind: 'problem', author: 'git-tasks', body: expect.stringContaining('lease_expires')})])
     await runJson(repo, ['release', t.id], ALICE)
     expect((await run(repo, ['doctor', '--json'], ALICE)).code).toBe(0)
+  })
+})
+
+describe('ids in messages', () => {
+  it('a human error names an item by its short id, as result lines do; JSON keeps the full id', async () => {
+    const repo = await newList()
+    const t = await add(repo, 'Held by bob')
+    await runJson(repo, ['claim', t.id], BOB)
+    const e = await bad(repo, ['claim', t.id], 4, 'already_claimed')
+    expect(e.message).toContain(t.id)
+    expect(e.id).toBe(t.id)
+    const before = tip(repo)
+    const human = await run(repo, ['claim', t.id], ALICE)
+    expect(human.code).toBe(4)
+    expect(human.stderr).toBe(`error: ${e.message.replace(t.id, t.short_id)}\n`)
+    expect(human.stderr).not.toContain(t.id)
+    expect(tip(repo)).toBe(before)
+  })
+})
+
+describe('block of a todo item', () => {
+  it('says out loud that the blocker now holds it, and how to give it back', async () => {
+    const repo = await newList()
+    const t = await add(repo, 'Nobody holds me')
+    const r = await run(repo, ['block', t.id, 'waiting on the vendor'], BOB)
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toContain(`blocked ${t.short_id}`)
+    expect(r.stdout).toContain(`held by bob (epoch 1); \`tasks release ${t.short_id}\` gives it back`)
+    const shown = (await runJson(repo, ['show', t.id])).task
+    expect(shown).toMatchObject({status: 'blocked', owner: 'bob', block_note: 'waiting on the vendor'})
+    // And it is given back as the line says.
+    await runJson(repo, ['release', t.short_id], BOB)
+    expect((await runJson(repo, ['show', t.id])).task).toMatchObject({status: 'todo', owner: null})
   })
 })

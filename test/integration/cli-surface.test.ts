@@ -198,6 +198,27 @@ describe('shell completion (point 9)', () => {
     expect(nowhere).toMatchObject({code: 0, stdout: '', stderr: ''})
   })
 
+  it('--status completes its values (comma-separated too), and done, claim and block offer only open items', async () => {
+    const own = makeRepo()
+    await runJson(own, ['init'])
+    const open = (await runJson(own, ['add', 'Still open'], ALICE)).task
+    const finished = (await runJson(own, ['add', 'Finished already'], ALICE)).task
+    await runJson(own, ['done', finished.id], ALICE)
+    const values = async (...words: string[]) => (await run(own, ['__complete', ...words])).stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0])
+    expect(await values('list', '--status', '')).toEqual(expect.arrayContaining(['ready', 'in_progress', 'blocked', 'done', 'open', 'all']))
+    expect(await values('list', '--status', 'in_')).toEqual(['in_progress'])
+    expect(await values('list', '-s', 'wa')).toEqual(['waiting'])
+    expect(await values('list', '--status', 'ready,bl')).toEqual(['ready,blocked'])
+    expect(await values('list', '--status', 'ready,')).not.toContain('ready,ready')
+    for (const cmd of ['done', 'claim', 'block']) {
+      const offered = await values(cmd, 'tsk-')
+      expect(offered, cmd).toContain(open.short_id)
+      expect(offered, cmd).not.toContain(finished.short_id)
+    }
+    // show and reopen still offer every item.
+    expect(await values('show', 'tsk-')).toEqual(expect.arrayContaining([open.short_id, finished.short_id]))
+  })
+
   it('the bash script completes in a real bash', async () => {
     const script = (await run(repo, ['completion', 'bash'])).stdout
     const file = join(tempDir('completion-'), 'tasks.bash')

@@ -477,6 +477,8 @@ describe('next', () => {
     const human = await run(repo, ['next', '--another'], as('alice', at(20)))
     expect(human.code).toBe(3)
     expect(human.stderr).toMatch(/^error: nothing is ready/)
+    // The text gives the counts the JSON error has.
+    expect(human.stderr).toContain(`${e.todo} todo (1 waiting on other work, 1 reserved for someone else), ${e.in_progress} in progress`)
   })
 
   it('the assignee gets the reserved item; finishing a dependency makes its waiter ready', async () => {

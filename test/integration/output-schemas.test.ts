@@ -476,7 +476,7 @@ describe('every --json output matches its schema', () => {
 
   it('errors, each one JSON object on stderr', async () => {
     await fails(repo, ['show', 'tsk-zzzzzzzzzz'], 3, 'task_not_found')
-    await fails(repo, ['show', '../x'], 2, 'bad_id')
+    await fails(repo, ['show', '../x'], 3, 'bad_id')
     await fails(repo, ['list', '--bogus'], 2, 'usage')
     await fails(repo, ['frobnicate'], 2)
     await fails(repo, ['add', 'x', '-p', 'high'], 5, 'bad_priority')

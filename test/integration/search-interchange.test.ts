@@ -301,7 +301,12 @@ describe('prime', () => {
     expect(p).toMatchObject({list: 'main', actor: 'alice', lease_seconds: 1800, counts: {open: 2, held_by_you: 0}})
     expect(p.markdown).toContain('tasks next --json')
     expect(p.markdown).toContain('30m')
-    expect(p.steps.map((s: any) => s.step)).toEqual(expect.arrayContaining(['find work', 'keep it', 'record evidence', 'finish', 'on stop']))
+    expect(p.steps.map((s: any) => s.step)).toEqual(expect.arrayContaining(['find work', 'keep it', 'save progress', 'pass each check', 'finish', 'on stop']))
+    // The whole loop, in order: next, checkpoint, check pass with evidence, done, release.
+    const order = ['tasks next', 'tasks checkpoint ID --summary', 'tasks check pass ID CHECK --evidence', 'tasks done ID', 'tasks release'].map((c) => p.markdown.indexOf(c))
+    expect(order.every((i: number) => i >= 0)).toBe(true)
+    expect([...order].sort((a, b) => a - b)).toEqual(order)
+    expect(p.markdown).toContain('checks_pending')
 
     const agents = join(repo, 'AGENTS.md')
     writeFileSync(agents, '# Agents\n\nOur own rules stay.\n')

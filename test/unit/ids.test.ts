@@ -37,9 +37,11 @@ describe('ids', () => {
     expect(normaliseIdInput('TSK-ABCD')).toBe('tsk-abcd')
     expect(normaliseIdInput('abcd')).toBe('tsk-abcd')
     for (const bad of ['../x', 'tsk-ab/cd', '', 'tsk-', 'a b c d', 'tsk-abcdi']) {
-      expect(() => normaliseIdInput(bad)).toThrowError(expect.objectContaining({exitCode: 2}))
+      // Cannot be any task: not found (3), as an unknown id is.
+      expect(() => normaliseIdInput(bad)).toThrowError(expect.objectContaining({code: 'bad_id', exitCode: 3}))
     }
     expect(() => normaliseIdInput('abc')).toThrowError(/at least 4/)
+    expect(() => normaliseIdInput('abc')).toThrowError(expect.objectContaining({code: 'id_too_short', exitCode: 2}))
   })
 
   it('keeps the stored format: ids and shards of known seeds never change (they are on every ref)', () => {

@@ -229,12 +229,15 @@ export function nextWithoutSweep(snap: Snapshot, ctx: OpContext, args: NextArgs)
   pick ??= firstBusy
   if (!pick) {
     const open = tasksWithStatus(snap, TODO)
-    throw new NotFoundError('nothing_ready', `nothing is ready to claim${wanted.length ? ` with tag ${wanted.join(', ')}` : ''}`, {
+    const counts = {
       todo: open.length,
       waiting: open.filter((t) => waitReasons(snap, t).length > 0).length,
       reserved: open.filter((t) => !reservationAllows(t, ctx.actor)).length,
       in_progress: tasksWithStatus(snap, IN_PROGRESS).length,
-    })
+    }
+    // The text says what the JSON fields say: why nothing is ready.
+    const why = `${counts.todo} todo (${counts.waiting} waiting on other work, ${counts.reserved} reserved for someone else), ${counts.in_progress} in progress`
+    throw new NotFoundError('nothing_ready', `nothing is ready to claim${wanted.length ? ` with tag ${wanted.join(', ')}` : ''}: ${why}`, counts)
   }
   const plan = claimWithoutSweep(snap, ctx, {id: pick.id, leaseSeconds: args.leaseSeconds})
   return {...plan, op: 'claim', trailers: [...plan.trailers, ['Tasks-Via', 'next']], result: {...plan.result, resumed: false}}
