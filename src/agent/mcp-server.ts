@@ -23,8 +23,10 @@ import {primeMarkdown} from '../app/prime'
 import {loadMcp} from '../app/lazy-libs'
 import {importLimitBytes} from '../app/interchange'
 import {BoundedStdioTransport} from './stdio-transport'
-import {type ToolDef, toolsFor} from './tools'
-import type {AnySpec, EngineModule} from '../operations/spec'
+import {type ToolDef, servedNames, toolsFor} from './tools'
+import {type AnySpec, DEFAULT_TOOLSETS, type EngineModule, type Toolset} from '../operations/spec'
+import {compactWrite} from '../render/compact-write'
+import {mcpMessage} from './mcp-hints'
 import {type InboxRecord, type InboxSource, inboxSourceFor} from './inbox-source'
 import {InboxNotifier} from './notifier'
 import {CHANNEL_CAPABILITY, CHANNEL_METHOD, channelEvent, channelInstructions} from './channel'
@@ -45,6 +47,8 @@ export interface McpOptions extends SessionOptions {
   engine: EngineModule
   /** The operation table (src/operations/table.ts): one tool per operation. */
   operations: readonly AnySpec[]
+  /** The toolsets served (`--toolsets`, tools.ts parseToolsets); default: core. */
+  toolsets?: readonly Toolset[]
   /** The inbox to drain; default: inboxSourceFor(agent). Tests hand in their own. */
   inbox?: InboxSource
   /** Wraps delivery (tests inject failures). */
@@ -71,10 +75,15 @@ function jsonResult(value: unknown): {content: Array<{type: 'text'; text: string
   return {content: [{type: 'text', text: JSON.stringify(value)}], structuredContent: value as Record<string, unknown>}
 }
 
-/** A failure as the client sees it: a tool error whose text is the CLI's --json error object. */
-function errorResult(error: unknown): {content: Array<{type: 'text'; text: string}>; structuredContent: Record<string, unknown>; isError: true} {
+/**
+ * A failure as the client sees it: a tool error whose text is the CLI's
+ * --json error object, its message naming tools instead of commands when
+ * the server's tools are given (mcp-hints.ts).
+ */
+function errorResult(error: unknown, hints?: {specs: readonly AnySpec[]; served: ReadonlySet<string>}): {content: Array<{type: 'text'; text: string}>; structuredContent: Record<string, unknown>; isError: true} {
   const e = toTasksError(error instanceof Error ? error : new Error(String(error)))
   const body = e.toJSON()
+  if (hints && typeof body.error.message === 'string') body.error.message = mcpMessage(body.error.message, e.code, hints.specs, hints.served)
   return {content: [{type: 'text', text: JSON.stringify(body)}], structuredContent: body, isError: true}
 }
 
@@ -173,14 +182,18 @@ export function buildServer(core: McpCore): McpServer {
   ;(server as unknown as {createToolError: (message: string) => unknown}).createToolError = (message: string) =>
     errorResult(new UsageError(message.replace(/^MCP error -?\d+: /, ''), {}, 'usage'))
 
+  const tools = toolsFor(options.operations, () => options.engine, options.toolsets ?? DEFAULT_TOOLSETS)
+  const hints = {specs: options.operations, served: servedNames(tools)}
   const pollInbox = async () => ({records: notifier ? await notifier.take() : [], source: source?.name ?? 'none'})
   const call = (tool: ToolDef) => async (args: Record<string, unknown>) => {
     // poll_inbox waits for the notifier, whose reads go through the queue: it must not hold the queue itself.
     if (tool.unqueued) {
       try {
-        return jsonResult((await tool.run({session: null as never, agent, pollInbox}, args)) as Record<string, unknown>)
+        const result = (await tool.run({session: null as never, agent, pollInbox}, args)) as Record<string, unknown>
+        if (tool.compact && args.format !== 'json') return {content: [{type: 'text' as const, text: tool.compact(result)}]}
+        return jsonResult(result)
       } catch (error) {
-        return errorResult(error)
+        return errorResult(error, hints)
       }
     }
     return queue.run(async () => {
@@ -198,16 +211,19 @@ export function buildServer(core: McpCore): McpServer {
         }
         const pub = session.publication()
         if (pub) result = {...result, published: pub.published}
-        // Read tools answer in the compact form (docs/compact.md) unless asked for JSON.
-        if (tool.compact && args.format !== 'json') return {content: [{type: 'text' as const, text: tool.compact(result)}]}
+        // Read tools answer in the compact form (docs/compact.md) unless asked for JSON; writes with what the item became.
+        if (args.format !== 'json') {
+          if (tool.compact) return {content: [{type: 'text' as const, text: tool.compact(result)}]}
+          if (!tool.readOnly) return {content: [{type: 'text' as const, text: compactWrite(tool.name, result)}]}
+        }
         return jsonResult(result)
       } catch (error) {
-        return errorResult(error)
+        return errorResult(error, hints)
       }
     })
   }
 
-  for (const tool of toolsFor(options.operations, () => options.engine)) {
+  for (const tool of tools) {
     server.registerTool(
       tool.name,
       {description: tool.description, inputSchema: fullShape(z, tool), annotations: {readOnlyHint: Boolean(tool.readOnly), openWorldHint: false}},
@@ -245,6 +261,7 @@ export function fullShape(z: ReturnType<typeof loadMcp>['z'], tool: ToolDef): Re
   const shape = tool.input(z)
   if (tool.session) shape.session ??= z.string().optional().describe('the agent session acting (else TASKS_SESSION): a claim records it, `release` with session frees it')
   if (tool.compact) shape.format = z.enum(['compact', 'json']).optional().describe('compact (default): token-lean lines, docs/compact.md; json: the full JSON of --json')
+  else if (!tool.readOnly) shape.format = z.enum(['compact', 'json']).optional().describe('compact (default): what the item became; json: the whole result')
   if (tool.override) {
     shape.force ??= z.boolean().optional().describe("act on an item held by someone else (needs reason; recorded in history)")
     shape.reason ??= z.string().optional()

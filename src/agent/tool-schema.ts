@@ -74,6 +74,7 @@ export function toolOf(spec: AnySpec, engine: () => EngineModule): ToolDef {
   return {
     name: toolName(spec),
     command: spec.name,
+    toolset: spec.toolset,
     summary: spec.summary,
     description: spec.description ? `${spec.summary} ${spec.description}` : spec.summary,
     input: (z) => inputShapeOf(z, spec),
