@@ -231,6 +231,8 @@ export function buildServer(core: McpCore): McpServer {
     )
   }
 
+  leanToolList(server)
+
   const read = <T>(uri: string, work: (s: Session) => Promise<T>, mimeType = 'application/json') =>
     queue.run(async () => {
       const value = await work(await (await baseSession()).forCall())
@@ -256,14 +258,40 @@ export function buildServer(core: McpCore): McpServer {
   return server
 }
 
+/**
+ * tools/list without what costs every agent tokens and tells it nothing:
+ * the `$schema` line of each input schema and the ±2^53 bounds zod writes
+ * for every integer (issue 35: the default tool list within ~3,500 tokens).
+ * The SDK's own handler answers; this only trims its answer.
+ */
+function leanToolList(server: McpServer): void {
+  const handlers = (server.server as unknown as {_requestHandlers?: Map<string, (req: unknown, extra: unknown) => Promise<unknown>>})._requestHandlers
+  const list = handlers?.get('tools/list')
+  if (!handlers || !list) return
+  const trim = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(trim)
+    if (typeof node !== 'object' || node === null) return
+    const o = node as Record<string, unknown>
+    delete o.$schema
+    if (o.minimum === -Number.MAX_SAFE_INTEGER) delete o.minimum
+    if (o.maximum === Number.MAX_SAFE_INTEGER) delete o.maximum
+    for (const v of Object.values(o)) trim(v)
+  }
+  handlers.set('tools/list', async (req, extra) => {
+    const answer = (await list(req, extra)) as {tools?: Array<{inputSchema?: unknown}>}
+    for (const t of answer.tools ?? []) trim(t.inputSchema)
+    return answer
+  })
+}
+
 /** A tool's whole input shape: its operation's parameters and the server's own (session, format, force/reason). */
 export function fullShape(z: ReturnType<typeof loadMcp>['z'], tool: ToolDef): Record<string, import('zod').ZodType> {
   const shape = tool.input(z)
-  if (tool.session) shape.session ??= z.string().optional().describe('the agent session acting (else TASKS_SESSION): a claim records it, `release` with session frees it')
-  if (tool.compact) shape.format = z.enum(['compact', 'json']).optional().describe('compact (default): token-lean lines, docs/compact.md; json: the full JSON of --json')
-  else if (!tool.readOnly) shape.format = z.enum(['compact', 'json']).optional().describe('compact (default): what the item became; json: the whole result')
+  if (tool.session) shape.session ??= z.string().optional().describe('the agent session acting (else TASKS_SESSION)')
+  if (tool.compact) shape.format = z.enum(['compact', 'json']).optional().describe('compact (default) or json (the whole result)')
+  else if (!tool.readOnly) shape.format = z.enum(['compact', 'json']).optional().describe('compact (default) or json (the whole result)')
   if (tool.override) {
-    shape.force ??= z.boolean().optional().describe("act on an item held by someone else (needs reason; recorded in history)")
+    shape.force ??= z.boolean().optional().describe("act on an item someone else holds (needs reason)")
     shape.reason ??= z.string().optional()
   }
   return shape

@@ -53,7 +53,8 @@ function typeOf(z: Z, param: Param): Zod.ZodType {
 }
 
 function describe(param: Param): string {
-  return param.kind === 'duration' ? `${param.help} (${DURATION_HINT})` : param.help
+  // The hint once: a help text that already gives the spellings (`90s, 30m`) needs no second copy.
+  return param.kind === 'duration' && !param.help.includes('30m') ? `${param.help} (${DURATION_HINT})` : param.help
 }
 
 /** The input shape of an operation's tool. */
@@ -76,7 +77,8 @@ export function toolOf(spec: AnySpec, engine: () => EngineModule): ToolDef {
     command: spec.name,
     toolset: spec.toolset,
     summary: spec.summary,
-    description: spec.description ? `${spec.summary} ${spec.description}` : spec.summary,
+    // The one line only: every agent pays for the tool list in tokens (issue 35); the detail is `tasks <command> --help` and tasks://guide.
+    description: spec.summary,
     input: (z) => inputShapeOf(z, spec),
     override: spec.override,
     session: spec.agentSession,
