@@ -288,8 +288,8 @@ function leanToolList(server: McpServer): void {
 export function fullShape(z: ReturnType<typeof loadMcp>['z'], tool: ToolDef): Record<string, import('zod').ZodType> {
   const shape = tool.input(z)
   if (tool.session) shape.session ??= z.string().optional().describe('the agent session acting (else TASKS_SESSION)')
-  if (tool.compact) shape.format = z.enum(['compact', 'json']).optional().describe('compact (default) or json (the whole result)')
-  else if (!tool.readOnly) shape.format = z.enum(['compact', 'json']).optional().describe('compact (default) or json (the whole result)')
+  if (tool.compact) shape.format = z.enum(['compact', 'json']).optional().describe('compact (default) or json')
+  else if (!tool.readOnly) shape.format = z.enum(['compact', 'json']).optional().describe('compact (default) or json')
   if (tool.override) {
     shape.force ??= z.boolean().optional().describe("act on an item someone else holds (needs reason)")
     shape.reason ??= z.string().optional()

@@ -65,7 +65,7 @@ export function inputShapeOf(z: Z, spec: AnySpec): Record<string, Zod.ZodType> {
     const t = typeOf(z, param)
     shape[snake(name)] = (param.required && param.default === undefined ? t : t.optional()).describe(describe(param))
     // Older spellings stay accepted (an unknown key would be dropped silently by the schema).
-    for (const alias of param.aliases ?? []) shape[snake(alias)] = t.optional().describe(`older name of ${snake(name)}`)
+    for (const alias of param.aliases ?? []) shape[snake(alias)] = t.optional().describe(`old name of ${snake(name)}`)
   }
   return shape
 }

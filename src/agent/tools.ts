@@ -68,7 +68,7 @@ const CONNECTION_TOOLS: ToolDef[] = [
     toolset: 'core',
     unqueued: true,
     summary: 'Your inbox records not yet delivered; acknowledged once returned.',
-    description: "Your inbox records not yet delivered (the same ones `tasks mcp --agent` pushes as notifications); they are acknowledged once returned.",
+    description: 'Your inbox records not yet delivered; acknowledged once returned.',
     input: () => ({}),
     run: async ({pollInbox, agent}) => ({agent, ...(await pollInbox())}),
   },
@@ -108,7 +108,7 @@ function toolsetsTool(all: readonly ToolDef[], served: readonly Toolset[]): Tool
     unqueued: true,
     readOnly: true,
     summary: 'The toolsets: which are served here, and the tools the others hold.',
-    description: 'The toolsets of this server: which are served, and for the others what they are for and the tools they hold. To use one, ask for the server to be restarted with `tasks mcp --toolsets core,NAME` (or `all`; `tasks mcp install --toolsets …` writes it into the client config).',
+    description: 'The toolsets: which are served, the tools the others hold; more need a restart with `tasks mcp --toolsets core,NAME`.',
     input: () => ({}),
     compact: (r: {served: string[]; toolsets: typeof rows}) => {
       const w = startDocument('toolsets')
