@@ -184,6 +184,8 @@ export function buildServer(core: McpCore): McpServer {
 
   const tools = toolsFor(options.operations, () => options.engine, options.toolsets ?? DEFAULT_TOOLSETS)
   const hints = {specs: options.operations, served: servedNames(tools)}
+  // Writes answer compactly unless asked for JSON; a write with a `format` of its own keeps its answer.
+  const compactWrites = new Set(tools.filter((t) => !t.readOnly && !t.compact && !('format' in t.input(z))).map((t) => t.name))
   const pollInbox = async () => ({records: notifier ? await notifier.take() : [], source: source?.name ?? 'none'})
   const call = (tool: ToolDef) => async (args: Record<string, unknown>) => {
     // poll_inbox waits for the notifier, whose reads go through the queue: it must not hold the queue itself.
@@ -214,7 +216,7 @@ export function buildServer(core: McpCore): McpServer {
         // Read tools answer in the compact form (docs/compact.md) unless asked for JSON; writes with what the item became.
         if (args.format !== 'json') {
           if (tool.compact) return {content: [{type: 'text' as const, text: tool.compact(result)}]}
-          if (!tool.readOnly) return {content: [{type: 'text' as const, text: compactWrite(tool.name, result)}]}
+          if (compactWrites.has(tool.name)) return {content: [{type: 'text' as const, text: compactWrite(tool.name, result)}]}
         }
         return jsonResult(result)
       } catch (error) {
@@ -289,7 +291,7 @@ export function fullShape(z: ReturnType<typeof loadMcp>['z'], tool: ToolDef): Re
   const shape = tool.input(z)
   if (tool.session) shape.session ??= z.string().optional().describe('the agent session acting (else TASKS_SESSION)')
   if (tool.compact) shape.format = z.enum(['compact', 'json']).optional().describe('compact (default) or json')
-  else if (!tool.readOnly) shape.format = z.enum(['compact', 'json']).optional().describe('compact (default) or json')
+  else if (!tool.readOnly) shape.format ??= z.enum(['compact', 'json']).optional().describe('compact (default) or json')
   if (tool.override) {
     shape.force ??= z.boolean().optional().describe("act on an item someone else holds (needs reason)")
     shape.reason ??= z.string().optional()
