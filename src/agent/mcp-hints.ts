@@ -49,17 +49,18 @@ function toolCall(words: string, specs: readonly AnySpec[], served: ReadonlySet<
     }
   }
   const name = toolName(spec)
-  const call = `${name} {${args.join(', ')}}`
+  const call = `\`${name} {${args.join(', ')}}\``
   return served.has(name) ? call : `${call} (toolset ${spec.toolset}: not served; restart tasks mcp with --toolsets …,${spec.toolset})`
 }
 
 /** `message` as an MCP client reads it; `served` is the names of the tools this server offers. */
 export function mcpMessage(message: string, code: string, specs: readonly AnySpec[], served: ReadonlySet<string>): string {
-  let out = message.replace(/`tasks ([^`]+)`/g, (whole, words: string) => {
-    const call = toolCall(words, specs, served)
-    return call === null ? whole : `\`${call}\``
-  })
-  out = out.replace(/(^|[\s(])--([a-z][a-z-]*)/g, (_m, before: string, flag: string) => `${before}${flag.replace(/-/g, '_')}`)
+  // Bare flags outside quoted commands first (`retry with --if-revision 4`), then the quoted commands.
+  let out = message
+    .split('`')
+    .map((part, i) => (i % 2 === 1 ? part : part.replace(/(^|[\s(])--([a-z][a-z-]*)/g, (_m, before: string, flag: string) => `${before}${flag.replace(/-/g, '_')}`)))
+    .join('`')
+  out = out.replace(/`tasks ([^`]+)`/g, (whole, words: string) => toolCall(words, specs, served) ?? whole)
   const step = NEXT_STEP[code]
   if (step && !out.includes(step.split(' ')[0]!)) out = `${out}; ${step}`
   return out

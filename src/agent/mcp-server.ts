@@ -173,7 +173,7 @@ export function buildServer(core: McpCore): McpServer {
         ...(agent ? {experimental: {[CHANNEL_CAPABILITY]: {}}} : {}),
       },
       instructions:
-        'git-tasks: a shared task list in git. Call `next` to get work (or `list` then `claim`), `heartbeat` while working, `comment` to record evidence, `done` to finish. Errors carry a code (already_claimed, nothing_ready, …) in the JSON text. Read tasks://guide for the full guide.' +
+        'git-tasks: a shared task list in git. Call `next` to get work (or `list` then `claim`), `checkpoint` to record progress (it renews the lease; `heartbeat` only renews), `check_pass` with evidence for each check, `done` to finish, `release` to give it back. Answers are compact text (`format: "json"` for the whole result). Errors carry a code (already_claimed, nothing_ready, …) in the JSON text. `toolsets` lists the tools a restart with --toolsets adds. Read tasks://guide for the full guide.' +
         (agent ? ` ${channelInstructions(agent, options.list)}` : ''),
     },
   )

@@ -3,9 +3,9 @@
  * by default instead of the whole --json object (`format: "json"` asks for
  * that). A write's caller knows what it sent; it needs to know what the
  * item became: the task's id, state, owner, epoch, revision and lease, the
- * commit, and each other field of the result in one line. Long text the
- * caller wrote itself (a checkpoint's summary, a comment's body) is left
- * out; nested lists are counted. Pure: a result in, text out.
+ * commit, each other scalar of the result, and of a nested object its id,
+ * kind and status. Text the caller wrote itself (a checkpoint's summary, a
+ * comment's body, a check's evidence) is left out; nested lists are counted. Pure: a result in, text out.
  */
 import type {TaskView} from '../core/task-view'
 import {type CompactValue, CompactWriter} from './compact'
@@ -14,8 +14,12 @@ import {COMPACT_VERSION, writeTaskTable} from './compact-views'
 /** The fields of a task a write answers with, in this order. */
 const TASK_KEYS = ['state', 'owner', 'epoch', 'revision', 'lease_expires', 'blocked_by', 'waiting'] as const
 
-/** Longer scalars of a nested object are the caller's own text: left to `format: "json"`. */
-const NESTED_MAX = 60
+/**
+ * Of a nested object (the check passed, the checkpoint or comment made),
+ * only what names it and what it became; its text is the caller's own, its
+ * authors and times are in the JSON.
+ */
+const NESTED_KEYS = new Set(['id', 'status', 'kind', 'outcome', 'created', 'changed'])
 
 function shortId(t: {id?: unknown; short_id?: unknown}): string {
   return String(t.short_id ?? t.id ?? '').replace(/^tsk-/, '')
@@ -53,7 +57,7 @@ export function compactWrite(command: string, result: Record<string, unknown>): 
     } else if (typeof value === 'object') {
       for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
         if (isTask(v)) taskLines(w, `${key}.${k}`, v)
-        else if (isScalar(v) && String(v).length <= NESTED_MAX) w.scalar(`${key}.${k}`, k === 'id' || k === 'task' ? String(v ?? '').replace(/^tsk-/, '') : v)
+        else if (NESTED_KEYS.has(k) && isScalar(v)) w.scalar(`${key}.${k}`, k === 'id' ? String(v ?? '').replace(/^tsk-/, '') : v)
       }
     }
   }

@@ -72,5 +72,9 @@ describe('tasks mcp toolsets', () => {
     }
     const bad = await runJson(repo, ['mcp', 'list-tools', '--toolsets', 'nope'], {expect: 2})
     expect(bad.error.code).toBe('usage')
+    // mcp install writes the flag into the client's command line (nothing for the default).
+    const installed = await runJson(repo, ['mcp', 'install', '--toolsets', 'planning,history'])
+    expect(installed.entries[0].server.args).toEqual(['mcp', '--toolsets', 'core,planning,history'])
+    expect((await runJson(repo, ['mcp', 'install'])).entries[0].server.args).toEqual(['mcp'])
   })
 })
