@@ -30,7 +30,7 @@ export interface ListToolsResult {
 export async function listTools(options: Omit<McpOptions, 'agent' | 'inbox' | 'wrapDeliver'>): Promise<ListToolsResult> {
   const {Client} = require('@modelcontextprotocol/sdk/client/index.js') as typeof ClientModule
   const {InMemoryTransport} = require('@modelcontextprotocol/sdk/inMemory.js') as typeof InMemoryModule
-  const defs = new Map(toolsFor(options.operations, () => options.engine).map((t) => [t.name, t]))
+  const defs = new Map(toolsFor(options.operations, () => options.engine, options.toolsets).map((t) => [t.name, t]))
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   const running = await startMcpServer({...options}, serverSide)
   const client = new Client({name: 'tasks-mcp-list-tools', version: options.version})

@@ -23,8 +23,10 @@ import {primeMarkdown} from '../app/prime'
 import {loadMcp} from '../app/lazy-libs'
 import {importLimitBytes} from '../app/interchange'
 import {BoundedStdioTransport} from './stdio-transport'
-import {type ToolDef, toolsFor} from './tools'
-import type {AnySpec, EngineModule} from '../operations/spec'
+import {type ToolDef, servedNames, toolsFor} from './tools'
+import {type AnySpec, DEFAULT_TOOLSETS, type EngineModule, type Toolset} from '../operations/spec'
+import {compactWrite} from '../render/compact-write'
+import {mcpMessage} from './mcp-hints'
 import {type InboxRecord, type InboxSource, inboxSourceFor} from './inbox-source'
 import {InboxNotifier} from './notifier'
 import {CHANNEL_CAPABILITY, CHANNEL_METHOD, channelEvent, channelInstructions} from './channel'
@@ -45,6 +47,8 @@ export interface McpOptions extends SessionOptions {
   engine: EngineModule
   /** The operation table (src/operations/table.ts): one tool per operation. */
   operations: readonly AnySpec[]
+  /** The toolsets served (`--toolsets`, tools.ts parseToolsets); default: core. */
+  toolsets?: readonly Toolset[]
   /** The inbox to drain; default: inboxSourceFor(agent). Tests hand in their own. */
   inbox?: InboxSource
   /** Wraps delivery (tests inject failures). */
@@ -71,10 +75,15 @@ function jsonResult(value: unknown): {content: Array<{type: 'text'; text: string
   return {content: [{type: 'text', text: JSON.stringify(value)}], structuredContent: value as Record<string, unknown>}
 }
 
-/** A failure as the client sees it: a tool error whose text is the CLI's --json error object. */
-function errorResult(error: unknown): {content: Array<{type: 'text'; text: string}>; structuredContent: Record<string, unknown>; isError: true} {
+/**
+ * A failure as the client sees it: a tool error whose text is the CLI's
+ * --json error object, its message naming tools instead of commands when
+ * the server's tools are given (mcp-hints.ts).
+ */
+function errorResult(error: unknown, hints?: {specs: readonly AnySpec[]; served: ReadonlySet<string>}): {content: Array<{type: 'text'; text: string}>; structuredContent: Record<string, unknown>; isError: true} {
   const e = toTasksError(error instanceof Error ? error : new Error(String(error)))
   const body = e.toJSON()
+  if (hints && typeof body.error.message === 'string') body.error.message = mcpMessage(body.error.message, e.code, hints.specs, hints.served)
   return {content: [{type: 'text', text: JSON.stringify(body)}], structuredContent: body, isError: true}
 }
 
@@ -164,7 +173,7 @@ export function buildServer(core: McpCore): McpServer {
         ...(agent ? {experimental: {[CHANNEL_CAPABILITY]: {}}} : {}),
       },
       instructions:
-        'git-tasks: a shared task list in git. Call `next` to get work (or `list` then `claim`), `heartbeat` while working, `comment` to record evidence, `done` to finish. Errors carry a code (already_claimed, nothing_ready, …) in the JSON text. Read tasks://guide for the full guide.' +
+        'git-tasks: a shared task list in git. Call `next` to get work (or `list` then `claim`), `checkpoint` to record progress (it renews the lease; `heartbeat` only renews), `check_pass` with evidence for each check, `done` to finish, `release` to give it back. Answers are compact text (`format: "json"` for the whole result). Errors carry a code (already_claimed, nothing_ready, …) in the JSON text. `toolsets` lists the tools a restart with --toolsets adds. Read tasks://guide for the full guide.' +
         (agent ? ` ${channelInstructions(agent, options.list)}` : ''),
     },
   )
@@ -173,14 +182,20 @@ export function buildServer(core: McpCore): McpServer {
   ;(server as unknown as {createToolError: (message: string) => unknown}).createToolError = (message: string) =>
     errorResult(new UsageError(message.replace(/^MCP error -?\d+: /, ''), {}, 'usage'))
 
+  const tools = toolsFor(options.operations, () => options.engine, options.toolsets ?? DEFAULT_TOOLSETS)
+  const hints = {specs: options.operations, served: servedNames(tools)}
+  // Writes answer compactly unless asked for JSON; a write with a `format` of its own keeps its answer.
+  const compactWrites = new Set(tools.filter((t) => !t.readOnly && !t.compact && !('format' in t.input(z))).map((t) => t.name))
   const pollInbox = async () => ({records: notifier ? await notifier.take() : [], source: source?.name ?? 'none'})
   const call = (tool: ToolDef) => async (args: Record<string, unknown>) => {
     // poll_inbox waits for the notifier, whose reads go through the queue: it must not hold the queue itself.
     if (tool.unqueued) {
       try {
-        return jsonResult((await tool.run({session: null as never, agent, pollInbox}, args)) as Record<string, unknown>)
+        const result = (await tool.run({session: null as never, agent, pollInbox}, args)) as Record<string, unknown>
+        if (tool.compact && args.format !== 'json') return {content: [{type: 'text' as const, text: tool.compact(result)}]}
+        return jsonResult(result)
       } catch (error) {
-        return errorResult(error)
+        return errorResult(error, hints)
       }
     }
     return queue.run(async () => {
@@ -198,22 +213,27 @@ export function buildServer(core: McpCore): McpServer {
         }
         const pub = session.publication()
         if (pub) result = {...result, published: pub.published}
-        // Read tools answer in the compact form (docs/compact.md) unless asked for JSON.
-        if (tool.compact && args.format !== 'json') return {content: [{type: 'text' as const, text: tool.compact(result)}]}
+        // Read tools answer in the compact form (docs/compact.md) unless asked for JSON; writes with what the item became.
+        if (args.format !== 'json') {
+          if (tool.compact) return {content: [{type: 'text' as const, text: tool.compact(result)}]}
+          if (compactWrites.has(tool.name)) return {content: [{type: 'text' as const, text: compactWrite(tool.name, result)}]}
+        }
         return jsonResult(result)
       } catch (error) {
-        return errorResult(error)
+        return errorResult(error, hints)
       }
     })
   }
 
-  for (const tool of toolsFor(options.operations, () => options.engine)) {
+  for (const tool of tools) {
     server.registerTool(
       tool.name,
       {description: tool.description, inputSchema: fullShape(z, tool), annotations: {readOnlyHint: Boolean(tool.readOnly), openWorldHint: false}},
       call(tool) as never,
     )
   }
+
+  leanToolList(server)
 
   const read = <T>(uri: string, work: (s: Session) => Promise<T>, mimeType = 'application/json') =>
     queue.run(async () => {
@@ -240,13 +260,40 @@ export function buildServer(core: McpCore): McpServer {
   return server
 }
 
+/**
+ * tools/list without what costs every agent tokens and tells it nothing:
+ * the `$schema` line of each input schema and the ±2^53 bounds zod writes
+ * for every integer (issue 35: the default tool list within ~3,500 tokens).
+ * The SDK's own handler answers; this only trims its answer.
+ */
+function leanToolList(server: McpServer): void {
+  const handlers = (server.server as unknown as {_requestHandlers?: Map<string, (req: unknown, extra: unknown) => Promise<unknown>>})._requestHandlers
+  const list = handlers?.get('tools/list')
+  if (!handlers || !list) return
+  const trim = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(trim)
+    if (typeof node !== 'object' || node === null) return
+    const o = node as Record<string, unknown>
+    delete o.$schema
+    if (o.minimum === -Number.MAX_SAFE_INTEGER) delete o.minimum
+    if (o.maximum === Number.MAX_SAFE_INTEGER) delete o.maximum
+    for (const v of Object.values(o)) trim(v)
+  }
+  handlers.set('tools/list', async (req, extra) => {
+    const answer = (await list(req, extra)) as {tools?: Array<{inputSchema?: unknown}>}
+    for (const t of answer.tools ?? []) trim(t.inputSchema)
+    return answer
+  })
+}
+
 /** A tool's whole input shape: its operation's parameters and the server's own (session, format, force/reason). */
 export function fullShape(z: ReturnType<typeof loadMcp>['z'], tool: ToolDef): Record<string, import('zod').ZodType> {
   const shape = tool.input(z)
-  if (tool.session) shape.session ??= z.string().optional().describe('the agent session acting (else TASKS_SESSION): a claim records it, `release` with session frees it')
-  if (tool.compact) shape.format = z.enum(['compact', 'json']).optional().describe('compact (default): token-lean lines, docs/compact.md; json: the full JSON of --json')
+  if (tool.session) shape.session ??= z.string().optional().describe('the agent session acting (else TASKS_SESSION)')
+  if (tool.compact) shape.format = z.enum(['compact', 'json']).optional().describe('compact (default) or json')
+  else if (!tool.readOnly) shape.format ??= z.enum(['compact', 'json']).optional().describe('compact (default) or json')
   if (tool.override) {
-    shape.force ??= z.boolean().optional().describe("act on an item held by someone else (needs reason; recorded in history)")
+    shape.force ??= z.boolean().optional().describe("act on an item someone else holds (needs reason)")
     shape.reason ??= z.string().optional()
   }
   return shape

@@ -53,7 +53,8 @@ function typeOf(z: Z, param: Param): Zod.ZodType {
 }
 
 function describe(param: Param): string {
-  return param.kind === 'duration' ? `${param.help} (${DURATION_HINT})` : param.help
+  // The hint once: a help text that already gives the spellings (`90s, 30m`) needs no second copy.
+  return param.kind === 'duration' && !param.help.includes('30m') ? `${param.help} (${DURATION_HINT})` : param.help
 }
 
 /** The input shape of an operation's tool. */
@@ -64,7 +65,7 @@ export function inputShapeOf(z: Z, spec: AnySpec): Record<string, Zod.ZodType> {
     const t = typeOf(z, param)
     shape[snake(name)] = (param.required && param.default === undefined ? t : t.optional()).describe(describe(param))
     // Older spellings stay accepted (an unknown key would be dropped silently by the schema).
-    for (const alias of param.aliases ?? []) shape[snake(alias)] = t.optional().describe(`older name of ${snake(name)}`)
+    for (const alias of param.aliases ?? []) shape[snake(alias)] = t.optional().describe(`old name of ${snake(name)}`)
   }
   return shape
 }
@@ -74,8 +75,10 @@ export function toolOf(spec: AnySpec, engine: () => EngineModule): ToolDef {
   return {
     name: toolName(spec),
     command: spec.name,
+    toolset: spec.toolset,
     summary: spec.summary,
-    description: spec.description ? `${spec.summary} ${spec.description}` : spec.summary,
+    // The one line only: every agent pays for the tool list in tokens (issue 35); the detail is `tasks <command> --help` and tasks://guide.
+    description: spec.summary,
     input: (z) => inputShapeOf(z, spec),
     override: spec.override,
     session: spec.agentSession,

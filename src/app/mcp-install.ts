@@ -78,7 +78,7 @@ export type InstallPlan = Omit<InstallResult, 'written' | 'changed'> & {merge: (
  * into the file. `agents` (--fleet) makes one entry per agent, each
  * `tasks mcp --agent A` under its own key; else one entry `git-tasks`.
  */
-export function installPlan(client: string, options: {repoRoot: string; list: string; agent?: string; agents?: readonly string[]; command?: string}): InstallPlan {
+export function installPlan(client: string, options: {repoRoot: string; list: string; agent?: string; agents?: readonly string[]; command?: string; toolsets?: readonly string[]}): InstallPlan {
   if (!(MCP_CLIENTS as readonly string[]).includes(client)) {
     throw new UsageError(`"${client}" is not a client this knows: use ${MCP_CLIENTS.join(', ')}`, {client, clients: [...MCP_CLIENTS]}, 'usage')
   }
@@ -87,6 +87,8 @@ export function installPlan(client: string, options: {repoRoot: string; list: st
     const args = ['mcp']
     if (options.list !== 'main') args.push('--list', options.list)
     if (agent) args.push('--agent', agent)
+    // The default (core) needs no flag; any other set is written into the client's command line.
+    if (options.toolsets && options.toolsets.join(',') !== 'core') args.push('--toolsets', options.toolsets.join(','))
     // A user-level config serves every project: the server runs in this repository (-C).
     if (spec.scope === 'user') args.unshift('-C', options.repoRoot)
     const server: ServerEntry = {command: options.command ?? 'tasks', args}

@@ -26,6 +26,7 @@ const everyParam = p.string('Repeat every N days, weeks, months or years (1d, 1w
 
 export const add = operation({
   name: 'add',
+  toolset: 'planning',
   summary: 'Add a task.',
   description:
     'With --key, adding again with the same key returns the same task (idempotent). Without a key, a batch or MCP create whose title an open item under the same parent already has (case and spacing aside) returns that item instead of a new one; the command line creates another but warns, naming it. --acceptance and --test add checks in the same commit: done is refused until each passed with evidence.',
@@ -78,6 +79,7 @@ export const add = operation({
 
 export const edit = operation({
   name: 'edit',
+  toolset: 'planning',
   summary: "Change a task's title, description, type, priority, tags or custom fields.",
   description:
     'With no flags on a terminal, opens $VISUAL or $EDITOR (else vi) on the title and description. The title, description and type are the spec: on an item someone else holds (a live claim) changing them needs --force --reason (exit 6 not_owner otherwise). `show ID --revisions` lists every spec change.',
@@ -110,6 +112,7 @@ export const edit = operation({
 
 export const assign = operation({
   name: 'assign',
+  toolset: 'planning',
   summary: 'Reserve tasks for an actor (only they may claim them), or --none to clear.',
   description: 'The last argument is the assignee, as with `mv`; with --none every argument is an id (null over MCP and in batch files). Several ids are one commit, all or nothing.',
   params: {
@@ -130,6 +133,7 @@ export const assign = operation({
 
 export const deps = operation({
   name: 'deps',
+  toolset: 'planning',
   summary: "Replace a task's dependencies (none given: clear them); --blocks adds the inverse edge.",
   description:
     'Missing ids, self-dependencies, cycles and other lists are rejected; duplicates fold into one edge. The dependencies are part of the spec: on an item someone else holds (a live claim) changing them needs --force --reason. --blocks X makes X depend on this task (the same checks, on X: it is X\'s spec that changes); with --blocks and no dependencies listed, the task\'s own dependencies stay as they are.',
@@ -151,6 +155,7 @@ export const deps = operation({
 
 export const comment = operation({
   name: 'comment',
+  toolset: 'core',
   summary: 'Comment on a task: a note, decision, problem, lesson or knowledge.',
   description: 'With neither TEXT nor --file on a terminal, opens $VISUAL or $EDITOR (else vi) for the text.',
   params: {
@@ -178,6 +183,7 @@ export const comment = operation({
 
 export const rm = operation({
   name: 'rm',
+  toolset: 'planning',
   summary: 'Remove tasks, confirmed and with a reason (history keeps them: `restore` brings one back; `cancel` is the soft path).',
   description:
     'Without a terminal (scripts, agents, MCP, batch files) the ids must be repeated with --confirm and a --reason given, else exit 2 and nothing is removed; on a terminal it asks instead (--yes: do not ask). The reason is recorded in the commit (Tasks-Reason) and shown by `tasks log`. A task with sub-items is refused unless --with-subitems, which removes them too. Refused while another task depends on one of them: change that dependency first. Several ids are one commit, all or nothing. To retire work and keep it in the list, `cancel` it instead.',

@@ -18,6 +18,7 @@ function checkOutcome(plan: Plan<{task: {id: string}; check: {id: string}}>): Ba
 
 export const checkAdd = operation({
   name: 'check add',
+  toolset: 'planning',
   summary: 'Add an acceptance criterion or a test to a task; it starts pending.',
   description:
     'The task cannot be done while an active check has not passed with evidence. Give exactly one of --acceptance or --test (`add` takes several of each). Checks are part of the spec: on an item someone else holds (a live claim) adding one needs --force --reason.',
@@ -46,6 +47,7 @@ export const checkAdd = operation({
 
 export const checkPass = operation({
   name: 'check pass',
+  toolset: 'core',
   summary: 'Record that a check passed, with the evidence.',
   params: {id: taskId, check: checkId, evidence: p.string('What shows it passed (a test run, a commit, a URL).').need(), ifRevision, epoch},
   writes: true,
@@ -57,6 +59,7 @@ export const checkPass = operation({
 
 export const checkFail = operation({
   name: 'check fail',
+  toolset: 'planning',
   summary: 'Record that a check failed, with the evidence (kept on the check).',
   params: {id: taskId, check: checkId, evidence: p.string('What shows it failed.').need(), ifRevision, epoch},
   writes: true,
@@ -68,6 +71,7 @@ export const checkFail = operation({
 
 export const checkSupersede = operation({
   name: 'check supersede',
+  toolset: 'planning',
   summary: 'Take a check out of the active set (it keeps its evidence and history).',
   description: 'On an item someone else holds (a live claim) it needs --force (the --reason is also the override\'s).',
   params: {id: taskId, check: checkId, reason: p.string('Why the check no longer applies.').need(), ifRevision, epoch},
@@ -81,6 +85,7 @@ export const checkSupersede = operation({
 
 export const checkList = operation({
   name: 'check list',
+  toolset: 'planning',
   summary: "List a task's checks and what still stands in the way of done.",
   params: {id: taskId},
   writes: false,
@@ -91,6 +96,7 @@ export const checkList = operation({
 
 export const flag = operation({
   name: 'flag',
+  toolset: 'planning',
   summary: 'Flag a task: it cannot be finished, and anyone may take it over from its owner.',
   description: 'Taking the item over (`claim`, `next`, `takeover`) clears the flag and records it; `tasks unflag` clears it by hand.',
   params: {id: taskId, reason: p.string('what is wrong', {positional: true}).need(), ifRevision},
@@ -103,6 +109,7 @@ export const flag = operation({
 
 export const unflag = operation({
   name: 'unflag',
+  toolset: 'planning',
   summary: "Clear a task's flag.",
   params: {id: taskId, ifRevision},
   writes: true,
@@ -114,6 +121,7 @@ export const unflag = operation({
 
 export const prune = operation({
   name: 'prune',
+  toolset: 'admin',
   summary: 'Remove finished items closed longer ago than the retention, in one commit (history keeps them).',
   description:
     'The retention is retention_seconds in config.yaml (7 days) unless --older-than is given. Items a staying item depends on, and parents of staying sub-items, are kept. `tasks restore ID` brings one back.',

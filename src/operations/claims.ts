@@ -9,6 +9,7 @@ import {checkpointSession, epoch, idOf, ifRevision, lease, nextStep, summary, ta
 
 export const claim = operation({
   name: 'claim',
+  toolset: 'core',
   summary: 'Claim a task: it becomes in_progress, owned by you, with a lease.',
   description: 'Atomic: when several agents claim the same item at once exactly one wins; the others exit 4 naming the holder. An expired lease may be claimed again (epoch + 1).',
   params: {id: taskId, lease},
@@ -23,6 +24,7 @@ export const claim = operation({
 
 export const next = operation({
   name: 'next',
+  toolset: 'core',
   summary: 'Claim the next ready task, or resume the one you hold.',
   description:
     'Safe to retry: when you already hold an in-progress item, next hands it back (lease renewed, "resumed": true) instead of taking another; --another takes one more. Otherwise it claims the first ready item: reserved for you first, then by priority, then oldest. Ready means todo, nothing to wait on (its own dependencies and its parent\'s), not reserved for someone else, and no open sub-items; an in-progress item whose lease expired counts too. --json includes the description and the newest comments. Exits 3 when nothing is ready.',
@@ -42,6 +44,7 @@ export const next = operation({
 
 export const heartbeat = operation({
   name: 'heartbeat',
+  toolset: 'core',
   summary: 'Extend the lease on a task you hold.',
   params: {id: taskId, epoch, lease},
   writes: true,
@@ -53,6 +56,7 @@ export const heartbeat = operation({
 
 export const checkpoint = operation({
   name: 'checkpoint',
+  toolset: 'core',
   summary: 'Record progress on a task you hold (what is done, the next step) and renew the lease.',
   description:
     'The checkpoint is a typed comment on the card. `show` and `next --json` return the newest one first, so whoever picks the item up next (after a release, a lost context, an expired lease or a takeover) starts where you stopped.',
@@ -70,6 +74,7 @@ export const checkpoint = operation({
 
 export const done = operation({
   name: 'done',
+  toolset: 'core',
   summary: 'Finish tasks you hold (a ready todo item is claimed and finished in one step).',
   description:
     'Refused while a dependency or a sub-item is unfinished, a check is pending, the item is flagged, or someone else holds it. Several ids are one commit, all or nothing: if one is refused, nothing is written and the error names it. --summary records a last checkpoint in the same commit.',
@@ -85,6 +90,7 @@ export const done = operation({
 
 export const block = operation({
   name: 'block',
+  toolset: 'core',
   summary: 'Mark a task you hold as blocked, with a note saying on what (--on: on whom).',
   description: 'A blocked item can be finished directly once the blocker clears, resumed with claim, or reopened. With --on ACTOR the card is parked on that person (`blocked_on`): `stale` and `remind` leave it alone, and `list --blocked-on ACTOR` is their decision queue; a block without --on is not parked. Claiming, finishing, reopening or cancelling the card clears it.',
   params: {
@@ -104,6 +110,7 @@ export const block = operation({
 
 export const reopen = operation({
   name: 'reopen',
+  toolset: 'planning',
   summary: 'Put tasks back to todo and clear their owners.',
   description: 'Several ids are one commit, all or nothing: if one is refused, nothing is written and the error names it.',
   params: {id: taskIds, epoch},
@@ -117,6 +124,7 @@ export const reopen = operation({
 
 export const release = operation({
   name: 'release',
+  toolset: 'core',
   summary: 'Give claims back (the tasks return to todo), or --all of yours.',
   description:
     'Run `tasks release --all` when an agent session stops so its claims do not wait for their leases to run out. Several ids are one commit, all or nothing. --session releases every item that agent session holds (alone). --summary and --next record a checkpoint in the same commit.',
@@ -163,6 +171,7 @@ export const release = operation({
 
 export const cancel = operation({
   name: 'cancel',
+  toolset: 'planning',
   summary: 'Cancel tasks (final), with a reason; their open sub-items are cancelled too.',
   description: 'Several ids are one commit, all or nothing: if one is refused, nothing is written and the error names it.',
   params: {
@@ -182,6 +191,7 @@ export const cancel = operation({
 // Issue 33: deferred and failed (core/ops/states.ts; docs/model.md, "Deferred and failed").
 export const defer = operation({
   name: 'defer',
+  toolset: 'planning',
   summary: 'Defer a task: not handed out by next, not stale, back to todo after --until (or on reopen).',
   description:
     "Anyone may defer an open item nobody holds live (a lapsed claim is fenced out, epoch + 1); the holder may defer their own. Deferring a deferred item again changes its date and reason. Without --until it stays deferred until `tasks reopen`. The deferral runs out by itself: nothing has to run.",
@@ -202,6 +212,7 @@ export const defer = operation({
 
 export const fail = operation({
   name: 'fail',
+  toolset: 'planning',
   summary: 'Record that a task failed (terminal, unlike cancel it can be reopened), with a reason.',
   description: 'Its open sub-items are cancelled with it. Dependents keep waiting on a failed item, as on a cancelled one: reopen it, or change their dependencies. A parent counts it as finished.',
   params: {
@@ -219,6 +230,7 @@ export const fail = operation({
 
 export const takeover = operation({
   name: 'takeover',
+  toolset: 'coordination',
   summary: "Take over someone else's live claim whose owner will not come back (epoch + 1, recorded).",
   description:
     "For a live claim whose process or host is gone for good; an expired claim is claimed normally (exit 4 otherwise). --confirm repeats the card's id exactly (on a terminal without it, tasks asks for it; a wrong one exits 2, nothing written). --if-revision refuses a card changed since you read it; --lease sets your new lease. Refused for your own claim and when you are at max_claims_per_actor. The old owner's inbox record says the live claim was taken over, and why; its `done --epoch N` (and block, release, heartbeat) is then refused. Only admins when config.yaml lists them.",
@@ -239,6 +251,7 @@ export const takeover = operation({
 
 export const sweep = operation({
   name: 'sweep',
+  toolset: 'coordination',
   summary: 'Reopen in-progress items whose lease expired (owner cleared, assignment kept), in one commit.',
   description:
     "`claim` and `next` do the same in the commit of their claim; run this to do it on its own (from a timer, say). The epoch moves on, so the old owner's --epoch is refused. Blocked items are left alone.",

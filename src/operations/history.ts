@@ -10,6 +10,7 @@ import {lease, taskId} from './common'
 
 export const log = operation({
   name: 'log',
+  toolset: 'history',
   summary: 'The audit log: who did what, when, and why, from the commits of the tasks ref.',
   description:
     'Each event shows what its commit recorded: a forced override and its reason, a takeover and from whom, a renewed lease, the epoch, a block note, a cancel reason, an assignee. With ID, the history of that task, also of one that was removed (see `tasks restore`). Times are local with their offset (JSON: exact ISO-8601). On a terminal the output goes through $TASKS_PAGER, $PAGER or `less -FRX`.',
@@ -31,6 +32,7 @@ export const log = operation({
 
 export const events = operation({
   name: 'events',
+  toolset: 'history',
   summary: 'One event per commit of the tasks ref (op, items and their revisions, actor, time, commit); --follow keeps printing new ones.',
   description:
     "Derived from the commits' trailers, oldest first. With --json, JSON Lines: one event object per line (over MCP: the newest --limit events and their total). --follow watches the ref (online: fetches the remote's list every --interval seconds), survives a non-fast-forward such as a sync merge, and ends cleanly on Ctrl-C. An event is a hint: re-read the item it names.",
@@ -53,6 +55,7 @@ export const events = operation({
 
 export const restore = operation({
   name: 'restore',
+  toolset: 'history',
   summary: 'Bring back a removed task, with its sub-items and comments, as a new commit.',
   description:
     'The task comes back as it was just before `tasks rm` removed it (found through the history: `tasks log ID` shows it). Refused when the id is in the list again, or when its parent is gone (restore the parent first) or finished. Dependencies on items that are gone are dropped, and the output says which.',
@@ -65,6 +68,7 @@ export const restore = operation({
 
 export const undo = operation({
   name: 'undo',
+  toolset: 'history',
   summary: 'Take back your last change to the list, as a new commit.',
   description:
     'Reverts the newest commit whose actor is you (Tasks-Undo: <commit> in the new one). Refused (exit 4, undo_conflict) when a later commit, by anyone, touched the same tasks. Undoing an undo redoes.',
@@ -77,6 +81,7 @@ export const undo = operation({
 
 export const search = operation({
   name: 'search',
+  toolset: 'history',
   summary: 'Search titles, descriptions, comments, tags, and the text and evidence of checks; ranked, with snippets. Coordination sessions that match are listed too.',
   description:
     "Every word must match (prefixes and small typos count); when no task has them all, tasks with any of them are shown. An exact title match comes first, then by relevance (title words weigh most). Each hit says where it matched (fields: title, body, comments, tags, checks, evidence). One page at a time: next_cursor, passed as --cursor with the same query and filters, gives the next. The index is cached under the git directory and updated from the tasks that changed.",
@@ -105,6 +110,7 @@ export const GRAPH_FORMATS = ['svg', 'png', 'mermaid', 'dot', 'json'] as const
 
 export const graph = operation({
   name: 'graph',
+  toolset: 'history',
   summary: 'Draw the dependency graph: SVG, PNG, Mermaid or Graphviz DOT.',
   description:
     'The open items (or with IDs, what they reach through their dependencies and sub-items), coloured by state. The critical path (the longest chain of unfinished work) is red; items ready now are outlined green; sub-items hang from their parent by dashed lines. The format comes from --format, else from the --out file name (.svg, .png, .dot/.gv, .mmd/.mermaid/.md; another name needs --format), else svg; png is drawn into --out only (over MCP: json, the graph itself: nodes, edges, critical_path, frontier; mermaid and dot answer {format, text}).',
@@ -129,6 +135,7 @@ export const graph = operation({
 
 export const exportDocument = operation({
   name: 'export',
+  toolset: 'history',
   summary: 'Write the list (or some cards) as a versioned document: JSON to import elsewhere, or Markdown to read.',
   description:
     'Every card with its description, comments and checks, ids kept, sorted by id; never the claim fencing tokens (epoch). A card named by ID comes with its sub-items, theirs and so on (the whole subtree), so `tasks import` brings back the parent with its plan. The JSON document ("format": "git-tasks/export", "version": 1) is what `tasks import` reads. --json is the same as --format json; md answers {format, text} over MCP.',
@@ -148,6 +155,7 @@ export const exportDocument = operation({
 
 export const importDocument = operation({
   name: 'import',
+  toolset: 'history',
   summary: 'Import a document from `tasks export`, or a Taskwarrior `task export`, as one commit.',
   description:
     'Idempotent by key: cards keep their ids (Taskwarrior tasks get the id of the key taskwarrior:<uuid>), a card that already holds what the file says is left alone, a different one is updated, comments are added once. Importing the same file twice changes nothing. Taskwarrior: pending/waiting/recurring → todo, completed → done, deleted → cancelled, priority H/M/L → 1/2/3, project → tag project:NAME, annotations → comments, depends → dependencies. A progress bar shows on a terminal for large files (never with --json). Give exactly one of FILE or (over MCP) document.',
@@ -171,6 +179,7 @@ export const importDocument = operation({
 
 export const branch = operation({
   name: 'branch',
+  toolset: 'history',
   summary: 'Claim a task and check out task/<short id>-<slug> from HEAD for its work.',
   description:
     'The claim comes first: when it is refused, no branch is created. A branch that exists already is checked out (the claim renewed). Commits on the branch are linked to the card by the hooks (`tasks hooks install`).',
@@ -184,6 +193,7 @@ export const branch = operation({
 
 export const prime = operation({
   name: 'prime',
+  toolset: 'history',
   summary: "A short guide for an agent's system prompt, from the list's current state.",
   description:
     "How to find work, claim, heartbeat, record evidence, finish and what to run on stop, with this list's lease and remote, and what is ready now. --write FILE keeps a marked section of FILE (such as AGENTS.md) current: the rest of the file is left as it is, and the section holds no counts, so it changes only when the setup does.",

@@ -11,6 +11,7 @@ import {taskId} from './common'
 
 export const inbox = operation({
   name: 'inbox',
+  toolset: 'core',
   summary: 'Your inbox: records of changes that concern you, unseen ones, newest last.',
   description:
     "Every change writes, in its own commit, a record for each person it concerns (never the one who made it): owner, assignee, creator, collaborators and subscribers, as the list's notify rules, your preferences and the card say. --as A reads A's inbox (aliases fold into one). `tasks inbox ack ID…|--all` marks records seen.",
@@ -24,6 +25,7 @@ export const inbox = operation({
 
 export const inboxAck = operation({
   name: 'inbox ack',
+  toolset: 'coordination',
   summary: 'Mark inbox records seen (by id, its last 8 characters, or --all).',
   description: 'Seen is an empty marker file beside each record, so acks made on several clones merge without loss.',
   params: {
@@ -41,6 +43,7 @@ const collaborator = p.string('the collaborator', {positional: true}).need()
 
 export const collabAdd = operation({
   name: 'collab add',
+  toolset: 'coordination',
   summary: "Add a collaborator to a task (they get its inbox records as the list's rules say).",
   params: {id: taskId, actor: collaborator},
   writes: true,
@@ -51,6 +54,7 @@ export const collabAdd = operation({
 
 export const collabRm = operation({
   name: 'collab rm',
+  toolset: 'coordination',
   summary: 'Remove a collaborator from a task.',
   params: {id: taskId, actor: collaborator},
   writes: true,
@@ -61,6 +65,7 @@ export const collabRm = operation({
 
 export const watch = operation({
   name: 'watch',
+  toolset: 'coordination',
   summary: 'Subscribe to a task: its changes reach your inbox (tasks inbox).',
   description:
     "Adds you to the card's subscribers and lifts a mute of yours on it. Which events reach subscribers is the list's notify rules (tasks config set notify.EVENT ROLES) and the card's own (tasks notify).",
@@ -73,6 +78,7 @@ export const watch = operation({
 
 export const unwatch = operation({
   name: 'unwatch',
+  toolset: 'coordination',
   summary: 'Unsubscribe from a task; with --mute, get no inbox record about it whatever your role.',
   params: {id: taskId, mute: p.boolean('Also mute the card for you (owner, assignee, creator or collaborator included).')},
   writes: true,
@@ -83,6 +89,7 @@ export const unwatch = operation({
 
 export const notify = operation({
   name: 'notify',
+  toolset: 'coordination',
   summary: "Set who a card's changes notify, replacing the list's rules for it.",
   description:
     "Each RULE is ROLE (every event) or EVENT:ROLE (one event: comment, done, claim, … any op name), ROLE one of owner, assignee, creator, collaborators, subscribers. The rules replace the list's (config.yaml notify) for this card; people still mute or watch events for themselves (tasks actor add --mute/--watch), and `tasks unwatch ID --mute` silences one person on the card. --clear goes back to the list's rules.",
@@ -105,6 +112,7 @@ export const notify = operation({
 
 export const actorList = operation({
   name: 'actor list',
+  toolset: 'coordination',
   summary: "The list's actors: aliases, notification preferences and when each was last seen.",
   params: {},
   writes: false,
@@ -117,6 +125,7 @@ const events = (help: string) => p.strings(help, {helpValue: 'EVENT', greedy: tr
 
 export const actorAdd = operation({
   name: 'actor add',
+  toolset: 'coordination',
   summary: 'Register an actor, or change their notification preferences and aliases.',
   description:
     "An EVENT is an op name (comment, done, claim, assign, … or * for all). --mute EVENT: no inbox record for that event, whatever the role; --watch EVENT: a record for that event on every card where the actor holds any role, whatever the list's rules. --alias NAME makes NAME another name of the actor (tasks actor alias). Running it again updates the entry.",
@@ -136,6 +145,7 @@ export const actorAdd = operation({
 
 export const actorAlias = operation({
   name: 'actor alias',
+  toolset: 'coordination',
   summary: 'Make ALIAS another name of actor ID: one recipient, one inbox, one last_seen.',
   description: "Records for ALIAS then go to ID's inbox and ID's preferences apply; `tasks inbox --as ALIAS` reads ID's inbox. --remove makes ALIAS a name of its own again.",
   params: {
@@ -153,6 +163,7 @@ const olderThan = p.duration('Idle for at least this long: 90m, 2h, 1d (default:
 
 export const stale = operation({
   name: 'stale',
+  toolset: 'coordination',
   summary: 'Work that is not moving: in-progress items without a change, todo items nobody picked up, by owner.',
   description: 'Blocked items (waiting on what their note names) and todo items waiting on unfinished dependencies are left out. A todo item is grouped under its assignee, else under nobody.',
   params: {olderThan},
@@ -164,6 +175,7 @@ export const stale = operation({
 
 export const remind = operation({
   name: 'remind',
+  toolset: 'coordination',
   summary: 'Send each owner of stale work one digest, and escalate cards whose owner is gone to their creator.',
   description:
     'At most one digest per owner per remind_every_seconds (config.yaml, 1 day); a card whose owner has not been seen for escalate_after_seconds (1 day) is escalated to its creator once per streak. What was sent is latched on the ref (reminders/), so clones that sync agree. One pass by default (--once); --every DURATION runs a pass that often until stopped (SIGTERM, Ctrl-C), one daemon per list and repository (a second exits 4 already_running); --install-unit prints a systemd user unit that runs it.',

@@ -10,6 +10,7 @@ export const MCP_PAGE = 50
 
 export const list = operation({
   name: 'list',
+  toolset: 'core',
   summary: 'List tasks (open ones by default), sub-items under their parents.',
   description:
     'STATUS is the state: ready, waiting, reserved, todo, in_progress, stale, blocked, deferred, done, cancelled, failed. WHY BLOCKED shows what waiting items wait on and the note of blocked ones. Every list-valued flag is repeatable and comma-separated. Filters narrow the default open view; --all or --status widens it.',
@@ -58,6 +59,7 @@ export const list = operation({
 
 export const show = operation({
   name: 'show',
+  toolset: 'core',
   summary: 'Show one task: fields, description, comments, dependencies, dependents and sub-items.',
   description: 'The newest checkpoint comes first; checks say which stand in the way of done.',
   params: {

@@ -10,6 +10,7 @@ const scenarioName = p.string('the scenario: its list is refs/tasks/NAME', {posi
 
 export const scenarioStart = operation({
   name: 'scenario start',
+  toolset: 'coordination',
   summary: 'Start a scenario: a new list NAME with one item per member, assigned to it, and the members\' dependencies, in one commit.',
   description:
     "Each --member NAME=TASK gets one item titled TASK, assigned to NAME (reserved for it: the member claims it with `tasks --list SCENARIO next` or `claim`); each --depends MEMBER:UPSTREAM makes MEMBER's item wait for UPSTREAM's (UPSTREAM may be a comma-separated list). The list is created as `init --list NAME` creates one, and the marker scenario.yaml is written with the items. Safe to retry: the same command again returns the scenario as it is and writes nothing (each item's id comes from the key scenario:<member>); other members, tasks or dependencies under the same name are refused (exit 4 scenario_mismatch), nothing written. Online, it publishes through the remote like any change.",
@@ -29,6 +30,7 @@ export const scenarioStart = operation({
 
 export const scenarioStatus = operation({
   name: 'scenario status',
+  toolset: 'coordination',
   summary: "Show a scenario's progress: each member's done/total, state and WAITING ON, and whether the scenario is complete.",
   description:
     "Completion is derived, never declared: a member's items are its seed item, the seed's sub-items, and any other item of the list assigned to it (cancelled ones left out); a member is complete when every one is done, and the scenario when every tracked member is. WAITING ON names the members whose unfinished items the member's seed waits for.",
@@ -41,6 +43,7 @@ export const scenarioStatus = operation({
 
 export const scenarioList = operation({
   name: 'scenario list',
+  toolset: 'coordination',
   summary: 'List the scenarios: the lists here that carry a scenario.yaml, with their members and completion.',
   params: {},
   writes: false,

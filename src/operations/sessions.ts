@@ -14,6 +14,7 @@ const next = p.string('The exact next step, for whoever picks the session up.')
 
 export const sessionCreate = operation({
   name: 'session create',
+  toolset: 'sessions',
   summary: "Create a coordination session: the user's demand (description) and the strategy, across tasks, turns and agents.",
   description:
     'The session starts open (nobody holds it): claim it to coordinate (`session claim`). Tasks join it with `add --session ID`, or when TASKS_SESSION holds its id; sub-items join their parent\'s. Search for an open session first (`session list`, `session search`): resume matching work rather than creating a duplicate.',
@@ -30,6 +31,7 @@ export const sessionCreate = operation({
 
 export const sessionShow = operation({
   name: 'session show',
+  toolset: 'sessions',
   summary: 'Show a coordination session: description, strategy, state, owner, revision, checkpoints (newest first), its tasks and their counts.',
   params: {id: sessionId},
   writes: false,
@@ -40,6 +42,7 @@ export const sessionShow = operation({
 
 export const sessionList = operation({
   name: 'session list',
+  toolset: 'sessions',
   summary: 'List coordination sessions, newest first (open and in_progress by default).',
   description: 'A page at a time: --limit (default 50, 0 for all) and --after the next_cursor of the previous page.',
   params: {
@@ -56,6 +59,7 @@ export const sessionList = operation({
 
 export const sessionSearch = operation({
   name: 'session search',
+  toolset: 'sessions',
   summary: 'Search coordination sessions: titles, descriptions, strategies and checkpoints; ranked.',
   description: 'Every word must match (a word also matches the start of a longer one). Any state unless --state.',
   params: {
@@ -71,6 +75,7 @@ export const sessionSearch = operation({
 
 export const sessionClaim = operation({
   name: 'session claim',
+  toolset: 'sessions',
   summary: 'Claim a coordination session (its own claim and epoch, independent of task claims).',
   description: 'Exactly one claimer wins; the others exit 4 naming the holder. Claiming one you hold renews its lease; a session whose lease ran out may be claimed by anyone (epoch + 1).',
   params: {id: sessionId, lease},
@@ -83,6 +88,7 @@ export const sessionClaim = operation({
 
 export const sessionRevise = operation({
   name: 'session revise',
+  toolset: 'sessions',
   summary: "Revise a session's description or strategy (the holder), with a reason; the revision goes up by one.",
   description: 'With --if-revision N the change applies only if the session is still at revision N (else exit 4 revision_mismatch, nothing written).',
   params: {
@@ -102,6 +108,7 @@ export const sessionRevise = operation({
 
 export const sessionCheckpoint = operation({
   name: 'session checkpoint',
+  toolset: 'sessions',
   summary: 'Record the progress of a session you hold (what is done, the next step) and renew its lease.',
   description: 'Each checkpoint is its own file: checkpoints written on two clones at once are both kept.',
   params: {id: sessionId, summary: summary.need(), next: next.need(), epoch, lease},
@@ -114,6 +121,7 @@ export const sessionCheckpoint = operation({
 
 export const sessionHeartbeat = operation({
   name: 'session heartbeat',
+  toolset: 'sessions',
   summary: 'Extend the lease on a session you hold (never shortens a longer one).',
   params: {id: sessionId, epoch, lease},
   writes: true,
@@ -124,6 +132,7 @@ export const sessionHeartbeat = operation({
 
 export const sessionRelease = operation({
   name: 'session release',
+  toolset: 'sessions',
   summary: 'Give a session back (open again) with its continuation: what is done and the next step.',
   description: 'Release your task claims separately (`release`). Another agent finds the open session, reads its checkpoints and claims it.',
   params: {id: sessionId, summary: summary.need(), next: next.need(), epoch},
@@ -136,6 +145,7 @@ export const sessionRelease = operation({
 
 export const sessionComplete = operation({
   name: 'session complete',
+  toolset: 'sessions',
   summary: 'Complete a session you hold, with a final summary: refused (exit 4) while any of its tasks is not done or cancelled.',
   params: {id: sessionId, summary: p.string('The final summary: what was delivered and how it was checked.').need(), epoch},
   writes: true,
@@ -147,6 +157,7 @@ export const sessionComplete = operation({
 
 export const sessionCancel = operation({
   name: 'session cancel',
+  toolset: 'sessions',
   summary: 'Cancel a session (final), with a reason; its holder is told in their inbox.',
   description: "An open session may be cancelled by anyone; a held one by its holder, by anyone once its lease ran out, or with --force. Its tasks stay as they are.",
   params: {id: sessionId, reason: p.string('Why it is cancelled.', {char: 'r'}).need()},
@@ -159,6 +170,7 @@ export const sessionCancel = operation({
 
 export const sessionTakeover = operation({
   name: 'session takeover',
+  toolset: 'sessions',
   summary: 'Take a held session over from an owner that will not come back (epoch + 1, recorded; the old owner is told).',
   description: 'Only admins when config.yaml lists them. The old owner\'s later writes with --epoch are refused.',
   params: {id: sessionId, reason: p.string('Why (recorded in the history and the old owner\'s inbox).').need(), lease},

@@ -17,6 +17,25 @@ import type {ArgsOf, Params, Surface} from '../core/params'
 
 export type EngineModule = typeof Engine
 
+/**
+ * The MCP toolsets, each with what it is for. `tasks mcp --toolsets` picks
+ * the sets served (default: core, the claim loop); the `toolsets` tool
+ * lists the others, so an agent can ask for a restart with more.
+ */
+export const TOOLSETS = {
+  core: 'the claim loop: list, show, next, claim, heartbeat, checkpoint, check_pass, done, block, release, comment, inbox',
+  planning: 'making and shaping items: add, edit, assign, deps, rm, checks (add, fail, supersede, list), flags, reopen, cancel, defer, fail',
+  coordination: 'working with others: inbox ack, watch, notify, actors, collaborators, stale, remind, takeover, sweep, scenarios',
+  sessions: 'agent work sessions: create, show, list, search, claim, revise, checkpoint, heartbeat, release, complete, cancel, takeover',
+  history: 'the past and other views: log, events, undo, restore, search, graph, export, import, branch, prime',
+  admin: 'the list itself: init, sync, doctor, lists, remote, config, prune, batch',
+} as const
+
+export type Toolset = keyof typeof TOOLSETS
+
+/** The toolsets served when none are named. */
+export const DEFAULT_TOOLSETS: readonly Toolset[] = ['core']
+
 export interface OperationSpec<P extends Params = Params, R = unknown> {
   /** The CLI command, words separated by spaces (`check pass`); the MCP tool is its snake form (`check_pass`). */
   readonly name: string
@@ -31,6 +50,11 @@ export interface OperationSpec<P extends Params = Params, R = unknown> {
   readonly override?: boolean
   /** Takes --session (the agent run acting; a claim records it), applied to the session. */
   readonly agentSession?: boolean
+  /**
+   * The MCP toolset the operation's tool belongs to (TOOLSETS): `tasks mcp`
+   * serves `core` unless --toolsets names more.
+   */
+  readonly toolset: Toolset
   /** The name of the --json result's schema: schemas/output/<result>.schema.json. */
   readonly result: string
   /** Surfaces that leave this operation out (default: all three where the spec says how). */

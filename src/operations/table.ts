@@ -35,6 +35,7 @@ export function batchOperations(): BatchTable {
 
 export const batch = operation({
   name: 'batch',
+  toolset: 'admin',
   summary: 'Apply a list of operations as one commit, or none.',
   description:
     'FILE (- for stdin) is a JSON list of operations: {"op": NAME, …its parameters in snake case}; an add (or a check add) may carry "name": "a", and later items refer to what it made as "$a" wherever an id is expected. Atomic: the first refused operation aborts the batch and nothing is written; --each applies what can be and reports each refused one.',

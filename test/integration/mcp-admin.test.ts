@@ -55,7 +55,7 @@ describe('tasks mcp set-up', () => {
     expect(text.code).toBe(0)
     expect(text.stdout).toMatch(/^claim +.*\n/m)
     expect(text.stdout).toMatch(/^poll_inbox +.*acknowledged once returned/m)
-    const {tools} = await runJson(repo, ['mcp', 'list-tools'], lead)
+    const {tools} = await runJson(repo, ['mcp', 'list-tools', '--toolsets', 'all'], lead)
     const claim = tools.find((t: any) => t.name === 'claim')
     expect(claim).toMatchObject({command: 'claim', read_only: false})
     expect(claim.summary.split('\n')).toHaveLength(1)
@@ -64,7 +64,7 @@ describe('tasks mcp set-up', () => {
     expect(tools.find((t: any) => t.name === 'list')).toMatchObject({read_only: true})
     expect(Object.keys(tools.find((t: any) => t.name === 'list').input_schema.properties)).toContain('format')
     // Needs no repository: the tools are the same anywhere.
-    const elsewhere = await runJson(tempDir('plain-'), ['mcp', 'list-tools'])
+    const elsewhere = await runJson(tempDir('plain-'), ['mcp', 'list-tools', '--toolsets', 'all'])
     expect(elsewhere.tools.map((t: any) => t.name)).toEqual(tools.map((t: any) => t.name))
   })
 

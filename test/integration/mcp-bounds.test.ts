@@ -31,7 +31,7 @@ async function within<T>(work: Promise<T>, ms: number): Promise<T | 'timeout'> {
 }
 
 async function connect(repo: string, env: Record<string, string> = {}): Promise<{client: Client; transport: StdioClientTransport; stderr: () => string}> {
-  const transport = new StdioClientTransport({command: process.execPath, args: [BIN, 'mcp'], cwd: repo, env: {...TEST_ENV, TASKS_ACTOR: 'agent-a', ...env}, stderr: 'pipe'})
+  const transport = new StdioClientTransport({command: process.execPath, args: [BIN, 'mcp', '--toolsets', 'all'], cwd: repo, env: {...TEST_ENV, TASKS_ACTOR: 'agent-a', ...env}, stderr: 'pipe'})
   let stderr = ''
   transport.stderr?.on('data', (b) => (stderr += b))
   const client = new Client({name: 'bounds-client', version: '1'})

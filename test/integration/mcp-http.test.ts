@@ -34,7 +34,7 @@ afterAll(() => {
 /** Start `tasks mcp --http --json …` and wait for the line it prints once it listens. */
 function serve(cwd: string, args: string[], env: Record<string, string> = {}): Promise<{child: ChildProcess; started: any}> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'mcp', '--http', '--port', '0', '--json', ...args], {cwd, env: {...TEST_ENV, ...env}, stdio: ['ignore', 'pipe', 'pipe']})
+    const child = spawn(process.execPath, [BIN, 'mcp', '--http', '--port', '0', '--json', '--toolsets', 'all', ...args], {cwd, env: {...TEST_ENV, ...env}, stdio: ['ignore', 'pipe', 'pipe']})
     children.push(child)
     let out = ''
     let err = ''
@@ -108,7 +108,7 @@ describe('tasks mcp --http on loopback', () => {
     expect(names).toEqual(expect.arrayContaining(['list', 'show', 'add', 'claim', 'done', 'poll_inbox']))
     const listed = (await client.callTool({name: 'list', arguments: {format: 'json'}})) as any
     expect(JSON.parse(listed.content[0].text).tasks.map((t: any) => t.title)).toContain('Serve over HTTP')
-    const added = (await client.callTool({name: 'add', arguments: {title: 'Written over HTTP'}})) as any
+    const added = (await client.callTool({name: 'add', arguments: {title: 'Written over HTTP', format: 'json'}})) as any
     expect(added.isError).toBeFalsy()
     const id = JSON.parse(added.content[0].text).task.id
     expect((await runJson(repo, ['show', id])).task).toMatchObject({title: 'Written over HTTP', created_by: 'agent-a'})

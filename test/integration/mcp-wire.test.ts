@@ -14,6 +14,12 @@ import {ResourceUpdatedNotificationSchema} from '@modelcontextprotocol/sdk/types
 import {z} from 'zod'
 import {BIN, TEST_ENV, cleanupAll, makeRepo, runJson} from '../helpers/cli'
 import {parseCompact} from '../../src/render/compact'
+import {OPERATIONS} from '../../src/operations/table'
+import {toolName} from '../../src/operations/spec'
+
+/** Write tools answer compactly by default (issue 35); these tests read their JSON. */
+const WRITES = new Set(OPERATIONS.filter((s) => s.writes).map(toolName))
+const asJson = (name: string, args: Record<string, unknown>): Record<string, unknown> => (WRITES.has(name) && args.format === undefined ? {...args, format: 'json'} : args)
 
 afterAll(() => cleanupAll())
 
@@ -41,7 +47,7 @@ describe('tasks mcp --agent A, wired', () => {
   const asA = {env: {TASKS_ACTOR: 'agent-a'}}
   const asB = {env: {TASKS_ACTOR: 'agent-b'}}
 
-  const call = async (name: string, args: Record<string, unknown> = {}): Promise<ToolResult> => (await client.callTool({name, arguments: args})) as ToolResult
+  const call = async (name: string, args: Record<string, unknown> = {}): Promise<ToolResult> => (await client.callTool({name, arguments: asJson(name, args)})) as ToolResult
   const json = (r: ToolResult): any => JSON.parse(r.content[0]?.text ?? '')
 
   beforeAll(async () => {
@@ -50,7 +56,7 @@ describe('tasks mcp --agent A, wired', () => {
     task = (await runJson(repo, ['add', 'Wire the inbox', '--tag', 'agent'], asA)).task.id
     await runJson(repo, ['claim', task], asA)
     await runJson(repo, ['inbox', 'ack', '--all'], asA)
-    const transport = new StdioClientTransport({command: process.execPath, args: [BIN, 'mcp', '--agent', 'agent-a', '--poll', '1s'], cwd: repo, env: {...TEST_ENV}, stderr: 'pipe'})
+    const transport = new StdioClientTransport({command: process.execPath, args: [BIN, 'mcp', '--agent', 'agent-a', '--poll', '1s', '--toolsets', 'all'], cwd: repo, env: {...TEST_ENV}, stderr: 'pipe'})
     client = new Client({name: 'agent-a-client', version: '1'})
     client.setNotificationHandler(ChannelSchema, (n) => void messages.push(n.params))
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri))

@@ -10,6 +10,12 @@ import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js'
 import {readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import Ajv from 'ajv'
+import {OPERATIONS} from '../../src/operations/table'
+import {toolName} from '../../src/operations/spec'
+
+/** Write tools answer compactly by default (issue 35); these tests read their JSON. */
+const WRITES = new Set(OPERATIONS.filter((s) => s.writes).map(toolName))
+const asJson = (name: string, args: Record<string, unknown>): Record<string, unknown> => (WRITES.has(name) && args.format === undefined ? {...args, format: 'json'} : args)
 import {BIN, ROOT, TEST_ENV, cleanupAll, gitSync, jsonError, makeBareRepo, makeRepo, run, runJson, tempDir} from '../helpers/cli'
 
 interface Connected {
@@ -18,7 +24,7 @@ interface Connected {
 }
 
 async function connect(cwd: string, actor: string, extraArgs: string[] = [], env: Record<string, string> = {}): Promise<Connected> {
-  const transport = new StdioClientTransport({command: process.execPath, args: [BIN, 'mcp', '--as', actor, ...extraArgs], cwd, env: {...TEST_ENV, ...env}, stderr: 'pipe'})
+  const transport = new StdioClientTransport({command: process.execPath, args: [BIN, 'mcp', '--as', actor, '--toolsets', 'all', ...extraArgs], cwd, env: {...TEST_ENV, ...env}, stderr: 'pipe'})
   const client = new Client({name: 'test-agent', version: '1.0.0'})
   await client.connect(transport)
   return {client, close: () => client.close()}
@@ -27,7 +33,7 @@ async function connect(cwd: string, actor: string, extraArgs: string[] = [], env
 type ToolResult = {isError?: boolean; structuredContent?: any; content: Array<{type: string; text?: string}>}
 
 async function call(c: Connected, name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
-  return (await c.client.callTool({name, arguments: args})) as ToolResult
+  return (await c.client.callTool({name, arguments: asJson(name, args)})) as ToolResult
 }
 
 /** The tool's JSON: the text content parsed (the same object as structuredContent). */

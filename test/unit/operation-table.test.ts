@@ -26,7 +26,7 @@ describe('the operation table', () => {
       throw new Error('not called')
     }).map((t) => t.name)
     const fromTable = OPERATIONS.filter((s) => s.mcp !== false).map(toolName)
-    expect(tools.filter((t) => !fromTable.includes(t))).toEqual(['poll_inbox'])
+    expect(tools.filter((t) => !fromTable.includes(t))).toEqual(['poll_inbox', 'toolsets'])
     // Every operation the MCP server had before the table still has its tool.
     for (const t of ['list', 'show', 'add', 'edit', 'claim', 'next', 'heartbeat', 'done', 'block', 'reopen', 'release', 'cancel', 'comment', 'deps', 'assign', 'sync', 'log', 'search', 'prime', 'checkpoint', 'check_add', 'check_pass', 'check_fail', 'check_supersede', 'check_list', 'flag', 'unflag', 'takeover', 'sweep', 'prune', 'batch', 'inbox', 'inbox_ack', 'collab_add', 'collab_rm', 'watch', 'unwatch', 'notify', 'actor_list', 'actor_add', 'actor_alias', 'stale', 'remind', 'events', 'graph', 'rm', 'restore', 'undo', 'config_list', 'config_get', 'config_set', 'config_unset', 'doctor', 'lists', 'remote', 'remote_set', 'remote_unset', 'init', 'branch', 'export', 'import']) {
       expect(tools, t).toContain(t)

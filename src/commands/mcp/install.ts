@@ -16,12 +16,14 @@ export default class McpInstall extends TasksCommand<InstallResult> {
     client: Flags.string({description: 'The agent client.', options: CLIENTS, default: 'claude-code'}),
     agent: Flags.string({description: 'Start the server as this agent (its inbox is pushed as channel events).', exclusive: ['fleet']}),
     fleet: Flags.boolean({description: "One entry per actor of the list's registry (git-tasks-<agent>), each serving that agent."}),
+    toolsets: Flags.string({description: 'The toolsets the server serves, as for `tasks mcp --toolsets` (default core); written into the entry\'s args.', default: 'core', helpValue: 'SETS'}),
     write: Flags.boolean({description: 'Merge the entries into the config file instead of printing them.'}),
     yes: Flags.boolean({char: 'y', description: 'With --write: do not ask on a terminal.'}),
   }
   static override examples = [
     '<%= config.bin %> mcp install',
     '<%= config.bin %> mcp install --client cursor --write',
+    '<%= config.bin %> mcp install --toolsets core,planning --write',
     '<%= config.bin %> mcp install --client codex --agent agent-7',
     '<%= config.bin %> mcp install --fleet --write --yes',
   ]
@@ -37,7 +39,9 @@ export default class McpInstall extends TasksCommand<InstallResult> {
       agents = (await e.inbox.actorList(await this.openSession())).actors.map((a) => a.id)
       if (agents.length === 0) throw new UsageError(`list ${flags.list} has no actors yet: register the agents with \`tasks actor add NAME\` (or let each run a command once), then run --fleet again`, {list: flags.list}, 'no_actors')
     }
-    const plan = e.mcpInstall.installPlan(flags.client, {repoRoot: root, list: flags.list, agent: flags.agent, agents})
+    const all = e.mcpToolsets.parseToolsets(flags.toolsets)
+    const toolsets = flags.toolsets.split(',').map((s) => s.trim()).includes('all') ? ['all'] : all
+    const plan = e.mcpInstall.installPlan(flags.client, {repoRoot: root, list: flags.list, agent: flags.agent, agents, toolsets})
     const {merge, ...shown} = plan
     void merge
     if (!flags.write) return {...shown, written: false, changed: e.mcpInstall.wouldChange(plan)}
