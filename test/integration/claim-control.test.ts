@@ -145,12 +145,12 @@ describe('over MCP', {timeout: 120_000}, () => {
     const [a, b] = ids as [string, string]
     await runJson(repo, ['config', 'set', 'require_epoch', 'true'], as('alice'))
     await runJson(repo, ['claim', b], as('bob'))
-    const transport = new StdioClientTransport({command: process.execPath, args: [BIN, 'mcp', '--as', 'alice'], cwd: repo, env: {...TEST_ENV}, stderr: 'pipe'})
+    const transport = new StdioClientTransport({command: process.execPath, args: [BIN, 'mcp', '--as', 'alice', '--toolsets', 'all'], cwd: repo, env: {...TEST_ENV}, stderr: 'pipe'})
     const client = new Client({name: 'test-agent', version: '1.0.0'})
     await client.connect(transport)
     try {
       const callTool = async (name: string, args: Record<string, unknown>) => {
-        const r = (await client.callTool({name, arguments: args})) as {isError?: boolean; content: Array<{text?: string}>}
+        const r = (await client.callTool({name, arguments: {format: 'json', ...args}})) as {isError?: boolean; content: Array<{text?: string}>}
         return {error: r.isError === true, body: JSON.parse(r.content[0]?.text ?? '{}')}
       }
       const claimed = await callTool('claim', {id: a, lease: 7200})

@@ -127,12 +127,12 @@ describe('custom fields over MCP and in batch files', {timeout: 120_000}, () => 
   it('MCP add and edit take a fields object (null removes); list filters by field; batch too', async () => {
     const dir = await initializedRepo()
     await runJson(dir, ['config', 'set', 'field.estimate', 'integer'], ALICE)
-    const transport = new StdioClientTransport({command: process.execPath, args: [BIN, 'mcp', '--as', 'bob'], cwd: dir, env: {...TEST_ENV}, stderr: 'pipe'})
+    const transport = new StdioClientTransport({command: process.execPath, args: [BIN, 'mcp', '--as', 'bob', '--toolsets', 'all'], cwd: dir, env: {...TEST_ENV}, stderr: 'pipe'})
     const client = new Client({name: 'test-agent', version: '1.0.0'})
     await client.connect(transport)
     type ToolResult = {isError?: boolean; content: Array<{text?: string}>}
     const call = async (name: string, args: Record<string, unknown>) => {
-      const r = (await client.callTool({name, arguments: args})) as ToolResult
+      const r = (await client.callTool({name, arguments: {format: 'json', ...args}})) as ToolResult
       return {error: r.isError === true, body: JSON.parse(r.content[0]!.text!)}
     }
     try {

@@ -102,12 +102,12 @@ describe('tasks scenario', () => {
   it('over MCP: scenario_start (and its retry), scenario_status, scenario_list from one long-lived server', async () => {
     const repo = makeRepo()
     await runJson(repo, ['init'], as('lead'))
-    const transport = new StdioClientTransport({command: process.execPath, args: [BIN, 'mcp', '--as', 'lead'], cwd: repo, env: TEST_ENV, stderr: 'pipe'})
+    const transport = new StdioClientTransport({command: process.execPath, args: [BIN, 'mcp', '--as', 'lead', '--toolsets', 'all'], cwd: repo, env: TEST_ENV, stderr: 'pipe'})
     const client = new Client({name: 'test-agent', version: '1.0.0'})
     await client.connect(transport)
     try {
       const call = async (name: string, args: Record<string, unknown>) => {
-        const r = (await client.callTool({name, arguments: args})) as {isError?: boolean; content: Array<{text?: string}>}
+        const r = (await client.callTool({name, arguments: {format: 'json', ...args}})) as {isError?: boolean; content: Array<{text?: string}>}
         return {error: r.isError === true, body: JSON.parse(r.content[0]!.text!)}
       }
       const args = {name: 'mcp-run', member: ['api=Build the API', 'ui=Build the UI'], depends: ['ui:api']}

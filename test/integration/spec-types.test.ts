@@ -78,14 +78,14 @@ describe('spec ownership and revisions', {timeout: 120_000}, () => {
     const dir = await initializedRepo()
     const id = (await runJson(dir, ['add', 'Held'], ALICE)).task.id as string
     await runJson(dir, ['claim', id], ALICE)
-    const transport = new StdioClientTransport({command: process.execPath, args: [BIN, 'mcp', '--as', 'bob'], cwd: dir, env: {...TEST_ENV}, stderr: 'pipe'})
+    const transport = new StdioClientTransport({command: process.execPath, args: [BIN, 'mcp', '--as', 'bob', '--toolsets', 'all'], cwd: dir, env: {...TEST_ENV}, stderr: 'pipe'})
     const client = new Client({name: 'test-agent', version: '1.0.0'})
     await client.connect(transport)
     try {
       const refused = (await client.callTool({name: 'edit', arguments: {id, title: 'Hijacked'}})) as {isError?: boolean; content: Array<{text?: string}>}
       expect(refused.isError).toBe(true)
       expect(JSON.parse(refused.content[0]!.text!).error).toMatchObject({code: 'not_owner', exit: 6})
-      const forced = (await client.callTool({name: 'edit', arguments: {id, title: 'Fixed', type: 'bug', force: true, reason: 'on call'}})) as {isError?: boolean; content: Array<{text?: string}>}
+      const forced = (await client.callTool({name: 'edit', arguments: {id, title: 'Fixed', type: 'bug', force: true, reason: 'on call', format: 'json'}})) as {isError?: boolean; content: Array<{text?: string}>}
       expect(forced.isError, forced.content[0]?.text).toBeFalsy()
       expect(JSON.parse(forced.content[0]!.text!).task).toMatchObject({title: 'Fixed', type: 'bug'})
     } finally {
