@@ -215,7 +215,7 @@ export function buildServer(core: McpCore): McpServer {
         if (pub) result = {...result, published: pub.published}
         // Read tools answer in the compact form (docs/compact.md) unless asked for JSON; writes with what the item became.
         if (args.format !== 'json') {
-          if (tool.compact) return {content: [{type: 'text' as const, text: tool.compact(result)}]}
+          if (tool.compact) return {content: [{type: 'text' as const, text: withNextPage(tool.name, result, tool.compact(result))}]}
           if (compactWrites.has(tool.name)) return {content: [{type: 'text' as const, text: compactWrite(tool.name, result)}]}
         }
         return jsonResult(result)
@@ -388,4 +388,15 @@ export async function serveStdio(options: McpOptions): Promise<void> {
   }
   // Nothing may keep a server without a client alive: whatever is still open gets a second to finish.
   setTimeout(() => process.exit(), 1000).unref()
+}
+
+/**
+ * A page that stops before the end says, in the answer itself, how to get
+ * the next one (a model reads the text, not the schema): the same call with
+ * `cursor` set to the page's `next_cursor`.
+ */
+export function withNextPage(tool: string, result: Record<string, unknown>, text: string): string {
+  const cursor = result.next_cursor
+  if (typeof cursor !== 'string' || cursor === '') return text
+  return `${text.replace(/\n*$/, '\n')}# more: call ${tool} again with the same arguments and cursor: "${cursor}"\n`
 }

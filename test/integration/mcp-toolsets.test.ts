@@ -56,6 +56,15 @@ describe('tasks mcp toolsets', () => {
       const done = text(await c.callTool({name: 'done', arguments: {id}}))
       expect(done).toMatch(/^task\.state: done$/m)
       expect(done.length).toBeLessThan(400)
+      // A page that stops short says how to get the next one, and that call gets it.
+      await runJson(repo, ['add', 'Second'])
+      await runJson(repo, ['add', 'Third'])
+      const first = text(await c.callTool({name: 'list', arguments: {limit: 1}}))
+      const cursor = /^# more: call list again with the same arguments and cursor: "([^"]+)"$/m.exec(first)?.[1]
+      expect(cursor).toBeTruthy()
+      const second = text(await c.callTool({name: 'list', arguments: {limit: 1, cursor}}))
+      expect(second).toMatch(/^tasks\[1\]/m)
+      expect(second.split('\n').find((l) => /^[0-9a-z]{4,}\|/.test(l))).not.toBe(first.split('\n').find((l) => /^[0-9a-z]{4,}\|/.test(l)))
     } finally {
       await c.close()
     }
