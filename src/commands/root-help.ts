@@ -26,6 +26,27 @@ const EXIT_LINES: Array<[string, string]> = [
   ['6', 'not permitted: not the owner, claim taken over'],
 ]
 
+/**
+ * The groups `tasks help` lists the commands in, most used first. A command
+ * is placed by its id, or by its topic (`session create` by `session`); a
+ * visible command in none of them is listed under OTHER, and
+ * test/integration/cli-surface.test.ts fails until it is placed.
+ */
+export const HELP_GROUPS: ReadonlyArray<readonly [string, readonly string[]]> = [
+  ['EVERYDAY', ['init', 'add', 'list', 'show', 'edit', 'search', 'claim', 'start', 'next', 'done', 'block', 'reopen', 'cancel', 'comment', 'deps', 'assign', 'rm', 'undo', 'help']],
+  ['AGENTS', ['heartbeat', 'checkpoint', 'release', 'check', 'flag', 'unflag', 'defer', 'fail', 'batch', 'prime', 'mcp', 'session', 'scenario', 'inbox']],
+  ['COLLABORATION', ['collab', 'watch', 'unwatch', 'notify', 'actor', 'stale', 'remind', 'takeover', 'sweep', 'board', 'graph']],
+  ['HISTORY', ['log', 'events', 'restore', 'export', 'import']],
+  ['SHARING AND SERVER', ['sync', 'remote', 'lists', 'branch', 'hooks', 'verify', 'server']],
+  ['ADMINISTRATION', ['config', 'doctor', 'prune', 'completion']],
+]
+
+/** The group of a command id (`session create`: its topic's), or OTHER. */
+export function helpGroupOf(id: string): string {
+  const topic = id.split(' ')[0]!
+  return HELP_GROUPS.find(([, ids]) => ids.includes(id) || ids.includes(topic))?.[0] ?? 'OTHER'
+}
+
 /** Wrap `text` to `width`, indenting continuation lines by `indent` spaces. */
 function wrap(text: string, width: number, indent: number): string {
   const words = text.split(' ')
@@ -41,8 +62,8 @@ function wrap(text: string, width: number, indent: number): string {
   return lines.join(`\n${' '.repeat(indent)}`)
 }
 
-function table(rows: Array<[string, string]>, width: number): string {
-  const left = Math.max(...rows.map(([a]) => a.length)) + 2
+function table(rows: Array<[string, string]>, width: number, leftColumn?: number): string {
+  const left = leftColumn ?? Math.max(...rows.map(([a]) => a.length)) + 2
   return rows.map(([a, b]) => `  ${a.padEnd(left)}${wrap(b, width, left + 2)}`).join('\n')
 }
 
@@ -52,7 +73,25 @@ export function rootHelp(commands: CommandTable, width = 80): string {
     .filter(([, c]) => !c.hidden)
     .map(([id, c]) => [typedId(id), c.summary ?? ''])
   rows.push(...Object.entries(BUILTIN_COMMANDS))
-  rows.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  const left = Math.max(...rows.map(([a]) => a.length)) + 2
+  const groups = new Map<string, Array<[string, string]>>()
+  for (const row of rows) {
+    const group = helpGroupOf(row[0].split(' ').filter((w) => /^[a-z][a-z-]*$/.test(w)).join(' '))
+    groups.set(group, [...(groups.get(group) ?? []), row])
+  }
+  const order = [...HELP_GROUPS.map(([g]) => g), 'OTHER']
+  const sections = order
+    .filter((g) => groups.has(g))
+    .map((g) => {
+      const rows = groups.get(g)!
+      const rank = (id: string) => {
+        const at = HELP_GROUPS.find(([name]) => name === g)?.[1] ?? []
+        const i = at.indexOf(id.split(' ')[0]!)
+        return i === -1 ? at.length : i
+      }
+      rows.sort(([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0))
+      return `COMMANDS: ${g}\n${table(rows, width, left)}`
+    })
   return `${[
     'tasks: a Git-native task tracker for coding agents and the humans who steer them.',
     '',
@@ -60,8 +99,7 @@ export function rootHelp(commands: CommandTable, width = 80): string {
     '  tasks [GLOBAL FLAGS] COMMAND [ARGS] [FLAGS]',
     '  git tasks COMMAND …     the same, as a git subcommand (`git tasks -h` for this help)',
     '',
-    'COMMANDS',
-    table(rows, width),
+    sections.join('\n\n'),
     '',
     'GLOBAL FLAGS (before or after the command)',
     table(GLOBAL_FLAG_LINES, width),
