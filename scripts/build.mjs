@@ -133,6 +133,48 @@ const roff = (name) =>
     '.fi',
     '',
   ].join('\n')
+// One page per command (`man tasks-add`, `man tasks-check-pass`), from the same manifest oclif's help reads:
+// what `tasks help COMMAND` says, laid out as a man page.
+const esc = (text) => String(text ?? '').replace(/\\/g, '\\e').replace(/-/g, '\\-').split('\n').map((l) => (/^[.']/.test(l) ? `\\&${l}` : l)).join('\n')
+const commandRoff = (id, c) => {
+  const words = id.replace(/:/g, ' ')
+  const page = `tasks-${id.replace(/:/g, '-')}`
+  const args = Object.values(c.args ?? {})
+  // The global flags (--json, --list, --as, --offline) are on every command: tasks(1) has them once.
+  const flags = Object.values(c.flags ?? {}).filter((f) => !f.hidden && !['json', 'list', 'as', 'offline', 'help'].includes(f.name))
+  const lines = [
+    `.TH ${page.toUpperCase()} 1 "" "git-tasks ${config.version}" "git-tasks manual"`,
+    '.SH NAME',
+    `${esc(page)} \\- ${esc(c.summary ?? '')}`,
+    '.SH SYNOPSIS',
+    `tasks ${esc(words)}${args.map((a) => ` ${a.required ? '' : '['}${a.name.toUpperCase()}${a.required ? '' : ']'}`).join('')} [FLAGS]`,
+  ]
+  if (c.description) lines.push('.SH DESCRIPTION', esc(c.description))
+  if (args.length) {
+    lines.push('.SH ARGUMENTS')
+    for (const a of args) lines.push('.TP', `\\fB${esc(a.name.toUpperCase())}\\fR`, esc(a.description ?? ''))
+  }
+  if (flags.length) {
+    lines.push('.SH FLAGS')
+    for (const f of flags) {
+      const names = [f.char ? `\\-${f.char}` : '', `\\-\\-${esc(f.name)}`].filter(Boolean).join(', ')
+      lines.push('.TP', `\\fB${names}\\fR${f.type === 'option' ? ' \\fIVALUE\\fR' : ''}`, esc(f.summary ?? f.description ?? ''))
+    }
+  }
+  const examples = (c.examples ?? []).map((e) => (typeof e === 'string' ? e : e.command)).filter(Boolean)
+  if (examples.length) lines.push('.SH EXAMPLES', '.nf', ...examples.map((e) => esc(e.replace(/<%= config\.bin %>/g, 'tasks'))), '.fi')
+  lines.push('.SH GLOBAL FLAGS', '\\-\\-json, \\-\\-list NAME, \\-\\-as ACTOR, \\-\\-offline, \\-C DIR: see tasks(1).')
+  lines.push('.SH SEE ALSO', 'tasks(1), git\\-tasks(1); docs/cli.md', '')
+  return {page, text: lines.join('\n')}
+}
+rmSync(join(root, 'man', 'man1'), {recursive: true, force: true})
 mkdirSync(join(root, 'man', 'man1'), {recursive: true})
 for (const name of ['tasks', 'git-tasks']) writeFileSync(join(root, 'man', 'man1', `${name}.1`), roff(name))
-console.log(`build: dist/tasks.js, dist/engine.js, man/man1/{tasks,git-tasks}.1, oclif.manifest.json (${Object.keys(commands).length} commands)`)
+let pages = 0
+for (const [id, c] of Object.entries(commands)) {
+  if (c.hidden) continue
+  const {page, text} = commandRoff(id, c)
+  writeFileSync(join(root, 'man', 'man1', `${page}.1`), text)
+  pages++
+}
+console.log(`build: dist/tasks.js, dist/engine.js, man/man1/{tasks,git-tasks}.1 and ${pages} command pages, oclif.manifest.json (${Object.keys(commands).length} commands)`)
