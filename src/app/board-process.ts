@@ -186,7 +186,6 @@ export function openBoardLog(files: BoardFiles): number {
   return openSync(files.log, 'a+', 0o600)
 }
 
-export {closeSync as closeBoardLog}
 
 /**
  * The last JSON error a background board wrote to its log before exiting

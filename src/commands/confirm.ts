@@ -43,7 +43,7 @@ export function terminalQuestions(): TerminalQuestions {
 
 /** Anything but y/yes refuses with `not_confirmed` (exit 2, nothing written). */
 function confirmed(answer: string): void {
-  if (!/^\s*y(es)?\s*$/i.test(answer)) throw new UsageError('not confirmed; nothing was removed (pass --yes to skip the question)', {}, 'not_confirmed')
+  if (!/^\s*y(es)?\s*$/i.test(answer)) throw new UsageError('not confirmed; nothing was changed (pass --yes to skip the question)', {}, 'not_confirmed')
 }
 
 /** Ask `question` on the terminal (`on`: a reader already open, for more questions after this one). */

@@ -30,8 +30,6 @@ export const FIELD_TYPES = ['string', 'integer', 'number', 'boolean', 'date'] as
 /** An option of an `enum(…)` type. */
 const ENUM_OPTION_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
 const MAX_ENUM_OPTIONS = 64
-/** scitex-todo's compute-job convention (`--type compute`, docs/model.md): the fields an external writer keeps up to date. */
-export const COMPUTE_FIELDS = ['job_id', 'host', 'command', 'started_at', 'finished_at'] as const
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/
 /** A time as people type it: a date, `T`, hours and minutes, optional seconds and fraction, then Z or an offset. */

@@ -121,11 +121,6 @@ export function movesBetween(from: Status, to: Status | null): TaskMove[] {
   return TASK_MOVES.filter((m) => m.from === from && m.to === to)
 }
 
-/** True when some move changes the status from `from` to `to` (a status change the state machine knows). */
-export function isTransition(from: Status, to: Status): boolean {
-  return from !== to && TASK_MOVES.some((m) => m.from === from && m.to === to)
-}
-
 /** True when `actor` may use an override (--force, a takeover) on a list whose config names `admins`. */
 export function mayOverride(actor: string, admins: readonly string[]): boolean {
   return admins.length === 0 || admins.includes(actor)

@@ -72,9 +72,6 @@ export const SESSION_KEYS = [
 ] as const
 const KNOWN: ReadonlySet<string> = new Set(SESSION_KEYS)
 
-/** The claim's fields: they move together (a merge takes them from one side). */
-export const SESSION_CLAIM_FIELDS = ['owner', 'epoch', 'claimed_at', 'lease_expires'] as const
-
 export interface SessionCheckpoint {
   /** File stem `<yyyymmddThhmmss.mmmZ>-<8 hex>`: sorts by time. */
   id: string

@@ -15,8 +15,8 @@ import {execFileSync, spawnSync} from 'node:child_process'
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-import {BIN, TEST_ENV, cleanupAll, gitSync, makeBareRepo, run, runJson, tempDir} from '../helpers/cli'
-import {cloneOf, gitTry, putFileOnRef, taskPath, tipOf} from '../remote/support'
+import {BIN, TEST_ENV, cleanupAll, gitSync, run, runJson, tempDir} from '../helpers/cli'
+import {gitTry, guarded, putFileOnRef, taskPath, tipOf} from '../remote/support'
 
 afterAll(() => cleanupAll())
 
@@ -24,18 +24,6 @@ const REF = 'refs/tasks/main'
 const ALICE = {TASKS_ACTOR: 'alice'}
 const BOB = {TASKS_ACTOR: 'bob'}
 const HOUR = 3600_000
-
-async function guarded(n: number): Promise<{bare: string; clones: string[]}> {
-  const bare = makeBareRepo()
-  await runJson(tempDir(), ['server', 'install-hook', bare])
-  const clones: string[] = []
-  for (let i = 0; i < n; i++) {
-    const dir = cloneOf(bare)
-    await runJson(dir, ['init', '--remote', 'origin'], {env: ALICE})
-    clones.push(dir)
-  }
-  return {bare, clones}
-}
 
 const field = (text: string, key: string, value: string) => text.replace(new RegExp(`^${key}: .*$`, 'm'), `${key}: ${value}`)
 const show = (clone: string, path: string): string => gitSync(clone, ['cat-file', '-p', `${REF}:${path}`])

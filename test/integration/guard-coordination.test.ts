@@ -6,10 +6,10 @@
  * commit, the file and the rule named.
  */
 import {afterAll, describe, expect, it} from 'vitest'
-import {cleanupAll, gitSync, makeBareRepo, makeRepo, run, runJson, tempDir} from '../helpers/cli'
+import {cleanupAll, gitSync, makeRepo, run, runJson, tempDir} from '../helpers/cli'
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {cloneOf, gitTry, putFileOnRef, taskPath, tipOf} from '../remote/support'
+import {expectForgeriesRefused, gitTry, guarded, putFileOnRef, taskPath, tipOf} from '../remote/support'
 
 afterAll(() => cleanupAll())
 
@@ -18,18 +18,6 @@ const ALICE = {TASKS_ACTOR: 'alice'}
 const BOB = {TASKS_ACTOR: 'bob'}
 const OFF_A = {...ALICE, TASKS_OFFLINE: '1'}
 const OFF_B = {...BOB, TASKS_OFFLINE: '1'}
-
-async function guarded(n: number): Promise<{bare: string; clones: string[]}> {
-  const bare = makeBareRepo()
-  await runJson(tempDir(), ['server', 'install-hook', bare])
-  const clones: string[] = []
-  for (let i = 0; i < n; i++) {
-    const dir = cloneOf(bare)
-    await runJson(dir, ['init', '--remote', 'origin'], {env: ALICE})
-    clones.push(dir)
-  }
-  return {bare, clones}
-}
 
 const files = (clone: string, under: string): string[] => gitSync(clone, ['ls-tree', '-r', '--name-only', REF, '--', under]).split('\n').filter(Boolean)
 const show = (clone: string, path: string): string => gitSync(clone, ['cat-file', '-p', `${REF}:${path}`])
@@ -121,17 +109,7 @@ describe('the guard judges checks, flags, takeovers, inbox records and actor ent
         rule: 'not_own_actor',
       },
     ]
-    for (const k of cases) {
-      gitSync(a, ['update-ref', REF, good])
-      const forged = k.forge()
-      const r = gitTry(a, ['push', 'origin', `${REF}:${REF}`])
-      expect(r.code, k.name).not.toBe(0)
-      expect(r.stderr, k.name).toContain(`commit ${forged.slice(0, 12)}`)
-      expect(r.stderr, k.name).toContain(k.path)
-      expect(r.stderr, k.name).toContain(`[${k.rule}]`)
-      expect(tipOf(bare), k.name).toBe(good)
-    }
-    gitSync(a, ['update-ref', REF, good])
+    expectForgeriesRefused(a, bare, good, cases)
   })
 
   it('accepts the sweep of an expired lease, a release of a stopped session and a prune, as the CLI writes them', async () => {

@@ -11,7 +11,7 @@ import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {TEST_ENV, cleanupAll, gitSync, makeBareRepo, run, runJson, tempDir} from '../helpers/cli'
-import {cloneOf, gitTry, putFileOnRef, taskPath, tipOf} from '../remote/support'
+import {cloneOf, gitTry, guarded, putFileOnRef, taskPath, tipOf} from '../remote/support'
 
 afterAll(() => cleanupAll())
 
@@ -20,20 +20,6 @@ const BOB = {TASKS_ACTOR: 'bob'}
 /** Alice, committing locally only (published later by one sync: one push, one guard run). */
 const OFF = {...ALICE, TASKS_OFFLINE: '1'}
 const REF = 'refs/tasks/main'
-
-/** A guarded bare remote and clones initialised against it (the init push itself passes the guard). */
-async function guarded(n: number): Promise<{bare: string; clones: string[]}> {
-  const bare = makeBareRepo()
-  const installed = await runJson(tempDir(), ['server', 'install-hook', bare])
-  expect(installed.hook.state).toBe('ours')
-  const clones: string[] = []
-  for (let i = 0; i < n; i++) {
-    const dir = cloneOf(bare)
-    await runJson(dir, ['init', '--remote', 'origin'], {env: ALICE})
-    clones.push(dir)
-  }
-  return {bare, clones}
-}
 
 function pushRef(clone: string): {code: number; stderr: string} {
   return gitTry(clone, ['push', 'origin', `${REF}:${REF}`])

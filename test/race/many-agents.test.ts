@@ -21,8 +21,8 @@
  */
 import {afterAll, describe, expect, it} from 'vitest'
 import {type RunResult, cleanupAll, gitSync, run, runJson} from '../helpers/cli'
-import {type FleetLog, describeRun, expectEachOnce, expectHandedTo, expectLinearHistory, expectOneCommitEach, expectStoppedEmpty, history} from './support'
-import {cloneOf, figure, shared, tipOf} from '../remote/support'
+import {type FleetLog, describeRun, fleet, expectEachOnce, expectHandedTo, expectLinearHistory, expectOneCommitEach, expectStoppedEmpty, history} from './support'
+import {cloneOf, figure, tipOf} from '../remote/support'
 
 interface AgentLog extends FleetLog {
   finished: string[]
@@ -49,22 +49,6 @@ async function agent(clone: string, actor: string, limit: number): Promise<Agent
     log.finished.push(id)
   }
   throw new Error(`${actor} was handed more than ${limit} items`)
-}
-
-/** A remote with `agents` clones and `items` ready items, published by one sync. */
-async function fleet(agents: number, items: number): Promise<{bare: string; clones: string[]; ids: string[]}> {
-  const net = await shared(agents)
-  const seeder = net.clones[0]!
-  const ids: string[] = new Array(items)
-  for (let start = 0; start < items; start += 8) {
-    await Promise.all(
-      Array.from({length: Math.min(8, items - start)}, (_, k) => start + k).map(async (i) => {
-        ids[i] = (await runJson(seeder, ['add', `item ${String(i + 1).padStart(3, '0')}`, '--offline', '--as', 'lead'])).task.id
-      }),
-    )
-  }
-  expect((await runJson(seeder, ['sync'])).action).toBe('pushed')
-  return {...net, ids}
 }
 
 /** One agent alone doing the same 2 × items pushes back to back: the serial floor. */

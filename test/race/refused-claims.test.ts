@@ -18,8 +18,8 @@ import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {cleanupAll, gitSync, run, runJson} from '../helpers/cli'
-import {type FleetLog, describeRun, expectEachOnce, expectHandedTo, expectLinearHistory, expectOneCommitEach, expectStoppedEmpty, history} from './support'
-import {expectSchema, figure, shared, tipOf} from '../remote/support'
+import {type FleetLog, describeRun, fleet, expectEachOnce, expectHandedTo, expectLinearHistory, expectOneCommitEach, expectStoppedEmpty, history} from './support'
+import {expectSchema, figure, tipOf} from '../remote/support'
 
 type Refusal = 'pre-receive' | 'update' | 'guard'
 
@@ -50,22 +50,6 @@ function refusedLines(log: string): string[] {
 
 function notePath(clone: string): string {
   return join(clone, '.git', 'git-tasks', 'pending-refused-origin')
-}
-
-/** A remote with `agents` clones and `items` ready items, published by one sync of the first clone. */
-async function fleet(agents: number, items: number): Promise<{bare: string; clones: string[]; ids: string[]}> {
-  const net = await shared(agents)
-  const seeder = net.clones[0]!
-  const ids: string[] = new Array(items)
-  for (let start = 0; start < items; start += 8) {
-    await Promise.all(
-      Array.from({length: Math.min(8, items - start)}, (_, k) => start + k).map(async (i) => {
-        ids[i] = (await runJson(seeder, ['add', `item ${String(i + 1).padStart(3, '0')}`, '--offline', '--as', 'lead'])).task.id
-      }),
-    )
-  }
-  expect((await runJson(seeder, ['sync'])).action).toBe('pushed')
-  return {...net, ids}
 }
 
 /** Two changes of others pending on the remote, written there directly (past the hook): the list looks busy. */

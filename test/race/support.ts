@@ -9,6 +9,7 @@
 import {cpSync} from 'node:fs'
 import {expect} from 'vitest'
 import {type RunResult, gitSync, jsonError, makeRepo, run, runJson, tempDir} from '../helpers/cli'
+import {shared} from '../remote/support'
 
 export const REF = 'refs/tasks/main'
 
@@ -172,3 +173,19 @@ export function expectOneCommitEach(commits: HistoryCommit[], op: string, owner:
 }
 
 export {run, runJson}
+
+/** A remote with `agents` clones and `items` ready items, published by one sync of the first clone. */
+export async function fleet(agents: number, items: number): Promise<{bare: string; clones: string[]; ids: string[]}> {
+  const net = await shared(agents)
+  const seeder = net.clones[0]!
+  const ids: string[] = new Array(items)
+  for (let start = 0; start < items; start += 8) {
+    await Promise.all(
+      Array.from({length: Math.min(8, items - start)}, (_, k) => start + k).map(async (i) => {
+        ids[i] = (await runJson(seeder, ['add', `item ${String(i + 1).padStart(3, '0')}`, '--offline', '--as', 'lead'])).task.id
+      }),
+    )
+  }
+  expect((await runJson(seeder, ['sync'])).action).toBe('pushed')
+  return {...net, ids}
+}

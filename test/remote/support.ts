@@ -249,3 +249,48 @@ export async function gitDaemon(base: string): Promise<GitDaemon> {
     if (attempt >= 3) throw new Error(`git daemon did not start on port ${port}: ${stderr}`)
   }
 }
+
+/**
+ * A bare remote with the server guard installed (`tasks server install-hook`)
+ * and `n` clones, each `tasks init --remote origin` as alice: what the guard
+ * tests push hand-made commits to.
+ */
+export async function guarded(n: number): Promise<{bare: string; clones: string[]}> {
+  const bare = makeBareRepo()
+  const installed = await runJson(tempDir(), ['server', 'install-hook', bare])
+  expect(installed.hook.state).toBe('ours')
+  const clones: string[] = []
+  for (let i = 0; i < n; i++) {
+    const dir = cloneOf(bare)
+    await runJson(dir, ['init', '--remote', 'origin'], {env: {TASKS_ACTOR: 'alice'}})
+    clones.push(dir)
+  }
+  return {bare, clones}
+}
+
+/** A commit made by hand that the guard must refuse: its name, the file it touches, and the rule the refusal names. */
+export interface Forgery {
+  name: string
+  path: string
+  forge: () => string
+  rule: string
+}
+
+/**
+ * Each forgery, made on `base` in `clone` and pushed to `bare`, is refused
+ * by the guard naming the commit, the file and the rule, and the remote's
+ * tip stays `base`; the clone is left at `base`.
+ */
+export function expectForgeriesRefused(clone: string, bare: string, base: string, cases: readonly Forgery[]): void {
+  for (const k of cases) {
+    gitSync(clone, ['update-ref', REF, base])
+    const forged = k.forge()
+    const r = gitTry(clone, ['push', 'origin', `${REF}:${REF}`])
+    expect(r.code, k.name).not.toBe(0)
+    expect(r.stderr, k.name).toContain(`commit ${forged.slice(0, 12)}`)
+    expect(r.stderr, k.name).toContain(k.path)
+    expect(r.stderr, k.name).toContain(`[${k.rule}]`)
+    expect(tipOf(bare), k.name).toBe(base)
+  }
+  gitSync(clone, ['update-ref', REF, base])
+}

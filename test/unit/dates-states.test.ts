@@ -122,3 +122,19 @@ describe('the next instance of a repeat', () => {
     expect(plan.result.next_instance!.due).toBe('2026-04-10')
   })
 })
+
+describe('cancel and fail close a subtree alike (ops/finish-subtree.ts)', () => {
+  it('both clear the lease, the block note and whom a card was parked on, on the card and its open sub-items', async () => {
+    const {failTask} = await import('../../src/core/ops/states')
+    const {cancelTask} = await import('../../src/core/ops/lifecycle')
+    const parent = task({id: 'tsk-parent0001', status: 'blocked', owner: 'alice', epoch: 1, lease_expires: '2099-01-01T00:00:00.000Z', block_note: 'budget', blocked_on: 'bob'})
+    const kid = task({id: 'tsk-child00001', parent: parent.id, status: 'blocked', owner: 'alice', epoch: 1, lease_expires: '2099-01-01T00:00:00.000Z', block_note: 'waits', blocked_on: 'carol'})
+    for (const [op, close] of [['fail', failTask], ['cancel', cancelTask]] as const) {
+      const plan = close(snapshot([parent, kid]), ctx('alice'), {id: parent.id, reason: 'dropped'})
+      const metas = plan.changes.flatMap((c) => (c.kind === 'put-task' ? [c.meta] : []))
+      expect(metas.map((m) => m.id), op).toEqual([parent.id, kid.id])
+      for (const m of metas) expect([m.lease_expires, m.block_note, m.blocked_on], `${op} ${m.id}`).toEqual([undefined, undefined, undefined])
+      expect(metas[1]!.cancel_reason, op).toBe(`parent ${parent.id} ${op === 'fail' ? 'failed' : 'cancelled'}: dropped`)
+    }
+  })
+})

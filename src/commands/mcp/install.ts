@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 import {TasksCommand} from '../base-command'
 import {engine} from '../engine-loader'
 import {confirmOnTerminal} from '../confirm'
+import {interactive} from '../editor'
 import {UsageError} from '../../core/errors'
 import type {InstallResult} from '../../app/mcp-install'
 import type {Terminal} from '../../render/terminal'
@@ -45,7 +46,7 @@ export default class McpInstall extends TasksCommand<InstallResult> {
     const {merge, ...shown} = plan
     void merge
     if (!flags.write) return {...shown, written: false, changed: e.mcpInstall.wouldChange(plan)}
-    if (!flags.yes && process.stdin.isTTY && process.stdout.isTTY && e.mcpInstall.wouldChange(plan)) await confirmOnTerminal(`add ${plan.entries.length === 1 ? 'the git-tasks server' : `${plan.entries.length} git-tasks servers`} to ${plan.path}?`)
+    if (!flags.yes && interactive() && e.mcpInstall.wouldChange(plan)) await confirmOnTerminal(`add ${plan.entries.length === 1 ? 'the git-tasks server' : `${plan.entries.length} git-tasks servers`} to ${plan.path}?`)
     const changed = e.mcpInstall.writeInstall(plan)
     return {...shown, written: true, changed}
   }

@@ -21,6 +21,11 @@ export interface Renewal {
   kept: boolean
 }
 
+/** The later of a lease already held and one asked for (compared as times, whatever their text): a renewal never shortens. */
+export function longerLease(held: string | undefined, asked: string): string {
+  return held !== undefined && Date.parse(held) > Date.parse(asked) ? held : asked
+}
+
 /** The lease `meta`'s holder gets at `now` for `seconds` (default lease_seconds): never earlier than a live lease already runs. */
 export function renewedLease(meta: TaskMeta, now: string, config: ListConfig, seconds?: number): Renewal {
   const asked = leaseUntil(now, seconds ?? config.lease_seconds)

@@ -28,6 +28,7 @@ import {checkActor, checkNote} from '../validation'
 import {assertClaimLimit, assertClaimable, assertEpoch, assertMove, describeWaits, openSubItemsError, overrideTrailers} from './permission'
 import {missingCheckKinds, takesSubItems, taskMove} from '../state-machine'
 import {NO_CLAIM, leaseUntil, revise} from './revision'
+import {FINISH_CLEARS, cancelOpenDescendants} from './finish-subtree'
 import {assertRevision} from '../revision-guard'
 import {type CheckpointText, checkpointChange, checkpointComment} from './checkpoint'
 
@@ -206,14 +207,11 @@ export function cancelTask(snap: Snapshot, ctx: OpContext, args: CancelArgs): Pl
   if (FINISHED.has(meta.status)) {
     throw new ConflictError('not_open', `${meta.id} is already ${meta.status}`, {id: meta.id, status: meta.status})
   }
-  // Every unfinished descendant goes with it (sub-items of sub-items too, when max_depth allows them).
-  const affected = [meta, ...openDescendants(snap, meta.id)]
-  let forced = false
-  // The card's own fencing token; its sub-items go with it (not fenced one by one).
-  for (const t of affected) if (assertMove(snap, t, ctx, 'cancel', 'cancel', t === meta ? args.epoch : null).overridden) forced = true
-  const cancelled = affected.map((t) =>
-    revise(t, ctx, {status: 'cancelled', cancel_reason: t === meta ? reason : `${t.parent === meta.id ? 'parent' : 'ancestor'} ${meta.id} cancelled: ${reason}`, lease_expires: undefined, block_note: undefined, blocked_on: undefined, closed_at: ctx.now}),
-  )
+  // The card's own fencing token; every unfinished descendant goes with it (not fenced one by one).
+  const own = assertMove(snap, meta, ctx, 'cancel', 'cancel', args.epoch).overridden
+  const kids = cancelOpenDescendants(snap, ctx, meta, 'cancelled', reason, 'cancel')
+  const forced = own || kids.forced
+  const cancelled = [revise(meta, ctx, {status: 'cancelled', cancel_reason: reason, ...FINISH_CLEARS, closed_at: ctx.now}), ...kids.cancelled]
   return {
     op: 'cancel',
     subject: {id: meta.id, title: meta.title},

@@ -20,6 +20,7 @@ import {openDescendants} from '../nesting'
 import {parseDateInput, shiftDate, startMs, wokenMeta} from '../dates'
 import {takesSubItems, taskMove} from '../state-machine'
 import {assertMove, overrideTrailers} from './permission'
+import {FINISH_CLEARS, cancelOpenDescendants} from './finish-subtree'
 import {NO_CLAIM, revise} from './revision'
 import {assertRevision} from '../revision-guard'
 
@@ -72,11 +73,9 @@ export function failTask(snap: Snapshot, ctx: OpContext, args: FailArgs): Plan<{
   const reason = checkNote('reason', args.reason, snap.config)
   if (FINISHED.has(meta.status)) throw new ConflictError('not_open', `${meta.id} is already ${meta.status}`, {id: meta.id, status: meta.status})
   const verdict = assertMove(snap, meta, ctx, 'fail', 'fail', args.epoch)
-  let forced = verdict.overridden
-  const kids = openDescendants(snap, meta.id).map((t) => wokenMeta(t, ctx.now))
-  for (const t of kids) if (assertMove(snap, t, ctx, 'cancel', 'fail', null).overridden) forced = true
-  const failed = revise(meta, ctx, {status: 'failed', fail_reason: reason, lease_expires: undefined, block_note: undefined, closed_at: ctx.now})
-  const cancelled = kids.map((t) => revise(t, ctx, {status: 'cancelled', cancel_reason: `${t.parent === meta.id ? 'parent' : 'ancestor'} ${meta.id} failed: ${reason}`, lease_expires: undefined, block_note: undefined, closed_at: ctx.now}))
+  const {cancelled, forced: kidsForced} = cancelOpenDescendants(snap, ctx, meta, 'failed', reason, 'fail')
+  const forced = verdict.overridden || kidsForced
+  const failed = revise(meta, ctx, {status: 'failed', fail_reason: reason, ...FINISH_CLEARS, closed_at: ctx.now})
   return {
     op: 'fail',
     subject: {id: meta.id, title: meta.title},

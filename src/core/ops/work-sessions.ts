@@ -13,6 +13,7 @@ import type {Change, OpContext, Plan} from '../plan'
 import type {Snapshot} from '../snapshot'
 import {type SessionMoveName, judgeSessionMove, sessionMove, sessionStandingOf} from '../state-machine'
 import {FINISHED, type TaskMeta} from '../task'
+import {longerLease} from './lease'
 import {checkBody, checkNote, checkText, checkTitle} from '../validation'
 import {
   SESSION_TERMINAL,
@@ -174,7 +175,7 @@ export function claimSession(snap: Snapshot, ctx: OpContext, args: {id: string; 
   if (SESSION_TERMINAL.has(s.state)) throw new ConflictError('session_finished', `session ${s.id} is ${s.state}; a finished session cannot be claimed`, {id: s.id, state: s.state})
   if (s.state === 'in_progress' && s.owner === ctx.actor) {
     // Claiming what you hold renews the lease (never shortens a longer one).
-    const next = touch(s, ctx, {lease_expires: s.lease_expires && s.lease_expires > lease ? s.lease_expires : lease})
+    const next = touch(s, ctx, {lease_expires: longerLease(s.lease_expires, lease)})
     return sessionPlan('session_claim', s, [putSession(next)], [['Tasks-Epoch', String(next.epoch)], ['Tasks-Renewed', 'yes']], {session: next, checkpoint: null, already_owned: true, took_over_from: null})
   }
   const live = s.state === 'in_progress' && sessionClaimLive(s, ctx.now, snap.config)
@@ -198,7 +199,7 @@ export function heartbeatSession(snap: Snapshot, ctx: OpContext, args: {id: stri
   const s = findSession(snap, args.id)
   assertSessionMove(snap, s, ctx, 'heartbeat', 'renew the lease of', args.epoch)
   const lease = leaseUntil(ctx.now, args.leaseSeconds ?? snap.config.lease_seconds)
-  const next = touch(s, ctx, {lease_expires: s.lease_expires && s.lease_expires > lease ? s.lease_expires : lease})
+  const next = touch(s, ctx, {lease_expires: longerLease(s.lease_expires, lease)})
   return sessionPlan('session_heartbeat', s, [putSession(next)], [['Tasks-Epoch', String(s.epoch)]], {session: next, checkpoint: null})
 }
 
@@ -208,7 +209,7 @@ export function checkpointSession(snap: Snapshot, ctx: OpContext, args: {id: str
   const c = newCheckpoint(s, ctx, 'checkpoint', checkSummary(snap, args.summary), checkNext(snap, args.next))
   // A checkpoint by the holder renews the lease (never shortens a longer one).
   const lease = overridden ? s.lease_expires : leaseUntil(ctx.now, args.leaseSeconds ?? snap.config.lease_seconds)
-  const next = touch(s, ctx, {lease_expires: s.lease_expires && lease && s.lease_expires > lease ? s.lease_expires : lease})
+  const next = touch(s, ctx, {lease_expires: lease ? longerLease(s.lease_expires, lease) : s.lease_expires})
   return sessionPlan('session_checkpoint', s, [putSession(next), putCheckpoint(c)], [['Tasks-Epoch', String(s.epoch)], ...overrideTrailers(ctx, overridden)], {session: next, checkpoint: c})
 }
 
