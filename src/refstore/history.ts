@@ -165,3 +165,41 @@ export async function readCardCommits(cwd: string, ref: string, dir: string): Pr
     }
   })
 }
+
+/** A commit of a list and its committer date (strict ISO-8601). */
+export interface PointInHistory {
+  commit: string
+  date: string
+}
+
+function point(stdout: string): PointInHistory | null {
+  const [commit, date] = stdout.trim().split(' ')
+  return commit && date ? {commit, date} : null
+}
+
+/**
+ * The last commit on `ref`'s first-parent line made at or before `ms`
+ * (committer time): the list as this ref held it then. A side branch that
+ * `sync` merged later is not "the list then"; its merge commit is. Null
+ * when the ref has no commit that old (the root of `tasks init` is dated 0,
+ * so an initialised list always has one).
+ */
+export async function commitAtOrBefore(cwd: string, ref: string, ms: number): Promise<PointInHistory | null> {
+  const r = await git(['log', '-n1', '--first-parent', `--min-age=${Math.floor(ms / 1000)}`, '--format=%H %cI', ref, '--'], {cwd})
+  return r.code === 0 ? point(r.stdout) : null
+}
+
+/**
+ * The commit a hexadecimal prefix names, if it is reachable from `ref`;
+ * `ambiguous` when the prefix names several objects; null when it names
+ * none or one that is not part of the list's history.
+ */
+export async function commitOnRef(cwd: string, ref: string, prefix: string): Promise<PointInHistory | 'ambiguous' | null> {
+  const r = await git(['rev-parse', '--verify', '--end-of-options', `${prefix}^{commit}`], {cwd})
+  if (r.code !== 0) return /ambiguous/i.test(r.stderr) ? 'ambiguous' : null
+  const commit = r.stdout.trim()
+  const reach = await git(['merge-base', '--is-ancestor', commit, ref], {cwd})
+  if (reach.code !== 0) return null
+  const shown = await git(['log', '-n1', '--format=%H %cI', commit, '--'], {cwd})
+  return shown.code === 0 ? point(shown.stdout) : null
+}

@@ -1,0 +1,25 @@
+import {describe, expect, it} from 'vitest'
+import {parseWhen} from '../../src/core/when'
+
+const NOW = Date.parse('2026-12-04T12:00:00Z')
+
+describe('parseWhen', () => {
+  it('reads a duration back from now first, even when it is also hexadecimal', () => {
+    expect(parseWhen('2h', NOW)).toEqual({kind: 'time', input: '2h', at: NOW - 2 * 3600_000})
+    expect(parseWhen('3d', NOW)).toEqual({kind: 'time', input: '3d', at: NOW - 3 * 86_400_000})
+    expect(parseWhen('1d12h', NOW).kind).toBe('time')
+  })
+  it('reads 4 to 40 hex digits as a commit prefix', () => {
+    expect(parseWhen('ABCD12', NOW)).toEqual({kind: 'commit', input: 'ABCD12', prefix: 'abcd12'})
+    expect(parseWhen('a'.repeat(40), NOW).kind).toBe('commit')
+  })
+  it('reads dates and ISO times', () => {
+    expect(parseWhen('2026-11-30T14:00:00Z', NOW)).toEqual({kind: 'time', input: '2026-11-30T14:00:00Z', at: Date.parse('2026-11-30T14:00:00Z')})
+    expect(parseWhen('2026-11-30', NOW).kind).toBe('time')
+  })
+  it('refuses anything else with exit 2 bad_when', () => {
+    for (const bad of ['', 'yesterday', 'abc', 'a'.repeat(41), '2026-13-45x', 'HEAD~1']) {
+      expect(() => parseWhen(bad, NOW, 'at')).toThrow(expect.objectContaining({code: 'bad_when', exitCode: 2}))
+    }
+  })
+})
