@@ -63,18 +63,9 @@ export type MergeNote =
   /** A coordination session's session.md changed on both sides (session-merge.ts). */
   | {kind: 'session_merged'; session: string; message: string}
 
-/** Canonical JSON of a value: object keys sorted, `undefined` as the empty string. */
-export function canon(value: unknown): string {
-  if (value === undefined) return ''
-  return JSON.stringify(value, (_k, v: unknown) => {
-    if (v && typeof v === 'object' && !Array.isArray(v)) {
-      const sorted: Record<string, unknown> = {}
-      for (const k of Object.keys(v as Record<string, unknown>).sort()) sorted[k] = (v as Record<string, unknown>)[k]
-      return sorted
-    }
-    return v
-  })
-}
+import {canon} from '../core/canon'
+
+export {canon}
 
 /** The side that is not `s`. */
 export function otherSide(s: Side): Side {
