@@ -10,6 +10,7 @@ import {neutralize} from './core/untrusted-text'
 import {type CommandTable, resolveArgv} from './commands/argv'
 import {completeWords, idCandidates} from './commands/complete-words'
 import {usageFromParseError} from './commands/parse-errors'
+import {invokedThroughGit, openManPage} from './commands/man-page'
 import {rootHelp} from './commands/root-help'
 import {COMMANDS} from './commands/index'
 
@@ -80,6 +81,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     }
     if (resolved.kind === 'help') {
       if (resolved.words.length === 0) process.stdout.write(rootHelp(table, Math.min(process.stdout.columns || 80, 100)))
+      else if (invokedThroughGit() && !json && (await openManPage(root, resolved.words))) return
       else await run([...resolved.words, '--help'], root)
       return
     }

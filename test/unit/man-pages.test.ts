@@ -28,3 +28,35 @@ describe('man pages', () => {
     expect(page).toContain('.SH EXAMPLES')
   })
 })
+
+describe('git tasks help COMMAND', () => {
+  // Run through git, as a user would: git finds git-tasks on PATH. A stand-in `man` records what it was given.
+  const {execFileSync} = require('node:child_process') as typeof import('node:child_process')
+  const {mkdtempSync, writeFileSync, chmodSync, symlinkSync} = require('node:fs') as typeof import('node:fs')
+  const {tmpdir} = require('node:os') as typeof import('node:os')
+  const gitPath = execFileSync('sh', ['-c', 'command -v git'], {encoding: 'utf8'}).trim()
+
+  function gitTasks(args: string[], withMan: boolean): string {
+    const bin = mkdtempSync(join(tmpdir(), 'man-bin-'))
+    if (withMan) {
+      writeFileSync(join(bin, 'man'), '#!/bin/sh\necho "MAN $*"\n')
+      chmodSync(join(bin, 'man'), 0o755)
+    }
+    symlinkSync(gitPath, join(bin, 'git'))
+    symlinkSync(process.execPath, join(bin, 'node'))
+    // PATH: our bin/ (git-tasks), then git, node and the stand-in man, and nothing else (so no real man).
+    const env = {...process.env, PATH: [join(root, 'bin'), bin].join(':')}
+    return execFileSync(gitPath, ['tasks', ...args], {env, encoding: 'utf8', cwd: tmpdir()})
+  }
+
+  it.skipIf(!existsSync(dir))('opens the command page with man, also for a topic command and for --help', () => {
+    expect(gitTasks(['help', 'add'], true).trim()).toBe(`MAN ${join(dir, 'tasks-add.1')}`)
+    expect(gitTasks(['session', 'create', '--help'], true).trim()).toBe(`MAN ${join(dir, 'tasks-session-create.1')}`)
+  })
+
+  it.skipIf(!existsSync(dir))('prints the help text when there is no man, and always from plain tasks', () => {
+    expect(gitTasks(['help', 'add'], false)).toMatch(/^Add a task\./)
+    const plain = execFileSync(process.execPath, [join(root, 'bin', 'run.js'), 'help', 'add'], {encoding: 'utf8', cwd: tmpdir()})
+    expect(plain).toMatch(/^Add a task\./)
+  })
+})
