@@ -10,6 +10,7 @@
  * stops; `status` and `stop` remove a file whose process is gone (a board
  * killed with SIGKILL, a reboot).
  */
+import {processAlive} from './process-alive'
 import {closeSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {ConflictError, EnvironmentError, UsageError} from '../core/errors'
@@ -73,21 +74,7 @@ export async function boardFiles(cwd: string, list: string): Promise<BoardFiles>
 
 /** Whether process `pid` exists and is (as far as the system says) a `tasks board`. */
 export function boardAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false
-  try {
-    process.kill(pid, 0)
-  } catch {
-    // ESRCH: gone. EPERM: another user's process, so not our board (ours run as us): the pid was reused.
-    return false
-  }
-  // Where the system shows command lines (Linux), a pid reused by another program is not our board, nor is
-  // a zombie waiting to be reaped (its command line is empty).
-  try {
-    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
-    return cmdline.split('\0').includes('board')
-  } catch {
-    return true
-  }
+  return processAlive(pid, 'board')
 }
 
 function readRecord(pidFile: string): BoardRecord | null | 'unreadable' {

@@ -14,6 +14,7 @@
  * SIGINT) ends the wait between passes at once; a pass under way finishes
  * first, so a stop takes at most one pass.
  */
+import {processAlive} from './process-alive'
 import {createHash} from 'node:crypto'
 import {linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync} from 'node:fs'
 import {basename, join} from 'node:path'
@@ -44,18 +45,7 @@ function readHolder(path: string): DaemonHolder | null {
 
 /** Whether `pid` is a live process that can still be a reminder daemon. */
 export function holderAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch (error) {
-    // EPERM: alive, someone else's.
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false
-  }
-  // A reused pid: where /proc says what the process runs, it must be a remind.
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('remind')
-  } catch {
-    return true
-  }
+  return processAlive(pid, 'remind')
 }
 
 export interface RemindLock {

@@ -18,6 +18,7 @@
  * handled on its own: a failure is written to the hooks log and the next
  * line goes on. Nothing here ever reaches the terminal of `git commit`.
  */
+import {processAlive} from '../app/process-alive'
 import {appendFileSync, closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 import {commitTrailers, linkCommit, linkTargets, linksCommit, type LinkedCommit} from '../core/commit-link'
@@ -257,7 +258,7 @@ class RunContext {
     // Checked when the queue was read; checked again here, next to the git calls they reach.
     if (!isSha(localSha) || ZERO.test(localSha) || !isSha(remoteSha) || !isRefName(remoteRef)) return
     const started = Date.now()
-    while (Number.isSafeInteger(pid) && pid > 1 && alive(pid) && Date.now() - started < PUSH_WAIT_MS) await sleep(100)
+    while (Number.isSafeInteger(pid) && pid > 1 && processAlive(pid) && Date.now() - started < PUSH_WAIT_MS) await sleep(100)
     const branch = remoteRef.startsWith('refs/heads/') ? remoteRef.slice('refs/heads/'.length) : null
     const named = await this.isConfiguredRemote(remote)
     const tracking = named && branch ? `refs/remotes/${remote}/${branch}` : null
@@ -338,14 +339,6 @@ class RunContext {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms))
