@@ -9,11 +9,11 @@
  * to pending. Pure: values in, values out.
  */
 import {createHash} from 'node:crypto'
-import {validateCheck, type Validator} from '../generated/validators'
+import {validateCheck} from '../generated/validators'
 import {parseFrontmatterYaml, serialiseFrontmatter, splitFrontmatter} from './frontmatter'
 import {NotFoundError, UsageError} from './errors'
 import {base32, taskDir} from './ids'
-import type {Parsed} from './task-file'
+import {type Parsed, schemaError} from './task-file'
 
 export const CHECK_KINDS = ['acceptance', 'test'] as const
 export type CheckKind = (typeof CHECK_KINDS)[number]
@@ -124,12 +124,6 @@ export function findCheck(checks: readonly Check[], task: string, input: string)
   throw new NotFoundError('check_not_found', `${task} has no check ${input}`, {task, check: input})
 }
 
-function schemaError(v: Validator): string {
-  const e = v.errors?.[0]
-  if (!e) return 'does not match its schema'
-  const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : 'frontmatter'
-  return `${where} ${e.message ?? 'is invalid'}`
-}
 
 /** Parse a check file of task `task` stored as `checks/<id>.md`. */
 export function parseCheckFile(text: string, task: string, id: string): Parsed<Check> {

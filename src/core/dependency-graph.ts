@@ -6,6 +6,13 @@
 import {ConflictError, InvalidError} from './errors'
 import {type Snapshot, resolve, tablesOf, taskMeta} from './snapshot'
 
+/** Exit 5 `cross_list_dependency` when `input` names an item of another list (`LIST:tsk-…`): dependencies stay within one. */
+export function refuseCrossList(input: string): void {
+  if (/^[A-Za-z0-9._-]+:tsk-/i.test(input.trim())) {
+    throw new InvalidError('cross_list_dependency', `"${input}" names another list: dependencies stay within one list`, {input})
+  }
+}
+
 /**
  * Resolve and validate a replacement dependency set for `id`.
  * Returns sorted, de-duplicated stored ids.
@@ -13,9 +20,7 @@ import {type Snapshot, resolve, tablesOf, taskMeta} from './snapshot'
 export function checkDependencies(snap: Snapshot, id: string, inputs: readonly string[]): string[] {
   const deps = new Set<string>()
   for (const input of inputs) {
-    if (/^[A-Za-z0-9._-]+:tsk-/i.test(input.trim())) {
-      throw new InvalidError('cross_list_dependency', `"${input}" names another list: dependencies stay within one list`, {input})
-    }
+    refuseCrossList(input)
     const dep = resolve(snap, input)
     taskMeta(snap, dep) // a broken file cannot be depended on
     if (dep === id) throw new InvalidError('self_dependency', `${id} cannot depend on itself`, {id})

@@ -201,12 +201,7 @@ export function applyFieldEdits(current: Readonly<Fields> | undefined, args: Fie
     if (set.has(key)) throw badField(`field ${key} is both set and removed`, {key})
     unset.add(key)
   }
-  for (const pair of args.field ?? []) {
-    const at = pair.indexOf('=')
-    if (at <= 0) throw badField(`--field takes KEY=VALUE, not "${pair.slice(0, 200)}"`, {field: pair.slice(0, 200)})
-    const key = checkFieldKey(pair.slice(0, at).trim())
-    put(key, parseFieldText(key, pair.slice(at + 1), config))
-  }
+  for (const {key, value} of parseFieldFilters(args.field ?? [], config)) put(key, value)
   const obj = args.fields
   if (obj !== undefined && obj !== null) {
     if (typeof obj !== 'object' || Array.isArray(obj)) throw badField('"fields" is an object of field names to values', {})
@@ -254,7 +249,11 @@ export interface FieldFilter {
   value: FieldValue
 }
 
-/** The filters of `list --field` (all must match), read like `--field` on add: a bad key or a value its type refuses is exit 5. */
+/**
+ * `--field KEY=VALUE` pairs read as the store would hold them: the filters of
+ * `list --field` (all must match) and the values `add`/`edit --field` set. A
+ * pair without `=`, a bad key or a value its type refuses is exit 5.
+ */
 export function parseFieldFilters(pairs: readonly string[], config: Pick<ListConfig, 'fields'>): FieldFilter[] {
   return pairs.map((pair) => {
     const at = pair.indexOf('=')

@@ -10,9 +10,9 @@
  *   reminders/cards/<id>.yaml         the streak a card was last escalated for
  */
 import {createHash} from 'node:crypto'
-import {validateActor, validateInbox, validateReminder, type Validator} from '../generated/validators'
+import {validateActor, validateInbox, validateReminder} from '../generated/validators'
 import {parseCanonical, parseFrontmatterYaml, serialiseFrontmatter, splitFrontmatter} from './frontmatter'
-import type {Parsed} from './task-file'
+import {type Parsed, schemaError} from './task-file'
 import {parseYamlStrictly} from './yaml-loader'
 
 export const ACTORS_DIR = 'actors'
@@ -41,11 +41,6 @@ export const cardLatchPath = (id: string): string => `${REMINDERS_DIR}/cards/${i
 /** A record's file stem: `<yyyymmddThhmmss.mmmZ>-<8 hex>`. */
 export const RECORD_STEM_RE = /^\d{8}T\d{6}(?:\.\d{1,3})?Z-[0-9a-f]{8}$/
 
-function schemaError(v: Validator): string {
-  const e = v.errors?.[0]
-  if (!e) return 'does not match its schema'
-  return `${e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : 'file'} ${e.message ?? 'is invalid'}`
-}
 
 // ------------------------------------------------------------------ records
 
@@ -82,7 +77,7 @@ export function parseRecord(text: string, id: string): Parsed<InboxRecord> {
   const parsed = parseFrontmatterYaml(split.frontmatter)
   if ('error' in parsed) return {ok: false, error: parsed.error}
   const f = parsed.fields as Record<string, unknown>
-  if (!validateInbox(f)) return {ok: false, error: schemaError(validateInbox)}
+  if (!validateInbox(f)) return {ok: false, error: schemaError(validateInbox, 'file')}
   return {
     ok: true,
     value: {
@@ -140,7 +135,7 @@ export function serialiseActor(a: ActorEntry): string {
 export function parseActor(text: string): Parsed<ActorEntry> {
   const parsed = parseMapping(text)
   if ('error' in parsed) return {ok: false, error: parsed.error}
-  if (!validateActor(parsed.value)) return {ok: false, error: schemaError(validateActor)}
+  if (!validateActor(parsed.value)) return {ok: false, error: schemaError(validateActor, 'file')}
   return {ok: true, value: parsed.value as ActorEntry}
 }
 
@@ -168,7 +163,7 @@ export function serialiseLatch(l: ReminderLatch): string {
 export function parseLatch(text: string): Parsed<ReminderLatch> {
   const parsed = parseMapping(text)
   if ('error' in parsed) return {ok: false, error: parsed.error}
-  if (!validateReminder(parsed.value ?? {})) return {ok: false, error: schemaError(validateReminder)}
+  if (!validateReminder(parsed.value ?? {})) return {ok: false, error: schemaError(validateReminder, 'file')}
   return {ok: true, value: (parsed.value ?? {}) as ReminderLatch}
 }
 

@@ -13,6 +13,7 @@ import {validateScenario} from '../generated/validators'
 import {InvalidError, UsageError} from './errors'
 import {serialiseFrontmatter} from './frontmatter'
 import {idFromSeed, keyedSeed} from './ids'
+import {descendantIds} from './nesting'
 import {derivedState, waitReasons} from './readiness'
 import {type Snapshot, shardBlocked, tablesOf} from './snapshot'
 import type {Parsed} from './task-file'
@@ -205,22 +206,6 @@ export interface ScenarioStatus {
   complete: boolean
 }
 
-/** Every id under `id` (sub-items at any depth). */
-function descendants(snap: Snapshot, id: string): string[] {
-  const out: string[] = []
-  const tables = tablesOf(snap)
-  const stack = [...tables.children(id)]
-  const seen = new Set<string>()
-  while (stack.length > 0) {
-    const c = stack.pop()!
-    if (seen.has(c)) continue
-    seen.add(c)
-    out.push(c)
-    stack.push(...tables.children(c))
-  }
-  return out
-}
-
 /** The status of a scenario on `snap`, its members' states as each member sees its own work. */
 export function scenarioStatus(snap: Snapshot, file: ScenarioFile, now: string): ScenarioStatus {
   const seedOwner = new Map(file.members.map((m) => [m.item, m.name]))
@@ -236,7 +221,7 @@ export function scenarioStatus(snap: Snapshot, file: ScenarioFile, now: string):
   let total = 0
   const rows: MemberStatus[] = file.members.map((m) => {
     const seed = snap.tasks.get(m.item)?.meta
-    const ids = new Set<string>([...(seed ? [m.item, ...descendants(snap, m.item)] : []), ...(assigned.get(m.name) ?? [])])
+    const ids = new Set<string>([...(seed ? [m.item, ...descendantIds(snap, m.item)] : []), ...(assigned.get(m.name) ?? [])])
     const metas = [...ids].flatMap((id) => snap.tasks.get(id)?.meta ?? []).filter((t) => t.status !== 'cancelled')
     const mine = {done: metas.filter((t) => t.status === 'done').length, total: metas.length}
     for (const t of metas) {

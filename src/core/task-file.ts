@@ -38,10 +38,11 @@ function checkWritable(text: string, what: string): string {
   return text
 }
 
-function schemaError(v: Validator): string {
+/** The first schema error of `v` in words: where (a dotted path, else `whole`) and what is wrong. */
+export function schemaError(v: Validator, whole = 'frontmatter'): string {
   const e = v.errors?.[0]
   if (!e) return 'does not match its schema'
-  const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : 'frontmatter'
+  const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : whole
   return `${where} ${e.message ?? 'is invalid'}`
 }
 

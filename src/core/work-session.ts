@@ -14,12 +14,12 @@
  * context. Values only; no I/O.
  */
 import {createHash} from 'node:crypto'
-import {validateSession, validateSessionCheckpoint, type Validator} from '../generated/validators'
+import {validateSession, validateSessionCheckpoint} from '../generated/validators'
 import {parseFrontmatterYaml, serialiseFrontmatter, splitFrontmatter} from './frontmatter'
-import {shardOf} from './ids'
+import {base32, shardOf} from './ids'
 import {claimLiveAt, leaseEndMs} from './readiness'
 import type {ListConfig} from './task'
-import type {Parsed} from './task-file'
+import {type Parsed, schemaError} from './task-file'
 import {FORBIDDEN_KEYS} from './yaml-loader'
 
 export const SESSION_ID_PREFIX = 'ses-'
@@ -99,12 +99,8 @@ export function isSessionId(text: string): boolean {
 
 /** A new session's id from the call's entropy, avoiding `taken` ids. */
 export function newSessionId(entropy: string, taken: (id: string) => boolean): string {
-  const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'
   for (let round = 0; ; round++) {
-    const digest = createHash('sha256').update(`session\0${entropy}\0${round}`).digest()
-    let body = ''
-    for (let i = 0; i < 10; i++) body += ALPHABET[digest[i]! & 31]
-    const id = SESSION_ID_PREFIX + body
+    const id = SESSION_ID_PREFIX + base32(createHash('sha256').update(`session\0${entropy}\0${round}`).digest()).slice(0, 10)
     if (!taken(id)) return id
   }
 }
@@ -114,12 +110,6 @@ export function sessionClaimLive(s: Pick<WorkSession, 'owner' | 'state' | 'lease
   return claimLiveAt(s.owner, s.state === 'in_progress' ? 'in_progress' : s.state, leaseEndMs(s.lease_expires), Date.parse(now), config)
 }
 
-function schemaError(v: Validator): string {
-  const e = v.errors?.[0]
-  if (!e) return 'does not match its schema'
-  const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : 'frontmatter'
-  return `${where} ${e.message ?? 'is invalid'}`
-}
 
 /** Parse session.md; `expectedId` is the directory it was found in. */
 export function parseSessionFile(text: string, expectedId?: string): Parsed<WorkSession> {

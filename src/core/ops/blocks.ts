@@ -9,6 +9,7 @@
  * the caller's one plan: a refusal writes nothing. Pure.
  */
 import {withChanges} from '../apply'
+import {refuseCrossList} from '../dependency-graph'
 import {InvalidError} from '../errors'
 import type {Change, OpContext, Plan} from '../plan'
 import {type Snapshot, lookup, resolve} from '../snapshot'
@@ -30,9 +31,7 @@ export function inverseEdges(snap: Snapshot, ctx: OpContext, args: {id: string; 
   const blocks: string[] = []
   let view = snap
   for (const input of args.blocks) {
-    if (/^[A-Za-z0-9._-]+:tsk-/i.test(input.trim())) {
-      throw new InvalidError('cross_list_dependency', `"${input}" names another list: dependencies stay within one list`, {input})
-    }
+    refuseCrossList(input)
     const target = resolve(view, input)
     if (target === args.id) throw new InvalidError('self_dependency', `${args.id} cannot block itself`, {id: args.id})
     const meta = view.tasks.get(target)?.meta
