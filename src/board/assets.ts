@@ -562,8 +562,12 @@ button.more { width:100%; color:var(--muted); }
 .composer { display:flex; flex-direction:column; gap:.3rem; align-items:flex-start; }
 .edit summary, .history-section summary { cursor:pointer; color:var(--muted); }
 @media (max-width: 760px) {
-  .task-layout { grid-template-columns:minmax(0, 1fr); }
-  .side { order:-1; }
+  /* One column: the actions under the title, then description, thread and composer, then the properties. */
+  .task-layout { grid-template-columns:minmax(0, 1fr); gap:1rem; }
+  .side { display:contents; }
+  .side .actions.big { order:-1; margin:0; }
+  .side .props { order:1; background:#fff; border:1px solid var(--line); border-radius:6px; padding:.6rem .8rem; min-width:0; }
+  .side .props > h2:first-child, .side .props > dl:first-child { margin-top:0; }
 }
 .task h1 .sid { font-family:ui-monospace, monospace; color:var(--muted); }
 .fields { display:grid; grid-template-columns:max-content 1fr; gap:.2rem 1rem; }

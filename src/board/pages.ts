@@ -306,13 +306,13 @@ export function taskPage(ctx: PageContext, d: ShowResult, history: LogResult, ma
     ? `<ul class="checks">${live.map((c) => `<li class="check check-${esc(c.status)}"><span class="badge ${c.status === 'passed' ? 'ok' : c.status === 'failed' ? 'flag' : 'warn'}">${esc(c.status)}</span> <span class="muted">${esc(c.kind)}</span> ${esc(c.text)}${c.evidence ? `<div class="muted evidence">${esc(c.evidence)}</div>` : ''}</li>`).join('')}</ul>`
     : '<p class="muted">none</p>'
   // The side column: what the card is (properties), then its place in the plan (checks, dependencies, sub-items).
-  const side = `<aside class="side" aria-label="properties">${buttons}
+  const side = `<aside class="side" aria-label="properties">${buttons}<div class="props">
 <dl class="fields">${fields.map(([k, v]) => `<dt>${k}</dt><dd>${k === 'parent' && t.parent ? `<a href="/task/${esc(t.parent)}">${esc(v)}</a>` : esc(v)}</dd>`).join('')}${extraBadges(t) ? `<dt>marks</dt><dd>${extraBadges(t)}</dd>` : ''}</dl>
 <h2>Checks</h2>${checks}
 <h2>Depends on</h2>${brief(d.dependencies)}
 <h2>Dependents</h2>${brief(d.dependents)}
 <h2>Sub-items</h2>${brief(d.subitems)}
-</aside>`
+</div></aside>`
   return `<article class="task state-${esc(t.state)}" data-id="${esc(t.id)}">
 <p class="crumbs"><a href="/">← board</a></p>
 <h1><span class="sid">${esc(t.short_id)}</span> ${esc(t.title)}</h1>

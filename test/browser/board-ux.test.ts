@@ -188,8 +188,12 @@ describe('the board people use (Chromium)', () => {
     expect(await page.locator('aside.side h2').allTextContents()).toEqual(['Checks', 'Depends on', 'Dependents', 'Sub-items'])
 
     await page.setViewportSize({width: 390, height: 844})
-    const [main, aside] = [await box('.task-main'), await box('aside.side')]
-    expect(Math.abs(main.x - aside.x)).toBeLessThan(2) // stacked
+    // Stacked: the actions under the title, then description, thread, composer, then the properties, all one width.
+    const [actions, desc, form, props] = [await box('aside .actions'), await box('.description'), await box('form[data-form="comment"]'), await box('aside .props')]
+    expect(actions.y).toBeLessThan(desc.y)
+    expect(form.y).toBeLessThan(props.y)
+    expect(Math.abs(desc.x - props.x)).toBeLessThan(2)
+    expect(Math.abs(desc.width - props.width)).toBeLessThan(2)
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
     await page.close()
   })
