@@ -100,6 +100,12 @@ export const BOARD_JS = String.raw`(() => {
           // Never throw away what the person typed: while a form holds unsent text, wait and try again.
           // (A card's selection box is not text: the selection is kept across the swap.)
           const dirty = [...main.querySelectorAll('input:not([type="checkbox"]), textarea')].some((el) => el.value !== el.defaultValue)
+          // Nor pull a card from under a drag in progress.
+          if (document.body.classList.contains('is-dragging')) {
+            clearTimeout(retry)
+            retry = setTimeout(refresh, 1000)
+            return
+          }
           if (dirty) {
             live.textContent = 'changes waiting (a form holds unsent text)'
             clearTimeout(retry)
@@ -284,7 +290,9 @@ export const BOARD_JS = String.raw`(() => {
       if (moved && document.activeElement === document.body) focusCard(moved)
       return
     }
-    if (home) home.insertBefore(card, after && after.parentNode === home ? after : null)
+    // The page was swapped meanwhile (a live update): the card's place is the server's again.
+    if (!home || !home.isConnected) return void refresh()
+    home.insertBefore(card, after && after.parentNode === home ? after : null)
     flashCard(card, 'refused')
     focusCard(card)
   }

@@ -8,6 +8,7 @@
  * CLI flags) and writes nothing; a drag to Blocked asks why; keyboard
  * shortcuts move the focus and claim, and never fire while typing; the card
  * page reads description, thread, composer with the properties beside them;
+ * on a touch screen a long press and a drag claims too (no drag events there);
  * at 390 px nothing overflows sideways. One board and one browser.
  */
 import type {Browser, Page} from 'playwright-core'
@@ -62,6 +63,7 @@ describe('the board people use (Chromium)', () => {
     await add('gated', ['Finish me too early', '--test', 'npm test passes'])
     await add('toBlock', ['Block me by dragging'])
     await add('held', ['Held by agent-2'])
+    await add('touched', ['Carry me on a touch screen'])
     await add('described', ['A card with a story', '--body', '## What\n\nThe **description** comes first.'])
     await runJson(repo, ['claim', ids.gated!], LEAD)
     await runJson(repo, ['claim', ids.toBlock!], LEAD)
@@ -196,6 +198,29 @@ describe('the board people use (Chromium)', () => {
     expect(Math.abs(desc.width - props.width)).toBeLessThan(2)
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
     await page.close()
+  })
+
+  it('touch: a long press picks a card up, the finger carries it to In progress, lifting it claims', async () => {
+    const context = await browser.newContext({viewport: {width: 390, height: 844}, isMobile: true, hasTouch: true})
+    const page = await context.newPage()
+    await page.goto(board.url)
+    const card = (await cardIn(page, 'ready', ids.touched!).boundingBox())!
+    const cdp = await context.newCDPSession(page)
+    const at = (x: number, y: number) => [{x, y, id: 1}]
+    const [x, y] = [card.x + card.width / 2, card.y + 12]
+    await cdp.send('Input.dispatchTouchEvent', {type: 'touchStart', touchPoints: at(x, y)})
+    await page.waitForTimeout(700) // the long press
+    await page.locator('article.card.dragging').waitFor({timeout: 5000})
+    // In progress is off to the right on a phone: the kanban is scrolled to it while the card is held (a second finger would).
+    const target = async () => (await column(page, 'in_progress').boundingBox())!
+    await page.locator('.kanban').evaluate((k) => (k.scrollLeft = (k.querySelector('[data-column="in_progress"]') as HTMLElement).offsetLeft - 40))
+    const t = await target()
+    await cdp.send('Input.dispatchTouchEvent', {type: 'touchMove', touchPoints: at(t.x + 30, t.y + 30)})
+    await cdp.send('Input.dispatchTouchEvent', {type: 'touchMove', touchPoints: at(t.x + 40, t.y + 40)})
+    await cdp.send('Input.dispatchTouchEvent', {type: 'touchEnd', touchPoints: []})
+    await cardIn(page, 'in_progress', ids.touched!).waitFor({timeout: 10_000})
+    expect(await show(ids.touched!)).toMatchObject({status: 'in_progress', owner: 'lead'})
+    await context.close()
   })
 
   it('at 390×844 the page never scrolls sideways; the columns scroll inside the kanban, with snapping', async () => {
