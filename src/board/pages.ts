@@ -221,7 +221,7 @@ export function boardPage(ctx: PageContext, list: ListResult, cols: Columns, f: 
     : ''
   // Nothing to show: say why, and the one next step (add the first task, or clear the filter).
   let state = ''
-  if (empty && !filtered) {
+  if (empty) {
     state = `<div class="empty-state" data-empty="list"><h2>No tasks yet — add one</h2><p>${ctx.token ? '<a href="#add-title" data-focus="add-title">Add the first task</a> with the form above, or' : 'Add one'} from a terminal: <code>tasks add "What needs doing"</code>. Agents pick up ready work with <code>tasks next</code>.</p></div>`
   } else if (filtered && shown === 0) {
     state = `<div class="empty-state" data-empty="filter"><h2>Nothing matches</h2><p>No card matches ${esc([f.q && `“${f.q}”`, f.tag && `#${f.tag.replace(/^#/, '')}`, f.owner && `owner ${f.owner}`].filter(Boolean).join(', '))}. <a href="/" data-clear-filter>Clear the filter</a> to see all ${list.tasks.length} card${list.tasks.length === 1 ? '' : 's'}.</p></div>`

@@ -1,11 +1,15 @@
 /**
  * The board's drag-and-drop moves (which action a drop on a column sends,
- * from the card's status) and its refusals in its own words (no CLI command
- * or flag a person on the page cannot act on).
+ * from the card's status), its refusals in its own words (no CLI command
+ * or flag a person on the page cannot act on), and its empty states.
  */
 import {describe, expect, it} from 'vitest'
 import {moveFor, movesOf} from '../../src/board/moves'
 import {pageWording, withoutCliAdvice} from '../../src/board/wording'
+import {type PageContext, boardPage, columnsOf} from '../../src/board/pages'
+import type {ListResult} from '../../src/app/list-query'
+import {TaskViewer, type TaskView} from '../../src/core/task-view'
+import {T0, snapshot, task} from '../helpers/snapshot'
 
 describe('board moves', () => {
   it('maps a drop on a column to the same action the buttons send', () => {
@@ -41,5 +45,37 @@ describe('refusals in the board’s words', () => {
     const odd = pageWording({code: 'some_new_code', message: 'tsk-a cannot do that; run `tasks doctor` --fix'}, 'claim')
     expect(odd.text).toBe('tsk-a cannot do that')
     expect(odd.text).not.toMatch(/--|`/)
+  })
+})
+
+describe('board empty states', () => {
+  const ctx: PageContext = {list: 'main', actor: 'lead', commit: 'c0ffee', now: T0, token: 'secret'}
+  const listOf = (tasks: TaskView[]) => ({list: 'main', commit: 'c0ffee', tasks: tasks.map((t) => ({...t, depth: 0})), broken: [], warnings: [], total: tasks.length, offset: 0, limit: null, next_cursor: null}) as unknown as ListResult
+  const one = () => {
+    const a = task({title: 'the only card'})
+    return new TaskViewer(snapshot([a]), 'lead', T0).view(a)
+  }
+
+  it('an empty list offers the add form (focused), filtered or not; every column has a hint instead of a bare 0', () => {
+    for (const f of [{}, {q: 'x'}]) {
+      const html = boardPage(ctx, listOf([]), columnsOf([], f), f)
+      expect(html).toContain('<h2>No tasks yet — add one</h2>')
+      expect(html).toContain('data-focus="add-title"')
+      expect(html).toMatch(/id="add-title"[^>]* autofocus/)
+      expect(html).not.toContain('data-empty="filter"')
+      expect(html.match(/class="empty-hint"/g)).toHaveLength(5)
+    }
+  })
+
+  it('a filter matching nothing says so and links to the unfiltered board; without a filter nothing is said', () => {
+    const rows = [one()]
+    const f = {tag: 'nope'}
+    const html = boardPage(ctx, listOf(rows), columnsOf(rows, f), f)
+    expect(html).toContain('data-empty="filter"')
+    expect(html).toContain('No card matches #nope. <a href="/" data-clear-filter>Clear the filter</a> to see all 1 card.')
+    expect(html).not.toContain('autofocus')
+    const plain = boardPage(ctx, listOf(rows), columnsOf(rows, {}), {})
+    expect(plain).not.toContain('data-empty=')
+    expect(plain.match(/class="empty-hint"/g)).toHaveLength(4) // the ready column holds the card
   })
 })
