@@ -11,6 +11,7 @@ import type {LogResult} from '../app/history-actions'
 import type {TaskView} from '../core/task-view'
 import type {State} from '../core/readiness'
 import {describeDetails} from '../core/history-event'
+import {movesOf} from './moves'
 
 /** Escape text for HTML content and double-quoted attribute values. */
 export function esc(text: unknown): string {
@@ -23,13 +24,13 @@ export function esc(text: unknown): string {
 }
 
 /** The kanban's columns and the states each one holds. */
-export const COLUMNS: ReadonlyArray<{key: string; title: string; states: readonly State[]}> = [
-  {key: 'ready', title: 'Ready', states: ['ready', 'reserved']},
+export const COLUMNS: ReadonlyArray<{key: string; title: string; states: readonly State[]; empty: string}> = [
+  {key: 'ready', title: 'Ready', states: ['ready', 'reserved'], empty: 'Nothing ready to start'},
   // Issue 33: deferred cards wait with the waiting ones; failed ones end with the done ones (marked).
-  {key: 'waiting', title: 'Waiting', states: ['waiting', 'todo', 'deferred']},
-  {key: 'in_progress', title: 'In progress', states: ['in_progress', 'stale']},
-  {key: 'blocked', title: 'Blocked', states: ['blocked']},
-  {key: 'done', title: 'Done', states: ['done', 'failed']},
+  {key: 'waiting', title: 'Waiting', states: ['waiting', 'todo', 'deferred'], empty: 'Nothing waits on other work'},
+  {key: 'in_progress', title: 'In progress', states: ['in_progress', 'stale'], empty: 'Nobody is on anything — drag a ready card here to claim it'},
+  {key: 'blocked', title: 'Blocked', states: ['blocked'], empty: 'Nothing blocked'},
+  {key: 'done', title: 'Done', states: ['done', 'failed'], empty: 'Nothing done yet — drop a finished card here'},
 ]
 
 /** Cards a column shows at first; the rest come a page at a time ("more"). */
@@ -77,13 +78,33 @@ export function layout(ctx: PageContext, title: string, view: string, main: stri
 <script src="/board.js" defer></script>
 </head><body data-view="${esc(view)}">
 <header><strong>tasks</strong> <span class="muted">${esc(ctx.list)} · as ${esc(ctx.actor)}</span><nav>${nav}</nav>
-<span id="live" class="muted" title="updates when the list changes">live</span></header>
+<span id="live" class="muted" title="updates when the list changes">live</span><button type="button" class="keys" data-shortcuts aria-label="keyboard shortcuts" title="keyboard shortcuts (?)">?</button></header>
 <div id="flash" role="alert" hidden></div>
 ${ctx.token ? '' : '<p class="notice">Read-only: open the address <code>tasks board</code> printed (it carries the token) to make changes.</p>'}
 <main id="main" data-commit="${esc(ctx.commit)}">${(ctx.notices ?? []).map((n) => `<p class="notice">${esc(n)}</p>`).join('')}${main}</main>
+${SHORTCUTS_HELP}
 </body></html>
 `
 }
+
+/** The keyboard shortcuts (board.js handles them; never while typing in a field). */
+export const SHORTCUTS: ReadonlyArray<[string, string]> = [
+  ['j / k, ↓ / ↑', 'next / previous card in the column'],
+  ['h / l, ← / →', 'the column to the left / right'],
+  ['Enter', 'open the card'],
+  ['c', 'claim the card'],
+  ['d', 'mark the card done'],
+  ['b', 'block the card (asks why)'],
+  ['r', 'release or reopen the card (back to Ready)'],
+  ['Shift + ← / →', 'move the card to the column on the left / right'],
+  ['x', 'select the card (for the bulk actions)'],
+  ['/', 'search: focus the filter'],
+  ['n', 'new task: focus the add form'],
+  ['g', 'the graph; a: the activity; Esc: back to the board'],
+  ['?', 'show or hide this list'],
+]
+
+const SHORTCUTS_HELP = `<div id="shortcuts" class="shortcuts" role="dialog" aria-label="Keyboard shortcuts" hidden><div class="panel"><h2>Keyboard shortcuts</h2><dl>${SHORTCUTS.map(([k, v]) => `<dt><kbd>${esc(k)}</kbd></dt><dd>${esc(v)}</dd>`).join('')}</dl><p class="muted">Cards can also be dragged between columns: to In progress claims, to Done finishes, to Blocked asks why, back to Ready releases or reopens.</p><button type="button" data-shortcuts>Close</button></div></div>`
 
 function leaseLeft(expires: string | null, now: string): string | null {
   if (!expires) return null
@@ -146,7 +167,9 @@ export function card(t: TaskView, ctx: PageContext): string {
   const note = t.status === 'blocked' && t.block_note ? `<div class="note">${esc(t.block_note)}</div>` : ''
   // With the token the card can be selected for a bulk action (the toolbar above the columns).
   const select = ctx.token ? `<input type="checkbox" class="select" data-id="${esc(t.id)}" aria-label="select ${esc(t.short_id)}">` : ''
-  return `<article class="card state-${esc(t.state)}" data-id="${esc(t.id)}">
+  // With the token a card can be dragged to another column (or moved with the keyboard): data-moves says what each column does.
+  const drag = ctx.token ? ` draggable="true" data-moves="${esc(JSON.stringify(movesOf(t.status)))}"` : ''
+  return `<article class="card state-${esc(t.state)}" data-id="${esc(t.id)}" data-short="${esc(t.short_id)}" data-status="${esc(t.status)}" tabindex="0"${drag}>
 <div class="head"><span>${select}<a class="sid" href="/task/${esc(t.id)}">${esc(t.short_id)}</a></span>${owner}</div>
 <a class="title" href="/task/${esc(t.id)}">${esc(t.title)}</a>
 <div class="badges">${badges.join('')}${extraBadges(t)}</div>${note}${actions(t, ctx)}
@@ -185,17 +208,28 @@ export function columnPage(key: string, cards: readonly TaskView[], offset: numb
   return page.map((t) => card(t, ctx)).join('\n') + more
 }
 
-/** The kanban: filters, the add form, one column per group of states. */
+/** The kanban: filters, the add form, one column per group of states; a next step when there is nothing to show. */
 export function boardPage(ctx: PageContext, list: ListResult, cols: Columns, f: BoardFilters): string {
-  const filters = `<form class="filters" method="get" action="/">
-<input name="q" placeholder="text" value="${esc(f.q ?? '')}"><input name="tag" placeholder="tag" value="${esc(f.tag ?? '')}"><input name="owner" placeholder="owner" value="${esc(f.owner ?? '')}">
-<button type="submit">Filter</button>${f.q || f.tag || f.owner ? ' <a href="/">clear</a>' : ''}</form>`
+  const filtered = Boolean(f.q || f.tag || f.owner)
+  const shown = [...cols.values()].reduce((n, c) => n + c.length, 0)
+  const empty = list.tasks.length === 0 && list.broken.length === 0
+  const filters = `<form class="filters" method="get" action="/" role="search">
+<input name="q" id="filter-q" placeholder="filter (/)" aria-label="filter by text" value="${esc(f.q ?? '')}"><input name="tag" placeholder="tag" aria-label="tag" value="${esc(f.tag ?? '')}"><input name="owner" placeholder="owner" aria-label="owner" value="${esc(f.owner ?? '')}">
+<button type="submit">Filter</button>${filtered ? ' <a href="/" data-clear-filter>clear</a>' : ''}</form>`
   const add = ctx.token
-    ? `<form class="add" data-form="add"><input name="title" placeholder="New item title" required maxlength="500"><input name="tags" placeholder="tags (comma)"><select name="priority"><option>0</option><option>1</option><option selected>2</option><option>3</option><option>4</option></select><input name="acceptance" placeholder="acceptance check (optional)" maxlength="16384"><input name="test" placeholder="test check (optional)" maxlength="16384"><button type="submit">Add</button></form>`
+    ? `<form class="add" data-form="add" id="add"><input name="title" id="add-title" placeholder="New item title (n)" aria-label="new item title" required maxlength="500"${empty ? ' autofocus' : ''}><input name="tags" placeholder="tags (comma)" aria-label="tags"><select name="priority" aria-label="priority"><option>0</option><option>1</option><option selected>2</option><option>3</option><option>4</option></select><input name="acceptance" placeholder="acceptance check (optional)" aria-label="acceptance check" maxlength="16384"><input name="test" placeholder="test check (optional)" aria-label="test check" maxlength="16384"><button type="submit">Add</button></form>`
     : ''
+  // Nothing to show: say why, and the one next step (add the first task, or clear the filter).
+  let state = ''
+  if (empty) {
+    state = `<div class="empty-state" data-empty="list"><h2>No tasks yet — add one</h2><p>${ctx.token ? '<a href="#add-title" data-focus="add-title">Add the first task</a> with the form above, or' : 'Add one'} from a terminal: <code>tasks add "What needs doing"</code>. Agents pick up ready work with <code>tasks next</code>.</p></div>`
+  } else if (filtered && shown === 0) {
+    state = `<div class="empty-state" data-empty="filter"><h2>Nothing matches</h2><p>No card matches ${esc([f.q && `“${f.q}”`, f.tag && `#${f.tag.replace(/^#/, '')}`, f.owner && `owner ${f.owner}`].filter(Boolean).join(', '))}. <a href="/" data-clear-filter>Clear the filter</a> to see all ${list.tasks.length} card${list.tasks.length === 1 ? '' : 's'}.</p></div>`
+  }
   const columns = COLUMNS.map((c) => {
     const cards = cols.get(c.key)!
-    return `<section class="column" data-column="${c.key}"><h2>${c.title} <span class="count">${cards.length}</span></h2><div class="cards">${columnPage(c.key, cards, 0, ctx, f)}</div></section>`
+    const hint = cards.length === 0 ? `<p class="empty-hint">${filtered ? 'None match the filter' : esc(c.empty)}</p>` : ''
+    return `<section class="column" data-column="${c.key}" aria-label="${esc(c.title)}"><h2>${c.title} <span class="count">${cards.length}</span></h2><div class="cards">${hint}${columnPage(c.key, cards, 0, ctx, f)}</div></section>`
   }).join('\n')
   // Bulk actions on the selected cards: each is one commit, or nothing when a card is refused.
   const bulk = ctx.token
@@ -204,7 +238,8 @@ export function boardPage(ctx: PageContext, list: ListResult, cols: Columns, f: 
   const broken = list.broken.length ? `<p class="notice">${list.broken.length} unreadable card${list.broken.length === 1 ? '' : 's'} (see <code>tasks doctor</code>)</p>` : ''
   // The board reads one page of at most the list's list_limit rows (open states first): say when it stopped short.
   const capped = list.next_cursor ? `<p class="notice">showing the first ${list.tasks.length} of ${list.total} items (the list's list_limit); <code>tasks list --all --limit 0</code> lists them all</p>` : ''
-  return `<div class="toolbar">${filters}${add}<a href="/export" download>export</a></div>${bulk}${broken}${capped}<div class="kanban">${columns}</div>`
+  const tip = ctx.token && !empty ? '<p class="muted tip">Drag cards between columns, or press <kbd>?</kbd> for the keyboard.</p>' : ''
+  return `<div class="toolbar">${filters}${add}<a href="/export" download>export</a></div>${bulk}${broken}${capped}${state}<div class="kanban" data-kanban>${columns}</div>${tip}`
 }
 
 function brief(items: ShowResult['dependencies']): string {
@@ -234,7 +269,8 @@ export function taskPage(ctx: PageContext, d: ShowResult, history: LogResult, ma
   const fields: Array<[string, string]> = [
     ['state', t.state],
     ['priority', `P${t.priority}`],
-    ['owner', t.owner ? `${t.owner}${t.status === 'in_progress' ? ` (epoch ${t.epoch}${t.lease_expires ? `, ${leaseLeft(t.lease_expires, ctx.now)}` : ''})` : ''}` : '—'],
+    ['owner', t.owner ? `${t.owner}${t.status === 'in_progress' ? ` (epoch ${t.epoch})` : ''}` : '—'],
+    ['lease', t.status === 'in_progress' || t.status === 'blocked' ? (leaseLeft(t.lease_expires, ctx.now) ?? 'no expiry') : '—'],
     ['assignee', t.assignee ?? '—'],
     ['tags', t.tags.map((x) => `#${x}`).join(' ') || '—'],
     ['parent', t.parent ?? '—'],
@@ -252,27 +288,45 @@ export function taskPage(ctx: PageContext, d: ShowResult, history: LogResult, ma
   for (const k of Object.keys(t.fields ?? {}).sort()) fields.push([k, String(t.fields[k])])
   const comments = d.comments.length
     ? d.comments.map((c) => `<div class="comment kind-${esc(c.kind)}"><div class="muted">${esc(c.author)} · ${esc(c.kind)} · ${esc(timeOf(c.created_at))}</div><div class="md">${markdown(c.body)}</div></div>`).join('')
-    : '<p class="muted">no comments</p>'
+    : '<p class="muted">No comments yet.</p>'
   const events = history.events.map((e) => `<li><span class="muted">${esc(timeOf(e.date))}</span> <strong>${esc(e.actor)}</strong> ${eventLine(e, null)}</li>`).join('')
-  const forms = ctx.token
-    ? `<div class="actions big">${actions(t, ctx).replace(/^<div class="actions">|<\/div>$/g, '')}
-<button type="button" data-action="assign" data-id="${esc(t.id)}">Assign…</button></div>
-<form data-form="comment" data-id="${esc(t.id)}"><textarea name="text" rows="3" placeholder="Comment (Markdown)" required></textarea><button type="submit">Comment</button></form>
-<details><summary>Edit</summary><form data-form="edit" data-id="${esc(t.id)}" data-revision="${t.revision}">
+  const buttons = ctx.token ? `<div class="actions big">${actions(t, ctx).replace(/^<div class="actions">|<\/div>$/g, '')}<button type="button" data-action="assign" data-id="${esc(t.id)}">Assign…</button></div>` : ''
+  const composer = ctx.token
+    ? `<form data-form="comment" data-id="${esc(t.id)}" class="composer"><textarea name="text" rows="3" placeholder="Add to the thread (Markdown)" aria-label="comment" required></textarea><button type="submit">Comment</button></form>`
+    : ''
+  const editor = ctx.token
+    ? `<details class="edit"><summary>Edit the card</summary><form data-form="edit" data-id="${esc(t.id)}" data-revision="${t.revision}">
 <label>Title <input name="title" value="${esc(t.title)}" maxlength="500"></label>
 <label>Priority <input name="priority" type="number" min="0" max="4" value="${t.priority}"></label>
 <label>Description <textarea name="body" rows="8">${esc(d.body)}</textarea></label><button type="submit">Save</button></form></details>`
     : ''
   const broken = d.broken.length ? `<p class="notice">${d.broken.map((b) => esc(`${b.path}: ${b.error}`)).join('<br>')}</p>` : ''
+  const live = d.checks.filter((c) => c.status !== 'superseded')
+  const checks = live.length
+    ? `<ul class="checks">${live.map((c) => `<li class="check check-${esc(c.status)}"><span class="badge ${c.status === 'passed' ? 'ok' : c.status === 'failed' ? 'flag' : 'warn'}">${esc(c.status)}</span> <span class="muted">${esc(c.kind)}</span> ${esc(c.text)}${c.evidence ? `<div class="muted evidence">${esc(c.evidence)}</div>` : ''}</li>`).join('')}</ul>`
+    : '<p class="muted">none</p>'
+  // The side column: what the card is (properties), then its place in the plan (checks, dependencies, sub-items).
+  const side = `<aside class="side" aria-label="properties">${buttons}<div class="props">
+<dl class="fields">${fields.map(([k, v]) => `<dt>${k}</dt><dd>${k === 'parent' && t.parent ? `<a href="/task/${esc(t.parent)}">${esc(v)}</a>` : esc(v)}</dd>`).join('')}${extraBadges(t) ? `<dt>marks</dt><dd>${extraBadges(t)}</dd>` : ''}</dl>
+<h2>Checks</h2>${checks}
+<h2>Depends on</h2>${brief(d.dependencies)}
+<h2>Dependents</h2>${brief(d.dependents)}
+<h2>Sub-items</h2>${brief(d.subitems)}
+</div></aside>`
   return `<article class="task state-${esc(t.state)}" data-id="${esc(t.id)}">
+<p class="crumbs"><a href="/">← board</a></p>
 <h1><span class="sid">${esc(t.short_id)}</span> ${esc(t.title)}</h1>
 <p class="muted">${esc(t.id)}</p>${broken}
-<dl class="fields">${fields.map(([k, v]) => `<dt>${k}</dt><dd>${k === 'parent' && t.parent ? `<a href="/task/${esc(t.parent)}">${esc(v)}</a>` : esc(v)}</dd>`).join('')}${extraBadges(t) ? `<dt>marks</dt><dd>${extraBadges(t)}</dd>` : ''}</dl>
-${forms}
-<h2>Description</h2><div class="md description">${d.body.trim() ? markdown(d.body) : '<p class="muted">no description</p>'}</div>
-<div class="related"><div><h2>Depends on</h2>${brief(d.dependencies)}</div><div><h2>Dependents</h2>${brief(d.dependents)}</div><div><h2>Sub-items</h2>${brief(d.subitems)}</div></div>
-<h2>Comments</h2>${comments}
-<h2>History</h2><ul class="history">${events || '<li class="muted">no events</li>'}</ul>
+<div class="task-layout">
+<div class="task-main">
+<section class="description-section"><h2>Description</h2><div class="md description">${d.body.trim() ? markdown(d.body) : '<p class="muted">no description</p>'}</div></section>
+<section class="thread" aria-label="comments"><h2>Thread <span class="count">${d.comments.length}</span></h2>${comments}</section>
+${composer}
+${editor}
+<details class="history-section"><summary>History <span class="count">${history.events.length}</span></summary><ul class="history">${events || '<li class="muted">no events</li>'}</ul></details>
+</div>
+${side}
+</div>
 </article>`
 }
 

@@ -41,6 +41,7 @@ import type {BatchTable} from '../core/ops/batch-file'
 import {BOARD_CSS, BOARD_JS} from './assets'
 import {catalogueQuery, cataloguePage} from './catalogue'
 import {renderMarkdown} from './markdown'
+import {pageWording} from './wording'
 import {type BoardFilters, type PageContext, activityPage, boardPage, columnPage, columnsOf, esc, graphPage, layout, taskPage} from './pages'
 
 export interface BoardOptions {
@@ -316,6 +317,8 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
       done: (s, p) => e.claims.finish(s, {ids: [text(p, 'id')]}),
       block: (s, p) => e.claims.block(s, {id: text(p, 'id'), reason: text(p, 'note')}),
       reopen: (s, p) => e.claims.reopen(s, {ids: [text(p, 'id')]}),
+      // A card dragged from In progress back to Ready: its holder lets go (as `tasks release`).
+      release: (s, p) => e.claims.release(s, {ids: [text(p, 'id')]}),
       assign: (s, p) => e.cards.assign(s, {ids: [text(p, 'id')], assignee: optionalText(p, 'assignee') ?? null}),
       edit: async (s, p) => {
         // Only the fields the person changed, and only if nobody changed the card since the form was filled.
@@ -401,7 +404,10 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
     return {header: h, any: h || (q !== null && sameSecret(q, token)) || (c !== null && sameSecret(c, token))}
   }
 
-  function failure(res: ServerResponse, error: unknown, asJson: boolean, ctx: PageContext | null): void {
+  /** A card's short id as the kanban shows it (the full id when the board has not seen the card). */
+  const shortOf = (id: string): string => boardCache?.list.tasks.find((t) => t.id === id)?.short_id ?? id
+
+  function failure(res: ServerResponse, error: unknown, asJson: boolean, ctx: PageContext | null, action?: string): void {
     let status: number
     let body: {code: string; message: string; [k: string]: unknown}
     let headers: Record<string, string> = {}
@@ -414,6 +420,8 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
       status = STATUS_OF_EXIT[te.exitCode] ?? 500
       body = te.toJSON().error as typeof body
     }
+    // A refused action is also said in the board's own words (no CLI commands or flags the page cannot act on).
+    if (action !== undefined) body = {...body, page: pageWording(body, action, shortOf)}
     if (asJson || !ctx) send(res, status, 'application/json; charset=utf-8', JSON.stringify({error: body}), headers)
     else send(res, status, 'text/html; charset=utf-8', layout(ctx, 'error', 'error', `<h1>${esc(status)}</h1><p>${esc(body.message)}</p><p><a href="/">back to the board</a></p>`))
   }
@@ -454,7 +462,7 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
         if (!payload || typeof payload !== 'object' || Array.isArray(payload)) throw new Refusal(400, 'bad_request', 'send a JSON object')
         json(res, 200, await runAction(m[1]!, payload as Record<string, unknown>))
       } catch (error) {
-        failure(res, error, true, null)
+        failure(res, error, true, null, m[1]!.slice(0, 64))
       }
       return
     }
