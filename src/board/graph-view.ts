@@ -202,6 +202,7 @@ export const GRAPH_JS = String.raw`(() => {
     g.ready = true
     if (kept) set(kept)
     else fit(g.full)
+    canvas.dataset.fitted = '1'
   }
 
   let drag = null

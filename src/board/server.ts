@@ -468,7 +468,7 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
       const location = `${url.pathname}${url.search}`
       return send(res, 303, 'text/plain', '', {Location: location, 'Set-Cookie': `${cookieName()}=${token}; HttpOnly; SameSite=Strict; Path=/`})
     }
-    if (path === '/board.js') return send(res, 200, 'text/javascript; charset=utf-8', `${BOARD_JS}\n${GRAPH_JS}`)
+    if (path === '/board.js') return send(res, 200, 'text/javascript; charset=utf-8', `${BOARD_JS};\n${GRAPH_JS}`)
     if (path === '/board.css') return send(res, 200, 'text/css; charset=utf-8', `${BOARD_CSS}\n${GRAPH_CSS}`)
     if (path === '/favicon.ico') return send(res, 204, 'text/plain', '')
     if (path === '/events') {

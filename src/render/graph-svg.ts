@@ -179,7 +179,22 @@ export function layoutGraph(g: TaskGraph): Laid {
     layers = ys.length
     const band = (y: number) => bands.get(y) ?? 0
     for (const n of dag.nodes()) nodes.push({node: n.data, label: labels.get(n.data.id)!, x: n.x, y: n.y, layer: layerOf.get(n.y) ?? 0})
-    for (const l of dag.links()) edges.push({edge: l.data, steps: route(l.points, band, labels.get(l.source.data.id)!.height, labels.get(l.target.data.id)!.height)})
+    // Ports: the edges leaving a node spread along its bottom, those entering along its top, in the
+    // order of where they go or come from, so edges meeting at a node stay apart.
+    const links = [...dag.links()].map((l) => ({l, points: l.points.map(([x, y]) => [x, y] as [number, number])}))
+    const spread = (key: (p: (typeof links)[number]) => string, at: (p: (typeof links)[number]) => [number, number], toward: (p: (typeof links)[number]) => number, width: (p: (typeof links)[number]) => number) => {
+      const groups = new Map<string, typeof links>()
+      for (const p of links) groups.set(key(p), [...(groups.get(key(p)) ?? []), p])
+      for (const group of groups.values()) {
+        if (group.length < 2) continue
+        group.sort((a, b) => toward(a) - toward(b))
+        const step = Math.min(16, (width(group[0]!) - 28) / (group.length - 1))
+        group.forEach((p, i) => (at(p)[0] += (i - (group.length - 1) / 2) * step))
+      }
+    }
+    spread((p) => p.l.source.data.id, (p) => p.points[0]!, (p) => p.points[1]![0], (p) => labels.get(p.l.source.data.id)!.width)
+    spread((p) => p.l.target.data.id, (p) => p.points[p.points.length - 1]!, (p) => p.points[p.points.length - 2]![0], (p) => labels.get(p.l.target.data.id)!.width)
+    for (const {l, points} of links) edges.push({edge: l.data, steps: route(points, band, labels.get(l.source.data.id)!.height, labels.get(l.target.data.id)!.height)})
   }
   const loose = g.nodes.filter((n) => !linked.has(n.id)).sort((a, b) => (GRID_ORDER[a.state] ?? 9) - (GRID_ORDER[b.state] ?? 9) || a.priority - b.priority || (a.id < b.id ? -1 : 1))
   if (loose.length > 0) {
