@@ -65,7 +65,7 @@ export function graphPage(svg: string, g: TaskGraph, all: boolean): string {
   return `<div class="graph-view">
 <div class="toolbar graph-tools">
 <span class="gbuttons"><button type="button" data-graph="in" title="zoom in (+)" aria-label="zoom in">+</button><button type="button" data-graph="out" title="zoom out (-)" aria-label="zoom out">−</button><button type="button" data-graph="fit" title="fit to the window (0)">fit</button><button type="button" data-graph="critical" title="the critical path (c)"${crit ? '' : ' disabled'}>critical path</button><button type="button" data-graph="layers" class="to-layers" title="the graph as a list of layers (l)">layers</button><button type="button" data-graph="drawing" class="to-drawing" title="the drawing (l)">drawing</button></span>
-<span class="legend"><span class="sw crit"></span>critical path (${crit}) <span class="sw ready"></span>ready now (${g.frontier.length}) <span class="sw sub"></span>sub-item</span>
+<span class="glegend"><span class="sw crit"></span>critical path (${crit}) <span class="sw ready"></span>ready now (${g.frontier.length}) <span class="sw sub"></span>sub-item</span>
 <span class="glinks"><a href="${all ? '/graph' : '/graph?all=1'}">${all ? 'open items only' : 'include done and cancelled'}</a> · <a href="/graph.svg${all ? '?all=1' : ''}" download="tasks-graph.svg">download SVG</a></span>
 </div>
 <p class="muted ghelp">${g.nodes.length} items. Drag to move, wheel or + / − to zoom, 0 to fit, c for the critical path; a card opens its page.</p>
@@ -78,11 +78,11 @@ export const GRAPH_CSS = `
 .graph-view .toolbar { gap:.6rem; }
 .gbuttons { display:flex; flex-wrap:wrap; gap:.25rem; }
 .gbuttons button { min-width:2rem; font-size:13px; }
-.legend { display:flex; flex-wrap:wrap; align-items:center; gap:.3rem; font-size:12px; color:var(--muted); }
-.legend .sw { display:inline-block; width:22px; height:12px; margin-left:.4rem; vertical-align:middle; }
-.legend .sw.crit { border-top:3px solid #c0392b; height:0; }
-.legend .sw.ready { background:#c8f0c8; border:3px dashed #1e8449; border-radius:3px; }
-.legend .sw.sub { border-top:2px dashed #888; height:0; }
+.glegend { display:flex; flex-wrap:wrap; align-items:center; gap:.3rem; font-size:12px; color:var(--muted); }
+.glegend .sw { display:inline-block; width:22px; height:12px; margin-left:.4rem; vertical-align:middle; }
+.glegend .sw.crit { border-top:3px solid #c0392b; height:0; }
+.glegend .sw.ready { background:#c8f0c8; border:3px dashed #1e8449; border-radius:3px; }
+.glegend .sw.sub { border-top:2px dashed #888; height:0; }
 .ghelp { margin:.2rem 0 .5rem; font-size:12px; }
 .graph-canvas { height:calc(100vh - 170px); min-height:320px; overflow:hidden; touch-action:none; cursor:grab; user-select:none; }
 .graph-canvas.dragging { cursor:grabbing; }
@@ -111,7 +111,7 @@ export const GRAPH_CSS = `
 @media (max-width: 700px) {
   .graph-view:not(.show-drawing) .graph-layers, .graph-view:not(.show-drawing) .to-drawing { display:block; }
   .graph-view:not(.show-drawing) .graph-canvas, .graph-view:not(.show-drawing) .to-layers, .graph-view:not(.show-drawing) .ghelp { display:none; }
-  .graph-view .legend { width:100%; }
+  .graph-view .glegend { width:100%; }
   body[data-view="graph"] header { flex-wrap:wrap; }
   body[data-view="graph"] main { padding:.6rem; }
 }

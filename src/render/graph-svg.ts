@@ -149,53 +149,122 @@ export function pathData(steps: readonly Step[], dx: number, dy: number): string
     .join(' ')
 }
 
+/** One connected part of the graph laid out by Sugiyama, from (0, 0). */
+function layoutComponent(members: GraphNode[], links: GraphEdge[], labels: ReadonlyMap<string, NodeLabel>): Laid & {layers: number} {
+  const size = (n: GraphNode) => {
+    const l = labels.get(n.id)!
+    return [l.width, l.height] as const
+  }
+  const nodes: Placed[] = []
+  const edges: Routed[] = []
+  const dag: Dag = graph<GraphNode, GraphEdge>()
+  const handles = new Map(members.map((n) => [n.id, dag.node(n)]))
+  for (const e of links) dag.link(handles.get(e.from)!, handles.get(e.to)!, e)
+  const {width, height} = runSugiyama(dag, members.length, size)
+  // Each layer's band: as tall as its tallest node (all nodes of a layer share their centre's y).
+  const bands = new Map<number, number>()
+  for (const n of dag.nodes()) bands.set(n.y, Math.max(bands.get(n.y) ?? 0, labels.get(n.data.id)!.height))
+  const ys = [...bands.keys()].sort((a, b) => a - b)
+  const layerOf = new Map(ys.map((y, i) => [y, i]))
+    const band = (y: number) => bands.get(y) ?? 0
+  for (const n of dag.nodes()) nodes.push({node: n.data, label: labels.get(n.data.id)!, x: n.x, y: n.y, layer: layerOf.get(n.y) ?? 0})
+  // Ports: the edges leaving a node spread along its bottom, those entering along its top, in the
+  // order of where they go or come from, so edges meeting at a node stay apart.
+  const routes = [...dag.links()].map((l) => ({l, points: l.points.map(([x, y]) => [x, y] as [number, number])}))
+  const spread = (key: (p: (typeof routes)[number]) => string, at: (p: (typeof routes)[number]) => [number, number], toward: (p: (typeof routes)[number]) => number, width: (p: (typeof routes)[number]) => number) => {
+    const groups = new Map<string, typeof routes>()
+    for (const p of routes) groups.set(key(p), [...(groups.get(key(p)) ?? []), p])
+    for (const group of groups.values()) {
+      if (group.length < 2) continue
+      group.sort((a, b) => toward(a) - toward(b))
+      const step = Math.min(16, (width(group[0]!) - 28) / (group.length - 1))
+      group.forEach((p, i) => (at(p)[0] += (i - (group.length - 1) / 2) * step))
+    }
+  }
+  spread((p) => p.l.source.data.id, (p) => p.points[0]!, (p) => p.points[1]![0], (p) => labels.get(p.l.source.data.id)!.width)
+  spread((p) => p.l.target.data.id, (p) => p.points[p.points.length - 1]!, (p) => p.points[p.points.length - 2]![0], (p) => labels.get(p.l.target.data.id)!.width)
+  for (const {l, points} of routes) edges.push({edge: l.data, steps: route(points, band, labels.get(l.source.data.id)!.height, labels.get(l.target.data.id)!.height)})
+  return {width, height, nodes, edges, layers: ys.length}
+}
+
+/**
+ * The connected parts of the linked items, each laid out on its own and
+ * packed in rows (the one holding the critical path first, then the
+ * largest), about 16:10 overall: independent pieces of work side by side in
+ * one long row would make the drawing many times wider than a window.
+ */
+function packComponents(g: TaskGraph, linked: ReadonlySet<string>, labels: ReadonlyMap<string, NodeLabel>): Laid & {layers: number} {
+  const root = new Map<string, string>()
+  const find = (id: string): string => {
+    let r = id
+    while (root.get(r) !== r) r = root.get(r)!
+    root.set(id, r)
+    return r
+  }
+  for (const id of linked) root.set(id, id)
+  for (const e of g.edges) root.set(find(e.from), find(e.to))
+  const parts = new Map<string, {members: GraphNode[]; links: GraphEdge[]; critical: boolean}>()
+  for (const n of g.nodes) {
+    if (!linked.has(n.id)) continue
+    const k = find(n.id)
+    const part = parts.get(k) ?? {members: [], links: [], critical: false}
+    part.members.push(n)
+    part.critical ||= n.critical
+    parts.set(k, part)
+  }
+  for (const e of g.edges) parts.get(find(e.from))!.links.push(e)
+  const laid = [...parts.values()]
+    .sort((a, b) => Number(b.critical) - Number(a.critical) || b.members.length - a.members.length)
+    .map((p) => layoutComponent(p.members, p.links, labels))
+  const area = laid.reduce((sum, c) => sum + (c.width + GAP_X * 2) * (c.height + GAP_Y), 0)
+  const rowWidth = Math.max(...laid.map((c) => c.width), Math.sqrt(area * 1.6))
+  const nodes: Placed[] = []
+  const edges: Routed[] = []
+  let x = 0
+  let y = 0
+  let rowH = 0
+  let width = 0
+  let layers = 0
+  let rowLayers = 0
+  let layerBase = 0
+  for (const c of laid) {
+    if (x > 0 && x + c.width > rowWidth) {
+      y += rowH + GAP_Y
+      x = 0
+      rowH = 0
+      layerBase += rowLayers
+      rowLayers = 0
+    }
+    for (const p of c.nodes) nodes.push({...p, x: p.x + x, y: p.y + y, layer: p.layer + layerBase})
+    for (const r of c.edges) edges.push({edge: r.edge, steps: moveSteps(r.steps, x, y)})
+    width = Math.max(width, x + c.width)
+    rowH = Math.max(rowH, c.height)
+    rowLayers = Math.max(rowLayers, c.layers)
+    layers = layerBase + rowLayers
+    x += c.width + GAP_X * 2
+  }
+  return {width, height: y + rowH, nodes, edges, layers}
+}
+
+/** Steps moved by (dx, dy). */
+function moveSteps(steps: readonly Step[], dx: number, dy: number): Step[] {
+  return steps.map((s) => (s[0] === 'V' ? ['V', s[1] + dy] : (s.map((v, i) => (i === 0 ? v : i % 2 === 1 ? (v as number) + dx : (v as number) + dy)) as Step)))
+}
+
 /** Order of the loose items in their grid: work under way first, then what can start, then the rest. */
 const GRID_ORDER: Record<string, number> = {in_progress: 0, stale: 1, blocked: 2, ready: 3, reserved: 4, waiting: 5, todo: 6, done: 7, cancelled: 8}
 
 /** Positions of nodes (centres, in a box from 0,0) and edge paths. */
 export function layoutGraph(g: TaskGraph): Laid {
   const labels = new Map(g.nodes.map((n) => [n.id, nodeLabel(n)]))
-  const size = (n: GraphNode) => {
-    const l = labels.get(n.id)!
-    return [l.width, l.height] as const
-  }
   const linked = new Set<string>()
   for (const e of g.edges) linked.add(e.from).add(e.to)
-  const nodes: Placed[] = []
-  const edges: Routed[] = []
+  let nodes: Placed[] = []
+  let edges: Routed[] = []
   let width = 0
   let height = 0
   let layers = 0
-  if (linked.size > 0) {
-    const dag: Dag = graph<GraphNode, GraphEdge>()
-    const handles = new Map(g.nodes.filter((n) => linked.has(n.id)).map((n) => [n.id, dag.node(n)]))
-    for (const e of g.edges) dag.link(handles.get(e.from)!, handles.get(e.to)!, e)
-    ;({width, height} = runSugiyama(dag, linked.size, size))
-    // Each layer's band: as tall as its tallest node (all nodes of a layer share their centre's y).
-    const bands = new Map<number, number>()
-    for (const n of dag.nodes()) bands.set(n.y, Math.max(bands.get(n.y) ?? 0, labels.get(n.data.id)!.height))
-    const ys = [...bands.keys()].sort((a, b) => a - b)
-    const layerOf = new Map(ys.map((y, i) => [y, i]))
-    layers = ys.length
-    const band = (y: number) => bands.get(y) ?? 0
-    for (const n of dag.nodes()) nodes.push({node: n.data, label: labels.get(n.data.id)!, x: n.x, y: n.y, layer: layerOf.get(n.y) ?? 0})
-    // Ports: the edges leaving a node spread along its bottom, those entering along its top, in the
-    // order of where they go or come from, so edges meeting at a node stay apart.
-    const links = [...dag.links()].map((l) => ({l, points: l.points.map(([x, y]) => [x, y] as [number, number])}))
-    const spread = (key: (p: (typeof links)[number]) => string, at: (p: (typeof links)[number]) => [number, number], toward: (p: (typeof links)[number]) => number, width: (p: (typeof links)[number]) => number) => {
-      const groups = new Map<string, typeof links>()
-      for (const p of links) groups.set(key(p), [...(groups.get(key(p)) ?? []), p])
-      for (const group of groups.values()) {
-        if (group.length < 2) continue
-        group.sort((a, b) => toward(a) - toward(b))
-        const step = Math.min(16, (width(group[0]!) - 28) / (group.length - 1))
-        group.forEach((p, i) => (at(p)[0] += (i - (group.length - 1) / 2) * step))
-      }
-    }
-    spread((p) => p.l.source.data.id, (p) => p.points[0]!, (p) => p.points[1]![0], (p) => labels.get(p.l.source.data.id)!.width)
-    spread((p) => p.l.target.data.id, (p) => p.points[p.points.length - 1]!, (p) => p.points[p.points.length - 2]![0], (p) => labels.get(p.l.target.data.id)!.width)
-    for (const {l, points} of links) edges.push({edge: l.data, steps: route(points, band, labels.get(l.source.data.id)!.height, labels.get(l.target.data.id)!.height)})
-  }
+  if (linked.size > 0) ({width, height, nodes, edges, layers} = packComponents(g, linked, labels))
   const loose = g.nodes.filter((n) => !linked.has(n.id)).sort((a, b) => (GRID_ORDER[a.state] ?? 9) - (GRID_ORDER[b.state] ?? 9) || a.priority - b.priority || (a.id < b.id ? -1 : 1))
   if (loose.length > 0) {
     const cellW = Math.max(...loose.map((n) => labels.get(n.id)!.width)) + GAP_X

@@ -103,7 +103,7 @@ describe('the graph view in Chromium', () => {
     // The critical path is marked and the ready frontier too, with the legend naming both.
     expect(await page.locator('[data-graph-canvas] g.node.critical').count()).toBeGreaterThanOrEqual(5)
     expect(await page.locator('[data-graph-canvas] g.node.frontier').count()).toBeGreaterThanOrEqual(1)
-    expect(await page.locator('.legend').textContent()).toMatch(/critical path \(\d+\).*ready now \(\d+\)/)
+    expect(await page.locator('.glegend').textContent()).toMatch(/critical path \(\d+\).*ready now \(\d+\)/)
     await page.close()
   })
 
@@ -142,7 +142,7 @@ describe('the graph view in Chromium', () => {
     expect(await viewBox(page)).toEqual(start)
     // A click on a node opens its card.
     const id = await page.locator('[data-graph-canvas] g.node').first().getAttribute('data-id')
-    await page.locator('[data-graph-canvas] g.node').first().locator('rect.box').click()
+    await page.locator('[data-graph-canvas] g.node').first().click()
     await page.waitForURL(`**/task/${id}`)
     await page.close()
   })
