@@ -19,7 +19,9 @@ import {realisticPlan, writePlan} from './graph-plan.mjs'
 export const SHOTS = [
   {path: '/', file: 'docs/board.png', viewport: {width: 1360, height: 760}},
   {path: '/task/$spec', file: 'docs/card.png', viewport: {width: 1360, height: 760}, fullPage: true},
-  {path: '/graph', file: 'docs/img/graph-1400.png', viewport: {width: 1400, height: 900}, ready: '[data-graph-canvas] svg[viewBox]'},
+  // docs/graph.png: the README's picture of the graph (the same view at the board's usual size).
+  {path: '/graph', file: 'docs/graph.png', viewport: {width: 1360, height: 760}, ready: '[data-graph-canvas][data-fitted]'},
+  {path: '/graph', file: 'docs/img/graph-1400.png', viewport: {width: 1400, height: 900}, ready: '[data-graph-canvas][data-fitted]'},
   {path: '/graph', file: 'docs/img/graph-390.png', viewport: {width: 390, height: 844}, fullPage: true, ready: '.graph-layers'},
 ]
 
