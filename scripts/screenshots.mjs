@@ -1,17 +1,36 @@
-// The README's pictures of the board and the graph: `npm run build && node scripts/screenshots.mjs`.
-// Builds a demo list in a throwaway repository through the CLI (several agents claiming,
-// finishing and blocking items), starts `tasks board`, and photographs it with Debian's
-// Chromium through playwright-core. Writes docs/board.png, docs/card.png, docs/graph.png.
+// Pictures of the board and the graph for the docs: `npm run build && node scripts/screenshots.mjs [FILTER…]`.
+// Builds a realistic 26-card plan (scripts/graph-plan.mjs: several agents claiming, finishing and
+// blocking items) in a throwaway repository through the CLI, starts `tasks board`, and photographs
+// each entry of SHOTS with Debian's Chromium through playwright-core. With FILTER words, only the
+// shots whose file name contains one of them (`node scripts/screenshots.mjs graph`).
 // Not part of CI: the PNGs are committed; run this again after the board's look changes.
+//
+// A shot: {path: the board address ('/graph', '/task/$cas': `$name` is the id of the plan's card
+// of that name), file: where under the repository, viewport: {width, height}, fullPage?: true,
+// ready?: a CSS selector to wait for, before?: async (page) => {…} to act first}.
 import {execFileSync, spawn} from 'node:child_process'
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {realisticPlan, writePlan} from './graph-plan.mjs'
+
+export const SHOTS = [
+  {path: '/', file: 'docs/board.png', viewport: {width: 1360, height: 760}},
+  {path: '/task/$spec', file: 'docs/card.png', viewport: {width: 1360, height: 760}, fullPage: true},
+  // docs/graph.png: the README's picture of the graph (the same view at the board's usual size).
+  {path: '/graph', file: 'docs/graph.png', viewport: {width: 1360, height: 760}, ready: '[data-graph-canvas][data-fitted]'},
+  {path: '/graph', file: 'docs/img/graph-1400.png', viewport: {width: 1400, height: 900}, ready: '[data-graph-canvas][data-fitted]'},
+  {path: '/graph', file: 'docs/img/graph-390.png', viewport: {width: 390, height: 844}, fullPage: true, ready: '.graph-layers'},
+]
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const BIN = join(root, 'bin', 'tasks')
+const filters = process.argv.slice(2)
+const shots = SHOTS.filter((s) => filters.length === 0 || filters.some((f) => s.file.includes(f)))
+if (shots.length === 0) throw new Error(`no shot matches ${filters.join(', ')}: ${SHOTS.map((s) => s.file).join(', ')}`)
+
 const {chromium} = createRequire(import.meta.url)('playwright-core')
 const tmp = mkdtempSync(join(tmpdir(), 'git-tasks-shots-'))
 const gitconfig = join(tmp, 'gitconfig')
@@ -19,65 +38,51 @@ writeFileSync(gitconfig, '[user]\n\tname = Lead\n\temail = lead@example.com\n[co
 const env = {PATH: process.env.PATH, HOME: tmp, LANG: 'C.UTF-8', NO_COLOR: '1', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: gitconfig, TASKS_ACTOR: 'lead'}
 const repo = join(tmp, 'demo')
 execFileSync('git', ['init', '-q', repo], {env})
+const tasks = async (args, actor = 'lead', input) =>
+  JSON.parse(execFileSync(process.execPath, [BIN, ...args, '--json'], {cwd: repo, env: {...env, TASKS_ACTOR: actor}, input, encoding: 'utf8'}))
 
-const tasks = (args, actor = 'lead') => JSON.parse(execFileSync(process.execPath, [BIN, ...args, '--json'], {cwd: repo, env: {...env, TASKS_ACTOR: actor}, encoding: 'utf8'}))
-const add = (title, flags = [], actor = 'lead') => tasks(['add', title, ...flags], actor).task.id
-
-tasks(['init'])
-const schema = add('Design the claim protocol', ['--tag', 'backend', '-p', '1', '--body', 'Claims are a **compare-and-swap** on `refs/tasks/main`.\n\n- one winner per item\n- leases expire\n- epochs fence late writers'])
-const cas = add('Implement compare-and-swap claims', ['--tag', 'backend', '-p', '1', '-d', schema])
-const lease = add('Lease renewal (heartbeat)', ['--tag', 'backend', '-d', cas])
-const sync = add('Sync through a shared remote', ['--tag', 'backend', '-d', cas])
-const merge = add('Merge driver for task files', ['--tag', 'backend', '-d', sync])
-const epic = add('Web board', ['--tag', 'ui', '-p', '1'])
-const kanban = add('Kanban columns', ['--tag', 'ui', '--parent', epic])
-const live = add('Live updates over SSE', ['--tag', 'ui', '--parent', epic, '-d', kanban])
-add('Card page with Markdown', ['--tag', 'ui', '--parent', epic])
-const docs = add('Write the user guide', ['--tag', 'docs', '-p', '3', '-d', merge])
-add('Release notes', ['--tag', 'docs', '-p', '3', '-d', docs])
-add('Benchmark 10,000 tasks', ['--tag', 'perf', '-p', '2'])
-add('Shell completion', ['--tag', 'cli', '-p', '3'])
-const flaky = add('Fix flaky push test', ['--tag', 'ci', '-p', '0'])
-add('Reserve items for an agent', ['--tag', 'backend', '--assignee', 'agent-3'])
-add('Graph export to Mermaid', ['--tag', 'ui', '-p', '2'])
-tasks(['claim', schema], 'agent-1')
-tasks(['comment', schema, 'Decided: the ref is the lock; no lock files.', '--kind', 'decision'], 'agent-1')
-tasks(['done', schema], 'agent-1')
-tasks(['claim', cas], 'agent-1')
-tasks(['claim', kanban], 'agent-2')
-tasks(['done', kanban], 'agent-2')
-tasks(['claim', live], 'agent-2')
-tasks(['claim', flaky], 'agent-4')
-tasks(['block', flaky, 'needs a second remote to reproduce'], 'agent-4')
-void lease
-
-const board = await new Promise((resolve, reject) => {
-  const child = spawn(process.execPath, [BIN, 'board', '--port', '0', '--json'], {cwd: repo, env, stdio: ['ignore', 'pipe', 'inherit']})
-  let out = ''
-  child.on('exit', (code) => reject(new Error(`board exited ${code}`)))
-  child.stdout.on('data', (b) => {
-    out += b
-    if (out.includes('\n')) resolve({child, ...JSON.parse(out.slice(0, out.indexOf('\n')))})
-  })
-})
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage', '--font-render-hinting=none'],
-})
+let board
+let browser
 try {
-  const page = await browser.newPage({viewport: {width: 1360, height: 760}, deviceScaleFactor: 1})
-  await page.goto(board.url)
-  await page.screenshot({path: join(root, 'docs', 'board.png')})
-  await page.goto(`http://127.0.0.1:${board.port}/task/${schema}`)
-  await page.screenshot({path: join(root, 'docs', 'card.png'), fullPage: true})
-  await page.goto(`http://127.0.0.1:${board.port}/graph`)
-  const size = await page.locator('.graph svg').evaluate((svg) => ({width: Number(svg.getAttribute('width')), height: Number(svg.getAttribute('height'))}))
-  await page.setViewportSize({width: Math.max(800, size.width + 60), height: size.height + 200})
-  await page.locator('.graph svg').screenshot({path: join(root, 'docs', 'graph.png')})
-  console.log('wrote docs/board.png, docs/card.png, docs/graph.png')
+  await tasks(['init'])
+  const ids = await writePlan(realisticPlan(), tasks)
+  await tasks(['comment', ids.spec, 'Decided: the ref is the lock; no lock files.', '--kind', 'decision'], 'agent-1')
+
+  board = await new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'board', '--port', '0', '--json'], {cwd: repo, env, stdio: ['ignore', 'pipe', 'inherit']})
+    let out = ''
+    child.on('exit', (code) => reject(new Error(`board exited ${code}`)))
+    child.stdout.on('data', (b) => {
+      out += b
+      if (out.includes('\n')) resolve({child, ...JSON.parse(out.slice(0, out.indexOf('\n')))})
+    })
+  })
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage', '--font-render-hinting=none'],
+  })
+  // The token moves from the address into a cookie on the first visit; later pages need only the path.
+  const context = await browser.newContext({deviceScaleFactor: 1})
+  const first = await context.newPage()
+  await first.goto(board.url)
+  await first.close()
+  for (const shot of shots) {
+    const page = await context.newPage()
+    await page.setViewportSize(shot.viewport)
+    const path = shot.path.replace(/\$([A-Za-z0-9_]+)/g, (_, name) => ids[name] ?? name)
+    await page.goto(`http://127.0.0.1:${board.port}${path}`)
+    if (shot.ready) await page.locator(shot.ready).first().waitFor()
+    if (shot.before) await shot.before(page)
+    mkdirSync(dirname(join(root, shot.file)), {recursive: true})
+    await page.screenshot({path: join(root, shot.file), fullPage: Boolean(shot.fullPage)})
+    await page.close()
+    console.log(`wrote ${shot.file} (${shot.viewport.width}x${shot.viewport.height} of ${shot.path})`)
+  }
 } finally {
-  await browser.close()
-  board.child.removeAllListeners('exit')
-  board.child.kill('SIGTERM')
+  await browser?.close()
+  if (board) {
+    board.child.removeAllListeners('exit')
+    board.child.kill('SIGTERM')
+  }
   rmSync(tmp, {recursive: true, force: true})
 }

@@ -340,8 +340,3 @@ export function activityPage(log: LogResult, shortIds: ReadonlyMap<string, strin
     .join('\n')
   return `<h1>Activity</h1><ul class="timeline">${rows || '<li class="muted">nothing yet</li>'}</ul>`
 }
-
-/** The graph view: the same SVG as `tasks graph`, inline so a node opens its card. */
-export function graphPage(svg: string, all: boolean): string {
-  return `<div class="toolbar"><a href="${all ? '/graph' : '/graph?all=1'}">${all ? 'open items only' : 'include done and cancelled'}</a> · <a href="/graph.svg${all ? '?all=1' : ''}" download="tasks-graph.svg">download SVG</a></div><div class="graph">${svg}</div>`
-}

@@ -42,7 +42,8 @@ import {BOARD_CSS, BOARD_JS} from './assets'
 import {catalogueQuery, cataloguePage} from './catalogue'
 import {renderMarkdown} from './markdown'
 import {pageWording} from './wording'
-import {type BoardFilters, type PageContext, activityPage, boardPage, columnPage, columnsOf, esc, graphPage, layout, taskPage} from './pages'
+import {type BoardFilters, type PageContext, activityPage, boardPage, columnPage, columnsOf, esc, layout, taskPage} from './pages'
+import {GRAPH_CSS, GRAPH_JS, graphPage} from './graph-view'
 
 export interface BoardOptions {
   /** The engine bundle (dist/engine.js): the app layer's use cases. */
@@ -243,7 +244,7 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
       boardCache = {commit, at: Date.now(), list}
       return list
     })
-  const svgCache = new Map<string, string>()
+  const svgCache = new Map<string, {svg: string; graph: import('../core/task-graph').TaskGraph}>()
 
   const context = (authed: boolean, commit: string): PageContext => ({list: o.list, actor, commit, now: reader.now(), token: authed ? token : null, notices: [...notices.values()]})
 
@@ -475,8 +476,8 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
       const location = `${url.pathname}${url.search}`
       return send(res, 303, 'text/plain', '', {Location: location, 'Set-Cookie': `${cookieName()}=${token}; HttpOnly; SameSite=Strict; Path=/`})
     }
-    if (path === '/board.js') return send(res, 200, 'text/javascript; charset=utf-8', BOARD_JS)
-    if (path === '/board.css') return send(res, 200, 'text/css; charset=utf-8', BOARD_CSS)
+    if (path === '/board.js') return send(res, 200, 'text/javascript; charset=utf-8', `${BOARD_JS};\n${GRAPH_JS}`)
+    if (path === '/board.css') return send(res, 200, 'text/css; charset=utf-8', `${BOARD_CSS}\n${GRAPH_CSS}`)
     if (path === '/favicon.ico') return send(res, 204, 'text/plain', '')
     if (path === '/events') {
       res.writeHead(200, {'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no'})
@@ -549,21 +550,21 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
       }
       if (path === '/graph' || path === '/graph.svg') {
         const all = url.searchParams.get('all') === '1'
-        const [svg, commit] = await serial(async () => {
+        const [drawn, commit] = await serial(async () => {
           const c = await fresh()
           const key = `${c}:${all}:${Math.floor(Date.now() / CACHE_MS)}`
           let s = svgCache.get(key)
           if (s === undefined) {
             const g = await e.graph.taskGraph(reader, {ids: [], all})
-            s = o.svg().renderSvg(g, `${o.list}: ${g.nodes.length} items`)
+            s = {svg: o.svg().renderSvg(g, `${o.list}: ${g.nodes.length} items`), graph: g}
             svgCache.clear()
             svgCache.set(key, s)
           }
           return [s, c] as const
         })
-        if (path === '/graph.svg') return send(res, 200, 'image/svg+xml; charset=utf-8', svg)
+        if (path === '/graph.svg') return send(res, 200, 'image/svg+xml; charset=utf-8', drawn.svg)
         ctx = context(auth.any, commit)
-        return html(res, 200, layout(ctx, 'graph', 'graph', graphPage(svg.replace(/^<\?xml[^>]*>\s*/, ''), all)))
+        return html(res, 200, layout(ctx, 'graph', 'graph', graphPage(drawn.svg, drawn.graph, all)))
       }
       ctx = context(auth.any, lastTip)
       return html(res, 404, layout(ctx, 'not found', 'error', '<h1>Not found</h1><p><a href="/">back to the board</a></p>'))

@@ -9,7 +9,7 @@ import type {TaskGraph} from '../core/task-graph'
 import {type Terminal, paint} from './terminal'
 
 /** Layer of each node: 0 for an item that waits on nothing in the graph, else 1 + its deepest dependency or parent. */
-function layers(g: TaskGraph): Map<string, number> {
+export function graphLayers(g: TaskGraph): Map<string, number> {
   const preds = new Map<string, string[]>()
   for (const e of g.edges) preds.set(e.to, [...(preds.get(e.to) ?? []), e.from])
   const depth = new Map<string, number>()
@@ -36,7 +36,7 @@ export function renderGraphOutline(term: Terminal, g: TaskGraph, title: string):
   for (const e of g.edges) if (e.kind === 'depends') waitsOn.set(e.to, [...(waitsOn.get(e.to) ?? []), short.get(e.from) ?? e.from])
   const parentOf = new Map<string, string>()
   for (const e of g.edges) if (e.kind === 'subitem') parentOf.set(e.to, short.get(e.from) ?? e.from)
-  const depth = layers(g)
+  const depth = graphLayers(g)
   const byLayer = new Map<number, typeof g.nodes>()
   for (const n of g.nodes) {
     const d = depth.get(n.id) ?? 0
