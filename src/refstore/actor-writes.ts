@@ -99,17 +99,21 @@ export async function readActorWrites(cwd: string, tip: string, w: WindowBounds)
   for (const list of steps.values()) for (const s of list) wanted.push(...[s.before, s.after].filter((b): b is string => b !== null))
   wanted.push(...commentFiles.map((f) => f.blob), ...checkFiles.flatMap((f) => (f.blob ? [f.blob] : [])))
   const blobs = await readBlobs(cwd, wanted)
+  // undefined: a blob that is there but does not read as a card (a hand-made or damaged file).
   const version = (id: string, blob: string | null) => {
     if (blob === null) return null
     const text = blobs.get(blob)?.toString('utf8')
     const parsed = text === undefined ? null : parseTaskFile(text, id)
-    return parsed?.ok ? {meta: parsed.value.meta, body: parsed.value.body} : null
+    return parsed?.ok ? {meta: parsed.value.meta, body: parsed.value.body} : undefined
   }
   const cards: RevertCard[] = [...steps].map(([id, list]) => ({
     id,
-    steps: list.map(
-      (s): CardStep => ({commit: s.raw.commit, actor: s.raw.actor, date: s.raw.date, mine: mine(s.raw), before: version(id, s.before), after: version(id, s.after)}),
-    ),
+    steps: list.map((s): CardStep => {
+      const before = version(id, s.before)
+      const after = version(id, s.after)
+      const unreadable = before === undefined || after === undefined
+      return {commit: s.raw.commit, actor: s.raw.actor, date: s.raw.date, mine: mine(s.raw), before: before ?? null, after: after ?? null, ...(unreadable ? {unreadable} : {})}
+    }),
   }))
   const comments = commentFiles.map((f): RevertComment => {
     const text = blobs.get(f.blob)?.toString('utf8')

@@ -140,3 +140,15 @@ describe('revertActor', () => {
     expect(plan.changes).toEqual([{kind: 'put-task', meta: expect.objectContaining({id: x0.id, revision: 3}), body: 'the plan\n'}])
   })
 })
+
+describe('revertActor on a history with a card file that does not read', () => {
+  it('an unreadable version is a wall: nothing is walked past it, and it never counts as a creation', () => {
+    const x0 = task({title: 'X', priority: 2})
+    const x1 = {...x0, priority: 0, revision: 2, updated_by: 'eve'}
+    const card = history(x0, [{actor: 'eve', meta: x1}])
+    const broken: RevertCard = {id: x0.id, steps: [{...card.steps[0]!, before: null, unreadable: true}]}
+    const plan = revertActor(snapshot([x1]), ctx('ops', LATER), args([broken]))
+    expect(plan.changes).toEqual([])
+    expect(plan.result.cancelled).toEqual([])
+  })
+})

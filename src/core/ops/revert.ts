@@ -58,6 +58,8 @@ export interface CardStep {
   mine: boolean
   before: CardVersion | null
   after: CardVersion | null
+  /** A version of the card at this commit could not be read: the step is a wall nothing is walked past. */
+  unreadable?: boolean
 }
 
 /** A card A changed in the window: every commit of the range that changed it, oldest first. */
@@ -183,6 +185,7 @@ export function walkField(steps: readonly CardStep[], changes: ReadonlyArray<Rea
     }
   }
   for (let i = steps.length - 1; i >= 0; i--) {
+    if (steps[i]!.unreadable) break
     const c = changes[i]!.get(field)
     if (!c) continue
     if (canon(c.after) !== canon(value) || !steps[i]!.mine) break
@@ -294,7 +297,7 @@ export function revertActor(snap: Snapshot, ctx: OpContext, args: RevertArgs): P
   const skip = (id: string, field: string | null, why: string, card?: RevertCard) => result.skipped.push({id, title: titleOf(id, card), field, reason: why})
 
   const created = new Set<string>()
-  for (const card of args.cards) if (card.steps.some((s) => s.mine && s.before === null && s.after !== null)) created.add(card.id)
+  for (const card of args.cards) if (card.steps.some((s) => s.mine && !s.unreadable && s.before === null && s.after !== null)) created.add(card.id)
 
   // ---- field by field, on the cards A changed and did not create
   const plans: CardPlan[] = []
@@ -312,7 +315,7 @@ export function revertActor(snap: Snapshot, ctx: OpContext, args: RevertArgs): P
     const tip = card.steps.at(-1)?.after
     const current: CardVersion = {meta, body: tip?.body ?? ''}
     const now = cardFields(current)
-    const changes = card.steps.map((s) => new Map(cardChanges(s.before, s.after).map((c) => [c.field, c])))
+    const changes = card.steps.map((s) => new Map(s.unreadable ? [] : cardChanges(s.before, s.after).map((c) => [c.field, c])))
     const touched = new Set<string>()
     card.steps.forEach((s, i) => {
       if (s.mine) for (const f of changes[i]!.keys()) touched.add(f)
