@@ -39,18 +39,20 @@ export async function revert(session: Session, input: RevertInput): Promise<Reve
   const bounds: WindowBounds = {actor, since: since?.commit ?? null, until: until?.commit ?? null}
   const cwd = store.repo.cwd
   const read = async (tip: string | null): Promise<ActorWrites> => (tip ? readActorWrites(cwd, tip, bounds) : {commits: 0, cards: [], comments: [], checks: []})
-  const first = await read(loaded.index.commit)
-  if (first.commits === 0) {
+  const nothing = () => {
     const window = `${since ? ` after ${since.commit.slice(0, 10)} (${since.input})` : ''}${until ? ` up to ${until.commit.slice(0, 10)} (${until.input})` : ''}`
-    throw new NotFoundError('nothing_to_revert', `${actor} made no change to list ${session.list}${window}: nothing to revert`, {actor, since: since?.commit ?? null, until: until?.commit ?? null})
+    return new NotFoundError('nothing_to_revert', `${actor} made no change to list ${session.list}${window}: nothing to revert`, {actor, since: since?.commit ?? null, until: until?.commit ?? null})
   }
   const args = (w: ActorWrites) => ({actor, since: bounds.since, until: bounds.until, commits: w.commits, cards: w.cards, comments: w.comments, checks: w.checks, reason: input.reason, remove: input.remove})
   if (input.dryRun) {
-    const plan = revertActor(loaded.snapshot, await session.opContext(), args(first))
+    const local = await read(loaded.index.commit)
+    if (local.commits === 0) throw nothing()
+    const plan = revertActor(loaded.snapshot, await session.opContext(), args(local))
     return {...plan.result, dry_run: true, commit: null}
   }
-  let writes = first
-  let readAt = loaded.index.commit
+  // Read on the commit each run of the op builds on (online: the remote's tip, which may hold writes this clone has not fetched).
+  let writes: ActorWrites = {commits: 0, cards: [], comments: [], checks: []}
+  let readAt: string | null | undefined
   const done = await mutate(
     session,
     (snap, ctx) => revertActor(snap, ctx, args(writes)),
@@ -60,5 +62,7 @@ export async function revert(session: Session, input: RevertInput): Promise<Reve
       readAt = at.index.commit
     },
   )
+  // No writes by the actor: the op planned nothing and nothing was written.
+  if (writes.commits === 0) throw nothing()
   return {...done.result, dry_run: false, commit: done.commit}
 }
