@@ -152,3 +152,17 @@ describe('revertActor on a history with a card file that does not read', () => {
     expect(plan.result.cancelled).toEqual([])
   })
 })
+
+describe('revertActor and claims taken since', () => {
+  it("a card the actor claimed and released, claimed since by someone else, is left with them (kept, by them)", () => {
+    const x0 = task({title: 'X'})
+    const lease = '2026-11-29T18:00:00.000Z'
+    const x1: TaskMeta = {...x0, status: 'in_progress', owner: 'eve', epoch: 1, lease_expires: lease, revision: 2, updated_by: 'eve'}
+    const x2: TaskMeta = {...x1, status: 'todo', owner: undefined, lease_expires: undefined, revision: 3}
+    const x3: TaskMeta = {...x2, status: 'in_progress', owner: 'bob', epoch: 2, lease_expires: lease, revision: 4, updated_by: 'bob'}
+    const plan = revertActor(snapshot([x3]), ctx('ops', LATER, {force: {reason: 'r'}}), args([history(x0, [{actor: 'eve', meta: x1}, {actor: 'eve', meta: x2}, {actor: 'bob', meta: x3}])]))
+    expect(plan.changes).toEqual([])
+    expect(plan.result.released).toEqual([])
+    expect(plan.result.kept).toEqual([{id: x0.id, title: 'X', field: 'status', value: 'in_progress', set: 'todo', by: ['bob']}])
+  })
+})
