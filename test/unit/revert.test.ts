@@ -166,3 +166,16 @@ describe('revertActor and claims taken since', () => {
     expect(plan.result.kept).toEqual([{id: x0.id, title: 'X', field: 'status', value: 'in_progress', set: 'todo', by: ['bob']}])
   })
 })
+
+describe('revertActor and a parent', () => {
+  it('does not move an open card back under a parent that is finished now', () => {
+    const p0 = task({title: 'P', status: 'done'})
+    const x0 = task({title: 'X', parent: p0.id})
+    const x1 = {...x0, parent: undefined, revision: 2, updated_by: 'eve'}
+    const plan = revertActor(snapshot([p0, x1]), ctx('ops', LATER), args([history(x0, [{actor: 'eve', meta: x1}])]))
+    expect(plan.changes).toEqual([])
+    expect(plan.result.skipped).toEqual([{id: x0.id, title: 'X', field: 'parent', reason: `its parent ${p0.id} is done: a finished parent takes no open sub-item`}])
+    const open = revertActor(snapshot([{...p0, status: 'todo'}, x1]), ctx('ops', LATER), args([history(x0, [{actor: 'eve', meta: x1}])]))
+    expect(open.result.restored).toEqual([{id: x0.id, title: 'X', field: 'parent', from: null, to: p0.id}])
+  })
+})

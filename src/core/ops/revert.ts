@@ -386,6 +386,10 @@ export function revertActor(snap: Snapshot, ctx: OpContext, args: RevertArgs): P
           no(`${to} is one of its sub-items now`)
           continue
         }
+        if (!FINISHED.has(plan.next.status) && !takesSubItems(parent.status)) {
+          no(`its parent ${to} is ${parent.status}: a finished parent takes no open sub-item`)
+          continue
+        }
         const nesting = nestingError(snap, to, snap.config)
         if (nesting) {
           no(nesting.message)
