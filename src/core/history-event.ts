@@ -40,6 +40,8 @@ export interface EventDetails {
   blocked_on?: string
   /** Tasks-Unblocked: the items whose last open dependency the commit finished (core/unblock.ts). */
   unblocked?: string[]
+  /** Reverts-Actor: whose writes a `revert` took back. */
+  reverts_actor?: string
 }
 
 const list = (v: string) => v.split(/[\s,]+/).filter(Boolean)
@@ -103,6 +105,9 @@ export function detailsOf(_op: string, trailers: ReadonlyArray<readonly [string,
       case 'Tasks-Unblocked':
         push('unblocked', v)
         break
+      case 'Reverts-Actor':
+        d.reverts_actor = v
+        break
     }
   }
   return d
@@ -128,6 +133,7 @@ export function describeDetails(d: EventDetails): string {
   if (d.merge) parts.push(`merge: ${d.merge.join(', ')}`)
   if (d.repairs) parts.push(`repaired: ${d.repairs.join(', ')}`)
   if (d.unblocked) parts.push(`unblocked ${d.unblocked.join(', ')}`)
+  if (d.reverts_actor) parts.push(`took back ${d.reverts_actor}'s writes`)
   return parts.join('; ')
 }
 

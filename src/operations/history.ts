@@ -203,3 +203,29 @@ export const prime = operation({
   examples: ['<%= config.bin %> prime', '<%= config.bin %> prime --json', '<%= config.bin %> prime --write AGENTS.md'],
   run: (e, s, a) => (a.write !== undefined ? e.prime.writePrime(s, {file: a.write, cwd: process.cwd()}) : e.prime.prime(s)),
 })
+
+export const revert = operation({
+  name: 'revert',
+  toolset: 'history',
+  summary: "Take back one actor's writes in a window, as one commit, keeping everyone else's changes.",
+  description:
+    "Field by field, every value the actor set in the window that nobody changed since goes back to the value before the actor's change (several changes of one field: the value before the first of them); a value someone else changed since is kept and listed with who changed it. Cards the actor created in the window are cancelled (--remove: removed); a live claim the actor still holds is released. Only moves the rulebook allows are made: what would break a rule (a claim of someone else's, done, a card that is gone, a cycle, a done dependent) is listed under skipped with why, and a card someone else holds live needs --force with --reason. Comments and check results are never rewritten: the actor's are listed. Look first with --dry-run, which writes nothing. Exit 3 (nothing_to_revert) when the actor made no change in the window.",
+  params: {
+    actor: p.string('The actor whose writes are taken back (@me: you).').need(),
+    since: p.string('Only writes after this point: a commit of the list (writes after it), a date or time, or a duration ago (2h, 3d). Default: from the start.'),
+    until: p.string('Only writes up to this point (a commit: it and before; a time: at or before). Default: up to now.'),
+    dryRun: p.boolean('Show what would be taken back; write nothing.'),
+    remove: p.boolean('Remove the cards the actor created instead of cancelling them.'),
+    // Also the override's reason when --force releases a live claim or changes the spec of a card someone holds.
+    reason: p.string('Why (recorded in the commit, the cancel reason of the cards cancelled). With --force: the override\'s reason.', {char: 'r'}),
+  },
+  writes: true,
+  override: true,
+  result: 'revert',
+  examples: [
+    '<%= config.bin %> revert --actor agent-7 --since 3h --dry-run',
+    '<%= config.bin %> revert --actor agent-7 --since 3h --reason "looping agent"',
+    '<%= config.bin %> revert --actor agent-7 --since 2026-12-01T09:00 --until 2026-12-01T12:00 --remove --json',
+  ],
+  run: (e, s, a) => e.revert.revert(s, a),
+})

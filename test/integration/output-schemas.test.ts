@@ -418,6 +418,15 @@ describe('every --json output matches its schema', () => {
     expect(gone.events[0].op).toBe('rm')
     const back = await ok(repo, ['restore', ids.reserved!], A)
     expect(back.restored[0].id).toBe(ids.reserved)
+    // revert --actor: a look first (no published key), then the revert itself; nobody's writes is exit 3.
+    const look = await ok(repo, ['revert', '--actor', 'alice', '--dry-run'], A)
+    expect(look).toMatchObject({dry_run: true, commit: null})
+    const mine = (await ok(repo, ['add', 'Revert me'], A)).task.id
+    const base = gitSync(repo, ['rev-parse', 'refs/tasks/main']).trim()
+    await ok(repo, ['edit', mine, '--priority', '0'], A)
+    const reverted = await ok(repo, ['revert', '--actor', 'alice', '--since', base], A)
+    expect(reverted.restored).toEqual([{id: mine, title: 'Revert me', field: 'priority', from: 0, to: 2}])
+    await fails(repo, ['revert', '--actor', 'nobody-at-all'], 3, 'nothing_to_revert', A)
   })
 
   it('config list, get, set, unset', async () => {

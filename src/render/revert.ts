@@ -1,0 +1,48 @@
+/**
+ * `tasks revert --actor` for people: what was restored, released,
+ * cancelled or removed, what was kept because someone changed it since,
+ * what was skipped and why, and the actor's comments and check results
+ * (never rewritten). Input is exactly the --json result.
+ */
+import type {RevertResult} from '../core/ops/revert'
+import {type Terminal, paint, truncate, visible} from './terminal'
+
+export interface RevertView extends RevertResult {
+  dry_run: boolean
+  commit: string | null
+}
+
+/** A field's value in one short line. */
+export function valueText(field: string, v: unknown): string {
+  if (v === null || v === undefined || (Array.isArray(v) && v.length === 0)) return '(none)'
+  if (field === 'description' && typeof v === 'string') {
+    const lines = v.split('\n').length
+    return `(text, ${lines} line${lines === 1 ? '' : 's'})`
+  }
+  if (Array.isArray(v)) return v.join(',')
+  return typeof v === 'string' ? visible(v) : JSON.stringify(v)
+}
+
+export function renderRevert(term: Terminal, r: RevertView): string {
+  const out: string[] = []
+  const width = Math.max(40, term.width)
+  const line = (label: string, text: string) => out.push(truncate(`${label.padEnd(10)}${text}`, width))
+  const window = `${r.since ? ` after ${r.since.slice(0, 10)}` : ''}${r.until ? ` up to ${r.until.slice(0, 10)}` : ''}`
+  out.push(`${r.dry_run ? 'would revert' : 'reverted'} ${r.actor}: ${r.commits} commit${r.commits === 1 ? '' : 's'}${window}`)
+  for (const x of r.restored) {
+    const released = x.field === 'status' ? r.released.find((c) => c.id === x.id) : undefined
+    line('restored', `${paint(term, 'yellow', x.id)}  ${x.field}: ${valueText(x.field, x.from)} → ${valueText(x.field, x.to)}${released ? ` (${released.owner}'s claim released)` : ''}`)
+  }
+  for (const x of r.cancelled) line('cancelled', `${paint(term, 'yellow', x.id)}  ${visible(x.title)}`)
+  for (const x of r.removed) line('removed', `${paint(term, 'yellow', x.id)}  ${visible(x.title)}`)
+  for (const x of r.kept) line('kept', `${paint(term, 'yellow', x.id)}  ${x.field}: ${valueText(x.field, x.value)} (${r.actor} set ${valueText(x.field, x.set)}; changed since by ${x.by.length > 0 ? x.by.join(', ') : 'a merge'})`)
+  for (const x of r.skipped) line('skipped', `${paint(term, 'yellow', x.id)}  ${x.field ? `${x.field}: ` : ''}${paint(term, 'magenta', visible(x.reason))}`)
+  for (const c of r.comments) line('comment', `${paint(term, 'yellow', c.id)}  ${c.comment}${c.kind ? ` [${c.kind}]` : ''} (left as written)`)
+  for (const c of r.checks) line('check', `${paint(term, 'yellow', c.id)}  ${c.check} ${c.status ?? '?'} (left as judged)`)
+  for (const n of r.notes) line('note', paint(term, 'dim', visible(n)))
+  const changed = r.restored.length + r.cancelled.length + r.removed.length
+  if (r.dry_run) out.push(paint(term, 'dim', 'dry run: nothing written'))
+  else if (r.commit) out.push(paint(term, 'dim', `committed ${r.commit.slice(0, 10)}`))
+  else if (changed === 0) out.push(paint(term, 'dim', 'nothing to take back: nothing written'))
+  return `${out.join('\n')}\n`
+}
