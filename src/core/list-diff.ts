@@ -215,6 +215,8 @@ export function buildListDiff(
     for (const name of fieldOrder([...a.fields.keys()])) {
       const f = a.fields.get(name)!
       if (canon(f.before) === canon(f.after)) continue
+      // A card that came or went: its empty lists and maps are no news.
+      if (change !== 'changed' && isEmptyValue(change === 'added' ? f.after : f.before)) continue
       fields.push({field: name, ...(f.before !== undefined ? {before: f.before} : {}), ...(f.after !== undefined ? {after: f.after} : {})})
     }
     if (a.body && a.body.before !== a.body.after) {
@@ -295,6 +297,10 @@ function checkDiff(id: string, before: Check | null, after: Check | null): Check
     by = after.updated_by
   }
   return {id, kind: c.kind, text: c.text, before: b, after: s, event, by: by ?? null, evidence: after?.evidence ?? null}
+}
+
+function isEmptyValue(v: unknown): boolean {
+  return Array.isArray(v) ? v.length === 0 : typeof v === 'object' && v !== null && Object.keys(v).length === 0
 }
 
 function firstLine(body: string): string {
