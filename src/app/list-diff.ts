@@ -15,7 +15,7 @@
 import {EnvironmentError} from '../core/errors'
 import {type DiffPoint, type ListDiff, buildListDiff, cardsWithoutTaskFile} from '../core/list-diff'
 import {parseTaskFile} from '../core/task-file'
-import {lowerBound, shortIdBetween} from '../core/ids'
+import {type PrefixSearch, shortIdOf} from '../core/ids'
 import {tablesOf} from '../core/snapshot'
 import {taskFilePath} from '../core/store-layout'
 import {unifiedDiff} from '../merge/unified-diff'
@@ -44,18 +44,18 @@ export async function diffCommits(session: Session, from: string, to: string, op
 }
 
 /**
- * The sorted ids of the list at its tip (the index cache, brought up to
- * date), for short ids; started first, so it overlaps the git reads. A
+ * The ids of the list at its tip (the index cache, brought up to date),
+ * for short ids; started first, so it overlaps the git reads. A
  * list that cannot be loaded gives no short ids (full ids are shown).
  */
-function tipIds(session: Session): Promise<readonly string[]> {
+function tipIds(session: Session): Promise<PrefixSearch | null> {
   return session.store.load().then(
-    (loaded) => tablesOf(loaded.snapshot).sortedIds(),
-    () => [],
+    (loaded) => tablesOf(loaded.snapshot),
+    () => null,
   )
 }
 
-async function diffPoints(session: Session, from: {commit: string; input: string | null}, to: {commit: string; input: string | null}, options: DiffOptions, idsP: Promise<readonly string[]>): Promise<ListDiff> {
+async function diffPoints(session: Session, from: {commit: string; input: string | null}, to: {commit: string; input: string | null}, options: DiffOptions, idsP: Promise<PrefixSearch | null>): Promise<ListDiff> {
   const cwd = session.store.repo.cwd
   const wanted = splitValues(options.actor)
   const actors = wanted.length === 0 ? null : [...new Set(await Promise.all(wanted.map(async (a) => (a === '@me' ? await session.actor() : a))))].sort()
@@ -83,22 +83,25 @@ async function diffPoints(session: Session, from: {commit: string; input: string
     }
   }
   // Short ids as the list at its tip knows them (a removed card keeps its full id).
-  const ids = await idsP
+  const tables = await idsP
   const dates = await datesP
   const point = (p: {commit: string; input: string | null}): DiffPoint => ({commit: p.commit, date: dates.get(p.commit) ?? '', input: p.input})
+  // A prefix search or two a card (the index reads one span for each), not every id of the list.
   const short = (id: string): string | undefined => {
-    const at = lowerBound(ids, id)
-    return ids[at] === id ? shortIdBetween(ids[at - 1], id, ids[at + 1]) : undefined
+    if (!tables) return undefined
+    const s = shortIdOf(tables, id)
+    return s !== id || tables.idsWithPrefix(id, 1)[0] === id ? s : undefined
   }
   return buildListDiff({list: session.list, from: point(from), to: point(to), actors}, steps, (a, b) => unifiedDiff(a, b), titles, short)
 }
 
 /** `tasks diff [FROM [TO]]`: FROM defaults to one day ago, TO to the list's tip; both WHEN forms (app/at.ts). */
 export async function diff(session: Session, args: {from?: string; to?: string; actor?: string[]}): Promise<ListDiff> {
-  const tip = await session.store.refreshTip()
-  const idsP = tip ? tipIds(session) : Promise.resolve([])
-  if (!tip) throw new EnvironmentError('not_initialised', `no task list "${session.list}" here (${session.store.ref} does not exist); run \`tasks init${session.list === 'main' ? '' : ` --list ${session.list}`}\` first`, {list: session.list, ref: session.store.ref})
-  const fromText = args.from ?? '1d'
-  const [from, to] = await Promise.all([resolveAt(session, fromText, 'from'), args.to === undefined ? null : resolveAt(session, args.to, 'to')])
-  return diffPoints(session, {commit: from.commit, input: args.from ?? null}, {commit: to?.commit ?? tip, input: args.to ?? null}, {actor: args.actor}, idsP)
+  // The tip, FROM and TO are read at once (a missing list is reported as such, before anything WHEN said).
+  const [tip, from, to] = await Promise.allSettled([session.store.refreshTip(), resolveAt(session, args.from ?? '1d', 'from'), args.to === undefined ? null : resolveAt(session, args.to, 'to')])
+  if (tip.status === 'rejected') throw tip.reason
+  if (!tip.value) throw new EnvironmentError('not_initialised', `no task list "${session.list}" here (${session.store.ref} does not exist); run \`tasks init${session.list === 'main' ? '' : ` --list ${session.list}`}\` first`, {list: session.list, ref: session.store.ref})
+  if (from.status === 'rejected') throw from.reason
+  if (to.status === 'rejected') throw to.reason
+  return diffPoints(session, {commit: from.value.commit, input: args.from ?? null}, {commit: to.value?.commit ?? tip.value, input: args.to ?? null}, {actor: args.actor}, tipIds(session))
 }
