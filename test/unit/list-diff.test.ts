@@ -6,6 +6,8 @@ import {commentPath, taskFilePath} from '../../src/core/store-layout'
 import type {TaskMeta} from '../../src/core/task'
 import {serialiseComment, serialiseTask} from '../../src/core/task-file'
 import {unifiedDiff} from '../../src/merge/unified-diff'
+import {compactDiff, renderDiff} from '../../src/render/list-diff'
+import {parseCompact} from '../../src/render/compact'
 
 const A = 'tsk-k3v9k3v9k3'
 const B = 'tsk-8d2q8d2q8d'
@@ -129,5 +131,39 @@ describe('buildListDiff', () => {
     expect(cardFileOf(checkPath(A, 'chk-aaaaaaaa'))).toEqual({id: A, kind: 'check', name: 'chk-aaaaaaaa'})
     expect(cardFileOf('tasks/ab/stray.md')).toBeNull()
     expect(cardFileOf('config.yaml')).toBeNull()
+  })
+})
+
+describe('the diff for people and in the compact form', () => {
+  const d = build([
+    step([
+      {path: taskFilePath(A), before: task(A, {title: 'Parser'}, 'one\ntwo\n'), after: task(A, {title: 'Parser', status: 'in_progress', owner: 'bob'}, 'one\n2\n')},
+      {path: commentPath(A, '20261202T090000.000Z-aaaa'), before: null, after: serialiseComment({id: 'x', task: A, kind: 'note', author: 'bob', created_at: '2026-12-02T09:00:00.000Z', body: 'Looked | at it'})},
+      {path: taskFilePath(B), before: null, after: task(B, {title: 'A very long title that will not fit in forty columns at all'})},
+    ]),
+  ])
+  it('the standup report: summary, a card a block, fields before → after, cut to the width, no colour without one', () => {
+    const text = renderDiff({color: false, width: 40}, d)
+    const lines = text.split('\n')
+    expect(lines[1]).toBe('2 cards: 1 added, 1 changed · 1 comment')
+    expect(lines).toContain('    status: todo → in_progress')
+    expect(lines).toContain('    owner: (none) → bob')
+    expect(lines).toContain('      -two')
+    expect(lines).toContain('      bob: Looked | at it')
+    expect(lines.every((l) => l.length <= 40)).toBe(true)
+    expect(lines.find((l) => l.startsWith('+ tsk-8d2q'))!.endsWith('…')).toBe(true)
+    expect(text).not.toContain('\u001b[')
+    const coloured = renderDiff({color: true, width: 40}, d)
+    // Cut before painting: every colour that opens closes.
+    for (const l of coloured.split('\n')) expect((l.match(/\u001b\[(?:3[0-8]|1|2)m/g) ?? []).length).toBe((l.match(/\u001b\[(?:39|22)m/g) ?? []).length)
+    expect(coloured.split('\n')[0]).toMatch(/^\u001b\[1mmain: from .*…\u001b\[22m$/)
+  })
+  it('the compact document parses back: cards, fields, comments and the description diff', () => {
+    const doc = parseCompact(compactDiff(d))
+    expect(doc.scalars).toMatchObject({list: 'main', added: '1', changed: '1', comments: '1'})
+    expect(doc.tables.cards!.map((c) => c.change)).toEqual(['added', 'changed'])
+    expect(doc.tables.fields!.find((f) => f.field === 'status' && f.id === A.slice(4, 8))).toEqual({id: A.slice(4, 8), field: 'status', before: 'todo', after: 'in_progress'})
+    expect(doc.tables.comments![0]!.first_line).toBe('Looked | at it')
+    expect(doc.texts[`description_${A.slice(4, 8)}`]).toBe('@@ -1,2 +1,2 @@\n one\n-two\n+2')
   })
 })
