@@ -82,6 +82,7 @@ import RemoteUnset from './remote/unset'
 import Reopen from './reopen'
 import Restore from './restore'
 import Revert from './revert'
+import Diff from './diff'
 import Rm from './rm'
 import ServerInstallHook from './server/install-hook'
 import Search from './search'
@@ -180,6 +181,7 @@ export const COMMANDS = {
   reopen: Reopen,
   restore: Restore,
   revert: Revert,
+  diff: Diff,
   rm: Rm,
   'server:install-hook': ServerInstallHook,
   search: Search,

@@ -429,6 +429,13 @@ describe('every --json output matches its schema', () => {
     await fails(repo, ['revert', '--actor', 'nobody-at-all'], 3, 'nothing_to_revert', A)
   })
 
+  it('diff, diff --actor', async () => {
+    const all = await ok(repo, ['diff', '1w'], A)
+    expect(all.cards.length).toBeGreaterThan(0)
+    await ok(repo, ['diff', '1w', '--actor', 'bob'], A)
+    await fails(repo, ['diff', 'not-a-when'], 2, 'bad_when', A)
+  })
+
   it('config list, get, set, unset', async () => {
     const all = await ok(repo, ['config', 'list'], A)
     expect(all.settings.map((s: any) => s.key)).toContain('lease_seconds')
