@@ -196,7 +196,7 @@ describe('SVG layout', () => {
     const c = task({id: id('uc'), depends_on: [b.id]})
     const loose = Array.from({length: 30}, (_, i) => task({id: id(`v${String(i).padStart(2, '0')}`)}))
     const svg = renderSvg(graphOf([a, b, c, ...loose]))
-    const yOf = (tid: string) => Number(new RegExp(`data-id="${tid}">\\n<title>[^<]*</title>\\n<rect x="[\\d.]+" y="([\\d.]+)"`).exec(svg)?.[1])
+    const yOf = (tid: string) => Number(new RegExp(`data-id="${tid}"[^>]*>\\s*<title>[^<]*</title>\\s*<rect class="box" x="[\\d.]+" y="([\\d.]+)"`).exec(svg)?.[1])
     expect(yOf(a.id)).toBeLessThan(yOf(b.id))
     expect(yOf(b.id)).toBeLessThan(yOf(c.id))
     for (const l of loose) expect(yOf(l.id)).toBeGreaterThan(yOf(c.id))
