@@ -36,6 +36,15 @@ export interface BlameResult {
 /** A task.md over this is not a card the tool wrote; it reads as no card. */
 const TASK_FILE_LIMIT = 2 * 1024 * 1024
 
+/** A commit the log has shown that values wait on again. */
+function revisit(walk: BlameWalk, seen: ReadonlyMap<string, RawCommit>): RawCommit | null {
+  for (const commit of walk.waitingAt()) {
+    const c = seen.get(commit)
+    if (c) return c
+  }
+  return null
+}
+
 export async function blame(session: Session, {id: input, at: when}: {id: string; at?: string}): Promise<BlameResult> {
   const store = session.store
   const loaded = await store.load()
@@ -74,6 +83,14 @@ export async function blame(session: Session, {id: input, at: when}: {id: string
   }
   let walk: BlameWalk | null = null
   let missing = false
+  /** Every commit the log has shown, for a value that reaches one after it was stepped. */
+  const seen = new Map<string, RawCommit>()
+  const step = async (w: BlameWalk, c: RawCommit): Promise<void> => {
+    const s = sides(c)
+    const mine = await version(s.after)
+    const parents = await Promise.all(c.parents.map(async (commit, i) => ({commit, version: await version(s.parents[i] ?? null)})))
+    w.step({commit: c.commit, actor: c.actor, date: c.date, op: c.op, version: mine, parents})
+  }
   await walkFileHistory(store.repo.cwd, start, path, async (batch) => {
     // Ask for every version the batch may need at once (the reader pipelines them), then step in order.
     for (const c of batch) {
@@ -83,20 +100,20 @@ export async function blame(session: Session, {id: input, at: when}: {id: string
       for (const p of s.parents) void version(p)
     }
     for (const c of batch) {
-      if (walk && !walk.wants(c.commit)) continue
-      const s = sides(c)
-      const mine = await version(s.after)
+      seen.set(c.commit, c)
       if (!walk) {
         // The newest commit that changed the card holds it as it is at `start`; none, or a removal: no card there.
+        const mine = await version(sides(c).after)
         if (!mine) {
           missing = true
           return true
         }
         walk = new BlameWalk(mine, matchLines)
       }
-      const parents = await Promise.all(c.parents.map(async (commit, i) => ({commit, version: await version(s.parents[i] ?? null)})))
-      walk.step({commit: c.commit, actor: c.actor, date: c.date, op: c.op, version: mine, parents})
-      if (s.after) versions.delete(s.after)
+      if (!walk.wants(c.commit)) continue
+      await step(walk, c)
+      // Values passed to a commit the log showed already (dated after its child): follow them there now.
+      for (let again = revisit(walk, seen); again; again = revisit(walk, seen)) await step(walk, again)
       if (walk.done) return true
     }
     return false

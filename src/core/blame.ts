@@ -74,8 +74,9 @@ interface Waiting {
 
 /**
  * The walk. `new BlameWalk(current, matchLines)` with the card as blamed; then `step`
- * for each commit of its history, children before parents, the first being
- * the newest commit that changed the card (its version is `current`); `done`
+ * for each commit of its history, the first being the newest commit that
+ * changed the card (its version is `current`), and again for any commit in
+ * `waitingAt()` that was stepped before values reached it; `done`
  * once every value is explained; `result()` at any point after that (or at
  * the end of the history: what is still open is blamed on the oldest commit
  * that held it).
@@ -106,11 +107,23 @@ export class BlameWalk {
     return this.open === 0
   }
 
+  /** The commits values wait on now (each is to be stepped, again if it was already: see `step`). */
+  waitingAt(): IterableIterator<string> {
+    return this.waiting.keys()
+  }
+
   /** Whether anything waits on `commit` (the caller may skip reading what it does not need). */
   wants(commit: string): boolean {
     return !this.started || this.waiting.has(commit)
   }
 
+  /**
+   * Explain what waits on this commit: pass each value on to a parent or
+   * blame it here. A commit nothing waits on is passed over; one stepped
+   * before values reached it (a history read in date order, where a parent
+   * dated after its child by another clone's clock comes first) is simply
+   * stepped again for them: each value's way is its own.
+   */
   step(s: BlameStep): void {
     this.steps++
     let here: Waiting | undefined

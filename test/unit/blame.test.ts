@@ -120,3 +120,26 @@ describe('BlameWalk through a merge', () => {
     expect(w.result().fields.find((f) => f.field === 'priority')?.commit).toBe('o2')
   })
 })
+
+describe('BlameWalk in date order', () => {
+  it('a parent stepped before its child (a clock ahead) is stepped again when values reach it', () => {
+    const b = card({title: 'T', priority: 2})
+    const t = card({title: 'T', priority: 0})
+    const m = card({title: 'M', priority: 0})
+    const w = new BlameWalk(m, matchLines)
+    w.step(step('m', m, [['t', t]]))
+    expect([...w.waitingAt()]).toEqual(['t'])
+    w.step(step('t', t, [['b', b]]))
+    // b came before t in the log: nothing waited on it then.
+    w.step(step('b', b, []))
+    expect(w.done).toBe(true)
+    expect(Object.fromEntries(w.result().fields.map((f) => [f.field, who(f)]))).toEqual({title: 'm', priority: 't'})
+    const x = new BlameWalk(m, matchLines)
+    x.step(step('m', m, [['t', t]]))
+    x.step(step('b', b, []))
+    expect(x.done).toBe(false)
+    x.step(step('t', t, [['b', b]]))
+    expect([...x.waitingAt()]).toEqual([])
+    expect(x.done).toBe(true)
+  })
+})
