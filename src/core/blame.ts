@@ -2,12 +2,12 @@
  * Blame of one card: for each of its fields (core/field-changes.ts
  * `cardFields`, the description left out) and each line of its
  * description, the commit that set the value it holds now. Pure: the
- * versions of the card along its history go in, newest first, one commit at
+ * versions of the card along its history go in, newest first (as git walks), one commit at
  * a time; the attribution comes out.
  *
  * The walk is git blame's, over the card's own history (the commits that
  * changed its task.md, with their parents rewritten to the previous such
- * commit: `git log --topo-order --parents -- <path>`). Every value still to
+ * commit: `git log --parents -- <path>`). Every value still to
  * be explained sits at a commit. At that commit, a value one of its parents
  * holds too passes to the first such parent (the value was already there);
  * a value no parent holds was made by this commit, which is blamed for it.
