@@ -28,12 +28,12 @@ export function renderBlame(term: Terminal, r: BlameResult): string {
     renderTable<FieldBlame>(
       term,
       [
-        {header: 'FIELD', cell: (f) => f.field, shrink: 2, min: 8},
+        {header: 'FIELD', cell: (f) => f.field, shrink: 3, min: 13},
         {header: 'VALUE', cell: (f) => valueText(f.value), flex: true, min: 12},
         {header: 'COMMIT', cell: (f) => f.commit.slice(0, 10), style: () => 'yellow'},
-        {header: 'ACTOR', cell: (f) => f.actor, shrink: 1, min: 8},
-        {header: 'WHEN', cell: (f) => localTime(f.date), shrink: 3, min: 10},
-        {header: 'OP', cell: (f) => f.op, shrink: 4, min: 4},
+        {header: 'ACTOR', cell: (f) => f.actor, shrink: 2, min: 8},
+        {header: 'WHEN', cell: (f) => localTime(f.date), shrink: 1, min: 11},
+        {header: 'OP', cell: (f) => f.op, shrink: 4, min: 5},
       ],
       r.fields,
     ).trimEnd(),
@@ -47,11 +47,15 @@ export function renderBlame(term: Terminal, r: BlameResult): string {
   return `${out.join('\n')}\n`
 }
 
-/** `abc1234567 (actor      2026-11-30 14:02 +01:00  3) text`, cut to the terminal's width. */
+/** `abc1234567 (actor      2026-11-30 14:02 +01:00  3) text`, cut to the terminal's width (without the time on a narrow one). */
 function descriptionLine(term: Terminal, l: LineBlame, actorWidth: number, numberWidth: number): string {
   const actor = displayWidth(l.actor) > actorWidth ? truncate(l.actor, actorWidth) : l.actor + ' '.repeat(actorWidth - displayWidth(l.actor))
-  const prefix = `${l.commit.slice(0, 10)} (${actor} ${localTime(l.date)} ${String(l.line).padStart(numberWidth)}) `
-  const room = Number.isFinite(term.width) ? term.width - displayWidth(prefix) : Number.POSITIVE_INFINITY
+  const n = String(l.line).padStart(numberWidth)
+  const width = Number.isFinite(term.width) ? term.width : Number.POSITIVE_INFINITY
+  // The time goes first when the terminal leaves the text less than 24 columns.
+  const full = `${l.commit.slice(0, 10)} (${actor} ${localTime(l.date)} ${n}) `
+  const prefix = width - displayWidth(full) >= 24 ? full : `${l.commit.slice(0, 10)} (${actor} ${n}) `
+  const room = width - displayWidth(prefix)
   const text = room < displayWidth(l.text) ? truncate(l.text, Math.max(1, room)) : l.text
   return `${paint(term, 'yellow', l.commit.slice(0, 10))}${paint(term, 'dim', prefix.slice(10))}${text}`
 }

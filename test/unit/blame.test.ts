@@ -7,6 +7,7 @@ import {BlameWalk, type BlameStep, descriptionLines} from '../../src/core/blame'
 import type {CardVersion} from '../../src/core/field-changes'
 import type {TaskMeta} from '../../src/core/task'
 import {matchLines} from '../../src/merge/text-merge'
+import {renderBlame} from '../../src/render/blame'
 
 function card(meta: Record<string, unknown>, body = ''): CardVersion {
   return {meta: {id: 'tsk-aaaaaaaaaa', revision: 1, ...meta} as unknown as TaskMeta, body}
@@ -141,5 +142,22 @@ describe('BlameWalk in date order', () => {
     x.step(step('t', t, [['b', b]]))
     expect([...x.waitingAt()]).toEqual([])
     expect(x.done).toBe(true)
+  })
+})
+
+describe('renderBlame', () => {
+  const by = {commit: 'c4ac90713695ecdb14078ca63acd8f511e7980be', actor: 'alice', date: '2030-01-01T00:00:00+00:00', op: 'add'}
+  const r = {list: 'main', task: 'tsk-aaaaaaaaaa', at: null, commit: by.commit, walked: 1, fields: [{field: 'title', value: 'A title', ...by}, {field: 'tags', value: ['x', 'y'], ...by}], description: [{line: 1, text: 'a line of the description that is long', ...by}]}
+
+  it('prints the table and git-blame lines, cut to the width, the time left out when narrow, colour only when asked', () => {
+    const wide = renderBlame({color: false, width: 200}, r)
+    expect(wide).toMatch(/^title +A title +c4ac907136 +alice +\S+ \S+ [+-]\d\d:\d\d +add$/m)
+    expect(wide).toMatch(/^tags +x, y +c4ac907136/m)
+    expect(wide).toMatch(/^c4ac907136 \(alice \S+ \S+ [+-]\d\d:\d\d 1\) a line of the description that is long$/m)
+    expect(wide).not.toContain('\u001b[')
+    const narrow = renderBlame({color: false, width: 40}, r)
+    expect(narrow).toContain('c4ac907136 (alice 1) a line of the desc…')
+    expect(narrow.trimEnd().split('\n').at(-1)!.length).toBeLessThanOrEqual(40)
+    expect(renderBlame({color: true, width: 200}, r)).toContain('\u001b[33mc4ac907136\u001b[39m')
   })
 })
