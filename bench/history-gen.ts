@@ -80,6 +80,8 @@ export interface StepOptions {
   /** Time of the first mutation (ISO-8601); later ones follow 1–19 s apart (mean 10 s). */
   start: string
   actors?: readonly string[]
+  /** One card drawn every `every` draws instead of a random one (bench/blame.mjs: the card blamed). */
+  focus?: {id: string; every: number}
 }
 
 /**
@@ -98,12 +100,14 @@ export function* historySteps(live: LiveOverlay, opts: StepOptions): Generator<S
   let ids = [...live.sortedIds()]
   let clock = Date.parse(opts.start)
   let n = 0
+  let draws = 0
   const snap: Snapshot = live.snapshot
   for (;;) {
     const actor = pick(actors)
     const mine = held.get(actor)!
     const draw = rand()
-    const id = pick(ids)
+    const drawn = pick(ids)
+    const id = opts.focus && draws++ % opts.focus.every === 0 ? opts.focus.id : drawn
     const now = new Date(clock).toISOString()
     const entropy = Math.floor(rand() * 2 ** 32).toString(16).padStart(8, '0') + Math.floor(rand() * 2 ** 32).toString(16).padStart(8, '0')
     const ctx: OpContext = {actor, now, entropy}

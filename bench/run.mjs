@@ -19,6 +19,7 @@
 //   BENCH_HISTORY_REPACK=250/50,aggressive  with BENCH_HISTORY: also `git repack -adf --depth=250 --window=50`, `git gc --aggressive`
 //   BENCH_HISTORY_INBOX=1   with BENCH_HISTORY: the commits also carry the inbox records a command adds
 //   BENCH_DIFF=0            skip `tasks diff` over a day of 1,000 changes on the largest store (bench/diff.mjs; on by default)
+//   BENCH_BLAME=300000      tasks blame ID on a list with this many commits (bench/blame.mjs; target 1.5 s at 300,000)
 //   BENCH_SEARCH=1          on the largest store: `tasks search` queries against node -e 0 (bench/search.mjs)
 import {spawnSync} from 'node:child_process'
 import {cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
@@ -31,6 +32,7 @@ import {drain} from './drain.mjs'
 import {measureHistory, measureSync} from './scale.mjs'
 import {benchSearch} from './search.mjs'
 import {measureDiff} from './diff.mjs'
+import {benchBlame} from './blame.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const BIN = join(root, 'bin', 'tasks')
@@ -249,6 +251,7 @@ let syncResult = null
 let historyResult = null
 let searchResult = null
 let diffResult = null
+let blameResult = null
 try {
   if (!existsSync(join(root, 'dist', 'tasks.js'))) throw new Error('dist/tasks.js is missing: run `npm run build` (or `npm run bench`) first')
   const {seed} = await loadSeeder(tmp)
@@ -413,6 +416,10 @@ try {
     historyResult = await measureHistory({store: join(tmp, `tasks-${largest}`), env, count: Number(process.env.BENCH_HISTORY), tmp})
     historyResult.size = largest
   }
+  if (Number(process.env.BENCH_BLAME ?? 0) > 0) {
+    log(`blame at ${process.env.BENCH_BLAME} commits (bench/blame.mjs)`)
+    blameResult = await benchBlame({commits: Number(process.env.BENCH_BLAME), runs: RUNS})
+  }
   for (const agents of AGENTS) {
     log(`drain: ${agents} agents, ${agents * 5} items, then the serial floor (one agent, same pushes)`)
     const d = await drain({dir: join(tmp, 'drains'), bin: BIN, env, agents})
@@ -527,6 +534,11 @@ if (historyResult) {
     if (m) lines.push(`  ${label}: tasks log ID ${m.log.median_ms} ms (${m.log.ratio}x node), show ID --history ${m.show_history.median_ms} ms (${m.show_history.ratio}x)`)
   }
 }
+if (blameResult) {
+  const r = blameResult
+  lines.push('')
+  lines.push(`blame at ${r.commits.toLocaleString('en-US')} commits, ${r.tasks.toLocaleString('en-US')} cards (the card changed in ${r.card_commits} of them, walked ${r.walked}): median ${r.median_ms} ms, node -e 0 ${r.node_ms} ms, without the commit-graph ${r.no_commit_graph_ms} ms; target <= ${r.target_s} s${r.commits >= 300_000 ? `: ${verdict(r.pass)}` : ', not judged for fewer'}`)
+}
 if (drains.length > 0) {
   const drainTable = [['agents', 'items', 'pushes', 'drain s', 'serial floor s', 'ratio', 'target', 'cpu ratio', 'load (drain, floor)', 'gave up', 'left pending', 'result']]
   for (const d of drains) {
@@ -559,6 +571,7 @@ const judged = [
   ...(syncResult ? [syncResult] : []),
   ...(diffResult ? [diffResult] : []),
   ...(streamMemory ? [streamMemory] : []),
+  ...(blameResult && blameResult.commits >= 300_000 ? [blameResult] : []),
   ...(historyResult && historyResult.mutations >= 300_000 ? [{pass: historyResult.after_gc.pack_mib * 1.048576 < historyResult.gc_target_mib}] : []),
 ].filter((x) => x.pass !== null && x.pass !== undefined)
 const failed = judged.filter((x) => !x.pass).length
@@ -568,6 +581,6 @@ lines.push(`targets: ${judged.length - failed} of ${judged.length} met${failed ?
 const outDir = join(root, '.bench')
 mkdirSync(outDir, {recursive: true})
 const outFile = join(outDir, 'results.json')
-writeFileSync(outFile, `${JSON.stringify({meta, targets: {...TARGETS, mutation_bytes: BYTES_TARGET, stream: STREAM_TARGET, index: INDEX_TARGETS, drain: DRAIN_TARGET}, peers: PEERS, results, stream_memory: streamMemory, drains, sync: syncResult, history: historyResult, search: searchResult, diff: diffResult}, null, 2)}\n`)
+writeFileSync(outFile, `${JSON.stringify({meta, targets: {...TARGETS, mutation_bytes: BYTES_TARGET, stream: STREAM_TARGET, index: INDEX_TARGETS, drain: DRAIN_TARGET}, peers: PEERS, results, stream_memory: streamMemory, drains, sync: syncResult, history: historyResult, search: searchResult, diff: diffResult, blame: blameResult}, null, 2)}\n`)
 lines.push(`results: ${outFile}`)
 process.stdout.write(`${lines.join('\n')}\n`)

@@ -58,7 +58,7 @@ function timePoint(flag: string, text: string | undefined, now: number): number 
  * in its `Task:` trailers (a removed one). Ambiguous among removed ids is a
  * usage error, as for ids in the list.
  */
-async function resolveInHistory(session: Session, snap: Snapshot, input: string): Promise<{id: string; removed: boolean}> {
+export async function resolveInHistory(session: Session, snap: Snapshot, input: string): Promise<{id: string; removed: boolean}> {
   try {
     return {id: lookup(snap, input).id, removed: false}
   } catch (error) {

@@ -65,6 +65,7 @@ import Init from './init'
 import List from './list'
 import Lists from './lists'
 import Log from './log'
+import Blame from './blame'
 import Mcp from './mcp/index'
 import McpInstall from './mcp/install'
 import McpListTools from './mcp/list-tools'
@@ -164,6 +165,7 @@ export const COMMANDS = {
   list: List,
   lists: Lists,
   log: Log,
+  blame: Blame,
   mcp: Mcp,
   'mcp:install': McpInstall,
   'mcp:list-tools': McpListTools,

@@ -247,3 +247,20 @@ export const diff = operation({
   examples: ['<%= config.bin %> diff', '<%= config.bin %> diff 3d --actor agent-7', '<%= config.bin %> diff 2026-12-01 2026-12-02 --json', '<%= config.bin %> diff a1b2c3d --format compact'],
   run: (e, s, a) => e.listDiff.diff(s, a),
 })
+
+export const blame = operation({
+  name: 'blame',
+  toolset: 'history',
+  summary: 'Who set each field of a card and each line of its description: the commit, actor, time and op.',
+  description:
+    "For every field the card has (status, owner, priority, title, tags, dependencies, dates, each custom field, …) and every line of its description, the commit that set the value it holds now, read from the card's own history. A value that reached the list through a `sync` merge is blamed on the commit that set it on the other clone; a value the merge itself made (a repair, a resolved conflict) on the merge. With --at, the card as it was then (also a card removed since; without --at a removed card is not found, exit 3, and the message names the --at to use). Reads only: nothing is written.",
+  params: {
+    id: p.id('task id or unique prefix (also of a removed task, with --at)', {positional: true}).need(),
+    at: p.string('Blame the card as it was at WHEN: a commit of the list (any unique prefix), a date or time (the last commit at or before it), or a duration ago (2h, 3d).', {helpValue: 'WHEN'}),
+  },
+  writes: false,
+  result: 'blame',
+  compact: (e, r) => e.renderBlame.compactBlame(r),
+  examples: ['<%= config.bin %> blame tsk-k3v9', '<%= config.bin %> blame tsk-k3v9 --json', '<%= config.bin %> blame tsk-k3v9 --at 2d', '<%= config.bin %> blame tsk-k3v9 --format compact'],
+  run: (e, s, a) => e.blame.blame(s, a),
+})

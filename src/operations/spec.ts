@@ -27,7 +27,7 @@ export const TOOLSETS = {
   planning: 'making and shaping items: add, edit, assign, deps, rm, checks (add, fail, supersede, list), flags, reopen, cancel, defer, fail',
   coordination: 'working with others: inbox ack, watch, notify, actors, collaborators, stale, remind, takeover, sweep, scenarios',
   sessions: 'agent work sessions: create, show, list, search, claim, revise, checkpoint, heartbeat, release, complete, cancel, takeover',
-  history: 'the past and other views: log, events, undo, restore, search, graph, export, import, branch, prime',
+  history: 'the past and other views: log, events, undo, restore, search, graph, export, import, branch, prime, blame',
   admin: 'the list itself: init, sync, doctor, lists, remote, config, prune, batch',
 } as const
 

@@ -136,3 +136,21 @@ export async function gitOk(args: readonly string[], options: GitOptions): Promi
   }
   return r.stdout
 }
+
+/**
+ * Start git and read its standard output as it comes (text, in chunks), for
+ * a walk that may stop early: `stop()` kills git (a `git log` over a long
+ * history is not read to its end when the answer is already known). Always
+ * call `stop()` when done reading; it is harmless after git has ended.
+ */
+export function gitStream(args: readonly string[], options: {cwd: string}): {chunks: AsyncIterable<string>; stop: () => void} {
+  const child = spawn('git', args as string[], {cwd: options.cwd, env: {...process.env, GIT_TERMINAL_PROMPT: '0'}, stdio: ['ignore', 'pipe', 'ignore']})
+  child.on('error', () => undefined)
+  child.stdout.setEncoding('utf8')
+  return {
+    chunks: child.stdout as AsyncIterable<string>,
+    stop: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill()
+    },
+  }
+}

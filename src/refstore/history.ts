@@ -4,7 +4,7 @@
  * is no separate events table; this is the audit log. This module only
  * reads commits; what the trailers mean is decided in src/core/history-event.ts.
  */
-import {git} from './git-process'
+import {git, gitStream} from './git-process'
 import {INIT_COMMIT} from '../core/store-layout'
 import {type EventDetails, detailsOf} from '../core/history-event'
 import type {CardCommit} from '../core/spec-revisions'
@@ -120,6 +120,49 @@ export async function removalCommit(cwd: string, ref: string, taskFile: string):
 
 const NO_BLOB = /^0+$/
 
+/** `git log` format of one commit record: the fields, then (with --raw) the changed paths. */
+const RAW_LOG_FORMAT = `--format=${RECORD}%H${FIELD}%P${FIELD}%an${FIELD}%aI${FIELD}%B${FIELD}`
+
+/** A path a commit changed, from a `--raw` line (`-c` lines of a merge: one blob per parent). */
+export interface RawFile {
+  path: string
+  /** The blob at each parent, in parent order (null: absent there). One for an ordinary commit. */
+  parents: Array<string | null>
+  /** The blob at the commit (null: deleted). */
+  after: string | null
+}
+
+/** One commit of a `git log --raw` read with RAW_LOG_FORMAT. */
+export interface RawCommit {
+  commit: string
+  /** Its parents as the log shows them (rewritten to the previous commit of the path when it is path-limited with --parents). */
+  parents: string[]
+  actor: string
+  date: string
+  op: string
+  trailers: Array<[string, string]>
+  files: RawFile[]
+}
+
+function parseRawRecord(record: string): RawCommit | null {
+  if (!record.trim()) return null
+  const [commit, parents, author, date, message, rest] = record.split(FIELD) as [string, string, string, string, string, string | undefined]
+  const trailers = parseTrailers(message)
+  const value = (k: string) => trailers.find(([key]) => key === k)?.[1]
+  const files: RawFile[] = []
+  for (const line of (rest ?? '').split('\n')) {
+    // `:<mode> <mode> <blob> <blob> <status>\t<path>`; a merge's `-c` line has one more colon, mode and blob per parent.
+    const m = /^(:+)([^\t]+)\t(.+)$/.exec(line)
+    if (!m) continue
+    const n = m[1]!.length
+    const words = m[2]!.split(' ')
+    const blobs = words.slice(n + 1, 2 * n + 2).map((b) => (NO_BLOB.test(b) ? null : b))
+    if (blobs.length !== n + 1) continue
+    files.push({path: m[3]!, parents: blobs.slice(0, n), after: blobs[n]!})
+  }
+  return {commit, parents: parents.trim() ? parents.trim().split(' ') : [], actor: value('Actor') ?? author, date, op: value('Tasks-Op') ?? message.split(/[:\s]/)[0] ?? '', trailers, files}
+}
+
 /**
  * The commits on `ref` that changed files under a card's directory, oldest
  * first, each with task.md and the changed check files as they were at its
@@ -127,26 +170,12 @@ const NO_BLOB = /^0+$/
  * revisions of them). One `git log --raw` and one `git cat-file --batch`.
  */
 export async function readCardCommits(cwd: string, ref: string, dir: string): Promise<CardCommit[]> {
-  const r = await git(['log', '--reverse', '--no-renames', '--raw', '--no-abbrev', `--format=${RECORD}%H${FIELD}%an${FIELD}%aI${FIELD}%B${FIELD}`, '--no-color', ref, '--', `${dir}/`], {cwd})
+  const r = await git(['log', '--reverse', '--no-renames', '--raw', '--no-abbrev', RAW_LOG_FORMAT, '--no-color', ref, '--', `${dir}/`], {cwd})
   if (r.code !== 0) return []
-  type Raw = {commit: string; actor: string; date: string; op: string; trailers: Array<[string, string]>; files: Array<{path: string; before: string | null; after: string | null}>}
-  const raws: Raw[] = []
-  for (const record of r.stdout.split(RECORD)) {
-    if (!record.trim()) continue
-    const [commit, author, date, message, rest] = record.split(FIELD) as [string, string, string, string, string]
-    const trailers = parseTrailers(message)
-    const value = (k: string) => trailers.find(([key]) => key === k)?.[1]
-    const files: Raw['files'] = []
-    for (const line of (rest ?? '').split('\n')) {
-      const m = /^:\d+ \d+ ([0-9a-f]+) ([0-9a-f]+) [A-Z]\d*\t(.+)$/.exec(line)
-      if (!m) continue
-      files.push({path: m[3]!, before: NO_BLOB.test(m[1]!) ? null : m[1]!, after: NO_BLOB.test(m[2]!) ? null : m[2]!})
-    }
-    raws.push({commit, actor: value('Actor') ?? author, date, op: value('Tasks-Op') ?? message.split(/[:\s]/)[0] ?? '', trailers, files})
-  }
-  const wanted = raws.flatMap((c) => c.files.flatMap((f) => [f.before, f.after].filter((b): b is string => b !== null)))
+  const raws = r.stdout.split(RECORD).map(parseRawRecord).filter((c): c is RawCommit => c !== null)
+  const wanted = raws.flatMap((c) => c.files.flatMap((f) => [f.parents[0] ?? null, f.after].filter((b): b is string => b !== null)))
   const blobs = await readBlobs(cwd, wanted)
-  const text = (blob: string | null): string | null => (blob === null ? null : (blobs.get(blob)?.toString('utf8') ?? null))
+  const text = (blob: string | null | undefined): string | null => (blob ? (blobs.get(blob)?.toString('utf8') ?? null) : null)
   const taskPath = `${dir}/task.md`
   return raws.map((c) => {
     const task = c.files.find((f) => f.path === taskPath)
@@ -157,13 +186,52 @@ export async function readCardCommits(cwd: string, ref: string, dir: string): Pr
       op: c.op,
       trailers: c.trailers,
       // An unchanged task.md: the same text before and after (the spec did not change there).
-      task: task ? {before: text(task.before), after: text(task.after)} : {before: null, after: null},
+      task: task ? {before: text(task.parents[0]), after: text(task.after)} : {before: null, after: null},
       checks: c.files.flatMap((f) => {
         const m = /\/checks\/([^/]+)\.md$/.exec(f.path)
-        return m && f.path.startsWith(`${dir}/checks/`) ? [{id: m[1]!, before: text(f.before), after: text(f.after)}] : []
+        return m && f.path.startsWith(`${dir}/checks/`) ? [{id: m[1]!, before: text(f.parents[0]), after: text(f.after)}] : []
       }),
     }
   })
+}
+
+/**
+ * The history of one file, newest first, as git blame walks it: the commits
+ * reachable from `start` that changed `path`, each with its parents
+ * rewritten to the previous commits that changed it (`--parents`: history
+ * simplification, so a merge that took the file from one side is skipped
+ * and that side followed), and the file's blob at the commit and at each
+ * parent (`--raw`, `-c` for a merge that changed it against every parent).
+ * With changed-path filters in the commit-graph, git opens trees only for
+ * the commits that touched the path.
+ *
+ * In git's default order (by commit date, as it walks): `--topo-order`
+ * would make git walk the whole history three times before the first line
+ * (about 4× the time at 300,000 commits). A parent dated after its child
+ * (clocks that differ between clones) can so come first; the caller steps
+ * such a commit again when values reach it (core/blame.ts).
+ *
+ * Read as git writes it: `visit` gets each batch of whole commits as it
+ * arrives and answers true to stop, which ends git at once, so a walk that
+ * finds its answer in the newest commits never pays for the older ones.
+ */
+export async function walkFileHistory(cwd: string, start: string, path: string, visit: (batch: RawCommit[]) => Promise<boolean>): Promise<void> {
+  const log = gitStream(['log', '--parents', '--raw', '-c', '--no-renames', '--no-abbrev', '--root', RAW_LOG_FORMAT, '--no-color', start, '--', path], {cwd})
+  try {
+    let pending = ''
+    for await (const chunk of log.chunks) {
+      pending += chunk
+      const records = pending.split(RECORD)
+      // The last record may not be whole yet: it waits for the next record's start, or the end.
+      pending = records.pop() ?? ''
+      const batch = records.map(parseRawRecord).filter((c): c is RawCommit => c !== null)
+      if (batch.length > 0 && (await visit(batch))) return
+    }
+    const last = parseRawRecord(pending)
+    if (last) await visit([last])
+  } finally {
+    log.stop()
+  }
 }
 
 /** A commit of a list and its committer date (strict ISO-8601). */

@@ -409,6 +409,15 @@ describe('every --json output matches its schema', () => {
     await ok(repo, ['log', '-n', '2'], A)
   })
 
+  it('blame, blame --at, blame of an unknown id', async () => {
+    const now = await ok(repo, ['blame', ids.solo!], A)
+    expect(now.task).toBe(ids.solo)
+    expect(now.fields.length).toBeGreaterThan(0)
+    const then = await ok(repo, ['blame', ids.solo!, '--at', now.commit.slice(0, 12)], A)
+    expect(then.at.commit).toBe(now.commit)
+    await fails(repo, ['blame', 'tsk-zzzzzzzzzz'], 3, 'task_not_found', A)
+  })
+
   it('log with details and filters, log of a removed id, restore', async () => {
     const claims = await ok(repo, ['log', '--op', 'claim,block', '--actor', 'alice,bob'], A)
     expect(claims.events.length).toBeGreaterThan(0)
