@@ -85,6 +85,7 @@ import RemoteSet from './remote/set'
 import RemoteUnset from './remote/unset'
 import Reopen from './reopen'
 import Restore from './restore'
+import Diff from './diff'
 import Rm from './rm'
 import ServerInstallHook from './server/install-hook'
 import Search from './search'
@@ -186,6 +187,7 @@ export const COMMANDS = {
   'remote:unset': RemoteUnset,
   reopen: Reopen,
   restore: Restore,
+  diff: Diff,
   rm: Rm,
   'server:install-hook': ServerInstallHook,
   search: Search,

@@ -203,3 +203,21 @@ export const prime = operation({
   examples: ['<%= config.bin %> prime', '<%= config.bin %> prime --json', '<%= config.bin %> prime --write AGENTS.md'],
   run: (e, s, a) => (a.write !== undefined ? e.prime.writePrime(s, {file: a.write, cwd: process.cwd()}) : e.prime.prime(s)),
 })
+
+export const diff = operation({
+  name: 'diff',
+  toolset: 'history',
+  summary: 'What changed on the list between two points (default: since a day ago): cards added, removed and changed field by field, checks, comments.',
+  description:
+    'The standup report: "what happened since yesterday". FROM and TO are each a commit of the list (any unique prefix), a date or time (the last commit at or before it), or a duration ago (2h, 3d); FROM defaults to 1d, TO to the list\'s tip. Each card changed in between is listed with every field that changed, before → after (status, owner, priority, title, tags, dependencies, type, custom fields, dates), its description as a unified diff, its checks added, passed, failed, superseded or reset, and its comments added (author and first line). Claim bookkeeping a heartbeat moves (lease_expires, epoch, claimed_at) is left out. Without --actor it is the net change between the two trees; with --actor, only what commits of those actors changed in the window (also on another clone, merged in by sync).',
+  params: {
+    from: p.string('start: a commit, a date or time, or a duration ago (default 1d)', {positional: true}),
+    to: p.string('end: a commit, a date or time, or a duration ago (default: now, the list\'s tip)', {positional: true}),
+    actor: p.strings('Only changes made by commits of this actor (@me: you); repeatable or comma-separated.'),
+  },
+  writes: false,
+  result: 'diff',
+  compact: (e, r) => e.listDiffRender.compactDiff(r),
+  examples: ['<%= config.bin %> diff', '<%= config.bin %> diff 3d --actor agent-7', '<%= config.bin %> diff 2026-12-01 2026-12-02 --json', '<%= config.bin %> diff a1b2c3d --format compact'],
+  run: (e, s, a) => e.listDiff.diff(s, a),
+})

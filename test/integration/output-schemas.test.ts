@@ -420,6 +420,13 @@ describe('every --json output matches its schema', () => {
     expect(back.restored[0].id).toBe(ids.reserved)
   })
 
+  it('diff, diff --actor', async () => {
+    const all = await ok(repo, ['diff', '1w'], A)
+    expect(all.cards.length).toBeGreaterThan(0)
+    await ok(repo, ['diff', '1w', '--actor', 'bob'], A)
+    await fails(repo, ['diff', 'not-a-when'], 2, 'bad_when', A)
+  })
+
   it('config list, get, set, unset', async () => {
     const all = await ok(repo, ['config', 'list'], A)
     expect(all.settings.map((s: any) => s.key)).toContain('lease_seconds')

@@ -1,0 +1,88 @@
+/**
+ * `tasks diff [FROM [TO]]`: what happened to the list between two points of
+ * its history, card by card (core/list-diff.ts builds it). `diffCommits` is
+ * the use case over two commits, also behind `tasks plan diff`.
+ *
+ * Without `--actor` the diff is the net change between the two trees: only
+ * the paths that differ are read (one tree diff, one blob batch), so a day
+ * on a list of 10,000 cards reads the cards of that day. With `--actor` it
+ * is the change made by that actor's commits in the window: every commit
+ * reachable from TO and not from FROM (both lines of a `sync` merge, so
+ * what an actor wrote on another clone counts for them once it arrived),
+ * each against its parent; a merge commit itself is skipped, since what it
+ * brings was made by the commits it merges, not by whoever merged.
+ */
+import {EnvironmentError} from '../core/errors'
+import {type DiffPoint, type ListDiff, buildListDiff, cardsWithoutTaskFile} from '../core/list-diff'
+import {parseTaskFile} from '../core/task-file'
+import {shortIdOf} from '../core/ids'
+import {tablesOf} from '../core/snapshot'
+import {taskFilePath} from '../core/store-layout'
+import {unifiedDiff} from '../merge/unified-diff'
+import {changedCardFiles, commitDates, commitsBetween, filesAt} from '../refstore/list-diff-read'
+import {resolveAt} from './at'
+import type {Session} from './session'
+
+export type {ListDiff}
+
+export interface DiffOptions {
+  /** Only the changes made by commits of these actors (`@me`: the current one); comma-separated values are split. */
+  actor?: string[]
+}
+
+/** Split repeatable, comma-separated flag values. */
+function splitValues(values: readonly string[] | undefined): string[] {
+  return (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)
+}
+
+/**
+ * The diff of the session's list from commit `from` to commit `to` (full
+ * ids of commits of the repository), optionally only what `actor` did.
+ */
+export async function diffCommits(session: Session, from: string, to: string, options: DiffOptions = {}): Promise<ListDiff> {
+  return diffPoints(session, {commit: from, input: null}, {commit: to, input: null}, options)
+}
+
+async function diffPoints(session: Session, from: {commit: string; input: string | null}, to: {commit: string; input: string | null}, options: DiffOptions): Promise<ListDiff> {
+  const cwd = session.store.repo.cwd
+  const wanted = splitValues(options.actor)
+  const actors = wanted.length === 0 ? null : [...new Set(await Promise.all(wanted.map(async (a) => (a === '@me' ? await session.actor() : a))))].sort()
+  const datesP = commitDates(cwd, [from.commit, to.commit])
+  let pairs: Array<{from: string; to: string; actor: string | null}>
+  if (actors === null) {
+    pairs = [{from: from.commit, to: to.commit, actor: null}]
+  } else {
+    const only = new Set(actors)
+    const commits = await commitsBetween(cwd, from.commit, to.commit)
+    pairs = commits.filter((c) => c.parents.length === 1 && only.has(c.actor)).map((c) => ({from: c.parents[0]!, to: c.commit, actor: c.actor}))
+  }
+  const steps = await changedCardFiles(cwd, pairs)
+  // A card only commented on or checked: its title as TO has it, else as FROM had it (removed since).
+  const untitled = cardsWithoutTaskFile(steps)
+  const titles = new Map<string, string>()
+  if (untitled.length > 0) {
+    const paths = untitled.map(taskFilePath)
+    const [atTo, atFrom] = await Promise.all([filesAt(cwd, to.commit, paths), filesAt(cwd, from.commit, paths)])
+    for (const id of untitled) {
+      const text = atTo.get(taskFilePath(id)) ?? atFrom.get(taskFilePath(id))
+      const parsed = text === undefined ? null : parseTaskFile(text, id)
+      if (parsed?.ok) titles.set(id, parsed.value.meta.title)
+    }
+  }
+  // Short ids as the list at its tip knows them (the index cache, brought up to date; a removed card keeps its full id).
+  const loaded = steps.some((s) => s.files.length > 0) ? await session.store.load() : null
+  const tables = loaded ? tablesOf(loaded.snapshot) : null
+  const dates = await datesP
+  const point = (p: {commit: string; input: string | null}): DiffPoint => ({commit: p.commit, date: dates.get(p.commit) ?? '', input: p.input})
+  const short = (id: string): string | undefined => (tables && loaded!.snapshot.tasks.has(id) ? shortIdOf(tables, id) : undefined)
+  return buildListDiff({list: session.list, from: point(from), to: point(to), actors}, steps, (a, b) => unifiedDiff(a, b), titles, short)
+}
+
+/** `tasks diff [FROM [TO]]`: FROM defaults to one day ago, TO to the list's tip; both WHEN forms (app/at.ts). */
+export async function diff(session: Session, args: {from?: string; to?: string; actor?: string[]}): Promise<ListDiff> {
+  const tip = await session.store.refreshTip()
+  if (!tip) throw new EnvironmentError('not_initialised', `no task list "${session.list}" here (${session.store.ref} does not exist); run \`tasks init${session.list === 'main' ? '' : ` --list ${session.list}`}\` first`, {list: session.list, ref: session.store.ref})
+  const fromText = args.from ?? '1d'
+  const [from, to] = await Promise.all([resolveAt(session, fromText, 'from'), args.to === undefined ? null : resolveAt(session, args.to, 'to')])
+  return diffPoints(session, {commit: from.commit, input: args.from ?? null}, {commit: to?.commit ?? tip, input: args.to ?? null}, {actor: args.actor})
+}
