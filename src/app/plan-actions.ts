@@ -27,6 +27,7 @@ import {refusalCounter} from './push-declined'
 import type {Session} from './session'
 import {mergedTree, sync} from './sync'
 import {mutate} from './transaction'
+import {type ListDiff, diffCommits} from './list-diff'
 
 /** The Tasks-Op of a plan's merge commit: `tasks verify` replays it with planMergedTree. */
 export const PLAN_MERGE_OP = 'plan-merge'
@@ -333,6 +334,55 @@ export async function merge(session: Session, args: {name: string; into?: string
   })
 }
 
+/** The merge commit of the plan on `targetTip` (objects only; no ref moves). */
+async function mergeCommit(ts: Session, name: string, into: string, targetTip: string, planTip: string, base: string | null, final = true) {
+  const actor = await ts.actor()
+  const now = ts.now()
+  const m = await planMergedTree(ts.store, targetTip, planTip, base, now, actor)
+  const message = mergeMessage(name, into, actor, m)
+  // The one that lands is signed when the repository signs (writeFinalCommit); plan diff's is never on a ref.
+  const commit = final ? await ts.store.writeFinalCommit(m.tree, [targetTip, planTip], actor, now, message) : ts.store.writeCommit(m.tree, [targetTip, planTip], actor, now, message)
+  return {commit, m}
+}
+
+export interface PlanDiffResult {
+  plan: string
+  into: string
+  base: string | null
+  target_tip: string
+  plan_commit: string
+  /** The merge commit `plan merge` would write now (an object on no ref; null when the target already has the whole plan). */
+  merge_commit: string | null
+  notes: MergeNote[]
+  repairs: Repair[]
+  kept_claims: PlanClaimNote[]
+  /** What merging would change on the target: `tasks diff` from its tip to the merge. */
+  diff: ListDiff
+}
+
+/**
+ * `tasks plan diff NAME [--into LIST]`: what `plan merge` would change on
+ * the target as this clone has it, as `tasks diff` shows it: the merge is
+ * computed (objects only, no ref moves) and diffed from the target's tip.
+ */
+export async function diff(session: Session, args: {name: string; into?: string}): Promise<PlanDiffResult> {
+  const name = checkName(args.name)
+  return onList(session, name, async (ps) => {
+    const {tip: planTip, file} = await requirePlan(ps, name)
+    const into = checkName(args.into ?? file.from, 'list')
+    if (into === name) throw new UsageError(`a plan merges into another list, not into itself (--into ${into})`, {plan: name, into}, 'bad_list')
+    return onList(session, into, async (ts) => {
+      const targetTip = await ts.store.refreshTip()
+      if (!targetTip) throw new NotFoundError('list_not_found', `there is no list "${into}" here to merge the plan into (no ${listRef(into)})`, {list: into})
+      const base = await mergeBase(ts.store.repo.cwd, targetTip, planTip)
+      const common = {plan: name, into, base, target_tip: targetTip, plan_commit: planTip}
+      if (base === planTip) return {...common, merge_commit: null, notes: [], repairs: [], kept_claims: [], diff: await diffCommits(ts, targetTip, targetTip)}
+      const {commit, m} = await mergeCommit(ts, name, into, targetTip, planTip, base, false)
+      return {...common, merge_commit: commit, notes: m.merged.notes, repairs: m.rec.repairs, kept_claims: m.kept, diff: await diffCommits(ts, targetTip, commit)}
+    })
+  })
+}
+
 async function landPlan(ts: Session, remote: string | null, name: string, into: string, planTip: string): Promise<PlanMergeResult> {
   const store = ts.store
   const cwd = store.repo.cwd
@@ -353,10 +403,7 @@ async function landPlan(ts: Session, remote: string | null, name: string, into: 
     const base = await mergeBase(cwd, targetTip, planTip)
     const common = {plan: name, into, base, target_before: targetTip, plan_commit: planTip, notes: [], repairs: [], kept_claims: [], cards_changed: 0, plan_removed: false, tries: attempt}
     if (base === planTip) return {...common, action: 'up_to_date', commit: targetTip}
-    const actor = await ts.actor()
-    const now = ts.now()
-    const m = await planMergedTree(store, targetTip, planTip, base, now, actor)
-    const commit = await store.writeFinalCommit(m.tree, [targetTip, planTip], actor, now, mergeMessage(name, into, actor, m))
+    const {commit, m} = await mergeCommit(ts, name, into, targetTip, planTip, base)
     const done = async (): Promise<PlanMergeResult> => ({...common, action: 'merged', commit, notes: m.merged.notes, repairs: m.rec.repairs, kept_claims: m.kept, cards_changed: (await changedCards(store, targetTip, commit)).size})
     if (remote) {
       const pushed = await pushList(cwd, remote, into, commit, remoteTip, limits)

@@ -63,6 +63,7 @@ import PlanStart from './plan/start'
 import PlanList from './plan/list'
 import PlanRm from './plan/rm'
 import PlanMerge from './plan/merge'
+import PlanDiff from './plan/diff'
 import Export from './export'
 import Import from './import'
 import Init from './init'
@@ -154,6 +155,7 @@ export const COMMANDS = {
   'plan:list': PlanList,
   'plan:rm': PlanRm,
   'plan:merge': PlanMerge,
+  'plan:diff': PlanDiff,
   'session:show': SessionShow,
   'session:list': SessionList,
   'session:search': SessionSearch,

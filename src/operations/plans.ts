@@ -74,3 +74,20 @@ export const planMerge = operation({
   examples: ['<%= config.bin %> plan merge q3-roadmap', '<%= config.bin %> plan merge q3-roadmap --into main --keep --json'],
   run: (e, s, a) => e.plans.merge(s, {name: a.name, into: a.into, keep: a.keep}),
 })
+
+export const planDiff = operation({
+  name: 'plan diff',
+  toolset: 'planning',
+  summary: 'What merging a plan would change on its target, as `tasks diff` shows it: cards added, removed and changed field by field.',
+  description:
+    "The merge `plan merge` would make now is computed (objects only: no ref moves) on the target as this clone has it, and diffed from the target's tip; notes, repairs and kept_claims say what the merge would decide (a text kept as a comment, a claim move of the plan not applied). Nothing is written.",
+  params: {
+    name: planName,
+    into: p.string('The list the plan would land on (default: the list it was forked from).', {helpValue: 'LIST'}),
+  },
+  writes: false,
+  result: 'plan-diff',
+  compact: (e, r) => e.listDiffRender.compactDiff(r.diff),
+  examples: ['<%= config.bin %> plan diff q3-roadmap', '<%= config.bin %> plan diff q3-roadmap --json'],
+  run: (e, s, a) => e.plans.diff(s, {name: a.name, into: a.into}),
+})

@@ -3,7 +3,8 @@
  * here, a removed plan, a plan's merge. Pure; the results arrive
  * neutralized (commands/base-command.ts).
  */
-import type {PlanListResult, PlanMergeResult, PlanRmResult, PlanStartResult} from '../app/plan-actions'
+import type {PlanDiffResult, PlanListResult, PlanMergeResult, PlanRmResult, PlanStartResult} from '../app/plan-actions'
+import {renderDiff} from './list-diff'
 import {renderTable} from './table'
 import {type Terminal, paint} from './terminal'
 
@@ -43,5 +44,15 @@ export function renderPlanMerge(term: Terminal, r: PlanMergeResult): string {
   for (const x of r.repairs) out += `  repaired: ${x.message}\n`
   for (const k of r.kept_claims) out += `  ${paint(term, 'magenta', 'kept')}: ${k.message}\n`
   out += r.plan_removed ? `removed the plan's ref ${'refs/tasks/' + r.plan} here (its history is in ${r.into}'s)\n` : `kept the plan's ref refs/tasks/${r.plan}\n`
+  return out
+}
+
+export function renderPlanDiff(term: Terminal, r: PlanDiffResult): string {
+  if (r.merge_commit === null) return `${r.into} already has everything in plan ${r.plan}; merging would change nothing\n`
+  let out = `plan ${paint(term, 'bold', r.plan)} into ${r.into} (at ${paint(term, 'yellow', short(r.target_tip))}) would change:\n`
+  out += renderDiff(term, r.diff)
+  for (const n of r.notes) out += `  note: ${n.message}\n`
+  for (const x of r.repairs) out += `  repair: ${x.message}\n`
+  for (const k of r.kept_claims) out += `  ${paint(term, 'magenta', 'kept')}: ${k.message}\n`
   return out
 }
