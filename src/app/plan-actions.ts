@@ -224,6 +224,8 @@ export async function rm(session: Session, args: {name: string}): Promise<PlanRm
     if (!(await deleteRefIf(s.store.repo.cwd, listRef(name), tip))) {
       throw new ConflictError('cas_exhausted', `the plan "${name}" moved while it was being removed; nothing was removed. Try again.`, {plan: name})
     }
+    // Only this clone's ref: the remote's copy stays (published: false).
+    session.wrote = {published: false, remote: await session.configuredRemote()}
     return {plan: name, ref: listRef(name), commit: tip}
   })
 }
