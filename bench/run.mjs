@@ -19,6 +19,7 @@
 //   BENCH_HISTORY_REPACK=250/50,aggressive  with BENCH_HISTORY: also `git repack -adf --depth=250 --window=50`, `git gc --aggressive`
 //   BENCH_HISTORY_INBOX=1   with BENCH_HISTORY: the commits also carry the inbox records a command adds
 //   BENCH_SEARCH=1          on the largest store: `tasks search` queries against node -e 0 (bench/search.mjs)
+//   BENCH_PLAN=1000         on the largest store: `tasks plan merge` of a plan changing this many cards (bench/plan.mjs); 0: not run
 import {spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
@@ -29,6 +30,7 @@ import {build} from 'esbuild'
 import {drain} from './drain.mjs'
 import {measureHistory, measureSync} from './scale.mjs'
 import {benchSearch} from './search.mjs'
+import {measurePlanMerge, planMergeLine} from './plan.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const BIN = join(root, 'bin', 'tasks')
@@ -246,6 +248,7 @@ const drains = []
 let syncResult = null
 let historyResult = null
 let searchResult = null
+let planResult = null
 try {
   if (!existsSync(join(root, 'dist', 'tasks.js'))) throw new Error('dist/tasks.js is missing: run `npm run build` (or `npm run bench`) first')
   const {seed} = await loadSeeder(tmp)
@@ -397,6 +400,10 @@ try {
     mustRun(process.execPath, [BIN, 'search', 'warm', '--json'], {cwd: store, env})
     searchResult = {size: largest, ...benchSearch({search: {root, repo: store}}, RUNS, env)}
   }
+  if (largest !== null && process.env.BENCH_PLAN !== '0') {
+    log(`${largest} tasks: plan merge of a plan changing ${process.env.BENCH_PLAN || 1000} cards`)
+    planResult = {size: largest, ...measurePlanMerge({store: join(tmp, `tasks-${largest}`), env, cards: Number(process.env.BENCH_PLAN || 1000), tmp})}
+  }
   if (largest !== null && Number(process.env.BENCH_HISTORY ?? 0) > 0) {
     log(`${largest} tasks: ${process.env.BENCH_HISTORY} more commits, then git gc, log and show --history`)
     historyResult = await measureHistory({store: join(tmp, `tasks-${largest}`), env, count: Number(process.env.BENCH_HISTORY), tmp})
@@ -494,6 +501,10 @@ if (syncResult) {
   lines.push('')
   lines.push(`sync at ${r.size.toLocaleString('en-US')} tasks, ${r.changes_each_side} commits on each side: ${(r.sync_ms / 1000).toFixed(2)} s wall${r.cpu_s === null || r.cpu_s === undefined ? '' : `, ${r.cpu_s.toFixed(2)} s CPU (sync and its git processes)`} at load ${r.loadavg ?? '?'} (node -e 0: ${r.node_ms} ms), merge commit with ${r.merge_parents} parents, pushed: ${r.pushed}; target <= ${r.target_s} s: ${verdict(r.pass)}`)
 }
+if (planResult) {
+  lines.push('')
+  lines.push(planMergeLine(planResult))
+}
 if (searchResult) {
   console.log('')
   console.log(`search at ${searchResult.size.toLocaleString('en-US')} tasks (bench/search.mjs; load ${searchResult.load.map((l) => l.toFixed(2)).join(' -> ')}): median ms, ratio to node -e 0`)
@@ -541,6 +552,7 @@ const judged = [
   ...results.flatMap((r) => Object.values(r.mutation_bytes)),
   ...results.flatMap((r) => [r.index.catch_up, r.index.cold, r.stream]),
   ...(syncResult ? [syncResult] : []),
+  ...(planResult ? [planResult] : []),
   ...(streamMemory ? [streamMemory] : []),
   ...(historyResult && historyResult.mutations >= 300_000 ? [{pass: historyResult.after_gc.pack_mib * 1.048576 < historyResult.gc_target_mib}] : []),
 ].filter((x) => x.pass !== null && x.pass !== undefined)
@@ -551,6 +563,6 @@ lines.push(`targets: ${judged.length - failed} of ${judged.length} met${failed ?
 const outDir = join(root, '.bench')
 mkdirSync(outDir, {recursive: true})
 const outFile = join(outDir, 'results.json')
-writeFileSync(outFile, `${JSON.stringify({meta, targets: {...TARGETS, mutation_bytes: BYTES_TARGET, stream: STREAM_TARGET, index: INDEX_TARGETS, drain: DRAIN_TARGET}, peers: PEERS, results, stream_memory: streamMemory, drains, sync: syncResult, history: historyResult, search: searchResult}, null, 2)}\n`)
+writeFileSync(outFile, `${JSON.stringify({meta, targets: {...TARGETS, mutation_bytes: BYTES_TARGET, stream: STREAM_TARGET, index: INDEX_TARGETS, drain: DRAIN_TARGET}, peers: PEERS, results, stream_memory: streamMemory, drains, sync: syncResult, history: historyResult, search: searchResult, plan_merge: planResult}, null, 2)}\n`)
 lines.push(`results: ${outFile}`)
 process.stdout.write(`${lines.join('\n')}\n`)
