@@ -18,10 +18,11 @@
 //   BENCH_HISTORY=300000    on the largest store: this many more commits (bench/history-gen.ts, git fast-import), then git gc, bytes by object kind, log ID, show --history
 //   BENCH_HISTORY_REPACK=250/50,aggressive  with BENCH_HISTORY: also `git repack -adf --depth=250 --window=50`, `git gc --aggressive`
 //   BENCH_HISTORY_INBOX=1   with BENCH_HISTORY: the commits also carry the inbox records a command adds
+//   BENCH_DIFF=0            skip `tasks diff` over a day of 1,000 changes on the largest store (bench/diff.mjs; on by default)
 //   BENCH_SEARCH=1          on the largest store: `tasks search` queries against node -e 0 (bench/search.mjs)
 //   BENCH_PLAN=1000         on the largest store: `tasks plan merge` of a plan changing this many cards (bench/plan.mjs); 0: not run
 import {spawnSync} from 'node:child_process'
-import {existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {cpus, loadavg, tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
@@ -31,6 +32,7 @@ import {drain} from './drain.mjs'
 import {measureHistory, measureSync} from './scale.mjs'
 import {benchSearch} from './search.mjs'
 import {measurePlanMerge, planMergeLine} from './plan.mjs'
+import {measureDiff} from './diff.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const BIN = join(root, 'bin', 'tasks')
@@ -249,6 +251,7 @@ let syncResult = null
 let historyResult = null
 let searchResult = null
 let planResult = null
+let diffResult = null
 try {
   if (!existsSync(join(root, 'dist', 'tasks.js'))) throw new Error('dist/tasks.js is missing: run `npm run build` (or `npm run bench`) first')
   const {seed} = await loadSeeder(tmp)
@@ -389,6 +392,14 @@ try {
     })
   }
   const largest = SIZES.length > 0 ? Math.max(...SIZES) : null
+  if (largest !== null && process.env.BENCH_DIFF !== '0') {
+    // On a copy of the largest store, so what it writes (1,000 changes) changes no other measurement.
+    log(`${largest} tasks: diff over a day of 1,000 changes (bench/diff.mjs)`)
+    const copy = join(tmp, `diff-${largest}`)
+    cpSync(join(tmp, `tasks-${largest}`), copy, {recursive: true})
+    diffResult = {size: largest, ...measureDiff({store: copy, env, runs: RUNS, size: largest})}
+    log(`${largest} tasks: diff ${diffResult.median_ms} ms (node -e 0: ${diffResult.baseline_median_ms} ms, ${diffResult.ratio}x) over ${diffResult.cards} cards`)
+  }
   if (largest !== null && Number(process.env.BENCH_SYNC ?? 0) > 0) {
     log(`${largest} tasks: sync merging ${process.env.BENCH_SYNC} commits on each side`)
     syncResult = await measureSync({store: join(tmp, `tasks-${largest}`), env, changes: Number(process.env.BENCH_SYNC), tmp})
@@ -505,6 +516,11 @@ if (planResult) {
   lines.push('')
   lines.push(planMergeLine(planResult))
 }
+if (diffResult) {
+  const d = diffResult
+  lines.push('')
+  lines.push(`diff at ${d.size.toLocaleString('en-US')} tasks over a day of ${d.changes} changes (${d.cards} cards, ${d.field_changes} field changes, ${d.comments} comments): ${d.median_ms} ms, node -e 0 ${d.baseline_median_ms} ms, ${d.ratio.toFixed(2)}x (min ${d.min_ratio.toFixed(2)}x)${d.target_ratio === null ? '' : `; target <= ${d.target_ratio}x: ${verdict(d.pass)}`}`)
+}
 if (searchResult) {
   console.log('')
   console.log(`search at ${searchResult.size.toLocaleString('en-US')} tasks (bench/search.mjs; load ${searchResult.load.map((l) => l.toFixed(2)).join(' -> ')}): median ms, ratio to node -e 0`)
@@ -553,6 +569,7 @@ const judged = [
   ...results.flatMap((r) => [r.index.catch_up, r.index.cold, r.stream]),
   ...(syncResult ? [syncResult] : []),
   ...(planResult ? [planResult] : []),
+  ...(diffResult ? [diffResult] : []),
   ...(streamMemory ? [streamMemory] : []),
   ...(historyResult && historyResult.mutations >= 300_000 ? [{pass: historyResult.after_gc.pack_mib * 1.048576 < historyResult.gc_target_mib}] : []),
 ].filter((x) => x.pass !== null && x.pass !== undefined)
@@ -563,6 +580,6 @@ lines.push(`targets: ${judged.length - failed} of ${judged.length} met${failed ?
 const outDir = join(root, '.bench')
 mkdirSync(outDir, {recursive: true})
 const outFile = join(outDir, 'results.json')
-writeFileSync(outFile, `${JSON.stringify({meta, targets: {...TARGETS, mutation_bytes: BYTES_TARGET, stream: STREAM_TARGET, index: INDEX_TARGETS, drain: DRAIN_TARGET}, peers: PEERS, results, stream_memory: streamMemory, drains, sync: syncResult, history: historyResult, search: searchResult, plan_merge: planResult}, null, 2)}\n`)
+writeFileSync(outFile, `${JSON.stringify({meta, targets: {...TARGETS, mutation_bytes: BYTES_TARGET, stream: STREAM_TARGET, index: INDEX_TARGETS, drain: DRAIN_TARGET}, peers: PEERS, results, stream_memory: streamMemory, drains, sync: syncResult, history: historyResult, search: searchResult, diff: diffResult, plan_merge: planResult}, null, 2)}\n`)
 lines.push(`results: ${outFile}`)
 process.stdout.write(`${lines.join('\n')}\n`)

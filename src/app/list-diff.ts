@@ -15,7 +15,7 @@
 import {EnvironmentError} from '../core/errors'
 import {type DiffPoint, type ListDiff, buildListDiff, cardsWithoutTaskFile} from '../core/list-diff'
 import {parseTaskFile} from '../core/task-file'
-import {shortIdOf} from '../core/ids'
+import {lowerBound, shortIdBetween} from '../core/ids'
 import {tablesOf} from '../core/snapshot'
 import {taskFilePath} from '../core/store-layout'
 import {unifiedDiff} from '../merge/unified-diff'
@@ -40,14 +40,27 @@ function splitValues(values: readonly string[] | undefined): string[] {
  * ids of commits of the repository), optionally only what `actor` did.
  */
 export async function diffCommits(session: Session, from: string, to: string, options: DiffOptions = {}): Promise<ListDiff> {
-  return diffPoints(session, {commit: from, input: null}, {commit: to, input: null}, options)
+  return diffPoints(session, {commit: from, input: null}, {commit: to, input: null}, options, tipIds(session))
 }
 
-async function diffPoints(session: Session, from: {commit: string; input: string | null}, to: {commit: string; input: string | null}, options: DiffOptions): Promise<ListDiff> {
+/**
+ * The sorted ids of the list at its tip (the index cache, brought up to
+ * date), for short ids; started first, so it overlaps the git reads. A
+ * list that cannot be loaded gives no short ids (full ids are shown).
+ */
+function tipIds(session: Session): Promise<readonly string[]> {
+  return session.store.load().then(
+    (loaded) => tablesOf(loaded.snapshot).sortedIds(),
+    () => [],
+  )
+}
+
+async function diffPoints(session: Session, from: {commit: string; input: string | null}, to: {commit: string; input: string | null}, options: DiffOptions, idsP: Promise<readonly string[]>): Promise<ListDiff> {
   const cwd = session.store.repo.cwd
   const wanted = splitValues(options.actor)
   const actors = wanted.length === 0 ? null : [...new Set(await Promise.all(wanted.map(async (a) => (a === '@me' ? await session.actor() : a))))].sort()
-  const datesP = commitDates(cwd, [from.commit, to.commit])
+  const reader = session.store.reader
+  const datesP = commitDates(reader, [from.commit, to.commit])
   let pairs: Array<{from: string; to: string; actor: string | null}>
   if (actors === null) {
     pairs = [{from: from.commit, to: to.commit, actor: null}]
@@ -56,33 +69,36 @@ async function diffPoints(session: Session, from: {commit: string; input: string
     const commits = await commitsBetween(cwd, from.commit, to.commit)
     pairs = commits.filter((c) => c.parents.length === 1 && only.has(c.actor)).map((c) => ({from: c.parents[0]!, to: c.commit, actor: c.actor}))
   }
-  const steps = await changedCardFiles(cwd, pairs)
+  const steps = await changedCardFiles(cwd, reader, pairs)
   // A card only commented on or checked: its title as TO has it, else as FROM had it (removed since).
   const untitled = cardsWithoutTaskFile(steps)
   const titles = new Map<string, string>()
   if (untitled.length > 0) {
     const paths = untitled.map(taskFilePath)
-    const [atTo, atFrom] = await Promise.all([filesAt(cwd, to.commit, paths), filesAt(cwd, from.commit, paths)])
+    const [atTo, atFrom] = await Promise.all([filesAt(reader, to.commit, paths), filesAt(reader, from.commit, paths)])
     for (const id of untitled) {
       const text = atTo.get(taskFilePath(id)) ?? atFrom.get(taskFilePath(id))
       const parsed = text === undefined ? null : parseTaskFile(text, id)
       if (parsed?.ok) titles.set(id, parsed.value.meta.title)
     }
   }
-  // Short ids as the list at its tip knows them (the index cache, brought up to date; a removed card keeps its full id).
-  const loaded = steps.some((s) => s.files.length > 0) ? await session.store.load() : null
-  const tables = loaded ? tablesOf(loaded.snapshot) : null
+  // Short ids as the list at its tip knows them (a removed card keeps its full id).
+  const ids = await idsP
   const dates = await datesP
   const point = (p: {commit: string; input: string | null}): DiffPoint => ({commit: p.commit, date: dates.get(p.commit) ?? '', input: p.input})
-  const short = (id: string): string | undefined => (tables && loaded!.snapshot.tasks.has(id) ? shortIdOf(tables, id) : undefined)
+  const short = (id: string): string | undefined => {
+    const at = lowerBound(ids, id)
+    return ids[at] === id ? shortIdBetween(ids[at - 1], id, ids[at + 1]) : undefined
+  }
   return buildListDiff({list: session.list, from: point(from), to: point(to), actors}, steps, (a, b) => unifiedDiff(a, b), titles, short)
 }
 
 /** `tasks diff [FROM [TO]]`: FROM defaults to one day ago, TO to the list's tip; both WHEN forms (app/at.ts). */
 export async function diff(session: Session, args: {from?: string; to?: string; actor?: string[]}): Promise<ListDiff> {
   const tip = await session.store.refreshTip()
+  const idsP = tip ? tipIds(session) : Promise.resolve([])
   if (!tip) throw new EnvironmentError('not_initialised', `no task list "${session.list}" here (${session.store.ref} does not exist); run \`tasks init${session.list === 'main' ? '' : ` --list ${session.list}`}\` first`, {list: session.list, ref: session.store.ref})
   const fromText = args.from ?? '1d'
   const [from, to] = await Promise.all([resolveAt(session, fromText, 'from'), args.to === undefined ? null : resolveAt(session, args.to, 'to')])
-  return diffPoints(session, {commit: from.commit, input: args.from ?? null}, {commit: to?.commit ?? tip, input: args.to ?? null}, {actor: args.actor})
+  return diffPoints(session, {commit: from.commit, input: args.from ?? null}, {commit: to?.commit ?? tip, input: args.to ?? null}, {actor: args.actor}, idsP)
 }

@@ -64,10 +64,9 @@ const POSITION = new Map<string, number>(TASK_KEYS.map((k, i) => [k, i]))
 
 /** Sort field names: TASK_KEYS order, then `fields.*` by name, then `description`. */
 export function fieldOrder(names: readonly string[]): string[] {
+  // Each name's rank worked out once, not at every comparison.
   const rank = (f: string): [number, string] => (f === 'description' ? [2, ''] : f.startsWith('fields.') ? [1, f] : [0, String(POSITION.get(f) ?? 999).padStart(4, '0')])
-  return [...new Set(names)].sort((x, y) => {
-    const [rx, kx] = rank(x)
-    const [ry, ky] = rank(y)
-    return rx - ry || (kx < ky ? -1 : kx > ky ? 1 : 0)
-  })
+  const ranked = [...new Set(names)].map((f) => ({f, r: rank(f)}))
+  ranked.sort(({r: [rx, kx]}, {r: [ry, ky]}) => rx - ry || (kx < ky ? -1 : kx > ky ? 1 : 0))
+  return ranked.map((x) => x.f)
 }

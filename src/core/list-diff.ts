@@ -30,6 +30,8 @@ export interface DiffStep {
   commit: string | null
   actor: string | null
   files: readonly FileChangeText[]
+  /** Changed files that could not be read (too large), by path. */
+  broken?: ReadonlyArray<{path: string; error: string}>
 }
 
 /** One field as it was before the window and after it; `diff` for the description. */
@@ -164,6 +166,7 @@ export function buildListDiff(
     return a
   }
   for (const step of steps) {
+    for (const b of step.broken ?? []) if (!broken.some((x) => x.path === b.path)) broken.push(b)
     for (const file of step.files) {
       const where = cardFileOf(file.path)
       if (!where) continue

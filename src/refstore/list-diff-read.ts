@@ -2,15 +2,17 @@
  * The git reads behind `tasks diff`: the commits of a window (for
  * `--actor`), the files under `tasks/` that changed between two commits or
  * in each commit, and their texts. Only changed paths are read: one
- * `git diff-tree --stdin` for every pair and one `git cat-file --batch` for
- * every blob, however long the list. What the files mean is decided in
+ * `git diff-tree --stdin` for every pair and the cat-file batch reader for
+ * every blob (through the list's object reader: no new process), however
+ * long the list. What the files mean is decided in
  * src/core/list-diff.ts.
  */
 import type {DiffStep, FileChangeText} from '../core/list-diff'
 import {TASKS_DIR} from '../core/store-layout'
-import {changedPaths, readBlobs} from './blobs'
+import {changedPaths} from './blobs'
 import {git} from './git-process'
 import {parseTrailers} from './history'
+import type {ObjectReader} from './object-reader'
 
 export interface RangeCommit {
   commit: string
@@ -41,18 +43,24 @@ export async function commitsBetween(cwd: string, from: string, to: string): Pro
   return out
 }
 
-/** Committer dates (strict ISO-8601) of commits, by id. */
-export async function commitDates(cwd: string, commits: readonly string[]): Promise<Map<string, string>> {
+/** Committer dates (strict ISO-8601, in the zone recorded) of commits, by id, read through the batch reader. */
+export async function commitDates(reader: ObjectReader, commits: readonly string[]): Promise<Map<string, string>> {
   const out = new Map<string, string>()
   const unique = [...new Set(commits)]
-  if (unique.length === 0) return out
-  const r = await git(['log', '--no-walk=unsorted', '--stdin', '--format=%H %cI'], {cwd, input: `${unique.join('\n')}\n`})
-  if (r.code !== 0) throw new Error(`git log failed: ${r.stderr.trim()}`)
-  for (const line of r.stdout.split('\n')) {
-    const [h, d] = line.trim().split(' ')
-    if (h && d) out.set(h, d)
-  }
+  const objects = await Promise.all(unique.map((c) => reader.read(c)))
+  unique.forEach((c, i) => {
+    const o = objects[i]
+    if (!o || o.type !== 'commit') return
+    const m = /^committer .* (\d+) ([+-])(\d\d)(\d\d)$/m.exec(o.content.toString('utf8'))
+    if (m) out.set(c, isoInZone(Number(m[1]), m[2] === '-' ? -1 : 1, Number(m[3]), Number(m[4])))
+  })
   return out
+}
+
+/** `git log --format=%cI` of a time and zone: `2026-12-01T10:00:00+01:00`. */
+function isoInZone(seconds: number, sign: number, hours: number, minutes: number): string {
+  const shifted = new Date((seconds + sign * (hours * 60 + minutes) * 60) * 1000).toISOString().slice(0, 19)
+  return `${shifted}${sign < 0 ? '-' : '+'}${String(hours).padStart(2, '0')}:${String(minutes).padStart(2, '0')}`
 }
 
 /**
@@ -60,7 +68,7 @@ export async function commitDates(cwd: string, commits: readonly string[]): Prom
  * `from`, each with its text on both sides (null: absent, or not a blob).
  * Every blob of every pair is read in one batch.
  */
-export async function changedCardFiles(cwd: string, pairs: ReadonlyArray<{from: string; to: string; actor: string | null}>): Promise<DiffStep[]> {
+export async function changedCardFiles(cwd: string, reader: ObjectReader, pairs: ReadonlyArray<{from: string; to: string; actor: string | null}>): Promise<DiffStep[]> {
   const wanted = pairs.filter((p) => p.from !== p.to)
   const byCommit = await changedPaths(cwd, wanted.map((p) => ({commit: p.to, parent: p.from})))
   const prefix = `${TASKS_DIR}/`
@@ -72,22 +80,46 @@ export async function changedCardFiles(cwd: string, pairs: ReadonlyArray<{from: 
       if (c.after) blobs.push(c.after)
     }
   }
-  const texts = await readBlobs(cwd, blobs)
-  const text = (id: string | null): string | null => (id === null ? null : (texts.get(id)?.toString('utf8') ?? null))
+  const texts = await readTexts(reader, blobs)
+  const text = (id: string | null): string | null => (id === null ? null : (texts.get(id) ?? null))
   return pairs.map((p) => {
-    const files: FileChangeText[] = p.from === p.to ? [] : (byCommit.get(p.to) ?? []).filter((c) => c.path.startsWith(prefix)).map((c) => ({path: c.path, before: text(c.before), after: text(c.after)}))
-    return {commit: p.to, actor: p.actor, files}
+    const files: FileChangeText[] = []
+    const broken: Array<{path: string; error: string}> = []
+    for (const c of p.from === p.to ? [] : (byCommit.get(p.to) ?? [])) {
+      if (!c.path.startsWith(prefix)) continue
+      const f = {path: c.path, before: text(c.before), after: text(c.after)}
+      if (f.before === OVERSIZED || f.after === OVERSIZED) broken.push({path: c.path, error: `larger than ${FILE_LIMIT - 1} bytes`})
+      else files.push(f)
+    }
+    return {commit: p.to, actor: p.actor, files, ...(broken.length ? {broken} : {})}
   })
 }
 
-/** Files at `commit` by path (absent from the map when missing), in one batch. */
-export async function filesAt(cwd: string, commit: string, paths: readonly string[]): Promise<Map<string, string>> {
-  const specs = paths.map((p) => `${commit}:${p}`)
-  const blobs = await readBlobs(cwd, specs)
+/** Files at `commit` by path (absent from the map when missing), through the batch reader. */
+export async function filesAt(reader: ObjectReader, commit: string, paths: readonly string[]): Promise<Map<string, string>> {
+  const texts = await readTexts(reader, paths.map((p) => `${commit}:${p}`))
   const out = new Map<string, string>()
   for (const p of paths) {
-    const b = blobs.get(`${commit}:${p}`)
-    if (b) out.set(p, b.toString('utf8'))
+    const t = texts.get(`${commit}:${p}`)
+    if (t !== undefined) out.set(p, t)
   }
+  return out
+}
+
+/** Blobs a file of a card may be at most (as every read of the ref: docs/storage.md). */
+const FILE_LIMIT = 2 * 1024 * 1024 + 1
+
+/** Stands for a file over the limit: never a card's text. */
+const OVERSIZED = '\0oversized'
+
+/** Texts of blobs by name (an id or `<commit>:<path>`), all asked at once; missing ones and non-blobs are absent. */
+async function readTexts(reader: ObjectReader, names: readonly string[]): Promise<Map<string, string>> {
+  const unique = [...new Set(names)]
+  const objects = await Promise.all(unique.map((n) => reader.read(n, FILE_LIMIT)))
+  const out = new Map<string, string>()
+  unique.forEach((n, i) => {
+    const o = objects[i]
+    if (o && o.type === 'blob') out.set(n, o.oversized ? OVERSIZED : o.content.toString('utf8'))
+  })
   return out
 }

@@ -2,11 +2,11 @@
  * `tasks diff` for people (the standup report) and in the compact format.
  * Input is exactly the --json result (core/list-diff.ts `ListDiff`).
  */
-import type {CardDiff, FieldDiff, ListDiff} from '../core/list-diff'
+import type {CardDiff, ListDiff} from '../core/list-diff'
 import {CompactWriter} from './compact'
 import {COMPACT_VERSION} from './compact-views'
 import {localTime} from './history'
-import {type Style, type Terminal, paint, truncate} from './terminal'
+import {type Style, type Terminal, displayWidth, paint, truncate} from './terminal'
 
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`
 
@@ -38,52 +38,63 @@ const MARK: Record<CardDiff['change'], [string, Style]> = {added: ['+', 'green']
 /** Fields shown for an added card (the rest of its values are in --json). */
 const ADDED_SHOWN = new Set(['status', 'type', 'priority', 'tags', 'parent', 'depends_on', 'assignee', 'owner', 'due', 'scheduled'])
 
+type Part = readonly [text: string, style: Style | null]
+
+/** Parts cut together to `width` columns (… when cut), then painted: a colour code is never cut in two. */
+function line(term: Terminal, width: number, parts: readonly Part[]): string {
+  const out: string[] = []
+  let room = parts.reduce((n, [t]) => n + displayWidth(t), 0) > width ? width : Number.POSITIVE_INFINITY
+  for (const [text, style] of parts) {
+    const w = displayWidth(text)
+    // The part that reaches the edge is cut with … (also when it fills the line exactly: more was to come).
+    const t = w >= room ? truncate(`${text}…`, room) : text
+    out.push(style ? paint(term, style, t) : t)
+    room -= w
+    if (room <= 0) break
+  }
+  return out.join('')
+}
+
 /** The standup report: a heading, the summary, then each card with its changes, indented. */
 export function renderDiff(term: Terminal, r: ListDiff): string {
   const width = Number.isFinite(term.width) ? Math.max(40, term.width) : Number.POSITIVE_INFINITY
-  const fit = (line: string): string => (Number.isFinite(width) ? truncate(line, width) : line)
+  const put = (...parts: Part[]) => lines.push(line(term, width, parts))
   const lines: string[] = []
   const who = r.actors ? ` by ${r.actors.join(', ')}` : ''
-  lines.push(paint(term, 'bold', `${r.list}: from ${point(r.from)} to ${point(r.to)}${who}`))
-  lines.push(diffSummary(r))
+  put([`${r.list}: from ${point(r.from)} to ${point(r.to)}${who}`, 'bold'])
+  put([diffSummary(r), null])
   for (const c of r.cards) {
     lines.push('')
     const [mark, style] = MARK[c.change]
-    const tail = c.change === 'changed' ? '' : paint(term, 'dim', `  (${c.change})`)
-    lines.push(fit(`${paint(term, style, mark)} ${paint(term, 'yellow', c.short_id)}  ${c.title}${tail}`))
+    put([mark, style], [' ', null], [c.short_id, 'yellow'], [`  ${c.title}`, null], [c.change === 'changed' ? '' : `  (${c.change})`, 'dim'])
     if (c.change === 'added') {
       const shown = c.fields.filter((f) => (ADDED_SHOWN.has(f.field) || f.field.startsWith('fields.')) && !(Array.isArray(f.after) && f.after.length === 0))
-      if (shown.length) lines.push(fit(`    ${shown.map((f) => `${f.field}: ${shownValue(f.after, 30)}`).join(' · ')}`))
+      if (shown.length) put([`    ${shown.map((f) => `${f.field}: ${shownValue(f.after, 30)}`).join(' · ')}`, null])
     } else if (c.change === 'changed') {
-      for (const f of c.fields) lines.push(...fieldLines(term, f).map(fit))
+      for (const f of c.fields) {
+        if (f.field !== 'description') {
+          put([`    ${f.field}: ${shownValue(f.before)} → ${shownValue(f.after)}`, null])
+          continue
+        }
+        put(['    description:', null])
+        for (const l of f.diff ?? []) put(['      ', null], [l, l.startsWith('@@') ? 'cyan' : l.startsWith('+') ? 'green' : l.startsWith('-') ? 'red' : null])
+      }
     }
     for (const k of c.checks) {
       const by = k.by ? ` by ${k.by}` : ''
       const evidence = k.evidence && (k.event === 'passed' || k.event === 'failed') ? `: ${shownValue(k.evidence, 50)}` : ''
-      const style: Style = k.event === 'passed' ? 'green' : k.event === 'failed' ? 'red' : 'dim'
-      lines.push(fit(`    check ${paint(term, style, k.event)}${by}  ${JSON.stringify(shownValue(k.text, 60))}${evidence}`))
+      const now = k.event === 'added' && k.after !== 'pending' && k.after !== null ? ` (now ${k.after})` : ''
+      put(['    check ', null], [k.event, k.event === 'passed' ? 'green' : k.event === 'failed' ? 'red' : 'dim'], [`${now}${by}  ${JSON.stringify(shownValue(k.text, 60))}${evidence}`, null])
     }
     if (c.comments.length) {
       const authors = [...new Set(c.comments.map((m) => m.author))].join(', ')
-      lines.push(fit(`    ${plural(c.comments.length, 'comment')} (${authors})`))
-      for (const m of c.comments.slice(0, 3)) lines.push(fit(`      ${m.author}: ${m.first_line}`))
-      if (c.comments.length > 3) lines.push(paint(term, 'dim', `      … ${c.comments.length - 3} more`))
+      put([`    ${plural(c.comments.length, 'comment')} (${authors})`, null])
+      for (const m of c.comments.slice(0, 3)) put([`      ${m.author}: ${m.first_line}`, null])
+      if (c.comments.length > 3) put([`      … ${c.comments.length - 3} more`, 'dim'])
     }
   }
-  for (const b of r.broken) lines.push(fit(paint(term, 'magenta', `unreadable: ${b.path}: ${b.error}`)))
+  for (const b of r.broken) put([`unreadable: ${b.path}: ${b.error}`, 'magenta'])
   return `${lines.join('\n')}\n`
-}
-
-function fieldLines(term: Terminal, f: FieldDiff): string[] {
-  if (f.field === 'description') {
-    const out = ['    description:']
-    for (const l of f.diff ?? []) {
-      const style: Style | null = l.startsWith('@@') ? 'cyan' : l.startsWith('+') ? 'green' : l.startsWith('-') ? 'red' : null
-      out.push(`      ${style ? paint(term, style, l) : l}`)
-    }
-    return out
-  }
-  return [`    ${f.field}: ${shownValue(f.before)} → ${shownValue(f.after)}`]
 }
 
 /** `diff --format compact`: the window, the summary, one row per card, and its fields, checks and comments as tables. */
