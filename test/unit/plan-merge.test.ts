@@ -12,6 +12,8 @@ import type {TaskMeta} from '../../src/core/task'
 import {checkInvariants, mergeTask, reconcile} from '../../src/merge/index'
 import {HOLDER_FIELDS, landPlanCard, liveHeld, sameCard} from '../../src/merge/plan-land'
 import {seededRandom} from '../helpers/list-repo'
+import {PLAN_PATH, parsePlanFile, serialisePlanFile} from '../../src/core/plan-marker'
+import {type CommitView, judgePlanFile} from '../../src/hooks/judges'
 import {T0, snapshot, task} from '../helpers/snapshot'
 
 const at = (minutes: number) => new Date(Date.parse(T0) + minutes * 60_000).toISOString()
@@ -172,5 +174,21 @@ describe('plan merge, property: random edits of the plan and of the live target 
         expect({owner: after.owner, epoch: after.epoch}, `seed ${seed}, ${ids[i]} after the reconciler`).toEqual({owner: t.owner, epoch: t.epoch})
       }
     }
+  })
+})
+
+describe('the guard on plan.yaml', () => {
+  const BASE = 'a'.repeat(40)
+  const text = serialisePlanFile({plan: 'q3', from: 'main', base: BASE, created_by: 'lead', created_at: T0})
+  const commit = (parent: string): CommitView =>
+    ({facts: {actor: 'lead', op: 'plan_start', time: T0, override: null}, before: {...snapshot([]), commit: parent}, after: snapshot([]), canonical: 'lead', removed: new Set(), undoBase: null, undoes: null, finishing: new Map()}) as unknown as CommitView
+  const judge = (before: string | null, now: string | null, parent = BASE) => judgePlanFile({path: PLAN_PATH, before, after: now, commit: commit(parent)}).map((r) => r.rule)
+  it('accepts the marker on its fork point; refuses another parent, a rewrite, a removal, a bad file', () => {
+    expect(parsePlanFile(text)).toEqual({ok: true, value: {plan: 'q3', from: 'main', base: BASE, created_by: 'lead', created_at: T0}})
+    expect(judge(null, text)).toEqual([])
+    expect(judge(null, text, 'b'.repeat(40))).toEqual(['schema'])
+    expect(judge(text, text.replace('main', 'other'))).toEqual(['plan_rewritten'])
+    expect(judge(text, null)).toEqual(['plan_rewritten'])
+    expect(judge(null, 'plan: 1\n')).toEqual(['schema'])
   })
 })
