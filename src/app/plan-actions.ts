@@ -143,6 +143,8 @@ export async function start(session: Session, args: {name: string; from?: string
   if (from === name) throw new UsageError(`a plan is forked from another list: --from ${from} is the plan's own name`, {plan: name, from}, 'bad_list')
   const base = await onList(session, from, async (src) => src.store.refreshTip())
   if (!base) throw new NotFoundError('list_not_found', `there is no list "${from}" here to fork (no ${listRef(from)}); \`tasks lists\` shows the lists`, {list: from})
+  // One marker per list, written once: a plan of a plan would rewrite it (the guard refuses that).
+  if ((await markerAt(session.store, base)) !== null) throw new UsageError(`"${from}" is itself a plan: fork its target instead, or merge it first (\`tasks plan merge ${from}\`)`, {plan: name, from}, 'bad_list')
   return onList(session, name, async (s) => {
     if (await s.store.refreshTip()) {
       const marked = (await markerAt(s.store, s.store.tip!)) !== null

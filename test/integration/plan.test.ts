@@ -43,6 +43,9 @@ describe('tasks plan', {timeout: 120_000}, () => {
     expect(ref(repo, 'q3')).toBe(started.commit)
     expect((await run(repo, ['plan', 'start', 'q4', '--from', 'nope', '--json'], as('planner'))).code).toBe(3)
     expect(ref(repo, 'q4')).toBeNull()
+    // A plan of a plan would rewrite its marker: refused.
+    expect(jsonError(await run(repo, ['plan', 'start', 'q4', '--from', 'q3', '--json'], as('planner'))).code).toBe('bad_list')
+    expect(ref(repo, 'q4')).toBeNull()
 
     // Drafting on the plan: edit, add with a dependency, deps, cancel, and a claim (which never lands).
     const onPlan = (...args: string[]) => runJson(repo, ['--list', 'q3', ...args], as('planner'))
