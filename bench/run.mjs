@@ -21,6 +21,7 @@
 //   BENCH_DIFF=0            skip `tasks diff` over a day of 1,000 changes on the largest store (bench/diff.mjs; on by default)
 //   BENCH_BLAME=300000      tasks blame ID on a list with this many commits (bench/blame.mjs; target 1.5 s at 300,000)
 //   BENCH_SEARCH=1          on the largest store: `tasks search` queries against node -e 0 (bench/search.mjs)
+//   BENCH_PLAN=1000         on the largest store: `tasks plan merge` of a plan changing this many cards (bench/plan.mjs); 0: not run
 import {spawnSync} from 'node:child_process'
 import {cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
@@ -31,6 +32,7 @@ import {build} from 'esbuild'
 import {drain} from './drain.mjs'
 import {measureHistory, measureSync} from './scale.mjs'
 import {benchSearch} from './search.mjs'
+import {measurePlanMerge, planMergeLine} from './plan.mjs'
 import {measureDiff} from './diff.mjs'
 import {benchBlame} from './blame.mjs'
 
@@ -250,6 +252,7 @@ const drains = []
 let syncResult = null
 let historyResult = null
 let searchResult = null
+let planResult = null
 let diffResult = null
 let blameResult = null
 try {
@@ -411,6 +414,10 @@ try {
     mustRun(process.execPath, [BIN, 'search', 'warm', '--json'], {cwd: store, env})
     searchResult = {size: largest, ...benchSearch({search: {root, repo: store}}, RUNS, env)}
   }
+  if (largest !== null && process.env.BENCH_PLAN !== '0') {
+    log(`${largest} tasks: plan merge of a plan changing ${process.env.BENCH_PLAN || 1000} cards`)
+    planResult = {size: largest, ...measurePlanMerge({store: join(tmp, `tasks-${largest}`), env, cards: Number(process.env.BENCH_PLAN || 1000), tmp})}
+  }
   if (largest !== null && Number(process.env.BENCH_HISTORY ?? 0) > 0) {
     log(`${largest} tasks: ${process.env.BENCH_HISTORY} more commits, then git gc, log and show --history`)
     historyResult = await measureHistory({store: join(tmp, `tasks-${largest}`), env, count: Number(process.env.BENCH_HISTORY), tmp})
@@ -512,6 +519,10 @@ if (syncResult) {
   lines.push('')
   lines.push(`sync at ${r.size.toLocaleString('en-US')} tasks, ${r.changes_each_side} commits on each side: ${(r.sync_ms / 1000).toFixed(2)} s wall${r.cpu_s === null || r.cpu_s === undefined ? '' : `, ${r.cpu_s.toFixed(2)} s CPU (sync and its git processes)`} at load ${r.loadavg ?? '?'} (node -e 0: ${r.node_ms} ms), merge commit with ${r.merge_parents} parents, pushed: ${r.pushed}; target <= ${r.target_s} s: ${verdict(r.pass)}`)
 }
+if (planResult) {
+  lines.push('')
+  lines.push(planMergeLine(planResult))
+}
 if (diffResult) {
   const d = diffResult
   lines.push('')
@@ -569,6 +580,7 @@ const judged = [
   ...results.flatMap((r) => Object.values(r.mutation_bytes)),
   ...results.flatMap((r) => [r.index.catch_up, r.index.cold, r.stream]),
   ...(syncResult ? [syncResult] : []),
+  ...(planResult ? [planResult] : []),
   ...(diffResult ? [diffResult] : []),
   ...(streamMemory ? [streamMemory] : []),
   ...(blameResult && blameResult.commits >= 300_000 ? [blameResult] : []),
@@ -581,6 +593,6 @@ lines.push(`targets: ${judged.length - failed} of ${judged.length} met${failed ?
 const outDir = join(root, '.bench')
 mkdirSync(outDir, {recursive: true})
 const outFile = join(outDir, 'results.json')
-writeFileSync(outFile, `${JSON.stringify({meta, targets: {...TARGETS, mutation_bytes: BYTES_TARGET, stream: STREAM_TARGET, index: INDEX_TARGETS, drain: DRAIN_TARGET}, peers: PEERS, results, stream_memory: streamMemory, drains, sync: syncResult, history: historyResult, search: searchResult, diff: diffResult, blame: blameResult}, null, 2)}\n`)
+writeFileSync(outFile, `${JSON.stringify({meta, targets: {...TARGETS, mutation_bytes: BYTES_TARGET, stream: STREAM_TARGET, index: INDEX_TARGETS, drain: DRAIN_TARGET}, peers: PEERS, results, stream_memory: streamMemory, drains, sync: syncResult, history: historyResult, search: searchResult, diff: diffResult, blame: blameResult, plan_merge: planResult}, null, 2)}\n`)
 lines.push(`results: ${outFile}`)
 process.stdout.write(`${lines.join('\n')}\n`)

@@ -9,7 +9,7 @@ import standaloneCode from 'ajv/dist/standalone/index.js'
 import {buildSync} from 'esbuild'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const kinds = {validateTask: 'task', validateComment: 'comment', validateConfig: 'config', validateMeta: 'meta', validateInbox: 'inbox', validateActor: 'actor', validateReminder: 'reminder', validateCheck: 'check', validateSession: 'session', validateSessionCheckpoint: 'session-checkpoint', validateScenario: 'scenario'}
+const kinds = {validateTask: 'task', validateComment: 'comment', validateConfig: 'config', validateMeta: 'meta', validateInbox: 'inbox', validateActor: 'actor', validateReminder: 'reminder', validateCheck: 'check', validateSession: 'session', validateSessionCheckpoint: 'session-checkpoint', validateScenario: 'scenario', validatePlan: 'plan'}
 const ajv = new Ajv({code: {source: true, esm: true}, allErrors: false, strict: true})
 const refs = {}
 for (const [fn, kind] of Object.entries(kinds)) {

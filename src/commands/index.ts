@@ -59,6 +59,11 @@ import SessionTakeover from './session/takeover'
 import ScenarioStart from './scenario/start'
 import ScenarioStatus from './scenario/status'
 import ScenarioList from './scenario/list'
+import PlanStart from './plan/start'
+import PlanList from './plan/list'
+import PlanRm from './plan/rm'
+import PlanMerge from './plan/merge'
+import PlanDiff from './plan/diff'
 import Export from './export'
 import Import from './import'
 import Init from './init'
@@ -148,6 +153,11 @@ export const COMMANDS = {
   'scenario:start': ScenarioStart,
   'scenario:status': ScenarioStatus,
   'scenario:list': ScenarioList,
+  'plan:start': PlanStart,
+  'plan:list': PlanList,
+  'plan:rm': PlanRm,
+  'plan:merge': PlanMerge,
+  'plan:diff': PlanDiff,
   'session:show': SessionShow,
   'session:list': SessionList,
   'session:search': SessionSearch,

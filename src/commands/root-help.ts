@@ -36,7 +36,7 @@ export const HELP_GROUPS: ReadonlyArray<readonly [string, readonly string[]]> = 
   ['EVERYDAY', ['init', 'add', 'list', 'show', 'edit', 'search', 'claim', 'start', 'next', 'done', 'block', 'reopen', 'cancel', 'comment', 'deps', 'assign', 'rm', 'undo', 'help']],
   ['AGENTS', ['heartbeat', 'checkpoint', 'release', 'check', 'flag', 'unflag', 'defer', 'fail', 'batch', 'prime', 'mcp', 'session', 'scenario', 'inbox']],
   ['COLLABORATION', ['collab', 'watch', 'unwatch', 'notify', 'actor', 'stale', 'remind', 'takeover', 'sweep', 'board', 'graph']],
-  ['HISTORY', ['log', 'diff', 'blame', 'events', 'restore', 'revert', 'export', 'import']],
+  ['HISTORY', ['log', 'diff', 'blame', 'events', 'restore', 'revert', 'plan', 'export', 'import']],
   ['SHARING AND SERVER', ['sync', 'remote', 'lists', 'branch', 'hooks', 'verify', 'server']],
   ['ADMINISTRATION', ['config', 'doctor', 'prune', 'completion']],
 ]

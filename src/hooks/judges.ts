@@ -19,6 +19,7 @@ import {ancestorsOf, depthOf} from '../core/nesting'
 import {isBumpOnly, newlyUnblocked} from '../core/unblock'
 import {type CommitFacts, type FileCheck, type Refusal, ENGINE_OPS, IMPORT_OP, judgeActorChange, judgeCheckChange, judgeDoneChecks, judgeSessionChange, judgeSpecRevision, judgeTaskChange} from './rules'
 import {SCENARIO_PATH, parseScenario} from '../core/scenario'
+import {PLAN_PATH, parsePlanFile} from '../core/plan-marker'
 import {SESSION_CHECKPOINT_RE, SESSION_FILE_RE, type WorkSession, parseSessionCheckpoint, parseSessionFile, sessionFilePath} from '../core/work-session'
 
 /** What the guard knows of one commit, read once for all its paths. */
@@ -393,6 +394,25 @@ export function judgeScenarioFile(f: FileFacts): Refusal[] {
   return []
 }
 
+/**
+ * plan.yaml (issue 34): written once, by `plan start`, in the plan's first
+ * commit, whose parent is the fork point it records. Never changed or
+ * removed afterwards (`plan rm` deletes the ref; `plan merge` never lands
+ * the file on the target).
+ */
+export function judgePlanFile(f: FileFacts): Refusal[] {
+  if (f.before !== null) {
+    return [{rule: 'plan_rewritten', message: `${PLAN_PATH}, once written, is never ${f.after === null ? 'removed' : 'changed'}: a plan's fork point is fixed when it starts`}]
+  }
+  if (f.after === null) return []
+  const parsed = parsePlanFile(f.after)
+  if (!parsed.ok) return [{rule: 'schema', message: `${PLAN_PATH} does not validate: ${parsed.error}`}]
+  if (parsed.value.base !== f.commit.before.commit) {
+    return [{rule: 'schema', message: `${PLAN_PATH} records the fork point ${parsed.value.base.slice(0, 12)}, but it is written on ${f.commit.before.commit?.slice(0, 12) ?? 'no commit'}: a plan's first commit is made on its fork point`}]
+  }
+  return []
+}
+
 export const JUDGES: Readonly<Record<Exclude<FileCheck, null>, FileJudge>> = {
   meta: judgeMetaFile,
   config: judgeConfigFile,
@@ -406,4 +426,5 @@ export const JUDGES: Readonly<Record<Exclude<FileCheck, null>, FileJudge>> = {
   session: judgeSessionFile,
   'session-checkpoint': judgeSessionCheckpointFile,
   scenario: judgeScenarioFile,
+  plan: judgePlanFile,
 }

@@ -16,7 +16,7 @@ import {ENGINE_ACTOR, type ListConfig, type Status, type TaskMeta, allowedTypes,
 import {type Standing, SPEC_FIELDS} from '../core/state-machine'
 
 /** How a path is checked. `null`: a kind this version knows of but cannot judge yet (reported, accepted). */
-export type FileCheck = 'meta' | 'config' | 'task' | 'comment' | 'check' | 'actor' | 'inbox' | 'seen' | 'reminder' | 'session' | 'session-checkpoint' | 'scenario' | null
+export type FileCheck = 'meta' | 'config' | 'task' | 'comment' | 'check' | 'actor' | 'inbox' | 'seen' | 'reminder' | 'session' | 'session-checkpoint' | 'scenario' | 'plan' | null
 
 export interface FileKind {
   kind: string
@@ -41,6 +41,8 @@ export const FILE_KINDS: readonly FileKind[] = [
   {kind: 'session-checkpoint', pattern: /^sessions\/[0-9a-f]{2}\/ses-[0-9a-z]+\/checkpoints\/[^/]+\.md$/, check: 'session-checkpoint'},
   // Issue 33: the marker of a scenario list (core/scenario.ts), written once by `scenario start`.
   {kind: 'scenario', pattern: /^scenario\.yaml$/, check: 'scenario'},
+  // Issue 34: the marker of a plan list (core/plan-marker.ts), written once by `plan start`.
+  {kind: 'plan', pattern: /^plan\.yaml$/, check: 'plan'},
 ]
 
 export function fileKindOf(path: string): FileKind {

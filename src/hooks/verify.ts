@@ -16,6 +16,7 @@ import {type ListConfig, MAX_FILE_BYTES, MAX_TIME_MS, MIN_TIME_MS} from '../core
 import {decodeUtf8} from '../core/validation'
 import {messageTrailers} from '../core/commit-link'
 import {mergedTree} from '../app/sync'
+import {PLAN_MERGE_OP, planMergedTree} from '../app/plan-actions'
 import {ListStore} from '../refstore/list-store'
 import {git} from '../refstore/git-process'
 import {changedPaths, readBlobs, signatureStatus, type ChangedPath} from '../refstore/blobs'
@@ -423,11 +424,13 @@ async function judgeMerge(store: ListStore, cwd: string, c: CommitInfo, refuse: 
   const stamp = c.time.slice(0, 19)
   const changed = await git(['diff-tree', '-r', '--no-renames', '-p', ours, c.sha, '--'], {cwd})
   for (const hit of changed.stdout.matchAll(new RegExp(`${stamp.replace(/[.:-]/g, '\\$&')}\\.\\d{3}Z`, 'g'))) candidates.add(hit[0])
+  // A plan's merge (issue 34): the target's tip first, the plan's second, replayed as `tasks plan merge` makes it.
+  const replayAt = (now: string) => (c.facts.op === PLAN_MERGE_OP ? planMergedTree(store, ours, theirs, baseSha, now, c.facts.actor) : mergedTree(store, ours, theirs, baseSha, now, c.facts.actor))
   for (const now of candidates) {
-    const replay = await mergedTree(store, ours, theirs, baseSha, now, c.facts.actor)
+    const replay = await replayAt(now)
     if (replay.tree === tree) return
   }
-  const replay = await mergedTree(store, ours, theirs, baseSha, c.time, c.facts.actor)
+  const replay = await replayAt(c.time)
   const diff = await git(['diff-tree', '-r', '--name-only', replay.tree, tree], {cwd})
   const paths = diff.stdout.split('\n').filter(Boolean)
   refuse(c.sha, paths[0] ?? null, {rule: 'merge_not_reproducible', message: `the merge is not the one \`tasks sync\` makes from its parents: ${paths.length} path(s) differ (${paths.slice(0, 3).join(', ')})`})

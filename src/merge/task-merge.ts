@@ -56,7 +56,7 @@ export interface TaskMergeResult {
 
 /** Fields that change together when an item is claimed, blocked, finished, released or cancelled. */
 // Issue 33: a deferral's date and reason and a failure's reason move with the status (they say why it is so).
-const CLAIM_UNIT = ['status', 'owner', 'epoch', 'claim_epochs', 'claimed_at', 'lease_expires', 'session', 'block_note', 'blocked_on', 'cancel_reason', 'closed_at', 'defer_reason', 'defer_until', 'fail_reason'] as const
+export const CLAIM_UNIT = ['status', 'owner', 'epoch', 'claim_epochs', 'claimed_at', 'lease_expires', 'session', 'block_note', 'blocked_on', 'cancel_reason', 'closed_at', 'defer_reason', 'defer_until', 'fail_reason'] as const
 /** A flag's reason, author and time move together. */
 const FLAG_UNIT = ['flag_reason', 'flagged_by', 'flagged_at'] as const
 /** Scalars merged field by field. */

@@ -24,7 +24,7 @@ export type EngineModule = typeof Engine
  */
 export const TOOLSETS = {
   core: 'the claim loop: list, show, next, claim, heartbeat, checkpoint, check_pass, done, block, release, comment, inbox',
-  planning: 'making and shaping items: add, edit, assign, deps, rm, checks (add, fail, supersede, list), flags, reopen, cancel, defer, fail',
+  planning: 'making and shaping items: add, edit, assign, deps, rm, checks (add, fail, supersede, list), flags, reopen, cancel, defer, fail; plans on a branch (start, list, rm, diff, merge)',
   coordination: 'working with others: inbox ack, watch, notify, actors, collaborators, stale, remind, takeover, sweep, scenarios',
   sessions: 'agent work sessions: create, show, list, search, claim, revise, checkpoint, heartbeat, release, complete, cancel, takeover',
   history: 'the past and other views: log, events, undo, restore, search, graph, export, import, branch, prime, blame',

@@ -15,9 +15,10 @@ import * as admin from './admin'
 import * as history from './history'
 import * as sessions from './sessions'
 import * as scenarios from './scenarios'
+import * as plans from './plans'
 
 /** Every operation but `batch`, which is made from them. */
-const OPERATIONS_BUT_BATCH: readonly AnySpec[] = [...Object.values(reads), ...Object.values(cards), ...Object.values(claims), ...Object.values(checks), ...Object.values(inbox), ...Object.values(admin), ...Object.values(history), ...Object.values(sessions), ...Object.values(scenarios)].filter(isSpec)
+const OPERATIONS_BUT_BATCH: readonly AnySpec[] = [...Object.values(reads), ...Object.values(cards), ...Object.values(claims), ...Object.values(checks), ...Object.values(inbox), ...Object.values(admin), ...Object.values(history), ...Object.values(sessions), ...Object.values(scenarios), ...Object.values(plans)].filter(isSpec)
 
 function isSpec(value: unknown): value is AnySpec {
   return typeof value === 'object' && value !== null && 'run' in value && 'params' in value && 'name' in value

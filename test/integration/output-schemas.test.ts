@@ -79,6 +79,7 @@ const SCHEMA_OF: Record<string, string> = {
   'scenario:start': 'scenario-start',
   'scenario:status': 'scenario-status',
   'scenario:list': 'scenario-list',
+  ...Object.fromEntries(['start', 'list', 'rm', 'diff', 'merge'].map((w) => [`plan:${w}`, `plan-${w}`])),
 }
 const exercised = new Set<string>()
 const errorCodes = new Set<string>()
@@ -701,6 +702,27 @@ describe('every --json output matches its schema', () => {
     await fails(repo, ['scenario', 'status', 'main'], 3, 'scenario_not_found', A)
     expect((await ok(repo, ['scenario', 'status', 'strath'], A)).members.find((m: {member: string}) => m.member === 'ui').waiting_on).toEqual(['api'])
     expect((await ok(repo, ['scenario', 'list'], A)).scenarios.map((s: {scenario: string}) => s.scenario)).toEqual(['strath'])
+  })
+
+  it('plans: start, list, diff, merge, rm, and their refusals (issue 34)', async () => {
+    const repo = makeRepo()
+    const A = {env: {TASKS_ACTOR: 'lead'}}
+    await ok(repo, ['init'], A)
+    const live = (await ok(repo, ['add', 'Live card'], A)).task.id
+    await ok(repo, ['claim', live], A)
+    expect((await ok(repo, ['plan', 'start', 'draft'], A)).base).toBe(gitSync(repo, ['rev-parse', 'refs/tasks/main']).trim())
+    await fails(repo, ['plan', 'start', 'draft'], 4, 'plan_exists', A)
+    await fails(repo, ['plan', 'start', 'x', '--from', 'nope'], 3, 'list_not_found', A)
+    await ok(repo, ['add', 'Drafted', '--list', 'draft'], A)
+    await ok(repo, ['release', live, '--list', 'draft'], A)
+    expect((await ok(repo, ['plan', 'list'], A)).plans).toHaveLength(1)
+    const d = await ok(repo, ['plan', 'diff', 'draft'], A)
+    expect(d.kept_claims.map((k: {task: string}) => k.task)).toEqual([live])
+    expect((await ok(repo, ['plan', 'merge', 'draft', '--keep'], A)).action).toBe('merged')
+    await fails(repo, ['plan', 'merge', 'main'], 4, 'not_a_plan', A)
+    await fails(repo, ['plan', 'diff', 'nope'], 3, 'plan_not_found', A)
+    await fails(repo, ['plan', 'rm', 'draft'], 2, 'confirm_required', A)
+    expect((await ok(repo, ['plan', 'rm', 'draft', '--confirm', 'draft'], A)).plan).toBe('draft')
   })
 
   it('exercised every output schema', () => {
