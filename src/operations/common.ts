@@ -28,3 +28,14 @@ export const checkpointSession = p.string('The agent session writing the checkpo
 export function idOf(plan: Plan<{task: {id: string}}>): BatchStepOutcome {
   return {plan, id: plan.result.task.id}
 }
+
+/**
+ * `--at WHEN` of the read operations (list, show, search, graph, export,
+ * events): the list as it was then (app/time-travel.ts). Reads only:
+ * operations that write never declare it, so every surface refuses it on
+ * them (an unknown flag or field, exit 2).
+ */
+export const at = p.string(
+  'Read the list as it was at WHEN: a commit of the list (unique prefix), a date or time (the last commit at or before it; 2026-11-30, "2026-11-30 14:00") or a duration ago (2h, 3d). The result says which (at: input, commit, date). Nothing is written.',
+  {helpValue: 'WHEN'},
+)
