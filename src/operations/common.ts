@@ -35,7 +35,4 @@ export function idOf(plan: Plan<{task: {id: string}}>): BatchStepOutcome {
  * operations that write never declare it, so every surface refuses it on
  * them (an unknown flag or field, exit 2).
  */
-export const at = p.string(
-  'Read the list as it was at WHEN: a commit of the list (unique prefix), a date or time (the last commit at or before it; 2026-11-30, "2026-11-30 14:00") or a duration ago (2h, 3d). The result says which (at: input, commit, date). Nothing is written.',
-  {helpValue: 'WHEN'},
-)
+export const at = p.string('As of WHEN (commit, date or 2h/3d ago).', {helpValue: 'WHEN'})
