@@ -15,6 +15,7 @@ import Ajv from 'ajv'
 import {Client} from '@modelcontextprotocol/sdk/client/index.js'
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js'
 import {BIN, ROOT, TEST_ENV, cleanupAll, gitSync, jsonError, makeRepo, run, runJson} from '../helpers/cli'
+import {startBoard} from '../helpers/board'
 import {Session} from '../../src/app/session'
 import {list, show} from '../../src/app/list-query'
 
@@ -194,6 +195,38 @@ describe('time travel against the states recorded while building a list', () => 
     expect([batch.code, jsonError(batch).code]).toEqual([2, 'bad_batch_op'])
     expect(tip()).toBe(head)
   }, 120_000)
+
+  it('the board at ?at=: the pages as of then, a banner back to now, no actions', async () => {
+    const atStep = (n: number) => recorded.find((r) => r.step === n)!
+    const board = await startBoard(BIN, repo, {...TEST_ENV, TASKS_ACTOR: 'lead', TASKS_NOW: minutes(60)})
+    try {
+      const get = async (path: string) => {
+        const r = await fetch(`${board.origin}${path}`, {headers: {'X-Board-Token': board.token, Cookie: `tasks_board_${board.port}=${board.token}`}})
+        return {status: r.status, text: await r.text()}
+      }
+      const c = atStep(13).commit
+      const page = await get(`/?at=${c}`)
+      expect(page.status).toBe(200)
+      expect(page.text).toContain(`viewing the list as of 2030-01-01T10:13:00+00:00 (commit ${c.slice(0, 7)})`)
+      expect(page.text).toContain('<a href="/" id="back-to-now">back to now</a>')
+      // D was restored at step 13 and removed again since: there then, not now.
+      expect(page.text).toContain('Throwaway idea')
+      expect(page.text).toContain(`href="/task/${ids.D}?at=${c}"`)
+      expect(page.text).toContain('<meta name="board-token" content="">')
+      const live = await get('/')
+      expect(live.text).not.toContain('Throwaway idea')
+      expect(live.text).not.toContain('viewing the list as of')
+      expect(live.text).toContain(`<meta name="board-token" content="${board.token}">`)
+      const card = await get(`/task/${ids.D}?at=${c}`)
+      expect(card.status).toBe(200)
+      expect(card.text).toContain('Throwaway idea')
+      expect((await get(`/task/${ids.D}`)).status).toBe(404)
+      expect((await get('/?at=yesterday-ish')).status).toBe(400)
+      expect((await get('/?at=2029-06-01')).status).toBe(404)
+    } finally {
+      await board.stop()
+    }
+  }, 60_000)
 
   /** `show` as the in-process use case gives it on a session pinned at `commit` (its own clock). */
   async function sessionShow(cwd: string, id: string, commit: string) {
