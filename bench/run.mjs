@@ -72,6 +72,9 @@ const TARGETS = {
   next: [{minSize: 100_000, max: 2.5}],
   list: [{minSize: 100_000, max: null}, {minSize: 10_000, max: 4.0}],
   page: [{minSize: 100_000, max: 3.0}],
+  // Issue 34: reading a past state (--at the seed commit, dozens of commits behind the tip by then).
+  show_at: [{minSize: 10_000, max: 2.5}],
+  list_at: [{minSize: 10_000, max: 5.0}],
 }
 function target(key, size) {
   for (const t of TARGETS[key] ?? []) if (size >= t.minSize) return t.max
@@ -295,6 +298,9 @@ try {
       {key: 'claim', label: 'tasks claim ID', args: () => ['claim', nextClaim()]},
       {key: 'next', label: 'tasks next', args: () => ['next', '--another']},
       {key: 'done', label: 'tasks done ID', args: () => ['done', nextDone()]},
+      // Time travel (issue 34): the seeded commit, which the mutations above have left behind the tip.
+      {key: 'show_at', label: 'tasks show ID --at C', args: () => ['show', seeded.showTarget, '--at', seeded.commit]},
+      {key: 'list_at', label: 'tasks list --json --at C', args: () => ['list', '--json', '--at', seeded.commit]},
     ]
 
     const rows = []
