@@ -10,7 +10,7 @@
 //   BENCH_STORE=/path/to/tasks-100000            the kept store (required)
 //   BENCH_BUILDS=main=/x/bin/tasks,this=bin/tasks builds to compare (default: this checkout)
 //   BENCH_RUNS=9                                  timed runs per command and build (after one warm-up)
-//   BENCH_COMMANDS=show,claim,next,add,done       also: list, list-all, search, log, version
+//   BENCH_COMMANDS=show,claim,next,add,done       also: list, list-all, search, log, version, show-at, list-at (--at the tip before the mutations)
 //   BENCH_NOW=ISO-TIME                            the pinned clock (default: a minute after the store's last commit)
 //   BENCH_KEEP_COPIES=1                           leave the copies (their paths are printed)
 //
@@ -102,6 +102,9 @@ for (const dir of copies) for (const id of doneTargets) mustRun(process.execPath
 const showTarget = q(['list', '--status', 'todo', '--json', '--limit', '400']).tasks.find((t) => t.depends_on.length > 0 && t.parent)?.id ?? ready[0].id
 if (claimTargets.length < need || doneTargets.length < need) throw new Error(`store has too few targets: ${claimTargets.length} to claim, ${doneTargets.length} to finish`)
 
+// Time travel (issue 34): the store's tip before any timed mutation, left behind by those that run first.
+const atCommit = mustRun('git', ['rev-parse', 'refs/tasks/main'], copies[0]).trim()
+
 const argsOf = {
   show: () => ['show', showTarget],
   claim: (i) => ['claim', claimTargets[i]],
@@ -116,6 +119,8 @@ const argsOf = {
   search: () => ['search', 'measure', '--json'],
   log: () => ['log', '--json', '-n', '20'],
   version: () => ['--version'],
+  'show-at': () => ['show', showTarget, '--at', atCommit],
+  'list-at': () => ['list', '--json', '--at', atCommit],
 }
 
 const loadBefore = load()

@@ -228,6 +228,15 @@ describe('time travel against the states recorded while building a list', () => 
     }
   }, 60_000)
 
+  it('dates a commit found through the batch reader as git log %cI does, whatever its offset', async () => {
+    const {committerDate} = await import('../../src/app/at')
+    const commit = (line: string) => `tree ${'0'.repeat(40)}\nauthor a <a> 1 +0000\ncommitter ${line}\n\nmessage\ncommitter x <x> 9 +0000\n`
+    expect(committerDate(commit('Bob <b@x> 1893492000 +0000'))).toBe('2030-01-01T10:00:00+00:00')
+    expect(committerDate(commit('Bob <b@x> 1893492000 +0530'))).toBe('2030-01-01T15:30:00+05:30')
+    expect(committerDate(commit('Bob <b@x> 1893492000 -0800'))).toBe('2030-01-01T02:00:00-08:00')
+    expect(committerDate('tree x\n\nno committer')).toBeNull()
+  })
+
   /** `show` as the in-process use case gives it on a session pinned at `commit` (its own clock). */
   async function sessionShow(cwd: string, id: string, commit: string) {
     const session = await Session.open({cwd, list: 'main'})
