@@ -29,10 +29,5 @@ export function idOf(plan: Plan<{task: {id: string}}>): BatchStepOutcome {
   return {plan, id: plan.result.task.id}
 }
 
-/**
- * `--at WHEN` of the read operations (list, show, search, graph, export,
- * events): the list as it was then (app/time-travel.ts). Reads only:
- * operations that write never declare it, so every surface refuses it on
- * them (an unknown flag or field, exit 2).
- */
-export const at = p.string('As of WHEN (commit, date or 2h/3d ago).', {helpValue: 'WHEN'})
+/** `--at WHEN` of the read operations: declared once in core/params.ts (`at`). */
+export {at} from '../core/params'
