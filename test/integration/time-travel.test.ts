@@ -14,7 +14,7 @@ import {join} from 'node:path'
 import Ajv from 'ajv'
 import {Client} from '@modelcontextprotocol/sdk/client/index.js'
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js'
-import {BIN, ROOT, TEST_ENV, cleanupAll, gitSync, jsonError, makeRepo, run, runJson} from '../helpers/cli'
+import {BIN, ROOT, TEST_ENV, cleanupAll, gitSync, jsonError, makeBareRepo, makeRepo, run, runJson, tempDir} from '../helpers/cli'
 import {startBoard} from '../helpers/board'
 import {Session} from '../../src/app/session'
 import {list, show} from '../../src/app/list-query'
@@ -226,6 +226,30 @@ describe('time travel against the states recorded while building a list', () => 
     } finally {
       await board.stop()
     }
+  }, 60_000)
+
+  it('through a shared remote: a clone reads, at a commit another clone made, what that clone saw', async () => {
+    const bare = makeBareRepo()
+    const clone = (): string => {
+      const dir = tempDir('clone-')
+      gitSync(dir, ['clone', '-q', bare, '.'])
+      return dir
+    }
+    const one = clone()
+    await runJson(one, ['init', '--remote', 'origin'], as('alice', 0))
+    const two = clone()
+    await runJson(two, ['init', '--remote', 'origin'], as('bob', 0))
+    const a = (await runJson(one, ['add', 'Made on one'], as('alice', 1))).task.id
+    const seen = await runJson(one, ['list', '--all'], as('alice', 1))
+    // Two writes offline on the other clone, then a sync: its merge joins the two lines.
+    await runJson(two, ['add', 'Made on two', '--offline'], as('bob', 2))
+    await runJson(two, ['sync'], as('bob', 3))
+    const there = await runJson(two, ['list', '--all', '--at', seen.commit], as('bob', 4))
+    expect(there.at.commit).toBe(seen.commit)
+    expect(withoutAt(there)).toEqual(seen)
+    const now = await runJson(two, ['list', '--all'], as('bob', 4))
+    expect(now.tasks.map((t: {title: string}) => t.title).sort()).toEqual(['Made on one', 'Made on two'])
+    expect((await runJson(two, ['show', a.slice(0, 8), '--at', seen.commit.slice(0, 12)], as('bob', 4))).task.title).toBe('Made on one')
   }, 60_000)
 
   it('dates a commit found through the batch reader as git log %cI does, whatever its offset', async () => {
