@@ -10,7 +10,7 @@
 //   BENCH_STORE=/path/to/tasks-100000            the kept store (required)
 //   BENCH_BUILDS=main=/x/bin/tasks,this=bin/tasks builds to compare (default: this checkout)
 //   BENCH_RUNS=9                                  timed runs per command and build (after one warm-up)
-//   BENCH_COMMANDS=show,claim,next,add,done       also: list, list-all, search, log, version
+//   BENCH_COMMANDS=show,claim,next,add,done       also: list, list-all, search, log, version, show-at, list-at (--at BENCH_AT_BACK=16 commits behind the tip)
 //   BENCH_NOW=ISO-TIME                            the pinned clock (default: a minute after the store's last commit)
 //   BENCH_KEEP_COPIES=1                           leave the copies (their paths are printed)
 //
@@ -102,6 +102,11 @@ for (const dir of copies) for (const id of doneTargets) mustRun(process.execPath
 const showTarget = q(['list', '--status', 'todo', '--json', '--limit', '400']).tasks.find((t) => t.depends_on.length > 0 && t.parent)?.id ?? ready[0].id
 if (claimTargets.length < need || doneTargets.length < need) throw new Error(`store has too few targets: ${claimTargets.length} to claim, ${doneTargets.length} to finish`)
 
+// Time travel (issue 34): BENCH_AT_BACK (default 16) commits behind the store's tip as copied (the tip itself
+// when the history is shorter), further behind once timed mutations ran.
+const atBack = Number(process.env.BENCH_AT_BACK || 16)
+const atCommit = spawnSync('git', ['rev-parse', '--verify', '-q', `refs/tasks/main~${atBack}`], {cwd: copies[0], env, encoding: 'utf8'}).stdout.trim() || mustRun('git', ['rev-parse', 'refs/tasks/main'], copies[0]).trim()
+
 const argsOf = {
   show: () => ['show', showTarget],
   claim: (i) => ['claim', claimTargets[i]],
@@ -116,6 +121,8 @@ const argsOf = {
   search: () => ['search', 'measure', '--json'],
   log: () => ['log', '--json', '-n', '20'],
   version: () => ['--version'],
+  'show-at': () => ['show', showTarget, '--at', atCommit],
+  'list-at': () => ['list', '--json', '--at', atCommit],
 }
 
 const loadBefore = load()
@@ -137,7 +144,7 @@ for (const key of COMMANDS) {
   }
   const bw = median(base.map((x) => x.wall))
   const bc = median(base.map((x) => x.cpu))
-  const row = {command: argsOf[key](0)[0], node_wall_ms: round(bw), node_cpu_ms: round(bc), builds: {}}
+  const row = {command: key.endsWith('-at') ? `${argsOf[key](0)[0]} --at` : argsOf[key](0)[0], node_wall_ms: round(bw), node_cpu_ms: round(bc), builds: {}}
   for (let b = 0; b < BUILDS.length; b++) {
     const w = median(per[b].wall)
     const c = median(per[b].cpu)

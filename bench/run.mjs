@@ -78,6 +78,9 @@ const TARGETS = {
   next: [{minSize: 100_000, max: 2.5}],
   list: [{minSize: 100_000, max: null}, {minSize: 10_000, max: 4.0}],
   page: [{minSize: 100_000, max: 3.0}],
+  // Issue 34: reading a past state (--at the seed commit, dozens of commits behind the tip by then).
+  show_at: [{minSize: 10_000, max: 2.5}],
+  list_at: [{minSize: 10_000, max: 5.0}],
 }
 function target(key, size) {
   for (const t of TARGETS[key] ?? []) if (size >= t.minSize) return t.max
@@ -304,8 +307,19 @@ try {
       {key: 'claim', label: 'tasks claim ID', args: () => ['claim', nextClaim()]},
       {key: 'next', label: 'tasks next', args: () => ['next', '--another']},
       {key: 'done', label: 'tasks done ID', args: () => ['done', nextDone()]},
+      // Time travel (issue 34): the commit halfway between the seed (the cache file's commit) and the tip the
+      // mutations above left (the delta's): its state is neither file nor delta, so half the changes are undone.
+      {key: 'show_at', label: 'tasks show ID --at C', args: () => ['show', seeded.showTarget, '--at', halfway()]},
+      {key: 'list_at', label: 'tasks list --json --at C', args: () => ['list', '--json', '--at', halfway()]},
     ]
 
+    let middle = null
+    const halfway = () => {
+      if (middle) return middle
+      const behind = Number(mustRun('git', ['rev-list', '--count', `${seeded.commit}..refs/tasks/main`], opts).stdout.trim())
+      middle = mustRun('git', ['rev-parse', `refs/tasks/main~${Math.floor(behind / 2)}`], opts).stdout.trim()
+      return middle
+    }
     const rows = []
     for (const c of commands) {
       // Every series starts from a cache that is current (a read persists it; mutations

@@ -234,6 +234,7 @@ export function buildServer(core: McpCore): McpServer {
   }
 
   leanToolList(server)
+  refusePastOnWrites(server, new Set(tools.filter((t) => !t.readOnly).map((t) => t.name)))
 
   const read = <T>(uri: string, work: (s: Session) => Promise<T>, mimeType = 'application/json') =>
     queue.run(async () => {
@@ -283,6 +284,26 @@ function leanToolList(server: McpServer): void {
     const answer = (await list(req, extra)) as {tools?: Array<{inputSchema?: unknown}>}
     for (const t of answer.tools ?? []) trim(t.inputSchema)
     return answer
+  })
+}
+
+/**
+ * `at` (a past state, docs/history.md "Time travel") is a parameter of the
+ * read tools only. A write tool's schema would drop it silently and change
+ * the list as it is now: refused instead (usage, exit 2), before anything
+ * runs. Checked on the raw call, so no write tool's schema grows for it.
+ */
+function refusePastOnWrites(server: McpServer, writes: ReadonlySet<string>): void {
+  const handlers = (server.server as unknown as {_requestHandlers?: Map<string, (req: unknown, extra: unknown) => Promise<unknown>>})._requestHandlers
+  const call = handlers?.get('tools/call')
+  if (!handlers || !call) return
+  handlers.set('tools/call', async (req, extra) => {
+    const params = (req as {params?: {name?: unknown; arguments?: unknown}}).params
+    const args = params?.arguments
+    if (typeof params?.name === 'string' && writes.has(params.name) && args && typeof args === 'object' && 'at' in args) {
+      return errorResult(new UsageError(`${params.name} changes the list as it is now: "at" (a past state) is for the read tools only; nothing was written`, {field: 'at'}, 'usage'))
+    }
+    return call(req, extra)
   })
 }
 

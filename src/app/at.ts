@@ -6,6 +6,7 @@
 import {NotFoundError, UsageError} from '../core/errors'
 import {WHEN_FORMS, parseWhen} from '../core/when'
 import {commitAtOrBefore, commitOnRef} from '../refstore/history'
+import {git} from '../refstore/git-process'
 import type {Session} from './session'
 
 /** A resolved point in the list's history. */
@@ -23,6 +24,10 @@ export async function resolveAt(session: Session, text: string, flag = 'at'): Pr
   const {cwd} = session.store.repo
   const ref = session.store.ref
   if (when.kind === 'commit') {
+    // The usual case, a whole id or a unique prefix of a commit of the list, through the batch reader
+    // the command already runs (no process; one to check reachability, none for the tip itself).
+    const quick = await commitThroughReader(session, when.prefix)
+    if (quick) return {input: text, ...quick}
     const found = await commitOnRef(cwd, ref, when.prefix)
     if (found === 'ambiguous') throw new UsageError(`--${flag} ${text}: that prefix names several objects; type more of the commit id`, {flag, input: text}, 'ambiguous_commit')
     if (found === null) throw new NotFoundError('at_not_found', `--${flag} ${text}: no commit of list ${session.list} starts with "${when.prefix}" (${WHEN_FORMS})`, {flag, input: text, list: session.list})
@@ -31,4 +36,37 @@ export async function resolveAt(session: Session, text: string, flag = 'at'): Pr
   const found = await commitAtOrBefore(cwd, ref, when.at)
   if (found === null) throw new NotFoundError('at_not_found', `--${flag} ${text}: list ${session.list} has no commit at or before ${new Date(when.at).toISOString()}`, {flag, input: text, list: session.list})
   return {input: text, ...found}
+}
+
+/**
+ * The commit a prefix names, read through the session's batch reader, when
+ * it is the list's tip or reachable from it; null otherwise (missing,
+ * ambiguous, not a commit, not on the list: `commitOnRef` then decides, and
+ * words the error). The date is the committer date as `git log --format=%cI`
+ * writes it.
+ */
+async function commitThroughReader(session: Session, prefix: string): Promise<{commit: string; date: string} | null> {
+  const store = session.store
+  let obj: Awaited<ReturnType<typeof store.reader.read>>
+  try {
+    obj = await store.reader.read(`${prefix}^{commit}`)
+  } catch {
+    return null
+  }
+  if (!obj || obj.type !== 'commit' || obj.oversized) return null
+  const date = committerDate(obj.content.toString('utf8'))
+  if (date === null) return null
+  if (obj.oid !== store.tip && (await git(['merge-base', '--is-ancestor', obj.oid, store.ref], {cwd: store.repo.cwd})).code !== 0) return null
+  return {commit: obj.oid, date}
+}
+
+/** A commit's committer date in strict ISO-8601 with its own offset (`%cI`: 2026-11-30T14:00:00+01:00); null when unreadable. */
+export function committerDate(commitText: string): string | null {
+  const header = commitText.slice(0, Math.max(0, commitText.indexOf('\n\n')) || commitText.length)
+  const m = /^committer .* (\d+) ([+-])(\d{2})(\d{2})$/m.exec(header)
+  if (!m) return null
+  const offsetMinutes = (m[2] === '-' ? -1 : 1) * (Number(m[3]) * 60 + Number(m[4]))
+  const local = new Date((Number(m[1]) + offsetMinutes * 60) * 1000)
+  if (Number.isNaN(local.getTime())) return null
+  return `${local.toISOString().slice(0, 19)}${m[2]}${m[3]}:${m[4]}`
 }

@@ -201,7 +201,8 @@ async function updatedIndex(session: Session, loaded: Loaded, cached: SearchCach
   const facts = factsOf(flat, fresh, old && oldFacts ? {ids: old.ids, facts: oldFacts} : null)
   // Facts that do not line up with the old index (it cannot happen with an intact file): index everything again.
   if (!facts) return updatedIndex(session, loaded, null)
-  writeSearchCache(commonDir, session.list, commit, flat, facts, next)
+  // A past state (--at) is indexed in memory from the live cache and never written: the cache keeps describing the tip.
+  if (!session.at) writeSearchCache(commonDir, session.list, commit, flat, facts, next)
   return {
     index: flat,
     state: {state: rebuilt ? 'rebuilt' : 'updated', reindexed: stale.length, tasks: flat.docCount},

@@ -16,6 +16,7 @@ import {ListStore} from '../refstore/list-store'
 import {type NetworkLimits, migrateTrackingRefs, networkLimits, trackingRef} from '../refstore/remote'
 import {readConfig, readLocalConfigValue} from '../refstore/repository'
 import {catchUpPublished} from './published'
+import type {AtPoint} from './at'
 
 export interface SessionOptions {
   cwd: string
@@ -123,6 +124,29 @@ export class Session {
     return this.options.list
   }
 
+  /** Set on a session made by `pastAt`: the point of the list's history it reads (`--at`). */
+  at: AtPoint | null = null
+  /** The clock of a session made by `pastAt`: the moment it reads. */
+  private pastNow: string | null = null
+
+  /**
+   * This session reading the list as it was at `at` (`--at`): its store is
+   * pinned to that commit (ListStore.pinnedAt: the live index cache is not
+   * written) and its clock is `now`, the moment read, so claims, leases and
+   * readiness are judged as they stood then. For reads only: its store
+   * refuses to move the ref. Not to be closed (the caller closes this one).
+   */
+  pastAt(at: AtPoint, now: string): Session {
+    const past = new Session(this.store.pinnedAt(at.commit), this.options)
+    past.at = at
+    past.pastNow = now
+    past.actorCache = this.actorCache
+    past.configCache = this.configCache
+    past.trackingMigrated = this.trackingMigrated
+    past.kept = this.kept
+    return past
+  }
+
   /**
    * Something the actor should know that is not part of the result (stderr):
    * one line, a JSON object `{"warning": …}` under --json.
@@ -219,6 +243,7 @@ export class Session {
 
   /** The current time as ISO-8601 UTC (TASKS_NOW overrides). */
   now(): string {
+    if (this.pastNow !== null) return this.pastNow
     const pinned = process.env.TASKS_NOW
     if (pinned) {
       const t = Date.parse(pinned)

@@ -80,6 +80,8 @@ async function readRemote(session: Session): Promise<string | null> {
  */
 export async function warnTrackingState(session: Session): Promise<void> {
   let state: TrackingState
+  // A past state (--at) is not the local list: how that stands against the remote is not this read's to say.
+  if (session.at) return
   try {
     // A push this clone made that the local ref could not follow: catchUpPublished has said so already.
     if (readPublished(session.store.repo.commonDir, session.list)) return

@@ -51,6 +51,18 @@ export interface PageContext {
   token: string | null
   /** What the list's reads warn about (behind the remote, unpublished commits). */
   notices?: string[]
+  /** Set when the page shows a past state (`?at=WHEN`, docs/history.md "Time travel"): no actions then. */
+  at?: {input: string; commit: string; date: string}
+}
+
+/**
+ * A past page's links stay in the past: every address of a board page
+ * (`/`, `/task/…`, `/column/…`, `/graph`, `/activity`) gets `at=` added; the
+ * banner's "back to now" is the one link without it.
+ */
+function keepAt(html: string, at: {input: string}): string {
+  const q = `at=${encodeURIComponent(at.input)}`
+  return html.replace(/href="(\/(?:task\/[^"?#]*|column\/[^"?#]*|graph\.svg|graph|activity)?)(\?[^"#]*)?"/g, (_m, path: string, query: string | undefined) => `href="${path}${query ? `${query}&amp;${q}` : `?${q}`}"`)
 }
 
 function filtersQuery(f: BoardFilters): string {
@@ -70,6 +82,7 @@ export function layout(ctx: PageContext, title: string, view: string, main: stri
   ]
     .map(([href, label, key]) => `<a href="${href}"${key === view ? ' class="current"' : ''}>${label}</a>`)
     .join('')
+  const navLinks = ctx.at ? keepAt(nav, ctx.at) : nav
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(title)} · tasks board</title>
@@ -77,11 +90,11 @@ export function layout(ctx: PageContext, title: string, view: string, main: stri
 <link rel="stylesheet" href="/board.css">
 <script src="/board.js" defer></script>
 </head><body data-view="${esc(view)}">
-<header><strong>tasks</strong> <span class="muted">${esc(ctx.list)} · as ${esc(ctx.actor)}</span><nav>${nav}</nav>
+<header><strong>tasks</strong> <span class="muted">${esc(ctx.list)} · as ${esc(ctx.actor)}</span><nav>${navLinks}</nav>
 <span id="live" class="muted" title="updates when the list changes">live</span><button type="button" class="keys" data-shortcuts aria-label="keyboard shortcuts" title="keyboard shortcuts (?)">?</button></header>
 <div id="flash" role="alert" hidden></div>
-${ctx.token ? '' : '<p class="notice">Read-only: open the address <code>tasks board</code> printed (it carries the token) to make changes.</p>'}
-<main id="main" data-commit="${esc(ctx.commit)}">${(ctx.notices ?? []).map((n) => `<p class="notice">${esc(n)}</p>`).join('')}${main}</main>
+${ctx.at ? `<p class="notice past" id="past">viewing the list as of ${esc(ctx.at.date)} (commit ${esc(ctx.at.commit.slice(0, 7))}) — <a href="/" id="back-to-now">back to now</a>; nothing can be changed here</p>` : ctx.token ? '' : '<p class="notice">Read-only: open the address <code>tasks board</code> printed (it carries the token) to make changes.</p>'}
+<main id="main" data-commit="${esc(ctx.commit)}">${(ctx.notices ?? []).map((n) => `<p class="notice">${esc(n)}</p>`).join('')}${ctx.at ? keepAt(main, ctx.at) : main}</main>
 ${SHORTCUTS_HELP}
 </body></html>
 `

@@ -246,7 +246,22 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
     })
   const svgCache = new Map<string, {svg: string; graph: import('../core/task-graph').TaskGraph}>()
 
-  const context = (authed: boolean, commit: string): PageContext => ({list: o.list, actor, commit, now: reader.now(), token: authed ? token : null, notices: [...notices.values()]})
+  const context = (authed: boolean, commit: string, at?: PageContext['at']): PageContext =>
+    at ? {list: o.list, actor, commit, now: reader.now(), token: null, notices: [], at} : {list: o.list, actor, commit, now: reader.now(), token: authed ? token : null, notices: [...notices.values()]}
+
+  /**
+   * `?at=WHEN` (docs/history.md, "Time travel"): the pages read the list as it
+   * was then, on a session pinned at that commit (the live caches are not
+   * written), with no actions. Null for the live list.
+   */
+  const pastOf = async (url: URL): Promise<{past: Session; at: NonNullable<PageContext['at']>} | null> => {
+    const when = url.searchParams.get('at')
+    if (when === null || when === '') return null
+    return serial(async () => {
+      await fresh()
+      return e.timeTravel.pastSession(reader, when)
+    })
+  }
 
   // ------------------------------------------------------------ live updates
   const streams = new Set<ServerResponse>()
@@ -515,15 +530,18 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
     let ctx: PageContext | null = null
     try {
       const filters: BoardFilters = {tag: url.searchParams.get('tag') ?? undefined, owner: url.searchParams.get('owner') ?? undefined, q: url.searchParams.get('q') ?? undefined}
+      const then = await pastOf(url)
+      // A past page: the list as it was (read once per request, never cached with the live view).
+      const rows = (): Promise<ListResult> => (then ? serial(() => e.listing.list(then.past, {all: true})) : boardRows())
       if (path === '/') {
-        const list = await boardRows()
-        ctx = context(auth.any, list.commit)
+        const list = await rows()
+        ctx = context(auth.any, list.commit, then?.at)
         return html(res, 200, layout(ctx, 'board', 'board', boardPage(ctx, list, columnsOf(list.tasks, filters), filters)))
       }
       const column = /^\/column\/([a-z_]+)$/.exec(path)
       if (column) {
-        const list = await boardRows()
-        ctx = context(auth.any, list.commit)
+        const list = await rows()
+        ctx = context(auth.any, list.commit, then?.at)
         const cards = columnsOf(list.tasks, filters).get(column[1]!)
         if (!cards) throw new Refusal(404, 'not_found', 'no such column')
         const offset = Math.max(0, Number(url.searchParams.get('offset') ?? 0) || 0)
@@ -533,37 +551,38 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
       if (task) {
         const id = decodePath(task[1]!)
         const [detail, history, commit] = await serial(async () => {
-          const c = await fresh()
-          const d = await e.listing.show(reader, {id})
-          const h = await e.history.log(reader, {id: d.task.id, limit: 100})
+          const c = then ? then.at.commit : await fresh()
+          const s = then ? then.past : reader
+          const d = await e.listing.show(s, {id})
+          const h = await e.history.log(s, {id: d.task.id, limit: 100})
           return [d, h, c] as const
         })
-        ctx = context(auth.any, commit)
+        ctx = context(auth.any, commit, then?.at)
         return html(res, 200, layout(ctx, detail.task.title, 'task', taskPage(ctx, detail, history, renderMarkdown)))
       }
       if (path === '/activity') {
-        const list = await boardRows()
-        const log = await serial(async () => e.history.log(reader, {limit: 200}))
-        ctx = context(auth.any, list.commit)
+        const list = await rows()
+        const log = await serial(async () => e.history.log(then ? then.past : reader, {limit: 200}))
+        ctx = context(auth.any, list.commit, then?.at)
         const shorts = new Map(list.tasks.map((t: TaskView) => [t.id, t.short_id]))
         return html(res, 200, layout(ctx, 'activity', 'activity', activityPage(log, shorts)))
       }
       if (path === '/graph' || path === '/graph.svg') {
         const all = url.searchParams.get('all') === '1'
         const [drawn, commit] = await serial(async () => {
-          const c = await fresh()
-          const key = `${c}:${all}:${Math.floor(Date.now() / CACHE_MS)}`
+          const c = then ? then.at.commit : await fresh()
+          const key = `${c}:${all}:${then ? 'past' : Math.floor(Date.now() / CACHE_MS)}`
           let s = svgCache.get(key)
           if (s === undefined) {
-            const g = await e.graph.taskGraph(reader, {ids: [], all})
-            s = {svg: o.svg().renderSvg(g, `${o.list}: ${g.nodes.length} items`), graph: g}
+            const g = await e.graph.taskGraph(then ? then.past : reader, {ids: [], all})
+            s = {svg: o.svg().renderSvg(g, `${o.list}: ${g.nodes.length} items${then ? ` as of ${then.at.date} (commit ${then.at.commit.slice(0, 7)})` : ''}`), graph: g}
             svgCache.clear()
             svgCache.set(key, s)
           }
           return [s, c] as const
         })
         if (path === '/graph.svg') return send(res, 200, 'image/svg+xml; charset=utf-8', drawn.svg)
-        ctx = context(auth.any, commit)
+        ctx = context(auth.any, commit, then?.at)
         return html(res, 200, layout(ctx, 'graph', 'graph', graphPage(drawn.svg, drawn.graph, all)))
       }
       ctx = context(auth.any, lastTip)

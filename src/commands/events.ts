@@ -22,12 +22,16 @@ const Generated = commandFrom<{events: number}>(events, {
     process.on('SIGINT', () => stop())
     process.on('SIGTERM', () => stop())
     if (args.limit !== undefined && args.follow) throw new UsageError('--limit takes the newest events of the history: not with --follow', {}, 'usage')
+    if (args.at !== undefined && args.follow) throw new UsageError('--at reads the events up to a point in the past: not with --follow', {}, 'usage')
     const e = engine()
     const json = output !== 'text'
     const print = (ev: Parameters<typeof e.hooks.renderEvent>[0]): boolean => process.stdout.write(json ? `${JSON.stringify(ev)}\n` : e.hooks.renderEvent(e.neutralizeDeep(ev)))
     // --limit N: the newest N, so the events are held until the end (at most N of them).
     const held: Array<Parameters<typeof print>[0]> = []
-    const count = await e.hooks.streamEvents(await session(), {
+    // --at: the events up to that commit (the session pinned there); text output says which point first.
+    const past = args.at === undefined ? null : await e.timeTravel.pastSession(await session(), args.at)
+    if (past && !json) process.stdout.write(`${e.timeTravel.atLine(past.at)}\n`)
+    const count = await e.hooks.streamEvents(past ? past.past : await session(), {
       since: args.since,
       follow: args.follow,
       intervalSeconds,

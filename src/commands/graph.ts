@@ -1,5 +1,6 @@
 import {writeFileSync} from 'node:fs'
 import type {GraphResult} from '../app/graph-actions'
+import type {AtPoint} from '../app/at'
 import {EnvironmentError, UsageError} from '../core/errors'
 import {graph} from '../operations/history'
 import {engine, graphSvg} from './engine-loader'
@@ -10,6 +11,8 @@ type GraphFormat = 'svg' | 'png' | 'mermaid' | 'dot'
 
 export interface GraphOutput extends GraphResult {
   format: GraphFormat
+  /** The point read with --at. */
+  at?: AtPoint
   /** The file written with --out, else null (the drawing went to stdout). */
   out: string | null
 }
@@ -43,11 +46,12 @@ export default commandFrom<GraphOutput>(graph, {
     format ??= 'svg'
     // A PNG is bytes for a file, not text for a terminal or a pipe.
     if (format === 'png' && !args.out) throw new UsageError('--format png writes a file: pass --out FILE.png', {flag: 'format'})
-    const g = (await run({ids: args.ids, all: args.all, format: 'json'})) as GraphResult
+    const g = (await run({ids: args.ids, all: args.all, format: 'json', at: args.at})) as GraphResult & {at?: AtPoint}
     const result: GraphOutput = {...g, format, out: args.out ?? null}
     // --json without --out is the graph itself: nothing to draw.
     if (output !== 'text' && !args.out) return result
-    const title = `${g.list}: ${g.nodes.length} items`
+    // A past state (--at) says which in the drawing's title.
+    const title = `${g.list}: ${g.nodes.length} items${g.at ? ` as of ${g.at.date} (commit ${g.at.commit.slice(0, 7)})` : ''}`
     outlineTitle = outline ? title : null
     if (outline) return result
     drawing = format === 'svg' || format === 'png' ? graphSvg().renderSvg(g, title) : format === 'dot' ? engine().renderDot(g) : engine().renderMermaid(g)
@@ -66,5 +70,5 @@ export default commandFrom<GraphOutput>(graph, {
     outlineTitle !== null
       ? engine().renderGraphOutline(term, r, outlineTitle)
       : r.out === null
-        ? drawing : `wrote ${r.out} (${r.format}): ${r.nodes.length} items, ${r.edges.length} edges, critical path ${r.critical_path.length}, ${r.frontier.length} ready\n`,
+        ? drawing : `${r.at ? `${engine().timeTravel.atLine(r.at)}\n` : ''}wrote ${r.out} (${r.format}): ${r.nodes.length} items, ${r.edges.length} edges, critical path ${r.critical_path.length}, ${r.frontier.length} ready\n`,
 })

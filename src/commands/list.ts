@@ -2,6 +2,7 @@ import type {ListResult} from '../app/list-query'
 import {list} from '../operations/reads'
 import {engine} from './engine-loader'
 import {commandFrom} from './from-spec'
+import {atHeading} from './at-heading'
 
 const Generated = commandFrom<ListResult>(list, {
   // oclif reads a value starting with "-" as a flag when its second letter is a short flag
@@ -16,7 +17,7 @@ const Generated = commandFrom<ListResult>(list, {
     limitAsked = args.limit !== undefined
     return run({...args, sort: typeof args.sort === 'string' && args.sort.startsWith('~') ? `-${args.sort.slice(1)}` : args.sort})
   },
-  render: (r, term) => engine().render.renderListResult(term, r) + (r.next_cursor ? `${moreHint(r)}\n` : ''),
+  render: (r, term) => atHeading(r) + engine().render.renderListResult(term, r) + (r.next_cursor ? `${moreHint(r)}\n` : ''),
 })
 
 /** Whether this run asked for a --limit (then a page that stops short of the end is what it asked for). */

@@ -54,6 +54,10 @@ export function usageFromParseError(err: ParseError, id: string | undefined, inf
     const flags = err.flags ?? text.replace(/^Nonexistent flags?: /, '').split(', ')
     const known = Object.keys({...info?.baseFlags, ...info?.flags}).map((f) => `--${f}`)
     const hints = suggest(flags[0]!.split('=')[0]!, known)
+    // --at reads a past state (a flag of some reads): any other command, a write above all, works on the list as it is now.
+    if (flags.some((f) => f.split('=')[0] === '--at')) {
+      return usage(`${cmd} does not take --at: only list, show, search, graph, export and events read a past state (docs/history.md); nothing was done`, {flag: '--at'})
+    }
     return usage(`unknown flag ${flags.join(', ')} for ${cmd}${hints.length ? `: did you mean ${hints.join(' or ')}?` : ''}${seeHelp}`, {flag: flags[0]})
   }
   const option = /^Expected --([\w-]+)=([\s\S]*) to be one of: (.*)$/.exec(text)

@@ -251,3 +251,13 @@ export function unknownFields(params: Params, raw: Readonly<Record<string, unkno
 export function usageOf(error: ParamError): UsageError {
   return new UsageError(error.message, {field: error.field})
 }
+
+/**
+ * `--at WHEN` (MCP and batch: `at`), the one declaration of the parameter
+ * the read operations share (list, show, search, graph, export, events;
+ * `blame` too): the list as it was then (docs/history.md, "Time travel";
+ * WHEN: core/when.ts). Reads only: operations that write never declare
+ * it, so every surface refuses it on them. The help is short: list and
+ * show are in MCP's default tool list, which has a budget.
+ */
+export const at = p.string('As of WHEN (commit, date or 2h/3d ago).', {helpValue: 'WHEN'})

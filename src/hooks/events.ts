@@ -210,7 +210,8 @@ export async function streamEvents(session: Session, options: FollowOptions): Pr
     return [...new Set(out)]
   }
   let seen: string[] = options.since ? [await resolveRev(cwd, options.since)] : []
-  let current = await tips(false)
+  // Read as of a past commit (--at): the events up to it; the live ref is not looked at.
+  let current = session.at ? [session.at.commit] : await tips(false)
   if (current.length === 0 && !options.follow) await store.load() // not initialised: say so
   let count = 0
   // One transition, one event: two clones that finished the same last dependency both bumped the item to the

@@ -28,3 +28,6 @@ export const checkpointSession = p.string('The agent session writing the checkpo
 export function idOf(plan: Plan<{task: {id: string}}>): BatchStepOutcome {
   return {plan, id: plan.result.task.id}
 }
+
+/** `--at WHEN` of the read operations: declared once in core/params.ts (`at`). */
+export {at} from '../core/params'

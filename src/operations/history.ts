@@ -6,7 +6,7 @@ import {p} from '../core/params'
 import {UsageError} from '../core/errors'
 import {MCP_PAGE} from './reads'
 import {operation} from './spec'
-import {lease, taskId} from './common'
+import {at, lease, taskId} from './common'
 
 export const log = operation({
   name: 'log',
@@ -41,16 +41,21 @@ export const events = operation({
     limit: p.integer('Only the newest N (over MCP: default 200); not with --follow.', {char: 'n', min: 1}),
     follow: p.boolean('Keep watching and print new events as they land.', {char: 'f', only: ['cli']}),
     interval: p.string('Seconds between looks at the ref with --follow (default 1; online, 5 between fetches).', {only: ['cli']}),
+    at: at.onlyOn(['cli', 'mcp']),
   },
   writes: false,
   result: 'events',
   examples: ['<%= config.bin %> events --json', '<%= config.bin %> events --follow --json --since $(git rev-parse refs/tasks/main)'],
-  run: async (e, s, a) => {
-    const list: Array<Parameters<Parameters<typeof e.hooks.streamEvents>[1]['emit']>[0]> = []
-    await e.hooks.streamEvents(s, {since: a.since, follow: false, stopped: new Promise<void>(() => {}), emit: (ev) => list.push(ev)})
-    const limit = a.limit ?? 200
-    return {events: list.slice(-limit), total: list.length}
+  check: (a) => {
+    if (a.at !== undefined && a.follow) throw new UsageError('--at reads the events up to a point in the past: not with --follow', {}, 'usage')
   },
+  run: (e, s, {at: when, ...a}) =>
+    e.timeTravel.readAt(s, when, async (s) => {
+      const list: Array<Parameters<Parameters<typeof e.hooks.streamEvents>[1]['emit']>[0]> = []
+      await e.hooks.streamEvents(s, {since: a.since, follow: false, stopped: new Promise<void>(() => {}), emit: (ev) => list.push(ev)})
+      const limit = a.limit ?? 200
+      return {events: list.slice(-limit), total: list.length}
+    }),
 })
 
 export const restore = operation({
@@ -93,17 +98,19 @@ export const search = operation({
     session: p.string('Only the tasks of this coordination session (ses-… id or prefix).'),
     limit: p.integer("At most N results (default 20; over MCP 50), never more than the list's list_limit. 0: every hit on the command line; over MCP, list_limit hits.", {char: 'n', min: 0}),
     cursor: p.string('Continue after a previous page: pass its next_cursor, with the same query and filters (another query is refused, exit 2).'),
+    at,
   },
   writes: false,
   result: 'search',
   compact: (e, r) => e.compact.compactSearch(r),
   examples: ['<%= config.bin %> search "claim race"', '<%= config.bin %> search flaky --status open --json', '<%= config.bin %> search flaky --json --cursor CURSOR', '<%= config.bin %> search lease --tags backend', '<%= config.bin %> search lease --format compact'],
   // Coordination sessions are searched too (their titles, descriptions, strategies and checkpoints): the few best, beside the tasks.
-  run: async (e, s, a, call) => {
-    const tasks = await e.search.search(s, {...a, unbounded: call.surface === 'cli', defaultLimit: call.surface === 'mcp' ? MCP_PAGE : undefined})
-    const sessions = a.session === undefined && tasks.offset === 0 ? (await e.workSessions.search(s, {query: a.query, limit: 5})).results : []
-    return {...tasks, sessions}
-  },
+  run: (e, s, {at: when, ...a}, call) =>
+    e.timeTravel.readAt(s, when, async (s) => {
+      const tasks = await e.search.search(s, {...a, unbounded: call.surface === 'cli', defaultLimit: call.surface === 'mcp' ? MCP_PAGE : undefined})
+      const sessions = a.session === undefined && tasks.offset === 0 ? (await e.workSessions.search(s, {query: a.query, limit: 5})).results : []
+      return {...tasks, sessions}
+    }),
 })
 
 export const GRAPH_FORMATS = ['svg', 'png', 'mermaid', 'dot', 'json'] as const
@@ -119,17 +126,18 @@ export const graph = operation({
     all: p.boolean('Include done and cancelled items.', {char: 'a'}),
     format: p.choice(GRAPH_FORMATS, 'svg, png (with --out), mermaid, dot, or json (the graph itself; default: from --out, else svg; over MCP json).', {char: 'f'}),
     out: p.string('Write the drawing to FILE instead of stdout.', {char: 'o', helpValue: 'FILE', only: ['cli']}),
+    at,
   },
   writes: false,
   result: 'graph',
   examples: ['<%= config.bin %> graph --out graph.svg', '<%= config.bin %> graph --all --out graph.png', '<%= config.bin %> graph tsk-k3v9 --format mermaid', '<%= config.bin %> graph --all --format dot | dot -Tpng > graph.png'],
   run: async (e, s, a) => {
-    const g = await e.graph.taskGraph(s, {ids: a.ids ?? [], all: a.all})
+    const g = await e.timeTravel.readAt(s, a.at, (s) => e.graph.taskGraph(s, {ids: a.ids ?? [], all: a.all}))
     const format = a.format ?? 'json'
     if (format === 'svg' || format === 'png') throw new UsageError(`${format === 'svg' ? 'an SVG' : 'a PNG'} is drawn by the command line (\`tasks graph --out FILE.${format}\`); ask for json, mermaid or dot here`)
     // The model exactly as `tasks graph --json` prints it (format names the CLI's default drawing; nothing is drawn).
     if (format === 'json') return {...g, format: 'svg', out: null}
-    return {format, text: format === 'dot' ? e.renderDot(g) : e.renderMermaid(g)}
+    return {format, text: format === 'dot' ? e.renderDot(g) : e.renderMermaid(g), ...(g.at ? {at: g.at} : {})}
   },
 })
 
@@ -143,13 +151,14 @@ export const exportDocument = operation({
     ids: p.strings('task ids or unique prefixes, each with its sub-items (default: the whole list)', {positional: true}),
     format: p.choice(['json', 'md'] as const, 'json (for import) or md (for people).').or('json'),
     output: p.string('Write to this file instead of stdout.', {char: 'o', helpValue: 'FILE', only: ['cli']}),
+    at,
   },
   writes: false,
   result: 'export',
   examples: ['<%= config.bin %> export > tasks.json', '<%= config.bin %> export tsk-k3v9 tsk-8d2q --format md', '<%= config.bin %> export -o backup.json'],
   run: async (e, s, a) => {
-    const doc = await e.interchange.exportDocument(s, {ids: a.ids ?? []})
-    return a.format === 'md' ? {format: 'md', text: e.interchange.exportMarkdown(doc)} : doc
+    const doc = await e.timeTravel.readAt(s, a.at, (s) => e.interchange.exportDocument(s, {ids: a.ids ?? []}))
+    return a.format === 'md' ? {format: 'md', text: e.interchange.exportMarkdown(doc), ...(doc.at ? {at: doc.at} : {})} : doc
   },
 })
 
@@ -256,7 +265,7 @@ export const blame = operation({
     "For every field the card has (status, owner, priority, title, tags, dependencies, dates, each custom field, …) and every line of its description, the commit that set the value it holds now, read from the card's own history. A value that reached the list through a `sync` merge is blamed on the commit that set it on the other clone; a value the merge itself made (a repair, a resolved conflict) on the merge. With --at, the card as it was then (also a card removed since; without --at a removed card is not found, exit 3, and the message names the --at to use). Reads only: nothing is written.",
   params: {
     id: p.id('task id or unique prefix (also of a removed task, with --at)', {positional: true}).need(),
-    at: p.string('Blame the card as it was at WHEN: a commit of the list (any unique prefix), a date or time (the last commit at or before it), or a duration ago (2h, 3d).', {helpValue: 'WHEN'}),
+    at, // the card as it was at WHEN (docs/history.md, "WHEN")
   },
   writes: false,
   result: 'blame',

@@ -3,7 +3,7 @@
  */
 import {p} from '../core/params'
 import {operation} from './spec'
-import {taskId} from './common'
+import {at, taskId} from './common'
 
 /** The rows of an MCP `list` or `search` page when the call does not ask for a limit. */
 export const MCP_PAGE = 50
@@ -33,6 +33,7 @@ export const list = operation({
     overdue: p.boolean('Only open items past their due date (issue 33: a day is due by its end, UTC).'),
     dueBefore: p.string('Only items due before this date: YYYY-MM-DD, a timestamp with a zone, today, tomorrow or +N[hdwmy].'),
     cursor: p.string('Continue after the last row of a previous page: pass its next_cursor (--json). Unlike --offset, rows added or removed meanwhile never make a page repeat or skip one.', {aliases: ['after']}),
+    at,
   },
   writes: false,
   result: 'list',
@@ -50,11 +51,12 @@ export const list = operation({
     '<%= config.bin %> list --json --limit 50 --offset 50',
     '<%= config.bin %> list --json --limit 50 --cursor CURSOR',
     '<%= config.bin %> list --all --json --limit 0    # every row, past list_limit',
+    '<%= config.bin %> list --at 1d              # the list as it was a day ago',
   ],
   // JSON is streamed by the command line from a lazy page (views built a batch at a time); text and compact need it whole.
   // The command line's --limit 0 is every row; an MCP call gets a small page unless it asks, and at most list_limit.
-  run: (e, s, {cursor, ...a}, call) =>
-    e.listing.list(s, {...a, after: cursor, lazy: call.surface === 'cli' && call.output === 'json', unbounded: call.surface === 'cli', defaultLimit: call.surface === 'mcp' ? MCP_PAGE : undefined}),
+  run: (e, s, {cursor, at: when, ...a}, call) =>
+    e.timeTravel.readAt(s, when, (s) => e.listing.list(s, {...a, after: cursor, lazy: call.surface === 'cli' && call.output === 'json', unbounded: call.surface === 'cli', defaultLimit: call.surface === 'mcp' ? MCP_PAGE : undefined})),
 })
 
 export const show = operation({
@@ -66,17 +68,20 @@ export const show = operation({
     id: taskId,
     history: p.boolean("Also show who did what when to this card, from the ref's history (claims, merges, repairs, linked commits)."),
     revisions: p.boolean('Also list every spec revision (title, description, type, dependencies, checks added or superseded): what changed, before and after, who, when, why, which commit.'),
+    at,
   },
   writes: false,
   result: 'show',
   compact: (e, r) => e.compact.compactShow(r),
-  examples: ['<%= config.bin %> show tsk-k3v9', '<%= config.bin %> show k3v9 --format compact', '<%= config.bin %> show tsk-k3v9 --history --json', '<%= config.bin %> show tsk-k3v9 --revisions'],
-  run: async (e, s, a) => {
-    const shown = await e.listing.show(s, a)
-    // The same events as `tasks log ID`: one source for a card's history.
-    const history = a.history ? {history: (await e.history.log(s, {id: shown.task.id})).events} : {}
-    // Spec revisions, derived from the same commits (never stored twice).
-    const revisions = a.revisions ? {revisions: (await e.history.revisions(s, {id: shown.task.id})).revisions} : {}
-    return {...shown, ...history, ...revisions}
-  },
+  examples: ['<%= config.bin %> show tsk-k3v9', '<%= config.bin %> show k3v9 --format compact', '<%= config.bin %> show tsk-k3v9 --history --json', '<%= config.bin %> show tsk-k3v9 --revisions', '<%= config.bin %> show tsk-k3v9 --at 2026-11-30'],
+  // With --at, the card as it was then; its history and revisions up to that commit.
+  run: (e, s, {at: when, ...a}) =>
+    e.timeTravel.readAt(s, when, async (s) => {
+      const shown = await e.listing.show(s, a)
+      // The same events as `tasks log ID`: one source for a card's history.
+      const history = a.history ? {history: (await e.history.log(s, {id: shown.task.id})).events} : {}
+      // Spec revisions, derived from the same commits (never stored twice).
+      const revisions = a.revisions ? {revisions: (await e.history.revisions(s, {id: shown.task.id})).revisions} : {}
+      return {...shown, ...history, ...revisions}
+    }),
 })

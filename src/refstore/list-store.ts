@@ -8,7 +8,7 @@
 import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {type Check, CHECKS_DIR, checkPath, parseCheckFile, serialiseCheck} from '../core/check'
-import {EnvironmentError, NotFoundError} from '../core/errors'
+import {EnvironmentError, NotFoundError, UsageError} from '../core/errors'
 import {shardOf, taskDir} from '../core/ids'
 import {type Change, type Plan, commitMessage} from '../core/plan'
 import type {Snapshot} from '../core/snapshot'
@@ -136,9 +136,33 @@ export class ListStore {
     return this.tip
   }
 
-  /** Snapshot at the current tip. */
+  /** Snapshot at the current tip (a view made by `pinnedAt`: at its commit, the cache left alone). */
   async load(): Promise<Loaded> {
+    if (this.pinned !== null) return this.loadCommit(this.pinned, false)
     return this.loadCommit(this.requireTip())
+  }
+
+  /** Set on a view made by `pinnedAt`: the past commit its reads see. */
+  private pinned: string | null = null
+
+  /**
+   * The same store reading the list as it was at `commit` (`--at`): `load`
+   * gives that commit's state, brought there from the index in memory or
+   * the cache file by the tree diff, and never persisted (the live cache
+   * and its delta are not written); `tip` is that commit, so history reads
+   * stop there. Shares this store's reader and the index it last loaded;
+   * what it loads stays in the view. It cannot move the ref.
+   */
+  pinnedAt(commit: string): ListStore {
+    const view = Object.create(this) as ListStore
+    view.pinned = commit
+    view.tip = commit
+    return view
+  }
+
+  /** A view made by `pinnedAt` reads the past only: a write through it is a bug, refused before anything moves. */
+  private refuseWhenPinned(): void {
+    if (this.pinned !== null) throw new UsageError(`the list is being read as of ${this.pinned.slice(0, 12)} (--at): nothing can be written through it`, {commit: this.pinned}, 'usage')
   }
 
   /**
@@ -580,6 +604,7 @@ export class ListStore {
 
   /** Move the ref from `oldOid` to `newOid` if it still points at `oldOid`. */
   async compareAndSwap(newOid: string, oldOid: string | null, message: string): Promise<RefUpdateOutcome> {
+    this.refuseWhenPinned()
     // The objects the ref is about to make reachable go to disk first, when the repository asks for that.
     if (this.writer.pending) this.writer.flush(await this.fsyncObjects())
     const update = {

@@ -149,11 +149,18 @@ export function startDocument(command: string): CompactWriter {
 }
 
 /** `list --format compact`. */
+/** A read of a past state (--at) says which, first: `at: DATE COMMIT (input)`. */
+function atScalar(w: CompactWriter, r: object): void {
+  const at = (r as {at?: import('../app/at').AtPoint}).at
+  if (at) w.scalar('at', `${at.date} ${at.commit} (${at.input})`)
+}
+
 export function compactList(r: ListResult): string {
   const ids = new IdWriter()
   for (const t of r.tasks) ids.know(t.id, t.short_id)
   const w = new CompactWriter()
   header(w, 'list')
+  atScalar(w, r)
   w.scalar('list', r.list)
   w.scalar('commit', r.commit)
   w.scalar('total', r.total)
@@ -189,6 +196,7 @@ export function compactShow(r: TaskDetail): string {
   for (const b of [...r.dependencies, ...r.dependents, ...r.subitems]) ids.know(b.id, b.short_id)
   const w = new CompactWriter()
   header(w, 'show')
+  atScalar(w, r)
   w.table('checkpoint', commentFields(), r.checkpoint ? [r.checkpoint] : [])
   taskScalars(w, ids, r.task)
   fieldsText(w, r.task)
@@ -253,6 +261,7 @@ export function compactSearch(r: import('../app/search').SearchOutput): string {
   const ids = new IdWriter()
   for (const h of r.results) ids.know(h.task.id, h.task.short_id)
   const w = startDocument('search')
+  atScalar(w, r)
   w.scalar('list', r.list)
   w.scalar('commit', r.commit)
   w.scalar('query', r.query)

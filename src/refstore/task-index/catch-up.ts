@@ -78,6 +78,10 @@ export async function updateIndex(
 ): Promise<TaskIndex> {
   const from = cached && cached.list === list ? cached : null
   if (from && from.commit === commit) return from
+  // The cache file without its delta may describe `commit` (a read of the past, `--at`, at the commit the file
+  // was written for): nothing to read.
+  const plain = from ? deltaFallback.get(from) : undefined
+  if (plain && plain.commit === commit) return plain
   const commitObj = await reader.readType(commit, 'commit')
   const rootTree = decodeCommit(commitObj.content).tree
   if (from && from.rootTree === rootTree) return {...from, commit}
