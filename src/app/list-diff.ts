@@ -15,7 +15,7 @@
 import {EnvironmentError} from '../core/errors'
 import {type DiffPoint, type ListDiff, buildListDiff, cardsWithoutTaskFile} from '../core/list-diff'
 import {parseTaskFile} from '../core/task-file'
-import {type PrefixSearch, shortIdOf} from '../core/ids'
+import {type PrefixSearch, shortIdBetween, shortIdOf} from '../core/ids'
 import {tablesOf} from '../core/snapshot'
 import {taskFilePath} from '../core/store-layout'
 import {unifiedDiff} from '../merge/unified-diff'
@@ -92,7 +92,19 @@ async function diffPoints(session: Session, from: {commit: string; input: string
     const s = shortIdOf(tables, id)
     return s !== id || tables.idsWithPrefix(id, 1)[0] === id ? s : undefined
   }
-  return buildListDiff({list: session.list, from: point(from), to: point(to), actors}, steps, (a, b) => unifiedDiff(a, b), titles, short)
+  const diff = buildListDiff({list: session.list, from: point(from), to: point(to), actors}, steps, (a, b) => unifiedDiff(a, b), titles, short)
+  // A card TO holds that the tip does not (what `plan diff` would add): a prefix no card at the tip and no
+  // other card of the diff starts with, so it names that card once the change lands. A removed one stays in full.
+  const ids = diff.cards.map((c) => c.id).sort()
+  for (const c of diff.cards) {
+    if (!tables || c.change === 'removed' || c.short_id !== c.id) continue
+    const i = ids.indexOf(c.id)
+    const local = shortIdBetween(ids[i - 1], c.id, ids[i + 1])
+    let len = local.length
+    while (len < c.id.length && tables.idsWithPrefix(c.id.slice(0, len), 1).length > 0) len++
+    c.short_id = c.id.slice(0, len)
+  }
+  return diff
 }
 
 /** `tasks diff [FROM [TO]]`: FROM defaults to one day ago, TO to the list's tip; both WHEN forms (app/at.ts). */

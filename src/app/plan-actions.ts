@@ -20,7 +20,7 @@ import type {MergeNote, Repair} from '../merge/index'
 import {type PlanClaimNote, landPlanCard, liveHeld, sameCard} from '../merge/plan-land'
 import {readBlobs} from '../refstore/blobs'
 import type {ListStore} from '../refstore/list-store'
-import {deleteRefIf, mergeBase, rootTreeOf} from '../refstore/plan-refs'
+import {deleteListRef, mergeBase, rootTreeOf} from '../refstore/plan-refs'
 import {SYNC_TIMEOUT_MS, aheadBehind, fetchList, listRefs, networkLimits, pushList, relate} from '../refstore/remote'
 import {followPublished} from './published'
 import {refusalCounter} from './push-declined'
@@ -165,7 +165,7 @@ export async function start(session: Session, args: {name: string; from?: string
       return {plan: name, ref: listRef(name), from, base, created_by: file.created_by, created_at: file.created_at, commit: done.commit!}
     } catch (e) {
       // Nothing of this plan stays behind: the ref goes only if it is still the bare fork.
-      await deleteRefIf(s.store.repo.cwd, listRef(name), base)
+      await deleteListRef(s.store.repo, name, base)
       throw e
     }
   })
@@ -223,7 +223,7 @@ export async function rm(session: Session, args: {name: string}): Promise<PlanRm
   const name = checkName(args.name)
   return onList(session, name, async (s) => {
     const {tip} = await requirePlan(s, name)
-    if (!(await deleteRefIf(s.store.repo.cwd, listRef(name), tip))) {
+    if (!(await deleteListRef(s.store.repo, name, tip))) {
       throw new ConflictError('cas_exhausted', `the plan "${name}" moved while it was being removed; nothing was removed. Try again.`, {plan: name})
     }
     // Only this clone's ref: the remote's copy stays (published: false).
@@ -332,7 +332,7 @@ export async function merge(session: Session, args: {name: string; into?: string
     const into = checkName(args.into ?? file.from, 'list')
     if (into === name) throw new UsageError(`a plan merges into another list, not into itself (--into ${into})`, {plan: name, into}, 'bad_list')
     const result = await onList(session, into, async (ts) => landPlan(ts, remote, name, into, planTip))
-    if (result.action === 'merged' && !args.keep) result.plan_removed = await deleteRefIf(ps.store.repo.cwd, listRef(name), planTip)
+    if (result.action === 'merged' && !args.keep) result.plan_removed = await deleteListRef(ps.store.repo, name, planTip)
     session.wrote = {published: remote !== null, remote: remote ?? (await session.configuredRemote())}
     return result
   })

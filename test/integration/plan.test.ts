@@ -7,6 +7,8 @@
  * guarded shared remote: a plan started and drafted on one clone, merged on
  * another, the guard accepting every push (and refusing a forged merge).
  */
+import {readdirSync} from 'node:fs'
+import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {cleanupAll, gitSync, jsonError, makeRepo, run, runJson} from '../helpers/cli'
 import {gitTry, guarded, tipOf} from '../remote/support'
@@ -86,6 +88,10 @@ describe('tasks plan', {timeout: 120_000}, () => {
     expect(ref(repo, 'main')).toBe(merged.commit)
     expect(gitSync(repo, ['log', '-1', '--format=%P', merged.commit]).trim()).toBe(`${mainTip} ${planTip}`)
     expect(ref(repo, 'q3')).toBeNull()
+    // The caches kept for the plan's list go with its ref; main's stay.
+    const cacheDir = join(repo, '.git', 'git-tasks')
+    expect(readdirSync(cacheDir).filter((f) => f.includes('q3'))).toEqual([])
+    expect(readdirSync(cacheDir)).toContain('index-main')
     expect(gitSync(repo, ['ls-tree', '--name-only', merged.commit]).split('\n')).not.toContain('plan.yaml')
 
     const A = await show(repo, a)

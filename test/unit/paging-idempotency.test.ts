@@ -44,7 +44,9 @@ describe('list_limit', () => {
 
   it('MCP list and search ask for a small page, capped; the command line may ask for every row', async () => {
     const calls: Array<[string, Record<string, unknown>]> = []
-    const engine = {listing: {list: async (_s: unknown, a: Record<string, unknown>) => (calls.push(['list', a]), {})}, search: {search: async (_s: unknown, a: Record<string, unknown>) => (calls.push(['search', a]), {})}} as never
+    // The present (no --at): the read runs on the session it is given.
+    const timeTravel = {readAt: (s: unknown, _when: unknown, read: (s: unknown) => unknown) => read(s)}
+    const engine = {timeTravel, listing: {list: async (_s: unknown, a: Record<string, unknown>) => (calls.push(['list', a]), {})}, search: {search: async (_s: unknown, a: Record<string, unknown>) => (calls.push(['search', a]), {})}} as never
     await list.run(engine, {} as never, {cursor: 'C'} as never, {surface: 'mcp', output: 'json'})
     await list.run(engine, {} as never, {limit: 0} as never, {surface: 'cli', output: 'text'})
     await search.run(engine, {} as never, {query: 'q'} as never, {surface: 'mcp', output: 'json'})
