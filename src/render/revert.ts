@@ -31,14 +31,14 @@ export function renderRevert(term: Terminal, r: RevertView): string {
   out.push(`${r.dry_run ? 'would revert' : 'reverted'} ${r.actor}: ${r.commits} commit${r.commits === 1 ? '' : 's'}${window}`)
   for (const x of r.restored) {
     const released = x.field === 'status' ? r.released.find((c) => c.id === x.id) : undefined
-    line('restored', `${paint(term, 'yellow', x.id)}  ${x.field}: ${valueText(x.field, x.from)} → ${valueText(x.field, x.to)}${released ? ` (${released.owner}'s claim released)` : ''}`)
+    line('restored', `${paint(term, 'yellow', r.short_ids[x.id] ?? x.id)}  ${x.field}: ${valueText(x.field, x.from)} → ${valueText(x.field, x.to)}${released ? ` (${released.owner}'s claim released)` : ''}`)
   }
-  for (const x of r.cancelled) line('cancelled', `${paint(term, 'yellow', x.id)}  ${visible(x.title)}`)
-  for (const x of r.removed) line('removed', `${paint(term, 'yellow', x.id)}  ${visible(x.title)}`)
-  for (const x of r.kept) line('kept', `${paint(term, 'yellow', x.id)}  ${x.field}: ${valueText(x.field, x.value)} (${r.actor} set ${valueText(x.field, x.set)}; changed since by ${x.by.length > 0 ? x.by.join(', ') : 'a merge'})`)
-  for (const x of r.skipped) line('skipped', `${paint(term, 'yellow', x.id)}  ${x.field ? `${x.field}: ` : ''}${paint(term, 'magenta', visible(x.reason))}`)
-  for (const c of r.comments) line('comment', `${paint(term, 'yellow', c.id)}  ${c.comment}${c.kind ? ` [${c.kind}]` : ''} (left as written)`)
-  for (const c of r.checks) line('check', `${paint(term, 'yellow', c.id)}  ${c.check} ${c.status ?? '?'} (left as judged)`)
+  for (const x of r.cancelled) line('cancelled', `${paint(term, 'yellow', r.short_ids[x.id] ?? x.id)}  ${visible(x.title)}`)
+  for (const x of r.removed) line('removed', `${paint(term, 'yellow', r.short_ids[x.id] ?? x.id)}  ${visible(x.title)}`)
+  for (const x of r.kept) line('kept', `${paint(term, 'yellow', r.short_ids[x.id] ?? x.id)}  ${x.field}: ${valueText(x.field, x.value)} (${r.actor} set ${valueText(x.field, x.set)}; changed since by ${x.by.length > 0 ? x.by.join(', ') : 'a merge'})`)
+  for (const x of r.skipped) line('skipped', `${paint(term, 'yellow', r.short_ids[x.id] ?? x.id)}  ${x.field ? `${x.field}: ` : ''}${paint(term, 'magenta', visible(x.reason))}`)
+  for (const c of r.comments) line('comment', `${paint(term, 'yellow', r.short_ids[c.id] ?? c.id)}  ${c.comment}${c.kind ? ` [${c.kind}]` : ''} (left as written)`)
+  for (const c of r.checks) line('check', `${paint(term, 'yellow', r.short_ids[c.id] ?? c.id)}  ${c.check} ${c.status ?? '?'} (left as judged)`)
   for (const n of r.notes) line('note', paint(term, 'dim', visible(n)))
   const changed = r.restored.length + r.cancelled.length + r.removed.length
   if (r.dry_run) out.push(paint(term, 'dim', 'dry run: nothing written'))

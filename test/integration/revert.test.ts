@@ -58,7 +58,10 @@ describe('tasks revert --actor', () => {
     expect(dry.skipped).toEqual([{id: y, title: 'Review (bob)', field: 'status', reason: expect.stringContaining('held live by eve')}])
     expect(dry.comments).toEqual([expect.objectContaining({id: x, kind: 'note'})])
     const human = await run(repo, ['revert', '--actor', 'eve', '--since', since, '--dry-run'], as('ops', 30))
-    expect(human.stdout).toContain(`kept      ${y}  title: Review (bob) (eve set Review (eve); changed since by bob)`)
+    // People read short ids, as everywhere else; the JSON carries each card's (short_ids).
+    expect(dry.short_ids[y]).toMatch(/^tsk-[0-9a-z]{4,}$/)
+    expect(y.startsWith(dry.short_ids[y])).toBe(true)
+    expect(human.stdout).toContain(`kept      ${dry.short_ids[y]}  title: Review (bob) (eve set Review (eve); changed since by bob)`)
     expect(human.stdout).toContain('dry run: nothing written')
     expect(gitSync(repo, ['rev-parse', REF]).trim()).toBe(tip0)
 

@@ -40,7 +40,8 @@ import {fieldValueProblem} from '../fields'
 import {claimIsLive} from '../readiness'
 import {descendantIds, nestingError, openDescendants} from '../nesting'
 import type {Change, OpContext, Plan} from '../plan'
-import {type Snapshot, childIds, dependentsOf} from '../snapshot'
+import {shortIdOf} from '../ids'
+import {type Snapshot, childIds, dependentsOf, tablesOf} from '../snapshot'
 import {type TaskMoveName, judgeMove, takesSubItems, taskMove} from '../state-machine'
 import {FINISHED, type Status, type TaskMeta} from '../task'
 import {wokenMeta} from '../dates'
@@ -126,6 +127,8 @@ export interface RevertResult {
   checks: RevertCheck[]
   /** Consequences worth knowing (a claimed dependent of a card that is open again). */
   notes: string[]
+  /** The shortest unique prefix of every card id above, on the list the revert read (a person's handle for it). */
+  short_ids: Record<string, string>
 }
 
 /** Fields that are a claim's or a card's identity: they follow the status (or never change), never restored by value. */
@@ -291,6 +294,7 @@ export function revertActor(snap: Snapshot, ctx: OpContext, args: RevertArgs): P
     comments: args.comments,
     checks: args.checks,
     notes: [],
+    short_ids: {},
   }
   let overridden = false
   const titleOf = (id: string, card?: RevertCard) => snap.tasks.get(id)?.meta?.title ?? card?.steps.at(-1)?.before?.meta.title ?? card?.steps.find((s) => s.after)?.after?.meta.title ?? id
@@ -517,6 +521,9 @@ export function revertActor(snap: Snapshot, ctx: OpContext, args: RevertArgs): P
   if (reason) trailers.push(['Tasks-Reason', reason])
   if (overridden) trailers.push(...overrideTrailers(ctx))
   const count = new Set(changes.map((c) => (c.kind === 'put-task' ? c.meta.id : c.kind === 'delete-task' ? c.id : ''))).size
+  const tables = tablesOf(snap)
+  const named = [...result.restored, ...result.released, ...result.cancelled, ...result.removed, ...result.kept, ...result.skipped, ...result.comments, ...result.checks].map((x) => x.id)
+  for (const id of new Set(named)) if (snap.tasks.has(id)) result.short_ids[id] = shortIdOf(tables, id)
   return {
     op: 'revert',
     summary: `${args.actor}'s writes (${count} card${count === 1 ? '' : 's'})`,
