@@ -62,7 +62,7 @@ export interface PageContext {
  */
 function keepAt(html: string, at: {input: string}): string {
   const q = `at=${encodeURIComponent(at.input)}`
-  return html.replace(/href="(\/(?:task\/[^"?#]*|column\/[^"?#]*|graph\.svg|graph|activity)?)(\?[^"#]*)?"/g, (_m, path: string, query: string | undefined) => `href="${path}${query ? `${query}&amp;${q}` : `?${q}`}"`)
+  return html.replace(/href="(\/(?:task\/[^"?#]*|column\/[^"?#]*|graph\.svg|graph|activity|export)?)(\?[^"#]*)?"/g, (_m, path: string, query: string | undefined) => `href="${path}${query ? `${query}&amp;${q}` : `?${q}`}"`)
 }
 
 function filtersQuery(f: BoardFilters): string {
@@ -228,7 +228,7 @@ export function boardPage(ctx: PageContext, list: ListResult, cols: Columns, f: 
   const empty = list.tasks.length === 0 && list.broken.length === 0
   const filters = `<form class="filters" method="get" action="/" role="search">
 <input name="q" id="filter-q" placeholder="filter (/)" aria-label="filter by text" value="${esc(f.q ?? '')}"><input name="tag" placeholder="tag" aria-label="tag" value="${esc(f.tag ?? '')}"><input name="owner" placeholder="owner" aria-label="owner" value="${esc(f.owner ?? '')}">
-<button type="submit">Filter</button>${filtered ? ' <a href="/" data-clear-filter>clear</a>' : ''}</form>`
+${ctx.at ? `<input type="hidden" name="at" value="${esc(ctx.at.input)}">` : ''}<button type="submit">Filter</button>${filtered ? ' <a href="/" data-clear-filter>clear</a>' : ''}</form>`
   const add = ctx.token
     ? `<form class="add" data-form="add" id="add"><input name="title" id="add-title" placeholder="New item title (n)" aria-label="new item title" required maxlength="500"${empty ? ' autofocus' : ''}><input name="tags" placeholder="tags (comma)" aria-label="tags"><select name="priority" aria-label="priority"><option>0</option><option>1</option><option selected>2</option><option>3</option><option>4</option></select><input name="acceptance" placeholder="acceptance check (optional)" aria-label="acceptance check" maxlength="16384"><input name="test" placeholder="test check (optional)" aria-label="test check" maxlength="16384"><button type="submit">Add</button></form>`
     : ''

@@ -512,13 +512,17 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
     }
     if (path === '/export') {
       try {
-        for (const key of url.searchParams.keys()) if (key !== 'token' && key !== 'format') throw new Refusal(400, 'bad_request', `unknown parameter "${key.slice(0, 64)}": use format (json or md)`)
+        for (const key of url.searchParams.keys()) if (key !== 'token' && key !== 'format' && key !== 'at') throw new Refusal(400, 'bad_request', `unknown parameter "${key.slice(0, 64)}": use format (json or md) and at`)
         const format = url.searchParams.get('format') ?? 'json'
         if (format !== 'json' && format !== 'md') throw new Refusal(400, 'bad_request', 'format must be json or md')
-        const doc = await serial(async () => {
-          await fresh()
-          return e.interchange.exportDocument(reader, {ids: []})
-        })
+        // With at=WHEN: the list as it was then (as `tasks export --at`).
+        const then = await pastOf(url)
+        const doc = then
+          ? Object.assign(await serial(() => e.interchange.exportDocument(then.past, {ids: []})), {at: then.at})
+          : await serial(async () => {
+              await fresh()
+              return e.interchange.exportDocument(reader, {ids: []})
+            })
         const stamp = doc.exported_at.replace(/[^0-9A-Za-z]/g, '').slice(0, 15)
         const name = `tasks-${o.list}-${stamp}.${format === 'md' ? 'md' : 'json'}`
         const body = format === 'md' ? e.interchange.exportMarkdown(doc) : `${JSON.stringify(doc, null, 2)}\n`

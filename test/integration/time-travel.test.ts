@@ -221,6 +221,13 @@ describe('time travel against the states recorded while building a list', () => 
       expect(card.status).toBe(200)
       expect(card.text).toContain('Throwaway idea')
       expect((await get(`/task/${ids.D}`)).status).toBe(404)
+      // The filter keeps the point in time, and so does the export link: the export is of the list then.
+      expect(page.text).toContain(`<input type="hidden" name="at" value="${c}">`)
+      expect(page.text).toContain(`href="/export?at=${c}"`)
+      const past = JSON.parse((await get(`/export?at=${c}`)).text)
+      expect(past.at).toMatchObject({commit: c})
+      expect(past.tasks.map((t: {id: string}) => t.id)).toContain(ids.D)
+      expect(JSON.parse((await get('/export')).text).tasks.map((t: {id: string}) => t.id)).not.toContain(ids.D)
       expect((await get('/?at=yesterday-ish')).status).toBe(400)
       expect((await get('/?at=2029-06-01')).status).toBe(404)
     } finally {
