@@ -101,18 +101,6 @@ function checkName(name: string, what = 'plan'): string {
   return name
 }
 
-/** Run `body` on the session of list `name` (the caller's own when it is that list), closing what it opened. */
-async function onList<R>(session: Session, name: string, body: (s: Session) => Promise<R>): Promise<R> {
-  const other = await session.forList(name)
-  try {
-    const out = await body(other)
-    if (other !== session && other.wrote) session.wrote = other.wrote
-    return out
-  } finally {
-    if (other !== session) other.store.close()
-  }
-}
-
 /** The plan marker at `commit`: null when there is none, or why it cannot be read. */
 async function markerAt(store: ListStore, commit: string): Promise<{file: PlanFile} | {error: string} | null> {
   const read = await store.readRootFile({commit}, PLAN_PATH)
@@ -141,11 +129,11 @@ export async function start(session: Session, args: {name: string; from?: string
   const name = checkName(args.name)
   const from = checkName(args.from ?? session.list, 'list')
   if (from === name) throw new UsageError(`a plan is forked from another list: --from ${from} is the plan's own name`, {plan: name, from}, 'bad_list')
-  const base = await onList(session, from, async (src) => src.store.refreshTip())
+  const base = await session.onList(from, async (src) => src.store.refreshTip())
   if (!base) throw new NotFoundError('list_not_found', `there is no list "${from}" here to fork (no ${listRef(from)}); \`tasks lists\` shows the lists`, {list: from})
   // One marker per list, written once: a plan of a plan would rewrite it (the guard refuses that).
   if ((await markerAt(session.store, base)) !== null) throw new UsageError(`"${from}" is itself a plan: fork its target instead, or merge it first (\`tasks plan merge ${from}\`)`, {plan: name, from}, 'bad_list')
-  return onList(session, name, async (s) => {
+  return session.onList(name, async (s) => {
     if (await s.store.refreshTip()) {
       const marked = (await markerAt(s.store, s.store.tip!)) !== null
       throw new ConflictError('plan_exists', `the list "${name}" already exists${marked ? ' and is a plan' : ''}: pick another name (\`tasks plan list\` shows the plans)`, {plan: name})
@@ -221,7 +209,7 @@ export async function list(session: Session): Promise<PlanListResult> {
  */
 export async function rm(session: Session, args: {name: string}): Promise<PlanRmResult> {
   const name = checkName(args.name)
-  return onList(session, name, async (s) => {
+  return session.onList(name, async (s) => {
     const {tip} = await requirePlan(s, name)
     if (!(await deleteListRef(s.store.repo, name, tip))) {
       throw new ConflictError('cas_exhausted', `the plan "${name}" moved while it was being removed; nothing was removed. Try again.`, {plan: name})
@@ -319,7 +307,7 @@ function mergeMessage(name: string, into: string, actor: string, m: Awaited<Retu
 export async function merge(session: Session, args: {name: string; into?: string; keep?: boolean}): Promise<PlanMergeResult> {
   const name = checkName(args.name)
   const remote = await session.remote()
-  return onList(session, name, async (ps) => {
+  return session.onList(name, async (ps) => {
     if (remote) {
       // The plan as the remote has it (and this clone's own commits of it, published).
       try {
@@ -331,7 +319,7 @@ export async function merge(session: Session, args: {name: string; into?: string
     const {tip: planTip, file} = await requirePlan(ps, name)
     const into = checkName(args.into ?? file.from, 'list')
     if (into === name) throw new UsageError(`a plan merges into another list, not into itself (--into ${into})`, {plan: name, into}, 'bad_list')
-    const result = await onList(session, into, async (ts) => landPlan(ts, remote, name, into, planTip))
+    const result = await session.onList(into, async (ts) => landPlan(ts, remote, name, into, planTip))
     if (result.action === 'merged' && !args.keep) result.plan_removed = await deleteListRef(ps.store.repo, name, planTip)
     session.wrote = {published: remote !== null, remote: remote ?? (await session.configuredRemote())}
     return result
@@ -371,11 +359,11 @@ export interface PlanDiffResult {
  */
 export async function diff(session: Session, args: {name: string; into?: string}): Promise<PlanDiffResult> {
   const name = checkName(args.name)
-  return onList(session, name, async (ps) => {
+  return session.onList(name, async (ps) => {
     const {tip: planTip, file} = await requirePlan(ps, name)
     const into = checkName(args.into ?? file.from, 'list')
     if (into === name) throw new UsageError(`a plan merges into another list, not into itself (--into ${into})`, {plan: name, into}, 'bad_list')
-    return onList(session, into, async (ts) => {
+    return session.onList(into, async (ts) => {
       const targetTip = await ts.store.refreshTip()
       if (!targetTip) throw new NotFoundError('list_not_found', `there is no list "${into}" here to merge the plan into (no ${listRef(into)})`, {list: into})
       const base = await mergeBase(ts.store.repo.cwd, targetTip, planTip)

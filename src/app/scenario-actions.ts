@@ -63,18 +63,6 @@ async function markerAt(store: ListStore, loaded: Loaded): Promise<StartScenario
   return parsed.ok ? {file: parsed.value} : {error: parsed.error}
 }
 
-/** Run `body` on the session of list `name` (the caller's own when it is that list), closing what it opened. */
-async function onList<R>(session: Session, name: string, body: (s: Session) => Promise<R>): Promise<R> {
-  const other = await session.forList(name)
-  try {
-    const out = await body(other)
-    if (other !== session && other.wrote) session.wrote = other.wrote
-    return out
-  } finally {
-    if (other !== session) other.store.close()
-  }
-}
-
 /**
  * `tasks scenario start NAME --member M=TASK… [--depends M:UPSTREAM…]`.
  * The list is created with its deterministic root commit when this clone
@@ -85,7 +73,7 @@ async function onList<R>(session: Session, name: string, body: (s: Session) => P
 export async function start(session: Session, args: {name: string; member: string[]; depends?: string[]; cli: string}): Promise<ScenarioStartResult> {
   const name = checkName(args.name)
   const members = scenarioMembers(args.member, args.depends ?? [])
-  return onList(session, name, async (s) => {
+  return session.onList(name, async (s) => {
     if (!s.store.tip) {
       // As `init --list NAME`: the merge driver registered (for a person who merges the ref with plain git), the fixed root.
       await installMergeDriver(s.store.repo.cwd, s.store.repo.commonDir, args.cli)
@@ -127,7 +115,7 @@ async function requireScenario(s: Session, name: string, loaded: Loaded): Promis
 /** `tasks scenario status NAME`: each member's done/total, state and WAITING ON; the scenario's completion. */
 export async function status(session: Session, args: {name: string}): Promise<ScenarioStatusResult> {
   const name = checkName(args.name)
-  return onList(session, name, async (s) => {
+  return session.onList(name, async (s) => {
     if (!s.store.tip) throw new NotFoundError('scenario_not_found', `there is no scenario "${name}" here (no ${listRef(name)}); \`tasks scenario list\` shows the scenarios`, {scenario: name})
     const loaded = await s.store.load()
     const file = await requireScenario(s, name, loaded)
@@ -159,7 +147,7 @@ export async function list(session: Session): Promise<ScenarioListResult> {
       out.broken.push({list: name, error: parsed.error})
       continue
     }
-    const st = await onList(session, name, async (s) => scenarioStatus((await s.store.load()).snapshot, parsed.value, s.now()))
+    const st = await session.onList(name, async (s) => scenarioStatus((await s.store.load()).snapshot, parsed.value, s.now()))
     out.scenarios.push({scenario: name, ref, commit: oid, members: parsed.value.members.map((m) => m.name), done: st.done, total: st.total, complete: st.complete})
   }
   out.scenarios.sort((a, b) => (a.scenario < b.scenario ? -1 : 1))

@@ -96,6 +96,18 @@ export class Session {
     return other
   }
 
+  /** Run `body` on the session of list `name` (this one when it is that list), closing what it opened; what it wrote is this session's to report. */
+  async onList<R>(name: string, body: (s: Session) => Promise<R>): Promise<R> {
+    const other = await this.forList(name)
+    try {
+      const out = await body(other)
+      if (other !== this && other.wrote) this.wrote = other.wrote
+      return out
+    } finally {
+      if (other !== this) other.store.close()
+    }
+  }
+
   /** Set by keepAlive(): what a long-lived process keeps between calls. */
   private kept: {limits: Map<number, NetworkLimits>} | null = null
 
