@@ -20,7 +20,8 @@
  * record is acknowledged once one of them was written, and kept for the
  * next poll while no client listens.
  */
-import {randomUUID, timingSafeEqual} from 'node:crypto'
+import {randomUUID} from 'node:crypto'
+import {addressedToLoopback, isLoopbackHost, sameSecret} from '../core/http-guard'
 import {type IncomingMessage, type ServerResponse, createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {EnvironmentError, UsageError} from '../core/errors'
@@ -39,7 +40,6 @@ export const MAX_SESSIONS = 64
 /** A session with no request and no open stream for this long is closed. */
 const IDLE_MS = 60 * 60_000
 
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|\[::1\]|localhost)$/i
 
 export interface HttpOptions extends McpOptions {
   host: string
@@ -72,11 +72,6 @@ interface Entry {
   lastSeen: number
 }
 
-function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a)
-  const y = Buffer.from(b)
-  return x.length === y.length && timingSafeEqual(x, y)
-}
 
 /** The refusals made before the SDK sees a request, in the JSON-RPC error shape its client reads. */
 function refuse(res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}, data: Record<string, unknown> = {}): void {
@@ -101,7 +96,7 @@ async function readBounded(req: IncomingMessage, limit: number): Promise<Buffer 
 
 /** The token's checks at start: none needed on loopback; beyond it, one of at least 16 characters. */
 export function checkToken(host: string, token: string | undefined): void {
-  const exposed = !LOOPBACK.test(host)
+  const exposed = !isLoopbackHost(host)
   if (token !== undefined && token.length < MIN_TOKEN_CHARS) {
     throw new UsageError(`${TOKEN_ENV} is too short to guard anything: use at least ${MIN_TOKEN_CHARS} characters (e.g. \`openssl rand -hex 24\`)`, {variable: TOKEN_ENV}, 'weak_token')
   }
@@ -120,7 +115,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
   const limit = maxMessageBytes()
   const {StreamableHTTPServerTransport} = require('@modelcontextprotocol/sdk/server/streamableHttp.js') as typeof StreamableHttp
   const {isInitializeRequest} = require('@modelcontextprotocol/sdk/types.js') as typeof import('@modelcontextprotocol/sdk/types.js')
-  const exposed = !LOOPBACK.test(options.host)
+  const exposed = !isLoopbackHost(options.host)
   const token = options.token
   const sessions = new Map<string, Entry>()
   let port = options.port
@@ -154,8 +149,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
 
   function hostAllowed(req: IncomingMessage): boolean {
     if (exposed) return true // the token guards every request there
-    const host = (req.headers.host ?? '').toLowerCase()
-    return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${options.host.toLowerCase()}:${port}`].includes(host)
+    return addressedToLoopback(req.headers.host, options.host, port)
   }
 
   function authorised(req: IncomingMessage): boolean {

@@ -30,7 +30,8 @@
  * move is sent to every open page as a Server-Sent Event; the page then
  * fetches itself again and swaps its content.
  */
-import {randomBytes, timingSafeEqual} from 'node:crypto'
+import {randomBytes} from 'node:crypto'
+import {addressedToLoopback, isLoopbackHost, sameSecret} from '../core/http-guard'
 import {type IncomingMessage, type ServerResponse, createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import type * as Engine from '../engine'
@@ -92,7 +93,6 @@ class Refusal {
 /** An action of the board: the session it runs in and the request's JSON object. */
 type Action = (s: Session, p: Record<string, unknown>) => Promise<unknown>
 
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i
 
 /** HTTP status for a refused use case, from the CLI's exit code. */
 const STATUS_OF_EXIT: Record<number, number> = {1: 500, 2: 400, 3: 404, 4: 409, 5: 422, 6: 403}
@@ -131,11 +131,6 @@ function decodePath(path: string): string {
   } catch {
     throw new Refusal(400, 'bad_request', 'the address holds malformed percent-encoding')
   }
-}
-function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a)
-  const y = Buffer.from(b)
-  return x.length === y.length && timingSafeEqual(x, y)
 }
 
 function cookieValue(req: IncomingMessage, name: string): string | null {
@@ -191,7 +186,7 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
   let notices = new Map<string, string>()
   let gathering = new Map<string, string>()
   reader.warn = (w) => void gathering.set(w.kind, w.message)
-  const exposed = !LOOPBACK.test(o.host)
+  const exposed = !isLoopbackHost(o.host)
   const cookieName = () => `tasks_board_${port}`
   let port = o.port
 
@@ -408,8 +403,7 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
 
   function hostAllowed(req: IncomingMessage): boolean {
     if (exposed) return true // the token guards every request there
-    const host = (req.headers.host ?? '').toLowerCase()
-    return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${o.host.toLowerCase()}:${port}`].includes(host)
+    return addressedToLoopback(req.headers.host, o.host, port)
   }
 
   function tokenFrom(req: IncomingMessage, url: URL): {header: boolean; any: boolean} {
