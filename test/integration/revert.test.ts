@@ -2,11 +2,12 @@
  * `tasks revert --actor`: interleaved writers at pinned times (TASKS_NOW,
  * --as), the exact lists of what was restored, kept, cancelled and left;
  * --dry-run writes nothing; and the revert through a shared remote with the
- * server guard installed, which accepts it.
+ * server guard installed, which accepts it; and across a `sync` merge of two
+ * clones that changed the same cards apart.
  */
 import {afterAll, describe, expect, it} from 'vitest'
-import {cleanupAll, gitSync, jsonError, makeRepo, run, runJson} from '../helpers/cli'
-import {guarded, tipOf} from '../remote/support'
+import {cleanupAll, gitSync, jsonError, makeBareRepo, makeRepo, run, runJson} from '../helpers/cli'
+import {cloneOf, guarded, tipOf} from '../remote/support'
 
 afterAll(() => cleanupAll())
 
@@ -120,5 +121,42 @@ describe('tasks revert --actor', () => {
     expect(r.notes).toEqual([expect.stringContaining(`${y} (in_progress, held by bob) depends on ${x}`)])
     const seen = await runJson(ops, ['show', x], bob)
     expect(seen.task ?? seen).toMatchObject({status: 'todo', title: 'Plan (bob)', priority: 2})
+  })
+
+  it('across a sync merge: what eve did on her clone goes back; a value the merge chose over hers stays, kept', async () => {
+    const bare = makeBareRepo()
+    const [one, two] = [cloneOf(bare), cloneOf(bare)]
+    await runJson(one, ['init', '--remote', 'origin'], as('bob', 0))
+    await runJson(two, ['init', '--remote', 'origin'], as('eve', 0))
+    const x = (await runJson(one, ['add', 'Write the loader', '-p', '2', '--tags', 'core'], as('bob', 1))).task.id
+    const y = (await runJson(one, ['add', 'Ship it', '-p', '2'], as('bob', 2))).task.id
+    const base = tipOf(bare)!
+    await runJson(two, ['sync'], as('eve', 3))
+    // Apart: eve on her clone, bob on his; on y both change the priority, bob later.
+    const off = (actor: string, minute: number) => ({env: {...at(minute), TASKS_ACTOR: actor, TASKS_OFFLINE: '1'}})
+    await runJson(two, ['edit', x, '--priority', '0', '--add-tags', 'eve'], off('eve', 5))
+    await runJson(two, ['edit', y, '--priority', '4'], off('eve', 6))
+    await runJson(one, ['edit', x, '--title', 'Write the loader (bob)'], off('bob', 7))
+    await runJson(one, ['edit', y, '--priority', '1'], off('bob', 8))
+    await runJson(two, ['sync'], as('eve', 10))
+    await runJson(one, ['sync'], as('bob', 11))
+    // One two-parent merge on the shared list joined them; y's priority is bob's (the later side).
+    const merged = tipOf(bare)!
+    expect(gitSync(one, ['rev-list', '--parents', '-n1', merged]).trim().split(' ')).toHaveLength(3)
+    expect((await runJson(one, ['show', y], as('bob', 12))).task.priority).toBe(1)
+
+    const r = await runJson(one, ['revert', '--actor', 'eve', '--since', base, '--reason', 'eve ran the wrong plan'], as('ops', 20))
+    expect(r.published).toBe(true)
+    expect(r.commits).toBe(2)
+    expect(r.restored.map((c: any) => [c.id, c.field, c.from, c.to])).toEqual([
+      [x, 'priority', 0, 2],
+      [x, 'tags', ['core', 'eve'], ['core']],
+    ])
+    // The merge chose bob's value over eve's: nothing of hers is left there to take back.
+    expect(r.kept).toEqual([expect.objectContaining({id: y, field: 'priority', value: 1, set: 4})])
+    expect(r.restored.some((c: any) => c.id === y)).toBe(false)
+    await runJson(two, ['sync'], as('eve', 22))
+    expect((await runJson(two, ['show', x], as('eve', 23))).task).toMatchObject({title: 'Write the loader (bob)', priority: 2, tags: ['core']})
+    expect((await runJson(two, ['show', y], as('eve', 23))).task.priority).toBe(1)
   })
 })
