@@ -9,16 +9,11 @@ import type {BlameResult} from '../app/blame-actions'
 import type {FieldBlame, LineBlame} from '../core/blame'
 import {CompactWriter} from './compact'
 import {startDocument} from './compact-views'
+import {fieldValueText} from './field-value'
 import {localTime} from './history'
 import {renderTable} from './table'
 import {type Terminal, displayWidth, paint, truncate} from './terminal'
 
-/** A field's value on one line: text as it is, lists joined, anything else as JSON. */
-function valueText(v: unknown): string {
-  if (typeof v === 'string') return v
-  if (Array.isArray(v) && v.every((x) => typeof x === 'string' || typeof x === 'number')) return v.length ? v.join(', ') : '(none)'
-  return JSON.stringify(v)
-}
 
 export function renderBlame(term: Terminal, r: BlameResult): string {
   const out: string[] = []
@@ -29,7 +24,7 @@ export function renderBlame(term: Terminal, r: BlameResult): string {
       term,
       [
         {header: 'FIELD', cell: (f) => f.field, shrink: 3, min: 13},
-        {header: 'VALUE', cell: (f) => valueText(f.value), flex: true, min: 12},
+        {header: 'VALUE', cell: (f) => fieldValueText(f.field, f.value), flex: true, min: 12},
         {header: 'COMMIT', cell: (f) => f.commit.slice(0, 10), style: () => 'yellow'},
         {header: 'ACTOR', cell: (f) => f.actor, shrink: 2, min: 8},
         {header: 'WHEN', cell: (f) => localTime(f.date), shrink: 1, min: 11},

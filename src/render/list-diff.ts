@@ -3,6 +3,7 @@
  * Input is exactly the --json result (core/list-diff.ts `ListDiff`).
  */
 import type {CardDiff, ListDiff} from '../core/list-diff'
+import {fieldValueText} from './field-value'
 import {CompactWriter} from './compact'
 import {COMPACT_VERSION} from './compact-views'
 import {localTime} from './history'
@@ -10,15 +11,6 @@ import {type Style, type Terminal, displayWidth, paint, truncate} from './termin
 
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`
 
-/** A field's value in one line: lists joined by spaces, objects as JSON, absent as (none). */
-export function shownValue(v: unknown, max = 60): string {
-  if (v === undefined || v === null) return '(none)'
-  let text: string
-  if (Array.isArray(v)) text = v.length ? v.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(' ') : '(none)'
-  else if (typeof v === 'string') text = v.includes('\n') ? JSON.stringify(v) : v
-  else text = typeof v === 'object' ? JSON.stringify(v) : String(v)
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text
-}
 
 /** The summary line: counts of cards, checks and comments. */
 export function diffSummary(r: ListDiff): string {
@@ -69,11 +61,11 @@ export function renderDiff(term: Terminal, r: ListDiff): string {
     put([mark, style], [' ', null], [c.short_id, 'yellow'], [`  ${c.title}`, null], [c.change === 'changed' ? '' : `  (${c.change})`, 'dim'])
     if (c.change === 'added') {
       const shown = c.fields.filter((f) => (ADDED_SHOWN.has(f.field) || f.field.startsWith('fields.')) && !(Array.isArray(f.after) && f.after.length === 0))
-      if (shown.length) put([`    ${shown.map((f) => `${f.field}: ${shownValue(f.after, 30)}`).join(' · ')}`, null])
+      if (shown.length) put([`    ${shown.map((f) => `${f.field}: ${fieldValueText(f.field, f.after, 30)}`).join(' · ')}`, null])
     } else if (c.change === 'changed') {
       for (const f of c.fields) {
         if (f.field !== 'description') {
-          put([`    ${f.field}: ${shownValue(f.before)} → ${shownValue(f.after)}`, null])
+          put([`    ${f.field}: ${fieldValueText(f.field, f.before, 60)} → ${fieldValueText(f.field, f.after, 60)}`, null])
           continue
         }
         put(['    description:', null])
@@ -82,9 +74,9 @@ export function renderDiff(term: Terminal, r: ListDiff): string {
     }
     for (const k of c.checks) {
       const by = k.by ? ` by ${k.by}` : ''
-      const evidence = k.evidence && (k.event === 'passed' || k.event === 'failed') ? `: ${shownValue(k.evidence, 50)}` : ''
+      const evidence = k.evidence && (k.event === 'passed' || k.event === 'failed') ? `: ${fieldValueText('evidence', k.evidence, 50)}` : ''
       const now = k.event === 'added' && k.after !== 'pending' && k.after !== null ? ` (now ${k.after})` : ''
-      put(['    check ', null], [k.event, k.event === 'passed' ? 'green' : k.event === 'failed' ? 'red' : 'dim'], [`${now}${by}  ${JSON.stringify(shownValue(k.text, 60))}${evidence}`, null])
+      put(['    check ', null], [k.event, k.event === 'passed' ? 'green' : k.event === 'failed' ? 'red' : 'dim'], [`${now}${by}  ${JSON.stringify(fieldValueText('text', k.text, 60))}${evidence}`, null])
     }
     if (c.comments.length) {
       const authors = [...new Set(c.comments.map((m) => m.author))].join(', ')

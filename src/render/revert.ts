@@ -5,6 +5,7 @@
  * (never rewritten). Input is exactly the --json result.
  */
 import type {RevertResult} from '../core/ops/revert'
+import {fieldValueText} from './field-value'
 import {type Terminal, paint, truncate, visible} from './terminal'
 
 export interface RevertView extends RevertResult {
@@ -12,16 +13,6 @@ export interface RevertView extends RevertResult {
   commit: string | null
 }
 
-/** A field's value in one short line. */
-export function valueText(field: string, v: unknown): string {
-  if (v === null || v === undefined || (Array.isArray(v) && v.length === 0)) return '(none)'
-  if (field === 'description' && typeof v === 'string') {
-    const lines = v.split('\n').length
-    return `(text, ${lines} line${lines === 1 ? '' : 's'})`
-  }
-  if (Array.isArray(v)) return v.join(',')
-  return typeof v === 'string' ? visible(v) : JSON.stringify(v)
-}
 
 export function renderRevert(term: Terminal, r: RevertView): string {
   const out: string[] = []
@@ -31,11 +22,11 @@ export function renderRevert(term: Terminal, r: RevertView): string {
   out.push(`${r.dry_run ? 'would revert' : 'reverted'} ${r.actor}: ${r.commits} commit${r.commits === 1 ? '' : 's'}${window}`)
   for (const x of r.restored) {
     const released = x.field === 'status' ? r.released.find((c) => c.id === x.id) : undefined
-    line('restored', `${paint(term, 'yellow', r.short_ids[x.id] ?? x.id)}  ${x.field}: ${valueText(x.field, x.from)} → ${valueText(x.field, x.to)}${released ? ` (${released.owner}'s claim released)` : ''}`)
+    line('restored', `${paint(term, 'yellow', r.short_ids[x.id] ?? x.id)}  ${x.field}: ${fieldValueText(x.field, x.from)} → ${fieldValueText(x.field, x.to)}${released ? ` (${released.owner}'s claim released)` : ''}`)
   }
   for (const x of r.cancelled) line('cancelled', `${paint(term, 'yellow', r.short_ids[x.id] ?? x.id)}  ${visible(x.title)}`)
   for (const x of r.removed) line('removed', `${paint(term, 'yellow', r.short_ids[x.id] ?? x.id)}  ${visible(x.title)}`)
-  for (const x of r.kept) line('kept', `${paint(term, 'yellow', r.short_ids[x.id] ?? x.id)}  ${x.field}: ${valueText(x.field, x.value)} (${r.actor} set ${valueText(x.field, x.set)}; changed since by ${x.by.length > 0 ? x.by.join(', ') : 'a merge'})`)
+  for (const x of r.kept) line('kept', `${paint(term, 'yellow', r.short_ids[x.id] ?? x.id)}  ${x.field}: ${fieldValueText(x.field, x.value)} (${r.actor} set ${fieldValueText(x.field, x.set)}; changed since by ${x.by.length > 0 ? x.by.join(', ') : 'a merge'})`)
   for (const x of r.skipped) line('skipped', `${paint(term, 'yellow', r.short_ids[x.id] ?? x.id)}  ${x.field ? `${x.field}: ` : ''}${paint(term, 'magenta', visible(x.reason))}`)
   for (const c of r.comments) line('comment', `${paint(term, 'yellow', r.short_ids[c.id] ?? c.id)}  ${c.comment}${c.kind ? ` [${c.kind}]` : ''} (left as written)`)
   for (const c of r.checks) line('check', `${paint(term, 'yellow', r.short_ids[c.id] ?? c.id)}  ${c.check} ${c.status ?? '?'} (left as judged)`)
