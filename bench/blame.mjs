@@ -24,17 +24,13 @@
 //
 // Environment: BLAME_COMMITS=300000, BLAME_TASKS=2000, BLAME_EVERY=100,
 // BLAME_RUNS=7, BLAME_KEEP=1 (keep the repository; its path is printed).
-import {spawnSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
-import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import {createRequire} from 'node:module'
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {loadavg, tmpdir} from 'node:os'
-import {dirname, join} from 'node:path'
+import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {build} from 'esbuild'
+import {BIN, isolatedEnv, loadBench, timed} from './support.mjs'
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const BIN = join(root, 'bin', 'tasks')
 /** The issue's target: seconds for `tasks blame` at 300,000 commits. */
 export const BLAME_TARGET_SECONDS = 1.5
 
@@ -44,38 +40,6 @@ const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b)
   const m = s.length >> 1
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
-}
-
-function run(cmd, args, opts) {
-  const t0 = process.hrtime.bigint()
-  const r = spawnSync(cmd, args, {encoding: 'utf8', maxBuffer: 1 << 30, ...opts})
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6
-  if (r.error) throw r.error
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}:\n${r.stderr}`)
-  return {out: r.stdout, err: r.stderr, ms}
-}
-
-function isolatedEnv(tmp) {
-  const globalConfig = join(tmp, 'gitconfig')
-  writeFileSync(globalConfig, ['[user]', '\tname = Bench', '\temail = bench@example.com', '[commit]', '\tgpgsign = false', '[gc]', '\tauto = 0', '[init]', '\tdefaultBranch = main', ''].join('\n'))
-  const env = {}
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_') && !k.startsWith('TASKS_') && k !== 'NODE_OPTIONS') env[k] = v
-  return {...env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: globalConfig, TASKS_ACTOR: 'bench-agent', NO_COLOR: '1'}
-}
-
-/** bench/seed.ts and bench/history-gen.ts, bundled together on the fly (they import src/). */
-async function loadLibrary(tmp) {
-  const outfile = join(tmp, 'blame-lib.cjs')
-  await build({
-    stdin: {contents: "export {seed} from './seed'\nexport {generateHistory} from './history-gen'\n", resolveDir: join(root, 'bench'), loader: 'ts'},
-    outfile,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    logLevel: 'warning',
-  })
-  return createRequire(import.meta.url)(outfile)
 }
 
 /** What git's Bloom filters answered during one command (GIT_TRACE2_PERF's bloom/statistics, summed over its git processes). */
@@ -97,9 +61,9 @@ export async function benchBlame({commits = 300_000, tasks = 2_000, every = 100,
   const env = isolatedEnv(tmp)
   const repo = join(tmp, 'repo')
   try {
-    const lib = await loadLibrary(tmp)
-    run('git', ['init', '-q', repo], {env})
-    run(process.execPath, [BIN, 'init', '--json'], {cwd: repo, env})
+    const lib = await loadBench(tmp, ['seed', 'history-gen'])
+    timed('git', ['init', '-q', repo], {env})
+    timed(process.execPath, [BIN, 'init', '--json'], {cwd: repo, env})
     const now = Date.now()
     const seeded = await lib.seed({cwd: repo, count: tasks, actor: 'bench-agent', reserve: 1, now: new Date(now - commits * 10_000 - 86_400_000).toISOString()})
     const id = seeded.showTarget
@@ -107,23 +71,23 @@ export async function benchBlame({commits = 300_000, tasks = 2_000, every = 100,
     const made = await lib.generateHistory({cwd: repo, count: commits, seed: 34, start: new Date(now - commits * 10_000).toISOString(), focus: {id, every}, progress: (n) => n % 50_000 === 0 && log(`${n} of ${commits}`)})
     log(`generated in ${round(made.ms / 1000)} s`)
     const path = `tasks/${createHash('sha1').update(id).digest('hex').slice(0, 2)}/${id}/task.md`
-    const total = Number(run('git', ['rev-list', '--count', 'refs/tasks/main'], {cwd: repo, env}).out.trim())
-    const touching = Number(run('git', ['rev-list', '--count', 'refs/tasks/main', '--', path], {cwd: repo, env}).out.trim())
-    const graph = run('git', ['commit-graph', 'write', '--reachable', '--changed-paths'], {cwd: repo, env})
+    const total = Number(timed('git', ['rev-list', '--count', 'refs/tasks/main'], {cwd: repo, env}).out.trim())
+    const touching = Number(timed('git', ['rev-list', '--count', 'refs/tasks/main', '--', path], {cwd: repo, env}).out.trim())
+    const graph = timed('git', ['commit-graph', 'write', '--reachable', '--changed-paths'], {cwd: repo, env})
     log(`${total} commits, ${touching} of them change ${path}; commit-graph with changed paths written in ${round(graph.ms / 1000)} s`)
     // The index cache brought up to date (the first command after a fetch of this history pays it once), and the walk checked.
-    run(process.execPath, [BIN, 'list', '--json', '--limit', '1'], {cwd: repo, env})
-    const answer = JSON.parse(run(process.execPath, [BIN, 'blame', id, '--json'], {cwd: repo, env}).out)
+    timed(process.execPath, [BIN, 'list', '--json', '--limit', '1'], {cwd: repo, env})
+    const answer = JSON.parse(timed(process.execPath, [BIN, 'blame', id, '--json'], {cwd: repo, env}).out)
     const times = []
     const base = []
     for (let i = 0; i < runs; i++) {
-      base.push(run('node', ['-e', '0'], {env}).ms)
-      times.push(run(process.execPath, [BIN, 'blame', id, '--json'], {cwd: repo, env}).ms)
+      base.push(timed('node', ['-e', '0'], {env}).ms)
+      times.push(timed(process.execPath, [BIN, 'blame', id, '--json'], {cwd: repo, env}).ms)
     }
     const trace = join(tmp, 'trace2.perf')
-    run(process.execPath, [BIN, 'blame', id, '--json'], {cwd: repo, env: {...env, GIT_TRACE2_PERF: trace}})
+    timed(process.execPath, [BIN, 'blame', id, '--json'], {cwd: repo, env: {...env, GIT_TRACE2_PERF: trace}})
     const bloom = bloomStatistics(trace)
-    const noGraph = run(process.execPath, [BIN, 'blame', id, '--json'], {cwd: repo, env: {...env, GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.commitGraph', GIT_CONFIG_VALUE_0: 'false'}}).ms
+    const noGraph = timed(process.execPath, [BIN, 'blame', id, '--json'], {cwd: repo, env: {...env, GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.commitGraph', GIT_CONFIG_VALUE_0: 'false'}}).ms
     const result = {
       commits: total,
       tasks,

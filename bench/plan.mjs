@@ -9,37 +9,24 @@
 // From bench/run.mjs (`npm run bench`, on the largest store; BENCH_PLAN=0
 // leaves it out, BENCH_PLAN=N changes N cards), or alone:
 //   node bench/plan.mjs [STORE_SIZE]   (seeds its own store; default 10000)
-import {spawnSync} from 'node:child_process'
 import {copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
-import {createRequire} from 'node:module'
 import {loadavg, tmpdir} from 'node:os'
-import {dirname, join} from 'node:path'
+import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {build} from 'esbuild'
+import {BIN, isolatedEnv, loadBench, timed} from './support.mjs'
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const BIN = join(root, 'bin', 'tasks')
 const log = (msg) => process.stderr.write(`bench: ${msg}\n`)
 export const PLAN_MERGE_TARGET_S = 3
 const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d
 
-function run(cmd, args, opts) {
-  const t0 = process.hrtime.bigint()
-  const r = spawnSync(cmd, args, {encoding: 'utf8', maxBuffer: 1 << 30, ...opts})
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6
-  if (r.error) throw r.error
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}:\n${r.stderr}${(r.stdout ?? '').slice(0, 500)}`)
-  return {ms, out: r.stdout, err: r.stderr ?? ''}
-}
-
-const tasks = (args, opts, input) => run(process.execPath, [BIN, ...args], {...opts, input})
+const tasks = (args, opts, input) => timed(process.execPath, [BIN, ...args], {...opts, input})
 
 /** A repository sharing `store`'s objects, with its list ref and index cache. */
 function copyOf(store, dir, env) {
-  run('git', ['init', '-q', dir], {env})
+  timed('git', ['init', '-q', dir], {env})
   writeFileSync(join(dir, '.git', 'objects', 'info', 'alternates'), `${join(store, '.git', 'objects')}\n`)
-  const tip = run('git', ['rev-parse', 'refs/tasks/main'], {cwd: store, env}).out.trim()
-  run('git', ['update-ref', 'refs/tasks/main', tip], {cwd: dir, env})
+  const tip = timed('git', ['rev-parse', 'refs/tasks/main'], {cwd: store, env}).out.trim()
+  timed('git', ['update-ref', 'refs/tasks/main', tip], {cwd: dir, env})
   const cache = join(store, '.git', 'git-tasks', 'index-main')
   if (existsSync(cache)) {
     mkdirSync(join(dir, '.git', 'git-tasks'), {recursive: true})
@@ -70,11 +57,11 @@ export function measurePlanMerge({store, env, cards = 1000, tmp}) {
     ...open.slice(edits + 50, edits + 70).map((t) => ({op: 'claim', id: t.id})),
   ]
   tasks(['batch', '-', '--json'], {...opts, env: {...env, TASKS_ACTOR: 'live-agent'}}, JSON.stringify(liveOps))
-  const base = run('node', ['-e', '0'], {env})
+  const base = timed('node', ['-e', '0'], {env})
   const load = loadavg()[0]
   const m = tasks(['plan', 'merge', 'bench-plan', '--json'], {...opts, env: {...env, TASKS_ACTOR: 'lead'}})
   const result = JSON.parse(m.out)
-  const parents = run('git', ['rev-list', '--parents', '-n1', 'refs/tasks/main'], opts).out.trim().split(' ').length - 1
+  const parents = timed('git', ['rev-list', '--parents', '-n1', 'refs/tasks/main'], opts).out.trim().split(' ').length - 1
   return {
     cards_on_plan: planOps.length,
     live_changes: liveOps.length,
@@ -99,18 +86,14 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const size = Number(process.argv[2] ?? 10000)
   const tmp = mkdtempSync(join(tmpdir(), 'tasks-plan-bench-'))
   try {
-    const globalConfig = join(tmp, 'gitconfig')
-    writeFileSync(globalConfig, ['[user]', '\tname = Bench', '\temail = bench@example.com', '[commit]', '\tgpgsign = false', '[gc]', '\tauto = 0', ''].join('\n'))
-    const env = {...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GIT_') && !k.startsWith('TASKS_'))), GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: globalConfig, TASKS_ACTOR: 'bench-agent', NO_COLOR: '1'}
-    const outfile = join(tmp, 'seed.cjs')
-    await build({entryPoints: [join(root, 'bench', 'seed.ts')], outfile, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning'})
-    const {seed} = createRequire(import.meta.url)(outfile)
+    const env = isolatedEnv(tmp)
+    const {seed} = await loadBench(tmp, ['seed'])
     const store = join(tmp, 'store')
     mkdirSync(store)
-    run('git', ['init', '-q'], {cwd: store, env})
+    timed('git', ['init', '-q'], {cwd: store, env})
     log(`seeding ${size} tasks`)
     await seed({cwd: store, count: size, actor: 'bench-agent', reserve: 5})
-    run('git', ['gc', '-q'], {cwd: store, env})
+    timed('git', ['gc', '-q'], {cwd: store, env})
     tasks(['list', '--limit', '1', '--json'], {cwd: store, env})
     const r = {size, ...measurePlanMerge({store, env, cards: Number(process.env.BENCH_PLAN || 1000), tmp})}
     console.log(planMergeLine(r))

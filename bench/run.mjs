@@ -18,22 +18,21 @@
 //   BENCH_HISTORY=300000    on the largest store: this many more commits (bench/history-gen.ts, git fast-import), then git gc, bytes by object kind, log ID, show --history
 //   BENCH_HISTORY_REPACK=250/50,aggressive  with BENCH_HISTORY: also `git repack -adf --depth=250 --window=50`, `git gc --aggressive`
 //   BENCH_HISTORY_INBOX=1   with BENCH_HISTORY: the commits also carry the inbox records a command adds
-//   BENCH_DIFF=0            skip `tasks diff` over a day of 1,000 changes on the largest store (bench/diff.mjs; on by default)
+//   BENCH_DIFF=0            skip `tasks diff` over a day of 1,000 changes on the largest store (bench/diff.mjs; on by default from 10,000 tasks: a smaller store has too few free cards)
 //   BENCH_BLAME=300000      tasks blame ID on a list with this many commits (bench/blame.mjs; target 1.5 s at 300,000)
 //   BENCH_SEARCH=1          on the largest store: `tasks search` queries against node -e 0 (bench/search.mjs)
 //   BENCH_PLAN=1000         on the largest store: `tasks plan merge` of a plan changing this many cards (bench/plan.mjs); 0: not run
 import {spawnSync} from 'node:child_process'
 import {cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
-import {createRequire} from 'node:module'
 import {cpus, loadavg, tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {build} from 'esbuild'
 import {drain} from './drain.mjs'
 import {measureHistory, measureSync} from './scale.mjs'
 import {benchSearch} from './search.mjs'
 import {measurePlanMerge, planMergeLine} from './plan.mjs'
 import {measureDiff} from './diff.mjs'
+import {loadBench} from './support.mjs'
 import {benchBlame} from './blame.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -193,21 +192,6 @@ function looseObjects(gitDir) {
   return out
 }
 
-/** Bundle bench/seed.ts (which imports src/) to a temporary CommonJS file and load it. */
-async function loadSeeder(tmp) {
-  const outfile = join(tmp, 'seed.cjs')
-  await build({
-    entryPoints: [join(root, 'bench', 'seed.ts')],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    logLevel: 'warning',
-  })
-  return createRequire(import.meta.url)(outfile)
-}
-
 // ------------------------------------------------------------------ benchmark
 
 const tmp = mkdtempSync(join(tmpdir(), 'git-tasks-bench-'))
@@ -260,7 +244,7 @@ let diffResult = null
 let blameResult = null
 try {
   if (!existsSync(join(root, 'dist', 'tasks.js'))) throw new Error('dist/tasks.js is missing: run `npm run build` (or `npm run bench`) first')
-  const {seed} = await loadSeeder(tmp)
+  const {seed} = await loadBench(tmp, ['seed'])
 
   for (const size of SIZES) {
     const repo = join(tmp, `tasks-${size}`)
@@ -409,7 +393,7 @@ try {
     })
   }
   const largest = SIZES.length > 0 ? Math.max(...SIZES) : null
-  if (largest !== null && process.env.BENCH_DIFF !== '0') {
+  if (largest !== null && largest >= 10_000 && process.env.BENCH_DIFF !== '0') {
     // On a copy of the largest store, so what it writes (1,000 changes) changes no other measurement.
     log(`${largest} tasks: diff over a day of 1,000 changes (bench/diff.mjs)`)
     const copy = join(tmp, `diff-${largest}`)

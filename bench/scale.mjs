@@ -13,29 +13,16 @@
 // Usage: BENCH_STORE=/path/to/kept/tasks-100000 node bench/scale.mjs
 // (run.mjs with BENCH_KEEP=1 prints where the kept stores are). Also run by
 // run.mjs when BENCH_SYNC or BENCH_HISTORY is set.
-import {spawnSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
 import {copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {loadavg, tmpdir} from 'node:os'
-import {dirname, join} from 'node:path'
-import {createRequire} from 'node:module'
+import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {build} from 'esbuild'
+import {BIN, loadBench, timed} from './support.mjs'
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const BIN = join(root, 'bin', 'tasks')
 const log = (msg) => process.stderr.write(`bench: ${msg}\n`)
 const SYNC_TARGET_S = 5
 const GC_TARGET_MB = 100
-
-function run(cmd, args, opts) {
-  const t0 = process.hrtime.bigint()
-  const r = spawnSync(cmd, args, {encoding: 'utf8', maxBuffer: 1 << 30, ...opts})
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6
-  if (r.error) throw r.error
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}:\n${r.stderr}${(r.stdout ?? '').slice(0, 500)}`)
-  return {ms, out: r.stdout, err: r.stderr ?? ''}
-}
 
 /** User + system seconds of the children, from the second line of sh's `times` (e.g. "0m1.230s 0m0.450s"), or null. */
 function childCpuSeconds(stderr) {
@@ -49,19 +36,13 @@ const median = (xs) => {
 }
 const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d
 
-async function loadHistory(tmp) {
-  const outfile = join(tmp, 'history.cjs')
-  await build({entryPoints: [join(root, 'bench', 'history.ts')], outfile, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning'})
-  return createRequire(import.meta.url)(outfile)
-}
-
 /** A repository that shares `store`'s objects (alternates) and has its list ref and current index cache. */
 function shallowCopy(store, dir, env, bare = false) {
-  run('git', ['init', '-q', ...(bare ? ['--bare'] : []), dir], {env})
+  timed('git', ['init', '-q', ...(bare ? ['--bare'] : []), dir], {env})
   const gitDir = bare ? dir : join(dir, '.git')
   writeFileSync(join(gitDir, 'objects', 'info', 'alternates'), `${join(store, '.git', 'objects')}\n`)
-  const tip = run('git', ['rev-parse', 'refs/tasks/main'], {cwd: store, env}).out.trim()
-  run('git', ['update-ref', 'refs/tasks/main', tip], {cwd: dir, env})
+  const tip = timed('git', ['rev-parse', 'refs/tasks/main'], {cwd: store, env}).out.trim()
+  timed('git', ['update-ref', 'refs/tasks/main', tip], {cwd: dir, env})
   const cache = join(store, '.git', 'git-tasks', 'index-main')
   if (!bare && existsSync(cache)) {
     mkdirSync(join(gitDir, 'git-tasks'), {recursive: true})
@@ -75,7 +56,7 @@ function shallowCopy(store, dir, env, bare = false) {
  * figures. `env` must carry an isolated git configuration.
  */
 export async function measureSync({store, env, changes, tmp}) {
-  const {makeHistory} = await loadHistory(tmp)
+  const {makeHistory} = await loadBench(tmp, ['history'])
   const dir = join(tmp, 'sync')
   mkdirSync(dir, {recursive: true})
   const remote = join(dir, 'remote.git')
@@ -84,9 +65,9 @@ export async function measureSync({store, env, changes, tmp}) {
   for (const name of ['a', 'b']) {
     const repo = join(dir, name)
     shallowCopy(store, repo, env)
-    run('git', ['remote', 'add', 'origin', remote], {cwd: repo, env})
-    run('git', ['config', 'tasks.remote', 'origin'], {cwd: repo, env})
-    run('git', ['fetch', '-q', 'origin', '+refs/tasks/main:refs/tasks-remote/origin/main'], {cwd: repo, env})
+    timed('git', ['remote', 'add', 'origin', remote], {cwd: repo, env})
+    timed('git', ['config', 'tasks.remote', 'origin'], {cwd: repo, env})
+    timed('git', ['fetch', '-q', 'origin', '+refs/tasks/main:refs/tasks-remote/origin/main'], {cwd: repo, env})
     sides[name] = repo
   }
   const made = {}
@@ -94,16 +75,16 @@ export async function measureSync({store, env, changes, tmp}) {
     log(`sync: ${changes} commits on side ${name}`)
     made[name] = await makeHistory({cwd: sides[name], count: changes, actor: `agent-${name}`, seed})
   }
-  run('git', ['push', '-q', 'origin', 'refs/tasks/main:refs/tasks/main'], {cwd: sides.a, env})
-  const base = run('node', ['-e', '0'], {env})
+  timed('git', ['push', '-q', 'origin', 'refs/tasks/main:refs/tasks/main'], {cwd: sides.a, env})
+  const base = timed('node', ['-e', '0'], {env})
   const load = loadavg()[0]
   // Through sh, whose `times` gives the CPU of the sync process and the git processes under it.
-  const s = run('/bin/sh', ['-c', '"$@"; status=$?; times >&2; exit $status', 'sh', process.execPath, BIN, 'sync', '--json'], {cwd: sides.b, env: {...env, TASKS_ACTOR: 'agent-b'}})
+  const s = timed('/bin/sh', ['-c', '"$@"; status=$?; times >&2; exit $status', 'sh', process.execPath, BIN, 'sync', '--json'], {cwd: sides.b, env: {...env, TASKS_ACTOR: 'agent-b'}})
   const result = JSON.parse(s.out)
   const cpu = childCpuSeconds(s.err)
-  const parents = run('git', ['rev-list', '--parents', '-n1', 'refs/tasks/main'], {cwd: sides.b, env}).out.trim().split(' ').length - 1
-  const remoteTip = run('git', ['rev-parse', 'refs/tasks/main'], {cwd: remote, env}).out.trim()
-  const localTip = run('git', ['rev-parse', 'refs/tasks/main'], {cwd: sides.b, env}).out.trim()
+  const parents = timed('git', ['rev-list', '--parents', '-n1', 'refs/tasks/main'], {cwd: sides.b, env}).out.trim().split(' ').length - 1
+  const remoteTip = timed('git', ['rev-parse', 'refs/tasks/main'], {cwd: remote, env}).out.trim()
+  const localTip = timed('git', ['rev-parse', 'refs/tasks/main'], {cwd: sides.b, env}).out.trim()
   return {
     changes_each_side: changes,
     commit_ms: {a: made.a.ms, b: made.b.ms},
@@ -120,15 +101,9 @@ export async function measureSync({store, env, changes, tmp}) {
 }
 
 function sizePackMiB(repo, env) {
-  const out = run('git', ['count-objects', '-v'], {cwd: repo, env}).out
+  const out = timed('git', ['count-objects', '-v'], {cwd: repo, env}).out
   const kib = (k) => Number(new RegExp(`^${k}: (\\d+)$`, 'm').exec(out)?.[1] ?? 0)
   return {pack_mib: round(kib('size-pack') / 1024), loose_mib: round(kib('size') / 1024), loose_objects: kib('count')}
-}
-
-async function loadGenerator(tmp) {
-  const outfile = join(tmp, 'history-gen.cjs')
-  await build({entryPoints: [join(root, 'bench', 'history-gen.ts')], outfile, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning'})
-  return createRequire(import.meta.url)(outfile)
 }
 
 /**
@@ -144,7 +119,7 @@ export function packBreakdown(repo, env, base) {
   const type = new Map()
   const depths = []
   for (const idx of idxs) {
-    for (const line of run('git', ['verify-pack', '-v', idx], {cwd: repo, env}).out.split('\n')) {
+    for (const line of timed('git', ['verify-pack', '-v', idx], {cwd: repo, env}).out.split('\n')) {
       const p = line.split(/\s+/)
       if (p.length >= 5 && /^[0-9a-f]{40}$/.test(p[0]) && (p[1] === 'commit' || p[1] === 'tree' || p[1] === 'blob')) {
         size.set(p[0], Number(p[3]))
@@ -154,13 +129,13 @@ export function packBreakdown(repo, env, base) {
     }
   }
   const paths = new Map()
-  for (const line of run('git', ['rev-list', '--objects', 'refs/tasks/main'], {cwd: repo, env}).out.split('\n')) {
+  for (const line of timed('git', ['rev-list', '--objects', 'refs/tasks/main'], {cwd: repo, env}).out.split('\n')) {
     if (!line) continue
     const sp = line.indexOf(' ')
     const oid = sp === -1 ? line : line.slice(0, sp)
     if (!paths.has(oid)) paths.set(oid, sp === -1 ? '' : line.slice(sp + 1))
   }
-  const inBase = new Set(run('git', ['rev-list', '--objects', base], {cwd: repo, env}).out.split('\n').map((l) => l.slice(0, 40)))
+  const inBase = new Set(timed('git', ['rev-list', '--objects', base], {cwd: repo, env}).out.split('\n').map((l) => l.slice(0, 40)))
   const kindOf = (oid) => {
     const t = type.get(oid)
     if (t === 'commit') return 'commit'
@@ -213,23 +188,23 @@ export function packBreakdown(repo, env, base) {
  * the bytes by object kind, `tasks log ID` and `show --history`.
  */
 export async function measureHistory({store, env, count, tmp, runs = 5, inbox = env.BENCH_HISTORY_INBOX === '1', repacks = (env.BENCH_HISTORY_REPACK ?? '').split(',').filter(Boolean)}) {
-  const {generateHistory} = await loadGenerator(tmp)
+  const {generateHistory} = await loadBench(tmp, ['history-gen'])
   const repo = join(tmp, 'history')
   log(`history: copying ${store}`)
   cpSync(store, repo, {recursive: true})
-  const base = run('git', ['rev-parse', 'refs/tasks/main'], {cwd: repo, env}).out.trim()
+  const base = timed('git', ['rev-parse', 'refs/tasks/main'], {cwd: repo, env}).out.trim()
   const cache = join(repo, '.git', 'git-tasks', 'index-main')
   const cacheBefore = existsSync(cache) ? statSync(cache).size : null
   // The history ends now: one mutation every 10 s on average before it.
   const start = new Date(Date.now() - count * 10_000).toISOString()
   const made = await generateHistory({cwd: repo, count, seed: 33, start, inbox, progress: (n) => log(`history: ${n} of ${count} commits`)})
   log(`history: ${made.commits} commits in ${(made.ms / 1000).toFixed(1)} s`)
-  const commits = Number(run('git', ['rev-list', '--count', 'refs/tasks/main'], {cwd: repo, env}).out.trim())
+  const commits = Number(timed('git', ['rev-list', '--count', 'refs/tasks/main'], {cwd: repo, env}).out.trim())
   // The first command after the history arrived brings the index cache forward (linear in changed tasks).
-  const catchUp = run(process.execPath, [BIN, 'list', '--json', '--limit', '1'], {cwd: repo, env})
+  const catchUp = timed(process.execPath, [BIN, 'list', '--json', '--limit', '1'], {cwd: repo, env})
   const cacheAfter = existsSync(cache) ? statSync(cache).size : null
   const before = sizePackMiB(repo, env)
-  const gc = run('git', ['gc', '-q'], {cwd: repo, env})
+  const gc = timed('git', ['gc', '-q'], {cwd: repo, env})
   const after = sizePackMiB(repo, env)
   log(`history: git gc ${(gc.ms / 1000).toFixed(1)} s, size-pack ${after.pack_mib} MiB`)
   const breakdown = packBreakdown(repo, env, base)
@@ -237,23 +212,23 @@ export async function measureHistory({store, env, count, tmp, runs = 5, inbox = 
   for (const spec of repacks) {
     // "aggressive" is `git gc --aggressive`; "D/W" is `git repack -adf --depth=D --window=W`.
     const args = spec === 'aggressive' ? ['gc', '-q', '--aggressive'] : ['repack', '-adfq', `--depth=${spec.split('/')[0]}`, `--window=${spec.split('/')[1]}`]
-    const r = run('git', args, {cwd: repo, env})
+    const r = timed('git', args, {cwd: repo, env})
     const sz = sizePackMiB(repo, env)
     variants.push({spec, command: `git ${args.join(' ')}`, ms: round(r.ms), ...sz, breakdown: packBreakdown(repo, env, base)})
     log(`history: ${spec}: ${(r.ms / 1000).toFixed(1)} s, size-pack ${sz.pack_mib} MiB`)
   }
   // The card with the most commits among the last 2,000: the slowest `log ID`.
-  const touched = run('git', ['log', '-n', '2000', '--format=%(trailers:key=Task,valueonly)', 'refs/tasks/main'], {cwd: repo, env}).out.split('\n').filter(Boolean)
+  const touched = timed('git', ['log', '-n', '2000', '--format=%(trailers:key=Task,valueonly)', 'refs/tasks/main'], {cwd: repo, env}).out.split('\n').filter(Boolean)
   const counts = new Map()
   for (const t of touched) counts.set(t, (counts.get(t) ?? 0) + 1)
   const id = [...counts].sort((a, b) => b[1] - a[1])[0][0]
-  const cardCommits = Number(run('git', ['rev-list', '--count', 'refs/tasks/main', '--', `tasks/${createHash('sha1').update(id).digest('hex').slice(0, 2)}/${id}`], {cwd: repo, env}).out.trim())
+  const cardCommits = Number(timed('git', ['rev-list', '--count', 'refs/tasks/main', '--', `tasks/${createHash('sha1').update(id).digest('hex').slice(0, 2)}/${id}`], {cwd: repo, env}).out.trim())
   const timeCmd = (args) => {
     const cmd = []
     const base = []
     for (let i = 0; i < runs; i++) {
-      base.push(run('node', ['-e', '0'], {env}).ms)
-      cmd.push(run(process.execPath, [BIN, ...args], {cwd: repo, env}).ms)
+      base.push(timed('node', ['-e', '0'], {env}).ms)
+      cmd.push(timed(process.execPath, [BIN, ...args], {cwd: repo, env}).ms)
     }
     return {median_ms: round(median(cmd)), node_ms: round(median(base)), ratio: round(median(cmd) / median(base), 2)}
   }
@@ -261,15 +236,15 @@ export async function measureHistory({store, env, count, tmp, runs = 5, inbox = 
   const info = join(repo, '.git', 'objects', 'info')
   const hadGraph = existsSync(join(info, 'commit-graph')) || existsSync(join(info, 'commit-graphs'))
   // 1. git uses no commit-graph (and tasks starts none): every commit's trees on the path are read.
-  run('git', ['config', 'core.commitGraph', 'false'], {cwd: repo, env})
+  timed('git', ['config', 'core.commitGraph', 'false'], {cwd: repo, env})
   const plain = measure()
-  run('git', ['config', '--unset', 'core.commitGraph'], {cwd: repo, env})
+  timed('git', ['config', '--unset', 'core.commitGraph'], {cwd: repo, env})
   // 2. The graph `git gc` wrote (no changed-path filters); tasks' own refresh held back by its stamp.
   const stamp = join(repo, '.git', 'git-tasks', 'commit-graph-started')
   writeFileSync(stamp, 'bench\n')
   const gcGraph = hadGraph ? measure() : null
   // 3. With changed-path filters: what tasks' background refresh writes (timed here in the foreground).
-  const write = run('git', ['commit-graph', 'write', '--reachable', '--changed-paths'], {cwd: repo, env})
+  const write = timed('git', ['commit-graph', 'write', '--reachable', '--changed-paths'], {cwd: repo, env})
   const bloom = measure()
   const out = {
     mutations: made.commits,

@@ -95,15 +95,14 @@ async function diffPoints(session: Session, from: {commit: string; input: string
   const diff = buildListDiff({list: session.list, from: point(from), to: point(to), actors}, steps, (a, b) => unifiedDiff(a, b), titles, short)
   // A card TO holds that the tip does not (what `plan diff` would add): a prefix no card at the tip and no
   // other card of the diff starts with, so it names that card once the change lands. A removed one stays in full.
-  const ids = diff.cards.map((c) => c.id).sort()
-  for (const c of diff.cards) {
-    if (!tables || c.change === 'removed' || c.short_id !== c.id) continue
-    const i = ids.indexOf(c.id)
-    const local = shortIdBetween(ids[i - 1], c.id, ids[i + 1])
+  // The cards come sorted by id (core/list-diff.ts): a card's neighbours are the ones beside it.
+  diff.cards.forEach((c, i) => {
+    if (!tables || c.change === 'removed' || c.short_id !== c.id) return
+    const local = shortIdBetween(diff.cards[i - 1]?.id, c.id, diff.cards[i + 1]?.id)
     let len = local.length
     while (len < c.id.length && tables.idsWithPrefix(c.id.slice(0, len), 1).length > 0) len++
     c.short_id = c.id.slice(0, len)
-  }
+  })
   return diff
 }
 

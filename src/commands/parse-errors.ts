@@ -56,7 +56,7 @@ export function usageFromParseError(err: ParseError, id: string | undefined, inf
     const hints = suggest(flags[0]!.split('=')[0]!, known)
     // --at reads a past state (a flag of some reads): any other command, a write above all, works on the list as it is now.
     if (flags.some((f) => f.split('=')[0] === '--at')) {
-      return usage(`${cmd} does not take --at: only list, show, search, graph, export and events read a past state (docs/history.md); nothing was done`, {flag: '--at'})
+      return usage(`${cmd} does not take --at: it works on the list as it is now; the reads that show a past state say --at in their help (docs/history.md, "Time travel"); nothing was done`, {flag: '--at'})
     }
     return usage(`unknown flag ${flags.join(', ')} for ${cmd}${hints.length ? `: did you mean ${hints.join(' or ')}?` : ''}${seeHelp}`, {flag: flags[0]})
   }

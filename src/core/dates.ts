@@ -8,7 +8,7 @@
  * docs/model.md, "Dates and repeats".
  */
 import {UsageError} from './errors'
-import {MAX_TIME_MS, MIN_TIME_MS, type Status, type TaskMeta} from './task'
+import {FINISHED, MAX_TIME_MS, MIN_TIME_MS, type Status, type TaskMeta} from './task'
 
 const DAY_RE = /^(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/
 const RELATIVE_RE = /^\+?([1-9]\d{0,3})([hdwmy])$/
@@ -139,7 +139,7 @@ export function notYetScheduled(meta: Pick<TaskMeta, 'status' | 'defer_until' | 
 
 /** Overdue: an item still open whose due date has passed at `nowMs`. */
 export function isOverdue(meta: Pick<TaskMeta, 'status' | 'due'>, nowMs: number): boolean {
-  return meta.due !== undefined && meta.status !== 'done' && meta.status !== 'cancelled' && meta.status !== 'failed' && nowMs >= dueEndMs(meta.due)
+  return meta.due !== undefined && !FINISHED.has(meta.status) && nowMs >= dueEndMs(meta.due)
 }
 
 /** Due before `limitMs` (`list --due-before`): the due date's end at or before the limit's start. */

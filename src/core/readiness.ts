@@ -6,12 +6,7 @@
 import {OPEN_ROW_OPEN_SUBITEMS, OPEN_ROW_WAITING, type OpenRow, type OpenRowColumns, type Snapshot, childIds, tablesOf} from './snapshot'
 import {UsageError} from './errors'
 import {FINISHED, type ListConfig, type TaskMeta} from './task'
-import {startMs, wokenStatus} from './dates'
-
-/** Issue 33: a scheduled date still to come (a woken deferral's own date has come: `wokenStatus`). No allocation: `next` asks it of every candidate. */
-function scheduledLater(meta: TaskMeta, nowMs: number): boolean {
-  return meta.scheduled !== undefined && startMs(meta.scheduled) > nowMs
-}
+import {notYetScheduled, wokenStatus} from './dates'
 
 /** Reasons an item is not workable yet, in the order they are shown. */
 export interface WaitReason {
@@ -132,7 +127,7 @@ export function isReady(snap: Snapshot, meta: TaskMeta, actor: string | undefine
   // Issue 33: a deferral whose time has come reads as todo; a deferred or scheduled item is not handed out before its time (dates.ts).
   const nowMs = Date.parse(now)
   const status = wokenStatus(meta, nowMs)
-  const open = (status === 'todo' || (status === 'in_progress' && !claimIsLive(meta, now, snap.config))) && !scheduledLater(meta, nowMs)
+  const open = (status === 'todo' || (status === 'in_progress' && !claimIsLive(meta, now, snap.config))) && !notYetScheduled(meta, nowMs)
   return open && reservationAllows(meta, actor) && (reasons ?? waitReasons(snap, meta)).length === 0 && !hasOpenSubItems(snap, meta.id)
 }
 
@@ -199,7 +194,7 @@ export function derivedState(snap: Snapshot, meta: TaskMeta, actor: string | und
   const status = wokenStatus(meta, nowMs)
   const waiting = !FINISHED.has(meta.status) && status !== 'deferred' && waits
   const claimLive = claimIsLive(meta, now, snap.config)
-  const open = (status === 'todo' || (status === 'in_progress' && !claimLive)) && !scheduledLater(meta, nowMs)
+  const open = (status === 'todo' || (status === 'in_progress' && !claimLive)) && !notYetScheduled(meta, nowMs)
   const ready = open && reservationAllows(meta, actor) && !waits && !hasOpenSubItems(snap, meta.id)
   return {state: stateOf(meta, {ready, waiting, claimLive}, actor, nowMs), ready}
 }

@@ -3,8 +3,8 @@
  * `revert --since/--until` and `plan` read. Three spellings, tried in this
  * order so one text never means two things:
  *
- *   1. a duration back from now: `2h`, `3d`, `1w`, `1d12h` (so `3d` is three
- *      days ago even though it is also hexadecimal);
+ *   1. a duration back from now: `2h`, `3d`, `1w`, `1d12h` (read first: `1000d`
+ *      is a thousand days ago, though it could also be a commit prefix);
  *   2. a commit of the list: 4 to 40 hexadecimal digits, any unique prefix;
  *   3. a date (`2026-11-30`, local midnight) or a time (`2026-11-30 14:00`,
  *      `2026-11-30T14:00:00Z`, ISO-8601).

@@ -7,7 +7,7 @@ import {fieldValueText} from './field-value'
 import {CompactWriter} from './compact'
 import {COMPACT_VERSION} from './compact-views'
 import {localTime} from './history'
-import {type Style, type Terminal, displayWidth, paint, truncate} from './terminal'
+import {type Part, type Style, type Terminal, paintedLine} from './terminal'
 
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`
 
@@ -30,27 +30,10 @@ const MARK: Record<CardDiff['change'], [string, Style]> = {added: ['+', 'green']
 /** Fields shown for an added card (the rest of its values are in --json). */
 const ADDED_SHOWN = new Set(['status', 'type', 'priority', 'tags', 'parent', 'depends_on', 'assignee', 'owner', 'due', 'scheduled'])
 
-type Part = readonly [text: string, style: Style | null]
-
-/** Parts cut together to `width` columns (… when cut), then painted: a colour code is never cut in two. */
-function line(term: Terminal, width: number, parts: readonly Part[]): string {
-  const out: string[] = []
-  let room = parts.reduce((n, [t]) => n + displayWidth(t), 0) > width ? width : Number.POSITIVE_INFINITY
-  for (const [text, style] of parts) {
-    const w = displayWidth(text)
-    // The part that reaches the edge is cut with … (also when it fills the line exactly: more was to come).
-    const t = w >= room ? truncate(`${text}…`, room) : text
-    out.push(style ? paint(term, style, t) : t)
-    room -= w
-    if (room <= 0) break
-  }
-  return out.join('')
-}
-
 /** The standup report: a heading, the summary, then each card with its changes, indented. */
 export function renderDiff(term: Terminal, r: ListDiff): string {
   const width = Number.isFinite(term.width) ? Math.max(40, term.width) : Number.POSITIVE_INFINITY
-  const put = (...parts: Part[]) => lines.push(line(term, width, parts))
+  const put = (...parts: Part[]) => lines.push(paintedLine(term, width, parts))
   const lines: string[] = []
   const who = r.actors ? ` by ${r.actors.join(', ')}` : ''
   put([`${r.list}: from ${point(r.from)} to ${point(r.to)}${who}`, 'bold'])

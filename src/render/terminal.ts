@@ -61,3 +61,20 @@ export function truncate(text: string, width: number): string {
   }
   return `${out}…`
 }
+
+export type Part = readonly [text: string, style: Style | null]
+
+/** Parts cut together to `width` columns (… when cut), then painted: a colour code is never cut in two. */
+export function paintedLine(term: Terminal, width: number, parts: readonly Part[]): string {
+  const out: string[] = []
+  let room = parts.reduce((n, [t]) => n + displayWidth(t), 0) > width ? width : Number.POSITIVE_INFINITY
+  for (const [text, style] of parts) {
+    const w = displayWidth(text)
+    // The part that reaches the edge is cut with … (also when it fills the line exactly: more was to come).
+    const t = w >= room ? truncate(`${text}…`, room) : text
+    out.push(style ? paint(term, style, t) : t)
+    room -= w
+    if (room <= 0) break
+  }
+  return out.join('')
+}

@@ -1,5 +1,4 @@
 import {describe, expect, it} from 'vitest'
-import {cardChanges} from '../../src/core/field-changes'
 import {type CardStep, type RevertArgs, type RevertCard, revertActor, walkField} from '../../src/core/ops/revert'
 import type {TaskMeta} from '../../src/core/task'
 import {T0, after, ctx, snapshot, task} from '../helpers/snapshot'
@@ -135,7 +134,6 @@ describe('revertActor', () => {
     const x1 = {...x0, revision: 2, updated_by: 'eve'}
     const card = history(x0, [{actor: 'eve', meta: x1, body: 'vandalised\n'}])
     card.steps[0]!.before = {meta: x0, body: 'the plan\n'}
-    expect(cardChanges(card.steps[0]!.before, card.steps[0]!.after).map((c) => c.field)).toEqual(['description'])
     const plan = revertActor(snapshot([x1]), ctx('ops', LATER), args([card]))
     expect(plan.changes).toEqual([{kind: 'put-task', meta: expect.objectContaining({id: x0.id, revision: 3}), body: 'the plan\n'}])
   })
@@ -145,11 +143,17 @@ describe('revertActor on a history with a card file that does not read', () => {
   it('an unreadable version is a wall: nothing is walked past it, and it never counts as a creation', () => {
     const x0 = task({title: 'X', priority: 2})
     const x1 = {...x0, priority: 0, revision: 2, updated_by: 'eve'}
-    const card = history(x0, [{actor: 'eve', meta: x1}])
-    const broken: RevertCard = {id: x0.id, steps: [{...card.steps[0]!, before: null, unreadable: true}]}
-    const plan = revertActor(snapshot([x1]), ctx('ops', LATER), args([broken]))
+    const x2 = {...x1, priority: 1, revision: 3}
+    // eve 2→0 (read), then eve 0→1 at a commit whose earlier version does not read: without the wall the walk
+    // would step over both of her changes and put 2 back.
+    const card = history(x0, [{actor: 'eve', meta: x1}, {actor: 'eve', meta: x2}])
+    const broken: RevertCard = {id: x0.id, steps: [card.steps[0]!, {...card.steps[1]!, before: null, unreadable: true}]}
+    const plan = revertActor(snapshot([x2]), ctx('ops', LATER), args([broken]))
     expect(plan.changes).toEqual([])
+    expect(plan.result.restored).toEqual([])
     expect(plan.result.cancelled).toEqual([])
+    // The same history read whole: both changes go back.
+    expect(revertActor(snapshot([x2]), ctx('ops', LATER), args([card])).result.restored).toEqual([expect.objectContaining({field: 'priority', from: 1, to: 2})])
   })
 })
 
@@ -177,5 +181,30 @@ describe('revertActor and a parent', () => {
     expect(plan.result.skipped).toEqual([{id: x0.id, title: 'X', field: 'parent', reason: `its parent ${p0.id} is done: a finished parent takes no open sub-item`}])
     const open = revertActor(snapshot([{...p0, status: 'todo'}, x1]), ctx('ops', LATER), args([history(x0, [{actor: 'eve', meta: x1}])]))
     expect(open.result.restored).toEqual([{id: x0.id, title: 'X', field: 'parent', from: null, to: p0.id}])
+  })
+})
+
+describe('renderRevert', () => {
+  it('cuts each line to the width before painting it: no colour code is cut or counted as width', async () => {
+    const {renderRevert} = await import('../../src/render/revert')
+    const {displayWidth} = await import('../../src/render/terminal')
+    const id = 'tsk-aaaa000001'
+    const long = 'a very long title that will not fit in forty columns at all'
+    const r = {
+      actor: 'eve', since: null, until: null, commits: 2, dry_run: false, commit: null, short_ids: {[id]: 'tsk-aaaa'},
+      restored: [{id, title: long, field: 'title', from: long, to: 'short'}], released: [], cancelled: [{id, title: long}], removed: [], kept: [],
+      skipped: [{id, title: long, field: 'status', reason: 'held live by bob: pass --force with a reason to release it'}], comments: [], checks: [], notes: [],
+    }
+    const text = renderRevert({color: true, width: 40}, r as never)
+    // eslint-disable-next-line no-control-regex
+    const codes = /\u001b\[\d+m/g
+    for (const l of text.split('\n').filter(Boolean)) {
+      expect(displayWidth(l.replace(codes, ''))).toBeLessThanOrEqual(40)
+      // Every colour opened is closed, and no code is left half-written.
+      expect((l.match(codes) ?? []).length % 2).toBe(0)
+      expect(l.replace(codes, '')).not.toContain('\u001b')
+    }
+    expect(text).toContain('tsk-aaaa')
+    expect(text).toContain('…')
   })
 })

@@ -8,6 +8,8 @@ describe('parseWhen', () => {
     expect(parseWhen('2h', NOW)).toEqual({kind: 'time', input: '2h', at: NOW - 2 * 3600_000})
     expect(parseWhen('3d', NOW)).toEqual({kind: 'time', input: '3d', at: NOW - 3 * 86_400_000})
     expect(parseWhen('1d12h', NOW).kind).toBe('time')
+    // Five hex digits, so also a commit prefix in form: the duration wins.
+    expect(parseWhen('1000d', NOW)).toEqual({kind: 'time', input: '1000d', at: NOW - 1000 * 86_400_000})
   })
   it('reads 4 to 40 hex digits as a commit prefix', () => {
     expect(parseWhen('ABCD12', NOW)).toEqual({kind: 'commit', input: 'ABCD12', prefix: 'abcd12'})

@@ -18,7 +18,6 @@
 import {ConflictError} from '../errors'
 import type {OpContext, Plan} from '../plan'
 import {waitReasons} from '../readiness'
-import {openDescendants} from '../nesting'
 import {type Snapshot, checksOf, lookup} from '../snapshot'
 import {unmetChecks} from '../check'
 import {FINISHED, type TaskMeta} from '../task'
