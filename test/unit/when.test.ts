@@ -11,6 +11,12 @@ describe('parseWhen', () => {
     // Five hex digits, so also a commit prefix in form: the duration wins.
     expect(parseWhen('1000d', NOW)).toEqual({kind: 'time', input: '1000d', at: NOW - 1000 * 86_400_000})
   })
+  it('reads a text of both forms as a commit from 7 characters on, and refuses a duration before any date', () => {
+    // A commit prefix the tests met by chance: as a duration it would be 15 days ago, or a date that does not exist.
+    expect(parseWhen('3d3d3d3d3d', NOW)).toEqual({kind: 'commit', input: '3d3d3d3d3d', prefix: '3d3d3d3d3d'})
+    expect(parseWhen('98765432d', NOW).kind).toBe('commit')
+    expect(() => parseWhen('99999999w', NOW)).toThrow(expect.objectContaining({code: 'bad_when', exitCode: 2}))
+  })
   it('reads 4 to 40 hex digits as a commit prefix', () => {
     expect(parseWhen('ABCD12', NOW)).toEqual({kind: 'commit', input: 'ABCD12', prefix: 'abcd12'})
     expect(parseWhen('a'.repeat(40), NOW).kind).toBe('commit')
