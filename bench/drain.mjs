@@ -19,7 +19,7 @@ import {join} from 'node:path'
  * Unlike wall time this hardly depends on what else the machine runs, so
  * the drain's CPU ÷ the floor's CPU says how much work contention wasted.
  */
-function childCpuSeconds() {
+export function childCpuSeconds() {
   try {
     const stat = readFileSync('/proc/self/stat', 'utf8')
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
@@ -30,7 +30,7 @@ function childCpuSeconds() {
   }
 }
 
-function git(args, opts) {
+export function git(args, opts) {
   const r = spawnSync('git', args, {encoding: 'utf8', ...opts})
   if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`)
   return r.stdout
@@ -55,7 +55,7 @@ async function mustTasks(bin, cwd, env, args) {
 }
 
 /** A bare remote, `agents` clones in online mode, and `items` ready items published by one sync. */
-async function fleet(dir, bin, env, agents, items) {
+export async function fleet(dir, bin, env, agents, items) {
   mkdirSync(dir, {recursive: true})
   const bare = join(dir, 'remote.git')
   git(['init', '-q', '--bare', bare], {env})
@@ -75,7 +75,7 @@ async function fleet(dir, bin, env, agents, items) {
   return {bare, clones}
 }
 
-async function agent(bin, env, clone, actor) {
+export async function agent(bin, env, clone, actor) {
   const log = {done: 0, gaveUp: []}
   for (;;) {
     const r = await tasks(bin, clone, env, ['next', '--json', '--as', actor])

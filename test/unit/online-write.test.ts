@@ -11,7 +11,7 @@ import {describe, expect, it} from 'vitest'
 import {PENDING_REFUSED_TTL_MS, notePendingRefused, pendingRefused, refusedByHost} from '../../src/refstore/claim-refs'
 import {ConflictError, TasksError} from '../../src/core/errors'
 import {driveOnline} from '../../src/app/online-write/drive'
-import {MAX_STALLED_TRIES, ONLINE_BUDGET_MS, PENDING_AT_ONCE} from '../../src/app/online-write/rules'
+import {MAX_PACE_MS, MAX_STALLED_TRIES, ONLINE_BUDGET_MS, PENDING_AT_ONCE} from '../../src/app/online-write/rules'
 import {type Next, begin, step} from '../../src/app/online-write/step'
 import type {Action, Event, Fetched, Finished, OnlineRemote, OpOutcome, PushResult} from '../../src/app/online-write/types'
 
@@ -558,6 +558,46 @@ describe('the step function, fed outcomes by hand', () => {
     expect(wait.minMs).toBe(0)
     expect(wait.maxMs).toBeGreaterThan(49.99)
     expect(wait.maxMs).toBeLessThanOrEqual(50)
+  })
+
+  it('refused before: a lost push of the list waits about one try per contender, so that about one of them tries per round', () => {
+    // The try starts at 1000 ms (the assumed tip was gone); the push is rejected at 1400 ms: a try takes 400 ms here.
+    const lose = (others: number) =>
+      walk(
+        [
+          () => ({kind: 'fetch-note', busy: false, ...at(1000)}),
+          () => ({kind: 'assumed', tip: null, ...at(1000)}),
+          () => ({kind: 'fetched', tip: 'c1', pending: new Map(), pendingHere: true, ...at(1200)}),
+          () => ({kind: 'local-tip', tip: 'c0', ...at(1201)}),
+          () => ({kind: 'related', relation: 'behind', mergeBase: null, othersLanded: others, ...at(1202)}),
+          () => ({kind: 'op-ran', outcome: {kind: 'changed', change: {run: 1, base: 'c1'}, item: 'tsk-a', holdsItem: true}, ...at(1210)}),
+          () => ({kind: 'pushed', pushed: STALE, commit: 'x', ...at(1400)}),
+        ],
+        {pendingRefused: true},
+      )
+    const actions = lose(3)
+    expect(actions.map((a) => a.kind)).toEqual(['check-fetch-note', 'assume-tip', 'fetch', 'read-local-tip', 'relate', 'run-op', 'push-list', 'wait'])
+    // Two tries' length per contender: 2 × 400 ms × 3 others, narrowed by the 1.4 s already spent (× (1 - 1400/150000)).
+    expect(actions[7]).toEqual({kind: 'wait', minMs: 0, maxMs: 2400 * (1 - 1400 / 150_000)})
+    // Nobody else seen landing yet: one contender at least (the push was lost to someone).
+    expect(lose(0)[7]).toEqual({kind: 'wait', minMs: 0, maxMs: 800 * (1 - 1400 / 150_000)})
+    // Many: at most MAX_PACE_MS.
+    expect(lose(40)[7]).toEqual({kind: 'wait', minMs: 0, maxMs: MAX_PACE_MS * (1 - 1400 / 150_000)})
+  })
+
+  it('with pending refs in use, a lost push of the list still backs off from 50 ms (the pace is for hosts that refuse them)', () => {
+    const actions = walk([
+      () => ({kind: 'fetch-note', busy: false, ...at(1000)}),
+      () => ({kind: 'assumed', tip: null, ...at(1000)}),
+      () => ({kind: 'fetch-note', busy: false, ...at(1000)}),
+      () => ({kind: 'fetched', tip: 'c1', pending: new Map(), pendingHere: true, ...at(1200)}),
+      () => ({kind: 'local-tip', tip: 'c1', ...at(1201)}),
+      // Not a one-item change (an add): it goes to the list's ref.
+      () => ({kind: 'op-ran', outcome: {kind: 'changed', change: {run: 1, base: 'c1'}, item: null, holdsItem: false}, ...at(1210)}),
+      () => ({kind: 'pushed', pushed: STALE, commit: 'x', ...at(1400)}),
+    ])
+    expect(actions.map((a) => a.kind).slice(-2)).toEqual(['push-list', 'wait'])
+    expect(actions.at(-1)).toEqual({kind: 'wait', minMs: 0, maxMs: 50 * (1 - 1400 / 150_000)})
   })
 
   it('an event that does not answer the last action is a programming error', () => {

@@ -80,6 +80,8 @@ export const LOOK_ONLY_WITHIN_MS = 60_000
  * a few times.
  */
 export const MAX_LOOK_MS = 3000
+/** The longest pace window (paceWindow): over ssh a try takes about 0.65 s, and eight contenders would make 9 s. */
+export const MAX_PACE_MS = 3000
 /** The most ready items `next` spreads its pick over (OpContext.spread). */
 export const MAX_SPREAD = 64
 
@@ -113,6 +115,24 @@ export function lookWindow(pendingCount: number, gapMs: number): Window {
  */
 export function backoffWindow(tries: number, waitedMs: number): Window {
   const window = Math.min(1000, 50 * 2 ** Math.min(tries - 1, 5)) * Math.max(0.2, 1 - waitedMs / 150_000)
+  return {minMs: 0, maxMs: window}
+}
+
+/**
+ * Wait before another try after losing a push of the list's ref where no
+ * change can wait as a pending ref (the host refuses them). There every
+ * try of every contender is a push of that one ref and one per round
+ * lands: a lost try (a fetch, the op, a push) is pure waste, and on a
+ * machine the contenders share it also slows the try that wins. So the
+ * window is two tries long per contender (the other actors seen landing
+ * changes lately, at least one: this push lost to someone), each try as
+ * long as this one took: with each contender alternating a try and a wait
+ * of half the window on average, about one of them tries per round.
+ * Narrowed with the time already spent losing, as backoffWindow is. The
+ * measurements are in docs/scale.md, "A host that refuses the pending refs".
+ */
+export function paceWindow(tryMs: number, contenders: number, waitedMs: number): Window {
+  const window = Math.min(MAX_PACE_MS, Math.max(50, 2 * tryMs * Math.max(1, contenders))) * Math.max(0.2, 1 - waitedMs / 150_000)
   return {minMs: 0, maxMs: window}
 }
 

@@ -29,6 +29,7 @@ import {
   STALE_BASE_MS,
   type Window,
   backoffWindow,
+  paceWindow,
   foldPatience,
   lookWindow,
   spreadFor,
@@ -66,6 +67,10 @@ export interface Memory<C> {
   /** The longest the list was seen standing still while this change waited: how long a live leader's fold may take now. */
   longestGap: number
   lastGap: number
+  /** When the try under way began: how long a try takes here now, the unit of the pace of pushes to the list's ref. */
+  tryAt: number
+  /** The most other actors this command saw landing changes lately (Based.othersLanded): about how many it contends with. */
+  contenders: number
   /** The next try folds at once, without looking first (a leader that lost its direct pushes on a quiet list). */
   foldNow: boolean
   /** The next try folds another's pending change of its item at once, instead of waiting for it to settle (a silent leader). */
@@ -189,6 +194,8 @@ export function begin<C>(remote: string, at: number, known: Known = {}): Next<C>
     collisions: 0,
     lost: 0,
     lookedTip: undefined,
+    tryAt: at,
+    contenders: 0,
     movedAt: 0,
     longestGap: 0,
     lastGap: 0,
@@ -292,7 +299,7 @@ function restart<C>(m: Memory<C>, at: number): Next<C> {
 
 function startTry<C>(m: Memory<C>, at: number): Next<C> {
   const skipLook = m.foldNow
-  m = {...m, foldNow: false}
+  m = {...m, foldNow: false, tryAt: at}
   if (m.parked && !skipLook && at - m.startedAt <= ONLINE_BUDGET_MS) {
     // Waiting for a fold: look first (no objects).
     return go(m, {phase: 'looking-while-parked', parked: m.parked}, {kind: 'look'})
@@ -426,6 +433,7 @@ function onTip(m: Memory<unknown>, view: Based): view is Based & {remoteTip: str
 }
 
 function runOp<C>(m: Memory<C>, view: Based): Next<C> {
+  m = {...m, contenders: Math.max(m.contenders, view.othersLanded)}
   // Contended (a lost race, others' changes pending, or others landing changes lately: about that many agents are
   // picking now): `next` skips pending items and spreads its pick over the ready ones.
   const contended = onTip(m, view) && (m.tries > 1 || view.pending.size > 0 || view.othersLanded >= BUSY_LANDED)
@@ -538,7 +546,11 @@ function afterListPush<C>(m: Memory<C>, view: Based, change: C, pushed: {pushed:
   if (result.reason === 'declined') {
     m = {...m, declined: m.declined + 1}
     if (m.declined >= MAX_DECLINED) return fail(m, pushDeclined(m.remote, m.declined, result.detail, m.tries))
+    return pause(m, backoffWindow(m.tries, at - m.startedAt))
   }
+  // Lost to another push of the list. Where nothing can wait as a pending change, every contender's next try is
+  // another push of this one ref: pace them to about one per round.
+  if (!m.perItem) return pause(m, paceWindow(at - m.tryAt, m.contenders, at - m.startedAt))
   return pause(m, backoffWindow(m.tries, at - m.startedAt))
 }
 
