@@ -1,8 +1,14 @@
 #!/bin/sh
-# A gitolite3 host behind sshd on localhost:2222, for the refusing-host drain measurement (issue 31, item 7).
+# A gitolite3 host behind sshd on 127.0.0.1:2222, for bench/host-drain.mjs
+# (HOST_DRAIN_GITOLITE=DIR): the drain through a host that refuses the
+# pending-change refs, as issue 31 measured it. Run as root, once per boot:
+#   apt-get install -y gitolite3 openssh-server && bench/gitolite-host.sh /some/dir
+# It creates a user `git` (home /srv/git), keys under DIR/keys (admin,
+# agent), an sshd of its own (DIR/sshd) and the gitolite.conf below.
 set -e
 D=${1:?usage: gitolite-host.sh DIR}
 id git >/dev/null 2>&1 || useradd -m -d /srv/git -s /bin/sh git
+usermod -p '*' git # no password, but not locked: sshd without PAM refuses a locked account
 mkdir -p $D/keys $D/sshd
 [ -f $D/keys/admin ] || ssh-keygen -q -t ed25519 -N '' -f $D/keys/admin -C admin
 [ -f $D/keys/agent ] || ssh-keygen -q -t ed25519 -N '' -f $D/keys/agent -C agent
