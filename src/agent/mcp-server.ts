@@ -323,7 +323,8 @@ function leanToolList(server: McpServer): void {
  * without what its caller meant (a misspelt `if_revison` writes without
  * the check): refused instead (usage, exit 2), before anything runs.
  * Checked on the raw call, so no tool's schema grows for it. `at` (a past
- * state, docs/history.md "Time travel") on a write says what it is for.
+ * state, docs/history.md "Time travel") on a write says what it is for;
+ * `format: "json"` is taken by every tool (those without it answer in JSON).
  */
 function refuseUndeclared(server: McpServer, catalogue: ToolCatalogue): void {
   const handlers = (server.server as unknown as {_requestHandlers?: Map<string, (req: unknown, extra: unknown) => Promise<unknown>>})._requestHandlers
@@ -336,7 +337,8 @@ function refuseUndeclared(server: McpServer, catalogue: ToolCatalogue): void {
     const shape = catalogue.shapes.get(name)
     const args = params?.arguments
     if (shape && args && typeof args === 'object' && !Array.isArray(args)) {
-      const unknown = Object.keys(args).filter((key) => !Object.hasOwn(shape, key))
+      // `format: "json"` (which the server's instructions offer for every answer) asks a tool that answers only in JSON for what it gives anyway.
+      const unknown = Object.keys(args).filter((key) => !Object.hasOwn(shape, key) && !(key === 'format' && (args as {format?: unknown}).format === 'json'))
       const nothing = writes.has(name) ? 'nothing was written' : 'nothing was done'
       if (unknown.includes('at') && writes.has(name)) {
         return errorResult(new UsageError(`${name} changes the list as it is now: "at" (a past state) is for the read tools only; ${nothing}`, {field: 'at'}, 'usage'))
