@@ -9,7 +9,6 @@
  */
 import type * as ClientModule from '@modelcontextprotocol/sdk/client/index.js'
 import type * as InMemoryModule from '@modelcontextprotocol/sdk/inMemory.js'
-import {toolsFor} from './tools'
 import {type McpOptions, startMcpServer} from './mcp-server'
 
 export interface ListedTool {
@@ -30,9 +29,9 @@ export interface ListToolsResult {
 export async function listTools(options: Omit<McpOptions, 'agent' | 'inbox' | 'wrapDeliver'>): Promise<ListToolsResult> {
   const {Client} = require('@modelcontextprotocol/sdk/client/index.js') as typeof ClientModule
   const {InMemoryTransport} = require('@modelcontextprotocol/sdk/inMemory.js') as typeof InMemoryModule
-  const defs = new Map(toolsFor(options.operations, () => options.engine, options.toolsets).map((t) => [t.name, t]))
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   const running = await startMcpServer({...options}, serverSide)
+  const defs = new Map(running.tools.map((t) => [t.name, t]))
   const client = new Client({name: 'tasks-mcp-list-tools', version: options.version})
   try {
     await client.connect(clientSide)

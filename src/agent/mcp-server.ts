@@ -24,7 +24,7 @@ import {loadMcp} from '../app/lazy-libs'
 import {importLimitBytes} from '../app/interchange'
 import {BoundedStdioTransport} from './stdio-transport'
 import {type ToolDef, servedNames, toolsFor} from './tools'
-import {type AnySpec, DEFAULT_TOOLSETS, type EngineModule, type Toolset} from '../operations/spec'
+import type {AnySpec, EngineModule, Toolset} from '../operations/spec'
 import {compactWrite} from '../render/compact-write'
 import {mcpMessage} from './mcp-hints'
 import {type InboxRecord, type InboxSource, inboxSourceFor} from './inbox-source'
@@ -47,7 +47,7 @@ export interface McpOptions extends SessionOptions {
   engine: EngineModule
   /** The operation table (src/operations/table.ts): one tool per operation. */
   operations: readonly AnySpec[]
-  /** The toolsets served (`--toolsets`, tools.ts parseToolsets); default: core. */
+  /** The toolsets served (`--toolsets`, tools.ts parseToolsets); default: DEFAULT_TOOLSETS (toolsFor). */
   toolsets?: readonly Toolset[]
   /** The inbox to drain; default: inboxSourceFor(agent). Tests hand in their own. */
   inbox?: InboxSource
@@ -57,6 +57,8 @@ export interface McpOptions extends SessionOptions {
 
 export interface RunningServer {
   server: McpServer
+  /** The tools it serves. */
+  tools: readonly ToolDef[]
   notifier: InboxNotifier | null
   close(): Promise<void>
 }
@@ -87,15 +89,49 @@ function errorResult(error: unknown, hints?: {specs: readonly AnySpec[]; served:
   return {content: [{type: 'text', text: JSON.stringify(body)}], structuredContent: body, isError: true}
 }
 
+type Shape = Record<string, import('zod').ZodType>
+
+/**
+ * The tools of one `tasks mcp` process, built once at start and shared by
+ * every connection (a zod schema is a value: each HTTP session's server
+ * registers the same shapes).
+ */
+export interface ToolCatalogue {
+  readonly tools: readonly ToolDef[]
+  /** Each tool's whole input shape (fullShape), by name: what tools/list shows, and the only keys a call may send. */
+  readonly shapes: ReadonlyMap<string, Shape>
+  /** The writes that answer compactly (compact-write.ts) unless asked for JSON. */
+  readonly compactWrites: ReadonlySet<string>
+  /** For error messages that name tools instead of commands (mcp-hints.ts). */
+  readonly hints: {specs: readonly AnySpec[]; served: ReadonlySet<string>}
+}
+
+function catalogueOf(options: McpOptions): ToolCatalogue {
+  const {z} = loadMcp()
+  const tools = toolsFor(options.operations, () => options.engine, options.toolsets)
+  const shapes = new Map<string, Shape>()
+  const compactWrites = new Set<string>()
+  for (const tool of tools) {
+    const own = tool.input(z)
+    // Writes answer compactly unless asked for JSON; a write with a `format` of its own keeps its answer, and
+    // poll_inbox (unqueued) hands its records over as JSON.
+    if (!tool.readOnly && !tool.compact && !tool.unqueued && !('format' in own)) compactWrites.add(tool.name)
+    shapes.set(tool.name, fullShape(z, tool, own))
+  }
+  return {tools, shapes, compactWrites, hints: {specs: options.operations, served: servedNames(tools)}}
+}
+
 /**
  * What every connection of one `tasks mcp` process shares: the options, the
- * Session (opened lazily, on the first call that needs it), the queue that
- * serves calls one at a time, and, with an agent, the inbox source and the
- * notifier that drains it through `deliver` (the transport's way of
- * sending a record: the one stdio client, or the HTTP clients' streams).
+ * tools, the Session (opened lazily, on the first call that needs it), the
+ * queue that serves calls one at a time, and, with an agent, the inbox
+ * source and the notifier that drains it through `deliver` (the
+ * transport's way of sending a record: the one stdio client, or the HTTP
+ * clients' streams).
  */
 export interface McpCore {
   readonly options: McpOptions
+  readonly catalogue: ToolCatalogue
   readonly agent: string | null
   readonly queue: Queue
   baseSession(): Promise<Session>
@@ -133,6 +169,7 @@ export function createCore(options: McpOptions, deliver: (record: InboxRecord) =
     : null
   return {
     options,
+    catalogue: catalogueOf(options),
     agent,
     queue,
     baseSession,
@@ -161,7 +198,7 @@ export async function sendRecord(server: McpServer, core: McpCore, record: Inbox
 /** The server of one connection: tools, resources and capabilities over the shared core. Not connected yet. */
 export function buildServer(core: McpCore): McpServer {
   const {mcp, types, z} = loadMcp()
-  const {options, agent, queue, baseSession, source, notifier} = core
+  const {options, catalogue, agent, queue, baseSession, source, notifier} = core
   const server = new mcp.McpServer(
     {name: SERVER_NAME, version: options.version},
     {
@@ -182,59 +219,52 @@ export function buildServer(core: McpCore): McpServer {
   ;(server as unknown as {createToolError: (message: string) => unknown}).createToolError = (message: string) =>
     errorResult(new UsageError(message.replace(/^MCP error -?\d+: /, ''), {}, 'usage'))
 
-  const tools = toolsFor(options.operations, () => options.engine, options.toolsets ?? DEFAULT_TOOLSETS)
-  const hints = {specs: options.operations, served: servedNames(tools)}
-  // Writes answer compactly unless asked for JSON; a write with a `format` of its own keeps its answer.
-  const compactWrites = new Set(tools.filter((t) => !t.readOnly && !t.compact && !('format' in t.input(z))).map((t) => t.name))
+  const {tools, shapes, compactWrites, hints} = catalogue
   const pollInbox = async () => ({records: notifier ? await notifier.take() : [], source: source?.name ?? 'none'})
-  const call = (tool: ToolDef) => async (args: Record<string, unknown>) => {
-    // poll_inbox waits for the notifier, whose reads go through the queue: it must not hold the queue itself.
-    if (tool.unqueued) {
-      try {
-        const result = (await tool.run({session: null as never, agent, pollInbox}, args)) as Record<string, unknown>
-        if (tool.compact && args.format !== 'json') return {content: [{type: 'text' as const, text: tool.compact(result)}]}
-        return jsonResult(result)
-      } catch (error) {
-        return errorResult(error, hints)
-      }
-    }
-    return queue.run(async () => {
-      try {
-        const session = await (await baseSession()).forCall({
-          ...(tool.override ? {force: args.force as boolean | undefined, reason: args.reason as string | undefined} : {}),
-          ...(tool.session && typeof args.session === 'string' ? {session: args.session} : {}),
-        })
-        let result: Record<string, unknown>
-        try {
-          result = (await tool.run({session, agent, pollInbox}, args)) as Record<string, unknown>
-        } finally {
-          // Once the answer is on its way: the next call's files, made while nothing waits.
-          if (!tool.readOnly) setImmediate(() => session.store.betweenCalls())
-        }
-        const pub = session.publication()
-        if (pub) result = {...result, published: pub.published}
-        // Read tools answer in the compact form (docs/compact.md) unless asked for JSON; writes with what the item became.
-        if (args.format !== 'json') {
-          if (tool.compact) return {content: [{type: 'text' as const, text: withNextPage(tool.name, result, tool.compact(result))}]}
-          if (compactWrites.has(tool.name)) return {content: [{type: 'text' as const, text: compactWrite(tool.name, result)}]}
-        }
-        return jsonResult(result)
-      } catch (error) {
-        return errorResult(error, hints)
-      }
+  /** A tool's result: with `published` after a write that pushed. */
+  const run = async (tool: ToolDef, args: Record<string, unknown>): Promise<Record<string, unknown>> => {
+    if (tool.unqueued) return (await tool.run({session: null as never, agent, pollInbox}, args)) as Record<string, unknown>
+    const session = await (await baseSession()).forCall({
+      ...(tool.override ? {force: args.force as boolean | undefined, reason: args.reason as string | undefined} : {}),
+      ...(tool.session && typeof args.session === 'string' ? {session: args.session} : {}),
     })
+    let result: Record<string, unknown>
+    try {
+      result = (await tool.run({session, agent, pollInbox}, args)) as Record<string, unknown>
+    } finally {
+      // Once the answer is on its way: the next call's files, made while nothing waits.
+      if (!tool.readOnly) setImmediate(() => session.store.betweenCalls())
+    }
+    const pub = session.publication()
+    return pub ? {...result, published: pub.published} : result
   }
+  /** The answer to one call: the result in the form asked for, or the error as a tool error. */
+  const answer = async (tool: ToolDef, args: Record<string, unknown>) => {
+    try {
+      const result = await run(tool, args)
+      // Read tools answer in the compact form (docs/compact.md) unless asked for JSON; writes with what the item became.
+      if (args.format !== 'json') {
+        if (tool.compact) return {content: [{type: 'text' as const, text: withNextPage(tool.name, result, tool.compact(result))}]}
+        if (compactWrites.has(tool.name)) return {content: [{type: 'text' as const, text: compactWrite(tool.name, result)}]}
+      }
+      return jsonResult(result)
+    } catch (error) {
+      return errorResult(error, hints)
+    }
+  }
+  // poll_inbox waits for the notifier, whose reads go through the queue: it must not hold the queue itself.
+  const call = (tool: ToolDef) => (args: Record<string, unknown>) => (tool.unqueued ? answer(tool, args) : queue.run(() => answer(tool, args)))
 
   for (const tool of tools) {
     server.registerTool(
       tool.name,
-      {description: tool.description, inputSchema: fullShape(z, tool), annotations: {readOnlyHint: Boolean(tool.readOnly), openWorldHint: false}},
+      {description: tool.description, inputSchema: shapes.get(tool.name), annotations: {readOnlyHint: Boolean(tool.readOnly), openWorldHint: false}},
       call(tool) as never,
     )
   }
 
   leanToolList(server)
-  refusePastOnWrites(server, new Set(tools.filter((t) => !t.readOnly).map((t) => t.name)))
+  refuseUndeclared(server, catalogue)
 
   const read = <T>(uri: string, work: (s: Session) => Promise<T>, mimeType = 'application/json') =>
     queue.run(async () => {
@@ -288,28 +318,44 @@ function leanToolList(server: McpServer): void {
 }
 
 /**
- * `at` (a past state, docs/history.md "Time travel") is a parameter of the
- * read tools only. A write tool's schema would drop it silently and change
- * the list as it is now: refused instead (usage, exit 2), before anything
- * runs. Checked on the raw call, so no write tool's schema grows for it.
+ * A call may send only the keys its tool declares (its input shape). The
+ * SDK's schema would drop any other silently, and the call would run
+ * without what its caller meant (a misspelt `if_revison` writes without
+ * the check): refused instead (usage, exit 2), before anything runs.
+ * Checked on the raw call, so no tool's schema grows for it. `at` (a past
+ * state, docs/history.md "Time travel") on a write says what it is for;
+ * `format: "json"` is taken by every tool (those without it answer in JSON).
  */
-function refusePastOnWrites(server: McpServer, writes: ReadonlySet<string>): void {
+function refuseUndeclared(server: McpServer, catalogue: ToolCatalogue): void {
   const handlers = (server.server as unknown as {_requestHandlers?: Map<string, (req: unknown, extra: unknown) => Promise<unknown>>})._requestHandlers
   const call = handlers?.get('tools/call')
   if (!handlers || !call) return
+  const writes = new Set(catalogue.tools.filter((t) => !t.readOnly).map((t) => t.name))
   handlers.set('tools/call', async (req, extra) => {
     const params = (req as {params?: {name?: unknown; arguments?: unknown}}).params
+    const name = typeof params?.name === 'string' ? params.name : ''
+    const shape = catalogue.shapes.get(name)
     const args = params?.arguments
-    if (typeof params?.name === 'string' && writes.has(params.name) && args && typeof args === 'object' && 'at' in args) {
-      return errorResult(new UsageError(`${params.name} changes the list as it is now: "at" (a past state) is for the read tools only; nothing was written`, {field: 'at'}, 'usage'))
+    if (shape && args && typeof args === 'object' && !Array.isArray(args)) {
+      // `format: "json"` (which the server's instructions offer for every answer) asks a tool that answers only in JSON for what it gives anyway.
+      const unknown = Object.keys(args).filter((key) => !Object.hasOwn(shape, key) && !(key === 'format' && (args as {format?: unknown}).format === 'json'))
+      const nothing = writes.has(name) ? 'nothing was written' : 'nothing was done'
+      if (unknown.includes('at') && writes.has(name)) {
+        return errorResult(new UsageError(`${name} changes the list as it is now: "at" (a past state) is for the read tools only; ${nothing}`, {field: 'at'}, 'usage'))
+      }
+      if (unknown.length > 0) {
+        const declared = Object.keys(shape)
+        const takes = declared.length > 0 ? `its arguments are ${declared.join(', ')}` : 'it takes no arguments'
+        return errorResult(new UsageError(`${name} does not take ${unknown.map((k) => JSON.stringify(k)).join(', ')}: ${takes}; ${nothing}`, {field: unknown[0]}, 'usage'))
+      }
     }
     return call(req, extra)
   })
 }
 
-/** A tool's whole input shape: its operation's parameters and the server's own (session, format, force/reason). */
-export function fullShape(z: ReturnType<typeof loadMcp>['z'], tool: ToolDef): Record<string, import('zod').ZodType> {
-  const shape = tool.input(z)
+/** A tool's whole input shape: its own parameters (`tool.input`) and the server's (session, format, force/reason). */
+function fullShape(z: ReturnType<typeof loadMcp>['z'], tool: ToolDef, own: Shape): Shape {
+  const shape = {...own}
   if (tool.session) shape.session ??= z.string().optional().describe('the agent session acting (else TASKS_SESSION)')
   if (tool.compact) shape.format = z.enum(['compact', 'json']).optional().describe('compact (default) or json')
   else if (!tool.readOnly) shape.format ??= z.enum(['compact', 'json']).optional().describe('compact (default) or json')
@@ -334,6 +380,7 @@ export async function startMcpServer(options: McpOptions, transport: Transport):
   await server.connect(transport)
   return {
     server,
+    tools: core.catalogue.tools,
     notifier: core.notifier,
     async close() {
       core.notifier?.stop()

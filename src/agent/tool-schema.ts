@@ -64,7 +64,7 @@ export function inputShapeOf(z: Z, spec: AnySpec): Record<string, Zod.ZodType> {
     if (!takes(param, 'mcp')) continue
     const t = typeOf(z, param)
     shape[snake(name)] = (param.required && param.default === undefined ? t : t.optional()).describe(describe(param))
-    // Older spellings stay accepted (an unknown key would be dropped silently by the schema).
+    // Older spellings stay accepted (a key the shape does not declare is refused: mcp-server.ts refuseUndeclared).
     for (const alias of param.aliases ?? []) shape[snake(alias)] = t.optional().describe(`old name of ${snake(name)}`)
   }
   return shape

@@ -7,7 +7,7 @@
  * `--json`); and the tools of the connection itself.
  */
 import type * as Zod from 'zod'
-import {type AnySpec, type EngineModule, TOOLSETS, type Toolset} from '../operations/spec'
+import {type AnySpec, DEFAULT_TOOLSETS, type EngineModule, TOOLSETS, type Toolset} from '../operations/spec'
 import {UsageError} from '../core/errors'
 import {startDocument} from '../render/compact-views'
 import {toolOf} from './tool-schema'
@@ -75,12 +75,13 @@ const CONNECTION_TOOLS: ToolDef[] = [
 ]
 
 /**
- * The toolsets to serve from `--toolsets` (`core,planning`, `all`; default
- * core). core is always served: it holds the claim loop and the
+ * The toolsets to serve from `--toolsets` (`core,planning`, `all`; none:
+ * DEFAULT_TOOLSETS). core is always served: it holds the claim loop and the
  * `toolsets` tool that tells an agent what else there is.
  */
 export function parseToolsets(value: string | readonly string[] | undefined): Toolset[] {
   const names = (typeof value === 'string' ? value.split(',') : (value ?? [])).map((s) => s.trim()).filter(Boolean)
+  if (names.length === 0) return [...DEFAULT_TOOLSETS]
   if (names.includes('all')) return Object.keys(TOOLSETS) as Toolset[]
   const known = Object.keys(TOOLSETS)
   for (const n of names) {
@@ -123,15 +124,14 @@ function toolsetsTool(all: readonly ToolDef[], served: readonly Toolset[]): Tool
 }
 
 /**
- * The tools of the served toolsets (all when none are given): one per
+ * The tools of the served toolsets (DEFAULT_TOOLSETS when none are given): one per
  * operation of the table (src/operations), then the connection's own and
  * the `toolsets` discovery tool. The table is handed in by `tasks mcp` from the command
  * bundle, which holds it already, so the engine bundle does not build it
  * again for every command.
  */
-export function toolsFor(operations: readonly AnySpec[], engine: () => EngineModule, toolsets?: readonly Toolset[]): ToolDef[] {
+export function toolsFor(operations: readonly AnySpec[], engine: () => EngineModule, served: readonly Toolset[] = DEFAULT_TOOLSETS): ToolDef[] {
   const all = [...operations.filter((spec) => spec.mcp !== false).map((spec) => toolOf(spec, engine)), ...CONNECTION_TOOLS]
-  const served = toolsets ?? (Object.keys(TOOLSETS) as Toolset[])
   return [...all.filter((t) => served.includes(t.toolset)), toolsetsTool(all, served)]
 }
 

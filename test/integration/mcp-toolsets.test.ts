@@ -1,12 +1,13 @@
 /**
  * Issue 35, MCP toolsets: the default surface (core) is small enough for
  * every agent's context, `--toolsets all` reaches every operation, writes
- * answer compactly unless asked for JSON, and error hints name tools.
+ * answer compactly unless asked for JSON, and error hints name tools. A
+ * key a tool does not declare is refused, not dropped.
  */
 import {afterAll, describe, expect, it} from 'vitest'
 import {Client} from '@modelcontextprotocol/sdk/client/index.js'
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js'
-import {BIN, TEST_ENV, cleanupAll, makeRepo, runJson} from '../helpers/cli'
+import {BIN, TEST_ENV, cleanupAll, gitSync, makeRepo, runJson} from '../helpers/cli'
 import {OPERATIONS} from '../../src/operations/table'
 import {toolName} from '../../src/operations/spec'
 
@@ -85,5 +86,35 @@ describe('tasks mcp toolsets', () => {
     const installed = await runJson(repo, ['mcp', 'install', '--toolsets', 'planning,history'])
     expect(installed.entries[0].server.args).toEqual(['mcp', '--toolsets', 'core,planning,history'])
     expect((await runJson(repo, ['mcp', 'install'])).entries[0].server.args).toEqual(['mcp'])
+  })
+
+  it('a key a tool does not declare is refused (usage, exit 2), naming the key and the tool; nothing is written', async () => {
+    const repo = makeRepo()
+    await runJson(repo, ['init'])
+    const id = (await runJson(repo, ['add', 'Wire the parser'])).task.id
+    const tip = () => gitSync(repo, ['rev-parse', 'refs/tasks/main']).trim()
+    const before = tip()
+    const shown = (await runJson(repo, ['show', id])).task
+    const c = await connect(repo, [])
+    try {
+      // A misspelt lease on a write: refused before anything runs, the item stays open and the ref where it was.
+      const refused = await c.callTool({name: 'claim', arguments: {id, lesae: '2h'}})
+      expect(refused.isError).toBe(true)
+      const error = JSON.parse(text(refused)).error
+      expect(error).toMatchObject({code: 'usage', exit: 2, field: 'lesae'})
+      expect(error.message).toMatch(/^claim does not take "lesae": its arguments are id, .*\blease\b.*; nothing was written$/)
+      expect(tip()).toBe(before)
+      expect((await runJson(repo, ['show', id])).task).toEqual(shown)
+      // Every unknown key is named; a read tool says nothing was done.
+      const read = JSON.parse(text(await c.callTool({name: 'list', arguments: {stat: 'open', colour: 'red'}}))).error
+      expect(read).toMatchObject({code: 'usage', exit: 2, field: 'stat'})
+      expect(read.message).toMatch(/^list does not take "stat", "colour": .*; nothing was done$/)
+      // The same call with the declared key goes through; format: "json" is taken by every tool.
+      const claimed = JSON.parse(text(await c.callTool({name: 'claim', arguments: {id, lease: '2h', format: 'json'}})))
+      expect(claimed.task.state).toBe('in_progress')
+      expect(tip()).not.toBe(before)
+    } finally {
+      await c.close()
+    }
   })
 })

@@ -11,7 +11,7 @@ import {COMMANDS} from '../../src/commands'
 import {argumentsFrom} from '../../src/commands/from-spec'
 import {type Param, kebab, readParams, snake, takes, unknownFields} from '../../src/core/params'
 import {inputShapeOf} from '../../src/agent/tool-schema'
-import {toolsFor} from '../../src/agent/tools'
+import {parseToolsets, toolsFor} from '../../src/agent/tools'
 import {OPERATIONS, batchOperations} from '../../src/operations/table'
 import {toolName, wireName} from '../../src/operations/spec'
 
@@ -22,9 +22,13 @@ describe('the operation table', () => {
   it('names each operation once, and every MCP tool but the connection\'s own comes from it', () => {
     const names = OPERATIONS.map((s) => s.name)
     expect(new Set(names).size).toBe(names.length)
-    const tools = toolsFor(OPERATIONS, () => {
-      throw new Error('not called')
-    }).map((t) => t.name)
+    const tools = toolsFor(
+      OPERATIONS,
+      () => {
+        throw new Error('not called')
+      },
+      parseToolsets('all'),
+    ).map((t) => t.name)
     const fromTable = OPERATIONS.filter((s) => s.mcp !== false).map(toolName)
     expect(tools.filter((t) => !fromTable.includes(t))).toEqual(['poll_inbox', 'toolsets'])
     // Every operation the MCP server had before the table still has its tool.
