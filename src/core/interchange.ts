@@ -24,9 +24,9 @@
  */
 import {createHash} from 'node:crypto'
 import {InvalidError, NotPermittedError, TasksError} from './errors'
-import {idFromSeed, isStoredId, keyedSeed} from './ids'
+import {isStoredId} from './ids'
 import type {OpContext, Plan, Change} from './plan'
-import {type Snapshot, shardBlocked} from './snapshot'
+import {type Snapshot, keyedId} from './snapshot'
 import {CHECKPOINT_KIND, COMMENT_KINDS, STATUSES, TOOL_COMMENT_KINDS, TASK_KEYS, type Comment, type CommentKind, type ListConfig, type Status, type TaskMeta} from './task'
 import {parseCommentFile, parseTaskFile, serialiseComment, serialiseTask} from './task-file'
 import {byteLength, checkActor, checkBody, checkPriority, checkTags, checkText, checkTitle, checkType} from './validation'
@@ -273,7 +273,7 @@ export function recordsOfTaskwarrior(items: unknown[], snap: Snapshot, ctx: OpCo
     if (typeof t.uuid !== 'string' || !t.uuid.trim()) throw bad(`Taskwarrior item ${i} has no uuid (text)`, {index: i, field: 'uuid'})
     checkTaskwarriorTypes(t, `Taskwarrior task ${t.uuid} (item ${i})`, {index: i, uuid: t.uuid})
     const key = taskwarriorKey(t.uuid)
-    const id = idFromSeed(keyedSeed(snap.list, key), (c) => taken.has(c) || (snap.tasks.has(c) && snap.tasks.get(c)?.meta?.key !== key) || shardBlocked(snap, c))
+    const id = keyedId(snap, key, (c) => taken.has(c))
     taken.add(id)
     idOf.set(t.uuid, id)
   })
