@@ -34,7 +34,7 @@ import {compactTimestamp} from './ops/comment'
 import {withChanges} from './apply'
 import {type Check, parseCheckFile, serialiseCheck} from './check'
 import {ancestorsOf, depthOf} from './nesting'
-import {MAX_FIELDS, checkFieldKey, fieldTypeOf, fieldValueProblem} from './fields'
+import {MAX_FIELDS, checkFieldsObject, storedFieldProblem} from './fields'
 
 export const EXPORT_FORMAT = 'git-tasks/export'
 export const EXPORT_VERSION = 1
@@ -421,14 +421,12 @@ export function checkImportedCard(r: ImportRecord, config: ListConfig): ImportRe
 
 /** A document's `fields` (issue 33): an object of field names to values that fit the list's declared types; sorted, undefined when empty. */
 function checkStoredFields(value: unknown, config: ListConfig): TaskMeta['fields'] {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new InvalidError('bad_field', '"fields" is an object of field names to values', {})
-  const entries = Object.entries(value as Record<string, unknown>)
+  const entries = Object.entries(checkFieldsObject(value))
   if (entries.length > MAX_FIELDS) throw new InvalidError('bad_field', `a card holds at most ${MAX_FIELDS} fields, not ${entries.length}`, {count: entries.length, limit: MAX_FIELDS})
+  // Each field by the guard's rule (fieldProblems), the first that cannot be stored refused.
   for (const [key, v] of entries) {
-    checkFieldKey(key)
-    const type = fieldTypeOf(config, key)
-    const problem = fieldValueProblem(v, type)
-    if (problem) throw new InvalidError('bad_field_value', `field ${key}${type ? ` (${type})` : ''} ${problem}`, {key, ...(type ? {type} : {})})
+    const problem = storedFieldProblem(key, v, config)
+    if (problem) throw new InvalidError(problem.code, problem.message, {key, ...(problem.type ? {type: problem.type} : {})})
   }
   if (entries.length === 0) return undefined
   return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) as TaskMeta['fields']

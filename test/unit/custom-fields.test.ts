@@ -211,6 +211,7 @@ describe('the guard: one predicate with the ops', () => {
     expect(judgeTaskChange(undefined, task({fields: {estimate: 'x'}, revision: 1}), facts('alice', 'import'), config).map((r) => r.rule)).toContain('bad_field')
     // The same predicate: what the op would refuse, the guard refuses.
     expect(fieldProblems(undefined, {fields: {estimate: 2.5}}, config)).toEqual(['field estimate (integer) must be a whole number'])
+    expect(fieldProblems(undefined, {fields: {Bad: 'x'}}, config)).toEqual(['"Bad" is not a field name: a lowercase letter, then lowercase letters, digits or _ (at most 64)'])
   })
 })
 
@@ -234,6 +235,13 @@ describe('list --field, export and import', () => {
     expect(checkImportedCard(record, {...DEFAULT_CONFIG, fields: {estimate: 'integer'}}).fields).toEqual({estimate: 3, host: 'gpu-01'})
     expect(() => checkImportedCard(record, {...DEFAULT_CONFIG, fields: {host: 'enum(cpu|gpu)'}})).toThrowError(invalid('bad_field_value'))
     expect(() => checkImportedCard({...record, meta: {...doc, fields: {Bad: 'x'}} as never}, DEFAULT_CONFIG)).toThrowError(invalid('bad_field'))
+    // The guard's words for the same field, after the card and the field named.
+    const strict = {...DEFAULT_CONFIG, fields: {estimate: 'integer'}}
+    for (const fields of [{estimate: 2.5}, {Bad: 'x'}]) {
+      const guard = fieldProblems(undefined, {fields}, strict)
+      expect(guard).toHaveLength(1)
+      expect(() => checkImportedCard({...record, meta: {...doc, fields} as never}, strict)).toThrowError(`tasks[0]: fields: ${guard[0]}`)
+    }
   })
 })
 
