@@ -237,7 +237,7 @@ describe('list --field, export and import', () => {
     expect(() => checkImportedCard({...record, meta: {...doc, fields: {Bad: 'x'}} as never}, DEFAULT_CONFIG)).toThrowError(invalid('bad_field'))
     // The guard's words for the same field, after the card and the field named.
     const strict = {...DEFAULT_CONFIG, fields: {estimate: 'integer'}}
-    for (const fields of [{estimate: 2.5}, {Bad: 'x'}]) {
+    for (const fields of [{estimate: 2.5}, {Bad: 'x'}] as Array<Record<string, number | string>>) {
       const guard = fieldProblems(undefined, {fields}, strict)
       expect(guard).toHaveLength(1)
       expect(() => checkImportedCard({...record, meta: {...doc, fields} as never}, strict)).toThrowError(`tasks[0]: fields: ${guard[0]}`)
