@@ -11,6 +11,7 @@
  * `enum(…)` one; a YAML number for `integer` and `number`; true or false for
  * `boolean`. Pure: values in, values out.
  */
+import {isCalendarDay} from './dates'
 import {InvalidError} from './errors'
 import type {ListConfig, TaskMeta} from './task'
 import {TIMESTAMP_RE} from './task'
@@ -31,7 +32,6 @@ export const FIELD_TYPES = ['string', 'integer', 'number', 'boolean', 'date'] as
 const ENUM_OPTION_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
 const MAX_ENUM_OPTIONS = 64
 
-const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/
 /** A time as people type it: a date, `T`, hours and minutes, optional seconds and fraction, then Z or an offset. */
 const TIME_INPUT_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/
 const TRUE_WORDS = new Set(['true', 'yes', 'on', '1'])
@@ -78,14 +78,6 @@ function enumOptions(type: string): string[] | null {
   return m ? m[1]!.split('|') : null
 }
 
-/** Whether a `YYYY-MM-DD` is a calendar date. */
-function isCalendarDate(text: string): boolean {
-  const m = DATE_RE.exec(text)
-  if (!m) return false
-  const d = new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!))
-  return d.getUTCFullYear() === +m[1]! && d.getUTCMonth() === +m[2]! - 1 && d.getUTCDate() === +m[3]!
-}
-
 /** Why a text value cannot be stored (one line, no control characters, within the size), or null. */
 function textProblem(text: string): string | null {
   if (text.length === 0) return 'is empty (use --unset-field to remove a field)'
@@ -119,7 +111,7 @@ export function fieldValueProblem(value: unknown, type: string | undefined): str
     case 'boolean':
       return typeof value === 'boolean' ? null : 'must be true or false'
     case 'date':
-      return typeof value === 'string' && (isCalendarDate(value) || TIMESTAMP_RE.test(value)) ? null : 'must be a date (YYYY-MM-DD) or a UTC time (YYYY-MM-DDTHH:MM:SS.sssZ)'
+      return typeof value === 'string' && (isCalendarDay(value) || TIMESTAMP_RE.test(value)) ? null : 'must be a date (YYYY-MM-DD) or a UTC time (YYYY-MM-DDTHH:MM:SS.sssZ)'
   }
   const options = enumOptions(type)
   if (options) return typeof value === 'string' && options.includes(value) ? null : `must be one of ${options.join(', ')}`

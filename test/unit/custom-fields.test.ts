@@ -66,6 +66,9 @@ describe('field keys, types and values', () => {
     expect(fieldValueProblem(2.5, 'number')).toBeNull()
     expect(fieldValueProblem('true', 'boolean')).toMatch(/true or false/)
     expect(fieldValueProblem('2026-11-29T12:00:00.000Z', 'date')).toBeNull()
+    // A day is a calendar day (dates.ts isCalendarDay, as --due reads it), years 0000 to 9999.
+    for (const day of ['2024-02-29', '0050-01-01', '0000-01-01', '9999-12-31']) expect(fieldValueProblem(day, 'date'), day).toBeNull()
+    for (const day of ['2026-02-29', '2026-04-31', '2026-00-10', '2026-1-10']) expect(fieldValueProblem(day, 'date'), day).not.toBeNull()
     expect(fieldValueProblem('a', 'enum(a|b)')).toBeNull()
     expect(fieldValueProblem('c', 'enum(a|b)')).toMatch(/one of a, b/)
     // Undeclared keys hold text (or a hand-written number or boolean).
