@@ -25,6 +25,15 @@ function dayOf(ms: number): string {
 }
 
 /**
+ * True when `text` is a day of the calendar written `YYYY-MM-DD`, years
+ * 0000 to 9999 (`2026-02-30` is not; `2024-02-29` is): the one check of a
+ * typed or stored day (`--due` and the like, a custom field of type `date`).
+ */
+export function isCalendarDay(text: string): boolean {
+  return DAY_RE.test(text) && dayOf(Date.parse(`${text}T00:00:00Z`)) === text
+}
+
+/**
  * What a person typed for a date (`--due`, `--scheduled`, `--until`), as
  * stored: `YYYY-MM-DD` stays a day; `today`, `tomorrow` are days; `+3d`,
  * `+2w`, `+1m`, `+1y`, `+4h` are that long from `now` (a timestamp); any
@@ -34,10 +43,7 @@ function dayOf(ms: number): string {
 export function parseDateInput(text: string, now: string, what: string): string {
   const t = text.trim()
   const nowMs = Date.parse(now)
-  if (DAY_RE.test(t)) {
-    if (dayOf(Date.parse(`${t}T00:00:00Z`)) !== t) throw badDate(text, what)
-    return t
-  }
+  if (isCalendarDay(t)) return t
   if (t === 'today') return dayOf(nowMs)
   if (t === 'tomorrow') return dayOf(nowMs + DAY_MS)
   const rel = RELATIVE_RE.exec(t)

@@ -11,6 +11,7 @@
  * `enum(…)` one; a YAML number for `integer` and `number`; true or false for
  * `boolean`. Pure: values in, values out.
  */
+import {isCalendarDay} from './dates'
 import {InvalidError} from './errors'
 import type {ListConfig, TaskMeta} from './task'
 import {TIMESTAMP_RE} from './task'
@@ -31,7 +32,6 @@ export const FIELD_TYPES = ['string', 'integer', 'number', 'boolean', 'date'] as
 const ENUM_OPTION_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
 const MAX_ENUM_OPTIONS = 64
 
-const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/
 /** A time as people type it: a date, `T`, hours and minutes, optional seconds and fraction, then Z or an offset. */
 const TIME_INPUT_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/
 const TRUE_WORDS = new Set(['true', 'yes', 'on', '1'])
@@ -41,12 +41,22 @@ function badField(message: string, data: Record<string, unknown> = {}): InvalidE
   return new InvalidError('bad_field', message, data)
 }
 
+/** Why `key` cannot name a field, or null. */
+function fieldKeyProblem(key: string): string | null {
+  return FIELD_KEY_RE.test(key) ? null : `"${key}" is not a field name: a lowercase letter, then lowercase letters, digits or _ (at most 64)`
+}
+
 /** A key as the store holds it, or `bad_field` (exit 5). */
 export function checkFieldKey(key: string): string {
-  if (!FIELD_KEY_RE.test(key)) {
-    throw badField(`"${key}" is not a field name: a lowercase letter, then lowercase letters, digits or _ (at most 64)`, {key})
-  }
+  const problem = fieldKeyProblem(key)
+  if (problem) throw badField(problem, {key})
   return key
+}
+
+/** A `fields` object as sent (MCP, batch, an import document), or `bad_field` (exit 5). */
+export function checkFieldsObject(value: unknown): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw badField('"fields" is an object of field names to values', {})
+  return value as Record<string, unknown>
 }
 
 /** Why `text` is not a field type, or null. Enum options are kept in the order given. */
@@ -66,14 +76,6 @@ export function fieldTypeProblem(text: string): string | null {
 function enumOptions(type: string): string[] | null {
   const m = /^enum\((.*)\)$/.exec(type)
   return m ? m[1]!.split('|') : null
-}
-
-/** Whether a `YYYY-MM-DD` is a calendar date. */
-function isCalendarDate(text: string): boolean {
-  const m = DATE_RE.exec(text)
-  if (!m) return false
-  const d = new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!))
-  return d.getUTCFullYear() === +m[1]! && d.getUTCMonth() === +m[2]! - 1 && d.getUTCDate() === +m[3]!
 }
 
 /** Why a text value cannot be stored (one line, no control characters, within the size), or null. */
@@ -109,7 +111,7 @@ export function fieldValueProblem(value: unknown, type: string | undefined): str
     case 'boolean':
       return typeof value === 'boolean' ? null : 'must be true or false'
     case 'date':
-      return typeof value === 'string' && (isCalendarDate(value) || TIMESTAMP_RE.test(value)) ? null : 'must be a date (YYYY-MM-DD) or a UTC time (YYYY-MM-DDTHH:MM:SS.sssZ)'
+      return typeof value === 'string' && (isCalendarDay(value) || TIMESTAMP_RE.test(value)) ? null : 'must be a date (YYYY-MM-DD) or a UTC time (YYYY-MM-DDTHH:MM:SS.sssZ)'
   }
   const options = enumOptions(type)
   if (options) return typeof value === 'string' && options.includes(value) ? null : `must be one of ${options.join(', ')}`
@@ -123,8 +125,36 @@ export function fieldTypeOf(config: Pick<ListConfig, 'fields'>, key: string): st
   return types && Object.hasOwn(types, key) ? types[key] : undefined
 }
 
+/** A value's problem as said of its field: `field estimate (integer) must be a whole number`. */
+function valueMessage(key: string, type: string | undefined, problem: string): string {
+  return `field ${key}${type ? ` (${type})` : ''} ${problem}`
+}
+
 function badValue(key: string, type: string | undefined, problem: string, value: unknown): InvalidError {
-  return new InvalidError('bad_field_value', `field ${key}${type ? ` (${type})` : ''} ${problem}`, {key, ...(type ? {type} : {}), value: typeof value === 'string' ? value.slice(0, 200) : value})
+  return new InvalidError('bad_field_value', valueMessage(key, type, problem), {key, ...(type ? {type} : {}), value: typeof value === 'string' ? value.slice(0, 200) : value})
+}
+
+/** Why a stored field cannot be: its key is no field name (`bad_field`), or its value does not fit the key's declared type (`bad_field_value`). */
+export interface FieldProblem {
+  code: 'bad_field' | 'bad_field_value'
+  key: string
+  /** The key's declared type, when it has one and the value does not fit it. */
+  type?: string
+  message: string
+}
+
+/**
+ * The one rule for a field as a card stores it, key and value: the guard
+ * (`fieldProblems`) and an import judge each field with it. Null when the
+ * card may hold `key: value` in a list with `config`'s declared types.
+ */
+export function storedFieldProblem(key: string, value: unknown, config: Pick<ListConfig, 'fields'>): FieldProblem | null {
+  const keyProblem = fieldKeyProblem(key)
+  if (keyProblem) return {code: 'bad_field', key, message: keyProblem}
+  const type = fieldTypeOf(config, key)
+  const problem = fieldValueProblem(value, type)
+  if (problem === null) return null
+  return {code: 'bad_field_value', key, ...(type ? {type} : {}), message: valueMessage(key, type, problem)}
 }
 
 /**
@@ -204,8 +234,7 @@ export function applyFieldEdits(current: Readonly<Fields> | undefined, args: Fie
   for (const {key, value} of parseFieldFilters(args.field ?? [], config)) put(key, value)
   const obj = args.fields
   if (obj !== undefined && obj !== null) {
-    if (typeof obj !== 'object' || Array.isArray(obj)) throw badField('"fields" is an object of field names to values', {})
-    for (const [k, v] of Object.entries(obj as Record<string, unknown>)) {
+    for (const [k, v] of Object.entries(checkFieldsObject(obj))) {
       const key = checkFieldKey(k)
       if (v === null) drop(key)
       else put(key, fieldFromJson(key, v, config))
@@ -232,13 +261,8 @@ export function fieldProblems(before: Pick<TaskMeta, 'fields'> | undefined, afte
   const out: string[] = []
   for (const [key, value] of Object.entries(after.fields ?? {})) {
     if (before?.fields && Object.hasOwn(before.fields, key) && before.fields[key] === value) continue
-    if (!FIELD_KEY_RE.test(key)) {
-      out.push(`"${key}" is not a field name`)
-      continue
-    }
-    const type = fieldTypeOf(config, key)
-    const problem = fieldValueProblem(value, type)
-    if (problem) out.push(`field ${key}${type ? ` (${type})` : ''} ${problem}`)
+    const problem = storedFieldProblem(key, value, config)
+    if (problem) out.push(problem.message)
   }
   return out
 }

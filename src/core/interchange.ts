@@ -24,9 +24,9 @@
  */
 import {createHash} from 'node:crypto'
 import {InvalidError, NotPermittedError, TasksError} from './errors'
-import {idFromSeed, isStoredId, keyedSeed} from './ids'
+import {isStoredId} from './ids'
 import type {OpContext, Plan, Change} from './plan'
-import {type Snapshot, shardBlocked} from './snapshot'
+import {type Snapshot, keyedId} from './snapshot'
 import {CHECKPOINT_KIND, COMMENT_KINDS, STATUSES, TOOL_COMMENT_KINDS, TASK_KEYS, type Comment, type CommentKind, type ListConfig, type Status, type TaskMeta} from './task'
 import {parseCommentFile, parseTaskFile, serialiseComment, serialiseTask} from './task-file'
 import {byteLength, checkActor, checkBody, checkPriority, checkTags, checkText, checkTitle, checkType} from './validation'
@@ -34,7 +34,7 @@ import {compactTimestamp} from './ops/comment'
 import {withChanges} from './apply'
 import {type Check, parseCheckFile, serialiseCheck} from './check'
 import {ancestorsOf, depthOf} from './nesting'
-import {MAX_FIELDS, checkFieldKey, fieldTypeOf, fieldValueProblem} from './fields'
+import {MAX_FIELDS, checkFieldsObject, storedFieldProblem} from './fields'
 
 export const EXPORT_FORMAT = 'git-tasks/export'
 export const EXPORT_VERSION = 1
@@ -273,7 +273,7 @@ export function recordsOfTaskwarrior(items: unknown[], snap: Snapshot, ctx: OpCo
     if (typeof t.uuid !== 'string' || !t.uuid.trim()) throw bad(`Taskwarrior item ${i} has no uuid (text)`, {index: i, field: 'uuid'})
     checkTaskwarriorTypes(t, `Taskwarrior task ${t.uuid} (item ${i})`, {index: i, uuid: t.uuid})
     const key = taskwarriorKey(t.uuid)
-    const id = idFromSeed(keyedSeed(snap.list, key), (c) => taken.has(c) || (snap.tasks.has(c) && snap.tasks.get(c)?.meta?.key !== key) || shardBlocked(snap, c))
+    const id = keyedId(snap, key, (c) => taken.has(c))
     taken.add(id)
     idOf.set(t.uuid, id)
   })
@@ -421,14 +421,12 @@ export function checkImportedCard(r: ImportRecord, config: ListConfig): ImportRe
 
 /** A document's `fields` (issue 33): an object of field names to values that fit the list's declared types; sorted, undefined when empty. */
 function checkStoredFields(value: unknown, config: ListConfig): TaskMeta['fields'] {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new InvalidError('bad_field', '"fields" is an object of field names to values', {})
-  const entries = Object.entries(value as Record<string, unknown>)
+  const entries = Object.entries(checkFieldsObject(value))
   if (entries.length > MAX_FIELDS) throw new InvalidError('bad_field', `a card holds at most ${MAX_FIELDS} fields, not ${entries.length}`, {count: entries.length, limit: MAX_FIELDS})
+  // Each field by the guard's rule (fieldProblems), the first that cannot be stored refused.
   for (const [key, v] of entries) {
-    checkFieldKey(key)
-    const type = fieldTypeOf(config, key)
-    const problem = fieldValueProblem(v, type)
-    if (problem) throw new InvalidError('bad_field_value', `field ${key}${type ? ` (${type})` : ''} ${problem}`, {key, ...(type ? {type} : {})})
+    const problem = storedFieldProblem(key, v, config)
+    if (problem) throw new InvalidError(problem.code, problem.message, {key, ...(problem.type ? {type: problem.type} : {})})
   }
   if (entries.length === 0) return undefined
   return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) as TaskMeta['fields']

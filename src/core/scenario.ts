@@ -12,10 +12,9 @@
 import {validateScenario} from '../generated/validators'
 import {InvalidError, UsageError} from './errors'
 import {serialiseFrontmatter} from './frontmatter'
-import {idFromSeed, keyedSeed} from './ids'
 import {descendantIds} from './nesting'
 import {derivedState, waitReasons} from './readiness'
-import {type Snapshot, shardBlocked, tablesOf} from './snapshot'
+import {type Snapshot, keyedId, tablesOf} from './snapshot'
 import type {Parsed} from './task-file'
 import type {TaskMeta} from './task'
 import {checkActor, checkTitle} from './validation'
@@ -49,11 +48,7 @@ export function seedKey(member: string): string {
 
 /** The id a member's seed gets on list `list` (as `add --key scenario:<member>` would make it). */
 export function seedId(snap: Snapshot, member: string): string {
-  const key = seedKey(member)
-  return idFromSeed(keyedSeed(snap.list, key), (candidate) => {
-    const existing = snap.tasks.get(candidate)
-    return (existing !== undefined && existing.meta?.key !== key) || shardBlocked(snap, candidate)
-  })
+  return keyedId(snap, seedKey(member))
 }
 
 /** Deterministic text: the same scenario started anywhere writes the same bytes. */

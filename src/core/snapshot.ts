@@ -7,7 +7,7 @@
 import type {WorkSession} from './work-session'
 import type {Check} from './check'
 import {InvalidError} from './errors'
-import {type PrefixSearch, idsWithPrefixIn, resolveId, shardOf} from './ids'
+import {type PrefixSearch, idFromSeed, idsWithPrefixIn, keyedSeed, resolveId, shardOf} from './ids'
 import {QUEUED, compareForNext} from './order'
 import {type Comment, FINISHED, type ListConfig, type Status, type TaskMeta} from './task'
 import {wakeMsOf} from './dates'
@@ -514,12 +514,33 @@ export function taskMeta(snap: Snapshot, id: string): TaskMeta {
   return entry.meta
 }
 
-/** Resolve input and return the task's frontmatter. */
 /** Whether `id`'s directory would go in a shard the ref holds as something other than a directory (`blockedShards`). */
 export function shardBlocked(snap: Snapshot, id: string): boolean {
   return snap.blockedShards?.has(shardOf(id)) ?? false
 }
 
+/**
+ * The id of the item idempotency key `key` makes on this list (`add --key`,
+ * the next instance of a repeating item, a scenario's seed, an imported
+ * Taskwarrior task): the first id of the list's keyed seed that no other
+ * item holds and whose shard the ref can hold. The item the key made
+ * earlier keeps its id, so a retry finds it. `alsoTaken` refuses ids handed
+ * out earlier in the same plan.
+ */
+export function keyedId(snap: Snapshot, key: string, alsoTaken?: (id: string) => boolean): string {
+  return idFromSeed(keyedSeed(snap.list, key), (candidate) => {
+    if (alsoTaken?.(candidate)) return true
+    const existing = snap.tasks.get(candidate)
+    return (existing !== undefined && existing.meta?.key !== key) || shardBlocked(snap, candidate)
+  })
+}
+
+/** A new item's id from the caller's random entropy: the first one no item holds and whose shard the ref can hold. */
+export function freshId(snap: Snapshot, entropy: string): string {
+  return idFromSeed(`random\0${entropy}`, (candidate) => snap.tasks.has(candidate) || shardBlocked(snap, candidate))
+}
+
+/** Resolve input and return the task's frontmatter. */
 export function lookup(snap: Snapshot, input: string): TaskMeta {
   return taskMeta(snap, resolve(snap, input))
 }

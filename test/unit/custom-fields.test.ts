@@ -66,6 +66,9 @@ describe('field keys, types and values', () => {
     expect(fieldValueProblem(2.5, 'number')).toBeNull()
     expect(fieldValueProblem('true', 'boolean')).toMatch(/true or false/)
     expect(fieldValueProblem('2026-11-29T12:00:00.000Z', 'date')).toBeNull()
+    // A day is a calendar day (dates.ts isCalendarDay, as --due reads it), years 0000 to 9999.
+    for (const day of ['2024-02-29', '0050-01-01', '0000-01-01', '9999-12-31']) expect(fieldValueProblem(day, 'date'), day).toBeNull()
+    for (const day of ['2026-02-29', '2026-04-31', '2026-00-10', '2026-1-10']) expect(fieldValueProblem(day, 'date'), day).not.toBeNull()
     expect(fieldValueProblem('a', 'enum(a|b)')).toBeNull()
     expect(fieldValueProblem('c', 'enum(a|b)')).toMatch(/one of a, b/)
     // Undeclared keys hold text (or a hand-written number or boolean).
@@ -211,6 +214,7 @@ describe('the guard: one predicate with the ops', () => {
     expect(judgeTaskChange(undefined, task({fields: {estimate: 'x'}, revision: 1}), facts('alice', 'import'), config).map((r) => r.rule)).toContain('bad_field')
     // The same predicate: what the op would refuse, the guard refuses.
     expect(fieldProblems(undefined, {fields: {estimate: 2.5}}, config)).toEqual(['field estimate (integer) must be a whole number'])
+    expect(fieldProblems(undefined, {fields: {Bad: 'x'}}, config)).toEqual(['"Bad" is not a field name: a lowercase letter, then lowercase letters, digits or _ (at most 64)'])
   })
 })
 
@@ -234,6 +238,13 @@ describe('list --field, export and import', () => {
     expect(checkImportedCard(record, {...DEFAULT_CONFIG, fields: {estimate: 'integer'}}).fields).toEqual({estimate: 3, host: 'gpu-01'})
     expect(() => checkImportedCard(record, {...DEFAULT_CONFIG, fields: {host: 'enum(cpu|gpu)'}})).toThrowError(invalid('bad_field_value'))
     expect(() => checkImportedCard({...record, meta: {...doc, fields: {Bad: 'x'}} as never}, DEFAULT_CONFIG)).toThrowError(invalid('bad_field'))
+    // The guard's words for the same field, after the card and the field named.
+    const strict = {...DEFAULT_CONFIG, fields: {estimate: 'integer'}}
+    for (const fields of [{estimate: 2.5}, {Bad: 'x'}] as Array<Record<string, number | string>>) {
+      const guard = fieldProblems(undefined, {fields}, strict)
+      expect(guard).toHaveLength(1)
+      expect(() => checkImportedCard({...record, meta: {...doc, fields} as never}, strict)).toThrowError(`tasks[0]: fields: ${guard[0]}`)
+    }
   })
 })
 

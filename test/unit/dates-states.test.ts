@@ -20,13 +20,14 @@ const NOW = '2026-03-10T12:00:00.000Z'
 describe('dates as typed', () => {
   it('keeps a day a day, stores a timestamp in UTC, resolves today, tomorrow and +N', () => {
     expect(parseDateInput('2026-03-20', NOW, '--due')).toBe('2026-03-20')
+    expect(parseDateInput('0050-01-01', NOW, '--due')).toBe('0050-01-01')
     expect(parseDateInput('2026-03-20T09:00:00+02:00', NOW, '--due')).toBe('2026-03-20T07:00:00.000Z')
     expect(parseDateInput('today', NOW, '--due')).toBe('2026-03-10')
     expect(parseDateInput('tomorrow', NOW, '--due')).toBe('2026-03-11')
     expect(parseDateInput('+3d', NOW, '--due')).toBe('2026-03-13T12:00:00.000Z')
     expect(parseDateInput('+4h', NOW, '--due')).toBe('2026-03-10T16:00:00.000Z')
     expect(parseDateInput('1m', NOW, '--due')).toBe('2026-04-10T12:00:00.000Z')
-    for (const bad of ['2026-02-30', '2026-13-01', 'next week', '2026-03-20T09:00:00', '+0d', '']) {
+    for (const bad of ['2026-02-30', '2026-04-31', '2026-13-01', 'next week', '2026-03-20T09:00:00', '+0d', '']) {
       expect(() => parseDateInput(bad, NOW, '--due'), bad).toThrow(UsageError)
     }
   })

@@ -1,6 +1,8 @@
 import {describe, expect, it} from 'vitest'
 import fc from 'fast-check'
 import {idFromSeed, isStoredId, keyedSeed, normaliseIdInput, type PrefixSearch, idsWithPrefixIn, resolveId, shardOf, shortIdOf, shortIdsOf} from '../../src/core/ids'
+import {freshId, keyedId} from '../../src/core/snapshot'
+import {snapshot, task} from '../helpers/snapshot'
 
 /** Prefix search over a sorted array, as the snapshot's tables answer it. */
 const prefixSearchIn = (sortedIds: readonly string[]): PrefixSearch => ({idsWithPrefix: (prefix, limit) => idsWithPrefixIn(sortedIds, prefix, limit)})
@@ -87,5 +89,32 @@ describe('ids', () => {
         for (const id of ids) expect(all.get(id)).toBe(shortIdOf(search, id))
       }),
     )
+  })
+})
+
+describe('keyedId and freshId: the one allocation of add --key, a repeat, a scenario seed and an import', () => {
+  const K = 'tsk-m34yts22sa' // idFromSeed(keyedSeed('main', 'deploy-42')), pinned above
+
+  it('gives the keyed seed\'s first id, which the item the key made keeps', () => {
+    expect(keyedId(snapshot([]), 'deploy-42')).toBe(K)
+    expect(keyedId(snapshot([task({id: K, key: 'deploy-42'})]), 'deploy-42')).toBe(K)
+  })
+
+  it('passes over an id another key or no key holds, a blocked shard, and ids the caller took', () => {
+    const longer = idFromSeed(keyedSeed('main', 'deploy-42'), (c) => c === K)
+    expect(longer).toBe(`${K}${longer.slice(K.length)}`)
+    expect(longer.length).toBe(K.length + 1)
+    expect(keyedId(snapshot([task({id: K, key: 'other'})]), 'deploy-42')).toBe(longer)
+    expect(keyedId(snapshot([task({id: K})]), 'deploy-42')).toBe(longer)
+    const unblocked = keyedId({...snapshot([]), blockedShards: new Set([shardOf(K)])}, 'deploy-42')
+    expect(unblocked.startsWith(K)).toBe(true)
+    expect(shardOf(unblocked)).not.toBe(shardOf(K))
+    expect(keyedId(snapshot([task({id: K, key: 'deploy-42'})]), 'deploy-42', (c) => c === K)).toBe(longer)
+  })
+
+  it('freshId: the random seed\'s first id no item holds', () => {
+    const first = idFromSeed('random\0e1', () => false)
+    expect(freshId(snapshot([]), 'e1')).toBe(first)
+    expect(freshId(snapshot([task({id: first})]), 'e1')).toBe(idFromSeed('random\0e1', (c) => c === first))
   })
 })

@@ -5,9 +5,8 @@
  */
 import {parseDateInput, parseEvery} from '../dates'
 import {ConflictError, InvalidError} from '../errors'
-import {idFromSeed, keyedSeed} from '../ids'
 import type {OpContext, Plan} from '../plan'
-import {type Snapshot, openRowColumns, resolve, shardBlocked, tablesOf, taskMeta} from '../snapshot'
+import {type Snapshot, freshId, keyedId, openRowColumns, resolve, tablesOf, taskMeta} from '../snapshot'
 import {checkDependencies} from '../dependency-graph'
 import {DEFAULT_PRIORITY, DEFAULT_TASK_TYPE, FINISHED, type TaskMeta} from '../task'
 import {canonicalTitle, hashOfCanonical} from '../title'
@@ -130,10 +129,7 @@ export function addTask(snap: Snapshot, ctx: OpContext, args: AddArgs): Plan<Add
 
   let id: string
   if (key) {
-    id = idFromSeed(keyedSeed(snap.list, key), (candidate) => {
-      const existing = snap.tasks.get(candidate)
-      return (existing !== undefined && existing.meta?.key !== key) || shardBlocked(snap, candidate)
-    })
+    id = keyedId(snap, key)
     const existing = snap.tasks.get(id)?.meta
     if (existing) {
       // A retry with the same parameters gets the item back; the same key for something else is a conflict.
@@ -141,16 +137,16 @@ export function addTask(snap: Snapshot, ctx: OpContext, args: AddArgs): Plan<Add
       if (differs.length > 0) throw keyMismatch(existing, key, differs)
       return {op: 'add', subject: {id, title: existing.title}, changes: [], trailers: [], result: {task: existing, created: false, body}}
     }
-  } else if (args.sameTitle === 'reuse') {
-    // The fallback idempotency key: an open item with this title under the same parent is this item.
-    const same = openItemsTitled(snap, title, args.parent === undefined ? undefined : resolve(snap, args.parent))[0]
-    if (same) {
-      const warnings = [`an open item has this title: ${same.id} ("${same.title}") was returned instead of a new one (give a key to create another)`]
-      return {op: 'add', subject: {id: same.id, title: same.title}, changes: [], trailers: [], result: {task: same, created: false, warnings}}
-    }
-    id = idFromSeed(`random\0${ctx.entropy}`, (candidate) => snap.tasks.has(candidate) || shardBlocked(snap, candidate))
   } else {
-    id = idFromSeed(`random\0${ctx.entropy}`, (candidate) => snap.tasks.has(candidate) || shardBlocked(snap, candidate))
+    if (args.sameTitle === 'reuse') {
+      // The fallback idempotency key: an open item with this title under the same parent is this item.
+      const same = openItemsTitled(snap, title, args.parent === undefined ? undefined : resolve(snap, args.parent))[0]
+      if (same) {
+        const warnings = [`an open item has this title: ${same.id} ("${same.title}") was returned instead of a new one (give a key to create another)`]
+        return {op: 'add', subject: {id: same.id, title: same.title}, changes: [], trailers: [], result: {task: same, created: false, warnings}}
+      }
+    }
+    id = freshId(snap, ctx.entropy)
   }
 
   let parent: string | undefined

@@ -11,9 +11,8 @@
  * and "Dates and repeats".
  */
 import {ConflictError} from '../errors'
-import {idFromSeed, keyedSeed} from '../ids'
 import type {OpContext, Plan} from '../plan'
-import {type Snapshot, lookup, shardBlocked} from '../snapshot'
+import {type Snapshot, keyedId, lookup} from '../snapshot'
 import {FINISHED, type TaskMeta} from '../task'
 import {checkNote} from '../validation'
 import {parseDateInput, shiftDate, startMs, wokenMeta} from '../dates'
@@ -104,10 +103,7 @@ export function repeatKey(id: string): string {
 export function nextInstance(snap: Snapshot, ctx: OpContext, meta: TaskMeta): TaskMeta | null {
   if (meta.every === undefined) return null
   const key = repeatKey(meta.id)
-  const id = idFromSeed(keyedSeed(snap.list, key), (candidate) => {
-    const existing = snap.tasks.get(candidate)
-    return (existing !== undefined && existing.meta?.key !== key) || shardBlocked(snap, candidate)
-  })
+  const id = keyedId(snap, key)
   if (snap.tasks.has(id)) return null
   const today = ctx.now.slice(0, 10)
   const todayEnd = startMs(today) + 86_400_000
