@@ -37,8 +37,7 @@ export async function revert(session: Session, input: RevertInput): Promise<Reve
   const since = input.since !== undefined ? await resolveAt(session, input.since, 'since') : null
   const until = input.until !== undefined ? await resolveAt(session, input.until, 'until') : null
   const bounds: WindowBounds = {actor, since: since?.commit ?? null, until: until?.commit ?? null}
-  const cwd = store.repo.cwd
-  const read = async (tip: string | null): Promise<ActorWrites> => (tip ? readActorWrites(cwd, tip, bounds) : {commits: 0, cards: [], comments: [], checks: []})
+  const read = async (tip: string | null): Promise<ActorWrites> => (tip ? readActorWrites(store, tip, bounds) : {commits: 0, cards: [], comments: [], checks: []})
   const nothing = () => {
     const window = `${since ? ` after ${since.commit.slice(0, 10)} (${since.input})` : ''}${until ? ` up to ${until.commit.slice(0, 10)} (${until.input})` : ''}`
     return new NotFoundError('nothing_to_revert', `${actor} made no change to list ${session.list}${window}: nothing to revert`, {actor, since: since?.commit ?? null, until: until?.commit ?? null})

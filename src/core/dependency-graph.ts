@@ -39,9 +39,11 @@ export function checkDependencies(snap: Snapshot, id: string, inputs: readonly s
 
 /**
  * Depth-first search along depends_on from `starts`; returns the path that
- * reaches `target` (starts[i] … target) or null.
+ * reaches `target` (starts[i] … target) or null. `overrides` gives some
+ * cards' dependencies as they are about to be (a revert that restores
+ * several cards' dependencies at once); every other card's are the snapshot's.
  */
-export function findPathTo(snap: Snapshot, starts: readonly string[], target: string): string[] | null {
+export function findPathTo(snap: Snapshot, starts: readonly string[], target: string, overrides?: ReadonlyMap<string, readonly string[]>): string[] | null {
   const seen = new Set<string>()
   const stack: Array<{id: string; path: string[]}> = starts.map((s) => ({id: s, path: [s]}))
   while (stack.length > 0) {
@@ -49,18 +51,18 @@ export function findPathTo(snap: Snapshot, starts: readonly string[], target: st
     if (id === target) return path
     if (seen.has(id)) continue
     seen.add(id)
-    const deps = snap.tasks.get(id)?.depends_on
+    const deps = overrides?.get(id) ?? snap.tasks.get(id)?.depends_on
     if (!deps) continue
     for (const next of deps) if (!seen.has(next)) stack.push({id: next, path: [...path, next]})
   }
   return null
 }
 
-/** Ids outside `removed` that depend on something in `removed`. */
-export function externalDependents(snap: Snapshot, removed: ReadonlySet<string>): Array<{id: string; on: string}> {
+/** Ids outside `removed` that depend on something in `removed` (with `of`: on those of its ids only). */
+export function externalDependents(snap: Snapshot, removed: ReadonlySet<string>, of: Iterable<string> = removed): Array<{id: string; on: string}> {
   const tables = tablesOf(snap)
   const out: Array<{id: string; on: string}> = []
-  for (const on of [...removed].sort()) {
+  for (const on of [...of].sort()) {
     for (const id of tables.dependents(on)) if (!removed.has(id)) out.push({id, on})
   }
   return out

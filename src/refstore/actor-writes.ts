@@ -1,23 +1,22 @@
 /**
  * What one actor wrote in a window of a list's history, for `tasks revert
  * --actor` (core/ops/revert.ts decides what to take back). One `git log
- * --raw` of the commits after the window's start (`^since`), one
- * `git rev-list` for the window's end, one `git cat-file --batch` for every
- * version of the cards the actor changed: each card's task.md before and
- * after every commit of the range that changed it (anyone's: the op needs
- * the changes made since, and between the actor's), the comments the actor
- * added and the checks it changed.
+ * --raw` of the commits after the window's start (`^since`, read by the
+ * history's own parser, history.ts `parseRawLog`), one `git rev-list` for
+ * the window's end, and every version of the cards the actor changed read
+ * by id through the store's object reader (no process of its own): each
+ * card's task.md before and after every commit of the range that changed
+ * it (anyone's: the op needs the changes made since, and between the
+ * actor's), the comments the actor added and the checks it changed.
  */
 import {git} from './git-process'
-import {readBlobs} from './blobs'
-import {parseTrailers} from './history'
+import {type RawCommit, RAW_LOG_FORMAT, parseRawLog} from './history'
+import type {ListStore} from './list-store'
 import {parseCheckFile} from '../core/check'
+import {MAX_FILE_BYTES} from '../core/task'
 import {parseCommentFile, parseTaskFile} from '../core/task-file'
 import type {CardStep, RevertCard, RevertCheck, RevertComment} from '../core/ops/revert'
 
-const FIELD = '\x1f'
-const RECORD = '\x1e'
-const NO_BLOB = /^0+$/
 const TASK_FILE_RE = /^tasks\/[^/]+\/([^/]+)\/task\.md$/
 const COMMENT_RE = /^tasks\/[^/]+\/([^/]+)\/comments\/([^/]+)\.md$/
 const CHECK_RE = /^tasks\/[^/]+\/([^/]+)\/checks\/([^/]+)\.md$/
@@ -38,17 +37,11 @@ export interface WindowBounds {
   until: string | null
 }
 
-interface RawCommit {
-  commit: string
-  actor: string
-  date: string
-  files: Array<{path: string; before: string | null; after: string | null}>
-}
-
 /** The actor's writes in the window on `tip`'s history, with every later change to the cards it touched. */
-export async function readActorWrites(cwd: string, tip: string, w: WindowBounds): Promise<ActorWrites> {
+export async function readActorWrites(store: ListStore, tip: string, w: WindowBounds): Promise<ActorWrites> {
+  const cwd = store.repo.cwd
   const range = [tip, ...(w.since ? [`^${w.since}`] : [])]
-  const r = await git(['log', '--reverse', '--topo-order', '--no-renames', '--raw', '--no-abbrev', `--format=${RECORD}%H${FIELD}%an${FIELD}%aI${FIELD}%B${FIELD}`, '--no-color', ...range, '--'], {cwd})
+  const r = await git(['log', '--reverse', '--topo-order', '--no-renames', '--raw', '--no-abbrev', RAW_LOG_FORMAT, '--no-color', ...range, '--'], {cwd})
   if (r.code !== 0) throw new Error(`git log failed: ${r.stderr.trim()}`)
   let inWindow: Set<string> | null = null
   if (w.until) {
@@ -56,18 +49,8 @@ export async function readActorWrites(cwd: string, tip: string, w: WindowBounds)
     if (u.code !== 0) throw new Error(`git rev-list failed: ${u.stderr.trim()}`)
     inWindow = new Set(u.stdout.split('\n').filter(Boolean))
   }
-  const raws: RawCommit[] = []
-  for (const record of r.stdout.split(RECORD)) {
-    if (!record.trim()) continue
-    const [commit, author, date, message, rest] = record.split(FIELD) as [string, string, string, string, string]
-    const actor = parseTrailers(message).find(([k]) => k === 'Actor')?.[1] ?? author
-    const files: RawCommit['files'] = []
-    for (const line of (rest ?? '').split('\n')) {
-      const m = /^:\d+ \d+ ([0-9a-f]+) ([0-9a-f]+) [A-Z]\d*\t(.+)$/.exec(line)
-      if (m) files.push({path: m[3]!, before: NO_BLOB.test(m[1]!) ? null : m[1]!, after: NO_BLOB.test(m[2]!) ? null : m[2]!})
-    }
-    raws.push({commit, actor, date, files})
-  }
+  // Changes against one parent only: git log shows none for a merge (no -c); a combined line (log.diffMerges) is left out.
+  const raws = parseRawLog(r.stdout).map((c) => ({...c, files: c.files.filter((f) => f.parents.length === 1)}))
   const mine = (c: RawCommit) => c.actor === w.actor && (inWindow === null || inWindow.has(c.commit))
   const ids = new Set<string>()
   const commentFiles: Array<{task: string; comment: string; blob: string; commit: string}> = []
@@ -80,7 +63,7 @@ export async function readActorWrites(cwd: string, tip: string, w: WindowBounds)
       const task = TASK_FILE_RE.exec(f.path)
       if (task) ids.add(task[1]!)
       const comment = COMMENT_RE.exec(f.path)
-      if (comment && f.before === null && f.after !== null) commentFiles.push({task: comment[1]!, comment: comment[2]!, blob: f.after, commit: c.commit})
+      if (comment && f.parents[0] === null && f.after !== null) commentFiles.push({task: comment[1]!, comment: comment[2]!, blob: f.after, commit: c.commit})
       const check = CHECK_RE.exec(f.path)
       if (check) checkFiles.push({task: check[1]!, check: check[2]!, blob: f.after, commit: c.commit})
     }
@@ -92,13 +75,21 @@ export async function readActorWrites(cwd: string, tip: string, w: WindowBounds)
       if (id === undefined || !ids.has(id)) continue
       let list = steps.get(id)
       if (!list) steps.set(id, (list = []))
-      list.push({raw: c, before: f.before, after: f.after})
+      list.push({raw: c, before: f.parents[0] ?? null, after: f.after})
     }
   }
   const wanted: string[] = []
   for (const list of steps.values()) for (const s of list) wanted.push(...[s.before, s.after].filter((b): b is string => b !== null))
   wanted.push(...commentFiles.map((f) => f.blob), ...checkFiles.flatMap((f) => (f.blob ? [f.blob] : [])))
-  const blobs = await readBlobs(cwd, wanted)
+  // Read by id, all at once (the reader sends the requests of one tick in one write); a file over the store's
+  // size limit does not read, as the store does not read it either.
+  const blobs = new Map<string, Buffer>()
+  await Promise.all(
+    [...new Set(wanted)].map(async (id) => {
+      const obj = await store.reader.read(id, MAX_FILE_BYTES)
+      if (obj && obj.type === 'blob' && !obj.oversized) blobs.set(id, obj.content)
+    }),
+  )
   // undefined: a blob that is there but does not read as a card (a hand-made or damaged file).
   const version = (id: string, blob: string | null) => {
     if (blob === null) return null

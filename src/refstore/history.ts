@@ -120,8 +120,8 @@ export async function removalCommit(cwd: string, ref: string, taskFile: string):
 
 const NO_BLOB = /^0+$/
 
-/** `git log` format of one commit record: the fields, then (with --raw) the changed paths. */
-const RAW_LOG_FORMAT = `--format=${RECORD}%H${FIELD}%P${FIELD}%an${FIELD}%aI${FIELD}%B${FIELD}`
+/** `git log` format of one commit record: the fields, then (with --raw) the changed paths (`parseRawLog` reads it). */
+export const RAW_LOG_FORMAT = `--format=${RECORD}%H${FIELD}%P${FIELD}%an${FIELD}%aI${FIELD}%B${FIELD}`
 
 /** A path a commit changed, from a `--raw` line (`-c` lines of a merge: one blob per parent). */
 export interface RawFile {
@@ -163,6 +163,11 @@ function parseRawRecord(record: string): RawCommit | null {
   return {commit, parents: parents.trim() ? parents.trim().split(' ') : [], actor: value('Actor') ?? author, date, op: value('Tasks-Op') ?? message.split(/[:\s]/)[0] ?? '', trailers, files}
 }
 
+/** The commits of a whole `git log --raw` read with RAW_LOG_FORMAT, in its order. */
+export function parseRawLog(stdout: string): RawCommit[] {
+  return stdout.split(RECORD).map(parseRawRecord).filter((c): c is RawCommit => c !== null)
+}
+
 /**
  * The commits on `ref` that changed files under a card's directory, oldest
  * first, each with task.md and the changed check files as they were at its
@@ -172,7 +177,7 @@ function parseRawRecord(record: string): RawCommit | null {
 export async function readCardCommits(cwd: string, ref: string, dir: string): Promise<CardCommit[]> {
   const r = await git(['log', '--reverse', '--no-renames', '--raw', '--no-abbrev', RAW_LOG_FORMAT, '--no-color', ref, '--', `${dir}/`], {cwd})
   if (r.code !== 0) return []
-  const raws = r.stdout.split(RECORD).map(parseRawRecord).filter((c): c is RawCommit => c !== null)
+  const raws = parseRawLog(r.stdout)
   const wanted = raws.flatMap((c) => c.files.flatMap((f) => [f.parents[0] ?? null, f.after].filter((b): b is string => b !== null)))
   const blobs = await readBlobs(cwd, wanted)
   const text = (blob: string | null | undefined): string | null => (blob ? (blobs.get(blob)?.toString('utf8') ?? null) : null)

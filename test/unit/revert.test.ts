@@ -208,3 +208,72 @@ describe('renderRevert', () => {
     expect(text).toContain('…')
   })
 })
+
+describe("revertActor and the rulebook's status moves", () => {
+  it("defers again a card the actor reopened and claimed: its own claim freely, someone else's live one only with --force, a lapsed one fenced", () => {
+    const x0 = task({title: 'X', status: 'deferred', defer_reason: 'later', updated_by: 'bob'})
+    const x1: TaskMeta = {...x0, status: 'todo', defer_reason: undefined, revision: 2, updated_by: 'eve'}
+    const lease = '2026-11-29T14:00:00.000Z'
+    const x2: TaskMeta = {...x1, status: 'in_progress', owner: 'eve', epoch: 1, claimed_at: T0, lease_expires: lease, revision: 3}
+    const snap = snapshot([x2])
+    const cards = [history(x0, [{actor: 'eve', meta: x1}, {actor: 'eve', meta: x2}])]
+    const own = revertActor(snap, ctx('eve', LATER), args(cards))
+    expect(own.result.restored).toEqual([{id: x0.id, title: 'X', field: 'status', from: 'in_progress', to: 'deferred'}])
+    expect(own.result.released).toEqual([{id: x0.id, title: 'X', owner: 'eve'}])
+    expect(after(snap, own).tasks.get(x0.id)!.meta).toMatchObject({status: 'deferred', defer_reason: 'later', owner: undefined, lease_expires: undefined, epoch: 1})
+    expect(own.trailers.some(([k]) => k === 'Tasks-Override')).toBe(false)
+    const plain = revertActor(snap, ctx('ops', LATER), args(cards))
+    expect(plain.changes).toEqual([])
+    expect(plain.result.skipped).toEqual([{id: x0.id, title: 'X', field: 'status', reason: 'in_progress → deferred: held live by eve; pass --force --reason "…" to release the claim'}])
+    const forced = revertActor(snap, ctx('ops', LATER, {force: {reason: 'rogue'}}), args(cards))
+    expect(after(snap, forced).tasks.get(x0.id)!.meta).toMatchObject({status: 'deferred', owner: undefined, epoch: 1})
+    expect(forced.trailers).toContainEqual(['Tasks-Override', 'rogue'])
+    const lapsed = revertActor(snap, ctx('ops', '2026-11-29T15:00:00.000Z'), args(cards))
+    expect(after(snap, lapsed).tasks.get(x0.id)!.meta).toMatchObject({status: 'deferred', owner: undefined, epoch: 2})
+    expect(lapsed.trailers.some(([k]) => k === 'Tasks-Override')).toBe(false)
+  })
+
+  it('never finishes a card, never leaves cancelled', () => {
+    const x0 = task({title: 'X', status: 'done', owner: 'bob', closed_at: T0})
+    const x1: TaskMeta = {...x0, status: 'todo', owner: undefined, closed_at: undefined, revision: 2, updated_by: 'eve'}
+    const reopened = revertActor(snapshot([x1]), ctx('ops', LATER), args([history(x0, [{actor: 'eve', meta: x1}])]))
+    expect(reopened.changes).toEqual([])
+    expect(reopened.result.skipped).toEqual([{id: x0.id, title: 'X', field: 'status', reason: 'todo → done: a revert does not finish a card: `tasks done` judges its checks and sub-items'}])
+    const y0 = task({title: 'Y'})
+    const y1: TaskMeta = {...y0, status: 'cancelled', cancel_reason: 'no', closed_at: T0, revision: 2, updated_by: 'eve'}
+    const cancelled = revertActor(snapshot([y1]), ctx('ops', LATER), args([history(y0, [{actor: 'eve', meta: y1}])]))
+    expect(cancelled.changes).toEqual([])
+    expect(cancelled.result.skipped).toEqual([{id: y0.id, title: 'Y', field: 'status', reason: 'cancelled → todo: cancelled is final: no move of the rulebook leaves it'}])
+  })
+})
+
+describe('revertActor and the dependency graph', () => {
+  it('judges a cycle across the whole revert: the second of two restorations that would close one is skipped', () => {
+    const x0 = task({title: 'X'})
+    const y0 = task({title: 'Y'})
+    x0.depends_on = [y0.id]
+    // eve drops X → Y; bob adds Y → X; eve drops Y → X. Putting both back would make X → Y → X.
+    const x1 = {...x0, depends_on: [], revision: 2, updated_by: 'eve'}
+    const y1 = {...y0, depends_on: [x0.id], revision: 2, updated_by: 'bob'}
+    const y2 = {...y1, depends_on: [], revision: 3, updated_by: 'eve'}
+    const cards = [history(x0, [{actor: 'eve', meta: x1}]), history(y0, [{actor: 'bob', meta: y1}, {actor: 'eve', meta: y2}])]
+    const plan = revertActor(snapshot([x1, y2]), ctx('ops', LATER), args(cards))
+    expect(plan.result.restored).toEqual([{id: x0.id, title: 'X', field: 'depends_on', from: [], to: [y0.id]}])
+    expect(plan.result.skipped).toEqual([{id: y0.id, title: 'Y', field: 'depends_on', reason: 'those dependencies would make a cycle now'}])
+  })
+
+  it('--remove keeps a created card something outside the removal depends on, and then what that one depends on', () => {
+    const a = task({title: 'A', created_by: 'eve'})
+    const b = task({title: 'B', created_by: 'eve', depends_on: [a.id]})
+    const c = task({title: 'C', created_by: 'bob', depends_on: [b.id]})
+    const made = task({title: 'junk', created_by: 'eve'})
+    const snap = snapshot([a, b, c, made])
+    const cards = [a, b, made].map((m) => history(null, [{actor: 'eve', meta: m}]))
+    const plan = revertActor(snap, ctx('ops', LATER), args(cards, {remove: true}))
+    expect(plan.result.removed).toEqual([{id: made.id, title: 'junk'}])
+    expect(plan.result.skipped).toEqual([
+      {id: b.id, title: 'B', field: null, reason: `not removed: ${c.id} depends on it (without --remove it is cancelled)`},
+      {id: a.id, title: 'A', field: null, reason: `not removed: ${b.id} depends on it (without --remove it is cancelled)`},
+    ])
+  })
+})

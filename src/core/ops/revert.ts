@@ -19,9 +19,10 @@
  *
  * Every restoration is a write the rulebook allows the reverting actor
  * (core/state-machine.ts, what the server guard judges): the status goes
- * back only by a move (release or reopen of a claim, reopen of a finished
- * card, defer, fail), never to a claim of someone else's, to done or out
- * of cancelled; a claim's own fields (owner, lease, epoch, notes, closing
+ * back only by a row of the rulebook's TASK_MOVES from the status now to
+ * the one restored, and only a release, reopen, defer or fail, judged by
+ * `judgeMove` as the ops are; never to a claim of someone else's, to done
+ * or out of cancelled; a claim's own fields (owner, lease, epoch, notes, closing
  * reasons) follow the status and are never restored by value; the spec
  * (title, type, dependencies, description) of a card someone holds live is
  * theirs (needs --force); a value that would break a rule (a dependency on
@@ -34,15 +35,15 @@
  * A's are listed.
  */
 import {canon} from '../canon'
+import {externalDependents, findPathTo} from '../dependency-graph'
 import type {CardVersion, FieldChange} from '../field-changes'
 import {cardChanges, cardFields, fieldOrder} from '../field-changes'
 import {fieldValueProblem} from '../fields'
-import {claimIsLive} from '../readiness'
 import {descendantIds, nestingError, openDescendants} from '../nesting'
 import type {Change, OpContext, Plan} from '../plan'
 import {shortIdOf} from '../ids'
 import {type Snapshot, childIds, dependentsOf, tablesOf} from '../snapshot'
-import {type TaskMoveName, judgeMove, takesSubItems, taskMove} from '../state-machine'
+import {TASK_MOVES, type TaskMoveName, judgeMove, movesBetween, takesSubItems, taskMove} from '../state-machine'
 import {FINISHED, type Status, type TaskMeta} from '../task'
 import {wokenMeta} from '../dates'
 import {checkNote} from '../validation'
@@ -204,55 +205,50 @@ export function walkField(steps: readonly CardStep[], changes: ReadonlyArray<Rea
 /** A status move the revert makes, or why it cannot. */
 type StatusMove = {ok: true; changes: Partial<TaskMeta>; overridden: boolean; released?: string} | {ok: false; reason: string}
 
+/**
+ * The rulebook's moves a revert makes to put a status back, in the order it
+ * prefers them. Never a claim, a block or a takeover (a claim is its
+ * taker's), never done (`tasks done` judges checks and sub-items), never a
+ * cancellation.
+ */
+const REVERT_MOVES: ReadonlySet<TaskMoveName> = new Set(['release', 'reopen', 'defer', 'fail'])
+
+const CLAIMED: ReadonlySet<Status> = new Set(['in_progress', 'blocked'])
+
+/** Put the status back to `target` by a move of the rulebook (core/state-machine.ts) the reverting actor may make. */
 function statusMove(snap: Snapshot, ctx: OpContext, meta: TaskMeta, target: Status, before: TaskMeta | null): StatusMove {
   const cur = meta.status
-  const judged = (move: TaskMoveName) => judgeMove(taskMove(move, cur), standing(snap, meta, ctx))
-  const heldBy = (verdict: ReturnType<typeof judged>): StatusMove =>
-    verdict.ok
-      ? {ok: false, reason: 'not a move the rulebook allows'}
-      : verdict.refusal === 'not_admin'
-        ? {ok: false, reason: `held live by ${meta.owner}; only the admins listed in config.yaml may release it with --force`}
-        : {ok: false, reason: `held live by ${meta.owner}; pass --force --reason "…" to release the claim`}
-  if (target === 'todo') {
-    if (cur === 'in_progress' || cur === 'blocked') {
-      const release = judged('release')
-      if (release.ok && !release.overridden) return {ok: true, changes: {...NO_CLAIM, status: 'todo'}, overridden: false, released: meta.owner}
-      // Someone else's lapsed claim: reopened, and its former holder fenced out (epoch + 1), as the sweep does.
-      if (meta.owner !== ctx.actor && !claimIsLive(meta, ctx.now, snap.config)) return {ok: true, changes: {...NO_CLAIM, status: 'todo', epoch: meta.epoch + 1}, overridden: false, released: meta.owner}
-      if (release.ok) return {ok: true, changes: {...NO_CLAIM, status: 'todo'}, overridden: true, released: meta.owner}
-      return heldBy(release)
-    }
-    if (cur === 'done' || cur === 'failed' || cur === 'deferred') {
-      return {ok: true, changes: {...NO_CLAIM, status: 'todo', closed_at: undefined, fail_reason: undefined, defer_reason: undefined, defer_until: undefined}, overridden: false}
-    }
-    return {ok: false, reason: `${cur} is final: no move of the rulebook leaves it`}
+  const rows = movesBetween(cur, target).filter((r) => REVERT_MOVES.has(r.move))
+  if (rows.length === 0) {
+    if (target === 'in_progress' || target === 'blocked') return {ok: false, reason: `the claim it had was ${before?.owner ?? 'someone'}'s: only its taker makes a claim (they can claim it again)`}
+    if (target === 'done') return {ok: false, reason: 'a revert does not finish a card: `tasks done` judges its checks and sub-items'}
+    if (!TASK_MOVES.some((m) => m.from === cur && m.to !== null && m.to !== cur)) return {ok: false, reason: `${cur} is final: no move of the rulebook leaves it`}
+    return {ok: false, reason: `no move of the rulebook takes ${cur} to ${target}`}
   }
-  if (target === 'deferred' && (cur === 'todo' || cur === 'deferred')) {
-    return {ok: true, changes: {status: 'deferred', defer_reason: before?.defer_reason, defer_until: before?.defer_until}, overridden: false}
+  // A move the actor may make as it stands (its own claim, a lapsed one, anyone's move) before one only --force allows.
+  const s = standing(snap, meta, ctx)
+  const judged = rows.map((row) => ({row, verdict: judgeMove(row, s)}))
+  const pick = judged.find((j) => j.verdict.ok && !j.verdict.overridden) ?? judged.find((j) => j.verdict.ok)
+  if (!pick?.verdict.ok) {
+    const refused = judged[0]!.verdict
+    return refused.ok === false && refused.refusal === 'not_admin'
+      ? {ok: false, reason: `held live by ${meta.owner}; only the admins listed in config.yaml may release it with --force`}
+      : {ok: false, reason: `held live by ${meta.owner}; pass --force --reason "…" to release the claim`}
   }
-  if (target === 'failed' && (cur === 'todo' || cur === 'deferred')) {
-    if (openDescendants(snap, meta.id).length > 0) return {ok: false, reason: 'it has open sub-items now (failing it would cancel them)'}
-    return {ok: true, changes: {status: 'failed', fail_reason: before?.fail_reason ?? 'reverted', closed_at: ctx.now, defer_reason: undefined, defer_until: undefined}, overridden: false}
-  }
-  if (target === 'in_progress' || target === 'blocked') {
-    return {ok: false, reason: `the claim it had was ${before?.owner ?? 'someone'}'s: only its taker makes a claim (they can claim it again)`}
-  }
-  if (target === 'done') return {ok: false, reason: 'a revert does not finish a card: `tasks done` judges its checks and sub-items'}
-  return {ok: false, reason: `no move of the rulebook takes ${cur} to ${target}`}
-}
-
-/** The dependencies of `id` under `overrides`, else the snapshot's. */
-function reaches(snap: Snapshot, overrides: ReadonlyMap<string, readonly string[]>, starts: readonly string[], target: string): boolean {
-  const seen = new Set<string>()
-  const stack = [...starts]
-  while (stack.length > 0) {
-    const id = stack.pop()!
-    if (id === target) return true
-    if (seen.has(id)) continue
-    seen.add(id)
-    for (const d of overrides.get(id) ?? snap.tasks.get(id)?.depends_on ?? []) stack.push(d)
-  }
-  return false
+  const {row, verdict} = pick
+  if (row.move === 'fail' && openDescendants(snap, meta.id).length > 0) return {ok: false, reason: 'it has open sub-items now (failing it would cancel them)'}
+  // The claim ends with the move; someone else's lapsed claim is fenced out (epoch + 1), as the sweep and reopen do.
+  const claimed = CLAIMED.has(cur)
+  const endClaim: Partial<TaskMeta> = claimed ? {...NO_CLAIM, ...(verdict.lapsed && row.fences ? {epoch: meta.epoch + 1} : {})} : {}
+  const moved: Partial<TaskMeta> =
+    row.move === 'release'
+      ? {...NO_CLAIM, status: 'todo'}
+      : row.move === 'reopen'
+        ? {...NO_CLAIM, ...endClaim, status: 'todo', closed_at: undefined, fail_reason: undefined, defer_reason: undefined, defer_until: undefined}
+        : row.move === 'defer'
+          ? {...endClaim, status: 'deferred', defer_reason: before?.defer_reason, defer_until: before?.defer_until}
+          : {...endClaim, ...(claimed ? FINISH_CLEARS : {}), status: 'failed', fail_reason: before?.fail_reason ?? 'reverted', closed_at: ctx.now, defer_reason: undefined, defer_until: undefined}
+  return {ok: true, changes: moved, overridden: verdict.overridden, ...(claimed && meta.owner ? {released: meta.owner} : {})}
 }
 
 function setField(meta: TaskMeta, field: string, value: unknown): void {
@@ -374,7 +370,7 @@ export function revertActor(snap: Snapshot, ctx: OpContext, args: RevertArgs): P
           no(`it depended on ${gone.join(', ')}, which ${gone.length === 1 ? 'is' : 'are'} no longer in the list`)
           continue
         }
-        if (reaches(snap, depsOverride, deps, card.id)) {
+        if (findPathTo(snap, deps, card.id, depsOverride)) {
           no('those dependencies would make a cycle now')
           continue
         }
@@ -477,7 +473,7 @@ export function revertActor(snap: Snapshot, ctx: OpContext, args: RevertArgs): P
       changed = false
       for (const id of [...removing]) {
         const child = childIds(snap, id).find((k) => !removing.has(k))
-        const dependent = dependentsOf(snap, id).find((d) => !removing.has(d.id))
+        const dependent = child ? undefined : externalDependents(snap, removing, [id])[0]
         const no = child ? `its sub-item ${child} stays` : dependent ? `${dependent.id} depends on it` : null
         if (!no) continue
         removing.delete(id)
