@@ -432,7 +432,7 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
       body = te.toJSON().error as typeof body
     }
     // A refused action is also said in the board's own words (no CLI commands or flags the page cannot act on).
-    if (action !== undefined) body = {...body, page: pageWording(body, action, shortOf)}
+    if (action !== undefined) body = {...body, page: pageWording(body, action, reader.now(), shortOf)}
     if (asJson || !ctx) send(res, status, 'application/json; charset=utf-8', JSON.stringify({error: body}), headers)
     else send(res, status, 'text/html; charset=utf-8', layout(ctx, 'error', 'error', `<h1>${esc(status)}</h1><p>${esc(body.message)}</p><p><a href="/">back to the board</a></p>`))
   }
