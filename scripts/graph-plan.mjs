@@ -3,7 +3,7 @@
 // item, a reservation, sub-items) and a generated plan of any size (chains of work inside
 // epics, cross-links, some loose cards). Each is a few `tasks batch` documents: one of adds
 // by the lead, then one per agent (claims, done, block), so a plan costs a handful of
-// processes whatever its size. Used by scripts/screenshots.mjs and test/browser/graph.test.ts.
+// processes whatever its size. Used by scripts/screenshots.mjs (its `plan` list) and test/browser/graph.test.ts.
 
 /** The 26-card plan: `{adds, moves}`; `adds` is one batch (names $a…), `moves(ids)` gives each actor's batch. */
 export function realisticPlan() {

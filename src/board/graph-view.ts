@@ -8,36 +8,21 @@
  * Content-Security-Policy allows no inline script or style). Pure strings.
  */
 import type {TaskGraph} from '../core/task-graph'
-import {graphLayers} from '../render/graph-outline'
+import {outlineLayers} from '../render/graph-outline'
 import {esc} from './pages'
 
 const STATE_LABEL = (s: string) => s.replace('_', ' ')
 
-/** The graph as layers: the items that wait on nothing first, each item after everything it waits on. */
+/** The graph as layers: the items that wait on nothing first, each item after everything it waits on, the items linked to nothing last. */
 function layersHtml(g: TaskGraph): string {
   if (g.nodes.length === 0) return '<p class="muted">Nothing to draw: no open items.</p>'
   const short = new Map(g.nodes.map((n) => [n.id, n.short_id]))
-  const after = new Map<string, string[]>()
-  const linked = new Set<string>()
-  for (const e of g.edges) {
-    linked.add(e.from).add(e.to)
-    if (e.kind === 'depends') after.set(e.to, [...(after.get(e.to) ?? []), e.from])
-  }
-  const parent = new Map(g.edges.filter((e) => e.kind === 'subitem').map((e) => [e.to, e.from]))
-  const depth = graphLayers(g)
-  const groups = new Map<number, typeof g.nodes>()
-  for (const n of g.nodes) {
-    const d = linked.has(n.id) ? (depth.get(n.id) ?? 0) : -1
-    groups.set(d, [...(groups.get(d) ?? []), n])
-  }
-  const keys = [...groups.keys()].sort((a, b) => (a === -1 ? 1 : b === -1 ? -1 : a - b))
   const link = (id: string) => `<a href="/task/${esc(id)}">${esc(short.get(id) ?? id)}</a>`
-  return `<ol class="layers">${keys
-    .map((k) => {
-      const items = groups
-        .get(k)!
-        .sort((a, b) => Number(b.critical) - Number(a.critical) || Number(b.ready) - Number(a.ready) || a.priority - b.priority || (a.id < b.id ? -1 : 1))
-        .map((n) => {
+  return `<ol class="layers">${outlineLayers(g, {looseApart: true})
+    .map(({layer, items: all}) => {
+      const items = [...all]
+        .sort((a, b) => Number(b.node.critical) - Number(a.node.critical) || Number(b.node.ready) - Number(a.node.ready) || a.node.priority - b.node.priority || (a.node.id < b.node.id ? -1 : 1))
+        .map(({node: n, after, parent}) => {
           const badges = [
             `<span class="badge gstate state-${esc(n.state)}">${esc(STATE_LABEL(n.state))}</span>`,
             n.critical ? '<span class="badge crit">critical path</span>' : '',
@@ -45,22 +30,21 @@ function layersHtml(g: TaskGraph): string {
             `<span class="badge prio p${n.priority}">P${n.priority}</span>`,
             n.owner ? `<span class="owner">${esc(n.owner)}</span>` : n.assignee ? `<span class="owner">for ${esc(n.assignee)}</span>` : '',
           ].join('')
-          const deps = after.get(n.id)
-          const up = parent.get(n.id)
-          const notes = [deps ? `after ${deps.map(link).join(', ')}` : '', up ? `in ${link(up)}` : ''].filter(Boolean).join(' · ')
+          const notes = [after.length ? `after ${after.map(link).join(', ')}` : '', parent ? `in ${link(parent)}` : ''].filter(Boolean).join(' · ')
           return `<li class="gitem${n.critical ? ' critical' : ''}${n.ready ? ' frontier' : ''}" data-id="${esc(n.id)}"><a class="gtitle" href="/task/${esc(n.id)}"><span class="sid">${esc(n.short_id)}</span> ${esc(n.title)}</a><div class="badges">${badges}</div>${notes ? `<div class="muted gafter">${notes}</div>` : ''}</li>`
         })
         .join('')
-      const head = k === -1 ? 'Not linked to other items' : k === 0 ? 'Layer 1 · waits on nothing here' : `Layer ${k + 1}`
-      return `<li><h3>${head} <span class="count">${groups.get(k)!.length}</span></h3><ul>${items}</ul></li>`
+      const head = layer === -1 ? 'Not linked to other items' : layer === 0 ? 'Layer 1 · waits on nothing here' : `Layer ${layer + 1}`
+      return `<li><h3>${head} <span class="count">${all.length}</span></h3><ul>${items}</ul></li>`
     })
     .join('')}</ol>`
 }
 
-/** The graph page: toolbar (zoom, fit, critical path, drawing or layers), legend, the drawing and the layers. */
+/**
+ * The graph page: toolbar (zoom, fit, critical path, drawing or layers), legend, the drawing and the layers.
+ * `svg` is renderSvg's drawing for embedding (no style attribute, which the page's CSP refuses): /board.css sizes it.
+ */
 export function graphPage(svg: string, g: TaskGraph, all: boolean): string {
-  // The page's CSP allows no style attribute: the drawing is sized by /board.css instead.
-  const inline = svg.replace(/^<\?xml[^>]*>\s*/, '').replace(' style="max-width:100%;height:auto"', '')
   const crit = g.critical_path.length
   return `<div class="graph-view">
 <div class="toolbar graph-tools">
@@ -69,7 +53,7 @@ export function graphPage(svg: string, g: TaskGraph, all: boolean): string {
 <span class="glinks"><a href="${all ? '/graph' : '/graph?all=1'}">${all ? 'open items only' : 'include done and cancelled'}</a> · <a href="/graph.svg${all ? '?all=1' : ''}" download="tasks-graph.svg">download SVG</a></span>
 </div>
 <p class="muted ghelp">${g.nodes.length} items. Drag to move, wheel or + / − to zoom, 0 to fit, c for the critical path; a card opens its page.</p>
-<div class="graph graph-canvas" data-graph-canvas tabindex="0" aria-label="dependency graph">${inline}</div>
+<div class="graph graph-canvas" data-graph-canvas tabindex="0" aria-label="dependency graph">${svg}</div>
 <div class="graph-layers">${layersHtml(g)}</div>
 </div>`
 }

@@ -50,7 +50,7 @@ export interface BoardOptions {
   /** The engine bundle (dist/engine.js): the app layer's use cases. */
   engine: typeof Engine
   /** The SVG renderer, loaded on first use. */
-  svg: () => {renderSvg(g: import('../core/task-graph').TaskGraph, title?: string): string}
+  svg: () => {renderSvg(g: import('../core/task-graph').TaskGraph, title?: string, options?: import('../render/graph-svg').SvgOptions): string}
   cwd: string
   list: string
   as?: string
@@ -239,7 +239,8 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
       boardCache = {commit, at: Date.now(), list}
       return list
     })
-  const svgCache = new Map<string, {svg: string; graph: import('../core/task-graph').TaskGraph}>()
+  /** The graph of one commit (and scope), drawn for the page and as a file as each is asked for. */
+  const svgCache = new Map<string, {graph: import('../core/task-graph').TaskGraph; title: string; svg: {page?: string; file?: string}}>()
 
   const context = (authed: boolean, commit: string, at?: PageContext['at']): PageContext =>
     at ? {list: o.list, actor, commit, now: reader.now(), token: null, notices: [], at} : {list: o.list, actor, commit, now: reader.now(), token: authed ? token : null, notices: [...notices.values()]}
@@ -431,7 +432,7 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
       body = te.toJSON().error as typeof body
     }
     // A refused action is also said in the board's own words (no CLI commands or flags the page cannot act on).
-    if (action !== undefined) body = {...body, page: pageWording(body, action, shortOf)}
+    if (action !== undefined) body = {...body, page: pageWording(body, action, reader.now(), shortOf)}
     if (asJson || !ctx) send(res, status, 'application/json; charset=utf-8', JSON.stringify({error: body}), headers)
     else send(res, status, 'text/html; charset=utf-8', layout(ctx, 'error', 'error', `<h1>${esc(status)}</h1><p>${esc(body.message)}</p><p><a href="/">back to the board</a></p>`))
   }
@@ -567,21 +568,25 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
       }
       if (path === '/graph' || path === '/graph.svg') {
         const all = url.searchParams.get('all') === '1'
-        const [drawn, commit] = await serial(async () => {
+        // The page draws the SVG inside itself (no style attribute: its CSP allows none); /graph.svg is a file of its own.
+        const embedded = path === '/graph'
+        const [drawn, svg, commit] = await serial(async () => {
           const c = then ? then.at.commit : await fresh()
           const key = `${c}:${all}:${then ? 'past' : Math.floor(Date.now() / CACHE_MS)}`
           let s = svgCache.get(key)
           if (s === undefined) {
             const g = await e.graph.taskGraph(then ? then.past : reader, {ids: [], all})
-            s = {svg: o.svg().renderSvg(g, `${o.list}: ${g.nodes.length} items${then ? ` as of ${then.at.date} (commit ${then.at.commit.slice(0, 7)})` : ''}`), graph: g}
+            s = {graph: g, title: `${o.list}: ${g.nodes.length} items${then ? ` as of ${then.at.date} (commit ${then.at.commit.slice(0, 7)})` : ''}`, svg: {}}
             svgCache.clear()
             svgCache.set(key, s)
           }
-          return [s, c] as const
+          const form = embedded ? 'page' : 'file'
+          s.svg[form] ??= o.svg().renderSvg(s.graph, s.title, {embedded})
+          return [s, s.svg[form], c] as const
         })
-        if (path === '/graph.svg') return send(res, 200, 'image/svg+xml; charset=utf-8', drawn.svg)
+        if (path === '/graph.svg') return send(res, 200, 'image/svg+xml; charset=utf-8', svg)
         ctx = context(auth.any, commit, then?.at)
-        return html(res, 200, layout(ctx, 'graph', 'graph', graphPage(drawn.svg, drawn.graph, all)))
+        return html(res, 200, layout(ctx, 'graph', 'graph', graphPage(svg, drawn.graph, all)))
       }
       ctx = context(auth.any, lastTip)
       return html(res, 404, layout(ctx, 'not found', 'error', '<h1>Not found</h1><p><a href="/">back to the board</a></p>'))

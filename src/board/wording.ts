@@ -30,10 +30,11 @@ export function withoutCliAdvice(message: string): string {
 
 /**
  * The page's sentence for a refused action. `action` is what was asked
- * (claim, done, block, release, reopen, bulk, comment, …); `shortOf` names a
- * card the way the board shows it (its short id).
+ * (claim, done, block, release, reopen, bulk, comment, …); `now` is the
+ * board's clock (ISO time: whether a holder's lease ran out); `shortOf`
+ * names a card the way the board shows it (its short id).
  */
-export function pageWording(error: {code: string; message: string} & Data, action: string, shortOf: (id: string) => string = (id) => id): PageWording {
+export function pageWording(error: {code: string; message: string} & Data, action: string, now: string, shortOf: (id: string) => string = (id) => id): PageWording {
   const id = str(error.id)
   const card = id ? shortOf(id) : 'this card'
   const open = id ? {href: `/task/${id}`, label: `open ${card}`} : {}
@@ -50,7 +51,7 @@ export function pageWording(error: {code: string; message: string} & Data, actio
       case 'already_claimed':
         return {text: `${owner ?? 'Someone else'} holds this card`}
       case 'not_owner':
-        return {text: `${owner ?? 'Someone else'} holds this card${error.lease_expires && Date.parse(String(error.lease_expires)) < Date.now() ? ' (their lease ran out: claim it to take it over)' : '; only they can move it'}`}
+        return {text: `${owner ?? 'Someone else'} holds this card${error.lease_expires && Date.parse(String(error.lease_expires)) < Date.parse(now) ? ' (their lease ran out: claim it to take it over)' : '; only they can move it'}`}
       case 'claim_taken_over':
       case 'stale_epoch':
         return {text: `${str(error.taken_over_by) ?? owner ?? 'Someone else'} took this card over; it is theirs now`}
@@ -99,8 +100,6 @@ export function pageWording(error: {code: string; message: string} & Data, actio
       case 'cas_exhausted':
       case 'ref_locked':
         return {text: 'The list is busy and nothing was written: try again in a moment'}
-      case 'token_required':
-        return {text: 'This page cannot make changes: open the address the board printed when it started'}
       case 'task_not_found':
         return {text: 'That card is gone (removed, or the page is out of date)'}
       default:

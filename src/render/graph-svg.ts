@@ -354,13 +354,23 @@ function legendSvg(g: TaskGraph): string {
   return parts.join('')
 }
 
+/** How the SVG is to be used. */
+export interface SvgOptions {
+  /**
+   * Drawn inside a page that sizes it (the board's /graph, whose
+   * Content-Security-Policy allows no style attribute): no inline style.
+   * Otherwise a standalone document that shrinks to the window.
+   */
+  embedded?: boolean
+}
+
 /**
- * A standalone SVG document of the graph: a legend row, nodes coloured by
- * state, the critical path in red, the ready frontier outlined in dashed
- * green. Its width and height are the drawing's own size, and it shrinks to
+ * An SVG document of the graph: a legend row, nodes coloured by state, the
+ * critical path in red, the ready frontier outlined in dashed green. Its
+ * width and height are the drawing's own size; standalone, it shrinks to
  * the window when opened in a browser (max-width: 100%).
  */
-export function renderSvg(g: TaskGraph, title = 'tasks'): string {
+export function renderSvg(g: TaskGraph, title = 'tasks', options: SvgOptions = {}): string {
   const laid = layoutGraph(g)
   const width = Math.ceil(Math.max(laid.width, 640) + MARGIN * 2)
   const height = Math.ceil(laid.height + MARGIN * 2 + LEGEND_H)
@@ -368,7 +378,7 @@ export function renderSvg(g: TaskGraph, title = 'tasks'): string {
   const dx = MARGIN + Math.max(0, (640 - laid.width) / 2)
   const out: string[] = []
   out.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="DejaVu Sans, Verdana, Arial, sans-serif" font-size="12" style="max-width:100%;height:auto">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="DejaVu Sans, Verdana, Arial, sans-serif" font-size="12"${options.embedded ? '' : ' style="max-width:100%;height:auto"'}>`,
   )
   out.push(`<title>${xmlText(title)}</title>`)
   out.push('<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#777"/></marker>')

@@ -14,7 +14,7 @@
 import type {Browser, Page} from 'playwright-core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {BIN, TEST_ENV, gitSync, makeRepo, runJson} from '../helpers/cli'
-import {type StartedBoard, launchChromium, startBoard} from '../helpers/board'
+import {type StartedBoard, boxOf, launchChromium, startBoard} from '../helpers/board'
 
 const LEAD = {env: {TASKS_ACTOR: 'lead'}}
 const OTHER = {env: {TASKS_ACTOR: 'agent-2'}}
@@ -177,7 +177,7 @@ describe('the board people use (Chromium)', () => {
     const page = await browser.newPage({viewport: {width: 1400, height: 900}})
     await page.goto(board.url)
     await page.goto(`${board.origin}/task/${ids.described}`)
-    const box = async (sel: string) => (await page.locator(sel).boundingBox())!
+    const box = (sel: string) => boxOf(page.locator(sel))
     const [description, thread, composer, side] = [await box('.description'), await box('.thread'), await box('form[data-form="comment"]'), await box('aside.side')]
     expect(description.y).toBeLessThan(thread.y)
     expect(thread.y).toBeLessThan(composer.y)
@@ -204,7 +204,7 @@ describe('the board people use (Chromium)', () => {
     const context = await browser.newContext({viewport: {width: 390, height: 844}, isMobile: true, hasTouch: true})
     const page = await context.newPage()
     await page.goto(board.url)
-    const card = (await cardIn(page, 'ready', ids.touched!).boundingBox())!
+    const card = await boxOf(cardIn(page, 'ready', ids.touched!))
     const cdp = await context.newCDPSession(page)
     const at = (x: number, y: number) => [{x, y, id: 1}]
     const [x, y] = [card.x + card.width / 2, card.y + 12]
@@ -212,7 +212,7 @@ describe('the board people use (Chromium)', () => {
     await page.waitForTimeout(700) // the long press
     await page.locator('article.card.dragging').waitFor({timeout: 5000})
     // In progress is off to the right on a phone: the kanban is scrolled to it while the card is held (a second finger would).
-    const target = async () => (await column(page, 'in_progress').boundingBox())!
+    const target = () => boxOf(column(page, 'in_progress'))
     await page.locator('.kanban').evaluate((k) => (k.scrollLeft = (k.querySelector('[data-column="in_progress"]') as HTMLElement).offsetLeft - 40))
     const t = await target()
     await cdp.send('Input.dispatchTouchEvent', {type: 'touchMove', touchPoints: at(t.x + 30, t.y + 30)})

@@ -15,7 +15,7 @@ import type {Browser, Page} from 'playwright-core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {generatedPlan, realisticPlan, writePlan} from '../../scripts/graph-plan.mjs'
 import {BIN, TEST_ENV, makeRepo, run, runJson, tempDir} from '../helpers/cli'
-import {type StartedBoard, launchChromium, startBoard} from '../helpers/board'
+import {type StartedBoard, boxOf, launchChromium, startBoard} from '../helpers/board'
 
 let repo: string
 let browser: Browser
@@ -116,7 +116,7 @@ describe('the graph view in Chromium', () => {
     expect(zoomed[2]!).toBeLessThan(start[2]! * 0.8)
     await page.locator('button[data-graph="out"]').click()
     expect((await viewBox(page))[2]!).toBeGreaterThan(zoomed[2]!)
-    const canvas = (await page.locator('[data-graph-canvas]').boundingBox())!
+    const canvas = await boxOf(page.locator('[data-graph-canvas]'))
     await page.mouse.move(canvas.x + canvas.width / 2, canvas.y + canvas.height / 2)
     await page.mouse.wheel(0, -400)
     await expect.poll(async () => (await viewBox(page))[2]!).toBeLessThan(start[2]!)

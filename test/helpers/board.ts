@@ -7,7 +7,7 @@
  */
 import {type ChildProcess, spawn} from 'node:child_process'
 import {existsSync} from 'node:fs'
-import {chromium, type Browser} from 'playwright-core'
+import {chromium, type Browser, type Locator} from 'playwright-core'
 
 export interface StartedBoard {
   url: string
@@ -72,4 +72,21 @@ export function startBoard(bin: string, cwd: string, env: NodeJS.ProcessEnv, ext
       })
     })
   })
+}
+
+/**
+ * Where the element a locator finds is drawn, once it is visible (attached
+ * and laid out). A page of the board swaps its content when the ref moves,
+ * and a page opened just after a write may get such a live update at once:
+ * an element found and then replaced before it is measured has no box
+ * (playwright's boundingBox() answers null), so it is found again.
+ */
+export async function boxOf(locator: Locator, timeout = 10_000): Promise<{x: number; y: number; width: number; height: number}> {
+  const until = Date.now() + timeout
+  for (;;) {
+    await locator.waitFor({state: 'visible', timeout: Math.max(1, until - Date.now())})
+    const box = await locator.boundingBox()
+    if (box) return box
+    if (Date.now() >= until) throw new Error(`no box for ${String(locator)} within ${timeout} ms`)
+  }
 }

@@ -62,6 +62,19 @@ describe('tasks board over HTTP', () => {
     expect((await http(local.port, '/', {headers: {Host: `attacker.example:${local.port}`}})).status).toBe(421)
   })
 
+  it('the graph: the page draws the SVG without a style attribute (its CSP allows none); /graph.svg is the standalone file that shrinks to the window', async () => {
+    const page = await http(local.port, '/graph')
+    expect(page.status).toBe(200)
+    const drawn = page.body.slice(page.body.indexOf('<svg'), page.body.indexOf('</svg>'))
+    expect(drawn).toContain('<g class="node ')
+    expect(drawn).not.toContain('style=')
+    const file = await http(local.port, '/graph.svg')
+    expect(file.body.startsWith('<svg')).toBe(true)
+    expect(file.body.split('\n')[0]).toContain(' style="max-width:100%;height:auto"')
+    // Asked again in the other order: each form as it should be (the board keeps both for the commit).
+    expect((await http(local.port, '/graph')).body).toBe(page.body)
+  })
+
   it('changes: the token in a header, JSON, same origin; the result is the command’s', async () => {
     const post = (headers: Record<string, string>, body = JSON.stringify({id: item, text: 'hello'})) =>
       http(local.port, '/api/comment', {method: 'POST', headers: {Host: `127.0.0.1:${local.port}`, ...headers}, body})

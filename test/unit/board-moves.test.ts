@@ -26,23 +26,28 @@ describe('board moves', () => {
 
 describe('refusals in the board’s words', () => {
   const short = (id: string) => id.replace('tsk-', '').slice(0, 4)
+  const NOW = T0
   it('names the holder, the checks and the waits, and links to the card when the next step is there', () => {
     const claimed = {code: 'already_claimed', message: 'tsk-abcdefgh is already claimed by agent-3 (epoch 2, lease until …)', id: 'tsk-abcdefgh', owner: 'agent-3'}
-    expect(pageWording(claimed, 'claim', short)).toEqual({text: 'agent-3 holds this card'})
+    expect(pageWording(claimed, 'claim', NOW, short)).toEqual({text: 'agent-3 holds this card'})
     const notOwner = {code: 'not_owner', message: 'tsk-abcdefgh is held by agent-3; only the owner may finish it. Claim it first, or use --force --reason "…"', id: 'tsk-abcdefgh', owner: 'agent-3', lease_expires: '2999-01-01T00:00:00Z'}
-    expect(pageWording(notOwner, 'done', short).text).toBe('agent-3 holds this card; only they can move it')
+    expect(pageWording(notOwner, 'done', NOW, short).text).toBe('agent-3 holds this card; only they can move it')
+    // Whether the lease ran out is read against the board's clock, not the machine's.
+    const lapsed = {...notOwner, lease_expires: '2026-01-01T10:00:00Z'}
+    expect(pageWording(lapsed, 'done', '2026-01-01T10:00:01Z', short).text).toBe('agent-3 holds this card (their lease ran out: claim it to take it over)')
+    expect(pageWording(lapsed, 'done', '2026-01-01T09:59:59Z', short).text).toBe('agent-3 holds this card; only they can move it')
     const checks = {code: 'checks_pending', message: 'x; pass them with `tasks check pass tsk-abcdefgh CHECK --evidence "…"` or supersede them', id: 'tsk-abcdefgh'}
-    expect(pageWording(checks, 'done', short)).toEqual({text: 'Pass its checks first (open the card)', href: '/task/tsk-abcdefgh', label: 'open abcd'})
+    expect(pageWording(checks, 'done', NOW, short)).toEqual({text: 'Pass its checks first (open the card)', href: '/task/tsk-abcdefgh', label: 'open abcd'})
     const waiting = {code: 'waiting', message: 'w', id: 'tsk-abcdefgh', blocked_by: [{id: 'tsk-zzzzyyyy', status: 'in_progress', via: null}]}
-    expect(pageWording(waiting, 'claim', short).text).toBe('It waits on zzzz (in progress): finish that first')
-    expect(pageWording({...claimed, code: 'already_claimed'}, 'bulk', short).text).toBe('abcd: agent-3 holds this card — nothing was written')
+    expect(pageWording(waiting, 'claim', NOW, short).text).toBe('It waits on zzzz (in progress): finish that first')
+    expect(pageWording({...claimed, code: 'already_claimed'}, 'bulk', NOW, short).text).toBe('abcd: agent-3 holds this card — nothing was written')
   })
 
   it('strips CLI advice from messages it has no sentence for', () => {
     expect(withoutCliAdvice('tsk-a is scheduled for 2030; it is not handed out before then (or use --force --reason "…")')).toBe('tsk-a is scheduled for 2030; it is not handed out before then')
     expect(withoutCliAdvice('session s is held by a; only its owner may end it. Claim it, take it over (`tasks session takeover`), or use --force --reason "…"')).toBe('session s is held by a; only its owner may end it')
     expect(withoutCliAdvice('the title is empty')).toBe('the title is empty')
-    const odd = pageWording({code: 'some_new_code', message: 'tsk-a cannot do that; run `tasks doctor` --fix'}, 'claim')
+    const odd = pageWording({code: 'some_new_code', message: 'tsk-a cannot do that; run `tasks doctor` --fix'}, 'claim', NOW)
     expect(odd.text).toBe('tsk-a cannot do that')
     expect(odd.text).not.toMatch(/--|`/)
   })

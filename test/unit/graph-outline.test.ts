@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import type {TaskGraph} from '../../src/core/task-graph'
 import {printsOutline} from '../../src/commands/graph-tty'
-import {renderGraphOutline} from '../../src/render/graph-outline'
+import {outlineLayers, renderGraphOutline} from '../../src/render/graph-outline'
 
 const plain = {color: false, width: 100}
 const node = (id: string, title: string, extra: Partial<TaskGraph['nodes'][number]> = {}) => ({
@@ -46,6 +46,31 @@ describe('tasks graph on a terminal', () => {
     expect(text).toContain('critical path: tsk-aaaa -> tsk-cccc')
     expect(text).toContain('ready now: 1')
     expect(text).toContain('tasks graph --out graph.svg')
+  })
+
+  it('outlineLayers: each item after what it waits on and under its parent; the items linked to nothing in layer 1, or last and apart', () => {
+    const g: TaskGraph = {
+      nodes: [node('dddddddd', 'Loose'), node('cccccccc', 'Child'), node('bbbbbbbb', 'Parent'), node('aaaaaaaa', 'First')],
+      edges: [
+        {from: 'tsk-aaaaaaaa', to: 'tsk-bbbbbbbb', kind: 'depends', critical: false},
+        {from: 'tsk-bbbbbbbb', to: 'tsk-cccccccc', kind: 'subitem', critical: false},
+      ],
+      critical_path: [],
+      frontier: [],
+      dropped_edges: [],
+    }
+    const shape = (ls: ReturnType<typeof outlineLayers>) => ls.map((l) => [l.layer, l.items.map((i) => [i.node.id.slice(4, 5), i.after.join(), i.parent ?? ''])])
+    expect(shape(outlineLayers(g))).toEqual([
+      [0, [['d', '', ''], ['a', '', '']]],
+      [1, [['b', 'tsk-aaaaaaaa', '']]],
+      [2, [['c', '', 'tsk-bbbbbbbb']]],
+    ])
+    expect(shape(outlineLayers(g, {looseApart: true}))).toEqual([
+      [0, [['a', '', '']]],
+      [1, [['b', 'tsk-aaaaaaaa', '']]],
+      [2, [['c', '', 'tsk-bbbbbbbb']]],
+      [-1, [['d', '', '']]],
+    ])
   })
 
   it('says what to do on an empty graph', () => {

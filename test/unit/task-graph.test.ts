@@ -161,6 +161,14 @@ describe('renderers', () => {
     expect(svg).toContain('stroke-dasharray') // the sub-item edge
   })
 
+  it('SVG: standalone, it shrinks to the window; embedded (the board), no style attribute and otherwise the same drawing', () => {
+    const file = renderSvg(g, 'tasks')
+    const page = renderSvg(g, 'tasks', {embedded: true})
+    expect(file.split('\n')[0]).toContain(' style="max-width:100%;height:auto"')
+    expect(page).not.toContain('style=')
+    expect(page).toBe(file.replace(' style="max-width:100%;height:auto"', ''))
+  })
+
   it('DOT: accepted by Graphviz, with exactly the items and edges of the graph', () => {
     const dot = renderDot(g)
     const plain = execFileSync('dot', ['-Tplain'], {input: dot, encoding: 'utf8'})
