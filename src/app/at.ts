@@ -5,7 +5,7 @@
  */
 import {NotFoundError, UsageError} from '../core/errors'
 import {WHEN_FORMS, parseWhen} from '../core/when'
-import {commitAtOrBefore, commitOnRef} from '../refstore/history'
+import {commitAtOrBefore, commitOnRef, committerDate} from '../refstore/history'
 import {git} from '../refstore/git-process'
 import type {Session} from './session'
 
@@ -58,15 +58,4 @@ async function commitThroughReader(session: Session, prefix: string): Promise<{c
   if (date === null) return null
   if (obj.oid !== store.tip && (await git(['merge-base', '--is-ancestor', obj.oid, store.ref], {cwd: store.repo.cwd})).code !== 0) return null
   return {commit: obj.oid, date}
-}
-
-/** A commit's committer date in strict ISO-8601 with its own offset (`%cI`: 2026-11-30T14:00:00+01:00); null when unreadable. */
-export function committerDate(commitText: string): string | null {
-  const header = commitText.slice(0, Math.max(0, commitText.indexOf('\n\n')) || commitText.length)
-  const m = /^committer .* (\d+) ([+-])(\d{2})(\d{2})$/m.exec(header)
-  if (!m) return null
-  const offsetMinutes = (m[2] === '-' ? -1 : 1) * (Number(m[3]) * 60 + Number(m[4]))
-  const local = new Date((Number(m[1]) + offsetMinutes * 60) * 1000)
-  if (Number.isNaN(local.getTime())) return null
-  return `${local.toISOString().slice(0, 19)}${m[2]}${m[3]}:${m[4]}`
 }
