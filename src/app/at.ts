@@ -4,7 +4,7 @@
  * `plan`. Reads commits only; never touches the index cache.
  */
 import {NotFoundError, UsageError} from '../core/errors'
-import {WHEN_FORMS, parseWhen} from '../core/when'
+import {WHEN_FORMS, type When, parseWhen} from '../core/when'
 import {commitAtOrBefore, commitOnRef, committerDate} from '../refstore/history'
 import {git} from '../refstore/git-process'
 import type {Session} from './session'
@@ -20,7 +20,11 @@ export interface AtPoint {
 
 /** The commit WHEN names on the session's list (exit 2 for bad text or an ambiguous prefix, 3 when there is none). */
 export async function resolveAt(session: Session, text: string, flag = 'at'): Promise<AtPoint> {
-  const when = parseWhen(text, Date.parse(session.now()), flag)
+  return resolveWhen(session, parseWhen(text, Date.parse(session.now()), flag), text, flag)
+}
+
+/** `resolveAt` of WHEN already parsed (`when`, from `text` as typed after `flag`): for a caller that needs the parsed value too. */
+export async function resolveWhen(session: Session, when: When, text: string, flag = 'at'): Promise<AtPoint> {
   const {cwd} = session.store.repo
   const ref = session.store.ref
   if (when.kind === 'commit') {
