@@ -13,6 +13,7 @@
  * brings was made by the commits it merges, not by whoever merged.
  */
 import {EnvironmentError} from '../core/errors'
+import {actorsNamed} from '../core/flag-values'
 import {type DiffPoint, type ListDiff, buildListDiff, cardsWithoutTaskFile} from '../core/list-diff'
 import {parseTaskFile} from '../core/task-file'
 import {type PrefixSearch, shortIdBetween, shortIdOf} from '../core/ids'
@@ -28,11 +29,6 @@ export type {ListDiff}
 export interface DiffOptions {
   /** Only the changes made by commits of these actors (`@me`: the current one); comma-separated values are split. */
   actor?: string[]
-}
-
-/** Split repeatable, comma-separated flag values. */
-function splitValues(values: readonly string[] | undefined): string[] {
-  return (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)
 }
 
 /**
@@ -64,8 +60,8 @@ interface Side {
 
 async function diffPoints(session: Session, from: Side, to: Side, options: DiffOptions, idsP: Promise<PrefixSearch | null>): Promise<ListDiff> {
   const cwd = session.store.repo.cwd
-  const wanted = splitValues(options.actor)
-  const actors = wanted.length === 0 ? null : [...new Set(await Promise.all(wanted.map(async (a) => (a === '@me' ? await session.actor() : a))))].sort()
+  const named = await actorsNamed(options.actor, () => session.actor())
+  const actors = named.size === 0 ? null : [...named].sort()
   const reader = session.store.reader
   // Only the dates not known yet are read (a commit given by id, the tip): resolveAt dated what WHEN named.
   const datesP = commitDates(reader, [from, to].filter((p) => p.date === undefined).map((p) => p.commit))
