@@ -4,8 +4,8 @@
  * `plan`. Reads commits only; never touches the index cache.
  */
 import {NotFoundError, UsageError} from '../core/errors'
-import {WHEN_FORMS, parseWhen} from '../core/when'
-import {commitAtOrBefore, commitOnRef} from '../refstore/history'
+import {WHEN_FORMS, type When, parseWhen} from '../core/when'
+import {commitAtOrBefore, commitOnRef, committerDate} from '../refstore/history'
 import {git} from '../refstore/git-process'
 import type {Session} from './session'
 
@@ -20,7 +20,11 @@ export interface AtPoint {
 
 /** The commit WHEN names on the session's list (exit 2 for bad text or an ambiguous prefix, 3 when there is none). */
 export async function resolveAt(session: Session, text: string, flag = 'at'): Promise<AtPoint> {
-  const when = parseWhen(text, Date.parse(session.now()), flag)
+  return resolveWhen(session, parseWhen(text, Date.parse(session.now()), flag), text, flag)
+}
+
+/** `resolveAt` of WHEN already parsed (`when`, from `text` as typed after `flag`): for a caller that needs the parsed value too. */
+export async function resolveWhen(session: Session, when: When, text: string, flag = 'at'): Promise<AtPoint> {
   const {cwd} = session.store.repo
   const ref = session.store.ref
   if (when.kind === 'commit') {
@@ -58,15 +62,4 @@ async function commitThroughReader(session: Session, prefix: string): Promise<{c
   if (date === null) return null
   if (obj.oid !== store.tip && (await git(['merge-base', '--is-ancestor', obj.oid, store.ref], {cwd: store.repo.cwd})).code !== 0) return null
   return {commit: obj.oid, date}
-}
-
-/** A commit's committer date in strict ISO-8601 with its own offset (`%cI`: 2026-11-30T14:00:00+01:00); null when unreadable. */
-export function committerDate(commitText: string): string | null {
-  const header = commitText.slice(0, Math.max(0, commitText.indexOf('\n\n')) || commitText.length)
-  const m = /^committer .* (\d+) ([+-])(\d{2})(\d{2})$/m.exec(header)
-  if (!m) return null
-  const offsetMinutes = (m[2] === '-' ? -1 : 1) * (Number(m[3]) * 60 + Number(m[4]))
-  const local = new Date((Number(m[1]) + offsetMinutes * 60) * 1000)
-  if (Number.isNaN(local.getTime())) return null
-  return `${local.toISOString().slice(0, 19)}${m[2]}${m[3]}:${m[4]}`
 }

@@ -7,6 +7,7 @@
  * transaction).
  */
 import {ConflictError, NotFoundError, UsageError} from '../core/errors'
+import {actorsNamed, splitValues} from '../core/flag-values'
 import {parseTimePoint} from '../core/history-event'
 import {normaliseIdInput, taskDir} from '../core/ids'
 import {type RemovedItem, restoreTask} from '../core/ops/restore'
@@ -40,10 +41,6 @@ export interface LogResult {
   /** True when that task is no longer in the list (its history is shown from the commits that named it). */
   removed: boolean
   events: HistoryEvent[]
-}
-
-function splitValues(values: readonly string[] | undefined): string[] {
-  return (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)
 }
 
 function timePoint(flag: string, text: string | undefined, now: number): number | undefined {
@@ -83,9 +80,7 @@ export async function log(session: Session, {id, ...f}: LogFilters & {id?: strin
   for (const op of ops) {
     if (!/^[a-z][a-z-]*$/.test(op)) throw new UsageError(`"${op}" is not an op name (claim, done, rm, …)`, {op}, 'usage')
   }
-  const wanted = splitValues(f.actor)
-  const actors = new Set<string>()
-  for (const a of wanted) actors.add(a === '@me' ? await session.actor() : a)
+  const actors = await actorsNamed(f.actor, () => session.actor())
   const loaded = await session.store.load() // raises "not initialised"
   let task: string | null = null
   let removed = false

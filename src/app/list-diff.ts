@@ -13,6 +13,7 @@
  * brings was made by the commits it merges, not by whoever merged.
  */
 import {EnvironmentError} from '../core/errors'
+import {actorsNamed} from '../core/flag-values'
 import {type DiffPoint, type ListDiff, buildListDiff, cardsWithoutTaskFile} from '../core/list-diff'
 import {parseTaskFile} from '../core/task-file'
 import {type PrefixSearch, shortIdBetween, shortIdOf} from '../core/ids'
@@ -28,11 +29,6 @@ export type {ListDiff}
 export interface DiffOptions {
   /** Only the changes made by commits of these actors (`@me`: the current one); comma-separated values are split. */
   actor?: string[]
-}
-
-/** Split repeatable, comma-separated flag values. */
-function splitValues(values: readonly string[] | undefined): string[] {
-  return (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)
 }
 
 /**
@@ -55,12 +51,20 @@ function tipIds(session: Session): Promise<PrefixSearch | null> {
   )
 }
 
-async function diffPoints(session: Session, from: {commit: string; input: string | null}, to: {commit: string; input: string | null}, options: DiffOptions, idsP: Promise<PrefixSearch | null>): Promise<ListDiff> {
+/** A side of a diff: a commit, what was typed for it, and its committer date when already known (resolveAt read it). */
+interface Side {
+  commit: string
+  input: string | null
+  date?: string
+}
+
+async function diffPoints(session: Session, from: Side, to: Side, options: DiffOptions, idsP: Promise<PrefixSearch | null>): Promise<ListDiff> {
   const cwd = session.store.repo.cwd
-  const wanted = splitValues(options.actor)
-  const actors = wanted.length === 0 ? null : [...new Set(await Promise.all(wanted.map(async (a) => (a === '@me' ? await session.actor() : a))))].sort()
+  const named = await actorsNamed(options.actor, () => session.actor())
+  const actors = named.size === 0 ? null : [...named].sort()
   const reader = session.store.reader
-  const datesP = commitDates(reader, [from.commit, to.commit])
+  // Only the dates not known yet are read (a commit given by id, the tip): resolveAt dated what WHEN named.
+  const datesP = commitDates(reader, [from, to].filter((p) => p.date === undefined).map((p) => p.commit))
   let pairs: Array<{from: string; to: string; actor: string | null}>
   if (actors === null) {
     pairs = [{from: from.commit, to: to.commit, actor: null}]
@@ -85,7 +89,7 @@ async function diffPoints(session: Session, from: {commit: string; input: string
   // Short ids as the list at its tip knows them (a removed card keeps its full id).
   const tables = await idsP
   const dates = await datesP
-  const point = (p: {commit: string; input: string | null}): DiffPoint => ({commit: p.commit, date: dates.get(p.commit) ?? '', input: p.input})
+  const point = (p: Side): DiffPoint => ({commit: p.commit, date: p.date ?? dates.get(p.commit) ?? '', input: p.input})
   // A prefix search or two a card (the index reads one span for each), not every id of the list.
   const short = (id: string): string | undefined => {
     if (!tables) return undefined
@@ -114,5 +118,5 @@ export async function diff(session: Session, args: {from?: string; to?: string; 
   if (!tip.value) throw new EnvironmentError('not_initialised', `no task list "${session.list}" here (${session.store.ref} does not exist); run \`tasks init${session.list === 'main' ? '' : ` --list ${session.list}`}\` first`, {list: session.list, ref: session.store.ref})
   if (from.status === 'rejected') throw from.reason
   if (to.status === 'rejected') throw to.reason
-  return diffPoints(session, {commit: from.value.commit, input: args.from ?? null}, {commit: to.value?.commit ?? tip.value, input: args.to ?? null}, {actor: args.actor}, tipIds(session))
+  return diffPoints(session, {commit: from.value.commit, input: args.from ?? null, date: from.value.date}, {commit: to.value?.commit ?? tip.value, input: args.to ?? null, date: to.value?.date}, {actor: args.actor}, tipIds(session))
 }

@@ -6,6 +6,7 @@
  */
 import {dueBefore, isOverdue, parseDateInput, startMs} from '../core/dates'
 import {InvalidError, UsageError} from '../core/errors'
+import {ME, splitValues} from '../core/flag-values'
 import {warnTrackingState} from './sharing'
 import {partitionPoint} from '../core/order'
 import {latestCheckpoint} from '../core/ops/checkpoint'
@@ -119,11 +120,6 @@ const STATE_RANK: Record<State, number> = {in_progress: 0, stale: 1, blocked: 2,
 /** Ranks below this are the open states (the open rows table holds every item in them). */
 const FIRST_FINISHED_RANK = 8
 const STATES_BY_RANK: readonly State[] = (Object.keys(STATE_RANK) as State[]).sort((a, b) => STATE_RANK[a] - STATE_RANK[b])
-
-/** One parser for every list-valued flag: repeatable and comma-separated, trimmed. */
-function splitValues(values: readonly string[] | undefined): string[] {
-  return (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)
-}
 
 function wantedStates(values: readonly string[] | undefined, all: boolean | undefined): Set<State> {
   return statesNamed(values) ?? new Set(all ? STATES : STATE_GROUPS.open)
@@ -460,7 +456,7 @@ export async function list(session: Session, f: ListFilters): Promise<ListResult
   const snap = loaded.snapshot
   const v = await viewer(session, snap)
   const actor = v.actor
-  const me = (who: string | undefined) => (who === '@me' ? (actor ?? '') : who)
+  const me = (who: string | undefined) => (who === ME ? (actor ?? '') : who)
   const owner = me(f.owner)
   const assignee = me(f.assignee)
   const blockedOn = me(f.blockedOn)

@@ -9,6 +9,7 @@
  * runs it on the list as it is and writes nothing.
  */
 import {NotFoundError} from '../core/errors'
+import {ME} from '../core/flag-values'
 import {type RevertResult, revertActor} from '../core/ops/revert'
 import {checkActor} from '../core/validation'
 import {type ActorWrites, type WindowBounds, readActorWrites} from '../refstore/actor-writes'
@@ -31,7 +32,7 @@ export interface RevertOutput extends RevertResult {
 }
 
 export async function revert(session: Session, input: RevertInput): Promise<RevertOutput> {
-  const actor = input.actor.trim() === '@me' ? await session.actor() : checkActor(input.actor, 'actor (--actor)')
+  const actor = input.actor.trim() === ME ? await session.actor() : checkActor(input.actor, 'actor (--actor)')
   const store = session.store
   const loaded = await store.load() // not_initialised, newer_format
   const since = input.since !== undefined ? await resolveAt(session, input.since, 'since') : null

@@ -35,6 +35,7 @@
  */
 import {createHash} from 'node:crypto'
 import {UsageError} from '../core/errors'
+import {ME} from '../core/flag-values'
 import {partitionPoint} from '../core/order'
 import {STATES, type State, openRowStateAt, statesNamed} from '../core/readiness'
 import {openRowColumns, tablesOf} from '../core/snapshot'
@@ -418,7 +419,7 @@ export async function search(session: Session, args: SearchArgs): Promise<Search
   const loaded = await session.store.load()
   const snap = loaded.snapshot
   const v = await viewer(session, snap)
-  const owner = args.owner === '@me' ? (v.actor ?? '') : args.owner
+  const owner = args.owner === ME ? (v.actor ?? '') : args.owner
   const workSession = args.session === undefined ? undefined : await resolveSessionFilter(session, loaded, args.session)
   const filtered = states !== null || tags.length > 0 || owner !== undefined || workSession !== undefined
   const digest = queryDigest(query, args)

@@ -11,13 +11,13 @@
 import {NotFoundError} from '../core/errors'
 import {INIT_COMMIT} from '../core/store-layout'
 import {parseWhen} from '../core/when'
-import {type AtPoint, resolveAt} from './at'
+import {type AtPoint, resolveWhen} from './at'
 import type {Session} from './session'
 
 /** The session reading the list as of WHEN, and the point resolved. */
 export async function pastSession(session: Session, text: string): Promise<{past: Session; at: AtPoint}> {
-  const at = await resolveAt(session, text)
   const when = parseWhen(text, Date.parse(session.now()))
+  const at = await resolveWhen(session, when, text)
   // The root commit of every list is the fixed init commit, dated 1970 so every clone makes the same one: its
   // date is not when the list was made. A time that only it precedes is before anything happened on the list.
   if (when.kind === 'time' && Date.parse(at.date) === INIT_COMMIT.time * 1000) {

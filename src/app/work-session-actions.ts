@@ -7,6 +7,7 @@
  * agents read it. Named apart from ./session.ts (one invocation's context).
  */
 import {UsageError} from '../core/errors'
+import {ME, splitValues} from '../core/flag-values'
 import type {Snapshot} from '../core/snapshot'
 import {FINISHED, type Status, type TaskMeta} from '../core/task'
 import * as ops from '../core/ops/work-sessions'
@@ -262,7 +263,7 @@ function decodeCursor(text: string): [string, string] {
 /** The states `--state` names (each, or comma-separated; `active`: open and in_progress; `all`). */
 function statesWanted(values: readonly string[] | undefined): Set<string> {
   const out = new Set<string>()
-  for (const v of (values ?? []).flatMap((x) => x.split(',')).map((x) => x.trim()).filter(Boolean)) {
+  for (const v of splitValues(values)) {
     if (v === 'all') SESSION_STATES.forEach((s) => out.add(s))
     else if (v === 'active') ['open', 'in_progress'].forEach((s) => out.add(s))
     else if ((SESSION_STATES as readonly string[]).includes(v)) out.add(v)
@@ -279,7 +280,7 @@ export async function list(session: Session, args: {state?: string[]; owner?: st
   const {sessions, broken} = await readSessions(session.store, loaded.index.rootTree)
   const states = statesWanted(args.state)
   let owner = args.owner
-  if (owner === '@me') owner = await session.actor()
+  if (owner === ME) owner = await session.actor()
   const limit = args.limit === undefined ? DEFAULT_SESSION_PAGE : args.limit === 0 ? null : args.limit
   const after = args.after === undefined ? null : decodeCursor(args.after)
   const matching = [...sessions.values()].filter((s) => states.has(s.state) && (owner === undefined || s.owner === owner)).sort(newest)

@@ -5,6 +5,7 @@
  */
 import {OPEN_ROW_OPEN_SUBITEMS, OPEN_ROW_WAITING, type OpenRow, type OpenRowColumns, type Snapshot, childIds, tablesOf} from './snapshot'
 import {UsageError} from './errors'
+import {splitValues} from './flag-values'
 import {FINISHED, type ListConfig, type TaskMeta} from './task'
 import {notYetScheduled, wokenStatus} from './dates'
 
@@ -265,7 +266,7 @@ export {cmp, compareForNext} from './order'
  * usage error (`bad_status`).
  */
 export function statesNamed(values: readonly string[] | undefined): Set<State> | null {
-  const parts = (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)
+  const parts = splitValues(values)
   if (parts.length === 0) return null
   const out = new Set<State>()
   for (const part of parts) {

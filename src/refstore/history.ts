@@ -245,6 +245,21 @@ export interface PointInHistory {
   date: string
 }
 
+/**
+ * A commit's committer date in strict ISO-8601 with its own offset, as
+ * `git log --format=%cI` writes it (2026-11-30T14:00:00+01:00), from the
+ * commit object's text (its header only); null when unreadable.
+ */
+export function committerDate(commitText: string): string | null {
+  const header = commitText.slice(0, Math.max(0, commitText.indexOf('\n\n')) || commitText.length)
+  const m = /^committer .* (\d+) ([+-])(\d{2})(\d{2})$/m.exec(header)
+  if (!m) return null
+  const offsetMinutes = (m[2] === '-' ? -1 : 1) * (Number(m[3]) * 60 + Number(m[4]))
+  const local = new Date((Number(m[1]) + offsetMinutes * 60) * 1000)
+  if (Number.isNaN(local.getTime())) return null
+  return `${local.toISOString().slice(0, 19)}${m[2]}${m[3]}:${m[4]}`
+}
+
 function point(stdout: string): PointInHistory | null {
   const [commit, date] = stdout.trim().split(' ')
   return commit && date ? {commit, date} : null

@@ -11,7 +11,7 @@ import type {DiffStep, FileChangeText} from '../core/list-diff'
 import {TASKS_DIR} from '../core/store-layout'
 import {changedPaths} from './blobs'
 import {git} from './git-process'
-import {parseTrailers} from './history'
+import {committerDate, parseTrailers} from './history'
 import type {ObjectReader} from './object-reader'
 
 export interface RangeCommit {
@@ -50,17 +50,10 @@ export async function commitDates(reader: ObjectReader, commits: readonly string
   const objects = await Promise.all(unique.map((c) => reader.read(c)))
   unique.forEach((c, i) => {
     const o = objects[i]
-    if (!o || o.type !== 'commit') return
-    const m = /^committer .* (\d+) ([+-])(\d\d)(\d\d)$/m.exec(o.content.toString('utf8'))
-    if (m) out.set(c, isoInZone(Number(m[1]), m[2] === '-' ? -1 : 1, Number(m[3]), Number(m[4])))
+    const date = o && o.type === 'commit' ? committerDate(o.content.toString('utf8')) : null
+    if (date !== null) out.set(c, date)
   })
   return out
-}
-
-/** `git log --format=%cI` of a time and zone: `2026-12-01T10:00:00+01:00`. */
-function isoInZone(seconds: number, sign: number, hours: number, minutes: number): string {
-  const shifted = new Date((seconds + sign * (hours * 60 + minutes) * 60) * 1000).toISOString().slice(0, 19)
-  return `${shifted}${sign < 0 ? '-' : '+'}${String(hours).padStart(2, '0')}:${String(minutes).padStart(2, '0')}`
 }
 
 /**

@@ -260,7 +260,7 @@ describe('time travel against the states recorded while building a list', () => 
   }, 60_000)
 
   it('dates a commit found through the batch reader as git log %cI does, whatever its offset', async () => {
-    const {committerDate} = await import('../../src/app/at')
+    const {committerDate} = await import('../../src/refstore/history')
     const commit = (line: string) => `tree ${'0'.repeat(40)}\nauthor a <a> 1 +0000\ncommitter ${line}\n\nmessage\ncommitter x <x> 9 +0000\n`
     expect(committerDate(commit('Bob <b@x> 1893492000 +0000'))).toBe('2030-01-01T10:00:00+00:00')
     expect(committerDate(commit('Bob <b@x> 1893492000 +0530'))).toBe('2030-01-01T15:30:00+05:30')

@@ -15,11 +15,12 @@ import {type ActorEntry, actorPath, seenPath, serialiseActor} from '../inbox'
 import type {Change, OpContext, Plan} from '../plan'
 import type {Snapshot} from '../snapshot'
 import {checkActor} from '../validation'
+import {splitValues} from '../flag-values'
 
 const EVENT_RE = /^([a-z][a-z0-9_-]{0,63}|\*)$/
 
 function checkEvents(events: readonly string[]): string[] {
-  const out = events.flatMap((e) => e.split(',')).map((e) => e.trim()).filter(Boolean)
+  const out = splitValues(events)
   const bad = out.find((e) => !EVENT_RE.test(e))
   if (bad !== undefined) throw new UsageError(`"${bad}" is not an event name: use an op name such as comment, done or claim, or *`, {event: bad}, 'usage')
   return out

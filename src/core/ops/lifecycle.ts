@@ -16,6 +16,7 @@
  * ask it and turn its refusals into their own words.
  */
 import {ConflictError} from '../errors'
+import {ME} from '../flag-values'
 import type {OpContext, Plan} from '../plan'
 import {waitReasons} from '../readiness'
 import {type Snapshot, checksOf, lookup} from '../snapshot'
@@ -133,7 +134,7 @@ export interface BlockArgs {
 /** The actor a `--on` names (`@me`: the acting one), checked; undefined when none was given. */
 function blockerOf(on: string | undefined, ctx: OpContext): string | undefined {
   if (on === undefined) return undefined
-  return on.trim() === '@me' ? ctx.actor : checkActor(on, 'blocker (--on)')
+  return on.trim() === ME ? ctx.actor : checkActor(on, 'blocker (--on)')
 }
 
 export function blockTask(snap: Snapshot, ctx: OpContext, args: BlockArgs): Plan<{task: TaskMeta}> {
