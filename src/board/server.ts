@@ -491,7 +491,9 @@ export async function startBoard(o: BoardOptions): Promise<RunningBoard> {
     if (path === '/favicon.ico') return send(res, 204, 'text/plain', '')
     if (path === '/events') {
       res.writeHead(200, {'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no'})
-      res.write(`retry: 1000\nevent: ref\ndata: ${lastTip}\n\n`)
+      // The tip the pages are drawn from now, not the last one sent: that one can be a second old (MIN_EVENT_GAP_MS),
+      // and a page drawn after it would swap its content once for nothing.
+      res.write(`retry: 1000\nevent: ref\ndata: ${reader.store.tip ?? lastTip}\n\n`)
       streams.add(res)
       req.on('close', () => streams.delete(res))
       return
