@@ -140,15 +140,9 @@ export async function start(session: Session, args: {name: string; from?: string
     }
     const forked = await s.store.compareAndSwap(base, null, `plan start ${name} from ${from}`)
     if (!forked.ok) throw new ConflictError('plan_exists', `the list "${name}" was created meanwhile: pick another name`, {plan: name})
-    let marked = false
     try {
-      const done = await mutate(
-        s,
-        (snap, ctx) => startPlan(snap, ctx, {from, base, marked}),
-        async (store, loaded) => {
-          marked = loaded.index.commit ? (await markerAt(store, loaded.index.commit)) !== null : false
-        },
-      )
+      // The base carries no marker (checked above) and never changes: the op refuses any tip but the bare fork.
+      const done = await mutate(s, (snap, ctx) => startPlan(snap, ctx, {from, base}))
       const file = done.result
       return {plan: name, ref: listRef(name), from, base, created_by: file.created_by, created_at: file.created_at, commit: done.commit!}
     } catch (e) {
