@@ -15,7 +15,6 @@ import {PLAN_PATH, type PlanFile, parsePlanFile} from '../core/plan-marker'
 import {startPlan} from '../core/ops/plan-start'
 import {TASKS_DIR, TASK_FILE, isValidListName, listRef} from '../core/store-layout'
 import {parseTaskFile, serialiseTask} from '../core/task-file'
-import {UNBLOCKED_TRAILER} from '../core/unblock'
 import type {MergeNote, Repair} from '../merge/index'
 import {type PlanClaimNote, landPlanCard, liveHeld, sameCard} from '../merge/plan-land'
 import {readBlobs} from '../refstore/blobs'
@@ -25,7 +24,7 @@ import {SYNC_TIMEOUT_MS, aheadBehind, fetchList, listRefs, networkLimits, pushLi
 import {followPublished} from './published'
 import {refusalCounter} from './push-declined'
 import type {Session} from './session'
-import {mergedTree, sync} from './sync'
+import {mergeMessage, mergedTree, sync} from './sync'
 import {mutate} from './transaction'
 import {type ListDiff, diffCommits} from './list-diff'
 
@@ -279,15 +278,9 @@ export async function planMergedTree(store: ListStore, targetTip: string, planTi
   return {...merged, kept: landed.kept}
 }
 
-function mergeMessage(name: string, into: string, actor: string, m: Awaited<ReturnType<typeof planMergedTree>>): string {
-  const trailers: string[] = [`Tasks-Op: ${PLAN_MERGE_OP}`, `Actor: ${actor}`, `Tasks-Plan: ${name}`]
-  for (const n of m.merged.notes) trailers.push(`Tasks-Merge: ${n.kind} ${'task' in n && n.task ? n.task : 'path' in n ? n.path : ''}`.trimEnd())
-  for (const r of m.rec.repairs) trailers.push(`Tasks-Repair: ${r.kind} ${r.task}`)
-  for (const k of m.kept) trailers.push(`Tasks-Merge: ${k.kind} ${k.task}`)
-  for (const id of m.unblocked) trailers.push(`Task: ${id}`, `${UNBLOCKED_TRAILER}: ${id}`)
+function planMergeMessage(name: string, into: string, actor: string, m: Awaited<ReturnType<typeof planMergedTree>>): string {
   const count = m.merged.notes.length + m.rec.repairs.length + m.kept.length
-  const lines = [...m.merged.notes.map((n) => `- ${n.message}`), ...m.rec.repairs.map((r) => `- repaired: ${r.message}`), ...m.kept.map((k) => `- ${k.message}`)]
-  return `plan merge: ${name} into ${into} (${count === 0 ? 'clean' : `${count} note(s)`})\n\n${lines.length ? `${lines.join('\n')}\n\n` : ''}${trailers.join('\n')}\n`
+  return mergeMessage(`plan merge: ${name} into ${into} (${count === 0 ? 'clean' : `${count} note(s)`})`, [`Tasks-Op: ${PLAN_MERGE_OP}`, `Actor: ${actor}`, `Tasks-Plan: ${name}`], m, m.kept)
 }
 
 /**
@@ -325,7 +318,7 @@ async function mergeCommit(ts: Session, name: string, into: string, targetTip: s
   const actor = await ts.actor()
   const now = ts.now()
   const m = await planMergedTree(ts.store, targetTip, planTip, base, now, actor)
-  const message = mergeMessage(name, into, actor, m)
+  const message = planMergeMessage(name, into, actor, m)
   // The one that lands is signed when the repository signs (writeFinalCommit); plan diff's is never on a ref.
   const commit = final ? await ts.store.writeFinalCommit(m.tree, [targetTip, planTip], actor, now, message) : ts.store.writeCommit(m.tree, [targetTip, planTip], actor, now, message)
   return {commit, m}
