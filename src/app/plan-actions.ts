@@ -11,16 +11,18 @@
  * `plan list` and `plan rm`.
  */
 import {ConflictError, NotFoundError, UsageError, TasksError} from '../core/errors'
-import {PLAN_PATH, type PlanFile, parsePlanFile} from '../core/plan-marker'
+import {checkMarkedName} from '../core/list-marker'
+import {PLAN_MARKER, PLAN_PATH, type PlanFile} from '../core/plan-marker'
 import {startPlan} from '../core/ops/plan-start'
-import {TASKS_DIR, TASK_FILE, isValidListName, listRef} from '../core/store-layout'
+import {TASKS_DIR, TASK_FILE, listRef} from '../core/store-layout'
 import {parseTaskFile, serialiseTask} from '../core/task-file'
 import type {MergeNote, Repair} from '../merge/index'
 import {type PlanClaimNote, landPlanCard, liveHeld, sameCard} from '../merge/plan-land'
 import {readBlobs} from '../refstore/blobs'
 import type {ListStore} from '../refstore/list-store'
 import {deleteListRef, mergeBase, rootTreeOf} from '../refstore/plan-refs'
-import {SYNC_TIMEOUT_MS, aheadBehind, fetchList, listRefs, networkLimits, pushList, relate} from '../refstore/remote'
+import {SYNC_TIMEOUT_MS, aheadBehind, fetchList, networkLimits, pushList, relate} from '../refstore/remote'
+import {markedLists, readMarker} from './list-markers'
 import {followPublished} from './published'
 import {refusalCounter} from './push-declined'
 import type {Session} from './session'
@@ -93,21 +95,10 @@ function backoff(attempt: number): Promise<void> {
   return new Promise((r) => setTimeout(r, Math.random() * Math.min(400, 10 * 2 ** Math.min(attempt, 5))))
 }
 
-function checkName(name: string, what = 'plan'): string {
-  if (!isValidListName(name)) {
-    throw new UsageError(`"${name}" is not a ${what} name: use letters, digits, . _ - (it becomes the list refs/tasks/${name})`, {plan: name}, 'bad_list')
-  }
-  return name
-}
+const checkName = (name: string, what = 'plan'): string => checkMarkedName('plan', name, what)
 
 /** The plan marker at `commit`: null when there is none, or why it cannot be read. */
-async function markerAt(store: ListStore, commit: string): Promise<{file: PlanFile} | {error: string} | null> {
-  const read = await store.readRootFile({commit}, PLAN_PATH)
-  if (read === null) return null
-  if ('error' in read) return read
-  const parsed = parsePlanFile(read.text)
-  return parsed.ok ? {file: parsed.value} : {error: parsed.error}
-}
+const markerAt = (store: ListStore, commit: string) => readMarker(store, PLAN_MARKER, {commit})
 
 /** The plan NAME's tip and marker, or plan_not_found / not_a_plan. */
 async function requirePlan(s: Session, name: string): Promise<{tip: string; file: PlanFile}> {
@@ -171,19 +162,9 @@ function cardIdOf(path: string): string | null {
 export async function list(session: Session): Promise<PlanListResult> {
   const store = session.store
   const cwd = store.repo.cwd
-  const refs = await listRefs(cwd, ['refs/tasks/'])
-  const tips = new Map(refs.map((r) => [r.ref, r.oid]))
-  const out: PlanListResult = {plans: [], broken: []}
-  for (const {ref, oid} of refs) {
-    const name = ref.slice('refs/tasks/'.length)
-    if (name.includes('/') || !isValidListName(name)) continue
-    const marker = await markerAt(store, oid)
-    if (marker === null) continue
-    if ('error' in marker) {
-      out.broken.push({list: name, error: marker.error})
-      continue
-    }
-    const file = marker.file
+  const {tips, lists, broken} = await markedLists(store, PLAN_MARKER)
+  const out: PlanListResult = {plans: [], broken}
+  for (const {list: name, ref, commit: oid, file} of lists) {
     const target = tips.get(listRef(file.from)) ?? null
     const base = (target ? await mergeBase(cwd, oid, target) : null) ?? file.base
     const ab = target ? await aheadBehind(cwd, oid, target) : {ahead: null, behind: null}

@@ -121,6 +121,23 @@ describe('tasks plan', {timeout: 120_000}, () => {
     expect(ref(repo, 'main')).toBe(merged.commit)
   })
 
+  it('the guard refuses a plan.yaml that names another list than the one it is on', async () => {
+    const repo = makeRepo()
+    await runJson(repo, ['init'], as('lead'))
+    const started = await runJson(repo, ['plan', 'start', 'q3'], as('planner'))
+    const fork = started.base as string
+    expect(await runJson(repo, ['verify', fork, started.commit, '--ref', 'refs/tasks/q3'])).toMatchObject({ok: true, refusals: []})
+    // The same first commit, its marker naming the plan q4 while it is on q3.
+    const marker = gitSync(repo, ['show', `${started.commit}:plan.yaml`])
+    expect(marker).toContain('plan: "q3"')
+    const blob = gitSync(repo, ['hash-object', '-w', '--stdin'], marker.replace('plan: "q3"', 'plan: "q4"')).trim()
+    const tree = gitSync(repo, ['ls-tree', started.commit]).replace(/ blob [0-9a-f]+\tplan\.yaml/, ` blob ${blob}\tplan.yaml`)
+    const forged = gitSync(repo, ['commit-tree', gitSync(repo, ['mktree'], tree).trim(), '-p', fork, '-m', gitSync(repo, ['log', '-1', '--format=%B', started.commit])]).trim()
+    const verdict = await run(repo, ['verify', fork, forged, '--ref', 'refs/tasks/q3', '--json'])
+    expect(verdict.code).toBe(5)
+    expect(JSON.parse(verdict.stdout).refusals).toEqual([{commit: forged, path: 'plan.yaml', rule: 'schema', message: 'plan.yaml names the plan "q4", but it is on the list "q3"'}])
+  })
+
   it('--keep keeps the plan; merged again it is up to date; rm wants the name confirmed', async () => {
     const repo = makeRepo()
     await runJson(repo, ['init'], as('lead'))
