@@ -28,7 +28,7 @@ import {refusalCounter} from './push-declined'
 import type {Session} from './session'
 import {mergeMessage, mergedTree, sync} from './sync'
 import {mutate} from './transaction'
-import {type ListDiff, diffCommits} from './list-diff'
+import {type ListDiff, diffCommits, unchangedDiff} from './list-diff'
 
 /** The Tasks-Op of a plan's merge commit: `tasks verify` replays it with planMergedTree. */
 export const PLAN_MERGE_OP = 'plan-merge'
@@ -336,9 +336,12 @@ export async function diff(session: Session, args: {name: string; into?: string}
       if (!targetTip) throw new NotFoundError('list_not_found', `there is no list "${into}" here to merge the plan into (no ${listRef(into)})`, {list: into})
       const base = await mergeBase(ts.store.repo.cwd, targetTip, planTip)
       const common = {plan: name, into, base, target_tip: targetTip, plan_commit: planTip}
-      if (base === planTip) return {...common, merge_commit: null, notes: [], repairs: [], kept_claims: [], diff: await diffCommits(ts, targetTip, targetTip)}
+      // The target already has the whole plan: nothing to diff.
+      if (base === planTip) return {...common, merge_commit: null, notes: [], repairs: [], kept_claims: [], diff: await unchangedDiff(ts, targetTip, targetTip)}
       const {commit, m} = await mergeCommit(ts, name, into, targetTip, planTip, base, false)
-      return {...common, merge_commit: commit, notes: m.merged.notes, repairs: m.rec.repairs, kept_claims: m.kept, diff: await diffCommits(ts, targetTip, commit)}
+      // A merge that leaves the target's tree as it is (a plan with nothing to land) changes nothing either.
+      const unchanged = m.tree === (await rootTreeOf(ts.store.reader, targetTip))
+      return {...common, merge_commit: commit, notes: m.merged.notes, repairs: m.rec.repairs, kept_claims: m.kept, diff: unchanged ? await unchangedDiff(ts, targetTip, commit) : await diffCommits(ts, targetTip, commit)}
     })
   })
 }
