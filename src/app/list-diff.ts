@@ -40,6 +40,17 @@ export async function diffCommits(session: Session, from: string, to: string, op
 }
 
 /**
+ * The diff between two commits the caller knows hold the same tree (a
+ * commit onto itself, a merge that changes nothing): empty, so only the two
+ * commits' dates are read (no tree diff, no index for short ids).
+ */
+export async function unchangedDiff(session: Session, from: string, to: string): Promise<ListDiff> {
+  const dates = await commitDates(session.store.reader, [from, to])
+  const point = (commit: string): DiffPoint => ({commit, date: dates.get(commit) ?? '', input: null})
+  return buildListDiff({list: session.list, from: point(from), to: point(to), actors: null}, [], unifiedDiff)
+}
+
+/**
  * The ids of the list at its tip (the index cache, brought up to date),
  * for short ids; started first, so it overlaps the git reads. A
  * list that cannot be loaded gives no short ids (full ids are shown).

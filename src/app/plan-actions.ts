@@ -11,23 +11,24 @@
  * `plan list` and `plan rm`.
  */
 import {ConflictError, NotFoundError, UsageError, TasksError} from '../core/errors'
-import {PLAN_PATH, type PlanFile, parsePlanFile} from '../core/plan-marker'
+import {checkMarkedName} from '../core/list-marker'
+import {PLAN_MARKER, PLAN_PATH, type PlanFile} from '../core/plan-marker'
 import {startPlan} from '../core/ops/plan-start'
-import {TASKS_DIR, TASK_FILE, isValidListName, listRef} from '../core/store-layout'
+import {TASKS_DIR, TASK_FILE, listRef} from '../core/store-layout'
 import {parseTaskFile, serialiseTask} from '../core/task-file'
-import {UNBLOCKED_TRAILER} from '../core/unblock'
 import type {MergeNote, Repair} from '../merge/index'
 import {type PlanClaimNote, landPlanCard, liveHeld, sameCard} from '../merge/plan-land'
 import {readBlobs} from '../refstore/blobs'
 import type {ListStore} from '../refstore/list-store'
 import {deleteListRef, mergeBase, rootTreeOf} from '../refstore/plan-refs'
-import {SYNC_TIMEOUT_MS, aheadBehind, fetchList, listRefs, networkLimits, pushList, relate} from '../refstore/remote'
+import {SYNC_TIMEOUT_MS, aheadBehind, fetchList, networkLimits, pushList, relate} from '../refstore/remote'
+import {markedLists, readMarker} from './list-markers'
 import {followPublished} from './published'
 import {refusalCounter} from './push-declined'
 import type {Session} from './session'
-import {mergedTree, sync} from './sync'
+import {mergeMessage, mergedTree, sync} from './sync'
 import {mutate} from './transaction'
-import {type ListDiff, diffCommits} from './list-diff'
+import {type ListDiff, diffCommits, unchangedDiff} from './list-diff'
 
 /** The Tasks-Op of a plan's merge commit: `tasks verify` replays it with planMergedTree. */
 export const PLAN_MERGE_OP = 'plan-merge'
@@ -94,21 +95,10 @@ function backoff(attempt: number): Promise<void> {
   return new Promise((r) => setTimeout(r, Math.random() * Math.min(400, 10 * 2 ** Math.min(attempt, 5))))
 }
 
-function checkName(name: string, what = 'plan'): string {
-  if (!isValidListName(name)) {
-    throw new UsageError(`"${name}" is not a ${what} name: use letters, digits, . _ - (it becomes the list refs/tasks/${name})`, {plan: name}, 'bad_list')
-  }
-  return name
-}
+const checkName = (name: string, what = 'plan'): string => checkMarkedName('plan', name, what)
 
 /** The plan marker at `commit`: null when there is none, or why it cannot be read. */
-async function markerAt(store: ListStore, commit: string): Promise<{file: PlanFile} | {error: string} | null> {
-  const read = await store.readRootFile({commit}, PLAN_PATH)
-  if (read === null) return null
-  if ('error' in read) return read
-  const parsed = parsePlanFile(read.text)
-  return parsed.ok ? {file: parsed.value} : {error: parsed.error}
-}
+const markerAt = (store: ListStore, commit: string) => readMarker(store, PLAN_MARKER, {commit})
 
 /** The plan NAME's tip and marker, or plan_not_found / not_a_plan. */
 async function requirePlan(s: Session, name: string): Promise<{tip: string; file: PlanFile}> {
@@ -140,15 +130,9 @@ export async function start(session: Session, args: {name: string; from?: string
     }
     const forked = await s.store.compareAndSwap(base, null, `plan start ${name} from ${from}`)
     if (!forked.ok) throw new ConflictError('plan_exists', `the list "${name}" was created meanwhile: pick another name`, {plan: name})
-    let marked = false
     try {
-      const done = await mutate(
-        s,
-        (snap, ctx) => startPlan(snap, ctx, {from, base, marked}),
-        async (store, loaded) => {
-          marked = loaded.index.commit ? (await markerAt(store, loaded.index.commit)) !== null : false
-        },
-      )
+      // The base carries no marker (checked above) and never changes: the op refuses any tip but the bare fork.
+      const done = await mutate(s, (snap, ctx) => startPlan(snap, ctx, {from, base}))
       const file = done.result
       return {plan: name, ref: listRef(name), from, base, created_by: file.created_by, created_at: file.created_at, commit: done.commit!}
     } catch (e) {
@@ -178,19 +162,9 @@ function cardIdOf(path: string): string | null {
 export async function list(session: Session): Promise<PlanListResult> {
   const store = session.store
   const cwd = store.repo.cwd
-  const refs = await listRefs(cwd, ['refs/tasks/'])
-  const tips = new Map(refs.map((r) => [r.ref, r.oid]))
-  const out: PlanListResult = {plans: [], broken: []}
-  for (const {ref, oid} of refs) {
-    const name = ref.slice('refs/tasks/'.length)
-    if (name.includes('/') || !isValidListName(name)) continue
-    const marker = await markerAt(store, oid)
-    if (marker === null) continue
-    if ('error' in marker) {
-      out.broken.push({list: name, error: marker.error})
-      continue
-    }
-    const file = marker.file
+  const {tips, lists, broken} = await markedLists(store, PLAN_MARKER)
+  const out: PlanListResult = {plans: [], broken}
+  for (const {list: name, ref, commit: oid, file} of lists) {
     const target = tips.get(listRef(file.from)) ?? null
     const base = (target ? await mergeBase(cwd, oid, target) : null) ?? file.base
     const ab = target ? await aheadBehind(cwd, oid, target) : {ahead: null, behind: null}
@@ -285,15 +259,9 @@ export async function planMergedTree(store: ListStore, targetTip: string, planTi
   return {...merged, kept: landed.kept}
 }
 
-function mergeMessage(name: string, into: string, actor: string, m: Awaited<ReturnType<typeof planMergedTree>>): string {
-  const trailers: string[] = [`Tasks-Op: ${PLAN_MERGE_OP}`, `Actor: ${actor}`, `Tasks-Plan: ${name}`]
-  for (const n of m.merged.notes) trailers.push(`Tasks-Merge: ${n.kind} ${'task' in n && n.task ? n.task : 'path' in n ? n.path : ''}`.trimEnd())
-  for (const r of m.rec.repairs) trailers.push(`Tasks-Repair: ${r.kind} ${r.task}`)
-  for (const k of m.kept) trailers.push(`Tasks-Merge: ${k.kind} ${k.task}`)
-  for (const id of m.unblocked) trailers.push(`Task: ${id}`, `${UNBLOCKED_TRAILER}: ${id}`)
+function planMergeMessage(name: string, into: string, actor: string, m: Awaited<ReturnType<typeof planMergedTree>>): string {
   const count = m.merged.notes.length + m.rec.repairs.length + m.kept.length
-  const lines = [...m.merged.notes.map((n) => `- ${n.message}`), ...m.rec.repairs.map((r) => `- repaired: ${r.message}`), ...m.kept.map((k) => `- ${k.message}`)]
-  return `plan merge: ${name} into ${into} (${count === 0 ? 'clean' : `${count} note(s)`})\n\n${lines.length ? `${lines.join('\n')}\n\n` : ''}${trailers.join('\n')}\n`
+  return mergeMessage(`plan merge: ${name} into ${into} (${count === 0 ? 'clean' : `${count} note(s)`})`, [`Tasks-Op: ${PLAN_MERGE_OP}`, `Actor: ${actor}`, `Tasks-Plan: ${name}`], m, m.kept)
 }
 
 /**
@@ -331,7 +299,7 @@ async function mergeCommit(ts: Session, name: string, into: string, targetTip: s
   const actor = await ts.actor()
   const now = ts.now()
   const m = await planMergedTree(ts.store, targetTip, planTip, base, now, actor)
-  const message = mergeMessage(name, into, actor, m)
+  const message = planMergeMessage(name, into, actor, m)
   // The one that lands is signed when the repository signs (writeFinalCommit); plan diff's is never on a ref.
   const commit = final ? await ts.store.writeFinalCommit(m.tree, [targetTip, planTip], actor, now, message) : ts.store.writeCommit(m.tree, [targetTip, planTip], actor, now, message)
   return {commit, m}
@@ -368,9 +336,12 @@ export async function diff(session: Session, args: {name: string; into?: string}
       if (!targetTip) throw new NotFoundError('list_not_found', `there is no list "${into}" here to merge the plan into (no ${listRef(into)})`, {list: into})
       const base = await mergeBase(ts.store.repo.cwd, targetTip, planTip)
       const common = {plan: name, into, base, target_tip: targetTip, plan_commit: planTip}
-      if (base === planTip) return {...common, merge_commit: null, notes: [], repairs: [], kept_claims: [], diff: await diffCommits(ts, targetTip, targetTip)}
+      // The target already has the whole plan: nothing to diff.
+      if (base === planTip) return {...common, merge_commit: null, notes: [], repairs: [], kept_claims: [], diff: await unchangedDiff(ts, targetTip, targetTip)}
       const {commit, m} = await mergeCommit(ts, name, into, targetTip, planTip, base, false)
-      return {...common, merge_commit: commit, notes: m.merged.notes, repairs: m.rec.repairs, kept_claims: m.kept, diff: await diffCommits(ts, targetTip, commit)}
+      // A merge that leaves the target's tree as it is (a plan with nothing to land) changes nothing either.
+      const unchanged = m.tree === (await rootTreeOf(ts.store.reader, targetTip))
+      return {...common, merge_commit: commit, notes: m.merged.notes, repairs: m.rec.repairs, kept_claims: m.kept, diff: unchanged ? await unchangedDiff(ts, targetTip, commit) : await diffCommits(ts, targetTip, commit)}
     })
   })
 }

@@ -8,12 +8,12 @@
  */
 import {NotFoundError} from '../core/errors'
 import {startScenario, type StartScenarioArgs} from '../core/ops/scenario'
-import {type MemberStatus, type ScenarioFile, SCENARIO_PATH, parseScenario, scenarioMembers, scenarioStatus} from '../core/scenario'
+import {type MemberStatus, type ScenarioFile, SCENARIO_MARKER, SCENARIO_PATH, scenarioMembers, scenarioStatus} from '../core/scenario'
 import type {TaskView} from '../core/task-view'
-import {isValidListName, listRef} from '../core/store-layout'
-import {UsageError} from '../core/errors'
+import {listRef} from '../core/store-layout'
+import {checkMarkedName} from '../core/list-marker'
 import {installMergeDriver} from '../refstore/merge-driver-setup'
-import {listRefs} from '../refstore/remote'
+import {markedLists, readMarker} from './list-markers'
 import type {ListStore, Loaded} from '../refstore/list-store'
 import type {Session} from './session'
 import {mutate} from './transaction'
@@ -46,21 +46,11 @@ export interface ScenarioListResult {
   broken: Array<{list: string; error: string}>
 }
 
-function checkName(name: string): string {
-  if (!isValidListName(name)) {
-    throw new UsageError(`"${name}" is not a scenario name: use letters, digits, . _ - (it becomes the list refs/tasks/${name})`, {scenario: name}, 'bad_list')
-  }
-  return name
-}
+const checkName = (name: string): string => checkMarkedName('scenario', name)
 
 /** The scenario marker of the list at `loaded` (null: none), for the op to decide on, before each try. */
 async function markerAt(store: ListStore, loaded: Loaded): Promise<StartScenarioArgs['existing']> {
-  if (!loaded.index.commit) return null
-  const read = await store.readRootFile({rootTree: loaded.index.rootTree}, SCENARIO_PATH)
-  if (read === null) return null
-  if ('error' in read) return read
-  const parsed = parseScenario(read.text)
-  return parsed.ok ? {file: parsed.value} : {error: parsed.error}
+  return loaded.index.commit ? readMarker(store, SCENARIO_MARKER, {rootTree: loaded.index.rootTree}) : null
 }
 
 /**
@@ -135,20 +125,11 @@ export async function status(session: Session, args: {name: string}): Promise<Sc
 
 /** `tasks scenario list`: every list here whose tip carries scenario.yaml, with its completion. */
 export async function list(session: Session): Promise<ScenarioListResult> {
-  const refs = await listRefs(session.store.repo.cwd, ['refs/tasks/'])
-  const out: ScenarioListResult = {scenarios: [], broken: []}
-  for (const {ref, oid} of refs) {
-    const name = ref.slice('refs/tasks/'.length)
-    if (name.includes('/') || !isValidListName(name)) continue
-    const read = await session.store.readRootFile({commit: oid}, SCENARIO_PATH)
-    if (read === null) continue
-    const parsed = 'error' in read ? {ok: false as const, error: read.error} : parseScenario(read.text)
-    if (!parsed.ok) {
-      out.broken.push({list: name, error: parsed.error})
-      continue
-    }
-    const st = await session.onList(name, async (s) => scenarioStatus((await s.store.load()).snapshot, parsed.value, s.now()))
-    out.scenarios.push({scenario: name, ref, commit: oid, members: parsed.value.members.map((m) => m.name), done: st.done, total: st.total, complete: st.complete})
+  const {lists, broken} = await markedLists(session.store, SCENARIO_MARKER)
+  const out: ScenarioListResult = {scenarios: [], broken}
+  for (const {list: name, ref, commit: oid, file} of lists) {
+    const st = await session.onList(name, async (s) => scenarioStatus((await s.store.load()).snapshot, file, s.now()))
+    out.scenarios.push({scenario: name, ref, commit: oid, members: file.members.map((m) => m.name), done: st.done, total: st.total, complete: st.complete})
   }
   out.scenarios.sort((a, b) => (a.scenario < b.scenario ? -1 : 1))
   return out

@@ -40,17 +40,35 @@ export async function mergeTips(session: Session, ours: string, theirs: string, 
   const store = session.store
   const actor = await session.actor()
   const now = session.now()
-  const {tree: tree2, merged, rec, unblocked} = await mergedTree(store, ours, theirs, base, now, actor)
-  const trailers: string[] = ['Tasks-Op: sync', `Actor: ${actor}`]
-  for (const n of merged.notes) trailers.push(`Tasks-Merge: ${n.kind} ${'task' in n && n.task ? n.task : 'path' in n ? n.path : ''}`.trimEnd())
-  for (const r of rec.repairs) trailers.push(`Tasks-Repair: ${r.kind} ${r.task}`)
-  // \`tasks events\` reads the unblocked items of the merge from these (a Task trailer each, as an op's commit has).
-  for (const id of unblocked) trailers.push(`Task: ${id}`, `${UNBLOCKED_TRAILER}: ${id}`)
+  const m = await mergedTree(store, ours, theirs, base, now, actor)
+  const {merged, rec} = m
   const summary = merged.notes.length + rec.repairs.length === 0 ? 'clean' : `${merged.notes.length} merge note(s), ${rec.repairs.length} repair(s)`
-  const lines = [...merged.notes.map((n) => `- ${n.message}`), ...rec.repairs.map((r) => `- repaired: ${r.message}`)]
-  const message = `sync: merge ${remoteName}/tasks/${session.list} (${summary})\n\n${lines.length ? `${lines.join('\n')}\n\n` : ''}${trailers.join('\n')}\n`
-  const commit = await store.writeFinalCommit(tree2, [ours, theirs], actor, now, message)
+  const message = mergeMessage(`sync: merge ${remoteName}/tasks/${session.list} (${summary})`, ['Tasks-Op: sync', `Actor: ${actor}`], m)
+  const commit = await store.writeFinalCommit(m.tree, [ours, theirs], actor, now, message)
   return {commit, notes: merged.notes, repairs: rec.repairs}
+}
+
+/**
+ * The message of a merge commit (sync's, and a plan's): `subject`, a line
+ * per note, repair and `kept` note (a plan's lifecycle move not applied),
+ * then the trailers: `head` (Tasks-Op, Actor, …), a Tasks-Merge per note,
+ * a Tasks-Repair per repair, a Tasks-Merge per `kept` note, and a Task and
+ * an Unblocked trailer per item the merge unblocked.
+ */
+export function mergeMessage(
+  subject: string,
+  head: readonly string[],
+  m: {merged: {notes: readonly MergeNote[]}; rec: {repairs: readonly Repair[]}; unblocked: readonly string[]},
+  kept: ReadonlyArray<{kind: string; task: string; message: string}> = [],
+): string {
+  const trailers = [...head]
+  for (const n of m.merged.notes) trailers.push(`Tasks-Merge: ${n.kind} ${'task' in n && n.task ? n.task : 'path' in n ? n.path : ''}`.trimEnd())
+  for (const r of m.rec.repairs) trailers.push(`Tasks-Repair: ${r.kind} ${r.task}`)
+  for (const k of kept) trailers.push(`Tasks-Merge: ${k.kind} ${k.task}`)
+  // \`tasks events\` reads the unblocked items of the merge from these (a Task trailer each, as an op's commit has).
+  for (const id of m.unblocked) trailers.push(`Task: ${id}`, `${UNBLOCKED_TRAILER}: ${id}`)
+  const lines = [...m.merged.notes.map((n) => `- ${n.message}`), ...m.rec.repairs.map((r) => `- repaired: ${r.message}`), ...kept.map((k) => `- ${k.message}`)]
+  return `${subject}\n\n${lines.length ? `${lines.join('\n')}\n\n` : ''}${trailers.join('\n')}\n`
 }
 
 /**

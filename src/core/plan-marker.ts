@@ -12,6 +12,7 @@
  */
 import {validatePlan} from '../generated/validators'
 import {serialiseFrontmatter} from './frontmatter'
+import type {ListMarker} from './list-marker'
 import type {Parsed} from './task-file'
 import {parseYamlStrictly} from './yaml-loader'
 
@@ -44,3 +45,6 @@ export function parsePlanFile(text: string): Parsed<PlanFile> {
   }
   return {ok: true, value: parsed.value as PlanFile}
 }
+
+/** plan.yaml as a list's marker (core/list-marker.ts): it names its plan, the list it is on. */
+export const PLAN_MARKER: ListMarker<PlanFile> = {kind: 'plan', path: PLAN_PATH, parse: parsePlanFile, listOf: (f) => f.plan}

@@ -12,6 +12,7 @@
 import {validateScenario} from '../generated/validators'
 import {InvalidError, UsageError} from './errors'
 import {serialiseFrontmatter} from './frontmatter'
+import type {ListMarker} from './list-marker'
 import {descendantIds} from './nesting'
 import {derivedState, waitReasons} from './readiness'
 import {type Snapshot, keyedId, tablesOf} from './snapshot'
@@ -74,6 +75,9 @@ export function parseScenario(text: string): Parsed<ScenarioFile> {
   }
   return {ok: true, value: file}
 }
+
+/** scenario.yaml as a list's marker (core/list-marker.ts): it names its scenario, the list it is on. */
+export const SCENARIO_MARKER: ListMarker<ScenarioFile> = {kind: 'scenario', path: SCENARIO_PATH, parse: parseScenario, listOf: (f) => f.scenario}
 
 // ------------------------------------------------------------------ the command's arguments
 

@@ -18,8 +18,9 @@ import {parseCommentFile, parseConfig, parseMeta, taskBody} from '../core/task-f
 import {ancestorsOf, depthOf} from '../core/nesting'
 import {isBumpOnly, newlyUnblocked} from '../core/unblock'
 import {type CommitFacts, type FileCheck, type Refusal, ENGINE_OPS, IMPORT_OP, judgeActorChange, judgeCheckChange, judgeDoneChecks, judgeSessionChange, judgeSpecRevision, judgeTaskChange} from './rules'
-import {SCENARIO_PATH, parseScenario} from '../core/scenario'
-import {PLAN_PATH, parsePlanFile} from '../core/plan-marker'
+import {SCENARIO_MARKER, SCENARIO_PATH} from '../core/scenario'
+import {PLAN_MARKER, PLAN_PATH} from '../core/plan-marker'
+import type {ListMarker} from '../core/list-marker'
 import {SESSION_CHECKPOINT_RE, SESSION_FILE_RE, type WorkSession, parseSessionCheckpoint, parseSessionFile, sessionFilePath} from '../core/work-session'
 
 /** What the guard knows of one commit, read once for all its paths. */
@@ -42,6 +43,12 @@ export interface CommitView {
   changed?: ReadonlySet<string>
   /** With require_checks (the list's before the commit): the checks, in the commit's tree, of every card it adds or whose checks it changes. */
   gated?: ReadonlyMap<string, Check[]>
+  /**
+   * The list the commit was made on, when not the list judged (`after.list`):
+   * a plan's commit that its merge brings to the target (through the merge's
+   * second parent) was made on the plan (the merge's Tasks-Plan).
+   */
+  list?: string
 }
 
 /** One changed path: its text before and after (null: absent; '' when not read or not UTF-8). */
@@ -373,7 +380,25 @@ export function judgeSessionCheckpointFile(f: FileFacts): Refusal[] {
   return []
 }
 
-/** The judge of each file kind that is judged. */
+/**
+ * A list's marker (core/list-marker.ts): written once, naming the list it
+ * is on (the list the commit was made on); never changed or removed
+ * afterwards (`rewritten`: the rule, and why). `more` judges what else the
+ * kind asks of the commit that writes it.
+ */
+function judgeMarkerFile<F>(f: FileFacts, marker: ListMarker<F>, rewritten: {rule: string; why: string}, more: (file: F) => Refusal[]): Refusal[] {
+  if (f.before !== null) {
+    return [{rule: rewritten.rule, message: `${marker.path}, once written, is never ${f.after === null ? 'removed' : 'changed'}: ${rewritten.why}`}]
+  }
+  if (f.after === null) return []
+  const parsed = marker.parse(f.after)
+  if (!parsed.ok) return [{rule: 'schema', message: `${marker.path} does not validate: ${parsed.error}`}]
+  const list = f.commit.list ?? f.commit.after.list
+  const named = marker.listOf(parsed.value)
+  if (named !== list) return [{rule: 'schema', message: `${marker.path} names the ${marker.kind} "${named}", but it is on the list "${list}"`}]
+  return more(parsed.value)
+}
+
 /**
  * scenario.yaml (issue 33): written once, when `scenario start` seeds the
  * list; it names the list it is on, and every member's seed is on the list
@@ -381,38 +406,29 @@ export function judgeSessionCheckpointFile(f: FileFacts): Refusal[] {
  * members are fixed when it starts (its items change as any item does).
  */
 export function judgeScenarioFile(f: FileFacts): Refusal[] {
-  if (f.before !== null) {
-    return [{rule: 'scenario_rewritten', message: `${SCENARIO_PATH}, once written, is never ${f.after === null ? 'removed' : 'changed'}: a scenario's members are fixed when it starts`}]
-  }
-  if (f.after === null) return []
-  const parsed = parseScenario(f.after)
-  if (!parsed.ok) return [{rule: 'schema', message: `${SCENARIO_PATH} does not validate: ${parsed.error}`}]
-  const list = f.commit.after.list
-  if (parsed.value.scenario !== list) return [{rule: 'schema', message: `${SCENARIO_PATH} names the scenario "${parsed.value.scenario}", but it is on the list "${list}"`}]
-  const missing = parsed.value.members.filter((m) => !f.commit.after.tasks.has(m.item))
-  if (missing.length > 0) return [{rule: 'schema', message: `${SCENARIO_PATH} names seed items that are not on the list: ${missing.map((m) => `${m.item} (${m.name})`).join(', ')}`}]
-  return []
+  return judgeMarkerFile(f, SCENARIO_MARKER, {rule: 'scenario_rewritten', why: "a scenario's members are fixed when it starts"}, (file) => {
+    const missing = file.members.filter((m) => !f.commit.after.tasks.has(m.item))
+    if (missing.length > 0) return [{rule: 'schema', message: `${SCENARIO_PATH} names seed items that are not on the list: ${missing.map((m) => `${m.item} (${m.name})`).join(', ')}`}]
+    return []
+  })
 }
 
 /**
  * plan.yaml (issue 34): written once, by `plan start`, in the plan's first
- * commit, whose parent is the fork point it records. Never changed or
- * removed afterwards (`plan rm` deletes the ref; `plan merge` never lands
- * the file on the target).
+ * commit, whose parent is the fork point it records; it names the list it
+ * is on (the plan). Never changed or removed afterwards (`plan rm` deletes
+ * the ref; `plan merge` never lands the file on the target).
  */
 export function judgePlanFile(f: FileFacts): Refusal[] {
-  if (f.before !== null) {
-    return [{rule: 'plan_rewritten', message: `${PLAN_PATH}, once written, is never ${f.after === null ? 'removed' : 'changed'}: a plan's fork point is fixed when it starts`}]
-  }
-  if (f.after === null) return []
-  const parsed = parsePlanFile(f.after)
-  if (!parsed.ok) return [{rule: 'schema', message: `${PLAN_PATH} does not validate: ${parsed.error}`}]
-  if (parsed.value.base !== f.commit.before.commit) {
-    return [{rule: 'schema', message: `${PLAN_PATH} records the fork point ${parsed.value.base.slice(0, 12)}, but it is written on ${f.commit.before.commit?.slice(0, 12) ?? 'no commit'}: a plan's first commit is made on its fork point`}]
-  }
-  return []
+  return judgeMarkerFile(f, PLAN_MARKER, {rule: 'plan_rewritten', why: "a plan's fork point is fixed when it starts"}, (file) => {
+    if (file.base !== f.commit.before.commit) {
+      return [{rule: 'schema', message: `${PLAN_PATH} records the fork point ${file.base.slice(0, 12)}, but it is written on ${f.commit.before.commit?.slice(0, 12) ?? 'no commit'}: a plan's first commit is made on its fork point`}]
+    }
+    return []
+  })
 }
 
+/** The judge of each file kind that is judged. */
 export const JUDGES: Readonly<Record<Exclude<FileCheck, null>, FileJudge>> = {
   meta: judgeMetaFile,
   config: judgeConfigFile,

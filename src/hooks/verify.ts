@@ -241,6 +241,7 @@ async function judgeRange(store: ListStore, cwd: string, oldSha: string | null, 
     c.facts.time = judgedTime(c.ms, nowMs, skew)
   }
   const removed = oldSha ? await removedIds(cwd, oldSha) : new Set<string>()
+  const madeOn = await planLines(cwd, commits)
   const single = commits.filter((c) => c.parents.length === 1)
   const diffs = await changedPaths(cwd, single.map((c) => ({commit: c.sha, parent: c.parents[0]!})))
   // Blobs of the files the snapshots do not hold (meta, config, comments), read in one batch.
@@ -312,7 +313,7 @@ async function judgeRange(store: ListStore, cwd: string, oldSha: string | null, 
         if (id && !gated.has(id) && after.tasks.has(id)) gated.set(id, finishing.get(id) ?? (await checksAt(c, id)))
       }
     }
-    const view: CommitView = {facts: c.facts, before, after, canonical: canonicalActor(c, blobs), removed, undoBase, undoes: c.undoes, finishing, gated, added: new Set(changed.filter((p) => !p.before && p.after).map((p) => p.path)), changed: new Set(changed.map((p) => p.path))}
+    const view: CommitView = {facts: c.facts, before, after, canonical: canonicalActor(c, blobs), removed, undoBase, undoes: c.undoes, finishing, gated, added: new Set(changed.filter((p) => !p.before && p.after).map((p) => p.path)), changed: new Set(changed.map((p) => p.path)), list: madeOn.get(c.sha)}
     judgeCommit({commit: c, view, paths: diffs.get(c.sha) ?? [], blobs, sizes, result, refuse, removed})
     // Older snapshots are not needed again (commits come parents first).
     if (snapshots.size > 8) for (const k of [...snapshots.keys()].slice(0, snapshots.size - 8)) snapshots.delete(k)
@@ -382,6 +383,24 @@ function judgeCommit({commit: c, view, paths, blobs, sizes, result, refuse, remo
     for (const r of JUDGES[kind.check]({path: p.path, before: textOf(p.before), after: textOf(p.after), commit: view})) refuse(c.sha, p.path, r)
     if (id !== null && !view.after.tasks.has(id)) removed.add(id)
   }
+}
+
+/**
+ * The commits of the update that a plan's merge brings (reachable from its
+ * second parent, not from its first), by the plan the merge names
+ * (Tasks-Plan): the list each was made on, where its plan.yaml is judged.
+ * One `git rev-list` per plan merge in the update; none without one.
+ */
+async function planLines(cwd: string, commits: readonly CommitInfo[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>()
+  for (const c of commits) {
+    if (c.facts.op !== PLAN_MERGE_OP || c.parents.length !== 2) continue
+    const plan = messageTrailers(c.message).find(([k]) => k === 'Tasks-Plan')?.[1]
+    if (!plan) continue
+    const r = await git(['rev-list', c.parents[1]!, `^${c.parents[0]!}`, '--'], {cwd})
+    for (const sha of r.stdout.split('\n')) if (sha && !out.has(sha)) out.set(sha, plan)
+  }
+  return out
 }
 
 /** The commit's actor as a recipient: itself, or the name its actor entry before the commit is an alias of. */

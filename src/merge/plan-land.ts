@@ -21,7 +21,7 @@
  * Pure: values in, values out.
  */
 import type {TaskMeta} from '../core/task'
-import {CLAIM_UNIT} from './task-merge'
+import {CLAIM_UNIT, claimUnit, describeClaim} from './task-merge'
 import {same} from './merge-types'
 
 /** The fields of the claim a holder has: never taken from a plan for a card the target has. */
@@ -42,12 +42,6 @@ export function liveHeld(m: TaskMeta): boolean {
   return m.status === 'in_progress' || (m.status === 'blocked' && m.owner !== undefined && m.owner !== null)
 }
 
-function unit(m: TaskMeta): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
-  for (const k of CLAIM_UNIT) out[k] = m[k]
-  return out
-}
-
 function withFields(m: TaskMeta, from: TaskMeta, keys: readonly string[]): TaskMeta {
   const out = {...m} as Record<string, unknown>
   const src = from as unknown as Record<string, unknown>
@@ -64,8 +58,6 @@ export function sameCard(a: TaskMeta, b: TaskMeta): boolean {
   return same(strip(a), strip(b))
 }
 
-const describe = (m: TaskMeta): string => `${m.status}${m.owner ? ` held by ${m.owner}` : ''} (epoch ${m.epoch})`
-
 /**
  * The plan's version of a card the fork point had, as it lands on the
  * target: `meta` is the plan's frontmatter with its claim unit put right
@@ -74,8 +66,8 @@ const describe = (m: TaskMeta): string => `${m.status}${m.owner ? ` held by ${m.
  * plan's unit is put back to the fork point's, and the merge keeps the card).
  */
 export function landPlanCard(base: TaskMeta, plan: TaskMeta, target: TaskMeta | undefined): {meta: TaskMeta; note: PlanClaimNote | null} {
-  if (same(unit(base), unit(plan))) return {meta: plan, note: null}
-  const targetUnchanged = target !== undefined && same(unit(base), unit(target))
+  if (same(claimUnit(base), claimUnit(plan))) return {meta: plan, note: null}
+  const targetUnchanged = target !== undefined && same(claimUnit(base), claimUnit(target))
   if (targetUnchanged && !liveHeld(target) && !liveHeld(plan)) {
     // The plan's move lands; the holder's fields stay the target's (= the fork point's).
     return {meta: withFields(plan, base, HOLDER_FIELDS), note: null}
@@ -83,12 +75,12 @@ export function landPlanCard(base: TaskMeta, plan: TaskMeta, target: TaskMeta | 
   const why = target === undefined
     ? 'the card is gone from the target'
     : !targetUnchanged
-      ? `the target's card moved since the plan started (it is ${describe(target)})`
+      ? `the target's card moved since the plan started (it is ${describeClaim(target)})`
       : liveHeld(target)
-        ? `the target's card is ${describe(target)}`
+        ? `the target's card is ${describeClaim(target)}`
         : "a plan does not hand out claims"
   return {
     meta: withFields(plan, base, CLAIM_UNIT),
-    note: {kind: 'plan_claim_kept', task: plan.id, message: `${plan.id}: the plan's move to ${describe(plan)} was not applied: ${why}; a plan never changes a claim on the list it lands on`},
+    note: {kind: 'plan_claim_kept', task: plan.id, message: `${plan.id}: the plan's move to ${describeClaim(plan)} was not applied: ${why}; a plan never changes a claim on the list it lands on`},
   }
 }

@@ -114,7 +114,8 @@ function sameVersion(a: TaskVersion, b: TaskVersion): boolean {
   return a.body === b.body && same(a.meta, b.meta)
 }
 
-function claimUnit(meta: TaskMeta | undefined): Record<ClaimKey, unknown> | undefined {
+/** The claim unit (CLAIM_UNIT) of a card's frontmatter: the fields that move together on a claim. */
+export function claimUnit(meta: TaskMeta | undefined): Record<ClaimKey, unknown> | undefined {
   if (!meta) return undefined
   const unit = {} as Record<ClaimKey, unknown>
   for (const k of CLAIM_UNIT) unit[k] = meta[k]
@@ -125,7 +126,8 @@ function claimState(meta: TaskMeta): ClaimState {
   return {status: meta.status, owner: meta.owner ?? null, epoch: meta.epoch, actor: meta.updated_by}
 }
 
-function describeClaim(meta: TaskMeta): string {
+/** A claim as people read it: `in_progress held by alice (epoch 3)`. */
+export function describeClaim(meta: TaskMeta): string {
   return `${meta.status}${meta.owner ? ` held by ${meta.owner}` : ''} (epoch ${meta.epoch})`
 }
 

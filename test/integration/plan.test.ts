@@ -121,15 +121,41 @@ describe('tasks plan', {timeout: 120_000}, () => {
     expect(ref(repo, 'main')).toBe(merged.commit)
   })
 
+  it('the guard refuses a plan.yaml that names another list than the one it is on', async () => {
+    const repo = makeRepo()
+    await runJson(repo, ['init'], as('lead'))
+    const started = await runJson(repo, ['plan', 'start', 'q3'], as('planner'))
+    const fork = started.base as string
+    expect(await runJson(repo, ['verify', fork, started.commit, '--ref', 'refs/tasks/q3'])).toMatchObject({ok: true, refusals: []})
+    // The same first commit, its marker naming the plan q4 while it is on q3.
+    const marker = gitSync(repo, ['show', `${started.commit}:plan.yaml`])
+    expect(marker).toContain('plan: "q3"')
+    const blob = gitSync(repo, ['hash-object', '-w', '--stdin'], marker.replace('plan: "q3"', 'plan: "q4"')).trim()
+    const tree = gitSync(repo, ['ls-tree', started.commit]).replace(/ blob [0-9a-f]+\tplan\.yaml/, ` blob ${blob}\tplan.yaml`)
+    const forged = gitSync(repo, ['commit-tree', gitSync(repo, ['mktree'], tree).trim(), '-p', fork, '-m', gitSync(repo, ['log', '-1', '--format=%B', started.commit])]).trim()
+    const verdict = await run(repo, ['verify', fork, forged, '--ref', 'refs/tasks/q3', '--json'])
+    expect(verdict.code).toBe(5)
+    expect(JSON.parse(verdict.stdout).refusals).toEqual([{commit: forged, path: 'plan.yaml', rule: 'schema', message: 'plan.yaml names the plan "q4", but it is on the list "q3"'}])
+  })
+
   it('--keep keeps the plan; merged again it is up to date; rm wants the name confirmed', async () => {
     const repo = makeRepo()
     await runJson(repo, ['init'], as('lead'))
+    await runJson(repo, ['add', 'Live card'], as('lead'))
     await runJson(repo, ['plan', 'start', 'small'], as('lead'))
+    const noDiff = (from: string, to: string) => ({list: 'main', from: {commit: from, date: gitSync(repo, ['log', '-1', '--format=%cI', from]).trim(), input: null}, to: {commit: to, date: gitSync(repo, ['log', '-1', '--format=%cI', to]).trim(), input: null}, actors: null, summary: {added: 0, removed: 0, changed: 0, checks_added: 0, checks_passed: 0, checks_failed: 0, comments: 0}, cards: [], broken: []})
+    // A plan with nothing drafted yet (its author already on the target's registry): its merge would leave the target as it is.
+    const empty = await runJson(repo, ['plan', 'diff', 'small'], as('lead'))
+    expect(empty.merge_commit).toMatch(/^[0-9a-f]{40}$/)
+    expect(gitSync(repo, ['rev-parse', `${empty.merge_commit}^{tree}`])).toBe(gitSync(repo, ['rev-parse', 'refs/tasks/main^{tree}']))
+    expect(empty.diff).toEqual(noDiff(ref(repo, 'main')!, empty.merge_commit))
     await runJson(repo, ['--list', 'small', 'add', 'One card'], as('lead'))
     const kept = await runJson(repo, ['plan', 'merge', 'small', '--keep'], as('lead'))
     expect(kept).toMatchObject({action: 'merged', plan_removed: false, cards_changed: 1})
     expect((await runJson(repo, ['plan', 'list'], as('lead'))).plans).toEqual([expect.objectContaining({plan: 'small', ahead: 0, behind: 1, cards_changed: 0})])
     const tip = ref(repo, 'main')
+    // The target has the whole plan: nothing to merge, nothing to diff.
+    expect(await runJson(repo, ['plan', 'diff', 'small'], as('lead'))).toMatchObject({merge_commit: null, target_tip: tip, notes: [], kept_claims: [], diff: noDiff(tip!, tip!)})
     expect(await runJson(repo, ['plan', 'merge', 'small'], as('lead'))).toMatchObject({action: 'up_to_date', commit: tip})
     expect(ref(repo, 'main')).toBe(tip)
     const unconfirmed = await run(repo, ['plan', 'rm', 'small', '--json'], as('lead'))

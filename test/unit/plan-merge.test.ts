@@ -180,15 +180,25 @@ describe('plan merge, property: random edits of the plan and of the live target 
 describe('the guard on plan.yaml', () => {
   const BASE = 'a'.repeat(40)
   const text = serialisePlanFile({plan: 'q3', from: 'main', base: BASE, created_by: 'lead', created_at: T0})
-  const commit = (parent: string): CommitView =>
-    ({facts: {actor: 'lead', op: 'plan_start', time: T0, override: null}, before: {...snapshot([]), commit: parent}, after: snapshot([]), canonical: 'lead', removed: new Set(), undoBase: null, undoes: null, finishing: new Map()}) as unknown as CommitView
-  const judge = (before: string | null, now: string | null, parent = BASE) => judgePlanFile({path: PLAN_PATH, before, after: now, commit: commit(parent)}).map((r) => r.rule)
+  // The plan's first commit, judged on the list `list` (the plan q3 unless said); `madeOn`: the list a plan's merge says it was made on.
+  const commit = (parent: string, list = 'q3', madeOn?: string): CommitView =>
+    ({facts: {actor: 'lead', op: 'plan_start', time: T0, override: null}, before: {...snapshot([]), list, commit: parent}, after: {...snapshot([]), list}, canonical: 'lead', removed: new Set(), undoBase: null, undoes: null, finishing: new Map(), ...(madeOn ? {list: madeOn} : {})}) as unknown as CommitView
+  const judge = (before: string | null, now: string | null, parent = BASE, list?: string, madeOn?: string) => judgePlanFile({path: PLAN_PATH, before, after: now, commit: commit(parent, list, madeOn)})
+  const rules = (before: string | null, now: string | null, parent = BASE) => judge(before, now, parent).map((r) => r.rule)
   it('accepts the marker on its fork point; refuses another parent, a rewrite, a removal, a bad file', () => {
     expect(parsePlanFile(text)).toEqual({ok: true, value: {plan: 'q3', from: 'main', base: BASE, created_by: 'lead', created_at: T0}})
-    expect(judge(null, text)).toEqual([])
-    expect(judge(null, text, 'b'.repeat(40))).toEqual(['schema'])
-    expect(judge(text, text.replace('main', 'other'))).toEqual(['plan_rewritten'])
-    expect(judge(text, null)).toEqual(['plan_rewritten'])
-    expect(judge(null, 'plan: 1\n')).toEqual(['schema'])
+    expect(rules(null, text)).toEqual([])
+    expect(rules(null, text, 'b'.repeat(40))).toEqual(['schema'])
+    expect(rules(text, text.replace('main', 'other'))).toEqual(['plan_rewritten'])
+    expect(rules(text, null)).toEqual(['plan_rewritten'])
+    expect(rules(null, 'plan: 1\n')).toEqual(['schema'])
+  })
+  it('refuses a marker that names another list than the one it is on; a plan\'s commit its merge brings to the target is on the plan', () => {
+    expect(judge(null, text, BASE, 'q4')).toEqual([{rule: 'schema', message: 'plan.yaml names the plan "q3", but it is on the list "q4"'}])
+    expect(judge(null, text.replace('plan: "q3"', 'plan: "q4"'))).toEqual([{rule: 'schema', message: 'plan.yaml names the plan "q4", but it is on the list "q3"'}])
+    // Judged in main's history (pushed with the plan's merge): made on the plan the merge names.
+    expect(judge(null, text, BASE, 'main', 'q3')).toEqual([])
+    expect(judge(null, text, BASE, 'main')).toEqual([{rule: 'schema', message: 'plan.yaml names the plan "q3", but it is on the list "main"'}])
+    expect(judge(null, text, BASE, 'main', 'q4').map((r) => r.rule)).toEqual(['schema'])
   })
 })

@@ -13,13 +13,11 @@ export interface StartPlanArgs {
   /** The list forked from and its tip when forked. */
   from: string
   base: string
-  /** Whether the list already carries a plan.yaml (read before each try). */
-  marked: boolean
 }
 
 export function startPlan(snap: Snapshot, ctx: OpContext, args: StartPlanArgs): Plan<PlanFile> {
-  if (snap.commit !== args.base || args.marked) {
-    throw new ConflictError('plan_exists', `the list "${snap.list}" already exists${args.marked ? ' and is a plan' : ''}: pick another name (\`tasks plan list\` shows the plans)`, {plan: snap.list})
+  if (snap.commit !== args.base) {
+    throw new ConflictError('plan_exists', `the list "${snap.list}" already exists: pick another name (\`tasks plan list\` shows the plans)`, {plan: snap.list})
   }
   const file: PlanFile = {plan: snap.list, from: args.from, base: args.base, created_by: ctx.actor, created_at: ctx.now}
   return {
