@@ -1,9 +1,10 @@
 /**
  * What finishing a card other than by `done` does: `cancel` and `fail` are
- * one op (`closeTask`), parameterised by the move, the status it leaves and
- * the field that keeps the reason. Both cancel every unfinished descendant
- * with the card, clearing what a finished card no longer has (a lease, a
- * block note, whom it was parked on). One piece, so the two cannot drift apart.
+ * one op (`closeTask`), parameterised by the move (the rulebook's
+ * CLOSING_MOVES gives the status it leaves; REASON_FIELD the field that
+ * keeps the reason). Both cancel every unfinished descendant with the
+ * card, clearing what a finished card no longer has (a lease, a block note,
+ * whom it was parked on). One piece, so the two cannot drift apart.
  */
 import {wokenMeta} from '../dates'
 import {ConflictError} from '../errors'
@@ -11,6 +12,7 @@ import {openDescendants} from '../nesting'
 import type {OpContext, Plan} from '../plan'
 import {type Snapshot, lookup} from '../snapshot'
 import {FINISHED, type TaskMeta} from '../task'
+import {CLOSING_MOVES, type ClosingMove} from '../state-machine'
 import {checkNote} from '../validation'
 import {assertMove, overrideTrailers} from './permission'
 import {revise} from './revision'
@@ -32,13 +34,8 @@ export function cancelOpenDescendants(snap: Snapshot, ctx: OpContext, meta: Task
   return {cancelled, forced}
 }
 
-/** The moves that close a card with a reason: the status each leaves, and the field that keeps the reason. */
-const CLOSINGS = {
-  cancel: {status: 'cancelled', reasonField: 'cancel_reason'},
-  fail: {status: 'failed', reasonField: 'fail_reason'},
-} as const
-
-export type ClosingMove = keyof typeof CLOSINGS
+/** Where each closing move keeps its reason; the status it leaves is the rulebook's (CLOSING_MOVES). */
+const REASON_FIELD: Record<ClosingMove, 'cancel_reason' | 'fail_reason'> = {cancel: 'cancel_reason', fail: 'fail_reason'}
 
 export interface CloseArgs {
   id: string
@@ -54,14 +51,14 @@ export interface CloseArgs {
  * named after the move, and records the reason (Tasks-Reason).
  */
 export function closeTask(snap: Snapshot, ctx: OpContext, move: ClosingMove, args: CloseArgs): Plan<{task: TaskMeta; subitems: TaskMeta[]}> {
-  const {status, reasonField} = CLOSINGS[move]
+  const status = CLOSING_MOVES[move]
   const meta = wokenMeta(lookup(snap, args.id), ctx.now)
   const reason = checkNote('reason', args.reason, snap.config)
   if (FINISHED.has(meta.status)) throw new ConflictError('not_open', `${meta.id} is already ${meta.status}`, {id: meta.id, status: meta.status})
   const own = assertMove(snap, meta, ctx, move, move, args.epoch).overridden
   const kids = cancelOpenDescendants(snap, ctx, meta, status, reason, move)
   const forced = own || kids.forced
-  const closed = revise(meta, ctx, {status, [reasonField]: reason, ...FINISH_CLEARS, closed_at: ctx.now})
+  const closed = revise(meta, ctx, {status, [REASON_FIELD[move]]: reason, ...FINISH_CLEARS, closed_at: ctx.now})
   return {
     op: move,
     subject: {id: meta.id, title: meta.title},
