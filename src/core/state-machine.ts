@@ -3,8 +3,10 @@
  * pure predicates that judge a move by them. The ops (src/core/ops) ask it
  * before they write and the server guard (src/hooks/rules.ts) asks it of
  * every pushed change, so the writer and the guard cannot drift apart.
- * docs/model.md tells the rules in words; adding a status or a move is one
- * row in TASK_MOVES (or CHECK_MOVES).
+ * docs/model.md tells the rules in words, and what adding a move or a
+ * status takes ("The rulebook": who may make a move, or a move from one
+ * more status, is one row in TASK_MOVES or CHECK_MOVES; a new move also
+ * needs its op, and a new status the places that list the statuses).
  */
 import type {CheckStatus} from './check'
 import {claimIsLive} from './readiness'
