@@ -3,8 +3,10 @@
  * pure predicates that judge a move by them. The ops (src/core/ops) ask it
  * before they write and the server guard (src/hooks/rules.ts) asks it of
  * every pushed change, so the writer and the guard cannot drift apart.
- * docs/model.md tells the rules in words; adding a status or a move is one
- * row in TASK_MOVES (or CHECK_MOVES).
+ * docs/model.md tells the rules in words, and what adding a move or a
+ * status takes ("The rulebook": who may make a move, or a move from one
+ * more status, is one row in TASK_MOVES or CHECK_MOVES; a new move also
+ * needs its op, and a new status the places that list the statuses).
  */
 import type {CheckStatus} from './check'
 import {claimIsLive} from './readiness'
@@ -47,6 +49,32 @@ export interface TaskMove {
   fences?: boolean
 }
 
+/**
+ * The moves that close an open card for a reason, and the terminal status
+ * each leaves it in; the ops make them with one op (ops/finish-subtree.ts,
+ * `closeTask`), which cancels the card's open sub-items with it.
+ */
+export const CLOSING_MOVES = {cancel: 'cancelled', fail: 'failed'} as const
+
+export type ClosingMove = keyof typeof CLOSING_MOVES
+
+/**
+ * Who may close a card from each open status, alike for every closing move:
+ * anyone an unheld one (todo, deferred), the holder a held one, anyone once
+ * its claim lapsed.
+ */
+const CLOSING_FROM: ReadonlyArray<readonly [Status, Authority]> = [
+  ['todo', 'anyone'],
+  ['in_progress', 'lapsed'],
+  ['blocked', 'lapsed'],
+  ['deferred', 'anyone'],
+]
+
+/** The rows of the closing moves: each move from each open status of CLOSING_FROM. */
+function closingRows(): TaskMove[] {
+  return (Object.keys(CLOSING_MOVES) as ClosingMove[]).flatMap((move) => CLOSING_FROM.map(([from, who]) => ({move, from, to: CLOSING_MOVES[move], who})))
+}
+
 /** Every legal move, one row per (move, from status). A move not listed is refused. */
 export const TASK_MOVES: readonly TaskMove[] = [
   {move: 'claim', from: 'todo', to: 'in_progress', who: 'taker'},
@@ -68,9 +96,8 @@ export const TASK_MOVES: readonly TaskMove[] = [
   {move: 'reopen', from: 'in_progress', to: 'todo', who: 'lapsed', fences: true},
   {move: 'reopen', from: 'blocked', to: 'todo', who: 'lapsed', fences: true},
   {move: 'reopen', from: 'done', to: 'todo', who: 'anyone'},
-  {move: 'cancel', from: 'todo', to: 'cancelled', who: 'anyone'},
-  {move: 'cancel', from: 'in_progress', to: 'cancelled', who: 'lapsed'},
-  {move: 'cancel', from: 'blocked', to: 'cancelled', who: 'lapsed'},
+  // cancel and fail, each to its own terminal status, from every open status (CLOSING_MOVES, CLOSING_FROM).
+  ...closingRows(),
   {move: 'takeover', from: 'in_progress', to: 'in_progress', who: 'admin'},
   {move: 'takeover', from: 'blocked', to: 'in_progress', who: 'admin'},
   // The sweep of an expired lease: blocked cards are not swept.
@@ -90,17 +117,13 @@ export const TASK_MOVES: readonly TaskMove[] = [
   // Issue 33: deferred and failed (docs/model.md, "Deferred and failed"). A deferred card is parked: anyone defers
   // an open card nobody holds live (someone else's lapsed claim is fenced out, as by a reopen) or changes a
   // deferral; it comes back by `reopen`, or by itself once its --until has come (dates.ts `wokenStatus`: the ops and
-  // the guard judge a woken card as todo). `failed` is terminal like cancelled, but reopen brings it back.
+  // the guard judge a woken card as todo). `failed` is terminal like cancelled, but reopen brings it back; a deferred
+  // card is cancelled or failed as a todo one is (CLOSING_FROM).
   {move: 'defer', from: 'todo', to: 'deferred', who: 'anyone'},
   {move: 'defer', from: 'in_progress', to: 'deferred', who: 'lapsed', fences: true},
   {move: 'defer', from: 'blocked', to: 'deferred', who: 'lapsed', fences: true},
   {move: 'defer', from: 'deferred', to: 'deferred', who: 'anyone'},
   {move: 'reopen', from: 'deferred', to: 'todo', who: 'anyone'},
-  {move: 'cancel', from: 'deferred', to: 'cancelled', who: 'anyone'},
-  {move: 'fail', from: 'todo', to: 'failed', who: 'anyone'},
-  {move: 'fail', from: 'in_progress', to: 'failed', who: 'lapsed'},
-  {move: 'fail', from: 'blocked', to: 'failed', who: 'lapsed'},
-  {move: 'fail', from: 'deferred', to: 'failed', who: 'anyone'},
   {move: 'reopen', from: 'failed', to: 'todo', who: 'anyone'},
   {move: 'remove', from: 'deferred', to: null, who: 'anyone'},
   {move: 'remove', from: 'failed', to: null, who: 'anyone'},

@@ -21,14 +21,14 @@ import type {OpContext, Plan} from '../plan'
 import {waitReasons} from '../readiness'
 import {type Snapshot, checksOf, lookup} from '../snapshot'
 import {unmetChecks} from '../check'
-import {FINISHED, type TaskMeta} from '../task'
+import type {TaskMeta} from '../task'
 import {wokenMeta} from '../dates'
 import {instanceBody, nextInstance} from './states'
 import {checkActor, checkNote} from '../validation'
 import {assertClaimLimit, assertClaimable, assertEpoch, assertMove, describeWaits, openSubItemsError, overrideTrailers} from './permission'
 import {missingCheckKinds, takesSubItems, taskMove} from '../state-machine'
 import {NO_CLAIM, leaseUntil, revise} from './revision'
-import {FINISH_CLEARS, cancelOpenDescendants} from './finish-subtree'
+import {type CloseArgs, closeTask} from './finish-subtree'
 import {assertRevision} from '../revision-guard'
 import {type CheckpointText, checkpointChange, checkpointComment} from './checkpoint'
 
@@ -193,30 +193,9 @@ export function reopenTask(snap: Snapshot, ctx: OpContext, args: {id: string; ep
   }
 }
 
-export interface CancelArgs {
-  id: string
-  reason: string
-  /** The fencing token of the actor's claim on the card (`--epoch`). */
-  epoch?: number
-}
+export type CancelArgs = CloseArgs
 
-/** Cancel an item (terminal); its unfinished sub-items (and theirs) are cancelled with it. */
+/** Cancel an item (terminal); its unfinished sub-items (and theirs) are cancelled with it (ops/finish-subtree.ts, closeTask). */
 export function cancelTask(snap: Snapshot, ctx: OpContext, args: CancelArgs): Plan<{task: TaskMeta; subitems: TaskMeta[]}> {
-  const meta = wokenMeta(lookup(snap, args.id), ctx.now)
-  const reason = checkNote('reason', args.reason, snap.config)
-  if (FINISHED.has(meta.status)) {
-    throw new ConflictError('not_open', `${meta.id} is already ${meta.status}`, {id: meta.id, status: meta.status})
-  }
-  // The card's own fencing token; every unfinished descendant goes with it (not fenced one by one).
-  const own = assertMove(snap, meta, ctx, 'cancel', 'cancel', args.epoch).overridden
-  const kids = cancelOpenDescendants(snap, ctx, meta, 'cancelled', reason, 'cancel')
-  const forced = own || kids.forced
-  const cancelled = [revise(meta, ctx, {status: 'cancelled', cancel_reason: reason, ...FINISH_CLEARS, closed_at: ctx.now}), ...kids.cancelled]
-  return {
-    op: 'cancel',
-    subject: {id: meta.id, title: meta.title},
-    changes: cancelled.map((m) => ({kind: 'put-task' as const, meta: m})),
-    trailers: [['Tasks-Reason', reason], ...(forced ? overrideTrailers(ctx) : [])],
-    result: {task: cancelled[0]!, subitems: cancelled.slice(1)},
-  }
+  return closeTask(snap, ctx, 'cancel', args)
 }

@@ -13,12 +13,12 @@
 import {ConflictError} from '../errors'
 import type {OpContext, Plan} from '../plan'
 import {type Snapshot, keyedId, lookup} from '../snapshot'
-import {FINISHED, type TaskMeta} from '../task'
+import type {TaskMeta} from '../task'
 import {checkNote} from '../validation'
 import {parseDateInput, shiftDate, startMs, wokenMeta} from '../dates'
 import {takesSubItems, taskMove} from '../state-machine'
 import {assertMove, overrideTrailers} from './permission'
-import {FINISH_CLEARS, cancelOpenDescendants} from './finish-subtree'
+import {type CloseArgs, closeTask} from './finish-subtree'
 import {NO_CLAIM, revise} from './revision'
 import {assertRevision} from '../revision-guard'
 
@@ -55,32 +55,16 @@ export function deferTask(snap: Snapshot, ctx: OpContext, args: DeferArgs): Plan
   }
 }
 
-export interface FailArgs {
-  id: string
-  reason: string
-  epoch?: number
-}
+export type FailArgs = CloseArgs
 
 /**
  * Record that an item failed: terminal like cancelled (its dependents keep
  * waiting, its parent counts it as finished), but `reopen` brings it back.
- * Its unfinished sub-items are cancelled with it (they did not fail).
+ * Its unfinished sub-items are cancelled with it (they did not fail); the
+ * op is cancel's, for the move `fail` (ops/finish-subtree.ts, closeTask).
  */
 export function failTask(snap: Snapshot, ctx: OpContext, args: FailArgs): Plan<{task: TaskMeta; subitems: TaskMeta[]}> {
-  const meta = wokenMeta(lookup(snap, args.id), ctx.now)
-  const reason = checkNote('reason', args.reason, snap.config)
-  if (FINISHED.has(meta.status)) throw new ConflictError('not_open', `${meta.id} is already ${meta.status}`, {id: meta.id, status: meta.status})
-  const verdict = assertMove(snap, meta, ctx, 'fail', 'fail', args.epoch)
-  const {cancelled, forced: kidsForced} = cancelOpenDescendants(snap, ctx, meta, 'failed', reason, 'fail')
-  const forced = verdict.overridden || kidsForced
-  const failed = revise(meta, ctx, {status: 'failed', fail_reason: reason, ...FINISH_CLEARS, closed_at: ctx.now})
-  return {
-    op: 'fail',
-    subject: {id: meta.id, title: meta.title},
-    changes: [failed, ...cancelled].map((m) => ({kind: 'put-task' as const, meta: m})),
-    trailers: [['Tasks-Reason', reason], ...(forced ? overrideTrailers(ctx) : [])],
-    result: {task: failed, subitems: cancelled},
-  }
+  return closeTask(snap, ctx, 'fail', args)
 }
 
 /** The idempotency key of the instance that follows `id` (one next instance per instance, on every clone). */
