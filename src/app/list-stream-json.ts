@@ -9,7 +9,8 @@
  */
 import type {State} from '../core/readiness'
 import type {Snapshot, TaskEntry} from '../core/snapshot'
-import {TASK_KEYS} from '../core/task'
+import {dueEndMs} from '../core/dates'
+import {FINISHED, type Status, TASK_KEYS} from '../core/task'
 import type {TaskViewer} from '../core/task-view'
 import {BROKEN, CANCELLED, DONE, NONE, STATUS_TEXT} from '../refstore/list-section'
 import {F_DEPS, F_ID, F_PARENT, F_SUBITEMS, LINE_FIELDS, type LineBatch, type ListSectionReader, findTabs, splitArray, viewOf} from '../refstore/task-index'
@@ -81,7 +82,7 @@ const UPDATED_AT = bytesOf(',"updated_at":')
 const UPDATED_BY = bytesOf(',"updated_by":')
 const REVISION = bytesOf(',"revision":')
 const WORK_SESSION = bytesOf(',"work_session":')
-// Issue 33: the states-and-dates keys after work_session (TaskView order); a row with a due date is viewed the ordinary way (overdue depends on the clock).
+// Issue 33: the states-and-dates keys after work_session (TaskView order); overdue is worked out from the due date, the status and the viewer's clock.
 const DEFER_REASON = bytesOf(',"defer_reason":')
 const DEFER_UNTIL = bytesOf(',"defer_until":')
 const FAIL_REASON = bytesOf(',"fail_reason":')
@@ -90,6 +91,7 @@ const SCHEDULED = bytesOf(',"scheduled":')
 const EVERY = bytesOf(',"every":')
 const PREVIOUS = bytesOf(',"previous":')
 const NOT_OVERDUE = bytesOf(',"overdue":false')
+const OVERDUE = bytesOf(',"overdue":true')
 /** Issue 33: the custom fields, `{}` when the card has none. */
 const FIELDS = bytesOf(',"fields":')
 const EMPTY_OBJECT = bytesOf('{}')
@@ -162,48 +164,51 @@ const P_OWNER = program(K.assignee, OWNER, K.owner, EPOCH, K.epoch, CLAIMED_AT, 
 const P_SESSION = program(K.session, FLAG)
 const P_FLAG = program(FLAG_REASON, K.flag_reason, FLAG_BY, K.flagged_by, FLAG_AT, K.flagged_at, CLOSE_OBJECT)
 const P_NULL = program(NULL)
-const P_REST = program(
-  BLOCK_NOTE,
-  K.block_note,
-  BLOCKED_ON,
-  K.blocked_on,
-  CANCEL_REASON,
-  K.cancel_reason,
-  CLOSED_AT,
-  K.closed_at,
-  KEY,
-  K.key,
-  ...LISTS.flatMap((k) => [LIST_KEYS[k]!, LIST_OR_EMPTY + k]),
-  CREATED_AT,
-  K.created_at,
-  CREATED_BY,
-  K.created_by,
-  UPDATED_AT,
-  K.updated_at,
-  UPDATED_BY,
-  K.updated_by,
-  REVISION,
-  K.revision,
-  WORK_SESSION,
-  K.work_session,
-  DEFER_REASON,
-  K.defer_reason,
-  DEFER_UNTIL,
-  K.defer_until,
-  FAIL_REASON,
-  K.fail_reason,
-  DUE,
-  K.due,
-  SCHEDULED,
-  K.scheduled,
-  EVERY,
-  K.every,
-  PREVIOUS,
-  K.previous,
-  NOT_OVERDUE,
-  FIELDS,
-  OBJECT_OR_EMPTY + K.fields,
-)
+const restOf = (overdue: Uint8Array) =>
+  program(
+    BLOCK_NOTE,
+    K.block_note,
+    BLOCKED_ON,
+    K.blocked_on,
+    CANCEL_REASON,
+    K.cancel_reason,
+    CLOSED_AT,
+    K.closed_at,
+    KEY,
+    K.key,
+    ...LISTS.flatMap((k) => [LIST_KEYS[k]!, LIST_OR_EMPTY + k]),
+    CREATED_AT,
+    K.created_at,
+    CREATED_BY,
+    K.created_by,
+    UPDATED_AT,
+    K.updated_at,
+    UPDATED_BY,
+    K.updated_by,
+    REVISION,
+    K.revision,
+    WORK_SESSION,
+    K.work_session,
+    DEFER_REASON,
+    K.defer_reason,
+    DEFER_UNTIL,
+    K.defer_until,
+    FAIL_REASON,
+    K.fail_reason,
+    DUE,
+    K.due,
+    SCHEDULED,
+    K.scheduled,
+    EVERY,
+    K.every,
+    PREVIOUS,
+    K.previous,
+    overdue,
+    FIELDS,
+    OBJECT_OR_EMPTY + K.fields,
+  )
+/** The rest of a row, after the flag: [not overdue, overdue]. */
+const P_REST = [restOf(NOT_OVERDUE), restOf(OVERDUE)]
 const P_READY = [program(READY_FALSE), program(READY_TRUE)]
 const P_WAITING = [program(WAITING_FALSE), program(WAITING_TRUE)]
 const P_LIVE = [program(LIVE_FALSE), program(LIVE_TRUE)]
@@ -516,6 +521,25 @@ export class RowWriter {
     return `{"done":${done},"total":${total}}`
   }
 
+  /** The viewer's clock in ms, read once. */
+  private nowMs = NaN
+
+  /**
+   * Whether the row's due date has passed at the viewer's clock (core/dates.ts
+   * isOverdue, from the value's text in place); null (view the row the
+   * ordinary way) when the value is not a plain quoted string.
+   */
+  private overdueAt(src: Buffer, bounds: Int32Array, code: number): boolean | null {
+    if (isNullAt(src, bounds, K.due)) return false
+    const a = bounds[2 * K.due]!
+    const z = bounds[2 * K.due + 1]!
+    if (z - a < 3 || z - a > 64 || src[a] !== QUOTE || src[z - 1] !== QUOTE) return null
+    for (let c = a + 1; c < z - 1; c++) if (src[c] === 0x5c || src[c]! >= 0x80) return null
+    if (FINISHED.has(STATUS_TEXT[code] as Status)) return false
+    if (Number.isNaN(this.nowMs)) this.nowMs = Date.parse(this.input.viewer.now)
+    return this.nowMs >= dueEndMs(src.toString('latin1', a + 1, z - 1))
+  }
+
   /**
    * The usual row written to the output from its line at src[ls, le) (sv: a
    * DataView over src); false (nothing written) when it has another shape.
@@ -529,13 +553,13 @@ export class RowWriter {
     const count = splitArray(src, at[LINE_FIELDS - 1]! + 1, le, bounds, sv)
     if (count < TASK_KEYS.length) return false
     for (let r = 0; r < REQUIRED.length; r++) if (isNullAt(src, bounds, REQUIRED[r]!)) return false
-    // Issue 33: whether a due date has passed depends on the clock: such a row is viewed the ordinary way.
-    if (!isNullAt(src, bounds, K.due)) return false
     // The id as the pass read it is the line's first field: its length from the line, not the string.
     const idLength = at[F_ID]! - ls
     const rows = this.rows
     const code = rows.status[l]!
     if (bounds[2 * K.id + 1]! - bounds[2 * K.id]! !== idLength + 2 || !this.equalsQuoted(src, K.status, STATUS_TEXT[code]!)) return false
+    const overdue = this.overdueAt(src, bounds, code)
+    if (overdue === null) return false
     const b = rows.bits[l]!
     const open = (b & IS_OPEN) !== 0
     // An open row without the table's waiting fact has no reasons (checked below for those that have it).
@@ -589,7 +613,7 @@ export class RowWriter {
     p = emit(o, od, p, s, sd, v, P_LIVE[claimLive ? 1 : 0]!)
     p = emit(o, od, p, s, sd, v, P_SESSION)
     p = emit(o, od, p, s, sd, v, isNullAt(s, v, K.flag_reason) ? P_NULL : P_FLAG)
-    p = emit(o, od, p, s, sd, v, P_REST)
+    p = emit(o, od, p, s, sd, v, P_REST[overdue ? 1 : 0]!)
     p = emit(o, od, p, s, sd, v, P_DEPTH[depth]!)
     this.w = p
     return true

@@ -58,7 +58,10 @@ async function mutate(dir: string, steps: number, seed: number, ids: string[] = 
         const type = rand(3) === 0 ? pick(['bug', 'epic', 'milestone']) : undefined
         // Custom fields on some cards (issue 33): the streamed row copies them from the line, {} when none.
         const field = rand(3) === 0 ? [`host=gpu "${step}" é`, 'stage=a,b [c]'] : undefined
-        plan = addTask(snap, c, {title: `${pick(TITLES)} ${step}`, parent, priority: rand(5), dependsOn: live.filter(() => rand(8) === 0), assignee, tags: rand(2) ? ['x'] : [], type, field})
+        // Due dates on some cards, either side of NOW (a day, or a time; finished ones are never overdue): the streamed
+        // row works out overdue from the line's due date and the viewer's clock.
+        const due = rand(3) === 0 ? pick(['2026-11-28', '2026-11-29', '2026-11-30', '2026-11-29T12:00:00.000Z', '2026-11-29T13:00:00.000Z']) : undefined
+        plan = addTask(snap, c, {title: `${pick(TITLES)} ${step}`, parent, priority: rand(5), dependsOn: live.filter(() => rand(8) === 0), assignee, tags: rand(2) ? ['x'] : [], type, field, due})
         ids.push(plan.result.task.id)
       } else if (op === 3) plan = claimTask(snap, c, {id: pick(live)!})
       else if (op === 4) plan = finishTask(snap, c, {id: pick(live)!})
@@ -144,6 +147,7 @@ afterEach(() => {
 
 describe('list --json with finished items, streamed from the index file', () => {
   it('gives the bytes of the straightforward listing for random stores, filters and callers', async () => {
+    let overdueSeen = 0
     await fc.assert(
       fc.asyncProperty(fc.integer({min: 1, max: 2 ** 30}), fc.integer({min: 30, max: 70}), async (seed, steps) => {
         const dir = await initializedRepo()
@@ -160,6 +164,7 @@ describe('list --json with finished items, streamed from the index file', () => 
               expect(streamed.streamed, JSON.stringify(f)).toBe(true)
               expect(plain.streamed).toBe(false)
               expect(streamed.text, `${round} ${as} ${JSON.stringify(f)}`).toBe(plain.text)
+              if (streamed.text.includes('"overdue":true')) overdueSeen++
               // Lines read a few rows at a time: batches across groups and larger than one (2 rows), and inside
               // a group (9 rows), one size a round.
               const rows = round === 'current' ? '2' : '9'
@@ -178,6 +183,8 @@ describe('list --json with finished items, streamed from the index file', () => 
       }),
       {numRuns: 4},
     )
+    // The due dates made some rows overdue at NOW, and those went through the streamed rows too.
+    expect(overdueSeen).toBeGreaterThan(0)
   }, 120_000)
 
   it('reads through the changes when the cache is behind, however many changes a process carries before rewriting it', async () => {
