@@ -112,3 +112,25 @@ describe('the layout of a mid-sized tangle', () => {
     for (const n of nodes) expect(svg.split(`data-id="${n.id}"`).length - 1).toBe(1)
   }, 5_000)
 })
+
+describe('the layout of a very large piece', () => {
+  // 2,400 linked cards in one piece (past the two-layer passes' limit): laid out by the depth-first order alone.
+  // Each card once, no two cards of a layer overlapping, every dependency above what waits on it.
+  it('places every card once, a layer\'s cards apart, dependencies above', () => {
+    let seed = 11
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff)
+    const nodes = Array.from({length: 2400}, (_, i) => node(`tsk-${String(i).padStart(5, '0')}`, `Card ${i}`))
+    const edges: GraphEdge[] = []
+    for (let i = 1; i < nodes.length; i++) edges.push(dep(nodes[i]!.id, nodes[Math.floor(rnd() * i)]!.id))
+    const laid = layoutGraph(graphOf(nodes, edges))
+    expect(laid.nodes.map((p) => p.node.id).sort()).toEqual(nodes.map((n) => n.id).sort())
+    const byLayer = new Map<number, typeof laid.nodes>()
+    for (const p of laid.nodes) byLayer.set(p.layer, [...(byLayer.get(p.layer) ?? []), p])
+    for (const layer of byLayer.values()) {
+      const sorted = [...layer].sort((a, b) => a.x - b.x)
+      for (let i = 1; i < sorted.length; i++) expect(sorted[i]!.x - sorted[i]!.label.width / 2).toBeGreaterThanOrEqual(sorted[i - 1]!.x + sorted[i - 1]!.label.width / 2 - 0.01)
+    }
+    const at = new Map(laid.nodes.map((p) => [p.node.id, p]))
+    for (const e of edges) expect(at.get(e.from)!.layer).toBeLessThan(at.get(e.to)!.layer)
+  }, 20_000)
+})
