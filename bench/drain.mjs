@@ -13,15 +13,17 @@ import {loadavg} from 'node:os'
 import {join} from 'node:path'
 
 /**
- * CPU seconds (user + system) used so far by the finished children of this
- * process and theirs (every `tasks` process and the git processes it and the
- * local remote ran), from /proc/self/stat; null where there is no /proc.
- * Unlike wall time this hardly depends on what else the machine runs, so
- * the drain's CPU ÷ the floor's CPU says how much work contention wasted.
+ * CPU seconds (user + system) used so far by the finished children of
+ * process `pid` (this one by default) and theirs (every `tasks` process and
+ * the git processes it and the local remote ran; for a daemon such as sshd,
+ * the connections it served), from /proc/<pid>/stat; null where there is no
+ * /proc. Unlike wall time this hardly depends on what else the machine
+ * runs, so the drain's CPU ÷ the floor's CPU says how much work contention
+ * wasted.
  */
-export function childCpuSeconds() {
+export function childCpuSeconds(pid = 'self') {
   try {
-    const stat = readFileSync('/proc/self/stat', 'utf8')
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
     // After the command name: state is field 3, so cutime (16) and cstime (17) are at 13 and 14 here.
     return (Number(fields[13]) + Number(fields[14])) / 100
@@ -54,15 +56,22 @@ async function mustTasks(bin, cwd, env, args) {
   return JSON.parse(r.stdout)
 }
 
-/** A bare remote, `agents` clones in online mode, and `items` ready items published by one sync. */
-export async function fleet(dir, bin, env, agents, items) {
+/**
+ * `agents` clones in online mode of a new remote, and `items` ready items
+ * published by one sync. The remote is a bare repository under `dir`, or
+ * `remote` when given: its URL (an empty repository) and what its clients
+ * need in their environment (GIT_SSH_COMMAND, say).
+ */
+export async function fleet(dir, bin, env, agents, items, remote = null) {
   mkdirSync(dir, {recursive: true})
-  const bare = join(dir, 'remote.git')
-  git(['init', '-q', '--bare', bare], {env})
+  const bare = remote ? null : join(dir, 'remote.git')
+  if (bare) git(['init', '-q', '--bare', bare], {env})
+  const url = remote?.url ?? bare
+  env = {...env, ...remote?.env}
   const clones = []
   for (let i = 0; i < agents; i++) {
     const c = join(dir, `agent-${i + 1}`)
-    git(['clone', '-q', bare, c], {env})
+    git(['clone', '-q', url, c], {env})
     await mustTasks(bin, c, env, ['init', '--remote', 'origin', '--json'])
     clones.push(c)
   }
@@ -72,7 +81,7 @@ export async function fleet(dir, bin, env, agents, items) {
     await Promise.all(batch)
   }
   await mustTasks(bin, clones[0], env, ['sync', '--json'])
-  return {bare, clones}
+  return {bare, clones, env}
 }
 
 export async function agent(bin, env, clone, actor) {

@@ -17,69 +17,32 @@
 // `granting/..*` (also `RW+ refs/tasks-claims/`), agents with the key
 // `<dir>/keys/agent`, new repos created with `<dir>/keys/admin`; the host's
 // CPU is read off sshd's reaped children.
-import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {loadavg, tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {agent, childCpuSeconds, git} from './drain.mjs'
+import {agent, childCpuSeconds, fleet, git} from './drain.mjs'
 import {BIN, isolatedEnv} from './support.mjs'
 
 const [agents = 8, items = 24, runs = 4] = process.argv.slice(2).map(Number)
 const GITOLITE = process.env.HOST_DRAIN_GITOLITE || null
 
-/** CPU seconds of the reaped children of process `pid` (sshd's connections), or 0 where unreadable. */
-function reapedCpu(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return (Number(fields[13]) + Number(fields[14])) / 100
-  } catch {
-    return 0
-  }
-}
-
 function sshCommand(key) {
   return `ssh -i ${key} -p 2222 -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR`
 }
 
-/** A new empty remote of the kind `host`: its URL, and the extra environment its clients need. */
-function newRemote(dir, host, run) {
+/** The refusing host's hook: every `refs/tasks-claims/*` ref refused, in gitolite's words. */
+const REFUSE_CLAIMS = '#!/bin/sh\ns=0\nwhile read -r old new ref; do\n  case "$ref" in\n    refs/tasks-claims/*) echo "FATAL: W $ref agent DENIED by fallthru" >&2; s=1 ;;\n  esac\ndone\nexit $s\n'
+
+/** A drain's clones of a new remote of the kind `host`: a gitolite repository, or a local bare one (refusing: with the hook). */
+async function hostFleet(dir, host, run, env) {
   if (GITOLITE) {
     const url = `ssh://git@127.0.0.1/${host}/r${process.pid}-${run}`
     git(['ls-remote', url], {env: {...process.env, GIT_SSH_COMMAND: sshCommand(join(GITOLITE, 'keys', 'admin'))}}) // creates the wild repo
-    return {url, env: {GIT_SSH_COMMAND: sshCommand(join(GITOLITE, 'keys', 'agent'))}}
+    return fleet(dir, BIN, env, agents, items, {url, env: {GIT_SSH_COMMAND: sshCommand(join(GITOLITE, 'keys', 'agent'))}})
   }
-  const bare = join(dir, 'remote.git')
-  git(['init', '-q', '--bare', bare])
-  if (host === 'refusing') {
-    const hook = '#!/bin/sh\ns=0\nwhile read -r old new ref; do\n  case "$ref" in\n    refs/tasks-claims/*) echo "FATAL: W $ref agent DENIED by fallthru" >&2; s=1 ;;\n  esac\ndone\nexit $s\n'
-    writeFileSync(join(bare, 'hooks', 'pre-receive'), hook, {mode: 0o755})
-  }
-  return {url: bare, env: {}}
-}
-
-async function run(bin, cwd, env, args) {
-  const {spawnSync} = await import('node:child_process')
-  const r = spawnSync(process.execPath, [bin, ...args], {cwd, env, encoding: 'utf8'})
-  if (r.status !== 0) throw new Error(`tasks ${args.join(' ')} exited ${r.status}: ${r.stderr}`)
-  return JSON.parse(r.stdout)
-}
-
-/** `agents` clones of a new remote of kind `host`, in online mode, and `items` ready items published by one sync. */
-async function fleet(dir, host, r, baseEnv) {
-  mkdirSync(dir, {recursive: true})
-  const remote = newRemote(dir, host, r)
-  const env = {...baseEnv, ...remote.env}
-  const clones = []
-  for (let i = 0; i < agents; i++) {
-    const c = join(dir, `agent-${i + 1}`)
-    git(['clone', '-q', remote.url, c], {env})
-    clones.push(c)
-  }
-  await run(BIN, clones[0], env, ['init', '--remote', 'origin', '--json'])
-  for (const c of clones.slice(1)) await run(BIN, c, env, ['init', '--remote', 'origin', '--json'])
-  for (let i = 0; i < items; i++) await run(BIN, clones[0], env, ['add', `item ${i + 1}`, '--offline', '--as', 'lead', '--json'])
-  await run(BIN, clones[0], env, ['sync', '--json'])
-  return {clones, env}
+  const made = await fleet(dir, BIN, env, agents, items)
+  if (host === 'refusing') writeFileSync(join(made.bare, 'hooks', 'pre-receive'), REFUSE_CLAIMS, {mode: 0o755})
+  return made
 }
 
 const sshdPid = GITOLITE ? Number(readFileSync(join(GITOLITE, 'sshd', 'sshd.pid'), 'utf8').trim()) : null
@@ -91,16 +54,16 @@ try {
     const order = r % 2 === 0 ? ['granting', 'refusing'] : ['refusing', 'granting']
     for (const host of order) {
       const dir = join(tmp, `${host}-${r}`)
-      const {clones, env} = await fleet(dir, host, r, baseEnv)
+      const {clones, env} = await hostFleet(dir, host, r, baseEnv)
       const trace = process.env.TRACE ? join(process.env.TRACE, `${host}-${r}.trace`) : null
       const runEnv = trace ? {...env, TASKS_TRACE_ONLINE: trace} : env
       const load = loadavg()[0]
       const t0 = Date.now()
       const cpu0 = childCpuSeconds()
-      const host0 = sshdPid ? reapedCpu(sshdPid) : 0
+      const host0 = sshdPid ? childCpuSeconds(sshdPid) : 0
       const logs = await Promise.all(clones.map((c, k) => agent(BIN, runEnv, c, `agent-${k + 1}`)))
       const seconds = (Date.now() - t0) / 1000
-      const hostCpu = sshdPid ? reapedCpu(sshdPid) - host0 : 0
+      const hostCpu = sshdPid ? childCpuSeconds(sshdPid) - host0 : 0
       const cpu = childCpuSeconds() - cpu0 + hostCpu
       const done = logs.reduce((n, l) => n + l.done, 0)
       const gaveUp = logs.flatMap((l) => l.gaveUp)

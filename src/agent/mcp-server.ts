@@ -197,7 +197,7 @@ export async function sendRecord(server: McpServer, core: McpCore, record: Inbox
 
 /** The server of one connection: tools, resources and capabilities over the shared core. Not connected yet. */
 export function buildServer(core: McpCore): McpServer {
-  const {mcp, types, z} = loadMcp()
+  const {mcp, types} = loadMcp()
   const {options, catalogue, agent, queue, baseSession, source, notifier} = core
   const server = new mcp.McpServer(
     {name: SERVER_NAME, version: options.version},

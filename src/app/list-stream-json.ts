@@ -9,8 +9,8 @@
  */
 import type {State} from '../core/readiness'
 import type {Snapshot, TaskEntry} from '../core/snapshot'
-import {dueEndMs} from '../core/dates'
-import {FINISHED, type Status, TASK_KEYS} from '../core/task'
+import {isOverdue} from '../core/dates'
+import {type Status, TASK_KEYS} from '../core/task'
 import type {TaskViewer} from '../core/task-view'
 import {BROKEN, CANCELLED, DONE, NONE, STATUS_TEXT} from '../refstore/list-section'
 import {F_DEPS, F_ID, F_PARENT, F_SUBITEMS, LINE_FIELDS, type LineBatch, type ListSectionReader, findTabs, splitArray, viewOf} from '../refstore/task-index'
@@ -525,9 +525,9 @@ export class RowWriter {
   private nowMs = NaN
 
   /**
-   * Whether the row's due date has passed at the viewer's clock (core/dates.ts
-   * isOverdue, from the value's text in place); null (view the row the
-   * ordinary way) when the value is not a plain quoted string.
+   * Whether the row is overdue at the viewer's clock (core/dates.ts
+   * isOverdue, of its status and its due date's text read in place); null
+   * (view the row the ordinary way) when the value is not a plain quoted string.
    */
   private overdueAt(src: Buffer, bounds: Int32Array, code: number): boolean | null {
     if (isNullAt(src, bounds, K.due)) return false
@@ -535,9 +535,8 @@ export class RowWriter {
     const z = bounds[2 * K.due + 1]!
     if (z - a < 3 || z - a > 64 || src[a] !== QUOTE || src[z - 1] !== QUOTE) return null
     for (let c = a + 1; c < z - 1; c++) if (src[c] === 0x5c || src[c]! >= 0x80) return null
-    if (FINISHED.has(STATUS_TEXT[code] as Status)) return false
     if (Number.isNaN(this.nowMs)) this.nowMs = Date.parse(this.input.viewer.now)
-    return this.nowMs >= dueEndMs(src.toString('latin1', a + 1, z - 1))
+    return isOverdue({status: STATUS_TEXT[code] as Status, due: src.toString('latin1', a + 1, z - 1)}, this.nowMs)
   }
 
   /**

@@ -8,7 +8,7 @@ import {lowerBound} from './ids'
 import {QUEUED, cmp, compareForNext, mergeSorted, partitionPoint} from './order'
 import {MergedOpenRows, baseOpenRowOf} from './merged-open-rows'
 import type {TaskMeta} from './task'
-import {type LeaseRow, compareLeaseRows, leasesIn, type OpenRow, type OpenRows, type Snapshot, type SnapshotTables, type TaskEntry, compareOpenRows, isFinishedStatus, isOpenStatus, openRowOf, tablesOf} from './snapshot'
+import {type LeaseRow, compareLeaseRows, leasesIn, type OpenRow, type OpenRows, type Snapshot, type SnapshotTables, type TaskEntry, compareOpenRows, isFinishedStatus, isOpenStatus, openRowOf, pushTo, tablesOf} from './snapshot'
 
 /** Entry per changed id; null: the task is gone. */
 export type EntryChanges = ReadonlyMap<string, TaskEntry | null>
@@ -111,8 +111,8 @@ export class OverlayTables implements SnapshotTables {
     const dependents = new Map<string, string[]>()
     for (const [id, entry] of this.tasks.changes) {
       if (!entry?.status) continue
-      if (entry.parent) push(children, entry.parent, id)
-      for (const dep of entry.depends_on ?? []) push(dependents, dep, id)
+      if (entry.parent) pushTo(children, entry.parent, id)
+      for (const dep of entry.depends_on ?? []) pushTo(dependents, dep, id)
     }
     for (const list of children.values()) list.sort()
     for (const list of dependents.values()) list.sort()
@@ -236,7 +236,7 @@ export class OverlayTables implements SnapshotTables {
       const gained = new Map<string, string[]>()
       for (const [id, entry] of changes) {
         const owner = entry?.status === 'in_progress' ? entry.meta?.owner : undefined
-        if (owner) push(gained, owner, id)
+        if (owner) pushTo(gained, owner, id)
       }
       const out = new Map<string, readonly string[]>()
       for (const [who, ids] of this.base.claims()) {
@@ -375,11 +375,6 @@ export class OverlayTables implements SnapshotTables {
   }
 }
 
-function push(map: Map<string, string[]>, key: string, value: string): void {
-  const list = map.get(key)
-  if (list) list.push(value)
-  else map.set(key, [value])
-}
 
 /**
  * `base` with `changes` applied, as a snapshot at `commit`. Overlays do not

@@ -380,7 +380,7 @@ export class ScannedTables implements SnapshotTables {
       const map = new Map<string, string[]>()
       for (const entry of this.tasks.values()) {
         const parent = entry.parent
-        if (parent && entry.status) push(map, parent, entry.id)
+        if (parent && entry.status) pushTo(map, parent, entry.id)
       }
       for (const list of map.values()) list.sort()
       this.childMap = map
@@ -393,7 +393,7 @@ export class ScannedTables implements SnapshotTables {
       const map = new Map<string, string[]>()
       for (const entry of this.tasks.values()) {
         const deps = entry.depends_on
-        if (deps && deps.length > 0 && entry.status) for (const dep of deps) push(map, dep, entry.id)
+        if (deps && deps.length > 0 && entry.status) for (const dep of deps) pushTo(map, dep, entry.id)
       }
       for (const list of map.values()) list.sort()
       this.dependentMap = map
@@ -471,7 +471,7 @@ export function reservationsIn(queue: readonly string[], assigneeOf: (id: string
   const out = new Map<string, string[]>()
   for (const id of queue) {
     const who = assigneeOf(id)
-    if (who) push(out, who, id)
+    if (who) pushTo(out, who, id)
   }
   return out
 }
@@ -489,7 +489,8 @@ export function tablesOf(snap: Snapshot): SnapshotTables {
   return t
 }
 
-function push(map: Map<string, string[]>, key: string, value: string): void {
+/** Add `value` to the list `map` holds at `key` (a new list when none). */
+export function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   const list = map.get(key)
   if (list) list.push(value)
   else map.set(key, [value])

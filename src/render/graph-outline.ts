@@ -6,6 +6,7 @@
  * drawing (raw SVG is for files and pipes, not for a person). Pure.
  */
 import type {GraphNode, TaskGraph} from '../core/task-graph'
+import {pushTo} from '../core/snapshot'
 import {type Terminal, paint} from './terminal'
 
 /** Layer of each node: 0 for an item that waits on nothing in the graph, else 1 + its deepest dependency or parent. */
@@ -53,14 +54,14 @@ export function outlineLayers(g: TaskGraph, options: {looseApart?: boolean} = {}
   const linked = new Set<string>()
   for (const e of g.edges) {
     linked.add(e.from).add(e.to)
-    if (e.kind === 'depends') after.set(e.to, [...(after.get(e.to) ?? []), e.from])
+    if (e.kind === 'depends') pushTo(after, e.to, e.from)
     else if (e.kind === 'subitem') parent.set(e.to, e.from)
   }
   const depth = graphLayers(g)
   const byLayer = new Map<number, OutlineItem[]>()
   for (const node of g.nodes) {
     const d = options.looseApart && !linked.has(node.id) ? -1 : (depth.get(node.id) ?? 0)
-    byLayer.set(d, [...(byLayer.get(d) ?? []), {node, after: after.get(node.id) ?? [], parent: parent.get(node.id) ?? null}])
+    pushTo(byLayer, d, {node, after: after.get(node.id) ?? [], parent: parent.get(node.id) ?? null})
   }
   return [...byLayer.keys()]
     .sort((a, b) => (a === -1 ? 1 : b === -1 ? -1 : a - b))

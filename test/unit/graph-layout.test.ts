@@ -8,7 +8,8 @@
 import {describe, expect, it} from 'vitest'
 import type {GraphEdge, GraphNode, TaskGraph} from '../../src/core/task-graph'
 import {LABEL, nodeLabel, textWidth, wrapText} from '../../src/render/graph-label'
-import {layoutGraph, renderSvg} from '../../src/render/graph-svg'
+import {type Placed, layoutGraph, renderSvg} from '../../src/render/graph-svg'
+import {pushTo} from '../../src/core/snapshot'
 
 function node(id: string, title: string, extra: Partial<GraphNode> = {}): GraphNode {
   return {id, short_id: id, title, status: 'todo', state: 'waiting', priority: 2, owner: null, assignee: null, parent: null, tags: [], ready: false, critical: false, ...extra}
@@ -96,13 +97,20 @@ describe('layout', () => {
   })
 })
 
+/** Numbers in [0, 1) from `seed`: the same every run. */
+function seeded(seed: number): () => number {
+  return () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff)
+}
+
+/** `count` cards, tsk-00000 on. */
+const cards = (count: number): GraphNode[] => Array.from({length: count}, (_, i) => node(`tsk-${String(i).padStart(5, '0')}`, `Card ${i}`))
+
 describe('the layout of a mid-sized tangle', () => {
   // 25 cards, each on up to two earlier ones (35 links): the optimal decrossing took 34 s on such a piece and the
   // board waits on a draw; the heuristic takes milliseconds. The test's own time limit is the check.
   it('draws without the exact decrossing, every card once', () => {
-    let seed = 7
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff)
-    const nodes = Array.from({length: 25}, (_, i) => node(`tsk-${String(i).padStart(4, '0')}`, `Card ${i}`))
+    const rnd = seeded(7)
+    const nodes = cards(25)
     const edges: GraphEdge[] = []
     for (let i = 1; i < nodes.length && edges.length < 35; i++) {
       const parents = new Set([Math.floor(rnd() * i), Math.floor(rnd() * i)])
@@ -117,15 +125,14 @@ describe('the layout of a very large piece', () => {
   // 2,400 linked cards in one piece (past the two-layer passes' limit): laid out by the depth-first order alone.
   // Each card once, no two cards of a layer overlapping, every dependency above what waits on it.
   it('places every card once, a layer\'s cards apart, dependencies above', () => {
-    let seed = 11
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff)
-    const nodes = Array.from({length: 2400}, (_, i) => node(`tsk-${String(i).padStart(5, '0')}`, `Card ${i}`))
+    const rnd = seeded(11)
+    const nodes = cards(2400)
     const edges: GraphEdge[] = []
     for (let i = 1; i < nodes.length; i++) edges.push(dep(nodes[i]!.id, nodes[Math.floor(rnd() * i)]!.id))
     const laid = layoutGraph(graphOf(nodes, edges))
     expect(laid.nodes.map((p) => p.node.id).sort()).toEqual(nodes.map((n) => n.id).sort())
-    const byLayer = new Map<number, typeof laid.nodes>()
-    for (const p of laid.nodes) byLayer.set(p.layer, [...(byLayer.get(p.layer) ?? []), p])
+    const byLayer = new Map<number, Placed[]>()
+    for (const p of laid.nodes) pushTo(byLayer, p.layer, p)
     for (const layer of byLayer.values()) {
       const sorted = [...layer].sort((a, b) => a.x - b.x)
       for (let i = 1; i < sorted.length; i++) expect(sorted[i]!.x - sorted[i]!.label.width / 2).toBeGreaterThanOrEqual(sorted[i - 1]!.x + sorted[i - 1]!.label.width / 2 - 0.01)
